@@ -1,0 +1,315 @@
+"""Drawing a computation graph in layers, left to right (Sugiyama's method).
+
+A computation graph flows one way: inputs and parameters on the left, the
+output on the right. A picture that keeps this flow visible is built in three
+small steps, each solving one problem and handing its result to the next
+(Sugiyama, Tagawa and Toda, 1981):
+
+1. Layers. Every node gets a column so that every edge points right. The
+   simplest rule is the longest path from the sources: a node sits one column
+   right of its furthest-back operand. That rule parks every leaf (each weight,
+   each bias) in column 0, far from the multiply that uses it, so a second
+   pass walks the graph backwards and pulls a node right, to just before its
+   first consumer, whenever that shortens more edges than it stretches (a node
+   with more uses than operands). An edge that still jumps over columns is cut
+   into unit steps by *dummy* nodes, one per skipped column; they behave like
+   tiny nodes in the next two steps and become the bend points of the edge.
+
+2. Order. Now only the order of the nodes inside each column decides how many
+   edges cross. Finding the best order is NP-hard even for two columns, so we
+   use the barycenter heuristic: sweep left to right sorting each column by
+   the mean position of its neighbours in the column before, then sweep back
+   right to left using the column after. A few sweeps, keeping the best order
+   seen, counted exactly between each pair of columns as the inversions of a
+   sequence (Barth, Juenger and Mutzel, 2004).
+
+3. Coordinates. Columns are spaced so the widest box of each fits. Inside a
+   column the boxes keep the chosen order, at least `node_gap` apart, and each
+   would like to sit level with the mean of its neighbours so edges run
+   straight. We grant those wishes as closely as the gaps allow (least squares
+   under order constraints, solved exactly by "pool adjacent violators": boxes
+   that collide merge into a block that slides to the mean of their wishes),
+   alternating left-to-right and right-to-left passes.
+
+Everything is deterministic: ties are broken by the order the nodes were given
+in, never by hashing or `id()`. Positions are box centres.
+"""
+
+from bisect import bisect_right
+from dataclasses import dataclass
+
+import networkx as nx
+
+LAYER_GAP = 80.0  # free space between the widest boxes of two columns
+NODE_GAP = 30.0   # free space between two boxes of a column (half for dummies)
+SWEEPS = 4        # down + up barycenter sweeps
+
+
+@dataclass(frozen=True)
+class Dummy:
+    """Bend point `k` (0 = leftmost) of the long edge src -> dst."""
+    src: object
+    dst: object
+    k: int
+
+
+@dataclass
+class Layout:
+    positions: dict        # node id -> (x, y), the centre of its box
+    layers: list           # per column, top to bottom: node ids and Dummy points
+    edges: list            # proper edges, each joining adjacent columns (repeats kept)
+    routes: dict           # (src, dst) -> [(x, y), ...] bend points, left to right
+    crossings_before: int  # of `layers` in the order the nodes came in
+    crossings_after: int
+
+
+def layered_layout(nodes, edges, *, sizes=None, layer_gap=LAYER_GAP,
+                   node_gap=NODE_GAP, sweeps=SWEEPS):
+    """{node id: (x, y)} for a DAG, sources left; see `sugiyama` for details."""
+    return sugiyama(nodes, edges, sizes=sizes, layer_gap=layer_gap,
+                    node_gap=node_gap, sweeps=sweeps).positions
+
+
+def sugiyama(nodes, edges, *, sizes=None, layer_gap=LAYER_GAP,
+             node_gap=NODE_GAP, sweeps=SWEEPS):
+    """Lay out `nodes` (ordered hashable ids) joined by `edges` ((src, dst) pairs,
+    repeats allowed). `sizes` maps an id to its box (w, h); missing ids are points.
+    Raises ValueError for a cycle, a repeated node or an edge to an unknown node."""
+    ids = list(nodes)
+    index = {}
+    for i, v in enumerate(ids):
+        if v in index:
+            raise ValueError(f"node {v!r} is listed twice; node ids must be unique")
+        index[v] = i
+    mult = {}  # (src, dst) as indices -> how many times the edge was given
+    for src, dst in edges:
+        if src not in index or dst not in index:
+            bad = src if src not in index else dst
+            raise ValueError(f"edge {src!r} -> {dst!r} names {bad!r}, which is not a node")
+        key = (index[src], index[dst])
+        mult[key] = mult.get(key, 0) + 1
+
+    n = len(ids)
+    layer = _assign_layers(ids, mult)
+    # 1. cut long edges into unit steps; dummies get the indices n, n+1, ...
+    preds, succs, chains, owner = [[] for _ in range(n)], [[] for _ in range(n)], {}, []
+    for (u, v), m in mult.items():
+        path = [u]
+        for k in range(layer[v] - layer[u] - 1):
+            path.append(n + len(owner))
+            owner.append(Dummy(ids[u], ids[v], k))
+            layer.append(layer[u] + k + 1)
+            preds.append([])
+            succs.append([])
+        path.append(v)
+        if len(path) > 2:
+            chains[(ids[u], ids[v])] = path[1:-1]
+        for a, b in zip(path, path[1:]):
+            succs[a].extend([b] * m)
+            preds[b].extend([a] * m)
+    layers = [[] for _ in range(max(layer, default=-1) + 1)]
+    for v, lay in enumerate(layer):  # given order first, then dummies as created
+        layers[lay].append(v)
+
+    # 2. order, 3. coordinates
+    before, after = _reduce_crossings(layers, preds, succs, sweeps)
+    boxes = [(0.0, 0.0)] * len(layer)
+    if sizes:
+        boxes[:n] = [tuple(map(float, sizes.get(v, (0.0, 0.0)))) for v in ids]
+    xs, ys = _coordinates(layers, preds, succs, boxes, n, layer_gap, node_gap)
+
+    name = ids + owner
+    return Layout(
+        positions={v: (xs[i], ys[i]) for i, v in enumerate(ids)},
+        layers=[[name[v] for v in lay] for lay in layers],
+        edges=[(name[a], name[b]) for a in range(len(name)) for b in succs[a]],
+        routes={e: [(xs[d], ys[d]) for d in path] for e, path in chains.items()},
+        crossings_before=before, crossings_after=after)
+
+
+# -----------------------------------------------------------------------------
+# 1. layers: longest path from the sources, then pull nodes towards their uses
+
+def _assign_layers(ids, mult):
+    g = nx.DiGraph()
+    g.add_nodes_from(range(len(ids)))
+    g.add_edges_from(mult)
+    try:
+        generations = list(nx.topological_generations(g))
+    except nx.NetworkXUnfeasible:
+        cycle = nx.find_cycle(g)
+        raise ValueError(f"the graph has a cycle through node {ids[cycle[0][0]]!r} "
+                         f"({' -> '.join(repr(ids[u]) for u, _ in cycle)}); "
+                         "a layered layout needs a DAG") from None
+    layer = [0] * len(ids)
+    for k, generation in enumerate(generations):
+        for v in generation:
+            layer[v] = k
+    # indegree/outdegree counting repeats: moving v right by d shortens each of
+    # its out-edges by d and stretches each in-edge by d
+    indeg, outdeg = [0] * len(ids), [0] * len(ids)
+    uses = [[] for _ in ids]
+    for (u, v), m in mult.items():
+        outdeg[u] += m
+        indeg[v] += m
+        uses[u].append(v)
+    # reverse topological order: a node's uses have their final column already
+    for generation in reversed(generations):
+        for v in generation:
+            if outdeg[v] > indeg[v]:
+                layer[v] = min(layer[w] for w in uses[v]) - 1
+    return layer
+
+
+# -----------------------------------------------------------------------------
+# 2. order: barycenter sweeps, keep the best order seen
+
+def _reduce_crossings(layers, preds, succs, sweeps):
+    """Reorder `layers` in place; return (crossings before, crossings after)."""
+    pos = [0] * len(preds)
+    for lay in layers:
+        for i, v in enumerate(lay):
+            pos[v] = i
+    before = best = _crossings(layers, succs, pos)
+    best_layers = [lay[:] for lay in layers]
+    for _ in range(sweeps):
+        for down in (True, False):
+            if best == 0:
+                break
+            if down:
+                steps = [(i, i - 1, preds) for i in range(1, len(layers))]
+            else:
+                steps = [(i, i + 1, succs) for i in range(len(layers) - 2, -1, -1)]
+            for i, j, nbrs in steps:
+                _sort_by_barycenter(layers[i], len(layers[j]), nbrs, pos)
+            count = _crossings(layers, succs, pos)
+            if count < best:
+                best, best_layers = count, [lay[:] for lay in layers]
+    layers[:] = best_layers
+    for lay in layers:
+        for i, v in enumerate(lay):
+            pos[v] = i
+    return before, best
+
+
+def _sort_by_barycenter(lay, other_len, nbrs, pos):
+    # a node with no neighbour over there keeps its relative place in the column
+    scale = (other_len - 1) / (len(lay) - 1) if len(lay) > 1 else 0.0
+    key = []
+    for v in lay:
+        ns = nbrs[v]
+        key.append(sum(map(pos.__getitem__, ns)) / len(ns) if ns else pos[v] * scale)
+    # a stable sort: equal barycenters keep their current (hence given) order
+    lay[:] = [lay[i] for i in sorted(range(len(lay)), key=key.__getitem__)]
+    for i, v in enumerate(lay):
+        pos[v] = i
+
+
+def _crossings(layers, succs, pos):
+    total = 0
+    for north, south in zip(layers, layers[1:]):
+        width = len(south)
+        keys = sorted([pos[v] * width + pos[w] for v in north for w in succs[v]])
+        total += _inversions([k % width for k in keys])
+    return total
+
+
+def _inversions(seq):
+    """Pairs i < j with seq[i] > seq[j]. With edges sorted by (north, south)
+    position, that is exactly the number of crossings between two columns;
+    edges sharing an endpoint are never counted."""
+    seen, count = [], 0
+    for s in seq:
+        j = bisect_right(seen, s)
+        count += len(seen) - j
+        seen.insert(j, s)  # a C memmove: fast for the widths of real columns
+    return count
+
+
+def count_crossings(layers_or_positions, edges):
+    """Edge crossings between adjacent columns. Give the columns as lists of ids
+    top to bottom, or a {id: (x, y)} dict (same x = same column, ordered by y).
+    An edge that skips columns is not counted: pass `Layout.layers` and
+    `Layout.edges`, whose dummies make every edge join adjacent columns."""
+    if isinstance(layers_or_positions, dict):
+        by_x = {}
+        for v, (x, y) in layers_or_positions.items():
+            by_x.setdefault(x, []).append((y, v))
+        layers = [[v for _, v in sorted(col, key=lambda t: t[0])] for _, col in
+                  sorted(by_x.items(), key=lambda t: t[0])]
+    else:
+        layers = layers_or_positions
+    where = {v: (i, j) for i, lay in enumerate(layers) for j, v in enumerate(lay)}
+    keys = [[] for _ in layers]
+    for src, dst in edges:
+        (i, a), (k, b) = where[src], where[dst]
+        if abs(k - i) == 1:
+            if k < i:
+                i, a, b = k, b, a
+            keys[i].append((a, b))
+    return sum(_inversions([b for _, b in sorted(pairs)]) for pairs in keys)
+
+
+# -----------------------------------------------------------------------------
+# 3. coordinates: columns wide enough, boxes as close to their wishes as allowed
+
+def _coordinates(layers, preds, succs, boxes, n, layer_gap, node_gap):
+    xs, ys = [0.0] * len(boxes), [0.0] * len(boxes)
+    x = 0.0
+    for i, lay in enumerate(layers):
+        half = max(boxes[v][0] for v in lay) / 2
+        x += half if i == 0 else half + layer_gap
+        for v in lay:
+            xs[v] = x
+        x += half
+
+    seps = []  # seps[i][k]: least distance between the centres of k and k+1
+    for lay in layers:
+        seps.append([(boxes[a][1] + boxes[b][1]) / 2 + (node_gap if a < n and b < n
+                     else node_gap / 2) for a, b in zip(lay, lay[1:])])
+    for lay, sep in zip(layers, seps):  # start stacked and centred on y = 0
+        _place(lay, sep, [0.0] * len(lay), [1.0] * len(lay), ys)
+
+    down = [(lay, sep, preds) for lay, sep in zip(layers, seps)][1:]
+    up = [(lay, sep, succs) for lay, sep in zip(layers, seps)][-2::-1]
+    for lay, sep, nbrs in (down + up) * 3:
+        want, weight = [], []
+        for v in lay:
+            ns = nbrs[v]
+            if ns:
+                want.append(sum(map(ys.__getitem__, ns)) / len(ns))
+                # dummies pull harder: a long edge should run straight
+                weight.append(len(ns) if v < n else 4.0)
+            else:
+                want.append(ys[v])
+                weight.append(0.01)
+        _place(lay, sep, want, weight, ys)
+
+    top = min((ys[v] - boxes[v][1] / 2 for v in range(len(boxes))), default=0.0)
+    return xs, [y - top for y in ys]
+
+
+def _place(lay, sep, want, weight, ys):
+    """Set ys[lay[k]] to minimise sum weight[k] * (y_k - want[k])^2 subject to
+    y_k+1 - y_k >= sep[k]. Shifting node k up by the sum of the gaps above it
+    turns the gaps into a plain ordering, solved by pool adjacent violators."""
+    offset, blocks = 0.0, []  # block: [weighted sum, weight, node count]
+    for k in range(len(lay)):
+        if k:
+            offset += sep[k - 1]
+        w = weight[k]
+        blocks.append([w * (want[k] - offset), w, 1])
+        while len(blocks) > 1 and (blocks[-2][0] * blocks[-1][1]
+                                   >= blocks[-1][0] * blocks[-2][1]):
+            s, w, c = blocks.pop()
+            blocks[-1][0] += s
+            blocks[-1][1] += w
+            blocks[-1][2] += c
+    k, offset = 0, 0.0
+    for s, w, c in blocks:
+        z = s / w
+        for _ in range(c):
+            if k:
+                offset += sep[k - 1]
+            ys[lay[k]] = z + offset
+            k += 1

@@ -1,0 +1,323 @@
+"""Backpropagation one `_backward` call at a time: the debugger behind the app.
+
+`Value.backward()` runs every node's `_backward` in reverse topological order
+in one go. `BackwardStepper` runs the same calls in the same order, but one per
+`step()`, and records what each one did:
+
+    out = a * b  =>  a.grad += b.data * out.grad   (the local derivative of
+                     b.grad += a.data * out.grad    out w.r.t. each operand,
+                                                    times out's own gradient)
+
+Each `StepRecord` holds the operands' grads before and after, the local
+derivatives, and the arithmetic as text with real numbers. `step_back()` undoes
+a step exactly by restoring the saved grads, so a learner can go back and
+forth. A node's gradient is complete ("final") only once every node that uses
+it has run its `_backward`; before that it is "untouched" or "partial". That is
+the whole reason for the topological order: a node may only pass gradient on
+once it has received all of its own.
+
+The stepper owns all debugger state. `reset()` zeroes EVERY grad in the graph
+(intermediates too: a common bug is to zero only the parameters) and sets the
+root's grad to 1. Leaves have nothing to pass on, so their (empty) steps are
+skipped unless `include_leaves=True`.
+"""
+
+import math
+import re
+
+from core.engine import ieee_div, ieee_pow, pow_exponent, topological_order
+
+UNTOUCHED, PARTIAL, FINAL = "untouched", "partial", "final"
+
+
+# -----------------------------------------------------------------------------
+# Local derivatives, as text and as numbers (the lesson material of each op)
+
+def local_derivatives(node):
+    """[(symbolic text, value)] for each operand of node, in `_prev` order.
+
+    The symbolic text names operands 'a' and 'b' (and the output 'out'): for
+    `out = a * b` it is [('b.data', b), ('a.data', a)].
+    """
+    op, prev = node._op, node._prev
+    if not prev:
+        return []
+    a = prev[0].data
+    b = prev[1].data if len(prev) > 1 else None
+    if op == "+":
+        return [("1", 1.0), ("1", 1.0)]
+    if op == "-":
+        return [("1", 1.0), ("-1", -1.0)]
+    if op == "*":
+        return [("b.data", b), ("a.data", a)]
+    if op == "/":
+        return [("1/b.data", ieee_div(1.0, b)), ("-a.data/b.data²", ieee_div(-a, b * b))]
+    if op == "neg":
+        return [("-1", -1.0)]
+    if op == "relu":
+        return [("(a.data > 0)", 1.0 if a > 0.0 else 0.0)]
+    if op == "tanh":
+        t = node.data
+        return [("1 - out.data²", 1.0 - t * t)]
+    if op == "exp":
+        return [("out.data", node.data)]
+    if op == "log":
+        return [("1/a.data", ieee_div(1.0, a))]
+    if op == "sigmoid":
+        s = node.data
+        return [("out.data·(1 - out.data)", s * (1.0 - s))]
+    if op.startswith("**"):
+        k = pow_exponent(op)
+        power = "a.data" if k - 1 == 1 else f"a.data^{k - 1}"
+        return [(f"{k}·{power}", k * ieee_pow(a, k - 1))]
+    if op.endswith("**"):
+        base = float(op[:-2])
+        return [(f"out.data·ln({base})", node.data * math.log(base) if base > 0 else math.nan)]
+    raise ValueError(f"unknown op {op!r}")
+
+
+def forward_formula(node, name):
+    """How `node` was computed, e.g. 'f = a + b' or 't = tanh(n)'."""
+    op, prev = node._op, node._prev
+    names = [name(child) for child in prev]
+    if op in ("+", "-", "*", "/"):
+        symbol = {"+": "+", "-": "−", "*": "·", "/": "/"}[op]
+        return f"{name(node)} = {names[0]} {symbol} {names[1]}"
+    if op == "neg":
+        return f"{name(node)} = −{names[0]}"
+    if op.startswith("**"):
+        return f"{name(node)} = {names[0]}^{op[2:]}"
+    if op.endswith("**"):
+        return f"{name(node)} = {op[:-2]}^{names[0]}"
+    return f"{name(node)} = {op}({names[0]})"
+
+
+# -----------------------------------------------------------------------------
+# One step
+
+class StepRecord:
+    """What one `_backward` call did."""
+
+    __slots__ = ("index", "node", "out_grad", "children", "grads_before", "grads_after",
+                 "local", "lines")
+
+    def __init__(self, index, node, out_grad, children, grads_before, grads_after, local, lines):
+        self.index = index                # position of this step in stepper.order
+        self.node = node                  # the Value whose _backward ran
+        self.out_grad = out_grad          # node.grad when it ran
+        self.children = children          # node._prev (duplicates kept)
+        self.grads_before = grads_before  # child grads before, aligned with children
+        self.grads_after = grads_after    # child grads after
+        self.local = local                # [(symbolic, value)] local derivatives
+        self.lines = lines                # the chain-rule arithmetic, one line per operand
+
+    @property
+    def text(self):
+        return "\n".join(self.lines)
+
+    def __repr__(self):
+        return f"StepRecord({self.index}, {self.lines[0] if self.lines else ''!r})"
+
+
+def _fmt(x):
+    return f"{x:.4f}"
+
+
+# -----------------------------------------------------------------------------
+# The stepper
+
+class BackwardStepper:
+    """Step through root's backward pass one `_backward` call at a time.
+
+    `order` is the reverse topological order (leaves dropped unless
+    `include_leaves`). `position` is the index of the next step; `done` is true
+    when every step has run. `names` maps a Value to the name shown in text
+    (default: its label, else '#k' for its index in topological order).
+    """
+
+    def __init__(self, root, include_leaves=False, names=None):
+        self.root = root
+        self.topo = topological_order(root)
+        reverse = list(reversed(self.topo))
+        self.order = reverse if include_leaves else [v for v in reverse if v._prev]
+        self._index = {node: i for i, node in enumerate(self.order)}
+        self._topo_index = {node: i for i, node in enumerate(self.topo)}
+        self._names = names or {}
+        # The steps that pass gradient into each node: the steps of its consumers.
+        self._feeding = {node: [] for node in self.topo}
+        for i, node in enumerate(self.order):
+            for child in dict.fromkeys(node._prev):  # a*a feeds a once per step
+                self._feeding[child].append(i)
+        self.history = []          # StepRecords of the steps run so far
+        self.breakpoints = set()   # nodes: stop before their step
+        self.break_on_nonfinite = True
+        self.grad_threshold = None  # stop after a step makes any |grad| exceed this
+        self.break_on_dead_relu = False
+        self.stop_reason = ""
+        self.reset()
+
+    # -- state -------------------------------------------------------------------
+
+    @property
+    def position(self):
+        return len(self.history)
+
+    @property
+    def done(self):
+        return self.position >= len(self.order)
+
+    @property
+    def current(self):
+        """The node whose `_backward` runs next (None when done)."""
+        return None if self.done else self.order[self.position]
+
+    def name(self, node):
+        if node in self._names:
+            return self._names[node]
+        return node.label or f"#{self._topo_index.get(node, '?')}"
+
+    def reset(self):
+        """Zero every grad in the graph, then set root.grad = 1; back to step 0."""
+        for node in self.topo:
+            node.grad = 0.0
+        self.root.grad = 1.0
+        self.history = []
+        self.stop_reason = ""
+
+    def status(self, node):
+        """'untouched', 'partial' or 'final': has node received all its gradient?"""
+        if node is self.root:
+            return FINAL
+        feeding = self._feeding[node]
+        received = sum(1 for i in feeding if i < self.position)
+        if received == 0:
+            return UNTOUCHED
+        return FINAL if received == len(feeding) else PARTIAL
+
+    def contributions(self, node):
+        """[(StepRecord, amount)] of the steps run so far that added to node.grad.
+
+        A node used more than once gets one contribution per use; its grad is
+        their sum. That is why grads accumulate with += instead of being set.
+        """
+        result = []
+        for record in self.history:
+            for child, before, after in zip(record.children, record.grads_before,
+                                            record.grads_after):
+                if child is node:
+                    result.append((record, _share(record, node)))
+                    break
+        return result
+
+    # -- moving ----------------------------------------------------------------
+
+    def step(self):
+        """Run the next `_backward` call and return its StepRecord (None when done)."""
+        if self.done:
+            return None
+        node = self.order[self.position]
+        children = node._prev
+        before = tuple(child.grad for child in children)
+        out_grad = node.grad
+        node._backward(out_grad)
+        after = tuple(child.grad for child in children)
+        local = local_derivatives(node)
+        record = StepRecord(self.position, node, out_grad, children, before, after, local,
+                            self._explain(node, out_grad, children, before, after, local))
+        self.history.append(record)
+        return record
+
+    def step_back(self):
+        """Undo the last step exactly (restores the operands' grads); returns it."""
+        if not self.history:
+            return None
+        record = self.history.pop()
+        # restore in reverse, so a*a (the same child twice) ends at its first 'before'
+        for child, before in reversed(list(zip(record.children, record.grads_before))):
+            child.grad = before
+        self.stop_reason = ""
+        return record
+
+    def seek(self, position):
+        """Go to any step index, forward or back (the timeline slider)."""
+        position = max(0, min(position, len(self.order)))
+        while self.position > position:
+            self.step_back()
+        while self.position < position:
+            self.step()
+
+    def run_to_end(self):
+        """Step until done or a breakpoint condition; returns the records run."""
+        return self._run(lambda: False)
+
+    def run_to(self, target):
+        """Step until target is the next node to run (or, for a leaf, until its
+        grad is final). Breakpoints still stop the run on the way."""
+        if target in self._index:
+            return self._run(lambda: self.current is target)
+        return self._run(lambda: self.status(target) == FINAL)
+
+    def _run(self, arrived):
+        self.stop_reason = ""
+        records = []
+        first = True
+        while not self.done and not arrived():
+            node = self.current
+            if node in self.breakpoints and not first:
+                self.stop_reason = f"breakpoint at {self.name(node)}"
+                break
+            if self.break_on_dead_relu and node._op == "relu" and node._prev[0].data <= 0.0 \
+                    and not first:
+                self.stop_reason = f"dead ReLU at {self.name(node)}: its input is ≤ 0, so no gradient flows"
+                break
+            first = False
+            record = self.step()
+            records.append(record)
+            reason = self._check(record)
+            if reason:
+                self.stop_reason = reason
+                break
+        return records
+
+    def _check(self, record):
+        for child, grad in zip(record.children, record.grads_after):
+            if self.break_on_nonfinite and not math.isfinite(grad):
+                return f"non-finite grad {grad} in {self.name(child)}"
+            if self.grad_threshold is not None and abs(grad) > self.grad_threshold:
+                return f"|grad| of {self.name(child)} is {abs(grad):.4g} > {self.grad_threshold:g}"
+        return ""
+
+    # -- text ------------------------------------------------------------------
+
+    def _explain(self, node, out_grad, children, before, after, local):
+        """One line per operand, e.g.
+        'x.grad += y.data · f.grad = 3.0000 · 1.0000 = 3.0000 (was 0.0000, now 3.0000)'.
+        For a*a the second line starts from the first line's result."""
+        names = [self.name(child) for child in children]
+        out = self.name(node)
+        lines = []
+        running = {}
+        for i, (child, (symbolic, value)) in enumerate(zip(children, local)):
+            amount = value * out_grad
+            was = running.get(child, before[i])
+            now = was + amount
+            running[child] = now
+            lines.append(f"{names[i]}.grad += {_substitute(symbolic, names, out)} · {out}.grad"
+                         f" = {_fmt(value)} · {_fmt(out_grad)} = {_fmt(amount)}"
+                         f" (was {_fmt(was)}, now {_fmt(now)})")
+        return lines
+
+
+def _share(record, node):
+    """How much one step added to node.grad (both uses, for a*a)."""
+    total = 0.0
+    for child, (_sym, value) in zip(record.children, record.local):
+        if child is node:
+            total += value * record.out_grad
+    return total
+
+
+def _substitute(symbolic, names, out):
+    """Put the operands' real names into a local-derivative formula."""
+    by_token = {"a": names[0], "b": names[-1], "out": out}
+    return re.sub(r"\b(a|b|out)\.data", lambda m: f"{by_token[m.group(1)]}.data", symbolic)

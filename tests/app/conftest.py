@@ -1,0 +1,38 @@
+"""App tests: pytest-qt, offscreen. Each test must leave nothing running behind it:
+no QThread still running, no top-level widget still open, no active QTimer owned by a widget."""
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def qt_hygiene(request):
+    if "qapp" not in request.fixturenames and "qtbot" not in request.fixturenames:
+        yield
+        return
+    from PySide6.QtCore import QThread, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    before = set(map(id, app.topLevelWidgets())) if app else set()
+    yield
+    if app is None:
+        return
+    app.processEvents()
+    leaked = [w for w in app.topLevelWidgets()
+              if id(w) not in before and w.isVisible() and w.objectName() != "qt_keep"]
+    running = [t for w in app.topLevelWidgets() for t in w.findChildren(QThread) if t.isRunning()]
+    timers = [t for w in leaked for t in w.findChildren(QTimer) if t.isActive()]
+    for widget in leaked:
+        widget.close()
+    for thread in running:
+        thread.quit()
+        thread.wait(2000)
+    problems = []
+    if running:
+        problems.append(f"{len(running)} QThread(s) still running")
+    if leaked:
+        problems.append("top-level widget(s) left open: " +
+                        ", ".join(type(w).__name__ for w in leaked))
+    if timers:
+        problems.append(f"{len(timers)} active QTimer(s) in leaked widgets")
+    if problems:
+        pytest.fail("test left Qt objects behind: " + "; ".join(problems))

@@ -1,0 +1,284 @@
+"""The Value engine: the micrograd tutorial's numbers, every op's derivative, IEEE numerics,
+deep graphs and reference-cycle-free memory."""
+import gc
+import math
+import random
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from core.engine import Value, topological_order, zero_grad, recompute
+
+
+# -- the tutorial and micrograd's own tests -----------------------------------
+
+def test_tutorial_example():
+    x = Value(2.0, label="x")
+    y = Value(3.0, label="y")
+    f = x * y + y ** 2
+    f.backward()
+    assert f.data == 15.0
+    assert x.grad == 3.0
+    assert y.grad == 8.0
+
+
+def test_micrograd_sanity_check():
+    x = Value(-4.0)
+    z = 2 * x + 2 + x
+    q = z.relu() + z * x
+    h = (z * z).relu()
+    y = h + q + q * x
+    y.backward()
+    assert y.data == -20.0
+    assert x.grad == 46.0
+
+
+def test_micrograd_more_ops():
+    a = Value(-4.0)
+    b = Value(2.0)
+    c = a + b
+    d = a * b + b ** 3
+    c += c + 1
+    c += 1 + c + (-a)
+    d += d * 2 + (b + a).relu()
+    d += 3 * d + (b - a).relu()
+    e = c - d
+    f = e ** 2
+    g = f / 2.0
+    g += 10.0 / f
+    g.backward()
+    assert abs(g.data - 24.70408163265306) < 1e-6
+    assert abs(a.grad - 138.83381924198252) < 1e-6
+    assert abs(b.grad - 645.5772594752186) < 1e-6
+
+
+def test_node_used_twice_accumulates():
+    a = Value(3.0)
+    b = a + a
+    c = b + b
+    c.backward()
+    assert b.grad == 2.0
+    assert a.grad == 4.0
+
+
+def test_square_keeps_both_operands():
+    a = Value(3.0)
+    b = a * a
+    assert b._prev == (a, a)
+    b.backward()
+    assert a.grad == 6.0
+
+
+def test_backward_twice_doubles_grads_and_zero_grad_fixes_it():
+    x = Value(2.0)
+    y = x * x
+    y.backward()
+    y.backward()
+    assert x.grad == 8.0  # lesson material: grads accumulate across calls
+    zero_grad(y)
+    assert x.grad == 0.0 and y.grad == 0.0
+    y.backward()
+    assert x.grad == 4.0
+
+
+def test_repr_like_micrograd():
+    assert repr(Value(2.0)) == "Value(data=2.0, grad=0.0)"
+    assert repr(Value(2.0, label="x")) == "Value(data=2.0, grad=0.0, label='x')"
+
+
+def test_ints_are_wrapped_and_bad_operands_refused():
+    x = Value(2)
+    assert isinstance(x.data, float)
+    assert (x + 1).data == 3.0 and (1 - x).data == -1.0 and (3 / x).data == 1.5
+    assert (2 ** x).data == 4.0
+    for bad in ("3", None, [1], True):
+        with pytest.raises(TypeError):
+            x + bad
+        with pytest.raises(TypeError):
+            bad * x
+    with pytest.raises(TypeError, match="exponent"):
+        x ** Value(2.0)
+    with pytest.raises(TypeError):
+        Value("2.0")
+
+
+# -- every op against finite differences ---------------------------------------
+
+UNARY = {
+    "neg": lambda v: -v,
+    "relu": lambda v: v.relu(),
+    "tanh": lambda v: v.tanh(),
+    "exp": lambda v: v.exp(),
+    "log": lambda v: v.log(),
+    "sigmoid": lambda v: v.sigmoid(),
+    "pow3": lambda v: v ** 3,
+    "pow-0.5": lambda v: v ** -0.5,
+    "rpow": lambda v: 2.0 ** v,
+}
+BINARY = {
+    "add": lambda a, b: a + b,
+    "sub": lambda a, b: a - b,
+    "mul": lambda a, b: a * b,
+    "div": lambda a, b: a / b,
+    "radd": lambda a, b: 2.5 + b * a,
+    "rsub": lambda a, b: 2.5 - a * b,
+    "rmul": lambda a, b: 2.5 * a + b,
+    "rtruediv": lambda a, b: 2.5 / (a * a + b * b + 1.0),
+}
+
+
+def numeric_grad(build, xs, h=1e-6):
+    grads = []
+    for i in range(len(xs)):
+        plus = [x + h * (j == i) for j, x in enumerate(xs)]
+        minus = [x - h * (j == i) for j, x in enumerate(xs)]
+        grads.append((build(*map(Value, plus)).data - build(*map(Value, minus)).data) / (2 * h))
+    return grads
+
+
+@pytest.mark.parametrize("name", UNARY)
+@pytest.mark.parametrize("x", [0.3, 1.7, 2.9])
+def test_unary_op_derivative(name, x):
+    v = Value(x)
+    out = UNARY[name](v)
+    out.backward()
+    (expected,) = numeric_grad(UNARY[name], [x])
+    assert v.grad == pytest.approx(expected, rel=1e-5, abs=1e-6)
+
+
+@pytest.mark.parametrize("name", BINARY)
+def test_binary_op_derivative(name):
+    a, b = Value(1.3), Value(-0.7)
+    out = BINARY[name](a, b)
+    out.backward()
+    expected = numeric_grad(BINARY[name], [1.3, -0.7])
+    assert [a.grad, b.grad] == pytest.approx(expected, rel=1e-5, abs=1e-6)
+
+
+def _random_expression(rng, leaves, size):
+    nodes = list(leaves)
+    for _ in range(size):
+        if rng.random() < 0.5:
+            op = rng.choice(["add", "sub", "mul", "div"])
+            a, b = rng.choice(nodes), rng.choice(nodes)
+            if op == "div":
+                b = b * b + 1.0  # keep away from 0
+            nodes.append(BINARY[op](a, b))
+        else:
+            op = rng.choice(["neg", "tanh", "sigmoid", "pow3"])
+            nodes.append(UNARY[op](rng.choice(nodes)))
+    return nodes[-1]
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10**6), size=st.integers(1, 25),
+       xs=st.lists(st.floats(-1.5, 1.5), min_size=3, max_size=3))
+def test_random_expressions_match_finite_differences(seed, size, xs):
+    from core.gradcheck import gradcheck
+    leaves = [Value(x, label=f"x{i}") for i, x in enumerate(xs)]
+    out = _random_expression(random.Random(seed), leaves, size)
+    if not math.isfinite(out.data) or abs(out.data) > 1e6:
+        return
+    for check in gradcheck(out, h=1e-6, tolerance=1e-4, leaves=leaves):
+        assert check.ok, check
+
+
+# -- IEEE numerics ----------------------------------------------------------------
+
+INF, NAN = math.inf, math.nan
+
+
+@pytest.mark.parametrize("build, expected", [
+    (lambda: Value(1e308) * 10, INF),
+    (lambda: Value(-1e308) * 10, -INF),
+    (lambda: Value(0.0).log(), -INF),
+    (lambda: Value(-1.0).log(), NAN),
+    (lambda: Value(1.0) / 0, INF),
+    (lambda: Value(-1.0) / 0, -INF),
+    (lambda: Value(0.0) / 0, NAN),
+    (lambda: Value(1.0) / -0.0, -INF),
+    (lambda: Value(-8.0) ** 0.5, NAN),
+    (lambda: Value(10.0) ** 400, INF),
+    (lambda: Value(-10.0) ** 401, -INF),
+    (lambda: Value(0.0) ** -1, INF),
+    (lambda: Value(1000.0).exp(), INF),
+    (lambda: Value(-1000.0).exp(), 0.0),
+    (lambda: Value(-1000.0).sigmoid(), 0.0),
+    (lambda: Value(1000.0).sigmoid(), 1.0),
+    (lambda: 10.0 ** Value(400.0), INF),
+    (lambda: (-8.0) ** Value(0.5), NAN),
+    (lambda: Value(INF) - INF, NAN),
+])
+def test_ieee_numerics(build, expected):
+    out = build()
+    assert isinstance(out.data, float)
+    if math.isnan(expected):
+        assert math.isnan(out.data)
+    else:
+        assert out.data == expected
+    out.backward()  # never raises either
+    assert out.is_finite() == math.isfinite(expected)
+
+
+def test_backward_through_zero_division_gives_inf_not_exception():
+    x = Value(0.0)
+    y = x.log()
+    y.backward()
+    assert x.grad == INF
+
+
+# -- graph walks ------------------------------------------------------------------
+
+def test_topological_order_is_deterministic_and_complete():
+    x, y = Value(1.0), Value(2.0)
+    m = x * y
+    p = y ** 2
+    f = m + p
+    assert topological_order(f) == [x, y, m, p, f]
+    order = topological_order(f)
+    assert len(order) == len(set(order))
+
+
+def build_chain(depth):
+    x = Value(0.5)
+    node = x
+    for i in range(depth):
+        node = node * 1.0000001 if i % 2 else node + 0.000001
+    return x, node
+
+
+def test_million_deep_chain_goes_forward_and_backward():
+    x, out = build_chain(1_000_000)
+    out.backward()
+    assert x.grad == pytest.approx(1.0000001 ** 500_000, rel=1e-9)
+    del out  # freeing a million-deep chain must not overflow the C stack either
+
+
+def test_recompute_refreshes_data_and_closures():
+    x = Value(0.5)
+    t = (x * 2.0).tanh()
+    x.data = 1.0
+    recompute(t)
+    assert t.data == pytest.approx(math.tanh(2.0))
+    t.backward()
+    assert x.grad == pytest.approx(2 * (1 - math.tanh(2.0) ** 2))
+
+
+# -- memory: a dropped graph is freed by reference counting alone -------------
+
+def test_no_cyclic_garbage_after_dropping_a_big_graph():
+    gc.collect()
+    gc.disable()
+    try:
+        rng = random.Random(0)
+        leaves = [Value(rng.uniform(-1, 1)) for _ in range(100)]
+        total = leaves[0]
+        for i in range(50_000):
+            total = total + leaves[i % 100] * leaves[(i * 7) % 100]
+        total = total.tanh()
+        total.backward()
+        assert len(topological_order(total)) > 100_000
+        del total, leaves
+        assert gc.collect() == 0
+    finally:
+        gc.enable()

@@ -1,0 +1,193 @@
+"""The backward stepper: the same calls as backward(), one at a time, undoable."""
+import math
+import random
+
+import pytest
+
+from core.engine import Value, topological_order
+from core.gradcheck import gradcheck
+from core.stepper import BackwardStepper, FINAL, PARTIAL, UNTOUCHED
+
+
+def tutorial():
+    x = Value(2.0, label="x")
+    y = Value(3.0, label="y")
+    m = x * y
+    m.label = "m"
+    p = y ** 2
+    p.label = "p"
+    f = m + p
+    f.label = "f"
+    return x, y, m, p, f
+
+
+def random_graph(seed, size=40):
+    rng = random.Random(seed)
+    nodes = [Value(rng.uniform(-1, 1), label=f"x{i}") for i in range(4)]
+    for _ in range(size):
+        a, b = rng.choice(nodes), rng.choice(nodes)
+        op = rng.choice("+*-t")
+        nodes.append(a + b if op == "+" else a * b if op == "*" else a - b if op == "-" else a.tanh())
+    return nodes[-1]
+
+
+def grads(root):
+    return [node.grad for node in topological_order(root)]
+
+
+def test_step_order_of_the_tutorial_is_pinned():
+    x, y, m, p, f = tutorial()
+    stepper = BackwardStepper(f)
+    assert stepper.order == [f, p, m]
+    assert BackwardStepper(f, include_leaves=True).order == [f, p, m, y, x]
+
+
+def test_reset_zeroes_every_grad_and_seeds_the_root():
+    x, y, m, p, f = tutorial()
+    f.backward()
+    BackwardStepper(f)
+    assert [x.grad, y.grad, m.grad, p.grad, f.grad] == [0.0, 0.0, 0.0, 0.0, 1.0]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_run_to_end_equals_backward_equals_gradcheck(seed):
+    root = random_graph(seed)
+    root.backward()
+    expected = grads(root)
+    stepper = BackwardStepper(root)
+    stepper.break_on_nonfinite = False
+    stepper.run_to_end()
+    assert stepper.done
+    assert grads(root) == expected
+    for check in gradcheck(root, tolerance=1e-4):
+        assert check.ok, check
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_step_back_restores_exactly(seed):
+    root = random_graph(seed)
+    stepper = BackwardStepper(root)
+    snapshots = [grads(root)]
+    while not stepper.done:
+        stepper.step()
+        snapshots.append(grads(root))
+    while stepper.position:
+        stepper.step_back()
+        assert grads(root) == snapshots[stepper.position]
+
+
+def test_seek_equals_single_steps():
+    root = random_graph(3)
+    a = BackwardStepper(root)
+    for _ in range(7):
+        a.step()
+    after_steps = grads(root)
+    b = BackwardStepper(root)
+    b.seek(7)
+    assert grads(root) == after_steps
+    b.seek(2)
+    b.seek(7)
+    assert grads(root) == after_steps
+
+
+def test_mul_step_text_carries_the_numbers():
+    x, y, m, p, f = tutorial()
+    stepper = BackwardStepper(f)
+    stepper.step()
+    stepper.step()
+    record = stepper.step()  # m = x * y
+    assert record.node is m
+    assert record.lines[0] == "x.grad += y.data · m.grad = 3.0000 · 1.0000 = 3.0000 (was 0.0000, now 3.0000)"
+    assert record.lines[1] == "y.grad += x.data · m.grad = 2.0000 · 1.0000 = 2.0000 (was 6.0000, now 8.0000)"
+    assert record.grads_before == (0.0, 6.0) and record.grads_after == (3.0, 8.0)
+    assert [value for _sym, value in record.local] == [3.0, 2.0]
+
+
+def test_status_untouched_partial_final_and_contributions():
+    x, y, m, p, f = tutorial()
+    stepper = BackwardStepper(f)
+    assert stepper.status(f) == FINAL and stepper.status(y) == UNTOUCHED
+    stepper.step()  # f: m, p final
+    assert stepper.status(m) == FINAL and stepper.status(p) == FINAL
+    stepper.step()  # p: y gets its first contribution
+    assert stepper.status(y) == PARTIAL and stepper.status(x) == UNTOUCHED
+    stepper.step()  # m
+    assert stepper.status(y) == FINAL and stepper.status(x) == FINAL
+    shares = [amount for _record, amount in stepper.contributions(y)]
+    assert shares == [6.0, 2.0] and sum(shares) == y.grad
+
+
+def test_node_used_twice():
+    a = Value(3.0, label="a")
+    b = a + a
+    c = b + b
+    stepper = BackwardStepper(c)
+    stepper.run_to_end()
+    assert (a.grad, b.grad) == (4.0, 2.0)
+    record = stepper.history[0]
+    assert record.lines[1].endswith("(was 1.0000, now 2.0000)")
+    stepper.step_back()
+    stepper.step_back()
+    assert (a.grad, b.grad, c.grad) == (0.0, 0.0, 1.0)
+
+
+def test_square_step_back_restores_first_before():
+    a = Value(3.0, label="a")
+    b = a * a
+    stepper = BackwardStepper(b)
+    stepper.step()
+    assert a.grad == 6.0
+    stepper.step_back()
+    assert a.grad == 0.0
+
+
+def test_breakpoint_stops_before_its_node():
+    x, y, m, p, f = tutorial()
+    stepper = BackwardStepper(f)
+    stepper.breakpoints.add(m)
+    stepper.run_to_end()
+    assert stepper.current is m and "breakpoint" in stepper.stop_reason
+    stepper.run_to_end()  # continuing runs the breakpointed step
+    assert stepper.done
+
+
+def test_run_to_node_and_to_leaf():
+    x, y, m, p, f = tutorial()
+    stepper = BackwardStepper(f)
+    stepper.run_to(m)
+    assert stepper.current is m
+    stepper.reset()
+    stepper.run_to(y)
+    assert stepper.status(y) == FINAL and y.grad == 8.0
+
+
+def test_break_on_nonfinite_and_threshold_and_dead_relu():
+    x = Value(0.0, label="x")
+    out = x.log() + 1.0
+    stepper = BackwardStepper(out)
+    stepper.run_to_end()
+    assert "non-finite" in stepper.stop_reason and not math.isfinite(x.grad)
+
+    w = Value(50.0, label="w")
+    big = (w * w) * 3.0
+    stepper = BackwardStepper(big)
+    stepper.grad_threshold = 10.0
+    stepper.run_to_end()
+    assert stepper.position == 1 and "2500 > 10" in stepper.stop_reason
+
+    z = Value(-1.0, label="z")
+    r = (z * 2.0).relu() + z
+    stepper = BackwardStepper(r)
+    stepper.break_on_dead_relu = True
+    stepper.run_to_end()
+    assert "dead ReLU" in stepper.stop_reason and stepper.current._op == "relu"
+
+
+def test_deep_chain_steps_to_the_end():
+    x = Value(1.0)
+    node = x
+    for _ in range(100_000):
+        node = node + 1.0
+    stepper = BackwardStepper(node)
+    stepper.run_to_end()
+    assert x.grad == 1.0 and stepper.done
