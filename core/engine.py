@@ -306,27 +306,33 @@ def topological_order(root):
 
     An iterative depth-first search (no recursion limit: a million-deep chain is
     fine) that visits children in `_prev` order. It produces exactly the order
-    of micrograd's recursive `build_topo`, on every run. A node is expanded when
-    it is popped; after its children it is popped again, marked as finished
-    (`post`), and appended to the order.
+    of micrograd's recursive `build_topo`, on every run:
+
+        build_topo(v): if v is new: mark it; build_topo(each child); append v
+
+    Here a stack replaces the recursion. A node is expanded when popped: it is
+    pushed back wrapped in a 1-tuple ("finish me after my children"), then its
+    new children are pushed in reverse so the first child is popped first.
     """
     order = []
     visited = set()
-    nodes, post = [root], [False]
-    while nodes:
-        node = nodes.pop()
-        if post.pop():
-            order.append(node)
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.__class__ is tuple:  # all of its children are done
+            order.append(node[0])
             continue
         if node in visited:
             continue
         visited.add(node)
-        nodes.append(node)
-        post.append(True)
-        for child in reversed(node._prev):
+        prev = node._prev
+        if not prev:
+            order.append(node)
+            continue
+        stack.append((node,))
+        for child in reversed(prev):
             if child not in visited:
-                nodes.append(child)
-                post.append(False)
+                stack.append(child)
     return order
 
 

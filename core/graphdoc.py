@@ -153,6 +153,7 @@ class GraphDocument:
     def __init__(self, read_only=False):
         self.nodes = {}          # id -> Node, in insertion order
         self._inputs = {}        # (dst, port) -> src
+        self._consumers = {}     # src -> {dst: number of wires}, so `reaches` needs no full scan
         self.output = None       # an explicit output id, or None for "the single sink"
         self.read_only = read_only
         self.changed = Signal()  # changed(event, *details)
@@ -202,15 +203,12 @@ class GraphDocument:
 
     def reaches(self, start, goal):
         """True if goal is downstream of start (following edges forward)."""
-        downstream = {}
-        for (dst, _port), src in self._inputs.items():
-            downstream.setdefault(src, []).append(dst)
         seen, todo = {start}, [start]
         while todo:
             nid = todo.pop()
             if nid == goal:
                 return True
-            for nxt in downstream.get(nid, ()):
+            for nxt in self._consumers.get(nid, ()):
                 if nxt not in seen:
                     seen.add(nxt)
                     todo.append(nxt)
@@ -299,6 +297,8 @@ class GraphDocument:
         if (dst, port) in self._inputs:
             replaced = self.disconnect(dst, port)
         self._inputs[(dst, port)] = src
+        wires = self._consumers.setdefault(src, {})
+        wires[dst] = wires.get(dst, 0) + 1
         self.changed.emit("edge_added", Edge(src, dst, port))
         return replaced
 
@@ -309,6 +309,12 @@ class GraphDocument:
             src = self._inputs.pop((dst, port))
         except KeyError:
             raise GraphError(f"input {port} of node {dst!r} is not connected") from None
+        wires = self._consumers[src]
+        wires[dst] -= 1
+        if not wires[dst]:
+            del wires[dst]
+            if not wires:
+                del self._consumers[src]
         edge = Edge(src, dst, port)
         self.changed.emit("edge_removed", edge)
         return edge
@@ -339,6 +345,7 @@ class GraphDocument:
         self._check_writable()
         self.nodes.clear()
         self._inputs.clear()
+        self._consumers.clear()
         self.output = None
         self.changed.emit("reset")
 

@@ -1,0 +1,213 @@
+"""The one place the app keeps the current graph, and the bridge to Qt's undo stack.
+
+`GraphSession` is the single source of truth every panel subscribes to:
+
+* `doc`       -- the GraphDocument being shown and edited (never replaced; a
+                 new graph arrives through the undoable `ReplaceDocument`);
+* `compiled`  -- the result of `core.compile.compile_document(doc)`: Values by
+                 node id, the output Value, missing ports;
+* `current_id` -- the selected node (not an edit, so not undoable).
+
+Edits go through `push(command)`, which wraps a core command in a
+`CommandAdapter` and pushes it onto the window's QUndoStack; Qt calls `redo`,
+which runs `command.do(doc)`. Document events mark the session dirty; the
+adapter then recompiles at once (one compile per gesture, however many events
+the command emitted), and a zero-time timer catches edits made any other way.
+
+Signals:
+    recompiled()           after every compile (and the automatic backward pass)
+    gradsChanged(object)   after grads changed: None = every node, or a list of ids
+    currentChanged(object) the selected node id, or None
+    message(str)           a problem to show the user (a core error at the GUI boundary)
+"""
+
+import math
+
+from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtGui import QUndoCommand, QUndoStack
+
+from core.graphdoc import GraphDocument
+
+# Node changes that cannot alter any number: the scene handles them alone.
+_COSMETIC_FIELDS = ("pos", "label")
+
+
+class CommandAdapter(QUndoCommand):
+    """A core command (do/undo/text/merge_id/merge_with) as a QUndoCommand."""
+
+    _merge_ids = {}  # merge_id (any hashable) -> the int Qt wants
+
+    def __init__(self, command, session):
+        super().__init__(command.text)
+        self.command = command
+        self._session = session
+
+    def redo(self):
+        try:
+            self.command.do(self._session.doc)
+        except Exception as exc:  # a refused edit changes nothing (core rule 3)
+            self._session.last_error = exc
+            self.setObsolete(True)
+        self.setText(self.command.text)
+        self._session.flush()
+
+    def undo(self):
+        try:
+            self.command.undo(self._session.doc)
+        except Exception as exc:
+            self._session.last_error = exc
+            self._session.message.emit(f"Undo failed: {exc}")
+        self._session.flush()
+
+    def id(self):
+        key = getattr(self.command, "merge_id", None)
+        if key is None:
+            return -1
+        return CommandAdapter._merge_ids.setdefault(key, len(CommandAdapter._merge_ids) + 1)
+
+    def mergeWith(self, other):
+        if not isinstance(other, CommandAdapter):
+            return False
+        if self.command.merge_with(other.command):
+            self.setText(self.command.text)
+            return True
+        return False
+
+
+class GraphSession(QObject):
+    """The current GraphDocument, its compiled Values and the selection."""
+
+    recompiled = Signal()
+    gradsChanged = Signal(object)
+    currentChanged = Signal(object)
+    message = Signal(str)
+
+    def __init__(self, undo_stack=None, parent=None):
+        super().__init__(parent)
+        self.undo_stack = undo_stack if undo_stack is not None else QUndoStack(self)
+        self.doc = GraphDocument()
+        self.doc.changed.connect(self._on_doc_changed)
+        self.compiled = None
+        self.compile_error = None
+        self.last_error = None
+        self.current_id = None
+        self.auto_backward = True   # run backward after every compile, like the tutorial
+        self._dirty = False
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(0)
+        self._timer.timeout.connect(self.flush)
+
+    # -- reading -----------------------------------------------------------------
+
+    @property
+    def values(self):
+        """{node id: Value} of the last compile ({} before the first)."""
+        return self.compiled.values if self.compiled is not None else {}
+
+    @property
+    def output_value(self):
+        return self.compiled.output if self.compiled is not None else None
+
+    def value(self, nid):
+        return self.values.get(nid)
+
+    # -- editing -----------------------------------------------------------------
+
+    def push(self, command):
+        """Apply a core command through the undo stack; returns (ok, error)."""
+        self.last_error = None
+        self.undo_stack.push(CommandAdapter(command, self))
+        error = self.last_error
+        if error is not None:
+            self.message.emit(str(error))
+        return error is None, error
+
+    def replace(self, graph, text="Replace graph"):
+        """Show another graph (GraphDocument or dict) as one undoable step."""
+        from core.commands import ReplaceDocument
+        try:
+            command = ReplaceDocument(graph, text)
+        except Exception as exc:
+            self.message.emit(str(exc))
+            return False, exc
+        return self.push(command)
+
+    # -- compiling -----------------------------------------------------------------
+
+    def _on_doc_changed(self, event, *details):
+        if event == "node_changed" and details[1] in _COSMETIC_FIELDS:
+            return
+        if event == "node_removed" and details[0] == self.current_id:
+            self.select(None)
+        self._dirty = True
+        self._timer.start()
+
+    def flush(self):
+        """Recompile now if the document changed since the last compile."""
+        self._timer.stop()
+        if self._dirty:
+            self.recompile()
+
+    def recompile(self):
+        from core.compile import compile_document
+        self._dirty = False
+        self._timer.stop()
+        try:
+            self.compiled = compile_document(self.doc)
+            self.compile_error = None
+        except Exception as exc:  # never let a core bug take the window down
+            self.compiled = None
+            self.compile_error = exc
+            self.message.emit(f"Could not compute the graph: {exc}")
+        if self.auto_backward:
+            self._run_backward()
+        self.recompiled.emit()
+
+    # -- gradients -----------------------------------------------------------------
+
+    def _run_backward(self):
+        out = self.output_value
+        for v in self.values.values():
+            v.grad = 0.0
+        if out is None:
+            return False
+        try:
+            out.backward()
+        except Exception as exc:
+            self.message.emit(f"Backward failed: {exc}")
+            return False
+        return True
+
+    def backward(self):
+        """Zero every grad, then backpropagate from the output. False if no output."""
+        self.flush()
+        ok = self._run_backward()
+        if not ok and self.output_value is None:
+            self.message.emit("No output to backpropagate from: the graph needs a single "
+                              "output node with all its inputs wired.")
+        self.gradsChanged.emit(None)
+        return ok
+
+    def zero_grads(self):
+        self.flush()
+        for v in self.values.values():
+            v.grad = 0.0
+        self.gradsChanged.emit(None)
+
+    def notify_grads(self, ids=None):
+        """Tell the views that grads changed (e.g. after a debugger step) for `ids`."""
+        self.gradsChanged.emit(None if ids is None else list(ids))
+
+    def nonfinite_ids(self):
+        return [nid for nid, v in self.values.items()
+                if not (math.isfinite(v.data) and math.isfinite(v.grad))]
+
+    # -- selection -------------------------------------------------------------------
+
+    def select(self, nid):
+        if nid is not None and nid not in self.doc.nodes:
+            nid = None
+        if nid != self.current_id:
+            self.current_id = nid
+            self.currentChanged.emit(nid)

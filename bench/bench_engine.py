@@ -1,0 +1,98 @@
+"""Engine vs micrograd 0.1.0: one full-batch training step of micrograd's demo, side by side.
+
+    python bench/bench_engine.py            (needs `pip install micrograd==0.1.0`, the bench extra)
+
+The step is the demo's: MLP(2, [16, 16, 1]) on 100 moons points, forward of the hinge + L2 loss,
+zero_grad, backward, SGD update. Both engines run the same code on the same graph (same node
+count), alternating, median of several runs. Reported as ratios, since timings on shared
+machines vary 2-4x between runs.
+"""
+import gc
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from core import engine, nn  # noqa: E402
+from core.datasets import moons  # noqa: E402
+
+
+def demo_step(model, Value, X, y, k=0):
+    inputs = [list(map(Value, row)) for row in X]
+    scores = list(map(model, inputs))
+    losses = [(1 + -yi * si).relu() for yi, si in zip(y, scores)]
+    data_loss = sum(losses) * (1.0 / len(losses))
+    reg_loss = 1e-4 * sum((p * p for p in model.parameters()))
+    total = data_loss + reg_loss
+    t_forward = time.perf_counter()
+    model.zero_grad()
+    total.backward()
+    t_backward = time.perf_counter()
+    lr = 1.0 - 0.9 * k / 100
+    for p in model.parameters():
+        p.data -= lr * p.grad
+    return total, t_forward, t_backward
+
+
+def count_nodes(root):
+    return len(engine.topological_order(root))
+
+
+def timed(make_model, Value, X, y, gc_on=True):
+    model = make_model()
+    was = gc.isenabled()
+    if not gc_on:
+        gc.disable()
+    try:
+        t0 = time.perf_counter()
+        total, t1, t2 = demo_step(model, Value, X, y)
+        del total
+        t3 = time.perf_counter()
+    finally:
+        if was:
+            gc.enable()
+    return t3 - t0, t1 - t0, t2 - t1
+
+
+def main(runs=7):
+    import micrograd.engine as mg_engine
+    import micrograd.nn as mg_nn
+
+    points, labels = moons(100, 0.1, random.Random(1))
+    X = [list(p) for p in points]
+    y = [float(label) for label in labels]
+
+    ours = lambda: nn.MLP(2, [16, 16, 1], rng=random.Random(1337))  # noqa: E731
+    def theirs():
+        random.seed(1337)
+        return mg_nn.MLP(2, [16, 16, 1])
+
+    total, _, _ = demo_step(ours(), engine.Value, X, y)
+    nodes = count_nodes(total)
+    del total
+
+    results = {key: [] for key in ("ours", "micrograd", "micrograd_nogc", "ours_nogc")}
+    gc.collect()
+    for _ in range(runs):
+        results["micrograd"].append(timed(theirs, mg_engine.Value, X, y))
+        gc.collect()
+        results["ours"].append(timed(ours, engine.Value, X, y))
+        results["micrograd_nogc"].append(timed(theirs, mg_engine.Value, X, y, gc_on=False))
+        gc.collect()
+        results["ours_nogc"].append(timed(ours, engine.Value, X, y, gc_on=False))
+    med = {k: [statistics.median(r[i] for r in v) for i in range(3)] for k, v in results.items()}
+
+    print(f"demo step, MLP(2,[16,16,1]) on 100 moons points, {nodes} Value nodes, median of {runs}")
+    print(f"{'engine':<22}{'step ms':>10}{'forward':>10}{'backward':>10}")
+    for key, (step, fwd, bwd) in med.items():
+        print(f"{key:<22}{step * 1e3:>10.1f}{fwd * 1e3:>10.1f}{bwd * 1e3:>10.1f}")
+    print(f"ours / micrograd as shipped : {med['ours'][0] / med['micrograd'][0]:.3f}  (goal <= 0.05)")
+    print(f"ours / micrograd, its gc off: {med['ours'][0] / med['micrograd_nogc'][0]:.3f}  (goal <= 0.5)")
+    return med
+
+
+if __name__ == "__main__":
+    main()
