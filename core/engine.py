@@ -16,12 +16,14 @@ that uses it has added its share to `node.grad`.
 
 Two differences from micrograd, both visible in the code below:
 
-* `_backward(out_grad)` receives the output's gradient as an argument instead
-  of reading it from a captured `out`. The closure therefore never refers to
-  its own output node, so a graph holds no reference cycles and Python frees a
-  dropped graph at once by reference counting, instead of leaving tens of
-  thousands of cycles for the cyclic garbage collector (which makes micrograd's
-  training step ~13x slower and would freeze a GUI for hundreds of ms).
+* `_backward(out)` receives its output node as an argument instead of
+  capturing it. The closure therefore holds no reference to its own output, so
+  a graph holds no reference cycles and Python frees a dropped graph at once by
+  reference counting, instead of leaving tens of thousands of cycles for the
+  cyclic garbage collector (which makes micrograd's training step ~13x slower
+  and would freeze a GUI for hundreds of ms). Closures read `data` when they
+  run, never a copy taken when the node was built, so after the forward pass is
+  re-run in place (`refresh`) the same closures are still right.
 * Numbers follow IEEE float64 like numpy: overflow gives +-inf, log(0) gives
   -inf, log(-1) and (-8)**0.5 give nan, x/0 gives +-inf or nan. A model that
   diverges shows inf/nan in its nodes instead of raising halfway through.
@@ -88,7 +90,7 @@ def sigmoid_float(x):
     return e / (1.0 + e)
 
 
-def _no_backward(out_grad):
+def _no_backward(out):
     """A leaf has no operands to pass gradient to."""
 
 
@@ -120,10 +122,10 @@ class Value:
         other = other if isinstance(other, Value) else _operand(other, "+")
         out = Value(self.data + other.data, (self, other), "+")
 
-        def _backward(out_grad):
+        def _backward(out):
             # d(a+b)/da = 1, d(a+b)/db = 1
-            self.grad += out_grad
-            other.grad += out_grad
+            self.grad += out.grad
+            other.grad += out.grad
         out._backward = _backward
         return out
 
@@ -131,10 +133,10 @@ class Value:
         other = other if isinstance(other, Value) else _operand(other, "-")
         out = Value(self.data - other.data, (self, other), "-")
 
-        def _backward(out_grad):
+        def _backward(out):
             # d(a-b)/da = 1, d(a-b)/db = -1
-            self.grad += out_grad
-            other.grad -= out_grad
+            self.grad += out.grad
+            other.grad -= out.grad
         out._backward = _backward
         return out
 
@@ -142,10 +144,10 @@ class Value:
         other = other if isinstance(other, Value) else _operand(other, "*")
         out = Value(self.data * other.data, (self, other), "*")
 
-        def _backward(out_grad):
+        def _backward(out):
             # d(a*b)/da = b, d(a*b)/db = a
-            self.grad += other.data * out_grad
-            other.grad += self.data * out_grad
+            self.grad += other.data * out.grad
+            other.grad += self.data * out.grad
         out._backward = _backward
         return out
 
@@ -153,10 +155,10 @@ class Value:
         other = other if isinstance(other, Value) else _operand(other, "/")
         out = Value(ieee_div(self.data, other.data), (self, other), "/")
 
-        def _backward(out_grad):
+        def _backward(out):
             # d(a/b)/da = 1/b, d(a/b)/db = -a/b^2
-            self.grad += ieee_div(1.0, other.data) * out_grad
-            other.grad += ieee_div(-self.data, other.data * other.data) * out_grad
+            self.grad += ieee_div(1.0, other.data) * out.grad
+            other.grad += ieee_div(-self.data, other.data * other.data) * out.grad
         out._backward = _backward
         return out
 
@@ -168,9 +170,9 @@ class Value:
             raise TypeError(f"the exponent must be an int or float, got {type(k).__name__}")
         out = Value(ieee_pow(self.data, k), (self,), f"**{k!r}")
 
-        def _backward(out_grad):
+        def _backward(out):
             # d(x^k)/dx = k * x^(k-1)
-            self.grad += k * ieee_pow(self.data, k - 1) * out_grad
+            self.grad += k * ieee_pow(self.data, k - 1) * out.grad
         out._backward = _backward
         return out
 
@@ -179,60 +181,55 @@ class Value:
     def __neg__(self):
         out = Value(-self.data, (self,), "neg")
 
-        def _backward(out_grad):
+        def _backward(out):
             # d(-x)/dx = -1
-            self.grad -= out_grad
+            self.grad -= out.grad
         out._backward = _backward
         return out
 
     def relu(self):
-        x = self.data
-        out = Value(x if x > 0.0 else 0.0, (self,), "relu")
-        alive = x > 0.0
+        out = Value(self.data if self.data > 0.0 else 0.0, (self,), "relu")
 
-        def _backward(out_grad):
+        def _backward(out):
             # d relu(x)/dx = 1 if x > 0 else 0
-            if alive:
-                self.grad += out_grad
+            if self.data > 0.0:
+                self.grad += out.grad
         out._backward = _backward
         return out
 
     def tanh(self):
-        t = math.tanh(self.data)
-        out = Value(t, (self,), "tanh")
+        out = Value(math.tanh(self.data), (self,), "tanh")
 
-        def _backward(out_grad):
+        def _backward(out):
             # d tanh(x)/dx = 1 - tanh(x)^2
-            self.grad += (1.0 - t * t) * out_grad
+            self.grad += (1.0 - out.data * out.data) * out.grad
         out._backward = _backward
         return out
 
     def exp(self):
-        e = ieee_exp(self.data)
-        out = Value(e, (self,), "exp")
+        out = Value(ieee_exp(self.data), (self,), "exp")
 
-        def _backward(out_grad):
+        def _backward(out):
             # d e^x/dx = e^x
-            self.grad += e * out_grad
+            self.grad += out.data * out.grad
         out._backward = _backward
         return out
 
     def log(self):
         out = Value(ieee_log(self.data), (self,), "log")
 
-        def _backward(out_grad):
+        def _backward(out):
             # d ln(x)/dx = 1/x
-            self.grad += ieee_div(1.0, self.data) * out_grad
+            self.grad += ieee_div(1.0, self.data) * out.grad
         out._backward = _backward
         return out
 
     def sigmoid(self):
-        s = sigmoid_float(self.data)
-        out = Value(s, (self,), "sigmoid")
+        out = Value(sigmoid_float(self.data), (self,), "sigmoid")
 
-        def _backward(out_grad):
+        def _backward(out):
             # d sigmoid(x)/dx = sigmoid(x) * (1 - sigmoid(x))
-            self.grad += s * (1.0 - s) * out_grad
+            self.grad += out.data * (1.0 - out.data) * out.grad
         out._backward = _backward
         return out
 
@@ -255,12 +252,11 @@ class Value:
             raise TypeError(f"the base of ** must be an int or float, got {type(base).__name__}")
         base = float(base)
         out = Value(ieee_pow(base, self.data), (self,), f"{base!r}**")
-        y = out.data
         log_base = ieee_log(base)
 
-        def _backward(out_grad):
+        def _backward(out):
             # d(c^x)/dx = c^x * ln(c)
-            self.grad += y * log_base * out_grad
+            self.grad += out.data * log_base * out.grad
         out._backward = _backward
         return out
 
@@ -279,7 +275,7 @@ class Value:
         order = topological_order(self)
         self.grad = 1.0
         for node in reversed(order):
-            node._backward(node.grad)
+            node._backward(node)
 
     def is_finite(self):
         """True when both data and grad are finite numbers (no inf, no nan)."""
@@ -351,51 +347,49 @@ def pow_exponent(op):
         return float(text)
 
 
-def _rebuild(node):
-    """A fresh node computing node's op on node's operands (not linked into the graph)."""
-    op, prev = node._op, node._prev
-    a = prev[0]
-    if op == "+":
-        return a + prev[1]
-    if op == "-":
-        return a - prev[1]
-    if op == "*":
-        return a * prev[1]
-    if op == "/":
-        return a / prev[1]
-    if op == "neg":
-        return -a
-    if op == "relu":
-        return a.relu()
-    if op == "tanh":
-        return a.tanh()
-    if op == "exp":
-        return a.exp()
-    if op == "log":
-        return a.log()
-    if op == "sigmoid":
-        return a.sigmoid()
-    if op.startswith("**"):
-        return a ** pow_exponent(op)
-    if op.endswith("**"):
-        return float(op[:-2]) ** a
-    raise ValueError(f"unknown op {op!r}")
-
+# -----------------------------------------------------------------------------
+# Re-running the forward pass of an existing graph
 
 def refresh(node):
     """Recompute one op node's data from its operands' current data, in place.
 
-    The engine computes data once, when a node is built. Gradient checking and
-    the forward stepper change a leaf and re-run the forward pass of an existing
-    graph one node at a time, in topological order; this is that one step. The
-    node also gets a fresh `_backward`, since some closures hold their forward
-    result (tanh's t, exp's e). A fresh closure refers only to the operands,
-    never to its own output, so it can serve `node` as is. Leaves are unchanged.
+    The ops above compute `data` once, when a node is built. Gradient checking,
+    the forward stepper and training on a fixed graph change some leaves and
+    re-run the forward pass of the graph they already have, one node at a time
+    in topological order; this is that one step. The `_backward` closures stay
+    valid because they read data when they run. Leaves are left unchanged.
     """
-    if node._prev:
-        fresh = _rebuild(node)
-        node.data = fresh.data
-        node._backward = fresh._backward
+    prev = node._prev
+    if not prev:
+        return
+    op = node._op
+    a = prev[0].data
+    if op == "*":
+        node.data = a * prev[1].data
+    elif op == "+":
+        node.data = a + prev[1].data
+    elif op == "-":
+        node.data = a - prev[1].data
+    elif op == "/":
+        node.data = ieee_div(a, prev[1].data)
+    elif op == "relu":
+        node.data = a if a > 0.0 else 0.0
+    elif op == "tanh":
+        node.data = math.tanh(a)
+    elif op == "neg":
+        node.data = -a
+    elif op == "exp":
+        node.data = ieee_exp(a)
+    elif op == "log":
+        node.data = ieee_log(a)
+    elif op == "sigmoid":
+        node.data = sigmoid_float(a)
+    elif op.startswith("**"):
+        node.data = ieee_pow(a, pow_exponent(op))
+    elif op.endswith("**"):
+        node.data = ieee_pow(float(op[:-2]), a)
+    else:
+        raise ValueError(f"unknown op {op!r}")
 
 
 def recompute(root, order=None):

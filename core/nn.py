@@ -220,9 +220,11 @@ class MLP(Module):
                        for i in range(len(nouts))]
 
     def __call__(self, x):
+        # lists between layers (micrograd's unwrapped one-neuron layer would
+        # break the next layer); only the final output is unwrapped
         for layer in self.layers:
-            x = layer(x)
-        return x
+            x = [n(x) for n in layer.neurons]
+        return x[0] if len(x) == 1 else x
 
     def parameters(self):
         return [p for layer in self.layers for p in layer.parameters()]

@@ -25,7 +25,7 @@ skipped unless `include_leaves=True`.
 import math
 import re
 
-from core.engine import ieee_div, ieee_pow, pow_exponent, topological_order
+from core.engine import ieee_div, ieee_log, ieee_pow, pow_exponent, topological_order
 
 UNTOUCHED, PARTIAL, FINAL = "untouched", "partial", "final"
 
@@ -72,7 +72,7 @@ def local_derivatives(node):
         return [(f"{k}·{power}", k * ieee_pow(a, k - 1))]
     if op.endswith("**"):
         base = float(op[:-2])
-        return [(f"out.data·ln({base})", node.data * math.log(base) if base > 0 else math.nan)]
+        return [(f"out.data·ln({base})", node.data * ieee_log(base))]
     raise ValueError(f"unknown op {op!r}")
 
 
@@ -219,7 +219,7 @@ class BackwardStepper:
         children = node._prev
         before = tuple(child.grad for child in children)
         out_grad = node.grad
-        node._backward(out_grad)
+        node._backward(node)
         after = tuple(child.grad for child in children)
         local = local_derivatives(node)
         record = StepRecord(self.position, node, out_grad, children, before, after, local,

@@ -19,8 +19,8 @@ def test_gradcheck_flags_a_wrong_backward():
     x = Value(0.5, label="x")
     out = x * x
 
-    def wrong(out_grad):
-        x.grad += 3.0 * out_grad  # should be 2x = 1.0
+    def wrong(out):
+        x.grad += 3.0 * out.grad  # should be 2x = 1.0
     out._backward = wrong
     (check,) = gradcheck(out)
     assert not check.ok and check.rel_error > 0.1

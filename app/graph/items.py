@@ -1,0 +1,533 @@
+"""What one node and one wire of the graph look like on the canvas.
+
+A document node is drawn as a micrograd-style *record* -- `label | data | grad`
+-- and an op node additionally as a small circle holding the op symbol that
+feeds its record, so the picture reads like the lecture's `draw_dot`: values in
+boxes, operations in circles, wires left to right.
+
+* the grad cell is tinted by the sign and size of the gradient (theme.py);
+* inf/nan in data or grad: red border and a '!' badge;
+* an op input with no wire: a hollow red port on the circle, dashed outline;
+* the output node: a dark border and an `output` tag;
+* the debugger can add a status stripe (untouched / partial / final) and a
+  highlight glow, and highlight wires (`EdgeItem.set_highlighted`).
+
+Items hold presentation only: the numbers come from the compiled Values the
+scene hands them, the position from the document. Every colour, font and
+length comes from the scene's `Theme`. A node item's origin is the centre of
+its box, which is what the document's `pos` and the layout's positions mean.
+"""
+
+import math
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QPainterPath, QPen
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QStyleOptionGraphicsItem
+
+from app.theme import format_number
+from core.graphdoc import OPS, op_symbol
+
+LOD_TEXT = 0.42     # below this zoom level a node is a coloured block without text
+LOD_BLOCK = 0.12    # below this, a flat rectangle without border
+PORT_ANGLE = math.radians(38.0)   # where ports 0 and 1 meet a binary op's circle
+_ALIGN_LEFT = Qt.AlignLeft | Qt.AlignVCenter
+_ALIGN_RIGHT = Qt.AlignRight | Qt.AlignVCenter
+_ALIGN_CENTER = Qt.AlignCenter
+NODE_Z, EDGE_Z, EDGE_HIGHLIGHT_Z, NODE_SELECTED_Z = 1.0, 0.0, 0.5, 2.0
+
+
+# -----------------------------------------------------------------------------
+# Geometry, shared by the items and by the layout (which needs box sizes first)
+
+class NodeGeometry:
+    """Where every part of a node's picture goes, in item coordinates (centre 0, 0)."""
+
+    __slots__ = ("width", "height", "circle", "record", "label_rect", "data_rect", "grad_rect",
+                 "tag_rect", "label_text", "op_text", "bounds")
+
+    def __init__(self, theme, kind, op_text, label, data_text="", grad_text="",
+                 is_output=False):
+        pad = theme.length("pad")
+        h = theme.length("record_height")
+        label_w = 0.0
+        label_text = label
+        if label:
+            fm = theme.font_metrics("label")
+            max_text = theme.length("label_max") - 2 * pad
+            label_text = fm.elidedText(label, Qt.ElideRight, max_text)
+            label_w = fm.horizontalAdvance(label_text) + 2 * pad
+        elif kind == "const":
+            label_text = ""
+        label_w = max(label_w, theme.length("label_min"))
+        data_w = self._number_cell(theme, data_text)
+        grad_w = self._number_cell(theme, grad_text)
+        record_w = label_w + data_w + grad_w
+
+        left = 0.0
+        self.op_text = op_text
+        circle_w = 0.0
+        if op_text is not None:
+            d = theme.length("op_diameter")
+            text_w = theme.text_width("op", op_text)
+            circle_w = max(d, text_w + 16 * theme.scale)
+            left = circle_w + theme.length("op_gap")
+        tag_w = 0.0
+        if is_output:
+            tag_w = theme.text_width("caption", "output") + 14 * theme.scale
+            tag_gap = 7 * theme.scale
+        total_w = left + record_w + (tag_w + tag_gap if is_output else 0.0)
+
+        x0 = -total_w / 2
+        self.width, self.height = total_w, h
+        if op_text is not None:
+            d = theme.length("op_diameter")
+            self.circle = QRectF(x0, -d / 2, circle_w, d)
+        else:
+            self.circle = None
+        rx = x0 + left
+        self.record = QRectF(rx, -h / 2, record_w, h)
+        self.label_rect = QRectF(rx, -h / 2, label_w, h)
+        self.data_rect = QRectF(rx + label_w, -h / 2, data_w, h)
+        self.grad_rect = QRectF(rx + label_w + data_w, -h / 2, grad_w, h)
+        self.tag_rect = None
+        if is_output:
+            th = 18 * theme.scale
+            self.tag_rect = QRectF(self.record.right() + tag_gap, -th / 2, tag_w, th)
+        self.label_text = label_text
+        m = theme.length("margin")
+        self.bounds = QRectF(x0 - m, -h / 2 - m, total_w + 2 * m, h + 2 * m)
+
+    @staticmethod
+    def _number_cell(theme, text):
+        pad = theme.length("pad")
+        caption = theme.text_width("caption", "data") + 5 * theme.scale
+        template = theme.text_width("number", theme.metrics.number_template)
+        actual = theme.text_width("number", text) if text else 0.0
+        return 2 * pad + caption + max(template, actual)
+
+
+def node_size(theme, node, is_output=False):
+    """(width, height) of a document node's box, for the layout."""
+    g = NodeGeometry(theme, node.kind, _op_text(node), node.label, is_output=is_output)
+    return g.width, g.height
+
+
+def _op_text(node):
+    return op_symbol(node.op, node.param) if node.kind == "op" else None
+
+
+# -----------------------------------------------------------------------------
+# Node
+
+class NodeItem(QGraphicsItem):
+    """One document node: record (and op circle), numbers from its compiled Value."""
+
+    def __init__(self, theme, node):
+        super().__init__()
+        self.nid = node.id
+        self.theme = theme
+        self.kind = node.kind
+        self.op = node.op
+        self.param = node.param
+        self.label = node.label
+        self.data = None
+        self.grad = None
+        self.grad_max = 0.0
+        self.data_text = "—"
+        self.grad_text = "—"
+        self.is_output = False
+        self.missing_ports = ()
+        self.nonfinite = False
+        self.status = None
+        self.highlighted = False
+        self.edges_in = []
+        self.edges_out = []
+        self._geometry = None
+        self._relayout()
+        self.setFlags(QGraphicsItem.ItemIsSelectable | QGraphicsItem.ItemIsMovable)
+        self.setCacheMode(QGraphicsItem.DeviceCoordinateCache)
+        self.setZValue(NODE_Z)
+
+    # -- state from the document / compiled values ------------------------------
+
+    def signature(self):
+        return (self.kind, self.op, self.param, self.label)
+
+    def set_node(self, node):
+        """The document node changed kind, op, param or label."""
+        self.kind, self.op, self.param, self.label = node.kind, node.op, node.param, node.label
+        self._relayout()
+
+    def set_theme(self, theme):
+        self.theme = theme
+        self._relayout()
+
+    def set_numbers(self, data, grad, grad_max):
+        """New data/grad (None when the node could not be computed); True if it changed."""
+        data_text, grad_text = format_number(data), format_number(grad)
+        nonfinite = (data is not None and not math.isfinite(data)) or \
+                    (grad is not None and not math.isfinite(grad))
+        if (data_text, grad_text, nonfinite) == (self.data_text, self.grad_text, self.nonfinite) \
+                and grad_max == self.grad_max and grad == self.grad:
+            return False
+        wider = len(data_text) > len(self.data_text) or len(grad_text) > len(self.grad_text)
+        self.data, self.grad, self.grad_max = data, grad, grad_max
+        self.data_text, self.grad_text, self.nonfinite = data_text, grad_text, nonfinite
+        if wider and max(len(data_text), len(grad_text)) > len(self.theme.metrics.number_template):
+            self._relayout()
+        self.update()
+        return True
+
+    def set_flags(self, is_output, missing_ports):
+        missing_ports = tuple(missing_ports)
+        if (is_output, missing_ports) == (self.is_output, self.missing_ports):
+            return False
+        relayout = is_output != self.is_output
+        self.is_output, self.missing_ports = is_output, missing_ports
+        if relayout:
+            self._relayout()
+        self.update()
+        return True
+
+    def set_status(self, status):
+        """Debugger status: None, 'untouched', 'partial', 'final', or any QColor."""
+        if status != self.status:
+            self.status = status
+            self.update()
+
+    def set_highlighted(self, on):
+        if on != self.highlighted:
+            self.highlighted = on
+            self.update()
+
+    def texts(self):
+        """(label, data text, grad text) as drawn -- what a test or a screen reader reads."""
+        return self.label, self.data_text, self.grad_text
+
+    def tooltip(self):
+        what = self.kind if self.kind != "op" else f"op {self.op}"
+        name = self.label or self.nid
+        lines = [f"{name}  ({what}, {self.nid})", f"data {self.data_text}", f"grad {self.grad_text}"]
+        if self.nonfinite:
+            lines.append("! not a finite number (inf or nan)")
+        if self.missing_ports:
+            lines.append("missing input on port " + ", ".join(str(p) for p in self.missing_ports))
+        if self.is_output:
+            lines.append("output: its grad is 1 in the backward pass")
+        return "\n".join(lines)
+
+    # -- geometry ----------------------------------------------------------------
+
+    def _relayout(self):
+        g = NodeGeometry(self.theme, self.kind, op_symbol(self.op, self.param)
+                         if self.kind == "op" else None, self.label, self.data_text,
+                         self.grad_text, self.is_output)
+        if self._geometry is not None:
+            self.prepareGeometryChange()
+        self._geometry = g
+        for edge in self.edges_in:
+            edge.update_path()
+        for edge in self.edges_out:
+            edge.update_path()
+
+    @property
+    def geometry(self):
+        return self._geometry
+
+    def boundingRect(self):
+        return self._geometry.bounds
+
+    def shape(self):
+        path = QPainterPath()
+        g = self._geometry
+        path.addRect(g.record)
+        if g.circle is not None:
+            path.addEllipse(g.circle)
+        return path
+
+    def box_rect(self):
+        """The node's box (no margins) in scene coordinates."""
+        g = self._geometry
+        p = self.pos()
+        return QRectF(p.x() - g.width / 2, p.y() - g.height / 2, g.width, g.height)
+
+    def out_point(self):
+        """Scene point where wires leave: the middle of the record's right side."""
+        p = self.pos()
+        return QPointF(p.x() + self._geometry.record.right(), p.y())
+
+    def port_point(self, port):
+        """Scene point where the wire into input `port` meets the op circle."""
+        p = self.pos()
+        x, y = self._port_local(port)
+        return QPointF(p.x() + x, p.y() + y)
+
+    def _port_local(self, port):
+        c = self._geometry.circle
+        if c is None:  # not an op: wires end at the record's left side
+            return self._geometry.record.left(), 0.0
+        r = c.height() / 2
+        cx = c.left() + r
+        if self.kind == "op" and _arity(self.op) == 2:
+            a = -PORT_ANGLE if port == 0 else PORT_ANGLE
+            return cx - r * math.cos(a), r * math.sin(a)
+        return c.left(), 0.0
+
+    def itemChange(self, change, value):
+        if change == QGraphicsItem.ItemPositionHasChanged:
+            for edge in self.edges_in:
+                edge.route = None
+                edge.update_path()
+            for edge in self.edges_out:
+                edge.route = None
+                edge.update_path()
+        elif change == QGraphicsItem.ItemSelectedHasChanged:
+            self.setZValue(NODE_SELECTED_Z if value else NODE_Z)
+        return super().itemChange(change, value)
+
+    # -- painting ----------------------------------------------------------------
+
+    def paint(self, painter, option, widget=None):
+        lod = QStyleOptionGraphicsItem.levelOfDetailFromTransform(painter.worldTransform())
+        theme, g = self.theme, self._geometry
+        selected = self.isSelected()
+        if lod < LOD_TEXT:
+            self._paint_block(painter, theme, g, selected, lod)
+            return
+        s = theme.scale
+        corner = theme.length("corner")
+
+        # halos first, so borders stay crisp on top of them
+        if self.highlighted:
+            self._halo(painter, g, theme.color("highlight"), 9 * s, 150)
+        if selected:
+            self._halo(painter, g, theme.color("selection"), 7 * s, 70)
+
+        if g.circle is not None:
+            self._paint_op(painter, theme, g, s)
+
+        # the record
+        border = theme.color("node_border")
+        width = 1.0 * s
+        if self.is_output:
+            border, width = theme.color("output"), 2.0 * s
+        if self.nonfinite:
+            border, width = theme.color("nonfinite"), 2.2 * s
+        if selected:
+            border, width = theme.color("selection"), 2.2 * s
+        record = QPainterPath()
+        record.addRoundedRect(g.record, corner, corner)
+        painter.setPen(Qt.NoPen)
+        painter.setBrush(theme.color("node_fill"))
+        painter.drawPath(record)
+
+        grad_fill = theme.grad_color(self.grad if self.grad is not None else 0.0, self.grad_max)
+        grad_cell = QPainterPath()
+        grad_cell.addRect(g.grad_rect)
+        painter.setBrush(grad_fill)
+        painter.drawPath(record.intersected(grad_cell))
+
+        if self.status is not None:
+            stripe = QPainterPath()
+            stripe.addRect(QRectF(g.record.left(), g.record.top(), 5 * s, g.record.height()))
+            painter.setBrush(theme.status_color(self.status))
+            painter.drawPath(record.intersected(stripe))
+
+        painter.setPen(QPen(theme.color("divider"), 1.0 * s))
+        for x in (g.data_rect.left(), g.grad_rect.left()):
+            painter.drawLine(QPointF(x, g.record.top() + 1), QPointF(x, g.record.bottom() - 1))
+
+        painter.setBrush(Qt.NoBrush)
+        painter.setPen(QPen(border, width))
+        painter.drawPath(record)
+
+        # texts
+        pad = theme.length("pad")
+        if g.label_text:
+            painter.setFont(theme.font("label"))
+            painter.setPen(theme.color("label_text"))
+            painter.drawText(g.label_rect.adjusted(pad, 0, -pad + 1, 0), _ALIGN_CENTER, g.label_text)
+        elif self.kind == "const":
+            painter.setFont(theme.font("caption"))
+            painter.setPen(theme.color("caption_text"))
+            painter.drawText(g.label_rect, _ALIGN_CENTER, "const")
+        self._paint_number(painter, theme, g.data_rect, "data", self.data_text,
+                           theme.color("number_text"), theme.color("caption_text"), pad)
+        on_grad = theme.text_on(grad_fill)
+        caption = QColor(on_grad)
+        caption.setAlpha(170)
+        self._paint_number(painter, theme, g.grad_rect, "grad", self.grad_text, on_grad, caption, pad)
+
+        if self.nonfinite:
+            self._paint_badge(painter, theme, g, s)
+        if g.tag_rect is not None:
+            painter.setPen(Qt.NoPen)
+            painter.setBrush(theme.color("output"))
+            r = g.tag_rect.height() / 2
+            painter.drawRoundedRect(g.tag_rect, r, r)
+            painter.setPen(theme.color("output_text"))
+            painter.setFont(theme.font("caption"))
+            painter.drawText(g.tag_rect, _ALIGN_CENTER, "output")
+
+    def _paint_number(self, painter, theme, rect, caption, text, color, caption_color, pad):
+        painter.setFont(theme.font("caption"))
+        painter.setPen(caption_color)
+        painter.drawText(rect.adjusted(pad, 0, 0, 0), _ALIGN_LEFT, caption)
+        painter.setFont(theme.font("number"))
+        painter.setPen(color)
+        painter.drawText(rect.adjusted(0, 0, -pad, 0), _ALIGN_RIGHT, text)
+
+    def _paint_op(self, painter, theme, g, s):
+        c = g.circle
+        r = c.height() / 2
+        # connector from the circle to its record, with a small arrow head
+        painter.setPen(QPen(theme.color("edge"), 1.4 * s))
+        y = 0.0
+        x1 = g.record.left() - 1.5 * s
+        painter.drawLine(QPointF(c.right(), y), QPointF(x1, y))
+        a = 4.5 * s
+        painter.drawLine(QPointF(x1 - a, y - a * 0.8), QPointF(x1, y))
+        painter.drawLine(QPointF(x1 - a, y + a * 0.8), QPointF(x1, y))
+        missing = bool(self.missing_ports)
+        pen = QPen(theme.color("missing") if missing else theme.color("op_border"),
+                   (1.8 if missing else 1.2) * s)
+        if missing:
+            pen.setStyle(Qt.DashLine)
+        if self.isSelected():
+            pen = QPen(theme.color("selection"), 2.2 * s)
+        painter.setPen(pen)
+        painter.setBrush(theme.color("op_fill"))
+        painter.drawRoundedRect(c, r, r)
+        painter.setFont(theme.font("op"))
+        painter.setPen(theme.color("op_text"))
+        painter.drawText(c, _ALIGN_CENTER, g.op_text)
+        if missing:
+            painter.setPen(QPen(theme.color("missing"), 1.8 * s))
+            painter.setBrush(theme.color("node_fill"))
+            for port in self.missing_ports:
+                x, yy = self._port_local(port)
+                painter.drawEllipse(QPointF(x, yy), 4.0 * s, 4.0 * s)
+
+    def _paint_badge(self, painter, theme, g, s):
+        r = 8.0 * s
+        centre = QPointF(g.record.right() - 2 * s, g.record.top() + 1 * s)
+        painter.setPen(QPen(theme.color("node_fill"), 1.5 * s))
+        painter.setBrush(theme.color("nonfinite"))
+        painter.drawEllipse(centre, r, r)
+        painter.setPen(QColor("#ffffff"))
+        painter.setFont(theme.font("label"))
+        painter.drawText(QRectF(centre.x() - r, centre.y() - r, 2 * r, 2 * r), _ALIGN_CENTER, "!")
+
+    def _halo(self, painter, g, color, width, alpha):
+        c = QColor(color)
+        c.setAlpha(alpha)
+        painter.setPen(QPen(c, width, Qt.SolidLine, Qt.RoundCap, Qt.RoundJoin))
+        painter.setBrush(Qt.NoBrush)
+        corner = self.theme.length("corner")
+        painter.drawRoundedRect(g.record, corner, corner)
+        if g.circle is not None:
+            r = g.circle.height() / 2
+            painter.drawRoundedRect(g.circle, r, r)
+
+    def _paint_block(self, painter, theme, g, selected, lod):
+        """Far zoom: no text, the record filled with its grad colour (a heat map)."""
+        fill = theme.grad_color(self.grad if self.grad is not None else 0.0, self.grad_max)
+        if fill == theme.color("grad_zero"):
+            fill = theme.color("node_fill")
+        if self.nonfinite:
+            fill = theme.color("nonfinite")
+        if self.highlighted:
+            fill = theme.color("highlight")
+        if lod < LOD_BLOCK and not selected:
+            painter.fillRect(g.record, fill)
+            if g.circle is not None:
+                painter.fillRect(g.circle, theme.color("op_border"))
+            return
+        border = theme.color("selection") if selected else (
+            theme.color("output") if self.is_output else theme.color("node_border"))
+        painter.setPen(QPen(border, (6.0 if selected else 1.5) / max(lod, 0.05) * 0.5))
+        painter.setBrush(fill)
+        painter.drawRect(g.record)
+        if g.circle is not None:
+            painter.setBrush(theme.color("op_border") if not self.missing_ports
+                             else theme.color("missing"))
+            painter.drawEllipse(g.circle)
+
+
+def _arity(op):
+    return OPS[op][0] if op in OPS else 1
+
+
+# -----------------------------------------------------------------------------
+# Wire
+
+class EdgeItem(QGraphicsPathItem):
+    """A wire from src's record to input `port` of dst's op circle.
+
+    A smooth left-to-right curve (horizontal tangents at both ends); when the
+    layout routed a long wire through bend points, the curve passes through
+    them. `a*a` is two EdgeItems, one per port.
+    """
+
+    def __init__(self, theme, src_item, dst_item, port, route=None):
+        super().__init__()
+        self.theme = theme
+        self.src_item, self.dst_item, self.port = src_item, dst_item, port
+        self.route = route          # [(x, y)] bend points, dropped when an end moves
+        self.highlighted = False
+        self.setZValue(EDGE_Z)
+        self.setAcceptedMouseButtons(Qt.NoButton)
+        self.setFlag(QGraphicsItem.ItemIsSelectable, False)
+        self._apply_pen()
+        src_item.edges_out.append(self)
+        dst_item.edges_in.append(self)
+        self.update_path()
+
+    @property
+    def edge(self):
+        return (self.src_item.nid, self.dst_item.nid, self.port)
+
+    def detach(self):
+        if self in self.src_item.edges_out:
+            self.src_item.edges_out.remove(self)
+        if self in self.dst_item.edges_in:
+            self.dst_item.edges_in.remove(self)
+
+    def set_theme(self, theme):
+        self.theme = theme
+        self._apply_pen()
+
+    def set_highlighted(self, on):
+        if on != self.highlighted:
+            self.highlighted = on
+            self.setZValue(EDGE_HIGHLIGHT_Z if on else EDGE_Z)
+            self._apply_pen()
+
+    def _apply_pen(self):
+        s = self.theme.scale
+        if self.highlighted:
+            pen = QPen(self.theme.color("highlight"), 3.0 * s)
+        else:
+            pen = QPen(self.theme.color("edge"), 1.4 * s)
+        pen.setCapStyle(Qt.RoundCap)
+        pen.setJoinStyle(Qt.RoundJoin)
+        self.setPen(pen)
+        self.setBrush(QBrush(Qt.NoBrush))
+
+    def update_path(self):
+        p0 = self.src_item.out_point()
+        p1 = self.dst_item.port_point(self.port)
+        points = [p0]
+        if self.route:
+            points.extend(QPointF(x, y) for x, y in self.route)
+        points.append(p1)
+        path = QPainterPath(p0)
+        for a, b in zip(points, points[1:]):
+            dx = max(abs(b.x() - a.x()) * 0.5, 24.0 * self.theme.scale)
+            path.cubicTo(QPointF(a.x() + dx, a.y()), QPointF(b.x() - dx, b.y()), b)
+        # an open arrow head pointing right, into the port
+        a = 5.0 * self.theme.scale
+        path.moveTo(p1.x() - a, p1.y() - a * 0.75)
+        path.lineTo(p1)
+        path.lineTo(p1.x() - a, p1.y() + a * 0.75)
+        self.setPath(path)

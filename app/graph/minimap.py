@@ -1,0 +1,152 @@
+"""A small overview of the whole graph in a corner of the canvas.
+
+It appears only when the graph does not fit in the view. Nodes are drawn as
+blocks in their grad colour from a cached image (rebuilt when the graph or its
+numbers change, not on every scroll); the visible part of the scene is a
+rectangle on top. Click or drag in the minimap to move the view there.
+"""
+
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt, QTimer
+from PySide6.QtGui import QColor, QImage, QPainter, QPen
+from PySide6.QtWidgets import QWidget
+
+MAX_W, MAX_H = 220, 150
+PAD = 6
+
+
+class MinimapOverlay(QWidget):
+    def __init__(self, view):
+        super().__init__(view)
+        self._view = view
+        self._image = None
+        self._scene_rect = QRectF()
+        self._dragging = False
+        self.setCursor(Qt.PointingHandCursor)
+        self.setToolTip("Overview: click or drag to move the view")
+        # rebuilding the image is coalesced: many changes, one redraw
+        self._rebuild = QTimer(self)
+        self._rebuild.setSingleShot(True)
+        self._rebuild.setInterval(30)
+        self._rebuild.timeout.connect(self.invalidate)
+        scene = view.scene()
+        scene.structureChanged.connect(self._rebuild.start)
+        scene.valuesRefreshed.connect(self._rebuild.start)
+        view.viewChanged.connect(self._follow_view)
+        self.hide()
+
+    # -- geometry ----------------------------------------------------------------
+
+    def _source_rect(self):
+        return self._view.scene().items_rect().adjusted(-30, -30, 30, 30)
+
+    def sizeHint(self):
+        rect = self._source_rect()
+        if rect.isEmpty():
+            return QSize(MAX_W, MAX_H)
+        k = min((MAX_W - 2 * PAD) / rect.width(), (MAX_H - 2 * PAD) / rect.height())
+        return QSize(max(60, round(rect.width() * k) + 2 * PAD), max(40, round(rect.height() * k) + 2 * PAD))
+
+    def place(self, viewport_geometry, margin):
+        size = self.sizeHint()
+        self.resize(size)
+        self.move(viewport_geometry.right() - size.width() - margin,
+                  viewport_geometry.bottom() - size.height() - margin)
+        self._follow_view()
+
+    def needed(self):
+        """True when part of the graph is outside the view."""
+        rect = self._view.scene().items_rect()
+        if rect.isEmpty():
+            return False
+        visible = self._view.mapToScene(self._view.viewport().rect()).boundingRect()
+        return not visible.contains(rect)
+
+    def _follow_view(self):
+        show = self.needed()
+        if show != self.isVisible():
+            self.setVisible(show)
+        if show:
+            self.raise_()
+            self.update()
+
+    def _transform(self):
+        """(scale, offset) mapping scene coordinates into this widget."""
+        src = self._source_rect()
+        inner = QRectF(self.rect()).adjusted(PAD, PAD, -PAD, -PAD)
+        if src.isEmpty():
+            return 1.0, QPointF(0, 0), src
+        k = min(inner.width() / src.width(), inner.height() / src.height())
+        off = QPointF(inner.left() + (inner.width() - src.width() * k) / 2 - src.left() * k,
+                      inner.top() + (inner.height() - src.height() * k) / 2 - src.top() * k)
+        return k, off, src
+
+    def to_scene(self, point):
+        k, off, _src = self._transform()
+        return QPointF((point.x() - off.x()) / k, (point.y() - off.y()) / k)
+
+    # -- the cached picture ---------------------------------------------------------
+
+    def invalidate(self):
+        self._image = None
+        self.place(self._view.viewport().geometry(), 12)
+        self.update()
+
+    def _render(self):
+        scene = self._view.scene()
+        theme = scene.theme
+        image = QImage(self.size(), QImage.Format_ARGB32_Premultiplied)
+        image.fill(Qt.transparent)
+        k, off, _src = self._transform()
+        p = QPainter(image)
+        zero = theme.color("grad_zero")
+        plain = theme.color("op_border")
+        gmax = scene.grad_max
+        for item in scene.node_items().values():
+            r = item.box_rect()
+            fill = theme.grad_color(item.grad or 0.0, gmax)
+            if item.nonfinite:
+                fill = theme.color("nonfinite")
+            elif fill == zero:
+                fill = plain
+            p.fillRect(QRectF(r.left() * k + off.x(), r.top() * k + off.y(),
+                              max(1.0, r.width() * k), max(1.0, r.height() * k)), fill)
+        p.end()
+        return image
+
+    def paintEvent(self, event):
+        theme = self._view.scene().theme
+        p = QPainter(self)
+        p.setRenderHint(QPainter.Antialiasing)
+        p.setPen(QPen(theme.color("overlay_border"), 1))
+        p.setBrush(theme.color("overlay_fill"))
+        p.drawRoundedRect(QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5), 7, 7)
+        if self._image is None or self._image.size() != self.size():
+            self._image = self._render()
+        p.drawImage(0, 0, self._image)
+        k, off, _src = self._transform()
+        visible = self._view.mapToScene(self._view.viewport().rect()).boundingRect()
+        frame = QRectF(visible.left() * k + off.x(), visible.top() * k + off.y(),
+                       visible.width() * k, visible.height() * k).intersected(QRectF(self.rect()))
+        color = QColor(theme.color("minimap_view"))
+        p.setPen(QPen(color, 1.5))
+        color.setAlpha(40)
+        p.setBrush(color)
+        p.drawRect(frame)
+        p.end()
+
+    # -- navigating -------------------------------------------------------------------
+
+    def mousePressEvent(self, event):
+        if event.button() == Qt.LeftButton:
+            self._dragging = True
+            self._view.centerOn(self.to_scene(event.position()))
+            event.accept()
+
+    def mouseMoveEvent(self, event):
+        if self._dragging:
+            self._view.centerOn(self.to_scene(event.position()))
+            event.accept()
+
+    def mouseReleaseEvent(self, event):
+        self._dragging = False
+        event.accept()

@@ -1,0 +1,301 @@
+"""The canvas widget: zoom under the mouse, pan by dragging, fit, a legend and a minimap.
+
+`GraphView` shows a `GraphScene`. The wheel zooms about the point under the
+mouse; dragging the background (left or middle button) pans; `fit()` frames
+the whole graph without blowing a small one up past a readable size. A legend
+(bottom left) explains the colours; a minimap (bottom right) appears when the
+graph is larger than the view. Both are child widgets of the view, not scene
+items, so they stay put while the scene scrolls and are never exported.
+"""
+
+from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont, QLinearGradient, QPainter, QPen
+from PySide6.QtWidgets import QFrame, QGraphicsView, QToolTip, QWidget
+
+from app.graph.items import NodeItem
+from app.graph.minimap import MinimapOverlay
+from app.theme import format_number
+
+MIN_ZOOM, MAX_ZOOM = 0.02, 6.0
+FIT_MAX_ZOOM = 1.35     # fitting a 3-node graph should not make it huge
+STEP = 1.25             # one zoom-in / zoom-out step
+OVERLAY_MARGIN = 12
+
+
+class GraphView(QGraphicsView):
+    viewChanged = Signal()        # scrolled, zoomed or resized (the minimap follows)
+    zoomChanged = Signal(float)
+
+    def __init__(self, scene, parent=None):
+        super().__init__(scene, parent)
+        self.setRenderHints(QPainter.Antialiasing | QPainter.TextAntialiasing
+                            | QPainter.SmoothPixmapTransform)
+        self.setDragMode(QGraphicsView.ScrollHandDrag)
+        self.setTransformationAnchor(QGraphicsView.AnchorUnderMouse)
+        self.setResizeAnchor(QGraphicsView.AnchorViewCenter)
+        self.setViewportUpdateMode(QGraphicsView.SmartViewportUpdate)
+        self.setOptimizationFlag(QGraphicsView.DontAdjustForAntialiasing, True)
+        self.setFrameShape(QFrame.NoFrame)
+        self.setFocusPolicy(Qt.StrongFocus)
+        self._middle_pan = None
+        self.legend = LegendOverlay(self)
+        self.minimap = MinimapOverlay(self)
+        scene.valuesRefreshed.connect(self.legend.update)
+        scene.structureChanged.connect(self._place_overlays)
+
+    @property
+    def graph_scene(self):
+        return self.scene()
+
+    # -- zoom ----------------------------------------------------------------------
+
+    def zoom(self):
+        return self.transform().m11()
+
+    def set_zoom(self, zoom, anchor_under_mouse=False):
+        zoom = max(MIN_ZOOM, min(MAX_ZOOM, zoom))
+        factor = zoom / self.zoom()
+        if abs(factor - 1.0) < 1e-9:
+            return
+        old = self.transformationAnchor()
+        if not anchor_under_mouse:
+            self.setTransformationAnchor(QGraphicsView.AnchorViewCenter)
+        self.scale(factor, factor)
+        self.setTransformationAnchor(old)
+        self._changed()
+
+    def zoom_in(self):
+        self.set_zoom(self.zoom() * STEP)
+
+    def zoom_out(self):
+        self.set_zoom(self.zoom() / STEP)
+
+    def reset_zoom(self):
+        self.set_zoom(1.0)
+
+    def fit(self, max_zoom=FIT_MAX_ZOOM):
+        """Show the whole graph, but never closer than max_zoom."""
+        rect = self.scene().items_rect()
+        if rect.isNull() or rect.isEmpty():
+            return
+        m = 40.0
+        rect = rect.adjusted(-m, -m, m, m)
+        self.fitInView(rect, Qt.KeepAspectRatio)
+        if self.zoom() > max_zoom:
+            self.set_zoom(max_zoom)
+        elif self.zoom() < MIN_ZOOM:
+            self.set_zoom(MIN_ZOOM)
+        self.centerOn(rect.center())
+        self._changed()
+
+    def center_on_node(self, nid, min_zoom=0.8):
+        """Scroll so node nid is in the middle, zooming in if too far out to read."""
+        item = self.scene().node_item(nid)
+        if item is None:
+            return False
+        if self.zoom() < min_zoom:
+            self.set_zoom(min_zoom)
+        self.centerOn(item)
+        self._changed()
+        return True
+
+    def wheelEvent(self, event):
+        if event.modifiers() & Qt.ShiftModifier:  # shift+wheel scrolls sideways
+            super().wheelEvent(event)
+            return
+        delta = event.angleDelta().y() or event.angleDelta().x()
+        if delta:
+            self.set_zoom(self.zoom() * (1.0015 ** delta), anchor_under_mouse=True)
+        event.accept()
+
+    # -- pan with the middle button too (left drag on the background pans already) ----
+
+    def mousePressEvent(self, event):
+        if event.button() == Qt.MiddleButton:
+            self._middle_pan = event.position()
+            self.viewport().setCursor(Qt.ClosedHandCursor)
+            event.accept()
+            return
+        super().mousePressEvent(event)
+
+    def mouseMoveEvent(self, event):
+        if self._middle_pan is not None:
+            delta = event.position() - self._middle_pan
+            self._middle_pan = event.position()
+            self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() - int(delta.x()))
+            self.verticalScrollBar().setValue(self.verticalScrollBar().value() - int(delta.y()))
+            event.accept()
+            return
+        super().mouseMoveEvent(event)
+
+    def mouseReleaseEvent(self, event):
+        if event.button() == Qt.MiddleButton and self._middle_pan is not None:
+            self._middle_pan = None
+            self.viewport().unsetCursor()
+            event.accept()
+            return
+        super().mouseReleaseEvent(event)
+
+    # -- tooltips from the item under the mouse (no per-item tooltip strings) ----------
+
+    def viewportEvent(self, event):
+        if event.type() == QEvent.ToolTip:
+            item = self.itemAt(event.pos())
+            if isinstance(item, NodeItem):
+                QToolTip.showText(event.globalPos(), item.tooltip(), self)
+            else:
+                QToolTip.hideText()
+            return True
+        return super().viewportEvent(event)
+
+    # -- painting ------------------------------------------------------------------
+
+    def drawBackground(self, painter, rect):
+        theme = self.scene().theme
+        painter.fillRect(rect, theme.color("background"))
+        zoom = self.zoom()
+        if zoom < 0.5:
+            return
+        step = 24.0 * theme.scale
+        x0 = int(rect.left() // step) * step
+        y0 = int(rect.top() // step) * step
+        points = []
+        y = y0
+        while y < rect.bottom():
+            x = x0
+            while x < rect.right():
+                points.append(QPointF(x, y))
+                x += step
+            y += step
+            if len(points) > 20000:
+                break
+        pen = QPen(theme.color("grid"), 1.6 / zoom)
+        pen.setCapStyle(Qt.RoundCap)
+        painter.setPen(pen)
+        painter.drawPoints(points)
+
+    def drawForeground(self, painter, rect):
+        scene = self.scene()
+        if scene.counts()[0]:
+            return
+        painter.save()
+        painter.resetTransform()
+        theme = scene.theme
+        painter.setPen(theme.color("caption_text"))
+        font = theme.font("ui")
+        font.setPixelSize(round(15 * theme.scale))
+        painter.setFont(font)
+        painter.drawText(QRectF(self.viewport().rect()), Qt.AlignCenter,
+                         "No graph yet.\nType an expression on the left and press Ctrl+Enter.")
+        painter.restore()
+
+    # -- keeping overlays in place --------------------------------------------------
+
+    def scrollContentsBy(self, dx, dy):
+        super().scrollContentsBy(dx, dy)
+        self.viewChanged.emit()
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        self._place_overlays()
+        self.viewChanged.emit()
+
+    def showEvent(self, event):
+        super().showEvent(event)
+        self._place_overlays()
+
+    def _changed(self):
+        self.viewChanged.emit()
+        self.zoomChanged.emit(self.zoom())
+
+    def _place_overlays(self):
+        vp = self.viewport().geometry()
+        self.legend.adjustSize()
+        self.legend.move(vp.left() + OVERLAY_MARGIN, vp.bottom() - self.legend.height() - OVERLAY_MARGIN)
+        self.minimap.place(vp, OVERLAY_MARGIN)
+
+    def set_theme(self, theme):
+        self.scene().set_theme(theme)
+        self.legend.update()
+        self.minimap.invalidate()
+        self.viewport().update()
+
+
+# -----------------------------------------------------------------------------
+# Legend
+
+class LegendOverlay(QWidget):
+    """What the colours mean: grad sign and size, inf/nan, output, missing input."""
+
+    def __init__(self, view):
+        super().__init__(view)
+        self._view = view
+        self.setAttribute(Qt.WA_TransparentForMouseEvents)
+
+    def _theme(self):
+        return self._view.scene().theme
+
+    def sizeHint(self):
+        s = self._theme().scale
+        return QSize(round(300 * s), round(58 * s))
+
+    def paintEvent(self, event):
+        theme = self._theme()
+        s = theme.scale
+        p = QPainter(self)
+        p.setRenderHint(QPainter.Antialiasing)
+        r = QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5)
+        p.setPen(QPen(theme.color("overlay_border"), 1))
+        p.setBrush(theme.color("overlay_fill"))
+        p.drawRoundedRect(r, 8 * s, 8 * s)
+        font = theme.font("ui")
+        font.setPixelSize(round(11 * s))
+        p.setFont(font)
+        text = theme.color("overlay_text")
+
+        # gradient bar: -max (blue) .. 0 (grey) .. +max (orange)
+        pad = 10 * s
+        bar = QRectF(pad + 34 * s, pad + 2 * s, 150 * s, 10 * s)
+        grad = QLinearGradient(bar.topLeft(), bar.topRight())
+        gmax = self._view.scene().grad_max or 1.0
+        for t in (0.0, 0.1, 0.25, 0.4, 0.5, 0.6, 0.75, 0.9, 1.0):
+            g = (t - 0.5) * 2 * gmax
+            grad.setColorAt(t, theme.grad_color(g, gmax))
+        p.setPen(QPen(theme.color("node_border"), 1))
+        p.setBrush(QBrush(grad))
+        p.drawRoundedRect(bar, 3 * s, 3 * s)
+        p.setPen(text)
+        p.drawText(QRectF(pad, bar.top() - 3 * s, 32 * s, bar.height() + 6 * s),
+                   Qt.AlignLeft | Qt.AlignVCenter, "grad")
+        small = QFont(font)
+        small.setPixelSize(round(10 * s))
+        p.setFont(small)
+        below = QRectF(bar.left() - 30 * s, bar.bottom() + 1 * s, bar.width() + 60 * s, 14 * s)
+        p.drawText(below, Qt.AlignLeft | Qt.AlignVCenter, "   −" + format_number(gmax).rstrip("0").rstrip("."))
+        p.drawText(below, Qt.AlignHCenter | Qt.AlignVCenter, "0")
+        p.drawText(below, Qt.AlignRight | Qt.AlignVCenter, "+" + format_number(gmax).rstrip("0").rstrip(".") + "   ")
+
+        # markers: inf/nan badge, missing input port
+        x = bar.right() + 16 * s
+        cy = bar.center().y()
+        p.setPen(QPen(theme.color("node_fill"), 1))
+        p.setBrush(theme.color("nonfinite"))
+        p.drawEllipse(QPointF(x + 6 * s, cy), 6 * s, 6 * s)
+        p.setPen(QColor("#ffffff"))
+        bold = QFont(small)
+        bold.setBold(True)
+        p.setFont(bold)
+        p.drawText(QRectF(x, cy - 6 * s, 12 * s, 12 * s), Qt.AlignCenter, "!")
+        p.setFont(small)
+        p.setPen(text)
+        p.drawText(QRectF(x + 16 * s, cy - 8 * s, 60 * s, 16 * s), Qt.AlignLeft | Qt.AlignVCenter,
+                   "inf / nan")
+        cy2 = below.center().y() + 2 * s
+        p.setPen(QPen(theme.color("missing"), 1.6 * s))
+        p.setBrush(theme.color("node_fill"))
+        p.drawEllipse(QPointF(x + 6 * s, cy2), 4 * s, 4 * s)
+        p.setPen(text)
+        p.drawText(QRectF(x + 16 * s, cy2 - 8 * s, 70 * s, 16 * s), Qt.AlignLeft | Qt.AlignVCenter,
+                   "missing input")
+        p.end()
+
