@@ -103,13 +103,13 @@ class Metrics:
     op_px: float = 12.5        # symbol inside an op circle
     ui_px: float = 12.0        # legend, minimap, empty-canvas hint
     record_height: float = 30.0
-    pad: float = 8.0
+    pad: float = 7.0
     corner: float = 6.0
     op_diameter: float = 30.0
     op_gap: float = 22.0       # circle to record
     label_min: float = 26.0
     label_max: float = 170.0
-    number_template: str = "-0000.0000"   # the width every number cell starts with
+    number_template: str = "-000.0000"   # the width every number cell starts with
     margin: float = 9.0        # room around a node for halos and badges
     layer_gap: float = 70.0
     node_gap: float = 22.0

@@ -188,11 +188,13 @@ class Value:
         return out
 
     def relu(self):
-        out = Value(self.data if self.data > 0.0 else 0.0, (self,), "relu")
+        # `0 if x <= 0 else x` keeps nan as nan (as numpy's maximum does): a model that
+        # diverged must not look healthy behind a ReLU.
+        out = Value(0.0 if self.data <= 0.0 else self.data, (self,), "relu")
 
         def _backward(out):
             # d relu(x)/dx = 1 if x > 0 else 0
-            if self.data > 0.0:
+            if not self.data <= 0.0:
                 self.grad += out.grad
         out._backward = _backward
         return out
@@ -373,7 +375,7 @@ def refresh(node):
     elif op == "/":
         node.data = ieee_div(a, prev[1].data)
     elif op == "relu":
-        node.data = a if a > 0.0 else 0.0
+        node.data = 0.0 if a <= 0.0 else a
     elif op == "tanh":
         node.data = math.tanh(a)
     elif op == "neg":

@@ -61,6 +61,7 @@ is refused rather than computed); every number finite (`1e400` is refused).
 import ast
 import math
 import re
+import warnings
 
 from core.graphdoc import GraphDocument, Node
 
@@ -88,7 +89,7 @@ _EXPRESSIONS_REFUSED = {
     ast.DictComp: "a dict comprehension",
     ast.GeneratorExp: "a generator expression",
     ast.JoinedStr: "an f-string",
-    ast.NamedExpr: "':=' (an assignment inside an expression; write 'name = ...' on its own line)",
+    ast.NamedExpr: "':=' inside an expression",
     ast.Subscript: "indexing with [...]",
     ast.Slice: "a slice",
     ast.Compare: "a comparison",
@@ -123,7 +124,7 @@ _STATEMENTS_REFUSED = {
     ast.Try: "a 'try' block",
     ast.Raise: "'raise'",
     ast.Assert: "'assert'",
-    ast.AnnAssign: "an annotated assignment (write 'name = ...')",
+    ast.AnnAssign: "an annotated assignment",
 }
 
 
@@ -152,7 +153,9 @@ def parse(text, values=None):
         raise TypeError(f"parse needs text, got {type(text).__name__}")
     _prescan(text)
     try:
-        tree = ast.parse(text, mode="exec")
+        with warnings.catch_warnings():  # e.g. an invalid escape in a label: not our concern
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text, mode="exec")
     except SyntaxError as error:  # IndentationError is one too
         raise ExprError(error.msg, *_syntax_position(error)) from None
     except (MemoryError, RecursionError):  # the prescan should make this unreachable
@@ -321,7 +324,8 @@ class _Builder:
                 self.set_label(target, s.value)
             else:
                 self.check_target(target)
-                self.assign(target.id, s.value, self.expr(s.value, 1), len(self.nodes))
+                first_new = len(self.nodes)
+                self.assign(target.id, s.value, self.expr(s.value, 1), first_new)
         elif isinstance(s, ast.AugAssign):
             self.check_target(s.target)
             first_new = len(self.nodes)
@@ -482,7 +486,7 @@ class _Builder:
 
     def exponent(self, k, where):
         if abs(k) > MAX_EXPONENT:
-            self.fail(where, f"the exponent {k} is too large (at most {MAX_EXPONENT} either way)")
+            self.fail(where, f"the exponent {k} is too large (the limit is ±{MAX_EXPONENT})")
         return k
 
     def call(self, e, depth):
@@ -504,6 +508,9 @@ class _Builder:
             self.fail(func, f"unknown function '{func.id}' (known: Value, {', '.join(FUNCTIONS)})")
         if isinstance(func, ast.Attribute):
             receiver = self.expr(func.value, depth + 1)
+            if func.attr == "backward":
+                self.fail_attribute(func, "'.backward()' is not needed here: the studio runs the "
+                                          "backward pass itself (remove this line)")
             if func.attr not in FUNCTIONS:
                 self.fail_attribute(func, f"unknown method '.{func.attr}()' (the methods are "
                                           ".relu() .tanh() .exp() .log() .sigmoid())")

@@ -204,7 +204,7 @@ def _parse_json(text):
         return json.loads(text, parse_constant=_constant, parse_float=_float, parse_int=_int,
                           object_pairs_hook=_object)
     except json.JSONDecodeError as e:
-        raise FormatError(f"not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}") from None
+        raise FormatError(f"not valid JSON: {e.msg} (line {e.lineno}, column {e.colno})") from None
     except RecursionError:
         raise FormatError("the JSON is nested too deeply to be a graph file") from None
 
@@ -219,6 +219,11 @@ def read(data):
     if "format" not in data:
         raise FormatError(f"not a Backprop Studio graph: there is no 'format' field "
                           f"(expected \"format\": \"{FORMAT}\")")
+    if isinstance(data["format"], str) and data["format"].startswith("backprop-studio.") \
+            and data["format"] != FORMAT:
+        kind = data["format"].split(".", 1)[1]
+        raise FormatError(f"this is a Backprop Studio {kind!r} file, not a graph "
+                          f"(format is {data['format']!r}, expected {FORMAT!r})")
     if data["format"] != FORMAT:
         raise FormatError(f"not a Backprop Studio graph: format is {_show(data['format'])} "
                           f"(expected {FORMAT!r})")

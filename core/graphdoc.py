@@ -23,6 +23,7 @@ Every change emits `changed(event, *details)`; views subscribe and redraw. The
 document never pushes undo commands itself (see `commands.py`).
 """
 
+import heapq
 import math
 
 from core.events import Signal
@@ -241,17 +242,17 @@ class GraphDocument:
         consumers = {}
         for (dst, _port), src in self._inputs.items():
             consumers.setdefault(src, set()).add(dst)
-        ready = sorted((nid for nid, k in pending.items() if k == 0), key=order.get)
+        ids = list(self.nodes)
+        ready = [order[nid] for nid, k in pending.items() if k == 0]  # a heap of document positions
         result = []
         while ready:
-            nid = ready.pop(0)
+            nid = ids[heapq.heappop(ready)]
             result.append(nid)
-            for dst in sorted(consumers.get(nid, ()), key=order.get):
+            for dst in consumers.get(nid, ()):
                 pending[dst] -= sum(1 for p in range(self.nodes[dst].arity())
                                     if self._inputs.get((dst, p)) == nid)
                 if pending[dst] == 0:
-                    ready.append(dst)
-            ready.sort(key=order.get)
+                    heapq.heappush(ready, order[dst])
         return result
 
     def new_id(self):

@@ -80,8 +80,9 @@ def bce_loss(logits, labels):
     """Binary cross-entropy on logits: mean(log(1 + e^(-y*s))), labels -1/+1 (0 is taken as -1).
 
     With t = (y + 1) / 2 in {0, 1} and p = sigmoid(s) this is the familiar
-    -[t log p + (1 - t) log(1 - p)], written so that no exp can overflow and
-    no log sees 0, however large |s| grows: max(s, 0) - s*t + log(1 + e^-|s|).
+    -[t log p + (1 - t) log(1 - p)], which also equals the textbook stable form
+    max(s, 0) - s*t + log(1 + e^-|s|). Computed through `_softplus`, no exp can
+    overflow and no log sees 0, however large |s| grows.
     """
     _check_lengths(logits, labels)
     return _mean([_softplus(s * -_sign(y)) for s, y in zip(logits, labels)])

@@ -55,7 +55,10 @@ class MinimapOverlay(QWidget):
 
     def needed(self):
         """True when part of the graph is outside the view."""
-        rect = self._view.scene().items_rect()
+        scene = self._view.scene()
+        if scene is None:   # the window is being torn down
+            return False
+        rect = scene.items_rect()
         if rect.isEmpty():
             return False
         visible = self._view.mapToScene(self._view.viewport().rect()).boundingRect()

@@ -14,7 +14,6 @@ from PySide6.QtWidgets import QFrame, QGraphicsView, QToolTip, QWidget
 
 from app.graph.items import NodeItem
 from app.graph.minimap import MinimapOverlay
-from app.theme import format_number
 
 MIN_ZOOM, MAX_ZOOM = 0.02, 6.0
 FIT_MAX_ZOOM = 1.35     # fitting a 3-node graph should not make it huge
@@ -36,6 +35,9 @@ class GraphView(QGraphicsView):
         self.setViewportUpdateMode(QGraphicsView.SmartViewportUpdate)
         self.setOptimizationFlag(QGraphicsView.DontAdjustForAntialiasing, True)
         self.setFrameShape(QFrame.NoFrame)
+        # navigation is by dragging, the wheel and the minimap: no scroll bars
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         self.setFocusPolicy(Qt.StrongFocus)
         self._middle_pan = None
         self.legend = LegendOverlay(self)
@@ -237,7 +239,7 @@ class LegendOverlay(QWidget):
 
     def sizeHint(self):
         s = self._theme().scale
-        return QSize(round(300 * s), round(58 * s))
+        return QSize(round(318 * s), round(50 * s))
 
     def paintEvent(self, event):
         theme = self._theme()
@@ -250,37 +252,37 @@ class LegendOverlay(QWidget):
         p.drawRoundedRect(r, 8 * s, 8 * s)
         font = theme.font("ui")
         font.setPixelSize(round(11 * s))
-        p.setFont(font)
+        small = QFont(font)
+        small.setPixelSize(round(10 * s))
         text = theme.color("overlay_text")
 
-        # gradient bar: -max (blue) .. 0 (grey) .. +max (orange)
+        # gradient bar: -max (blue) .. 0 (neutral) .. +max (orange)
         pad = 10 * s
-        bar = QRectF(pad + 34 * s, pad + 2 * s, 150 * s, 10 * s)
-        grad = QLinearGradient(bar.topLeft(), bar.topRight())
+        bar = QRectF(pad + 34 * s, pad + 3 * s, 140 * s, 10 * s)
         gmax = self._view.scene().grad_max or 1.0
-        for t in (0.0, 0.1, 0.25, 0.4, 0.5, 0.6, 0.75, 0.9, 1.0):
-            g = (t - 0.5) * 2 * gmax
-            grad.setColorAt(t, theme.grad_color(g, gmax))
+        grad = QLinearGradient(bar.topLeft(), bar.topRight())
+        for t in (0.0, 0.1, 0.25, 0.4, 0.499, 0.5, 0.501, 0.6, 0.75, 0.9, 1.0):
+            grad.setColorAt(t, theme.grad_color((t - 0.5) * 2 * gmax, gmax))
         p.setPen(QPen(theme.color("node_border"), 1))
         p.setBrush(QBrush(grad))
         p.drawRoundedRect(bar, 3 * s, 3 * s)
+        p.setFont(font)
         p.setPen(text)
-        p.drawText(QRectF(pad, bar.top() - 3 * s, 32 * s, bar.height() + 6 * s),
+        p.drawText(QRectF(pad, bar.top() - 4 * s, 32 * s, bar.height() + 8 * s),
                    Qt.AlignLeft | Qt.AlignVCenter, "grad")
-        small = QFont(font)
-        small.setPixelSize(round(10 * s))
         p.setFont(small)
-        below = QRectF(bar.left() - 30 * s, bar.bottom() + 1 * s, bar.width() + 60 * s, 14 * s)
-        p.drawText(below, Qt.AlignLeft | Qt.AlignVCenter, "   −" + format_number(gmax).rstrip("0").rstrip("."))
+        below = QRectF(bar.left(), bar.bottom() + 2 * s, bar.width(), 14 * s)
+        top = _compact(gmax)
+        p.drawText(below, Qt.AlignLeft | Qt.AlignVCenter, "−" + top)
         p.drawText(below, Qt.AlignHCenter | Qt.AlignVCenter, "0")
-        p.drawText(below, Qt.AlignRight | Qt.AlignVCenter, "+" + format_number(gmax).rstrip("0").rstrip(".") + "   ")
+        p.drawText(below, Qt.AlignRight | Qt.AlignVCenter, "+" + top)
 
         # markers: inf/nan badge, missing input port
-        x = bar.right() + 16 * s
+        x = bar.right() + 22 * s
         cy = bar.center().y()
         p.setPen(QPen(theme.color("node_fill"), 1))
         p.setBrush(theme.color("nonfinite"))
-        p.drawEllipse(QPointF(x + 6 * s, cy), 6 * s, 6 * s)
+        p.drawEllipse(QPointF(x + 6 * s, cy), 6.5 * s, 6.5 * s)
         p.setPen(QColor("#ffffff"))
         bold = QFont(small)
         bold.setBold(True)
@@ -288,14 +290,21 @@ class LegendOverlay(QWidget):
         p.drawText(QRectF(x, cy - 6 * s, 12 * s, 12 * s), Qt.AlignCenter, "!")
         p.setFont(small)
         p.setPen(text)
-        p.drawText(QRectF(x + 16 * s, cy - 8 * s, 60 * s, 16 * s), Qt.AlignLeft | Qt.AlignVCenter,
+        p.drawText(QRectF(x + 17 * s, cy - 8 * s, 90 * s, 16 * s), Qt.AlignLeft | Qt.AlignVCenter,
                    "inf / nan")
-        cy2 = below.center().y() + 2 * s
+        cy2 = below.center().y()
         p.setPen(QPen(theme.color("missing"), 1.6 * s))
         p.setBrush(theme.color("node_fill"))
         p.drawEllipse(QPointF(x + 6 * s, cy2), 4 * s, 4 * s)
         p.setPen(text)
-        p.drawText(QRectF(x + 16 * s, cy2 - 8 * s, 70 * s, 16 * s), Qt.AlignLeft | Qt.AlignVCenter,
+        p.drawText(QRectF(x + 17 * s, cy2 - 8 * s, 90 * s, 16 * s), Qt.AlignLeft | Qt.AlignVCenter,
                    "missing input")
         p.end()
+
+
+def _compact(x):
+    """A legend number: 8, 0.25, 1.2e+03."""
+    if x >= 1e4 or x < 1e-3:
+        return f"{x:.2g}"
+    return f"{x:.4g}"
 

@@ -208,6 +208,7 @@ INF, NAN = math.inf, math.nan
     (lambda: 10.0 ** Value(400.0), INF),
     (lambda: (-8.0) ** Value(0.5), NAN),
     (lambda: Value(INF) - INF, NAN),
+    (lambda: Value(NAN).relu(), NAN),  # a nan must not hide behind a ReLU
 ])
 def test_ieee_numerics(build, expected):
     out = build()
