@@ -240,6 +240,8 @@ class InsertOnEdge(Command):
         try:
             if node.arity() < 1:
                 raise GraphError(f"{describe(node)} has no input to take the wire")
+            if doc.inputs_of(self.node_id)[0] is not None:
+                raise GraphError(f"input 0 of {describe(node)} is occupied")
             for step in (Connect(src, self.node_id, 0), Connect(self.node_id, dst, port)):
                 step.do(doc)
                 steps.append(step)

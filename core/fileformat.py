@@ -346,7 +346,7 @@ def _check_node(i, raw):
         if "value" in raw:
             raise FormatError(f"{where}: an op node has no 'value' (it computes one)")
         op = raw.get("op")
-        if op not in OPS:
+        if not isinstance(op, str) or op not in OPS:
             raise FormatError(f"{where}: unknown op {_show(op)} (known: {', '.join(OPS)})")
         if op in ("pow", "rpow"):
             if "param" not in raw:

@@ -138,7 +138,11 @@ def validate_node(node):
                 raise GraphError(f"{where}: {node.op} needs a finite number in 'param'")
         elif node.param is not None:
             raise GraphError(f"{where}: op {node.op} takes no param")
+        if node.value is not None:  # else set_field(op, "value") would store an invisible number
+            raise GraphError(f"{where}: an op computes its value; it has none to set")
     else:
+        if node.op is not None or node.param is not None:
+            raise GraphError(f"{where}: an {node.kind} has no op or param")
         if not _is_number(node.value) or not math.isfinite(node.value):
             raise GraphError(f"{where}: value must be a finite number, got {node.value!r}")
 
@@ -243,7 +247,8 @@ class GraphDocument:
         for (dst, _port), src in self._inputs.items():
             consumers.setdefault(src, set()).add(dst)
         ids = list(self.nodes)
-        ready = [order[nid] for nid, k in pending.items() if k == 0]  # a heap of document positions
+        # a heap of document positions (built ascending, so already a heap): ties go in document order
+        ready = [order[nid] for nid, k in pending.items() if k == 0]
         result = []
         while ready:
             nid = ids[heapq.heappop(ready)]

@@ -36,6 +36,13 @@ full collections that walk every tracked object -- looking for cycles our
 graphs never have (see engine.py), since reference counting frees them.
 Pausing it for the step, and restoring it after, makes a step several times
 faster; nothing is leaked, because nothing cyclic is made.
+
+Why full-batch steps replay one graph (`core.tape.Tape`): with the whole
+training set in every batch, each step computes the same graph on new weights.
+The first step builds it; later steps re-run its forward pass in place and call
+the same `_backward` closures over the recorded order -- no new nodes, nothing
+to free, no sort. Mini-batches pick different samples each step, so they build a
+fresh graph every time, as micrograd does.
 """
 
 import dataclasses
@@ -50,6 +57,7 @@ from core.engine import Value
 from core.losses import LOSSES, accuracy, l2_floats, l2_regularization, loss_floats
 from core.nn import ACTIVATIONS, MLP
 from core.optim import SGD, Adam
+from core.tape import Tape
 
 FEATURES = ("x1", "x2", "x1^2", "x2^2", "x1*x2", "sin_x1", "sin_x2")
 OPTIMIZERS = ("sgd", "adam")
@@ -353,6 +361,8 @@ class Trainer:
 
         self.steps_done = 0
         self.diverged = None  # the message, once the run has diverged
+        self._tape = None     # the full-batch loss graph, recorded on the first step
+        self._tape_scores = None
 
     # -- one step --------------------------------------------------------------
 
@@ -393,7 +403,12 @@ class Trainer:
         gc.disable()
         try:
             if full_batch:
-                loss, scores = self._forward(self.train_inputs, self.train_labels)
+                if self._tape is None:
+                    loss, scores = self._forward(self.train_inputs, self.train_labels)
+                    self._tape, self._tape_scores = Tape(loss), scores
+                else:
+                    self._tape.forward()
+                    loss, scores = self._tape.root, self._tape_scores
                 train_loss, train_acc = loss.data, accuracy(scores, self.train_labels)
             else:
                 # report the whole training set, not the noisy batch
@@ -406,8 +421,12 @@ class Trainer:
                 self.diverged = (f"loss became {loss.data} at step {k}: "
                                  f"the learning rate ({lr:g}) may be too high")
                 return progress
-            self.optimizer.zero_grad()
-            loss.backward()
+            if full_batch:
+                self._tape.zero_grad()
+                self._tape.backward()
+            else:
+                self.optimizer.zero_grad()
+                loss.backward()
             self.optimizer.lr = lr
             self.optimizer.step()
             del loss, scores  # free the graph while the collector is still off

@@ -2,6 +2,7 @@
 scrubs merge, and 1,000 random edits, undos and redos replay and save faithfully."""
 import json
 import os
+import random
 import tempfile
 
 import pytest
@@ -132,7 +133,8 @@ def test_insert_an_existing_free_node_on_a_wire():
 @pytest.mark.parametrize("node, edge", [
     (Node(None, "op", "tanh"), ("n1", "n5", 0)),       # no such wire
     (Node(None, "const", value=1.0), ("n3", "n5", 0)),  # a const has no input
-    ("n5", ("n1", "n3", 0)),                            # n5 is downstream: a cycle
+    ("n5", ("n1", "n3", 0)),                            # n5's input 0 is taken
+    ("n4", ("n3", "n5", 0)),                            # so is n4's
 ])
 def test_insert_refused_changes_nothing(node, edge):
     doc = tutorial()
@@ -414,9 +416,13 @@ def random_refusal(doc, rng):
     return None
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.randoms(use_true_random=False), st.booleans())
-def test_random_sessions_of_1000_steps(rng, start_from_tutorial):
+@settings(max_examples=12, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.large_base_example])
+@given(st.integers(0, 2 ** 32 - 1), st.booleans())
+def test_random_sessions_of_1000_steps(seed, start_from_tutorial):
+    # a seed rather than hypothesis' own randoms: 1,000 steps draw more data than it
+    # will record, and a failing seed still reproduces the whole session
+    rng = random.Random(seed)
     doc = tutorial() if start_from_tutorial else GraphDocument()
     start = doc.to_dict()
     stack = CommandStack(doc)

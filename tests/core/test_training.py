@@ -279,3 +279,25 @@ def test_explicit_points_replace_the_dataset():
     assert sorted(trainer.train_points) == sorted(map(tuple, points))
     result = run(cfg)[-1]
     assert result.status == "finished"
+
+
+def test_full_batch_replay_equals_rebuilding_the_graph_every_step():
+    """The trainer replays one recorded graph for full batches; it must give exactly
+    the numbers of micrograd's rebuild-every-step loop."""
+    from core.engine import Value
+    from core.losses import LOSSES, l2_regularization
+    from core.training import MICROGRAD_DEMO, Trainer
+
+    cfg = MICROGRAD_DEMO.replace(steps=5)
+    replayed = Trainer(cfg)
+    rebuilt = Trainer(cfg)
+    for k in range(5):
+        progress = replayed.step()
+        scores = [rebuilt.model([Value(f) for f in row]) for row in rebuilt.train_inputs]
+        loss = LOSSES[cfg.loss](scores, rebuilt.train_labels) + l2_regularization(rebuilt.params, cfg.l2_alpha)
+        assert progress.loss == loss.data
+        rebuilt.model.zero_grad()
+        loss.backward()
+        for p in rebuilt.params:
+            p.data -= rebuilt.lr_at(k) * p.grad
+        assert [p.data for p in replayed.params] == [p.data for p in rebuilt.params]
