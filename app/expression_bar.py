@@ -13,7 +13,7 @@ Signals:
 
 import ast
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel,
                                QPlainTextEdit, QPushButton, QTableWidget, QTableWidgetItem,
@@ -116,7 +116,9 @@ class ExpressionBar(QWidget):
         self.examples = QComboBox()
         self.examples.addItem("Examples…")
         self.examples.addItems(list(EXAMPLES))
-        self.examples.setToolTip("Replace the text with an example (then press Run)")
+        self.examples.setToolTip("Replace the text with an example and run it")
+        self.examples.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+        self.examples.setMinimumContentsLength(9)
         self.examples.activated.connect(self._example_chosen)
         top.addWidget(self.examples)
         layout.addLayout(top)
@@ -164,10 +166,22 @@ class ExpressionBar(QWidget):
         session.recompiled.connect(self.refresh_inputs)
         session.doc.changed.connect(self._doc_changed)
 
+    def sizeHint(self):
+        return QSize(300, 600)
+
     # -- text ------------------------------------------------------------------------
 
     def text(self):
         return self.editor.toPlainText()
+
+    def set_source_note(self, note=None):
+        """Say what the canvas shows when it is not this text (an opened file, a trace)."""
+        if note:
+            self.hint.setText(f"Canvas: {note}. Run replaces it.")
+            self.hint.setToolTip(self.hint.text())
+        else:
+            self.hint.setText("Ctrl+Enter to run")
+            self.hint.setToolTip("")
 
     def set_text(self, text):
         self.editor.setPlainText(text)

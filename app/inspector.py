@@ -16,7 +16,7 @@ undoable commands; the inspector keeps no state of its own.
 import html
 import math
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtWidgets import (QDoubleSpinBox, QFormLayout, QFrame, QLabel, QLineEdit,
                                QScrollArea, QVBoxLayout, QWidget)
 
@@ -157,6 +157,7 @@ class InspectorPanel(QWidget):
         self.inputs_label = self._section(layout, "Inputs")
         self.consumers_label = self._section(layout, "Used by")
         self.derivative_label = self._section(layout, "Local derivatives (chain rule)")
+        self.collected_label = self._section(layout, "Grad collected from its uses")
         self.notes_label = QLabel()
         self.notes_label.setWordWrap(True)
         layout.addWidget(self.notes_label)
@@ -167,6 +168,9 @@ class InspectorPanel(QWidget):
         session.gradsChanged.connect(self._grads_changed)
         session.doc.changed.connect(self._doc_changed)
         self.refresh()
+
+    def sizeHint(self):
+        return QSize(300, 600)
 
     # -- construction helpers ----------------------------------------------------------
 
@@ -226,9 +230,9 @@ class InspectorPanel(QWidget):
         has = node is not None
         self.empty.setVisible(not has)
         for w in (self.title, self.subtitle, self.form_widget, self.inputs_label,
-                  self.consumers_label, self.derivative_label, self.notes_label):
+                  self.consumers_label, self.derivative_label, self.collected_label, self.notes_label):
             w.setVisible(has)
-        for w in (self.inputs_label, self.consumers_label, self.derivative_label):
+        for w in (self.inputs_label, self.consumers_label, self.derivative_label, self.collected_label):
             w.heading.setVisible(has)
         self._shown = nid
         if not has:
@@ -236,7 +240,7 @@ class InspectorPanel(QWidget):
         value = self.session.value(nid)
         self._updating = True
         try:
-            self.title.setText(node.label or f"({nid})")
+            self.title.setText(self._name(nid))
             if node.kind == "op":
                 kind = f"op {node.op}  ·  {op_symbol(node.op, node.param)}"
             else:
@@ -278,7 +282,7 @@ class InspectorPanel(QWidget):
         lines = []
         if node.kind == "op" and value is not None:
             names = [self._name(src) for src in doc.inputs_of(nid)]
-            out_name = node.label or nid
+            out_name = _bracket(self._name(nid))
             for formula, contribution in derivative_lines(node, names, out_name, value, value.grad):
                 lines.append(f"<div style=\"font-family:'{MONO_FAMILY}'; font-weight:bold\">"
                              f"{html.escape(formula)}</div>"
@@ -288,6 +292,8 @@ class InspectorPanel(QWidget):
             self.derivative_label.setText("<i>not computed: wire every input first</i>")
         else:
             self.derivative_label.setText("<i>a leaf has no operands: its grad is where the chain rule ends</i>")
+
+        self._show_collected(nid, consumers, value)
 
         notes = []
         if value is not None and not (math.isfinite(value.data) and math.isfinite(value.grad)):
@@ -300,6 +306,32 @@ class InspectorPanel(QWidget):
             notes.append("<b>output</b> — backward starts here with grad = 1.")
         self.notes_label.setText("<br>".join(notes))
         self.notes_label.setVisible(bool(notes))
+
+    def _show_collected(self, nid, consumers, value):
+        """A node's grad is the sum of what each use passes back: the multivariate chain rule."""
+        label = self.collected_label
+        if value is None:
+            label.setText("<i>not computed</i>")
+            return
+        if self.session.doc.effective_output() == nid:
+            label.setText("<i>the output: backward starts with grad = 1</i>")
+            return
+        if not consumers:
+            label.setText("<i>no uses: nothing flows back, grad stays 0</i>")
+            return
+        parts, total = [], 0.0
+        for edge in consumers:
+            out = self.session.value(edge.dst)
+            if out is None:
+                continue
+            share = local_derivatives(out)[edge.port][1] * out.grad
+            total += share
+            parts.append(f"{format_number(share)} (from {self._name(edge.dst)})")
+        sum_text = " + ".join(parts) + f" = {format_number(total)}"
+        rich = f"<span style=\"font-family:'{MONO_FAMILY}'\">{html.escape(sum_text)}</span>"
+        if len(parts) > 1:
+            rich += "<br><span style='color:gray'>used more than once: the shares add up (+=)</span>"
+        label.setText(rich)
 
     def _link_html(self, nid):
         return f"<a href='{html.escape(nid)}'>{html.escape(self._name(nid))}</a>"
@@ -334,7 +366,8 @@ class InspectorPanel(QWidget):
         from PySide6.QtGui import QTextDocument
         parts = [self.title.text(), self.subtitle.text(), f"data {self.data_label.text()}",
                  f"grad {self.grad_label.text()}"]
-        for label in (self.inputs_label, self.consumers_label, self.derivative_label, self.notes_label):
+        for label in (self.inputs_label, self.consumers_label, self.derivative_label,
+                      self.collected_label, self.notes_label):
             d = QTextDocument()
             d.setHtml(label.text())
             parts.append(d.toPlainText())

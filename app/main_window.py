@@ -28,7 +28,7 @@ import os
 import sys
 import time
 
-from PySide6.QtCore import QCoreApplication, QEvent, QRectF, QSize, Qt
+from PySide6.QtCore import QCoreApplication, QEvent, QRectF, QSize, Qt, QThread, Signal
 from PySide6.QtGui import QAction, QFont, QImage, QKeySequence, QPainter, QUndoStack
 from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QLabel, QLineEdit,
                                QMainWindow, QMessageBox, QSizePolicy, QToolBar, QWidget)
@@ -46,10 +46,35 @@ from core.expr import ExprError, parse
 from core.layout import sugiyama
 
 MENU_ORDER = ("File", "Edit", "View", "Graph", "Help")
+ASYNC_LAYOUT_NODES = 400  # from this size on, the layout runs in a worker thread
 EXPORT_MAX_SIDE = 12000   # pixels; a 5,000-node graph is exported scaled down to this
 
 
+class LayoutWorker(QThread):
+    """Runs core.layout on plain data (ids, edges, sizes) and reports the result."""
+
+    done = Signal(int, object)   # (token, (positions, routes) or the exception)
+
+    def __init__(self, token, data, parent=None):
+        super().__init__(parent)
+        self.token, self.data = token, data
+
+    def run(self):
+        try:
+            result = _run_layout(*self.data)
+        except Exception as e:
+            result = e
+        self.done.emit(self.token, result)
+
+
+def _run_layout(ids, edges, sizes, layer_gap, node_gap):
+    layout = sugiyama(ids, edges, sizes=sizes, layer_gap=layer_gap, node_gap=node_gap)
+    return layout.positions, layout.routes
+
+
 class MainWindow(QMainWindow):
+    layoutFinished = Signal()   # a worker's layout was applied
+
     def __init__(self, theme=None, load_example=True, parent=None):
         super().__init__(parent)
         self.setWindowTitle("Backprop Studio")
@@ -82,6 +107,9 @@ class MainWindow(QMainWindow):
         self._build_actions()
         self._build_status_bar()
         self._find_state = ("", -1)
+        self._layout_token = 0
+        self._pending_layout = None
+        self._layout_workers = []
 
         self.editor.runRequested.connect(self.run_expression)
         self.inspector.navigate.connect(self.view.center_on_node)
@@ -89,7 +117,7 @@ class MainWindow(QMainWindow):
         self.session.recompiled.connect(self._update_status)
         self.session.gradsChanged.connect(self._update_status)
         self.scene.structureChanged.connect(self._update_status)
-        self.resize(1440, 880)
+        self._initial_size()
 
         if load_example:
             self.editor.set_text(TUTORIAL)
@@ -97,6 +125,15 @@ class MainWindow(QMainWindow):
             self.undo_stack.clear()   # the example is the starting point, not an edit
             self.scene.select_node(self.session.doc.effective_output())
         self._fit_pending = True
+
+    def _initial_size(self):
+        """90% of the screen (at most 1800x1100), 1440x880 without one."""
+        screen = QApplication.primaryScreen()
+        area = screen.availableGeometry() if screen is not None else None
+        if area is None or area.width() < 800 or QApplication.platformName() == "offscreen":
+            self.resize(1440, 880)
+        else:
+            self.resize(min(1800, int(area.width() * 0.9)), min(1100, int(area.height() * 0.9)))
 
     # -- extension points ----------------------------------------------------------------
 
@@ -247,6 +284,23 @@ class MainWindow(QMainWindow):
             self.output_label.setText("")
         self.zoom_label.setText(f"{self.view.zoom() * 100:.0f}%")
 
+    def closeEvent(self, event):
+        self._layout_token += 1       # any running layout is now stale
+        self._pending_layout = None
+        for worker in list(self._layout_workers):
+            worker.wait()
+        super().closeEvent(event)
+
+    def wait_for_layout(self, timeout_s=60.0):
+        """Block (running the event loop) until a pending layout is shown; for scripts."""
+        deadline = time.perf_counter() + timeout_s
+        while self.layout_pending and time.perf_counter() < deadline:
+            QApplication.processEvents()
+            for worker in list(self._layout_workers):
+                worker.wait(20)
+        QApplication.processEvents()
+        return not self.layout_pending
+
     def showEvent(self, event):
         super().showEvent(event)
         if self._fit_pending:
@@ -278,27 +332,76 @@ class MainWindow(QMainWindow):
             self.editor.show_error("There is nothing to draw: write an expression such as x*y + y**2.")
             return False
         self.editor.clear_error()
+        self.editor.set_source_note(None)
         return self.show_document(doc, "Run expression")
 
     def lay_out(self, doc):
         """({id: centre}, routes) for doc, from core.layout on the items' real sizes."""
+        return _run_layout(*self._layout_input(doc))
+
+    def _layout_input(self, doc):
+        """Plain data for core.layout (sizes measured here, on the GUI thread)."""
         out = doc.effective_output()
         sizes = {nid: node_size(self.theme, node, nid == out) for nid, node in doc.nodes.items()}
-        layout = sugiyama(list(doc.nodes), [(e.src, e.dst) for e in doc.edges], sizes=sizes,
-                          layer_gap=self.theme.length("layer_gap"),
-                          node_gap=self.theme.length("node_gap"))
-        return layout.positions, layout.routes
+        return (list(doc.nodes), [(e.src, e.dst) for e in doc.edges], sizes,
+                self.theme.length("layer_gap"), self.theme.length("node_gap"))
+
+    @property
+    def layout_pending(self):
+        """True while a large graph is being arranged off the GUI thread."""
+        return self._pending_layout is not None
+
+    def _arrange(self, doc, then):
+        """Lay doc out, then call then(positions, routes) -- at once for a small graph,
+        from a worker thread's result for a large one (the window stays responsive).
+        A newer request makes an older one stale: its result is dropped."""
+        self._layout_token += 1
+        self._pending_layout = None
+        data = self._layout_input(doc)
+        if len(doc.nodes) < ASYNC_LAYOUT_NODES:
+            try:
+                result = _run_layout(*data)
+            except Exception as e:
+                result = e
+            then(result)
+            return
+        worker = LayoutWorker(self._layout_token, data, self)
+        worker.done.connect(self._layout_done)
+        worker.finished.connect(lambda w=worker: self._layout_workers.remove(w) or w.deleteLater())
+        self._layout_workers.append(worker)
+        self._pending_layout = (self._layout_token, then)
+        self.view.viewport().setCursor(Qt.BusyCursor)
+        self.show_message(f"Arranging {len(doc.nodes):,} nodes…", 0)
+        worker.start()
+
+    def _layout_done(self, token, result):
+        pending = self._pending_layout
+        if pending is None or pending[0] != token:
+            return   # stale: the user asked for something newer meanwhile
+        self._pending_layout = None
+        self.view.viewport().unsetCursor()
+        self.statusBar().clearMessage()
+        pending[1](result)
+        self.layoutFinished.emit()
 
     def show_document(self, doc, text="Replace graph", layout=True, undoable=True):
-        """Show doc (a fresh GraphDocument nobody else holds) as one undoable step."""
-        try:
-            if layout:
-                positions, routes = self.lay_out(doc)
-                for nid, pos in positions.items():
-                    doc.nodes[nid].pos = (float(pos[0]), float(pos[1]))  # not shown yet: no event
-                self.scene.set_routes(routes, positions)
-        except Exception as e:
-            self.show_message(f"Could not arrange the graph ({e}); showing it unarranged.")
+        """Show doc (a fresh GraphDocument nobody else holds) as one undoable step.
+        A large graph is laid out in a worker first (see `layout_pending`)."""
+        if not layout:
+            self._layout_token += 1
+            self._pending_layout = None
+            return self._show_laid_out(doc, text, None, undoable)
+        self._arrange(doc, lambda result: self._show_laid_out(doc, text, result, undoable))
+        return True
+
+    def _show_laid_out(self, doc, text, result, undoable):
+        if isinstance(result, Exception):
+            self.show_message(f"Could not arrange the graph ({result}); showing it unarranged.")
+        elif result is not None:
+            positions, routes = result
+            for nid, pos in positions.items():
+                doc.nodes[nid].pos = (float(pos[0]), float(pos[1]))  # not shown yet: no event
+            self.scene.set_routes(routes, positions)
         ok, error = self.session.replace(doc, text)
         if not ok:
             self.editor.show_error(f"Could not show the graph: {error}")
@@ -317,6 +420,7 @@ class MainWindow(QMainWindow):
         except Exception as e:
             self.show_message(f"Could not trace the graph: {e}")
             return False
+        self.editor.set_source_note(f"a traced graph of {len(doc.nodes):,} nodes")
         return self.show_document(doc, text)
 
     def open_file(self, path):
@@ -334,6 +438,7 @@ class MainWindow(QMainWindow):
         ok = self.show_document(doc, f"Open {os.path.basename(str(path))}", layout=needs_layout,
                                 undoable=False)
         if ok:
+            self.editor.set_source_note(os.path.basename(str(path)))
             title = meta.get("title") if isinstance(meta, dict) else None
             self.setWindowTitle(f"{title or os.path.basename(str(path))} — Backprop Studio")
             self.show_message(f"Opened {path}")
@@ -376,17 +481,20 @@ class MainWindow(QMainWindow):
         self.show_message("Every grad set to 0.")
 
     def relayout(self):
+        """Arrange the current graph again, as one undoable step."""
         doc = self.session.doc
         if not doc.nodes:
             return
-        try:
-            positions, routes = self.lay_out(doc)
-        except Exception as e:
-            self.show_message(f"Could not arrange the graph: {e}")
-            return
-        self.scene.set_routes(routes, positions)
-        self.session.push(ApplyLayout(positions))
-        self.view.fit()
+
+        def apply(result):
+            if isinstance(result, Exception):
+                self.show_message(f"Could not arrange the graph: {result}")
+                return
+            positions, routes = result
+            self.scene.set_routes(routes, positions)
+            self.session.push(ApplyLayout(positions))
+            self.view.fit()
+        self._arrange(doc, apply)
 
     def _toggle_auto_backward(self):
         self.session.auto_backward = self.actions["auto backward"].isChecked()
@@ -548,6 +656,7 @@ def main(argv=None):
     if args.screenshot:
         window.resize(*args.size)
         window.show()
+        window.wait_for_layout()
         app.processEvents()
         window.view.fit()
         app.processEvents()

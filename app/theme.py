@@ -111,7 +111,7 @@ class Metrics:
     label_max: float = 170.0
     number_template: str = "-000.0000"   # the width every number cell starts with
     margin: float = 9.0        # room around a node for halos and badges
-    layer_gap: float = 70.0
+    layer_gap: float = 60.0
     node_gap: float = 22.0
 
 
@@ -125,6 +125,7 @@ class Theme:
         self._colors = {}
         self._fonts = {}
         self._font_metrics = {}
+        self._caches = {}
 
     def with_(self, palette=None, scale=None):
         """A copy with another palette and/or scale."""
@@ -198,6 +199,10 @@ class Theme:
 
     def text_width(self, role, text):
         return self.font_metrics(role).horizontalAdvance(text)
+
+    def cache(self, name):
+        """A dict for things derived from this theme (shared pens, node geometry)."""
+        return self._caches.setdefault(name, {})
 
     # -- lengths ---------------------------------------------------------------
 

@@ -138,7 +138,7 @@ class GraphSession(QObject):
     def _on_doc_changed(self, event, *details):
         if event == "node_changed" and details[1] in _COSMETIC_FIELDS:
             return
-        if event == "node_removed" and details[0] == self.current_id:
+        if (event == "node_removed" and details[0] == self.current_id) or event == "reset":
             self.select(None)
         self._dirty = True
         self._timer.start()

@@ -84,14 +84,14 @@ class _Plan:
         return node.kind == "const" and str(float(node.value))[0] != "-"
 
     def _choose_inline(self, uses):
-        """{id: True} for nodes written inside their single consumer's line."""
+        """The ids of nodes written inside their single consumer's line."""
         position = {nid: i for i, nid in enumerate(self.order)}
-        inline = {}
+        inline = set()
         tree = {}  # nid -> the nodes its line makes, in the parser's order
         for nid in self.order:
             node = self.doc.nodes[nid]
             chosen = []
-            for port, src in enumerate(self.inputs[nid]):
+            for src in self.inputs[nid]:
                 if src in chosen or not self._inlinable(src, uses):
                     continue
                 literal = self.doc.nodes[src].kind == "const"
@@ -99,12 +99,14 @@ class _Plan:
                                 or any(self.doc.nodes[c].kind == "const" for c in chosen)):
                     continue  # 2.0 * 3.0 would be folded into one number by the parser
                 chosen.append(src)
-            made = [m for src in self.inputs[nid] if src in chosen for m in tree[src]] + [nid]
+            # the parser makes an operand expression's nodes as it reads them, but
+            # turns a literal into a const node only when it builds the op itself
+            literals = [src for src in chosen if self.doc.nodes[src].kind == "const"]
+            made = [m for src in chosen if src not in literals for m in tree[src]] + literals + [nid]
             start = position[nid] - len(made) + 1
             if len(made) > MAX_INLINE or self.order[max(start, 0):position[nid] + 1] != made:
                 chosen, made = [], [nid]  # inlining would renumber nodes: give them lines
-            for src in chosen:
-                inline[src] = True
+            inline.update(chosen)
             tree[nid] = made
         return inline
 
@@ -113,20 +115,24 @@ class _Plan:
 
         Two nodes may share a label, as `c = a + b` then `c = c + 1` does in
         micrograd code: the name is then re-bound, which is safe only once no
-        later line needs the node it held before.
+        later line needs the node it held before. Inputs and the output keep
+        their names to the end, where the PyTorch script prints them.
         """
         last_use = {}  # statement id -> index of the last line that names it
         for i, nid in enumerate(self.statements):
             for src in self._named_operands(nid):
                 last_use[src] = i
-        if self.output is not None:
-            last_use[self.output] = len(self.statements)  # the closing line may name it
+        end = len(self.statements)  # the closing lines name the output and every input
+        for nid in self.statements:
+            if nid == self.output or self.doc.nodes[nid].kind == "input":
+                last_use[nid] = end
         names, holder = {}, {}
         for i, nid in enumerate(self.statements):
             label = self.doc.nodes[nid].label
             if _usable(label) and (label == nid or label not in self.doc.nodes):
                 if label not in holder or last_use.get(holder[label], -1) <= i:
-                    names[nid] = holder[label] = label
+                    names[nid] = label
+                    holder[label] = nid
         taken = set(names.values())
         for k, nid in enumerate(self.statements, start=1):
             if nid in names:

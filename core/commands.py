@@ -32,6 +32,8 @@ point of the history matches the file on disk, for the window's `*` flag.
 The app wraps these same commands in one QUndoCommand adapter instead.
 """
 
+import math
+
 from core.graphdoc import Edge, GraphDocument, GraphError, Node, op_symbol
 
 
@@ -78,6 +80,14 @@ def _restore_order(doc, order):
         if nid in nodes:
             doc.nodes[nid] = nodes.pop(nid)
     doc.nodes.update(nodes)
+
+
+def _check_positions(doc, positions):
+    """Refuse unknown ids and non-finite positions before the first node moves."""
+    for nid, pos in positions.items():
+        doc.node(nid)
+        if len(pos) != 2 or not all(isinstance(c, (int, float)) and math.isfinite(c) for c in pos):
+            raise GraphError(f"node {nid!r}: a position must be two finite numbers, got {pos!r}")
 
 
 def _fill(doc, data):
@@ -269,8 +279,7 @@ class MoveNodes(Command):
         self.text = f"Move {_plural(len(self.moves), 'node')}"
 
     def do(self, doc):
-        for nid in self.moves:
-            doc.node(nid)
+        _check_positions(doc, {nid: new for nid, (_old, new) in self.moves.items()})
         for nid, (_old, new) in self.moves.items():
             doc.set_field(nid, "pos", new)
         if len(self.moves) == 1:
@@ -357,8 +366,7 @@ class ApplyLayout(Command):
         self.text = text
 
     def do(self, doc):
-        for nid in self.positions:
-            doc.node(nid)
+        _check_positions(doc, self.positions)
         self.old = {nid: doc.node(nid).pos for nid in self.positions}
         for nid, pos in self.positions.items():
             doc.set_field(nid, "pos", pos)

@@ -134,7 +134,7 @@ def validate_node(node):
         if node.op not in OPS:
             raise GraphError(f"{where}: unknown op {node.op!r} (known: {', '.join(OPS)})")
         if node.op in ("pow", "rpow"):
-            if not _is_number(node.param) or not math.isfinite(node.param):
+            if not _is_finite_number(node.param):
                 raise GraphError(f"{where}: {node.op} needs a finite number in 'param'")
         elif node.param is not None:
             raise GraphError(f"{where}: op {node.op} takes no param")
@@ -143,12 +143,20 @@ def validate_node(node):
     else:
         if node.op is not None or node.param is not None:
             raise GraphError(f"{where}: an {node.kind} has no op or param")
-        if not _is_number(node.value) or not math.isfinite(node.value):
+        if not _is_finite_number(node.value):
             raise GraphError(f"{where}: value must be a finite number, got {node.value!r}")
 
 
 def _is_number(x):
     return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _is_finite_number(x):
+    # float() first: math.isfinite(10**400) raises OverflowError instead of answering
+    try:
+        return _is_number(x) and math.isfinite(float(x))
+    except OverflowError:
+        return False
 
 
 # -----------------------------------------------------------------------------

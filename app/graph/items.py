@@ -21,7 +21,7 @@ its box, which is what the document's `pos` and the layout's positions mean.
 import math
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QPainterPath, QPen
+from PySide6.QtGui import QColor, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QStyleOptionGraphicsItem
 
 from app.theme import format_number
@@ -43,7 +43,7 @@ class NodeGeometry:
     """Where every part of a node's picture goes, in item coordinates (centre 0, 0)."""
 
     __slots__ = ("width", "height", "circle", "record", "label_rect", "data_rect", "grad_rect",
-                 "tag_rect", "label_text", "op_text", "bounds")
+                 "tag_rect", "label_text", "op_text", "bounds", "corner", "scale", "_paths")
 
     def __init__(self, theme, kind, op_text, label, data_text="", grad_text="",
                  is_output=False):
@@ -56,9 +56,9 @@ class NodeGeometry:
             max_text = theme.length("label_max") - 2 * pad
             label_text = fm.elidedText(label, Qt.ElideRight, max_text)
             label_w = fm.horizontalAdvance(label_text) + 2 * pad
+            label_w = max(label_w, theme.length("label_min"))
         elif kind == "const":
-            label_text = ""
-        label_w = max(label_w, theme.length("label_min"))
+            label_w = theme.text_width("caption", "const") + 2 * pad
         data_w = self._number_cell(theme, data_text)
         grad_w = self._number_cell(theme, grad_text)
         record_w = label_w + data_w + grad_w
@@ -94,6 +94,9 @@ class NodeGeometry:
             th = 18 * theme.scale
             self.tag_rect = QRectF(self.record.right() + tag_gap, -th / 2, tag_w, th)
         self.label_text = label_text
+        self.corner = theme.length("corner")
+        self.scale = theme.scale
+        self._paths = None
         m = theme.length("margin")
         self.bounds = QRectF(x0 - m, -h / 2 - m, total_w + 2 * m, h + 2 * m)
 
@@ -105,10 +108,37 @@ class NodeGeometry:
         actual = theme.text_width("number", text) if text else 0.0
         return 2 * pad + caption + max(template, actual)
 
+    def record_path(self):
+        """The record's rounded outline and its grad cell clipped to it (made once)."""
+        paths = getattr(self, "_paths", None)
+        if paths is None:
+            corner = self.corner
+            record = QPainterPath()
+            record.addRoundedRect(self.record, corner, corner)
+            cell = QPainterPath()
+            cell.addRect(self.grad_rect)
+            stripe = QPainterPath()
+            stripe.addRect(QRectF(self.record.left(), self.record.top(), 5 * self.scale,
+                                  self.record.height()))
+            paths = self._paths = (record, record.intersected(cell), record.intersected(stripe))
+        return paths
+
+
+def geometry_for(theme, kind, op_text, label, data_text="", grad_text="", is_output=False):
+    """A shared NodeGeometry: nodes that look alike (most of a traced MLP) share one."""
+    n = len(theme.metrics.number_template)
+    key = (kind, op_text, label, data_text if len(data_text) > n else "",
+           grad_text if len(grad_text) > n else "", is_output)
+    cache = theme.cache("geometry")
+    g = cache.get(key)
+    if g is None:
+        g = cache[key] = NodeGeometry(theme, kind, op_text, label, key[3], key[4], is_output)
+    return g
+
 
 def node_size(theme, node, is_output=False):
     """(width, height) of a document node's box, for the layout."""
-    g = NodeGeometry(theme, node.kind, _op_text(node), node.label, is_output=is_output)
+    g = geometry_for(theme, node.kind, _op_text(node), node.label, is_output=is_output)
     return g.width, g.height
 
 
@@ -219,7 +249,7 @@ class NodeItem(QGraphicsItem):
     # -- geometry ----------------------------------------------------------------
 
     def _relayout(self):
-        g = NodeGeometry(self.theme, self.kind, op_symbol(self.op, self.param)
+        g = geometry_for(self.theme, self.kind, op_symbol(self.op, self.param)
                          if self.kind == "op" else None, self.label, self.data_text,
                          self.grad_text, self.is_output)
         if self._geometry is not None:
@@ -273,17 +303,14 @@ class NodeItem(QGraphicsItem):
             return cx - r * math.cos(a), r * math.sin(a)
         return c.left(), 0.0
 
-    def itemChange(self, change, value):
-        if change == QGraphicsItem.ItemPositionHasChanged:
-            for edge in self.edges_in:
-                edge.route = None
-                edge.update_path()
-            for edge in self.edges_out:
-                edge.route = None
-                edge.update_path()
-        elif change == QGraphicsItem.ItemSelectedHasChanged:
-            self.setZValue(NODE_SELECTED_Z if value else NODE_Z)
-        return super().itemChange(change, value)
+    def moved(self):
+        """The item was dragged: its wires follow and lose their layout bends."""
+        for edge in self.edges_in:
+            edge.route = None
+            edge.update_path()
+        for edge in self.edges_out:
+            edge.route = None
+            edge.update_path()
 
     # -- painting ----------------------------------------------------------------
 
@@ -295,7 +322,6 @@ class NodeItem(QGraphicsItem):
             self._paint_block(painter, theme, g, selected, lod)
             return
         s = theme.scale
-        corner = theme.length("corner")
 
         # halos first, so borders stay crisp on top of them
         if self.highlighted:
@@ -315,26 +341,23 @@ class NodeItem(QGraphicsItem):
             border, width = theme.color("nonfinite"), 2.2 * s
         if selected:
             border, width = theme.color("selection"), 2.2 * s
-        record = QPainterPath()
-        record.addRoundedRect(g.record, corner, corner)
+        record, grad_cell, stripe = g.record_path()
         painter.setPen(Qt.NoPen)
         painter.setBrush(theme.color("node_fill"))
         painter.drawPath(record)
 
         grad_fill = theme.grad_color(self.grad if self.grad is not None else 0.0, self.grad_max)
-        grad_cell = QPainterPath()
-        grad_cell.addRect(g.grad_rect)
         painter.setBrush(grad_fill)
-        painter.drawPath(record.intersected(grad_cell))
+        painter.drawPath(grad_cell)
 
         if self.status is not None:
-            stripe = QPainterPath()
-            stripe.addRect(QRectF(g.record.left(), g.record.top(), 5 * s, g.record.height()))
             painter.setBrush(theme.status_color(self.status))
-            painter.drawPath(record.intersected(stripe))
+            painter.drawPath(stripe)
 
         painter.setPen(QPen(theme.color("divider"), 1.0 * s))
-        for x in (g.data_rect.left(), g.grad_rect.left()):
+        dividers = (g.data_rect.left(), g.grad_rect.left()) if g.label_rect.width() > 0 \
+            else (g.grad_rect.left(),)
+        for x in dividers:
             painter.drawLine(QPointF(x, g.record.top() + 1), QPointF(x, g.record.bottom() - 1))
 
         painter.setBrush(Qt.NoBrush)
@@ -504,30 +527,34 @@ class EdgeItem(QGraphicsPathItem):
             self._apply_pen()
 
     def _apply_pen(self):
-        s = self.theme.scale
-        if self.highlighted:
-            pen = QPen(self.theme.color("highlight"), 3.0 * s)
-        else:
-            pen = QPen(self.theme.color("edge"), 1.4 * s)
-        pen.setCapStyle(Qt.RoundCap)
-        pen.setJoinStyle(Qt.RoundJoin)
-        self.setPen(pen)
-        self.setBrush(QBrush(Qt.NoBrush))
+        pens = self.theme.cache("edge pens")
+        if not pens:
+            s = self.theme.scale
+            for key, role, width in (("plain", "edge", 1.4), ("highlight", "highlight", 3.0)):
+                pen = QPen(self.theme.color(role), width * s)
+                pen.setCapStyle(Qt.RoundCap)
+                pen.setJoinStyle(Qt.RoundJoin)
+                pens[key] = pen
+        self.setPen(pens["highlight" if self.highlighted else "plain"])
 
     def update_path(self):
-        p0 = self.src_item.out_point()
-        p1 = self.dst_item.port_point(self.port)
-        points = [p0]
+        src, dst = self.src_item, self.dst_item
+        x0 = src.x() + src.geometry.record.right()
+        y0 = src.y()
+        px, py = dst._port_local(self.port)
+        x1, y1 = dst.x() + px, dst.y() + py
+        points = [(x0, y0)]
         if self.route:
-            points.extend(QPointF(x, y) for x, y in self.route)
-        points.append(p1)
-        path = QPainterPath(p0)
-        for a, b in zip(points, points[1:]):
-            dx = max(abs(b.x() - a.x()) * 0.5, 24.0 * self.theme.scale)
-            path.cubicTo(QPointF(a.x() + dx, a.y()), QPointF(b.x() - dx, b.y()), b)
+            points.extend(self.route)
+        points.append((x1, y1))
+        path = QPainterPath(QPointF(x0, y0))
+        least = 24.0 * self.theme.scale
+        for (ax, ay), (bx, by) in zip(points, points[1:]):
+            dx = max(abs(bx - ax) * 0.5, least)
+            path.cubicTo(ax + dx, ay, bx - dx, by, bx, by)
         # an open arrow head pointing right, into the port
         a = 5.0 * self.theme.scale
-        path.moveTo(p1.x() - a, p1.y() - a * 0.75)
-        path.lineTo(p1)
-        path.lineTo(p1.x() - a, p1.y() + a * 0.75)
+        path.moveTo(x1 - a, y1 - a * 0.75)
+        path.lineTo(x1, y1)
+        path.lineTo(x1 - a, y1 + a * 0.75)
         self.setPath(path)

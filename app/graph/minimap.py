@@ -37,7 +37,10 @@ class MinimapOverlay(QWidget):
     # -- geometry ----------------------------------------------------------------
 
     def _source_rect(self):
-        return self._view.scene().items_rect().adjusted(-30, -30, 30, 30)
+        scene = self._view.scene()
+        if scene is None:   # the window is being torn down
+            return QRectF()
+        return scene.items_rect().adjusted(-30, -30, 30, 30)
 
     def sizeHint(self):
         rect = self._source_rect()
@@ -91,6 +94,8 @@ class MinimapOverlay(QWidget):
 
     def invalidate(self):
         self._image = None
+        if self._view.scene() is None:
+            return
         self.place(self._view.viewport().geometry(), 12)
         self.update()
 

@@ -25,13 +25,12 @@ Hooks for other panels (the debugger):
 from PySide6.QtCore import QRectF, QTimer, Signal
 from PySide6.QtWidgets import QGraphicsScene
 
-from app.graph.items import EdgeItem, NodeItem
+from app.graph.items import NODE_SELECTED_Z, NODE_Z, EdgeItem, NodeItem
 from app.theme import DEFAULT
 from core.commands import MoveNodes
 from core.graphdoc import Edge
 
 SCENE_MARGIN = 400.0
-BULK = 200   # more new items than this: build with the spatial index off
 
 
 class GraphScene(QGraphicsScene):
@@ -52,6 +51,7 @@ class GraphScene(QGraphicsScene):
         self._grad_max = 0.0
         self._highlight = (set(), set())
         self._press_positions = None
+        self._raised = []
         self._syncing_selection = False
         self._items_rect = QRectF()
         # many moves in one command (a layout) settle into one rect update
@@ -112,8 +112,9 @@ class GraphScene(QGraphicsScene):
                 return
             node = self.session.doc.nodes[nid]
             if field == "pos":
-                if (item.pos().x(), item.pos().y()) != node.pos:
+                if (item.x(), item.y()) != node.pos:
                     item.setPos(*node.pos)
+                    item.moved()
                 self._geometry_timer.start()
             elif field in ("label", "param"):
                 item.set_node(node)
@@ -151,21 +152,18 @@ class GraphScene(QGraphicsScene):
 
         new_nodes = [node for nid, node in nodes.items() if nid not in self._nodes]
         new_edges = [e for e in edges if e not in self._edges]
-        bulk = len(new_nodes) + len(new_edges) > BULK
-        if bulk:
-            self.setItemIndexMethod(QGraphicsScene.NoIndex)
         theme = self.theme
         for nid, node in nodes.items():
             item = self._nodes.get(nid)
             if item is not None:
                 if item.signature() != (node.kind, node.op, node.param, node.label):
                     item.set_node(node)
-                if (item.pos().x(), item.pos().y()) != node.pos:
+                if (item.x(), item.y()) != node.pos:
                     item.setPos(*node.pos)
+                    item.moved()
         for node in new_nodes:
             item = NodeItem(theme, node)
             item.setPos(*node.pos)
-            item.setFlag(NodeItem.ItemSendsGeometryChanges, True)
             self.addItem(item)
             self._nodes[node.id] = item
         for edge in new_edges:
@@ -176,8 +174,6 @@ class GraphScene(QGraphicsScene):
         missing = compiled.missing if compiled is not None else doc.missing_inputs()
         for nid, item in self._nodes.items():
             item.set_flags(nid == output, missing.get(nid, ()))
-        if bulk:
-            self.setItemIndexMethod(QGraphicsScene.BspTreeIndex)
         self._geometry_timer.stop()
         self._update_items_rect()
         self._apply_highlight()
@@ -204,6 +200,7 @@ class GraphScene(QGraphicsScene):
         self.removeItem(item)
 
     def _clear_items(self):
+        self._raised = []
         self._nodes.clear()
         self._edges.clear()
         self.clear()
@@ -308,6 +305,12 @@ class GraphScene(QGraphicsScene):
         return [item.nid for item in self.selectedItems() if isinstance(item, NodeItem)]
 
     def _on_selection_changed(self):
+        for item in self._raised:
+            if item.scene() is self and not item.isSelected():
+                item.setZValue(NODE_Z)
+        self._raised = [item for item in self.selectedItems() if isinstance(item, NodeItem)]
+        for item in self._raised:
+            item.setZValue(NODE_SELECTED_Z)
         if self._syncing_selection:
             return
         ids = self.selected_ids()
@@ -333,6 +336,14 @@ class GraphScene(QGraphicsScene):
         super().mousePressEvent(event)
         self._press_positions = {item.nid: (item.pos().x(), item.pos().y())
                                  for item in self.selectedItems() if isinstance(item, NodeItem)}
+
+    def mouseMoveEvent(self, event):
+        super().mouseMoveEvent(event)
+        if self._press_positions:
+            for nid, old in self._press_positions.items():
+                item = self._nodes.get(nid)
+                if item is not None and (item.x(), item.y()) != old:
+                    item.moved()
 
     def mouseReleaseEvent(self, event):
         super().mouseReleaseEvent(event)

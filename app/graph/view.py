@@ -30,7 +30,8 @@ class GraphView(QGraphicsView):
         self.setRenderHints(QPainter.Antialiasing | QPainter.TextAntialiasing
                             | QPainter.SmoothPixmapTransform)
         self.setDragMode(QGraphicsView.ScrollHandDrag)
-        self.setTransformationAnchor(QGraphicsView.AnchorUnderMouse)
+        # zooming keeps its own anchor (set_zoom); Qt's would use a stale mouse position
+        self.setTransformationAnchor(QGraphicsView.NoAnchor)
         self.setResizeAnchor(QGraphicsView.AnchorViewCenter)
         self.setViewportUpdateMode(QGraphicsView.SmartViewportUpdate)
         self.setOptimizationFlag(QGraphicsView.DontAdjustForAntialiasing, True)
@@ -54,16 +55,22 @@ class GraphView(QGraphicsView):
     def zoom(self):
         return self.transform().m11()
 
-    def set_zoom(self, zoom, anchor_under_mouse=False):
+    def set_zoom(self, zoom, anchor=None):
+        """Zoom to `zoom`, keeping the scene point under viewport point `anchor`
+        (default: the centre of the view) where it is."""
         zoom = max(MIN_ZOOM, min(MAX_ZOOM, zoom))
         factor = zoom / self.zoom()
         if abs(factor - 1.0) < 1e-9:
             return
-        old = self.transformationAnchor()
-        if not anchor_under_mouse:
-            self.setTransformationAnchor(QGraphicsView.AnchorViewCenter)
+        if anchor is None:
+            anchor = QPointF(self.viewport().rect().center())
+        before = self.mapToScene(anchor.toPoint())
         self.scale(factor, factor)
-        self.setTransformationAnchor(old)
+        after = self.mapToScene(anchor.toPoint())
+        # scroll so that `before` is under the anchor again
+        shift = self.mapFromScene(before) - self.mapFromScene(after)
+        self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() + shift.x())
+        self.verticalScrollBar().setValue(self.verticalScrollBar().value() + shift.y())
         self._changed()
 
     def zoom_in(self):
@@ -80,7 +87,7 @@ class GraphView(QGraphicsView):
         rect = self.scene().items_rect()
         if rect.isNull() or rect.isEmpty():
             return
-        m = 40.0
+        m = 28.0
         rect = rect.adjusted(-m, -m, m, m)
         self.fitInView(rect, Qt.KeepAspectRatio)
         if self.zoom() > max_zoom:
@@ -107,7 +114,7 @@ class GraphView(QGraphicsView):
             return
         delta = event.angleDelta().y() or event.angleDelta().x()
         if delta:
-            self.set_zoom(self.zoom() * (1.0015 ** delta), anchor_under_mouse=True)
+            self.set_zoom(self.zoom() * (1.0015 ** delta), anchor=event.position())
         event.accept()
 
     # -- pan with the middle button too (left drag on the background pans already) ----

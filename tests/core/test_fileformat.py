@@ -276,10 +276,16 @@ def test_save_keeps_the_file_mode_and_writes_through_a_symlink(tmp_path):
 
 
 KILLED_SAVER = r"""
-import sys
+import os, sys, time
 sys.path.insert(0, sys.argv[1])
 from core.graphdoc import GraphDocument, Node
 from core import fileformat
+
+real_fsync = os.fsync
+def slow_disk_fsync(fd):  # widen the window between writing the temp file and the rename
+    time.sleep(0.05)
+    real_fsync(fd)
+os.fsync = slow_disk_fsync
 
 doc = GraphDocument()
 doc.add_node(Node("n1", "input", value=0.5, label="x"))
@@ -301,8 +307,8 @@ def test_killing_a_save_midway_never_damages_the_file(tmp_path):
     small.add_node(Node("n1", "input", value=1.0, label="before"))
     save(small, path, {"round": 0})
     rng = random.Random(20240607)
-    rounds = []
-    for trial in range(6):
+    rounds, torn = [], 0
+    for trial in range(8):
         child = subprocess.Popen([sys.executable, "-c", KILLED_SAVER, ROOT, str(path)],
                                  stdout=subprocess.PIPE, text=True)
         try:
@@ -320,7 +326,9 @@ def test_killing_a_save_midway_never_damages_the_file(tmp_path):
             if leftover.name != "big.json":
                 assert leftover.name.startswith(".big.json.") and leftover.name.endswith(".tmp")
                 leftover.unlink()
+                torn += 1
     assert max(rounds) > 0, "no save finished before a kill: the test proved nothing"
+    assert torn > 0, "no kill landed inside a save: the test proved nothing"
 
 
 # -- round trips and fuzzing ---------------------------------------------------------
@@ -389,3 +397,48 @@ def test_any_field_replaced_by_any_json_raises_format_error_or_loads(data):
     except FormatError:
         return
     assert loads(dumps(doc, meta))[0].to_dict() == doc.to_dict()
+
+
+# -- the examples shipped in resources/examples --------------------------------------
+
+EXAMPLES = os.path.join(ROOT, "resources", "examples")
+
+# file -> (output data, {input label: gradient of the output})
+KNOWN = {
+    "tutorial.json": (15.0, {"x": 3.0, "y": 8.0}),
+    "micrograd_sanity.json": (-20.0, {"x": 46.0}),
+    "micrograd_more_ops.json": (24.70408163265306, {"a": 138.83381924198252, "b": 645.5772594752186}),
+    "tanh_neuron.json": (0.7071067811865476, {"x1": -1.5, "w1": 1.0, "x2": 0.5, "w2": 0.0, "b": 0.5}),
+    "node_used_twice.json": (18.0, {"a": 12.0}),
+}
+
+
+def test_every_example_has_known_numbers():
+    assert sorted(name for name in os.listdir(EXAMPLES) if name.endswith(".json")) == sorted(KNOWN)
+
+
+@pytest.mark.parametrize("name", sorted(KNOWN))
+def test_example_computes_its_known_numbers(name):
+    doc, meta = load(os.path.join(EXAMPLES, name))
+    assert meta["title"] and meta["description"]
+    compiled = compile_document(doc)
+    assert not compiled.missing and compiled.output is not None
+    compiled.output.backward()
+    output, grads = KNOWN[name]
+    assert compiled.output.data == pytest.approx(output, rel=1e-12)
+    by_label = {doc.nodes[nid].label: value for nid, value in compiled.values.items()
+                if doc.nodes[nid].kind == "input"}
+    assert sorted(by_label) == sorted(grads)
+    for label, grad in grads.items():
+        assert by_label[label].grad == pytest.approx(grad, rel=1e-12, abs=1e-12), label
+
+
+@pytest.mark.parametrize("name", sorted(KNOWN))
+def test_example_reads_left_to_right(name):
+    doc, _meta = load(os.path.join(EXAMPLES, name))
+    for src, dst, _port in doc.edges:
+        assert doc.nodes[src].pos[0] < doc.nodes[dst].pos[0], (src, dst)
+    spots = [node.pos for node in doc.nodes.values()]
+    assert len(set(spots)) == len(spots)  # no two boxes on the same spot
+    with open(os.path.join(EXAMPLES, name), encoding="utf-8") as f:
+        assert f.read() == dumps(*load(os.path.join(EXAMPLES, name)))  # saved by this writer

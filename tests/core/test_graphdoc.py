@@ -100,3 +100,8 @@ def test_topological_ids_respect_inputs_with_document_order_ties():
     doc.connect(x, f, 0)
     doc.connect(y, f, 1)
     assert doc.topological_ids() == [x, y, f]
+
+
+def test_huge_int_value_is_refused_not_overflowing():
+    with pytest.raises(GraphError, match="finite"):
+        GraphDocument().add_node(Node("a", "input", value=10 ** 400))

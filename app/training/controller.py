@@ -1,0 +1,456 @@
+"""The training controller: one run at a time, steered from the GUI thread.
+
+The controller is the single source of truth of the Training panel. It holds
+the `TrainConfig` of the current run (widgets only reflect it), the metric
+history, and the latest plain-data snapshots the worker reported (data,
+boundary, weights, state). It starts and stops `TrainingWorker`s:
+
+* Every run gets a new `token`. A run is replaced (Reset, a new network, new
+  data) by stopping its worker without waiting for it -- its current step may
+  take a while -- and starting the next one at once; whatever the old worker
+  still posts carries the old token and is dropped.
+* A timer (~30 Hz) drains the shared outbox and emits at most one signal of
+  each kind per tick, so the plots repaint at most 30 times a second whatever
+  the step rate.
+* Settings that keep the network's shape (learning rate, loss, optimizer,
+  batch, an added or removed point) are hot-swapped into the running worker:
+  training carries on from the same weights. Anything else starts a new run.
+* `shutdown()` stops every worker and joins its thread; the panel calls it
+  when it closes.
+
+It also builds the one-sample scalar graph behind a neuron (`sample_graph`),
+from a weights snapshot -- never from the worker's live `Value`s.
+"""
+
+import collections
+import math
+import random
+
+import numpy as np
+from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
+
+from app.training.worker import TrainingWorker, WorkerThread
+from core.engine import Value, topological_order
+from core.losses import LOSSES
+from core.nn import MLP
+from core.training import feature_row
+from core.training_session import HISTORY_KEYS, Session
+
+DRAIN_INTERVAL_MS = 33
+# Changing any of these changes the data or the network itself: a new run.
+RESET_FIELDS = ("dataset", "n_samples", "noise", "test_ratio", "data_seed", "features",
+                "hidden_sizes", "activation", "init_seed")
+LIVE_GRAPH_MAX_NODES = 2000
+
+
+# -----------------------------------------------------------------------------
+# the metric history: preallocated numpy columns (the plots setData on views of them)
+
+class History:
+    """Progress rows as numpy columns that grow by doubling; NaN marks 'no value'."""
+
+    def __init__(self, capacity=1024):
+        self._columns = {key: np.full(capacity, np.nan) for key in HISTORY_KEYS}
+        self.n = 0
+
+    def __len__(self):
+        return self.n
+
+    def column(self, key):
+        """A view of the first n entries (no copy)."""
+        return self._columns[key][:self.n]
+
+    def _grow(self, need):
+        capacity = len(self._columns["step"])
+        if need <= capacity:
+            return
+        while capacity < need:
+            capacity *= 2
+        for key, old in self._columns.items():
+            new = np.full(capacity, np.nan)
+            new[:self.n] = old[:self.n]
+            self._columns[key] = new
+
+    def append(self, p):
+        self._grow(self.n + 1)
+        i = self.n
+        row = (p.step, p.loss, p.accuracy, p.test_loss, p.test_accuracy, p.lr)
+        for key, x in zip(HISTORY_KEYS, row):
+            self._columns[key][i] = np.nan if x is None else x
+        self.n += 1
+
+    def clear(self):
+        self.n = 0
+
+    def to_dict(self):
+        return {key: ([int(x) for x in self.column(key)] if key == "step" else
+                      [float(x) for x in self.column(key)]) for key in HISTORY_KEYS}
+
+    def load(self, columns):
+        n = len(columns.get("step", []))
+        self.clear()
+        self._grow(max(n, 1))
+        for key in HISTORY_KEYS:
+            values = columns.get(key, [])
+            self._columns[key][:n] = [np.nan if v is None else v for v in values]
+        self.n = n
+
+
+# -----------------------------------------------------------------------------
+# one sample's scalar graph, from plain weights
+
+def model_from_weights(cfg, weights):
+    """A fresh MLP of cfg's shape holding `weights` (MLP.state() format)."""
+    model = MLP(len(cfg.features), list(cfg.hidden_sizes) + [1], cfg.activation, random.Random(0))
+    model.load_state(weights)
+    return model
+
+
+def sample_graph(cfg, weights, point, label, layer, neuron, through_loss=False):
+    """The Value graph of ONE sample through the network up to neuron `neuron` of `layer`.
+
+    1. the inputs: the sample's features as labelled leaves (x1, x2, x1^2, ...)
+    2. every layer before `layer` in full (a neuron reads all of the previous layer)
+    3. the chosen neuron; with `through_loss` (output neuron only), this sample's data loss
+    4. backward() from that root, so every node holds its data and its grad
+
+    Returns (root, model); the data equal the float forward pass bit for bit.
+    """
+    model = model_from_weights(cfg, weights)
+    x = [Value(f, label=name) for f, name in zip(feature_row(point[0], point[1], cfg.features), cfg.features)]
+    for i in range(layer):
+        x = [n(x) for n in model.layers[i].neurons]
+        for j, v in enumerate(x):
+            v.label = f"L{i}.n{j}"
+    root = model.layers[layer].neurons[neuron](x)
+    root.label = f"L{layer}.n{neuron}"
+    if through_loss and layer == len(model.layers) - 1:
+        root = LOSSES[cfg.loss]([root], [label])
+        root.label = f"{cfg.loss} loss"
+    root.backward()
+    return root, model
+
+
+def graph_size(root):
+    return len(topological_order(root))
+
+
+# -----------------------------------------------------------------------------
+# the controller
+
+class TrainingController(QObject):
+    configChanged = Signal(object)  # TrainConfig
+    runStarted = Signal()  # a new run: the history was cleared (or loaded)
+    progressed = Signal(int)  # new history rows arrived; the argument is the step count
+    dataChanged = Signal(object)  # {"train_points", "train_labels", "test_points", "test_labels", "bounds"}
+    boundaryChanged = Signal(object)  # core.training.Boundary
+    weightsChanged = Signal(object)  # core.training.Weights
+    statusChanged = Signal(str, str)  # status ('playing' 'paused' 'diverged' 'finished' 'error'), message
+    idleReached = Signal(object)  # the worker's idle report (state, metrics, reason)
+
+    def __init__(self, cfg, parent=None):
+        super().__init__(parent)
+        self.config = cfg
+        self.history = History()
+        self.token = 0
+        self.status = "paused"
+        self.message = ""
+        self.steps = 0
+        self.idle = False  # the worker has confirmed it is not stepping
+        self.data = None
+        self.boundary = None
+        self.weights = None
+        self.state = None
+        self.metrics = None
+        self.speed = None  # steps per second, or None for as fast as possible
+        self.live = True
+        self._outbox = collections.deque()
+        self._worker = None
+        self._thread = None
+        self._retired = []  # threads of replaced runs, still finishing their last step
+        self._idle_callbacks = []
+        self._closed = False
+        self._timer = QTimer(self)
+        self._timer.setInterval(DRAIN_INTERVAL_MS)
+        self._timer.timeout.connect(self.drain)
+        app = QCoreApplication.instance()
+        if app is not None:
+            app.aboutToQuit.connect(self.shutdown)
+
+    # -- runs --------------------------------------------------------------------
+
+    def start_run(self, cfg, state=None, history=None, play=False):
+        """Replace the current run by a new one from cfg (and optionally a saved state)."""
+        if self._closed:
+            return
+        self._retire_worker()
+        self.config = cfg
+        self.token += 1
+        self.history.clear()
+        if history:
+            self.history.load(history)
+        self.steps = int(state["step"]) if state else 0
+        self.idle = False
+        self.state = None
+        self.weights = None
+        self.boundary = None
+        self._worker = TrainingWorker(cfg, self.token, self._outbox, state)
+        self._worker.min_interval = 1.0 / self.speed if self.speed else 0.0
+        self._worker.live = self.live
+        self._thread = WorkerThread(self._worker, self)
+        self._thread.start()
+        self._timer.start()
+        self.configChanged.emit(cfg)
+        self.runStarted.emit()
+        self._set_status("paused", "")
+        if play:
+            self.play()
+
+    def _retire_worker(self):
+        if self._worker is None:
+            return
+        self._worker.stop()
+        thread = self._thread
+        self._retired.append(thread)
+        thread.finished.connect(lambda: self._reap(thread))
+        self._worker = self._thread = None
+
+    def _reap(self, thread):
+        if thread in self._retired:
+            self._retired.remove(thread)
+            thread.deleteLater()
+
+    def shutdown(self):
+        """Stop every run and join its thread (the panel is closing)."""
+        if self._closed:
+            return
+        self._closed = True
+        self._timer.stop()
+        threads = list(self._retired)
+        if self._worker is not None:
+            self._worker.stop()
+            threads.append(self._thread)
+        for thread in threads:
+            thread.wait()
+        self._worker = self._thread = None
+        self._retired.clear()
+        self._outbox.clear()
+
+    @property
+    def closed(self):
+        return self._closed
+
+    def threads(self):
+        """Every QThread this controller started that has not been reaped."""
+        return [t for t in [self._thread, *self._retired] if t is not None]
+
+    # -- play / pause / step -----------------------------------------------------
+
+    @property
+    def playing(self):
+        return self.status == "playing"
+
+    def play(self):
+        if self._worker is None:
+            return False
+        if self.status == "diverged":
+            self._set_status("diverged", self.message)
+            return False
+        self.idle = False
+        self._worker.play()
+        self._timer.start()
+        self._set_status("playing", "")
+        return True
+
+    def pause(self):
+        if self._worker is None:
+            return
+        self._worker.pause()
+        if self.status == "playing":
+            self._set_status("paused", "")
+
+    def toggle(self):
+        if self.playing:
+            self.pause()
+        else:
+            self.play()
+
+    def step_once(self):
+        """Pause, then take exactly one step (in the worker: a step may take > 50 ms)."""
+        if self._worker is None or self.status == "diverged":
+            return False
+        self.pause()
+        self.idle = False
+        self._worker.send("step")
+        self._timer.start()
+        return True
+
+    def reset(self):
+        """A new run with the same seeds: the same initial weights and the same data."""
+        self.start_run(self.config, play=False)
+
+    def reinitialise(self):
+        """A new run with a new init seed: other initial weights, the same data."""
+        self.start_run(self.config.replace(init_seed=self.config.init_seed + 1), play=False)
+
+    # -- settings ----------------------------------------------------------------
+
+    def apply_config(self, cfg, reset=None):
+        """Make cfg the config: hot-swapped into the run if the network's shape stays, else a new run.
+
+        `reset=True` forces a new run (e.g. an imported CSV is new data).
+        """
+        if cfg == self.config:
+            return
+        if reset is None:
+            reset = any(getattr(cfg, f) != getattr(self.config, f) for f in RESET_FIELDS)
+        if reset or self._worker is None:
+            self.start_run(cfg, play=self.playing)
+            return
+        self.config = cfg
+        self.idle = False
+        self._worker.send("reconfigure", cfg)
+        self._timer.start()
+        if self.status in ("diverged", "finished"):
+            self._set_status("paused", "")
+        self.configChanged.emit(cfg)
+
+    def set_speed(self, steps_per_second):
+        """A speed limit in steps per second; None or 0 for as fast as possible."""
+        self.speed = steps_per_second or None
+        if self._worker is not None:
+            self._worker.min_interval = 1.0 / self.speed if self.speed else 0.0
+            self._worker.wake.set()
+
+    def set_live(self, live):
+        """Live plots on or off (off: the worker sends no boundary or weights while playing)."""
+        self.live = bool(live)
+        if self._worker is not None:
+            self._worker.live = self.live
+
+    def set_weight(self, layer, neuron, index, value):
+        """Set one weight (index < nin) or the bias (index == nin); only while paused."""
+        if self.playing or self._worker is None:
+            return False
+        if not math.isfinite(value):
+            return False
+        self.idle = False
+        self._worker.send("set_weight", layer, neuron, index, float(value))
+        self._timer.start()
+        return True
+
+    # -- points ------------------------------------------------------------------
+
+    def all_points(self):
+        """Every data point (training then test) and its label."""
+        if self.data is None:
+            return [], []
+        return (list(self.data["train_points"]) + list(self.data["test_points"]),
+                list(self.data["train_labels"]) + list(self.data["test_labels"]))
+
+    def add_point(self, x, y, label):
+        points, labels = self.all_points()
+        points.append((float(x), float(y)))
+        labels.append(1.0 if label > 0 else -1.0)
+        self.apply_config(self.config.replace(points=tuple(points), labels=tuple(labels)), reset=False)
+
+    def remove_nearest_point(self, x, y):
+        points, labels = self.all_points()
+        if len(points) <= 2:
+            return False
+        nearest = min(range(len(points)), key=lambda i: (points[i][0] - x) ** 2 + (points[i][1] - y) ** 2)
+        del points[nearest], labels[nearest]
+        self.apply_config(self.config.replace(points=tuple(points), labels=tuple(labels)), reset=False)
+        return True
+
+    # -- sessions ----------------------------------------------------------------
+
+    def session(self, meta=None):
+        """The current run as a Session (needs the worker idle: `call_when_idle`)."""
+        if self.state is None:
+            raise RuntimeError("the run's state is not known yet; pause and wait until idle")
+        return Session(self.config, self.state, self.history.to_dict(), dict(meta or {}))
+
+    def load_session(self, session):
+        self.start_run(session.config, session.state, session.history)
+
+    def call_when_idle(self, callback):
+        """Call callback() once the worker is idle and its state is current (now if it already is)."""
+        if self.idle and self.state is not None:
+            callback()
+        else:
+            self._idle_callbacks.append(callback)
+            self.pause()
+            if self._worker is not None:
+                self._worker.send("snapshot")
+
+    # -- the outbox --------------------------------------------------------------
+
+    def drain(self):
+        """Take everything the workers posted; keep the current run's, drop the rest."""
+        outbox = self._outbox
+        token = self.token
+        new_rows = False
+        data = boundary = weights = idle = error = None
+        while outbox:
+            run, kind, payload = outbox.popleft()
+            if run != token:
+                continue  # a replaced run's late word
+            if kind == "progress":
+                progress, steps = payload
+                self.history.append(progress)
+                self.steps = steps
+                new_rows = True
+                idle = None  # anything after an idle report makes it stale
+            elif kind == "boundary":
+                boundary = payload
+            elif kind == "weights":
+                weights = payload
+            elif kind == "data":
+                data = payload
+            elif kind == "idle":
+                idle = payload
+            elif kind == "error":
+                error = payload
+        if data is not None:
+            self.data = data
+            self.dataChanged.emit(data)
+        if new_rows:
+            self.progressed.emit(self.steps)
+        if boundary is not None:
+            self.boundary = boundary
+            self.boundaryChanged.emit(boundary)
+        if weights is not None:
+            self.weights = weights
+            self.weightsChanged.emit(weights)
+        if error is not None:
+            self._retire_worker()
+            self._set_status("error", "training stopped by an internal error:\n" + error.strip().splitlines()[-1])
+        if idle is not None:
+            self._on_idle(idle)
+        if not self.playing and self.idle and not outbox:
+            self._timer.stop()
+
+    def _on_idle(self, info):
+        self.idle = not (self._worker is not None and self._worker.play_event.is_set())
+        self.state = info["state"]
+        self.metrics = info["metrics"]
+        self.steps = info["steps"]
+        reason = info["reason"]
+        if reason == "diverged":
+            self._set_status("diverged", info["message"] + ". Training is paused; the weights are kept: "
+                             "lower the learning rate, then Reset")
+        elif reason == "finished":
+            self._set_status("finished", info["message"])
+        elif not (self._worker is not None and self._worker.play_event.is_set()):
+            if self.status not in ("diverged",):
+                self._set_status("paused", info["message"])
+        self.idleReached.emit(info)
+        callbacks, self._idle_callbacks = self._idle_callbacks, []
+        for callback in callbacks:
+            callback()
+
+    def _set_status(self, status, message):
+        self.status = status
+        self.message = message
+        self.statusChanged.emit(status, message)

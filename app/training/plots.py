@@ -1,0 +1,226 @@
+"""The Training panel's live plots (pyqtgraph): the data with the decision boundary, and the curves.
+
+Both follow pyqtgraph's advice for live data: the plot items are made once
+and then only fed new arrays with `setData`/`setImage`; the controller's timer
+decides when (at most ~30 times a second), never the arrival of a step.
+
+`DataPlot` draws the model's score over the input plane as an image under the
+points -- a diverging map, orange for class -1 through a pale neutral at the
+decision boundary (score 0) to blue for class +1, with *fixed* levels so the
+colours mean the same from frame to frame -- and turns clicks into requests:
+add a point, remove the nearest one, or pick the sample whose graph to show.
+
+`MetricsPlot` draws training and test loss and accuracy per step.
+"""
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, Qt, Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+# TensorFlow Playground's class colours
+NEGATIVE = "#f59322"  # class -1
+POSITIVE = "#0877bd"  # class +1
+NEUTRAL = "#e8eaeb"
+SCORE_LEVELS = (-2.0, 2.0)  # the score range the colours span; beyond it they saturate
+TRAIN_COLOUR = "#1f2937"
+TEST_COLOUR = "#9aa3b2"
+
+
+def diverging_lut(n=256, light=0.0):
+    """An (n, 3) uint8 lookup table: NEGATIVE -> NEUTRAL -> POSITIVE, optionally lightened."""
+    stops = np.array([QColor(c).getRgb()[:3] for c in (NEGATIVE, NEUTRAL, POSITIVE)], dtype=float)
+    t = np.linspace(0.0, 1.0, n)
+    lut = np.empty((n, 3))
+    for k in range(3):
+        lut[:, k] = np.interp(t, [0.0, 0.5, 1.0], stops[:, k])
+    lut = lut + (255.0 - lut) * light
+    return lut.round().astype(np.uint8)
+
+
+def _plot_style(plot):
+    plot.setBackground("w")
+    item = plot.getPlotItem()
+    item.hideButtons()
+    item.setMenuEnabled(False)
+    for name in ("left", "bottom"):
+        axis = item.getAxis(name)
+        axis.setPen(pg.mkPen("#9aa3b2"))
+        axis.setTextPen(pg.mkPen("#4b5563"))
+    return item
+
+
+# -----------------------------------------------------------------------------
+# the data and the decision boundary
+
+class DataPlot(pg.PlotWidget):
+    """Points over the decision-boundary heatmap; clicks become signals, never edits."""
+
+    pointAdded = Signal(float, float, int)  # x1, x2, label (+1 or -1)
+    removeRequested = Signal(float, float)
+    samplePicked = Signal(float, float)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.mode = "add"  # or "pick": what a left click does
+        self.discretize = False
+        self.show_test = True
+        self._grid = None
+        item = _plot_style(self)
+        item.setMouseEnabled(x=False, y=False)
+        item.setAspectLocked(True)
+        item.showGrid(x=False, y=False)
+        item.getAxis("left").setWidth(28)
+        self.image = pg.ImageItem(axisOrder="row-major")
+        self.image.setLookupTable(diverging_lut(light=0.15))
+        self.image.setLevels(SCORE_LEVELS)
+        self.image.setZValue(-10)
+        self.addItem(self.image)
+        white = pg.mkPen("w", width=1)
+        self.train_pos = pg.ScatterPlotItem(size=8, pen=white, brush=pg.mkBrush(POSITIVE), name="train +1")
+        self.train_neg = pg.ScatterPlotItem(size=8, pen=white, brush=pg.mkBrush(NEGATIVE), name="train -1")
+        self.test_pos = pg.ScatterPlotItem(size=8, pen=pg.mkPen(POSITIVE, width=2), brush=pg.mkBrush(255, 255, 255, 160))
+        self.test_neg = pg.ScatterPlotItem(size=8, pen=pg.mkPen(NEGATIVE, width=2), brush=pg.mkBrush(255, 255, 255, 160))
+        self.selected = pg.ScatterPlotItem(size=18, pen=pg.mkPen("#111827", width=2), brush=None, symbol="o")
+        for scatter in (self.train_pos, self.train_neg, self.test_pos, self.test_neg, self.selected):
+            self.addItem(scatter)
+        self.scene().sigMouseClicked.connect(self._on_scene_click)
+        self.setToolTip("The data and the network's decision over the input plane.\n"
+                        "Colour: the score, orange (class -1) to blue (class +1); pale at the boundary.\n"
+                        "Left click: add a blue point   Right or Shift+click: add an orange point\n"
+                        "Ctrl+click: remove the nearest point   (in 'pick sample' mode a click picks the sample)")
+
+    # -- feeding ---------------------------------------------------------------
+
+    def set_data(self, data):
+        """data: the controller's data snapshot (train/test points and labels, bounds)."""
+        for (points, labels), pos, neg in (
+                ((data["train_points"], data["train_labels"]), self.train_pos, self.train_neg),
+                ((data["test_points"], data["test_labels"]), self.test_pos, self.test_neg)):
+            p = np.asarray(points, dtype=float).reshape(-1, 2)
+            y = np.asarray(labels, dtype=float)
+            pos.setData(pos=p[y > 0])
+            neg.setData(pos=p[y <= 0])
+        self.test_pos.setVisible(self.show_test)
+        self.test_neg.setVisible(self.show_test)
+        x_min, x_max, y_min, y_max = data["bounds"]
+        self.getPlotItem().setRange(xRange=(x_min, x_max), yRange=(y_min, y_max), padding=0)
+
+    def set_boundary(self, boundary):
+        self._grid = boundary
+        self._draw_image()
+
+    def _draw_image(self):
+        b = self._grid
+        if b is None:
+            return
+        grid = np.sign(b.grid) if self.discretize else b.grid
+        self.image.setImage(np.nan_to_num(grid, nan=0.0), autoLevels=False, levels=SCORE_LEVELS)
+        xs, ys = b.xs, b.ys
+        dx = (xs[-1] - xs[0]) / (len(xs) - 1)
+        dy = (ys[-1] - ys[0]) / (len(ys) - 1)
+        # pixel centres on the grid points
+        self.image.setRect(xs[0] - dx / 2, ys[0] - dy / 2, dx * len(xs), dy * len(ys))
+
+    def set_discretize(self, on):
+        self.discretize = bool(on)
+        self._draw_image()
+
+    def set_show_test(self, on):
+        self.show_test = bool(on)
+        self.test_pos.setVisible(self.show_test)
+        self.test_neg.setVisible(self.show_test)
+
+    def set_selected(self, point):
+        self.selected.setData(pos=np.empty((0, 2)) if point is None else np.array([point], dtype=float))
+
+    # -- clicks ----------------------------------------------------------------
+
+    def _on_scene_click(self, event):
+        vb = self.getPlotItem().getViewBox()
+        if not vb.sceneBoundingRect().contains(event.scenePos()):
+            return
+        p = vb.mapSceneToView(event.scenePos())
+        self.handle_click(p.x(), p.y(), event.button(), event.modifiers())
+        event.accept()
+
+    def handle_click(self, x, y, button, modifiers=Qt.NoModifier):
+        """A click at data coordinates (x, y): emits the matching request."""
+        if modifiers & Qt.ControlModifier:
+            self.removeRequested.emit(x, y)
+        elif self.mode == "pick" and button == Qt.LeftButton and not modifiers & Qt.ShiftModifier:
+            self.samplePicked.emit(x, y)
+        elif button == Qt.RightButton or modifiers & Qt.ShiftModifier:
+            self.pointAdded.emit(x, y, -1)
+        elif button == Qt.LeftButton:
+            self.pointAdded.emit(x, y, 1)
+
+    def scene_pos_of(self, x, y):
+        """Where data point (x, y) is in widget coordinates (for tests and tools)."""
+        vb = self.getPlotItem().getViewBox()
+        return self.mapFromScene(vb.mapViewToScene(QPointF(x, y)))
+
+
+# -----------------------------------------------------------------------------
+# loss and accuracy curves
+
+class MetricsPlot(QWidget):
+    """Training (solid) and test (dashed) loss over steps, and accuracy below it."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        self.loss_plot = pg.PlotWidget()
+        self.acc_plot = pg.PlotWidget()
+        for plot, title in ((self.loss_plot, "loss"), (self.acc_plot, "accuracy")):
+            item = _plot_style(plot)
+            item.setMouseEnabled(x=False, y=False)
+            item.getAxis("left").setWidth(40)
+            item.setLabel("left", title, color="#4b5563")
+            item.showGrid(x=True, y=True, alpha=0.15)
+            layout.addWidget(plot)
+        self.acc_plot.getPlotItem().setYRange(0.0, 1.0, padding=0.05)
+        self.acc_plot.getPlotItem().setLabel("bottom", "step", color="#4b5563")
+        self.loss_plot.getPlotItem().getAxis("bottom").setStyle(showValues=False)
+        self.acc_plot.getPlotItem().setXLink(self.loss_plot.getPlotItem())
+        solid = pg.mkPen(TRAIN_COLOUR, width=2)
+        dashed = pg.mkPen(TEST_COLOUR, width=2, style=Qt.DashLine)
+        self.train_loss = self.loss_plot.plot(pen=solid, name="training")
+        self.test_loss = self.loss_plot.plot(pen=dashed, name="test")
+        self.train_acc = self.acc_plot.plot(pen=solid)
+        self.test_acc = self.acc_plot.plot(pen=dashed)
+        for curve in (self.train_loss, self.test_loss, self.train_acc, self.test_acc):
+            curve.setDownsampling(auto=True, method="peak")
+            curve.setClipToView(True)
+        self.log_y = False
+        self.loss_plot.setToolTip("Loss per step: training (solid, incl. the L2 term) and test (dashed)")
+        self.acc_plot.setToolTip("Accuracy per step: training (solid) and test (dashed)")
+
+    def set_log_y(self, on):
+        self.log_y = bool(on)
+        self.loss_plot.getPlotItem().setLogMode(x=False, y=self.log_y)
+
+    def update_from(self, history):
+        """setData from views of the history's preallocated columns."""
+        steps = history.column("step")
+        loss = history.column("loss")
+        test_loss = history.column("test_loss")
+        if self.log_y:  # a hinge loss can reach 0 exactly; log10(0) is -inf
+            loss = np.maximum(loss, 1e-12)
+            test_loss = np.maximum(test_loss, 1e-12)
+        self.train_loss.setData(steps, loss)
+        self.train_acc.setData(steps, history.column("accuracy"))
+        has_test = bool(len(steps)) and not np.all(np.isnan(history.column("test_loss")))
+        if has_test:
+            self.test_loss.setData(steps, test_loss)
+            self.test_acc.setData(steps, history.column("test_accuracy"))
+        else:
+            self.test_loss.setData([], [])
+            self.test_acc.setData([], [])
+
+    def clear(self):
+        for curve in (self.train_loss, self.test_loss, self.train_acc, self.test_acc):
+            curve.setData([], [])
