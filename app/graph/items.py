@@ -187,10 +187,12 @@ class NodeItem(QGraphicsItem):
         """The document node changed kind, op, param or label."""
         self.kind, self.op, self.param, self.label = node.kind, node.op, node.param, node.label
         self._relayout()
+        self.update()
 
     def set_theme(self, theme):
         self.theme = theme
         self._relayout()
+        self.update()
 
     def set_numbers(self, data, grad, grad_max):
         """New data/grad (None when the node could not be computed); True if it changed."""

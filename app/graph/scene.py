@@ -102,9 +102,10 @@ class GraphScene(QGraphicsScene):
     # -- following the document ------------------------------------------------------
 
     def _on_doc_changed(self, event, *details):
-        if event == "reset":
+        if event == "reset":   # a new graph: debugger marks of the old one go too
             self._reset = True
             self._dirty = True
+            self._highlight = (set(), set())
         elif event == "node_changed":
             nid, field = details
             item = self._nodes.get(nid)
