@@ -261,8 +261,17 @@ class ExpressionBar(QWidget):
         rows = rows[:MAX_TABLE_ROWS]
         self._filling = True
         try:
-            self.table.setRowCount(len(rows))
+            same_rows = self.table.rowCount() == len(rows) and all(
+                self.table.item(r, 0) is not None and self.table.item(r, 0).data(Qt.UserRole) == nid
+                for r, (nid, _name, _value) in enumerate(rows))
+            if not same_rows:
+                self.table.setRowCount(len(rows))
             for r, (nid, name, value) in enumerate(rows):
+                if same_rows:
+                    # update in place: this may run inside the table's own itemChanged
+                    self.table.item(r, 0).setText(name)
+                    self.table.item(r, 1).setText(f"{value:g}")
+                    continue
                 name_item = QTableWidgetItem(name)
                 name_item.setFlags(Qt.ItemIsEnabled | Qt.ItemIsSelectable)
                 name_item.setData(Qt.UserRole, nid)

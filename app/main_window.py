@@ -47,7 +47,8 @@ from core.layout import sugiyama
 
 MENU_ORDER = ("File", "Edit", "View", "Graph", "Help")
 ASYNC_LAYOUT_NODES = 400  # from this size on, the layout runs in a worker thread
-EXPORT_MAX_SIDE = 12000   # pixels; a 5,000-node graph is exported scaled down to this
+EXPORT_MAX_SIDE = 12000          # pixels; a 5,000-node graph is exported scaled down to fit
+EXPORT_MAX_PIXELS = 40_000_000   # and to at most this many pixels (160 MB of RGBA)
 
 
 class LayoutWorker(QThread):
@@ -537,20 +538,44 @@ class MainWindow(QMainWindow):
         rect = self.scene.items_rect()
         return rect.adjusted(-30, -30, 30, 30)
 
+    def _render_for_export(self, painter, target, source, vector=False):
+        """scene.render without the selection halo (a figure, not a screen), with a
+        busy cursor; for SVG, items paint themselves instead of their pixmap caches."""
+        selected = self.scene.selected_ids()
+        items = list(self.scene.node_items().values()) if vector else []
+        modes = [item.cacheMode() for item in items]
+        QApplication.setOverrideCursor(Qt.WaitCursor)
+        self.scene.blockSignals(True)   # a passing deselect is not a change of the current node
+        try:
+            self.scene.clearSelection()
+            for item in items:
+                item.setCacheMode(item.CacheMode.NoCache)
+            self.scene.render(painter, target, source)
+        finally:
+            for item, mode in zip(items, modes):
+                item.setCacheMode(mode)
+            for nid in selected:
+                self.scene.node_item(nid).setSelected(True)
+            self.scene.blockSignals(False)
+            QApplication.restoreOverrideCursor()
+
     def export_png(self, path, scale=2.0):
         """The whole graph as a PNG (at `scale`, capped to EXPORT_MAX_SIDE pixels)."""
         source = self._export_source()
         if source.isEmpty():
             self.show_message("Nothing to export: the graph is empty.")
             return False
-        scale = min(scale, EXPORT_MAX_SIDE / max(source.width(), source.height()))
+        scale = min(scale, EXPORT_MAX_SIDE / max(source.width(), source.height()),
+                    (EXPORT_MAX_PIXELS / (source.width() * source.height())) ** 0.5)
         size = QSize(max(1, round(source.width() * scale)), max(1, round(source.height() * scale)))
         image = QImage(size, QImage.Format_ARGB32_Premultiplied)
         image.fill(self.theme.color("background"))
         painter = QPainter(image)
         painter.setRenderHints(QPainter.Antialiasing | QPainter.TextAntialiasing)
-        self.scene.render(painter, QRectF(0, 0, size.width(), size.height()), source)
-        painter.end()
+        try:
+            self._render_for_export(painter, QRectF(0, 0, size.width(), size.height()), source)
+        finally:
+            painter.end()
         ok = image.save(str(path), "PNG")
         self.show_message(f"Exported {path}" if ok else f"Could not write {path}")
         return ok
@@ -573,17 +598,11 @@ class MainWindow(QMainWindow):
             self.show_message(f"Could not write {path}")
             return False
         painter.fillRect(QRectF(0, 0, source.width(), source.height()), self.theme.color("background"))
-        # item caches are pixmaps: draw the items themselves so the SVG stays vector
-        items = list(self.scene.node_items().values())
-        modes = [item.cacheMode() for item in items]
-        for item in items:
-            item.setCacheMode(item.CacheMode.NoCache)
         try:
-            self.scene.render(painter, QRectF(0, 0, source.width(), source.height()), source)
+            self._render_for_export(painter, QRectF(0, 0, source.width(), source.height()), source,
+                                    vector=True)
         finally:
             painter.end()
-            for item, mode in zip(items, modes):
-                item.setCacheMode(mode)
         self.show_message(f"Exported {path}")
         return os.path.exists(str(path))
 
@@ -667,6 +686,8 @@ def main(argv=None):
         print(f"{'saved' if ok else 'could not save'} {args.screenshot} "
               f"({time.perf_counter() - started:.2f} s)")
         return 0 if ok else 1
+    from app import errors
+    errors.install_excepthook()   # a bug we did not foresee is reported, the work stays open
     window.show()
     return app.exec()
 

@@ -26,6 +26,8 @@ import math
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
+from core.commands import ReplaceDocument
+from core.compile import compile_document
 from core.graphdoc import GraphDocument
 
 # Node changes that cannot alter any number: the scene handles them alone.
@@ -125,7 +127,6 @@ class GraphSession(QObject):
 
     def replace(self, graph, text="Replace graph"):
         """Show another graph (GraphDocument or dict) as one undoable step."""
-        from core.commands import ReplaceDocument
         try:
             command = ReplaceDocument(graph, text)
         except Exception as exc:
@@ -150,7 +151,6 @@ class GraphSession(QObject):
             self.recompile()
 
     def recompile(self):
-        from core.compile import compile_document
         self._dirty = False
         self._timer.stop()
         try:

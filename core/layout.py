@@ -33,7 +33,7 @@ small steps, each solving one problem and handing its result to the next
    straight. We grant those wishes as closely as the gaps allow (least squares
    under order constraints, solved exactly by "pool adjacent violators": boxes
    that collide merge into a block that slides to the mean of their wishes),
-   alternating left-to-right and right-to-left passes.
+   in a few left-to-right and right-to-left passes.
 
 Everything is deterministic: ties are broken by the order the nodes were given
 in, never by hashing or `id()`. Positions are box centres.
@@ -87,10 +87,11 @@ def sugiyama(nodes, edges, *, sizes=None, layer_gap=LAYER_GAP,
         index[v] = i
     mult = {}  # (src, dst) as indices -> how many times the edge was given
     for src, dst in edges:
-        if src not in index or dst not in index:
+        try:
+            key = (index[src], index[dst])
+        except KeyError:
             bad = src if src not in index else dst
-            raise ValueError(f"edge {src!r} -> {dst!r} names {bad!r}, which is not a node")
-        key = (index[src], index[dst])
+            raise ValueError(f"edge {src!r} -> {dst!r} names {bad!r}, which is not a node") from None
         mult[key] = mult.get(key, 0) + 1
 
     n = len(ids)
@@ -240,9 +241,9 @@ def _inversions(seq):
     position, that is exactly the number of crossings between two columns;
     edges sharing an endpoint are never counted."""
     seen, count = [], 0
-    for s in seq:
+    for i, s in enumerate(seq):
         j = bisect_right(seen, s)
-        count += len(seen) - j
+        count += i - j  # the earlier entries greater than s
         seen.insert(j, s)  # a C memmove: fast for the widths of real columns
     return count
 
@@ -293,9 +294,14 @@ def _coordinates(layers, preds, succs, boxes, n, layer_gap, node_gap):
     for lay, sep in zip(layers, seps):  # start stacked and centred on y = 0
         _place(lay, sep, [0.0] * len(lay), [1.0] * len(lay), ys)
 
-    down = [(lay, sep, preds) for lay, sep in zip(layers, seps)][1:]
-    up = [(lay, sep, succs) for lay, sep in zip(layers, seps)][-2::-1]
-    for lay, sep, nbrs in (down + up) * 2:
+    # one sweep each way following one side, then one each way following both
+    both = [p + s for p, s in zip(preds, succs)]
+    columns = list(zip(layers, seps))
+    passes = ([(lay, sep, preds) for lay, sep in columns[1:]]
+              + [(lay, sep, succs) for lay, sep in columns[-2::-1]]
+              + [(lay, sep, both) for lay, sep in columns]
+              + [(lay, sep, both) for lay, sep in columns[::-1]])
+    for lay, sep, nbrs in passes:
         want, weight = [], []
         for v in lay:
             ns = nbrs[v]

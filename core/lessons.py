@@ -206,7 +206,7 @@ def load_lesson(path):
     except UnicodeDecodeError as e:
         raise LessonError(path, f"the file is not UTF-8 text (byte {e.start}); re-save it as UTF-8") from None
     try:
-        data = json.loads(text, parse_constant=_refuse_constant)
+        data = json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_object)
     except json.JSONDecodeError as e:
         raise LessonError(path, f"bad JSON at line {e.lineno}, column {e.colno}: {e.msg}") from None
     except ValueError as e:
@@ -232,6 +232,16 @@ def load_all(directory):
                                            f"{seen_orders[lesson.order]}", field="order")
         seen_ids[lesson.id] = seen_orders[lesson.order] = os.path.basename(lesson.path)
     return sorted(lessons, key=lambda lesson: lesson.order)
+
+
+def _object(pairs):
+    """A JSON object, refusing a key given twice (json would silently keep the last)."""
+    result = {}
+    for key, value in pairs:
+        if key in result:
+            raise ValueError(f"the key {key!r} appears twice in one object")
+        result[key] = value
+    return result
 
 
 def _refuse_constant(token):
@@ -293,6 +303,8 @@ def _step(raw, i, path, lesson_dir, scope):
     if not isinstance(raw, dict):
         fail(None, "a step must be a JSON object {...}")
     _no_unknown_keys(raw, STEP_KEYS, path, i, "")
+    if "text" not in raw:
+        fail("text", "every step needs text (Markdown shown in the lessons panel)")
     text = _text(raw.get("text"), lambda m: fail("text", m))
     if not text.strip():
         fail("text", "every step needs text (Markdown shown in the lessons panel)")
@@ -429,6 +441,8 @@ def _action(raw, k, scope, ran, fail):
 def _question(raw, scope, ran, fail):
     if not isinstance(raw, dict):
         fail(None, "a question is {\"prompt\", \"node\", \"quantity\", \"tolerance\"}")
+    if "answer" in raw:
+        fail("answer", "never type the answer: the engine computes it from 'node' and 'quantity'")
     _no_unknown_keys(raw, ("prompt", "node", "quantity", "tolerance"), None, None, "",
                      fail=lambda key: fail(key, "a question has prompt, node, quantity and tolerance"))
     prompt = _text(raw.get("prompt"), lambda m: fail("prompt", m))
@@ -441,8 +455,6 @@ def _question(raw, scope, ran, fail):
     tolerance = raw.get("tolerance", DEFAULT_TOLERANCE)
     if not (_is_number(tolerance) and tolerance > 0):
         fail("tolerance", "'tolerance' must be a number > 0")
-    if "answer" in raw:
-        fail("answer", "never type the answer: the engine computes it")
     return Question(prompt, raw["node"], raw["quantity"], float(tolerance))
 
 

@@ -28,7 +28,7 @@ from core.training import FEATURES, feature_array
 NODE = 34.0  # neuron diameter
 ROW = 46.0  # vertical distance between neurons
 COLUMN = 118.0  # horizontal distance between layers
-HEADER = 58.0  # room above the neurons for the layer controls
+HEADER = 72.0  # room above the neurons for the layer controls
 FEATURE_LABELS = {"x1": "x₁", "x2": "x₂", "x1^2": "x₁²", "x2^2": "x₂²", "x1*x2": "x₁x₂",
                   "sin_x1": "sin(x₁)", "sin_x2": "sin(x₂)"}
 SELECTION = "#5b5bd6"
@@ -343,8 +343,11 @@ class NetworkView(QGraphicsView):
         if self.selected and self.selected[0] != "feature":
             self.selected = None
 
-        caption = QFont("DejaVu Sans", 8)
-        bold = QFont("DejaVu Sans", 8, QFont.Bold)
+        caption = QFont("DejaVu Sans")
+        caption.setPixelSize(11)
+        bold = QFont("DejaVu Sans")
+        bold.setPixelSize(11)
+        bold.setBold(True)
 
         def text(s, x, y, font=caption, colour=TEXT, centre=True):
             item = scene.addSimpleText(s, font)
@@ -355,7 +358,7 @@ class NetworkView(QGraphicsView):
 
         # 1. input features: all seven, the enabled ones solid
         in_pos = {}
-        text("FEATURES", 0, -HEADER + 8, bold, "#6b7280")
+        text("FEATURES", 0, -HEADER + 31, bold, "#6b7280")
         for r, name in enumerate(FEATURES):
             y = r * ROW
             on = name in features
@@ -374,23 +377,23 @@ class NetworkView(QGraphicsView):
             x = (layer + 1) * COLUMN
             is_output = layer == len(hidden_sizes)
             if is_output:
-                text("OUTPUT", x, -HEADER + 8, bold, "#6b7280")
+                text("OUTPUT", x, -HEADER + 31, bold, "#6b7280")
             else:
                 minus = ButtonItem("-", f"Remove a neuron from hidden layer {layer + 1}", size > 1)
                 plus = ButtonItem("+", f"Add a neuron to hidden layer {layer + 1}", size < self.MAX_NEURONS)
-                minus.setPos(x - 12, -HEADER + 8)
-                plus.setPos(x + 12, -HEADER + 8)
+                minus.setPos(x - 12, -HEADER + 10)
+                plus.setPos(x + 12, -HEADER + 10)
                 minus.clicked.connect(lambda l=layer: self.neuronsChangeRequested.emit(l, -1))
                 plus.clicked.connect(lambda l=layer: self.neuronsChangeRequested.emit(l, +1))
                 scene.addItem(minus)
                 scene.addItem(plus)
-                text(f"{size} neuron{'s' if size != 1 else ''}", x, -HEADER + 26)
+                text(f"{size} neuron{'s' if size != 1 else ''}", x, -HEADER + 31)
             act = TextButtonItem(f"{activations[layer]} ▾",
                                  f"Activation of {'the output' if is_output else f'hidden layer {layer + 1}'}"
                                  " -- click to change", lambda pos, l=layer: self._activation_menu(l, pos))
             act.setFont(caption)
             r = act.boundingRect()
-            act.setPos(x - r.width() / 2, -HEADER + 36)
+            act.setPos(x - r.width() / 2, -HEADER + 40)
             scene.addItem(act)
             positions = []
             for j in range(size):

@@ -69,7 +69,6 @@ class DataPlot(pg.PlotWidget):
         self._grid = None
         item = _plot_style(self)
         item.setMouseEnabled(x=False, y=False)
-        item.setAspectLocked(True)
         item.showGrid(x=False, y=False)
         item.getAxis("left").setWidth(28)
         self.image = pg.ImageItem(axisOrder="row-major")
@@ -183,6 +182,7 @@ class MetricsPlot(QWidget):
             item.showGrid(x=True, y=True, alpha=0.15)
             layout.addWidget(plot)
         self.acc_plot.getPlotItem().setYRange(0.0, 1.0, padding=0.05)
+        self.acc_plot.getPlotItem().getAxis("left").setTicks([[(0.0, "0"), (0.5, "50%"), (1.0, "100%")]])
         self.acc_plot.getPlotItem().setLabel("bottom", "step", color="#4b5563")
         self.loss_plot.getPlotItem().getAxis("bottom").setStyle(showValues=False)
         self.acc_plot.getPlotItem().setXLink(self.loss_plot.getPlotItem())

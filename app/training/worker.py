@@ -36,6 +36,7 @@ import threading
 import time
 import traceback
 
+import numpy as np
 from PySide6.QtCore import QThread
 
 from core.training import Trainer
@@ -121,7 +122,9 @@ class TrainingWorker:
 
     def run(self):
         try:
-            self._loop()
+            # a diverging model overflows in the float path; that is shown, not warned about
+            with np.errstate(all="ignore"):
+                self._loop()
         except Exception:  # a bug: report it instead of dying silently
             self._post("error", traceback.format_exc())
         finally:

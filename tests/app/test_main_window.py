@@ -166,6 +166,15 @@ def test_find_selects_and_centres(window, qtbot):
     assert window.find_node("nothing-like-this") is None
 
 
+def test_typing_f_in_the_editor_types_rather_than_fits(window, qtbot):
+    window.view.set_zoom(2.0)
+    window.editor.set_text("")
+    window.editor.editor.setFocus()
+    qtbot.keyClicks(window.editor.editor, "f")
+    assert window.editor.text() == "f"
+    assert window.view.zoom() == pytest.approx(2.0)
+
+
 def test_zoom_actions(window):
     z = window.view.zoom()
     window.actions["zoom in"].trigger()
@@ -191,6 +200,7 @@ def test_export_png_and_svg(window, tmp_path):
     assert text.lstrip().startswith(("<?xml", "<svg"))
     assert ">f<" in text.replace(" ", "") or "f</text>" in text
     assert "15.0000" in text
+    assert window.scene.selected_ids() == [window.session.current_id]   # selection kept
 
 
 def test_save_and_open_a_file(window, qtbot, tmp_path):
@@ -214,6 +224,21 @@ def test_a_bad_file_keeps_the_example_open(window, tmp_path):
     assert item_by_label(window, "f").data_text == "15.0000"
     assert not window.open_file(tmp_path / "missing.json")
     assert item_by_label(window, "f").data_text == "15.0000"
+
+
+def test_screenshot_of_a_saved_file_and_of_a_bad_one(qtbot, tmp_path):
+    good = tmp_path / "good.json"
+    from core.expr import parse
+    from core.fileformat import save
+    save(parse("a = Value(2.0, label='a')\nb = a.tanh()\n"), good)
+    out = tmp_path / "good.png"
+    assert main(["--screenshot", str(out), str(good)]) == 0
+    assert not QImage(str(out)).isNull()
+    bad = tmp_path / "bad.json"
+    bad.write_text("not json", encoding="utf-8")
+    out = tmp_path / "bad.png"
+    assert main(["--screenshot", str(out), str(bad)]) == 0   # the example stays open
+    assert not QImage(str(out)).isNull()
 
 
 def test_screenshot_option_writes_a_png(qtbot, tmp_path):

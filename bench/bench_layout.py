@@ -1,0 +1,195 @@
+"""Benchmark core.layout: time and crossings on random DAGs and on one MLP sample.
+
+    python bench/bench_layout.py            # the full table (about a minute)
+    python bench/bench_layout.py --quick    # skip the 50k and 10k strand rows
+
+For every graph: nodes, edges, dummy nodes added for long edges (and, if scipy
+imports, the fewest any layering could need), seconds (median of 3 runs of
+`sugiyama`), crossings in the given order (plain generation order, dummies last)
+and after barycenter reduction, both counted on the proper graph. If pygraphviz
+imports, Graphviz `dot` lays out the same graphs side by side (up to 10k nodes).
+"""
+import argparse
+import os
+import platform
+import random
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from core.layout import sugiyama  # noqa: E402
+
+
+# -----------------------------------------------------------------------------
+# graphs
+
+def layered_dag(n, seed=0, width=12, p_long=0.1, reach=4):
+    """A random layered DAG: levels of 1..2*width nodes; each node has 1-3 operands
+    in the level before, and with probability p_long one from 2..reach levels back."""
+    rng = random.Random(seed)
+    levels, i = [], 0
+    while i < n:
+        k = min(n - i, rng.randint(1, 2 * width))
+        levels.append([f"n{j}" for j in range(i, i + k)])
+        i += k
+    edges = []
+    for li in range(1, len(levels)):
+        for v in levels[li]:
+            for _ in range(rng.randint(1, 3)):
+                edges.append((rng.choice(levels[li - 1]), v))
+            if li >= 2 and rng.random() < p_long:
+                edges.append((rng.choice(levels[li - rng.randint(2, min(reach, li))]), v))
+    return [v for level in levels for v in level], edges
+
+
+def strand_dag(n, seed=0, window=10, p_leaf=0.1):
+    """An expression-like DAG: node i is a leaf (p_leaf) or an op on 1-2 of the
+    `window` nodes before it. Many strands start at leaves and join much later:
+    the case where the cheap layering leaves long edges (see README_layout.md)."""
+    rng = random.Random(seed)
+    nodes = [f"n{i}" for i in range(n)]
+    edges = []
+    for i in range(1, n):
+        if rng.random() < p_leaf:
+            continue
+        for _ in range(rng.choice((1, 2, 2))):
+            edges.append((nodes[rng.randrange(max(0, i - window), i)], nodes[i]))
+    return nodes, edges
+
+
+def mlp_sample(n_in=2, sizes=(16, 16, 1)):
+    """One sample through micrograd's MLP(n_in, sizes) as scalar ops:
+    act = ((w0*x0 + w1*x1) + ...) + b, relu on every layer but the last."""
+    nodes, edges = [], []
+
+    def new():
+        nodes.append(f"n{len(nodes) + 1}")
+        return nodes[-1]
+
+    xs = [new() for _ in range(n_in)]
+    for li, size in enumerate(sizes):
+        outs = []
+        for _ in range(size):
+            act = None
+            for x in xs:
+                w, prod = new(), new()
+                edges += [(w, prod), (x, prod)]
+                if act is None:
+                    act = prod
+                else:
+                    total = new()
+                    edges += [(act, total), (prod, total)]
+                    act = total
+            b, total = new(), new()
+            edges += [(act, total), (b, total)]
+            act = total
+            if li < len(sizes) - 1:
+                relu = new()
+                edges.append((act, relu))
+                act = relu
+            outs.append(act)
+        xs = outs
+    return nodes, edges
+
+
+# -----------------------------------------------------------------------------
+# measuring
+
+def median_seconds(fn, repeat):
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times), result
+
+
+def dot_seconds(nodes, edges, repeat):
+    try:
+        import pygraphviz
+    except ImportError:
+        return None
+
+    def run():
+        g = pygraphviz.AGraph(directed=True, strict=False, rankdir="LR")
+        g.add_nodes_from(nodes)
+        g.add_edges_from(edges)
+        g.layout(prog="dot")
+    return median_seconds(run, repeat)[0]
+
+
+def optimal_dummies(nodes, edges):
+    """The fewest dummies any layering can have (what Graphviz dot's network
+    simplex finds): min sum(layer[dst] - layer[src] - 1) subject to
+    layer[dst] - layer[src] >= 1, solved as an LP with scipy if it imports."""
+    try:
+        import numpy as np
+        from scipy.optimize import linprog
+        from scipy.sparse import coo_matrix
+    except ImportError:
+        return None
+    index = {v: i for i, v in enumerate(nodes)}
+    pairs = list(dict.fromkeys((index[a], index[b]) for a, b in edges))
+    m = len(pairs)
+    rows = np.repeat(np.arange(m), 2)
+    cols = np.array([i for a, b in pairs for i in (b, a)])
+    # each row: layer[src] - layer[dst] <= -1
+    a_ub = coo_matrix((np.tile([-1.0, 1.0], m), (rows, cols)), shape=(m, len(nodes)))
+    cost = np.zeros(len(nodes))
+    for a, b in pairs:
+        cost[b] += 1.0
+        cost[a] -= 1.0
+    res = linprog(cost, A_ub=a_ub, b_ub=-np.ones(m), bounds=(0, None), method="highs")
+    return round(res.fun) - m if res.status == 0 else None
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="skip the slowest rows")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+
+    cases = [
+        ("MLP(2,[16,16,1]) sample", mlp_sample()),
+        ("layered random DAG", layered_dag(1_000)),
+        ("layered random DAG", layered_dag(10_000)),
+        ("layered random DAG", layered_dag(50_000)),
+        ("strand random DAG", strand_dag(1_000)),
+        ("strand random DAG", strand_dag(10_000)),
+    ]
+    if args.quick:
+        cases = [c for c in cases if len(c[1][0]) < 50_000 and not (
+            c[0].startswith("strand") and len(c[1][0]) >= 10_000)]
+    try:
+        import pygraphviz  # noqa: F401
+        have_dot = True
+    except ImportError:
+        have_dot = False
+
+    print(f"Python {platform.python_version()} on {platform.machine()}, "
+          f"{os.cpu_count()} CPUs; median of {args.repeat} runs")
+    header = ("| graph | nodes | edges | dummies | fewest possible | seconds "
+              "| crossings before | crossings after |")
+    if have_dot:
+        header += " dot seconds |"
+    print(header)
+    print("|" + "---|" * (header.count("|") - 1))
+    for name, (nodes, edges) in cases:
+        seconds, lay = median_seconds(lambda: sugiyama(nodes, edges), args.repeat)
+        dummies = sum(len(layer) for layer in lay.layers) - len(nodes)
+        fewest = optimal_dummies(nodes, edges)
+        row = (f"| {name} | {len(nodes):,} | {len(edges):,} | {dummies:,} | "
+               f"{'-' if fewest is None else format(fewest, ',')} | {seconds:.3f} | "
+               f"{lay.crossings_before:,} | {lay.crossings_after:,} |")
+        if have_dot:
+            dot = dot_seconds(nodes, edges, args.repeat) if len(nodes) <= 10_000 else None
+            row += f" {dot:.3f} |" if dot is not None else " - |"
+        print(row, flush=True)
+    if not have_dot:
+        print("(pygraphviz is not installed: no Graphviz dot comparison)")
+
+
+if __name__ == "__main__":
+    main()
