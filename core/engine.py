@@ -271,8 +271,11 @@ class Value:
         Like micrograd, this does NOT zero any gradient first: gradients
         accumulate with `+=`. That is what makes a node used twice receive the
         sum of both contributions -- and it is also why calling `backward()`
-        twice doubles every grad, and why a training loop must zero the grads
-        (`zero_grad`) before each backward pass.
+        again without zeroing gives wrong grads: the second pass adds on top of
+        the first, and since intermediate grads were not zeroed either, they
+        pass on their doubled values (for f = x*y + y**2 at x=2, y=3, x.grad
+        goes 3 -> 9, not 6). A training loop must zero every grad (`zero_grad`)
+        before each backward pass.
         """
         order = topological_order(self)
         self.grad = 1.0

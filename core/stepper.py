@@ -302,7 +302,10 @@ class BackwardStepper:
             was = running.get(child, before[i])
             now = was + amount
             running[child] = now
-            lines.append(f"{names[i]}.grad += {_substitute(symbolic, names, out)} · {out}.grad"
+            local_text = _substitute(symbolic, names, out)
+            if " " in local_text:  # '1 - t.data²' needs brackets before '· t.grad'
+                local_text = f"({local_text})"
+            lines.append(f"{names[i]}.grad += {local_text} · {out}.grad"
                          f" = {_fmt(value)} · {_fmt(out_grad)} = {_fmt(amount)}"
                          f" (was {_fmt(was)}, now {_fmt(now)})")
         return lines
