@@ -379,6 +379,13 @@ class Trainer:
         picks = self.rng.sample(range(n), size)
         return [self.train_inputs[i] for i in picks], [self.train_labels[i] for i in picks]
 
+    def loss_graph(self):
+        """The loss over the whole training set as a Value graph, labelled 'loss':
+        exactly what a full-batch step differentiates (lessons and the DAG view show it)."""
+        loss, _scores = self._forward(self.train_inputs, self.train_labels)
+        loss.label = "loss"
+        return loss
+
     def _forward(self, inputs, labels):
         """The loss graph of one batch, and the scores."""
         # wrap the inputs once, or each of the first layer's neurons would wrap them again

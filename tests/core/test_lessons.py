@@ -6,8 +6,8 @@ import pathlib
 import pytest
 
 from core.fileformat import load as load_graph, save as save_graph
-from core.lessons import (ACTIONS, LessonError, LessonRunner, dead_relus, fmt, lesson_from_dict,
-                          load_all, load_lesson, parse_number, verify_lesson)
+from core.lesson_runner import LessonRunner, dead_relus, fmt, parse_number, verify_lesson
+from core.lessons import ACTIONS, LessonError, lesson_from_dict, load_all, load_lesson
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 LESSONS = ROOT / "resources" / "lessons"
