@@ -208,9 +208,6 @@ def _reduce_crossings(layers, preds, succs, sweeps):
         if best == 0 or not improved:
             break
     layers[:] = best_layers
-    for lay in layers:
-        for i, v in enumerate(lay):
-            pos[v] = i
     return before, best
 
 

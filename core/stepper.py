@@ -96,20 +96,42 @@ def forward_formula(node, name):
 # One step
 
 class StepRecord:
-    """What one `_backward` call did."""
+    """What one `_backward` call did.
+
+    The local derivatives and the explanation text are worked out when first
+    asked for (`local`, `lines`), not while stepping: a run to the end of a big
+    graph then costs little more than `backward()`. They are exact whenever they
+    are computed, because a backward pass never changes any node's data.
+    """
 
     __slots__ = ("index", "node", "out_grad", "children", "grads_before", "grads_after",
-                 "local", "lines")
+                 "_stepper", "_local", "_lines")
 
-    def __init__(self, index, node, out_grad, children, grads_before, grads_after, local, lines):
+    def __init__(self, index, node, out_grad, children, grads_before, grads_after, stepper):
         self.index = index                # position of this step in stepper.order
         self.node = node                  # the Value whose _backward ran
         self.out_grad = out_grad          # node.grad when it ran
         self.children = children          # node._prev (duplicates kept)
         self.grads_before = grads_before  # child grads before, aligned with children
         self.grads_after = grads_after    # child grads after
-        self.local = local                # [(symbolic, value)] local derivatives
-        self.lines = lines                # the chain-rule arithmetic, one line per operand
+        self._stepper = stepper           # for the names shown in the text
+        self._local = None
+        self._lines = None
+
+    @property
+    def local(self):
+        """[(symbolic, value)]: the local derivative d node / d child, per child."""
+        if self._local is None:
+            self._local = local_derivatives(self.node)
+        return self._local
+
+    @property
+    def lines(self):
+        """The chain-rule arithmetic, one line per operand."""
+        if self._lines is None:
+            self._lines = self._stepper._explain(self.node, self.out_grad, self.children,
+                                                 self.grads_before, self.grads_after, self.local)
+        return self._lines
 
     @property
     def text(self):
@@ -133,30 +155,47 @@ class BackwardStepper:
     `include_leaves`). `position` is the index of the next step; `done` is true
     when every step has run. `names` maps a Value to the name shown in text
     (default: its label, else '#k' for its index in topological order).
+    With `reset=False` no grad is touched: the plan (order, names, who feeds
+    whom) is ready for a view to show before the learner starts; call
+    `reset()` to begin.
     """
 
-    def __init__(self, root, include_leaves=False, names=None):
+    def __init__(self, root, include_leaves=False, names=None, reset=True):
         self.root = root
         self.topo = topological_order(root)
         reverse = list(reversed(self.topo))
         self.order = reverse if include_leaves else [v for v in reverse if v._prev]
         self._index = {node: i for i, node in enumerate(self.order)}
-        self._topo_index = {node: i for i, node in enumerate(self.topo)}
         self._names = names or {}
-        # The steps that pass gradient into each node: the steps of its consumers.
-        self._feeding = {node: [] for node in self.topo}
-        for i, node in enumerate(self.order):
-            for child in dict.fromkeys(node._prev):  # a*a feeds a once per step
-                self._feeding[child].append(i)
+        self._topo_index_cache = None  # built when first needed: a plain run never asks
+        self._feeding_cache = None
         self.history = []          # StepRecords of the steps run so far
         self.breakpoints = set()   # nodes: stop before their step
         self.break_on_nonfinite = True
         self.grad_threshold = None  # stop after a step makes any |grad| exceed this
         self.break_on_dead_relu = False
         self.stop_reason = ""
-        self.reset()
+        if reset:
+            self.reset()
 
     # -- state -------------------------------------------------------------------
+
+    @property
+    def _topo_index(self):
+        if self._topo_index_cache is None:
+            self._topo_index_cache = {node: i for i, node in enumerate(self.topo)}
+        return self._topo_index_cache
+
+    @property
+    def _feeding(self):
+        """{node: [indices of the steps that pass gradient into it]}: its consumers' steps."""
+        if self._feeding_cache is None:
+            feeding = {node: [] for node in self.topo}
+            for i, node in enumerate(self.order):
+                for child in dict.fromkeys(node._prev):  # a*a feeds a once per step
+                    feeding[child].append(i)
+            self._feeding_cache = feeding
+        return self._feeding_cache
 
     @property
     def position(self):
@@ -194,6 +233,11 @@ class BackwardStepper:
             return UNTOUCHED
         return FINAL if received == len(feeding) else PARTIAL
 
+    def users(self, node):
+        """The nodes whose `_backward` passes gradient into node, in step order
+        (one per distinct consumer; the output has none)."""
+        return [self.order[i] for i in self._feeding.get(node, ())]
+
     def contributions(self, node):
         """[(StepRecord, amount)] of the steps run so far that added to node.grad.
 
@@ -215,16 +259,15 @@ class BackwardStepper:
         """Run the next `_backward` call and return its StepRecord (None when done)."""
         if self.done:
             return None
-        node = self.order[self.position]
+        history = self.history
+        node = self.order[len(history)]
         children = node._prev
-        before = tuple(child.grad for child in children)
+        before = tuple([child.grad for child in children])
         out_grad = node.grad
         node._backward(node)
-        after = tuple(child.grad for child in children)
-        local = local_derivatives(node)
-        record = StepRecord(self.position, node, out_grad, children, before, after, local,
-                            self._explain(node, out_grad, children, before, after, local))
-        self.history.append(record)
+        after = tuple([child.grad for child in children])
+        record = StepRecord(len(history), node, out_grad, children, before, after, self)
+        history.append(record)
         return record
 
     def step_back(self):
@@ -248,7 +291,7 @@ class BackwardStepper:
 
     def run_to_end(self):
         """Step until done or a breakpoint condition; returns the records run."""
-        return self._run(lambda: False)
+        return self._run(None)
 
     def run_to(self, target):
         """Step until target is the next node to run (or, for a leaf, until its
@@ -259,27 +302,56 @@ class BackwardStepper:
 
     def _run(self, arrived):
         self.stop_reason = ""
+        if arrived is None and not self.breakpoints and not self.break_on_dead_relu \
+                and self.grad_threshold is None:
+            return self._run_plain()
+        arrived = arrived or (lambda: False)
         records = []
         first = True
         while not self.done and not arrived():
-            node = self.current
-            if node in self.breakpoints and not first:
-                self.stop_reason = f"breakpoint at {self.name(node)}"
-                break
-            if self.break_on_dead_relu and node._op == "relu" and node._prev[0].data <= 0.0 \
-                    and not first:
-                self.stop_reason = f"dead ReLU at {self.name(node)}: its input is ≤ 0, so no gradient flows"
+            reason = "" if first else self.pause_reason()
+            if reason:
+                self.stop_reason = reason
                 break
             first = False
             record = self.step()
             records.append(record)
-            reason = self._check(record)
+            reason = self.check(record)
             if reason:
                 self.stop_reason = reason
                 break
         return records
 
-    def _check(self, record):
+    def _run_plain(self):
+        """run_to_end with nothing to watch but non-finite grads: the same steps
+        and checks as `_run`, in a tighter loop (a big graph runs ~backward() speed)."""
+        records = []
+        step, total, watch = self.step, len(self.order), self.break_on_nonfinite
+        isfinite = math.isfinite
+        while len(self.history) < total:
+            record = step()
+            records.append(record)
+            if watch and not all(isfinite(grad) for grad in record.grads_after):
+                self.stop_reason = self.check(record)
+                break
+        return records
+
+    def pause_reason(self):
+        """Why a run should stop before the next step ('' to go on): a breakpoint
+        on it, or a dead ReLU when `break_on_dead_relu` is set. A run never stops
+        before its own first step, so "continue" gets past a breakpoint."""
+        node = self.current
+        if node is None:
+            return ""
+        if node in self.breakpoints:
+            return f"breakpoint at {self.name(node)}"
+        if self.break_on_dead_relu and node._op == "relu" and node._prev[0].data <= 0.0:
+            return f"dead ReLU at {self.name(node)}: its input is ≤ 0, so no gradient flows"
+        return ""
+
+    def check(self, record):
+        """Why a run should stop after `record` ('' to go on): a non-finite grad
+        or one above `grad_threshold` in an operand it changed."""
         for child, grad in zip(record.children, record.grads_after):
             if self.break_on_nonfinite and not math.isfinite(grad):
                 return f"non-finite grad {grad} in {self.name(child)}"

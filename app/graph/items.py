@@ -152,6 +152,15 @@ def _op_text(node):
 class NodeItem(QGraphicsItem):
     """One document node: record (and op circle), numbers from its compiled Value."""
 
+    # Debugger marks (class defaults, so a plain node carries none). Set through
+    # the scene's debugger hooks: set_debug_marks, set_breakpoint_marks, update_masks.
+    debug_mark = None   # None | 'current' (its _backward runs) | 'target' (its grad changes)
+    debug_tag = ""      # a chip above the record, e.g. '+= 3.0000'
+    breakpoint = False  # a red dot at the top-left corner
+    data_mask = None    # shown instead of the data text ('?' while forward-stepping)
+    grad_mask = None    # shown instead of the grad text ('?' in a quiz, '' before backward)
+    dimmed = False      # drawn faded: not computed yet in the forward pass
+
     def __init__(self, theme, node):
         super().__init__()
         self.nid = node.id
@@ -232,9 +241,31 @@ class NodeItem(QGraphicsItem):
             self.highlighted = on
             self.update()
 
+    def set_debug(self, mark=None, tag=""):
+        """The debugger's mark: None, 'current' or 'target', with an optional chip text."""
+        if (mark, tag) == (self.debug_mark, self.debug_tag):
+            return
+        if bool(tag) != bool(self.debug_tag):
+            self.prepareGeometryChange()   # the chip sits above the usual bounds
+        self.debug_mark, self.debug_tag = mark, tag
+        self.update()
+
+    def set_breakpoint(self, on):
+        if on != self.breakpoint:
+            self.breakpoint = on
+            self.update()
+
+    def set_masks(self, data=None, grad=None, dimmed=False):
+        """Texts shown instead of data / grad (None: the real number), and a faded look."""
+        if (data, grad, dimmed) != (self.data_mask, self.grad_mask, self.dimmed):
+            self.data_mask, self.grad_mask, self.dimmed = data, grad, dimmed
+            self.update()
+
     def texts(self):
         """(label, data text, grad text) as drawn -- what a test or a screen reader reads."""
-        return self.label, self.data_text, self.grad_text
+        data = self.data_text if self.data_mask is None else self.data_mask
+        grad = self.grad_text if self.grad_mask is None else self.grad_mask
+        return self.label, data, grad
 
     def tooltip(self):
         what = self.kind if self.kind != "op" else f"op {self.op}"
@@ -246,6 +277,8 @@ class NodeItem(QGraphicsItem):
             lines.append("missing input on port " + ", ".join(str(p) for p in self.missing_ports))
         if self.is_output:
             lines.append("output: its grad is 1 in the backward pass")
+        if self.breakpoint:
+            lines.append("breakpoint: a debugger run stops before its _backward (F9 toggles)")
         return "\n".join(lines)
 
     # -- geometry ----------------------------------------------------------------
@@ -267,7 +300,12 @@ class NodeItem(QGraphicsItem):
         return self._geometry
 
     def boundingRect(self):
+        if self.debug_tag:
+            return self._geometry.bounds.adjusted(0, -self._tag_room(), 0, 0)
         return self._geometry.bounds
+
+    def _tag_room(self):
+        return 24.0 * self.theme.scale
 
     def shape(self):
         path = QPainterPath()
@@ -325,7 +363,11 @@ class NodeItem(QGraphicsItem):
             return
         s = theme.scale
 
+        if self.dimmed:
+            painter.setOpacity(0.42)
         # halos first, so borders stay crisp on top of them
+        if self.debug_mark == "current":
+            self._halo(painter, g, theme.color("highlight"), 12 * s, 210)
         if self.highlighted:
             self._halo(painter, g, theme.color("highlight"), 9 * s, 150)
         if selected:
@@ -376,12 +418,17 @@ class NodeItem(QGraphicsItem):
             painter.setFont(theme.font("caption"))
             painter.setPen(theme.color("caption_text"))
             painter.drawText(g.label_rect, _ALIGN_CENTER, "const")
-        self._paint_number(painter, theme, g.data_rect, "data", self.data_text,
+        _label, data_text, grad_text = self.texts()
+        self._paint_number(painter, theme, g.data_rect, "data", data_text,
                            theme.color("number_text"), theme.color("caption_text"), pad)
         on_grad = theme.text_on(grad_fill)
         caption = QColor(on_grad)
         caption.setAlpha(170)
-        self._paint_number(painter, theme, g.grad_rect, "grad", self.grad_text, on_grad, caption, pad)
+        self._paint_number(painter, theme, g.grad_rect, "grad", grad_text, on_grad, caption, pad)
+        if self.debug_mark == "target":   # the cell this step's += writes into
+            painter.setPen(QPen(theme.color("highlight"), 3.0 * s))
+            painter.setBrush(Qt.NoBrush)
+            painter.drawRect(g.grad_rect.adjusted(1.5 * s, 1.5 * s, -1.5 * s, -1.5 * s))
 
         if self.nonfinite:
             self._paint_badge(painter, theme, g, s)
@@ -393,6 +440,34 @@ class NodeItem(QGraphicsItem):
             painter.setPen(theme.color("output_text"))
             painter.setFont(theme.font("caption"))
             painter.drawText(g.tag_rect, _ALIGN_CENTER, "output")
+        if self.debug_tag:
+            self._paint_debug_tag(painter, theme, g, s)
+        if self.breakpoint:
+            self._paint_breakpoint(painter, theme, g, s)
+
+    def _paint_debug_tag(self, painter, theme, g, s):
+        """A yellow chip above the record: what the debugger step does here."""
+        painter.setOpacity(1.0)
+        font = theme.font("number")
+        painter.setFont(font)
+        w = theme.text_width("number", self.debug_tag) + 14 * s
+        h = 19 * s
+        anchor = g.grad_rect if self.debug_mark == "target" else g.record
+        x = min(max(anchor.center().x() - w / 2, g.bounds.left()), g.bounds.right() - w)
+        chip = QRectF(x, g.record.top() - h - 3 * s, w, h)
+        painter.setPen(QPen(theme.color("node_border"), 1.0 * s))
+        painter.setBrush(theme.color("highlight"))
+        painter.drawRoundedRect(chip, h / 2, h / 2)
+        painter.setPen(theme.text_on(theme.color("highlight")))
+        painter.drawText(chip, _ALIGN_CENTER, self.debug_tag)
+
+    def _paint_breakpoint(self, painter, theme, g, s):
+        painter.setOpacity(1.0)
+        left = g.circle.left() if g.circle is not None else g.record.left()
+        r = 6.5 * s
+        painter.setPen(QPen(theme.color("node_fill"), 1.5 * s))
+        painter.setBrush(theme.color("nonfinite"))
+        painter.drawEllipse(QPointF(left + 1.5 * s, g.record.top() + 1.5 * s), r, r)
 
     def _paint_number(self, painter, theme, rect, caption, text, color, caption_color, pad):
         painter.setFont(theme.font("caption"))
@@ -461,8 +536,10 @@ class NodeItem(QGraphicsItem):
             fill = theme.color("node_fill")
         if self.nonfinite:
             fill = theme.color("nonfinite")
-        if self.highlighted:
+        if self.highlighted or self.debug_mark is not None:
             fill = theme.color("highlight")
+        if self.dimmed:
+            painter.setOpacity(0.42)
         if lod < LOD_BLOCK and not selected:
             painter.fillRect(g.record, fill)
             if g.circle is not None:

@@ -18,12 +18,18 @@ Hooks for other panels (the debugger):
     set_highlight(nodes=(), edges=())        glow on nodes and wires (replaces the last)
     set_node_status({nid: status})           a stripe: 'untouched' / 'partial' / 'final' / QColor / None
     clear_node_status()
+    set_debug_marks({nid: (mark, tag)}, edges)  the debugger step: 'current' / 'target' nodes with a
+                                             chip text, and the wires carrying gradient (diffed)
+    set_breakpoint_marks(nids)               red dots on these nodes (replaces the last)
+    update_masks({nid: (data, grad, dimmed) | None})  texts shown instead of numbers ('?')
+    clear_debug()                            every debugger mark off
+    add_node_menu_hook(hook)                 hook(menu, nid) adds entries to a node's context menu
     refresh_values(ids=None)                 re-read data/grad from the Values
     select_node(nid)
 """
 
 from PySide6.QtCore import QRectF, QTimer, Signal
-from PySide6.QtWidgets import QGraphicsScene
+from PySide6.QtWidgets import QGraphicsScene, QMenu
 
 from app.graph.items import NODE_SELECTED_Z, NODE_Z, EdgeItem, NodeItem
 from app.theme import DEFAULT
@@ -278,6 +284,96 @@ class GraphScene(QGraphicsScene):
     def clear_node_status(self):
         for item in self._nodes.values():
             item.set_status(None)
+
+    # Debugger marks change a handful of nodes per step: each call touches only
+    # the items whose look changes, never all of a 5,000-node graph.
+
+    def set_debug_marks(self, marks, edges=()):
+        """{nid: (mark, tag)} with mark 'current' or 'target' (others lose theirs),
+        and the wires ((src, dst, port)) to highlight as carrying gradient."""
+        old_marks, old_edges = getattr(self, "_debug_state", ({}, set()))
+        for nid in old_marks:
+            if nid not in marks:
+                item = self._nodes.get(nid)
+                if item is not None:
+                    item.set_debug(None, "")
+        for nid, (mark, tag) in marks.items():
+            item = self._nodes.get(nid)
+            if item is not None:
+                item.set_debug(mark, tag)
+        edges = {Edge(*e) for e in edges}
+        for edge in old_edges - edges:
+            item = self._edges.get(edge)
+            if item is not None:
+                item.set_highlighted(edge in self._highlight[1])
+        for edge in edges:
+            item = self._edges.get(edge)
+            if item is not None:
+                item.set_highlighted(True)
+        self._debug_state = (dict(marks), edges)
+
+    def set_breakpoint_marks(self, nids):
+        nids = set(nids)
+        old = getattr(self, "_breakpoint_marks", set())
+        for nid in old | nids:
+            item = self._nodes.get(nid)
+            if item is not None:
+                item.set_breakpoint(nid in nids)
+        self._breakpoint_marks = nids
+
+    def update_masks(self, masks):
+        """{nid: (data text, grad text, dimmed) or None (show the real numbers)}."""
+        masked = getattr(self, "_masked", None)
+        if masked is None:
+            masked = self._masked = set()
+        for nid, mask in masks.items():
+            item = self._nodes.get(nid)
+            if item is None:
+                continue
+            if mask is None:
+                item.set_masks()
+                masked.discard(nid)
+            else:
+                item.set_masks(*mask)
+                masked.add(nid)
+
+    def clear_debug(self):
+        """Every debugger mark, mask and status stripe off (breakpoint dots stay)."""
+        self.set_debug_marks({})
+        self.update_masks({nid: None for nid in list(getattr(self, "_masked", ()))})
+        for item in self._nodes.values():
+            if item.debug_mark is not None or item.data_mask is not None or item.grad_mask is not None:
+                item.set_debug(None, "")
+                item.set_masks()
+        self.clear_node_status()
+
+    # -- a node's context menu: other panels add entries -------------------------------
+
+    def add_node_menu_hook(self, hook):
+        """hook(menu, nid) is called to fill the right-click menu of node nid."""
+        hooks = getattr(self, "_menu_hooks", None)
+        if hooks is None:
+            hooks = self._menu_hooks = []
+        hooks.append(hook)
+
+    def node_at(self, scene_pos):
+        for item in self.items(scene_pos):
+            if isinstance(item, NodeItem):
+                return item
+        return None
+
+    def contextMenuEvent(self, event):
+        hooks = getattr(self, "_menu_hooks", ())
+        item = self.node_at(event.scenePos()) if hooks else None
+        if item is None:
+            super().contextMenuEvent(event)
+            return
+        menu = QMenu(event.widget())
+        for hook in hooks:
+            hook(menu, item.nid)
+        if menu.actions():
+            menu.exec(event.screenPos())
+        event.accept()
 
     def set_theme(self, theme):
         self.theme = theme

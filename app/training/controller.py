@@ -25,6 +25,7 @@ from a weights snapshot -- never from the worker's live `Value`s.
 import collections
 import math
 import random
+import sys
 
 import numpy as np
 from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
@@ -41,6 +42,11 @@ DRAIN_INTERVAL_MS = 33
 RESET_FIELDS = ("dataset", "n_samples", "noise", "test_ratio", "data_seed", "features",
                 "hidden_sizes", "activation", "init_seed")
 LIVE_GRAPH_MAX_NODES = 2000
+# While the worker runs pure Python, the GUI thread waits for the GIL on every
+# return from Qt; CPython hands it over after the switch interval (default
+# 5 ms). A repaint makes hundreds of such returns, so 5 ms each is a frozen
+# window: 1 ms keeps it responsive and costs the worker next to nothing.
+SWITCH_INTERVAL = 0.001
 
 
 # -----------------------------------------------------------------------------
@@ -183,6 +189,8 @@ class TrainingController(QObject):
         """Replace the current run by a new one from cfg (and optionally a saved state)."""
         if self._closed:
             return
+        if sys.getswitchinterval() > SWITCH_INTERVAL:
+            sys.setswitchinterval(SWITCH_INTERVAL)
         self._retire_worker()
         self.config = cfg
         self.token += 1

@@ -13,13 +13,21 @@ remove neurons and the activation name opens a menu.
 
 The view holds no state that matters: it is redrawn from the config's shape,
 the latest `Weights` and the latest `Boundary`, and every click is a signal.
+
+Speed. The diagram repaints while a worker thread trains in pure Python, and
+every call from C++ into Python (a `paint()` override, a virtual call on a
+Python subclass) must first win the GIL from that worker. So every item here
+is a plain Qt item that paints itself in C++ -- circles filled with a texture
+brush cut from one shared heatmap atlas, paths with cached opaque pens -- and
+the view alone handles hovering, tooltips and clicks by looking up the item
+under the mouse (`item.data(KEY)`).
 """
 
 import numpy as np
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QImage, QPainter, QPainterPath, QPainterPathStroker, QPen, QPixmap
-from PySide6.QtWidgets import (QGraphicsItem, QGraphicsObject, QGraphicsPathItem, QGraphicsScene,
-                               QGraphicsSimpleTextItem, QGraphicsView, QMenu)
+from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont, QImage, QPainter, QPainterPath, QPen, QPixmap, QTransform
+from PySide6.QtWidgets import (QGraphicsEllipseItem, QGraphicsItem, QGraphicsLineItem, QGraphicsPathItem,
+                               QGraphicsRectItem, QGraphicsScene, QGraphicsView, QMenu, QToolTip)
 
 from app.training.plots import NEGATIVE, POSITIVE, SCORE_LEVELS, diverging_lut
 from core.nn import ACTIVATIONS
@@ -35,10 +43,12 @@ SELECTION = "#5b5bd6"
 TEXT = "#374151"
 FAINT = "#c3c9d2"
 _LUT = diverging_lut()
+KEY = 0  # the item data slot holding an item's key
+BIAS = 9.0  # the bias square's side
 
 
-def heatmap_pixmap(values, levels=None):
-    """A small QPixmap of an (r, r) array (row j = y ascending), diverging colours.
+def heatmap_rgb(values, levels=None):
+    """An (r, r, 3) uint8 image of an (r, r) array (row j = y ascending), in diverging colours.
 
     With `levels` the colours span that fixed range; without, each map is scaled
     by its own largest |value| so its shape shows whatever its size.
@@ -50,247 +60,91 @@ def heatmap_pixmap(values, levels=None):
     else:
         lo, hi = levels
     idx = np.clip(((v - lo) / (hi - lo) * 255.0).round(), 0, 255).astype(np.intp)
-    rgb = np.ascontiguousarray(_LUT[idx[::-1]])  # images run top-down, y runs up
-    h, w = rgb.shape[:2]
-    image = QImage(rgb.data, w, h, 3 * w, QImage.Format_RGB888).copy()
-    return QPixmap.fromImage(image)
+    return _LUT[idx[::-1]]  # images run top-down, y runs up
+
+
+def _circle_mask(size):
+    """Alpha 0..255 of a disc filling a size x size square, with a soft one-pixel rim."""
+    c = (size - 1) / 2.0
+    y, x = np.mgrid[0:size, 0:size]
+    r = np.hypot(x - c, y - c)
+    return (np.clip(size / 2.0 - r, 0.0, 1.0) * 255).astype(np.uint8)
+
+
+class HeatmapAtlas:
+    """Many small heatmaps in ONE pixmap, each a disc (transparent outside).
+
+    Building one QImage for all neurons costs three Qt calls per refresh instead
+    of three per neuron -- it matters while a worker thread competes for the GIL.
+    """
+
+    CELL = 32
+
+    def __init__(self):
+        self.pixmap = None
+        self.index = {}  # key -> cell number
+        self._mask = _circle_mask(self.CELL)
+
+    def build(self, images):
+        """images: {key: (r, r, 3) uint8}; each is scaled up to CELL x CELL."""
+        cell = self.CELL
+        keys = list(images)
+        if not keys:
+            self.pixmap, self.index = None, {}
+            return
+        atlas = np.zeros((cell, cell * len(keys), 4), dtype=np.uint8)
+        for n, key in enumerate(keys):
+            rgb = images[key]
+            r = rgb.shape[0]
+            pick = (np.arange(cell) * r) // cell  # nearest-neighbour upscaling
+            big = rgb[pick][:, pick]
+            block = atlas[:, n * cell:(n + 1) * cell]
+            alpha = self._mask.astype(np.uint16)
+            # premultiplied ARGB, as QImage.Format_ARGB32_Premultiplied stores it (B, G, R, A in memory)
+            block[..., 0] = (big[..., 2] * alpha // 255)
+            block[..., 1] = (big[..., 1] * alpha // 255)
+            block[..., 2] = (big[..., 0] * alpha // 255)
+            block[..., 3] = self._mask
+        h, w = atlas.shape[:2]
+        image = QImage(atlas.data, w, h, 4 * w, QImage.Format_ARGB32_Premultiplied)
+        self.pixmap = QPixmap.fromImage(image)  # fromImage copies the pixels
+        self.index = {key: n for n, key in enumerate(keys)}
+
+    def brush(self, key):
+        """A texture brush that paints `key`'s cell onto a circle of diameter NODE centred at 0."""
+        n = self.index.get(key)
+        if n is None or self.pixmap is None:
+            return None
+        brush = QBrush(self.pixmap)
+        s = NODE / self.CELL
+        brush.setTransform(QTransform().translate(-NODE / 2, -NODE / 2).scale(s, s).translate(-n * self.CELL, 0))
+        return brush
+
+
+_PENS = {}
 
 
 def _edge_pen(w, selected=False):
+    """A cached pen for weight w: blue > 0, orange < 0, wider and deeper for larger |w|.
+
+    |w| is quantised into a few dozen steps, and the colour is mixed with white
+    instead of drawn translucent: opaque strokes paint about twice as fast.
+    """
     a = min(abs(w), 4.0)
-    colour = QColor(POSITIVE if w > 0 else NEGATIVE)
-    colour.setAlphaF(0.3 + 0.7 * min(a / 2.0, 1.0))
-    pen = QPen(QColor(SELECTION) if selected else colour, 0.6 + 1.5 * a + (2.0 if selected else 0.0))
-    pen.setCapStyle(Qt.RoundCap)
+    level = int(round(a * 6))  # 0 .. 24
+    key = (w > 0, level, selected)
+    pen = _PENS.get(key)
+    if pen is None:
+        a = level / 6.0
+        strength = 0.3 + 0.7 * min(a / 2.0, 1.0)
+        base = QColor(POSITIVE if w > 0 else NEGATIVE)
+        colour = QColor(SELECTION) if selected else QColor(
+            round(255 - (255 - base.red()) * strength), round(255 - (255 - base.green()) * strength),
+            round(255 - (255 - base.blue()) * strength))
+        pen = QPen(colour, 0.6 + 1.5 * a + (2.0 if selected else 0.0))
+        pen.setCapStyle(Qt.RoundCap)
+        _PENS[key] = pen
     return pen
-
-
-# -----------------------------------------------------------------------------
-# items
-
-class NeuronItem(QGraphicsItem):
-    """A circle showing a heatmap; `key` is ('feature', name) or ('neuron', layer, index)."""
-
-    def __init__(self, view, key, enabled=True):
-        super().__init__()
-        self.view = view
-        self.key = key
-        self.enabled = enabled
-        self.selected = False
-        self.pixmap = None
-        self.setAcceptHoverEvents(True)
-        self.setCursor(Qt.PointingHandCursor)
-        self.setZValue(2)
-
-    def boundingRect(self):
-        return QRectF(-NODE / 2 - 3, -NODE / 2 - 3, NODE + 6, NODE + 6)
-
-    def shape(self):
-        path = QPainterPath()
-        path.addEllipse(QRectF(-NODE / 2, -NODE / 2, NODE, NODE))
-        return path
-
-    def paint(self, painter, option, widget=None):
-        painter.setRenderHint(QPainter.Antialiasing)
-        painter.setRenderHint(QPainter.SmoothPixmapTransform)
-        rect = QRectF(-NODE / 2, -NODE / 2, NODE, NODE)
-        painter.save()
-        painter.setClipPath(self.shape())
-        if self.pixmap is not None and self.enabled:
-            painter.drawPixmap(rect, self.pixmap, QRectF(self.pixmap.rect()))
-        else:
-            painter.fillRect(rect, QColor("#f3f4f6"))
-        painter.restore()
-        if self.selected:
-            painter.setPen(QPen(QColor(SELECTION), 3))
-        else:
-            painter.setPen(QPen(QColor("#6b7280" if self.enabled else FAINT), 1.2,
-                                Qt.SolidLine if self.enabled else Qt.DashLine))
-        painter.setBrush(Qt.NoBrush)
-        painter.drawEllipse(rect)
-
-    def set_pixmap(self, pixmap):
-        self.pixmap = pixmap
-        self.update()
-
-    def hoverEnterEvent(self, event):
-        self.setToolTip(self.view.tooltip_for(self.key))
-        super().hoverEnterEvent(event)
-
-    def mousePressEvent(self, event):
-        event.accept()
-
-    def mouseReleaseEvent(self, event):
-        if event.button() == Qt.LeftButton:
-            self.view.item_clicked(self.key)
-
-
-class WeightItem(QGraphicsPathItem):
-    """One weight: a curve from a neuron of one layer to a neuron of the next."""
-
-    def __init__(self, view, key, start, end):
-        super().__init__()
-        self.view = view
-        self.key = key  # ('weight', layer, neuron, input index)
-        path = QPainterPath(start)
-        mid = (start.x() + end.x()) / 2
-        path.cubicTo(QPointF(mid, start.y()), QPointF(mid, end.y()), end)
-        self.setPath(path)
-        self.setAcceptHoverEvents(True)
-        self.setCursor(Qt.PointingHandCursor)
-        self.setZValue(0)
-        self.value = 0.0
-        self.selected = False
-        self._hover = False
-        self.setPen(_edge_pen(0.0))
-
-    def shape(self):
-        stroker = QPainterPathStroker()
-        stroker.setWidth(7.0)  # easier to hover and click than the drawn line
-        return stroker.createStroke(self.path())
-
-    def set_value(self, w):
-        self.value = w
-        self._restyle()
-
-    def set_selected(self, on):
-        self.selected = on
-        self.setZValue(1 if on else 0)
-        self._restyle()
-
-    def _restyle(self):
-        pen = _edge_pen(self.value, self.selected)
-        if self._hover and not self.selected:
-            pen.setColor(pen.color().darker(140))
-            pen.setWidthF(pen.widthF() + 1.5)
-        self.setPen(pen)
-
-    def hoverEnterEvent(self, event):
-        self._hover = True
-        self._restyle()
-        self.setToolTip(self.view.tooltip_for(self.key))
-        super().hoverEnterEvent(event)
-
-    def hoverLeaveEvent(self, event):
-        self._hover = False
-        self._restyle()
-        super().hoverLeaveEvent(event)
-
-    def mousePressEvent(self, event):
-        event.accept()
-
-    def mouseReleaseEvent(self, event):
-        if event.button() == Qt.LeftButton:
-            self.view.item_clicked(self.key)
-
-
-class BiasItem(QGraphicsItem):
-    """The bias of a neuron: a small square at its lower left, coloured by sign."""
-
-    SIZE = 9.0
-
-    def __init__(self, view, key):
-        super().__init__()
-        self.view = view
-        self.key = key  # ('weight', layer, neuron, nin): the bias is the last parameter
-        self.value = 0.0
-        self.selected = False
-        self.setAcceptHoverEvents(True)
-        self.setCursor(Qt.PointingHandCursor)
-        self.setZValue(3)
-
-    def boundingRect(self):
-        s = self.SIZE + 2
-        return QRectF(-s / 2, -s / 2, s, s)
-
-    def paint(self, painter, option, widget=None):
-        s = self.SIZE
-        colour = QColor(POSITIVE if self.value > 0 else NEGATIVE if self.value < 0 else "#d1d5db")
-        painter.setPen(QPen(QColor(SELECTION), 2) if self.selected else QPen(QColor("#ffffff"), 1))
-        painter.setBrush(colour)
-        painter.drawRect(QRectF(-s / 2, -s / 2, s, s))
-
-    def set_value(self, b):
-        self.value = b
-        self.update()
-
-    def set_selected(self, on):
-        self.selected = on
-        self.update()
-
-    def hoverEnterEvent(self, event):
-        self.setToolTip(self.view.tooltip_for(self.key))
-        super().hoverEnterEvent(event)
-
-    def mousePressEvent(self, event):
-        event.accept()
-
-    def mouseReleaseEvent(self, event):
-        if event.button() == Qt.LeftButton:
-            self.view.item_clicked(self.key)
-
-
-class ButtonItem(QGraphicsObject):
-    """A small round +/- button drawn in the scene."""
-
-    clicked = Signal()
-
-    def __init__(self, text, tooltip, enabled=True):
-        super().__init__()
-        self.text = text
-        self.enabled = enabled
-        self._hover = False
-        self.setToolTip(tooltip)
-        self.setAcceptHoverEvents(True)
-        if enabled:
-            self.setCursor(Qt.PointingHandCursor)
-
-    def boundingRect(self):
-        return QRectF(-10, -10, 20, 20)
-
-    def paint(self, painter, option, widget=None):
-        painter.setRenderHint(QPainter.Antialiasing)
-        fill = QColor("#e5e7eb" if self._hover and self.enabled else "#f3f4f6")
-        painter.setBrush(fill)
-        painter.setPen(QPen(QColor("#9ca3af" if self.enabled else "#e5e7eb"), 1))
-        painter.drawEllipse(QRectF(-9, -9, 18, 18))
-        painter.setPen(QPen(QColor(TEXT if self.enabled else FAINT), 2))
-        painter.drawLine(QPointF(-4.5, 0), QPointF(4.5, 0))
-        if self.text == "+":
-            painter.drawLine(QPointF(0, -4.5), QPointF(0, 4.5))
-
-    def hoverEnterEvent(self, event):
-        self._hover = True
-        self.update()
-
-    def hoverLeaveEvent(self, event):
-        self._hover = False
-        self.update()
-
-    def mousePressEvent(self, event):
-        event.accept()
-
-    def mouseReleaseEvent(self, event):
-        if self.enabled and event.button() == Qt.LeftButton:
-            self.clicked.emit()
-
-
-class TextButtonItem(QGraphicsSimpleTextItem):
-    """A clickable caption (the activation name, opening a menu)."""
-
-    def __init__(self, text, tooltip, on_click):
-        super().__init__(text)
-        self.on_click = on_click
-        self.setToolTip(tooltip)
-        self.setBrush(QColor(SELECTION))
-        self.setCursor(Qt.PointingHandCursor)
-
-    def mousePressEvent(self, event):
-        event.accept()
-
-    def mouseReleaseEvent(self, event):
-        if event.button() == Qt.LeftButton:
-            self.on_click(event.screenPos())
 
 
 # -----------------------------------------------------------------------------
@@ -315,17 +169,21 @@ class NetworkView(QGraphicsView):
         self.setFrameShape(QGraphicsView.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
-        self.setViewportUpdateMode(QGraphicsView.BoundingRectViewportUpdate)
+        self.setMouseTracking(True)
         self.features = ()
         self.sizes = ()  # hidden sizes
         self.activations = ()
         self.weights = None
         self.grads = None
-        self.neurons = {}  # key -> NeuronItem
-        self.edges = {}  # ('weight', l, j, i) -> WeightItem or BiasItem
+        self.neurons = {}  # ('feature', name) / ('neuron', l, j) -> QGraphicsEllipseItem
+        self.edges = {}  # ('weight', l, j, i) -> QGraphicsPathItem (i < nin) or QGraphicsRectItem (the bias)
+        self.values = {}  # ('weight', l, j, i) -> the value its pen shows
         self.selected = None  # the key of the selected neuron or weight
+        self.hovered = None
+        self._pressed = None
         self._feature_grid = None
-        self.setToolTip("")
+        self.feature_atlas = HeatmapAtlas()
+        self.neuron_atlas = HeatmapAtlas()
 
     # -- structure ---------------------------------------------------------------
 
@@ -340,20 +198,37 @@ class NetworkView(QGraphicsView):
         scene.clear()
         self.neurons.clear()
         self.edges.clear()
+        self.values.clear()
+        self.neuron_atlas.build({})
+        self.hovered = None
         if self.selected and self.selected[0] != "feature":
             self.selected = None
 
         caption = QFont("DejaVu Sans")
         caption.setPixelSize(11)
-        bold = QFont("DejaVu Sans")
-        bold.setPixelSize(11)
+        bold = QFont(caption)
         bold.setBold(True)
 
-        def text(s, x, y, font=caption, colour=TEXT, centre=True):
+        def text(s, x, y, font=caption, colour=TEXT, key=None, align="centre"):
             item = scene.addSimpleText(s, font)
             item.setBrush(QColor(colour))
             r = item.boundingRect()
-            item.setPos(x - (r.width() / 2 if centre else 0), y - r.height() / 2)
+            dx = {"centre": r.width() / 2, "right": r.width(), "left": 0}[align]
+            item.setPos(x - dx, y - r.height() / 2)
+            if key is not None:
+                item.setData(KEY, key)
+                item.setCursor(Qt.PointingHandCursor)
+            return item
+
+        def neuron(key, x, y, atlas, enabled=True):
+            item = QGraphicsEllipseItem(-NODE / 2, -NODE / 2, NODE, NODE)
+            item.setPos(x, y)
+            item.setZValue(2)
+            item.setData(KEY, key)
+            item.setCursor(Qt.PointingHandCursor)
+            item.setData(KEY + 1, (atlas, enabled))
+            scene.addItem(item)
+            self.neurons[key] = item
             return item
 
         # 1. input features: all seven, the enabled ones solid
@@ -362,62 +237,81 @@ class NetworkView(QGraphicsView):
         for r, name in enumerate(FEATURES):
             y = r * ROW
             on = name in features
-            item = NeuronItem(self, ("feature", name), on)
-            item.setPos(0, y)
-            scene.addItem(item)
-            self.neurons[("feature", name)] = item
-            label = text(FEATURE_LABELS[name], -NODE / 2 - 8, y, caption, TEXT if on else FAINT, centre=False)
-            label.setPos(-NODE / 2 - 6 - label.boundingRect().width(), label.pos().y())
+            neuron(("feature", name), 0, y, self.feature_atlas, on)
+            text(FEATURE_LABELS[name], -NODE / 2 - 6, y, caption, TEXT if on else FAINT,
+                 key=("feature", name), align="right")
             in_pos[name] = QPointF(0, y)
         previous = [in_pos[name] for name in features]
 
         # 2. hidden layers and the output layer
-        layer_sizes = list(hidden_sizes) + [1]
-        for layer, size in enumerate(layer_sizes):
+        for layer, size in enumerate(list(hidden_sizes) + [1]):
             x = (layer + 1) * COLUMN
             is_output = layer == len(hidden_sizes)
             if is_output:
                 text("OUTPUT", x, -HEADER + 31, bold, "#6b7280")
             else:
-                minus = ButtonItem("-", f"Remove a neuron from hidden layer {layer + 1}", size > 1)
-                plus = ButtonItem("+", f"Add a neuron to hidden layer {layer + 1}", size < self.MAX_NEURONS)
-                minus.setPos(x - 12, -HEADER + 10)
-                plus.setPos(x + 12, -HEADER + 10)
-                minus.clicked.connect(lambda l=layer: self.neuronsChangeRequested.emit(l, -1))
-                plus.clicked.connect(lambda l=layer: self.neuronsChangeRequested.emit(l, +1))
-                scene.addItem(minus)
-                scene.addItem(plus)
+                self._button("-", x - 12, -HEADER + 10, ("neurons", layer, -1), size > 1)
+                self._button("+", x + 12, -HEADER + 10, ("neurons", layer, +1), size < self.MAX_NEURONS)
                 text(f"{size} neuron{'s' if size != 1 else ''}", x, -HEADER + 31)
-            act = TextButtonItem(f"{activations[layer]} ▾",
-                                 f"Activation of {'the output' if is_output else f'hidden layer {layer + 1}'}"
-                                 " -- click to change", lambda pos, l=layer: self._activation_menu(l, pos))
-            act.setFont(caption)
-            r = act.boundingRect()
-            act.setPos(x - r.width() / 2, -HEADER + 40)
-            scene.addItem(act)
+            text(f"{activations[layer]} ▾", x, -HEADER + 47, caption, SELECTION, key=("activation", layer))
             positions = []
             for j in range(size):
                 y = j * ROW
-                item = NeuronItem(self, ("neuron", layer, j))
-                item.setPos(x, y)
-                scene.addItem(item)
-                self.neurons[("neuron", layer, j)] = item
+                neuron(("neuron", layer, j), x, y, self.neuron_atlas)
                 positions.append(QPointF(x, y))
                 for i, start in enumerate(previous):
-                    edge = WeightItem(self, ("weight", layer, j, i),
-                                      QPointF(start.x() + NODE / 2, start.y()), QPointF(x - NODE / 2, y))
+                    a, b = QPointF(start.x() + NODE / 2, start.y()), QPointF(x - NODE / 2, y)
+                    path = QPainterPath(a)
+                    mid = (a.x() + b.x()) / 2
+                    path.cubicTo(QPointF(mid, a.y()), QPointF(mid, b.y()), b)
+                    edge = QGraphicsPathItem(path)
+                    edge.setData(KEY, ("weight", layer, j, i))
+                    edge.setPen(_edge_pen(0.0))
                     scene.addItem(edge)
-                    self.edges[edge.key] = edge
-                bias = BiasItem(self, ("weight", layer, j, len(previous)))
+                    self.edges[("weight", layer, j, i)] = edge
+                key = ("weight", layer, j, len(previous))
+                bias = QGraphicsRectItem(-BIAS / 2, -BIAS / 2, BIAS, BIAS)
                 bias.setPos(x - NODE / 2 + 2, y + NODE / 2 - 2)
+                bias.setZValue(3)
+                bias.setData(KEY, key)
+                bias.setCursor(Qt.PointingHandCursor)
+                bias.setPen(QPen(QColor("#ffffff"), 1))
+                bias.setBrush(QColor("#d1d5db"))
                 scene.addItem(bias)
-                self.edges[bias.key] = bias
+                self.edges[key] = bias
             previous = positions
+        for key in self.neurons:
+            self._style_neuron(key)
         self._apply_selection()
         self._update_feature_maps()
-        rect = scene.itemsBoundingRect().adjusted(-8, -8, 8, 8)
-        scene.setSceneRect(rect)
+        scene.setSceneRect(scene.itemsBoundingRect().adjusted(-8, -8, 8, 8))
         self.fit()
+
+    def _button(self, glyph, x, y, key, enabled):
+        circle = QGraphicsEllipseItem(-9, -9, 18, 18)
+        circle.setPos(x, y)
+        circle.setBrush(QColor("#f3f4f6"))
+        circle.setPen(QPen(QColor("#9ca3af" if enabled else "#e5e7eb"), 1))
+        if enabled:
+            circle.setData(KEY, key)
+            circle.setCursor(Qt.PointingHandCursor)
+        pen = QPen(QColor(TEXT if enabled else FAINT), 2)
+        QGraphicsLineItem(-4.5, 0, 4.5, 0, circle).setPen(pen)
+        if glyph == "+":
+            QGraphicsLineItem(0, -4.5, 0, 4.5, circle).setPen(pen)
+        self.scene().addItem(circle)
+
+    def _style_neuron(self, key):
+        item = self.neurons[key]
+        atlas, enabled = item.data(KEY + 1)
+        brush = atlas.brush(key) if enabled else None
+        item.setBrush(brush if brush is not None else QBrush(QColor("#f3f4f6")))
+        if key == self.selected:
+            item.setPen(QPen(QColor(SELECTION), 3))
+        elif enabled:
+            item.setPen(QPen(QColor("#6b7280"), 1.2))
+        else:
+            item.setPen(QPen(QColor(FAINT), 1.2, Qt.DashLine))
 
     def _activation_menu(self, layer, screen_pos):
         menu = QMenu(self)
@@ -442,44 +336,128 @@ class NetworkView(QGraphicsView):
     def _update_feature_maps(self):
         if self._feature_grid is None:
             return
+        self.feature_atlas.build({("feature", name): heatmap_rgb(self._feature_grid[name]) for name in FEATURES})
         for name in FEATURES:
-            item = self.neurons.get(("feature", name))
-            if item is not None:
-                item.set_pixmap(heatmap_pixmap(self._feature_grid[name]))
+            if ("feature", name) in self.neurons:
+                self._style_neuron(("feature", name))
 
     def set_boundary(self, boundary):
         """Every neuron's heatmap from Boundary.neurons (the output's with the fixed score levels)."""
         last = len(self.sizes)
+        images = {}
         for layer, maps in enumerate(boundary.neurons):
             for j, values in enumerate(maps):
-                item = self.neurons.get(("neuron", layer, j))
-                if item is not None:
-                    item.set_pixmap(heatmap_pixmap(values, SCORE_LEVELS if layer == last else None))
+                if ("neuron", layer, j) in self.neurons:
+                    images[("neuron", layer, j)] = heatmap_rgb(values, SCORE_LEVELS if layer == last else None)
+        if set(images) != {k for k in self.neurons if k[0] == "neuron"}:
+            return  # a snapshot of another shape, about to be replaced
+        self.neuron_atlas.build(images)
+        for key in images:
+            self._style_neuron(key)
 
     def set_weights(self, weights):
         """Edge colours and widths from a Weights snapshot (weights[l][j] = [w0, ..., b])."""
+        try:
+            values = {key: weights.weights[key[1]][key[2]][key[3]] for key in self.edges}
+        except IndexError:
+            return  # a snapshot of another shape, about to be replaced
         self.weights, self.grads = weights.weights, weights.grads
-        for key, item in self.edges.items():
-            _, l, j, i = key
-            try:
-                item.set_value(self.weights[l][j][i])
-            except IndexError:
-                continue  # a snapshot of another shape, about to be replaced
+        for key, w in values.items():
+            old = self.values.get(key)
+            self.values[key] = w
+            if old is None or _style_key(old) != _style_key(w):
+                self._style_edge(key)
 
-    # -- selection and clicks ------------------------------------------------------
+    def _style_edge(self, key):
+        item = self.edges[key]
+        w = self.values.get(key, 0.0)
+        selected = key == self.selected
+        if isinstance(item, QGraphicsRectItem):  # the bias
+            item.setBrush(QColor(POSITIVE if w > 0 else NEGATIVE if w < 0 else "#d1d5db"))
+            item.setPen(QPen(QColor(SELECTION), 2) if selected else
+                        QPen(QColor("#374151" if key == self.hovered else "#ffffff"), 1))
+            return
+        pen = _edge_pen(w, selected)
+        if key == self.hovered and not selected:
+            pen = QPen(pen)
+            pen.setColor(pen.color().darker(150))
+            pen.setWidthF(pen.widthF() + 1.5)
+        item.setPen(pen)
+        item.setZValue(1 if selected or key == self.hovered else 0)
+
+    # -- selection, hover and clicks -----------------------------------------------
 
     def set_selected(self, key):
-        self.selected = key
-        self._apply_selection()
+        old, self.selected = self.selected, key
+        for k in (old, key):
+            if k in self.neurons:
+                self._style_neuron(k)
+            elif k in self.edges:
+                self._style_edge(k)
 
     def _apply_selection(self):
-        for key, item in self.neurons.items():
-            item.selected = key == self.selected
-            item.update()
-        for key, item in self.edges.items():
-            item.set_selected(key == self.selected)
+        if self.selected in self.neurons:
+            self._style_neuron(self.selected)
+        elif self.selected in self.edges:
+            self._style_edge(self.selected)
 
-    def item_clicked(self, key):
+    def key_at(self, pos):
+        """The key of the item under viewport position pos (weights within a few pixels count)."""
+        item = self.itemAt(pos)
+        key = item.data(KEY) if item is not None else None
+        if key is None and item is not None and item.parentItem() is not None:
+            key = item.parentItem().data(KEY)
+        if key is not None:
+            return key
+        # thin curves are hard to hit: look in a small box around the pointer
+        box = self.mapToScene(pos.x() - 4, pos.y() - 4, 9, 9).boundingRect()
+        for item in self.scene().items(box, Qt.IntersectsItemShape):
+            key = item.data(KEY)
+            if key is not None and key[0] == "weight":
+                return key
+        return None
+
+    def mouseMoveEvent(self, event):
+        super().mouseMoveEvent(event)
+        key = self.key_at(event.position().toPoint())
+        key = key if key is not None and key[0] == "weight" else None
+        if key != self.hovered:
+            old, self.hovered = self.hovered, key
+            for k in (old, key):
+                if k in self.edges:
+                    self._style_edge(k)
+
+    def leaveEvent(self, event):
+        old, self.hovered = self.hovered, None
+        if old in self.edges:
+            self._style_edge(old)
+        super().leaveEvent(event)
+
+    def mousePressEvent(self, event):
+        self._pressed = self.key_at(event.position().toPoint()) if event.button() == Qt.LeftButton else None
+        if self._pressed is None:
+            super().mousePressEvent(event)
+
+    def mouseReleaseEvent(self, event):
+        key = self.key_at(event.position().toPoint()) if event.button() == Qt.LeftButton else None
+        pressed, self._pressed = self._pressed, None
+        if key is None or key != pressed:
+            super().mouseReleaseEvent(event)
+            return
+        self.item_clicked(key, event.globalPosition().toPoint())
+
+    def viewportEvent(self, event):
+        if event.type() == QEvent.ToolTip:
+            key = self.key_at(event.pos())
+            if key is not None:
+                QToolTip.showText(event.globalPos(), self.tooltip_for(key), self.viewport())
+            else:
+                QToolTip.hideText()
+                event.ignore()
+            return True
+        return super().viewportEvent(event)
+
+    def item_clicked(self, key, screen_pos=None):
         kind = key[0]
         if kind == "feature":
             self.featureToggled.emit(key[1])
@@ -489,6 +467,10 @@ class NetworkView(QGraphicsView):
         elif kind == "weight":
             self.set_selected(key)
             self.weightClicked.emit(key[1], key[2], key[3])
+        elif kind == "neurons":
+            self.neuronsChangeRequested.emit(key[1], key[2])
+        elif kind == "activation":
+            self._activation_menu(key[1], screen_pos if screen_pos is not None else self.cursor().pos())
 
     def parameter_name(self, layer, neuron, index):
         nin = len(self.features) if layer == 0 else self.sizes[layer - 1]
@@ -500,6 +482,11 @@ class NetworkView(QGraphicsView):
             name = key[1]
             state = "on -- click to switch it off" if name in self.features else "off -- click to use it"
             return f"input feature {FEATURE_LABELS[name]} ({name}): {state}"
+        if kind == "neurons":
+            return f"{'Add a neuron to' if key[2] > 0 else 'Remove a neuron from'} hidden layer {key[1] + 1}"
+        if kind == "activation":
+            where = "the output" if key[1] == len(self.sizes) else f"hidden layer {key[1] + 1}"
+            return f"activation of {where}: {self.activations[key[1]]} -- click to change"
         if kind == "neuron":
             _, l, j = key
             where = "the output" if l == len(self.sizes) else f"neuron {j} of hidden layer {l + 1}"
@@ -508,20 +495,13 @@ class NetworkView(QGraphicsView):
             if l < len(self.sizes):
                 text += " (scaled to its own largest value)"
             if self.weights is not None:
-                try:
-                    text += f"\nbias {self.weights[l][j][-1]:+.4f}"
-                except IndexError:
-                    pass
+                text += f"\nbias {self.weights[l][j][-1]:+.4f}"
             return text + "\nclick: open its scalar graph for the chosen sample"
         _, l, j, i = key
-        name = self.parameter_name(l, j, i)
-        lines = [name]
+        lines = [self.parameter_name(l, j, i)]
         if self.weights is not None:
-            try:
-                lines.append(f"value {self.weights[l][j][i]:+.6f}")
-                lines.append(f"grad  {self.grads[l][j][i]:+.6f}  (last step)")
-            except IndexError:
-                pass
+            lines.append(f"value {self.weights[l][j][i]:+.6f}")
+            lines.append(f"grad  {self.grads[l][j][i]:+.6f}  (last step)")
         lines.append("click to select it; edit it in the panel while paused")
         return "\n".join(lines)
 
@@ -545,6 +525,11 @@ class NetworkView(QGraphicsView):
     def item_pos(self, key):
         """Where an item is, in viewport coordinates (for tests)."""
         item = self.neurons.get(key) or self.edges.get(key)
-        if isinstance(item, WeightItem):
+        if isinstance(item, QGraphicsPathItem):
             return self.mapFromScene(item.path().pointAtPercent(0.5))
         return self.mapFromScene(item.scenePos())
+
+
+def _style_key(w):
+    """What an edge's look depends on: the sign and the quantised size."""
+    return (w > 0, w < 0, int(round(min(abs(w), 4.0) * 6)))

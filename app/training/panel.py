@@ -41,6 +41,7 @@ MAX_LAYERS = 6
 MAX_NEURONS = 16
 NEW_LAYER_SIZE = 4
 LIVE_GRAPH_INTERVAL = 0.3  # seconds between live graph rebuilds
+NETWORK_INTERVAL = 0.25  # seconds between network-diagram refreshes while playing (a repaint is ~15-30 ms)
 MAX_SPEED = 60  # the slider's last notch means "max"
 
 PRESETS = {
@@ -151,6 +152,7 @@ class TrainingPanel(QWidget):
         self.sample = None  # (x1, x2, label, index in the training set or None)
         self.last_message = ""
         self._last_live = 0.0
+        self._network_at = 0.0
         self._watcher = None
         self._build()
         self._connect()
@@ -1004,15 +1006,28 @@ class TrainingPanel(QWidget):
 
     def _on_boundary(self, boundary):
         self.data_plot.set_boundary(boundary)
-        self.network_view.set_boundary(boundary)
+        self._refresh_network()
 
     def _on_weights(self, weights):
-        self.network_view.set_weights(weights)
+        self._refresh_network()
         self._show_weight()
         if self.controller.playing:
             self._follow_live()
 
+    def _refresh_network(self, force=False):
+        """The diagram from the latest snapshots, a few times a second while playing."""
+        now = time.perf_counter()
+        if not force and self.controller.playing and now - self._network_at < NETWORK_INTERVAL:
+            return
+        self._network_at = now
+        c = self.controller
+        if c.boundary is not None:
+            self.network_view.set_boundary(c.boundary)
+        if c.weights is not None:
+            self.network_view.set_weights(c.weights)
+
     def _on_idle(self, info):
+        self._refresh_network(force=True)
         self._show_metrics(*info["metrics"])
         self.step_label.setText(f"step {info['steps']:,}")
         self._show_weight()

@@ -191,3 +191,35 @@ def test_deep_chain_steps_to_the_end():
     stepper = BackwardStepper(node)
     stepper.run_to_end()
     assert x.grad == 1.0 and stepper.done
+
+
+def test_plan_without_reset_touches_no_grad():
+    x, y, m, p, f = tutorial()
+    f.backward()
+    before = grads(f)
+    stepper = BackwardStepper(f, reset=False)
+    assert grads(f) == before and stepper.position == 0 and stepper.order == [f, p, m]
+    stepper.reset()
+    assert [x.grad, y.grad, m.grad, p.grad, f.grad] == [0.0, 0.0, 0.0, 0.0, 1.0]
+
+
+def test_users_are_the_steps_that_feed_a_node():
+    x, y, m, p, f = tutorial()
+    stepper = BackwardStepper(f)
+    assert stepper.users(y) == [p, m] and stepper.users(x) == [m] and stepper.users(f) == []
+    a = Value(3.0, label="a")
+    b = a * a
+    assert BackwardStepper(b).users(a) == [b]   # one consumer, however many ports
+
+
+def test_pause_reason_and_check_are_the_run_conditions():
+    x, y, m, p, f = tutorial()
+    stepper = BackwardStepper(f)
+    stepper.breakpoints.add(p)
+    assert stepper.pause_reason() == ""
+    record = stepper.step()
+    assert stepper.pause_reason() == "breakpoint at p" and stepper.check(record) == ""
+    stepper.grad_threshold = 0.5
+    assert "|grad| of m is 1 > 0.5" in stepper.check(record)
+    stepper.run_to_end()
+    assert stepper.pause_reason() == ""

@@ -1,0 +1,69 @@
+"""Deep chains: forward + backward of chains 100k and 1M deep must scale linearly.
+
+    python bench/bench_deep_chain.py
+
+micrograd's recursive build_topo fails at ~1,000 deep (RecursionError); ours is
+iterative. Goal: time(1M) / time(100k) <= 12 (10 would be exactly linear).
+"""
+import gc
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from core.engine import Value  # noqa: E402
+
+
+def chain(depth):
+    x = Value(0.5, label="x")
+    node = x
+    for i in range(depth):
+        node = node * 1.0000001 if i % 2 else node + 0.000001
+    return x, node
+
+
+def timed(depth):
+    gc.collect()
+    t0 = time.perf_counter()
+    x, out = chain(depth)
+    t1 = time.perf_counter()
+    out.backward()
+    t2 = time.perf_counter()
+    del out
+    t3 = time.perf_counter()
+    return t1 - t0, t2 - t1, t3 - t2
+
+
+def micrograd_limit():
+    try:
+        from micrograd.engine import Value as MgValue
+    except ImportError:
+        return "micrograd not installed"
+    for depth in (500, 900, 996, 997, 1000, 2000):
+        x = MgValue(0.5)
+        node = x
+        for _ in range(depth):
+            node = node + 0.000001
+        try:
+            node.backward()
+        except RecursionError:
+            return f"RecursionError at depth {depth}"
+    return "no failure up to 2000"
+
+
+def main(runs=3):
+    rows = {}
+    for depth in (100_000, 1_000_000):
+        samples = [timed(depth) for _ in range(runs)]
+        rows[depth] = [statistics.median(s[i] for s in samples) for i in range(3)]
+        fwd, bwd, free = rows[depth]
+        print(f"depth {depth:>9,}: forward {fwd:6.2f} s  backward {bwd:6.2f} s  free {free:5.2f} s")
+    ratio = sum(rows[1_000_000][:2]) / sum(rows[100_000][:2])
+    print(f"time(1M) / time(100k), forward+backward: {ratio:.1f}  (goal <= 12; linear = 10)")
+    print(f"micrograd 0.1.0: {micrograd_limit()}")
+
+
+if __name__ == "__main__":
+    main()
