@@ -159,7 +159,7 @@ class AddGroup(_GroupCommand):
 
     def change(self, doc, groups):
         if any(g["id"] == self.group["id"] for g in groups):
-            raise GraphError(f"there is a group {self.group['id']!r} already")
+            raise GroupError(f"there is a group {self.group['id']!r} already")
         groups.append(self.group)
         return check_groups(groups, doc.nodes)
 
@@ -174,7 +174,7 @@ class Ungroup(_GroupCommand):
 
     def change(self, doc, groups):
         if not any(g["id"] == self.gid for g in groups):
-            raise GraphError(f"there is no group {self.gid!r}")
+            raise GroupError(f"there is no group {self.gid!r}")
         return [g for g in groups if g["id"] != self.gid]
 
 
@@ -192,7 +192,7 @@ class SetCollapsed(_GroupCommand):
                 g["collapsed"] = self.collapsed
                 self.text = f"{'Collapse' if self.collapsed else 'Expand'} {g['title']}"
                 return groups
-        raise GraphError(f"there is no group {self.gid!r}")
+        raise GroupError(f"there is no group {self.gid!r}")
 
 
 class ForgetNodes(_GroupCommand):
@@ -266,3 +266,22 @@ class PasteWithGroups(Command):
     def undo(self, doc):
         self.table.replace(self._before)
         self.paste.undo(doc)
+
+
+# -----------------------------------------------------------------------------
+# Groups in a file's meta
+
+def split_meta(meta, doc):
+    """(meta without 'groups', checked groups) for a loaded file; GroupError names a bad group."""
+    meta = dict(meta)
+    groups = check_groups(meta.pop("groups"), doc.nodes) if "groups" in meta else []
+    return meta, groups
+
+
+def join_meta(meta, groups):
+    """The meta to save: meta plus 'groups' when there are any."""
+    meta = dict(meta)
+    meta.pop("groups", None)
+    if groups:
+        meta["groups"] = [dict(g, nodes=list(g["nodes"])) for g in groups]
+    return meta

@@ -233,6 +233,13 @@ class BackwardStepper:
             return UNTOUCHED
         return FINAL if received == len(feeding) else PARTIAL
 
+    def local_terms(self, node):
+        """[(local derivative with real names, value)] for each operand of node,
+        e.g. [('y.data', 3.0), ('x.data', 2.0)] for m = x * y."""
+        names = [self.name(child) for child in node._prev]
+        return [(_substitute(symbolic, names, self.name(node)), value)
+                for symbolic, value in local_derivatives(node)]
+
     def users(self, node):
         """The nodes whose `_backward` passes gradient into node, in step order
         (one per distinct consumer; the output has none)."""

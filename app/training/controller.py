@@ -153,6 +153,7 @@ class TrainingController(QObject):
     weightsChanged = Signal(object)  # core.training.Weights
     statusChanged = Signal(str, str)  # status ('playing' 'paused' 'diverged' 'finished' 'error'), message
     idleReached = Signal(object)  # the worker's idle report (state, metrics, reason)
+    ticked = Signal()  # a drain has finished: the moment to redraw (at most ~30 Hz)
 
     def __init__(self, cfg, parent=None):
         super().__init__(parent)
@@ -350,7 +351,9 @@ class TrainingController(QObject):
     # -- points ------------------------------------------------------------------
 
     def all_points(self):
-        """Every data point (training then test) and its label."""
+        """Every data point and its label: the config's own points, else the generated training and test points."""
+        if self.config.points is not None:
+            return list(self.config.points), list(self.config.labels)
         if self.data is None:
             return [], []
         return (list(self.data["train_points"]) + list(self.data["test_points"]),
@@ -436,6 +439,7 @@ class TrainingController(QObject):
             self._set_status("error", "training stopped by an internal error:\n" + error.strip().splitlines()[-1])
         if idle is not None:
             self._on_idle(idle)
+        self.ticked.emit()
         if not self.playing and self.idle and not outbox:
             self._timer.stop()
 

@@ -26,7 +26,7 @@ under the mouse (`item.data(KEY)`).
 import numpy as np
 from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QImage, QPainter, QPainterPath, QPen, QPixmap, QTransform
-from PySide6.QtWidgets import (QGraphicsEllipseItem, QGraphicsItem, QGraphicsLineItem, QGraphicsPathItem,
+from PySide6.QtWidgets import (QGraphicsEllipseItem, QGraphicsLineItem, QGraphicsPathItem,
                                QGraphicsRectItem, QGraphicsScene, QGraphicsView, QMenu, QToolTip)
 
 from app.training.plots import NEGATIVE, POSITIVE, SCORE_LEVELS, diverging_lut
@@ -409,12 +409,13 @@ class NetworkView(QGraphicsView):
             key = item.parentItem().data(KEY)
         if key is not None:
             return key
-        # thin curves are hard to hit: look in a small box around the pointer
-        box = self.mapToScene(pos.x() - 4, pos.y() - 4, 9, 9).boundingRect()
-        for item in self.scene().items(box, Qt.IntersectsItemShape):
-            key = item.data(KEY)
-            if key is not None and key[0] == "weight":
-                return key
+        # thin curves are hard to hit: look in growing boxes around the pointer
+        for half in (1, 4):
+            box = self.mapToScene(pos.x() - half, pos.y() - half, 2 * half + 1, 2 * half + 1).boundingRect()
+            for item in self.scene().items(box, Qt.IntersectsItemShape):
+                key = item.data(KEY)
+                if key is not None and key[0] == "weight":
+                    return key
         return None
 
     def mouseMoveEvent(self, event):
@@ -526,7 +527,7 @@ class NetworkView(QGraphicsView):
         """Where an item is, in viewport coordinates (for tests)."""
         item = self.neurons.get(key) or self.edges.get(key)
         if isinstance(item, QGraphicsPathItem):
-            return self.mapFromScene(item.path().pointAtPercent(0.5))
+            return self.mapFromScene(item.path().pointAtPercent(0.3))
         return self.mapFromScene(item.scenePos())
 
 

@@ -41,7 +41,9 @@ MAX_LAYERS = 6
 MAX_NEURONS = 16
 NEW_LAYER_SIZE = 4
 LIVE_GRAPH_INTERVAL = 0.3  # seconds between live graph rebuilds
-NETWORK_INTERVAL = 0.25  # seconds between network-diagram refreshes while playing (a repaint is ~15-30 ms)
+# While playing, each part of the picture is redrawn at most this often (seconds),
+# and at most one part per controller tick (~30 Hz), so no tick paints everything.
+REDRAW_INTERVALS = {"curves": 0.1, "image": 0.1, "network": 0.25}
 MAX_SPEED = 60  # the slider's last notch means "max"
 
 PRESETS = {
@@ -152,7 +154,8 @@ class TrainingPanel(QWidget):
         self.sample = None  # (x1, x2, label, index in the training set or None)
         self.last_message = ""
         self._last_live = 0.0
-        self._network_at = 0.0
+        self._dirty = set()  # parts of the picture waiting for a redraw: 'curves' 'image' 'network'
+        self._drawn_at = dict.fromkeys(REDRAW_INTERVALS, 0.0)
         self._watcher = None
         self._build()
         self._connect()
@@ -542,6 +545,7 @@ class TrainingPanel(QWidget):
         c.weightsChanged.connect(self._on_weights)
         c.statusChanged.connect(self._on_status)
         c.idleReached.connect(self._on_idle)
+        c.ticked.connect(self._redraw)
 
         self.play_button.clicked.connect(self.toggle_play)
         self.step_button.clicked.connect(self.step)
@@ -707,11 +711,13 @@ class TrainingPanel(QWidget):
 
     def pick_sample(self, x, y):
         """Make the data point nearest to (x, y) the sample of the scalar graph."""
-        points, labels = self.controller.all_points()
-        if not points:
+        data = self.controller.data
+        if data is None:
             return
+        points = list(data["train_points"]) + list(data["test_points"])
+        labels = list(data["train_labels"]) + list(data["test_labels"])
         k = min(range(len(points)), key=lambda i: (points[i][0] - x) ** 2 + (points[i][1] - y) ** 2)
-        n_train = len(self.controller.data["train_points"])
+        n_train = len(data["train_points"])
         self._set_sample(points[k], labels[k], k if k < n_train else None)
         if self.graph_neuron is not None:
             self.open_neuron_graph(*self.graph_neuron)
@@ -963,6 +969,7 @@ class TrainingPanel(QWidget):
                 self.network_view.set_selected(("neuron", layer, neuron))
 
     def _on_run_started(self):
+        self._dirty.clear()
         self.metrics_plot.clear()
         if len(self.history):
             self.metrics_plot.update_from(self.history)
@@ -971,7 +978,7 @@ class TrainingPanel(QWidget):
 
     def _on_progress(self, steps):
         self.step_label.setText(f"step {steps:,}")
-        self.metrics_plot.update_from(self.history)
+        self._dirty.add("curves")
         h = self.history
         if len(h):
             loss, acc = h.column("loss")[-1], h.column("accuracy")[-1]
@@ -992,7 +999,7 @@ class TrainingPanel(QWidget):
     def _on_data(self, data):
         self.data_plot.set_data(data)
         self.network_view.set_bounds(data["bounds"])
-        points, labels = self.controller.all_points()
+        points = list(data["train_points"]) + list(data["test_points"])
         keep = self.sample is not None and any(
             (p[0], p[1]) == (self.sample[0], self.sample[1]) for p in points)
         if keep:
@@ -1005,29 +1012,42 @@ class TrainingPanel(QWidget):
             self._default_sample()
 
     def _on_boundary(self, boundary):
-        self.data_plot.set_boundary(boundary)
-        self._refresh_network()
+        self._dirty.update(("image", "network"))
 
     def _on_weights(self, weights):
-        self._refresh_network()
+        self._dirty.add("network")
         self._show_weight()
         if self.controller.playing:
             self._follow_live()
 
-    def _refresh_network(self, force=False):
-        """The diagram from the latest snapshots, a few times a second while playing."""
-        now = time.perf_counter()
-        if not force and self.controller.playing and now - self._network_at < NETWORK_INTERVAL:
+    def _redraw(self, everything=False):
+        """Redraw what changed: everything when not playing, else the most overdue part that is due."""
+        if not self._dirty:
             return
-        self._network_at = now
+        now = time.perf_counter()
+        if everything or not self.controller.playing:
+            parts = list(self._dirty)
+        elif not self.controller.live:
+            return  # live plots off: only the step counter moves until the run pauses
+        else:
+            due = [p for p in self._dirty if now - self._drawn_at[p] >= REDRAW_INTERVALS[p]]
+            parts = [min(due, key=self._drawn_at.get)] if due else []
         c = self.controller
-        if c.boundary is not None:
-            self.network_view.set_boundary(c.boundary)
-        if c.weights is not None:
-            self.network_view.set_weights(c.weights)
+        for part in parts:
+            self._dirty.discard(part)
+            self._drawn_at[part] = now
+            if part == "curves":
+                self.metrics_plot.update_from(self.history)
+            elif part == "image" and c.boundary is not None:
+                self.data_plot.set_boundary(c.boundary)
+            elif part == "network":
+                if c.boundary is not None:
+                    self.network_view.set_boundary(c.boundary)
+                if c.weights is not None:
+                    self.network_view.set_weights(c.weights)
 
     def _on_idle(self, info):
-        self._refresh_network(force=True)
+        self._redraw(everything=True)
         self._show_metrics(*info["metrics"])
         self.step_label.setText(f"step {info['steps']:,}")
         self._show_weight()

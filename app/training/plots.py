@@ -179,7 +179,6 @@ class MetricsPlot(QWidget):
             item.setMouseEnabled(x=False, y=False)
             item.getAxis("left").setWidth(40)
             item.setLabel("left", title, color="#4b5563")
-            item.showGrid(x=True, y=True, alpha=0.15)
             layout.addWidget(plot)
         self.acc_plot.getPlotItem().setYRange(0.0, 1.0, padding=0.05)
         self.acc_plot.getPlotItem().getAxis("left").setTicks([[(0.0, "0"), (0.5, "50%"), (1.0, "100%")]])

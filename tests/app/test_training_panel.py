@@ -407,7 +407,8 @@ def test_presets_include_the_micrograd_demo(panel, qtbot):
 
 
 def test_every_control_has_a_tooltip(panel):
-    controls = [w for w in panel.findChildren((QAbstractButton, QAbstractSpinBox, QComboBox, QAbstractSlider))
+    controls = [w for kind in (QAbstractButton, QAbstractSpinBox, QComboBox, QAbstractSlider)
+                for w in panel.findChildren(kind)
                 if w.isVisibleTo(panel) and not w.objectName().startswith("qt_")]
     missing = [f"{type(w).__name__} {getattr(w, 'text', lambda: '')()!r}" for w in controls
                if not w.toolTip() and w.parent().objectName() != "qt_spinbox_lineedit"]

@@ -223,3 +223,11 @@ def test_pause_reason_and_check_are_the_run_conditions():
     assert "|grad| of m is 1 > 0.5" in stepper.check(record)
     stepper.run_to_end()
     assert stepper.pause_reason() == ""
+
+
+def test_local_terms_use_the_real_names():
+    x, y, m, p, f = tutorial()
+    stepper = BackwardStepper(f)
+    assert stepper.local_terms(m) == [("y.data", 3.0), ("x.data", 2.0)]
+    assert stepper.local_terms(p) == [("2·y.data", 6.0)]
+    assert stepper.local_terms(f) == [("1", 1.0), ("1", 1.0)]

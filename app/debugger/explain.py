@@ -1,0 +1,325 @@
+"""What the debugger says: node names, and each step explained as rich text.
+
+A teacher presses F10 and narrates from the screen alone, so every step answers
+four questions in words and real numbers:
+
+    which `_backward` runs    Step 2 of 3 · p = y^2 runs its _backward
+    what it multiplies        y.grad += 2·y.data · p.grad = 6.0000 · 1.0000 = 6.0000
+    where the result goes     into y.grad (was 0.0000, now 6.0000)
+    why a grad is a sum       y is used twice (by p and m): 6.0000 + 2.0000 = 8.0000
+
+The texts of the arithmetic come from core (`StepRecord.lines`,
+`BackwardStepper.local_terms`, `ForwardStepper.describe`); this module only
+arranges them. Functions here read the controller and return HTML; they hold
+no state.
+"""
+
+import html
+
+from app.theme import FONT_FAMILY, MONO_FAMILY, format_number
+from core.stepper import FINAL, PARTIAL, forward_formula
+
+NAME_MAX = 14   # an unlabelled op is named by its expression up to this length ('(x·y)')
+
+_INFIX = {"add": " + ", "sub": " − ", "mul": "·", "div": "/"}
+
+
+# -----------------------------------------------------------------------------
+# Names
+
+def _short(x):
+    x = float(x)
+    return str(int(x)) if x.is_integer() and abs(x) < 1e15 else repr(x)
+
+
+def display_names(doc, compiled):
+    """{Value: name} for every compiled node: its label; a constant's number; an
+    unlabelled op over named operands its expression in brackets ('(x·y)',
+    '(y^2)'); anything else its node id ('n7')."""
+    names, simple = {}, {}
+    for nid in compiled.order:
+        node = doc.nodes[nid]
+        value = compiled.values[nid]
+        if node.label:
+            name, plain = node.label, True
+        elif node.kind == "const":
+            name, plain = _short(node.value), True
+        elif node.kind == "op":
+            args = [simple.get(src) for src in doc.inputs_of(nid)]
+            expr = _expression(node, args) if all(args) else None
+            name, plain = (f"({expr})", False) if expr and len(expr) <= NAME_MAX else (nid, True)
+        else:
+            name, plain = nid, True
+        names[value] = name
+        simple[nid] = name if plain else None
+    return names
+
+
+def _expression(node, args):
+    if node.op in _INFIX:
+        return _INFIX[node.op].join(args)
+    if node.op == "neg":
+        return "−" + args[0]
+    if node.op == "pow":
+        return f"{args[0]}^{_short(node.param)}"
+    if node.op == "rpow":
+        return f"{_short(node.param)}^{args[0]}"
+    return f"{node.op}({args[0]})"
+
+
+def formula(stepper, node):
+    """'m = x · y' for a labelled node, just 'x · y' for one named by its expression."""
+    text = forward_formula(node, stepper.name)
+    name = stepper.name(node)
+    if name.startswith("("):
+        return text.split(" = ", 1)[1]
+    return text
+
+
+# -----------------------------------------------------------------------------
+# Rich text
+
+class Style:
+    """Font sizes and colours from the theme (one scale factor for everything)."""
+
+    def __init__(self, theme):
+        s = theme.scale
+        self.base = round(15 * s)
+        self.big = round(20 * s)
+        self.mono_px = round(16 * s)
+        self.small = round(12 * s)
+        c = theme.color
+        self.text = c("label_text").name()
+        self.muted = c("caption_text").name()
+        self.highlight = c("highlight").name()
+        self.bad = c("nonfinite").name()
+        self.good = c("status_final").name()
+        self.partial = c("status_partial").name()
+        self.untouched = c("status_untouched").name()
+        self.positive = c("grad_positive").name()
+        self.negative = c("grad_negative").name()
+
+    def page(self, body):
+        return (f"<div style=\"font-family:'{FONT_FAMILY}'; font-size:{self.base}px; "
+                f"color:{self.text}\">{body}</div>")
+
+    def title(self, text):
+        return f"<p style='font-size:{self.big}px; font-weight:bold; margin:0 0 6px 0'>{text}</p>"
+
+    def heading(self, text):
+        return (f"<p style='font-size:{self.small}px; font-weight:bold; color:{self.muted}; "
+                f"margin:10px 0 2px 0'>{html.escape(text.upper())}</p>")
+
+    def mono(self, text, bold=False, color=None):
+        weight = "font-weight:bold;" if bold else ""
+        colour = f"color:{color};" if color else ""
+        return (f"<span style=\"font-family:'{MONO_FAMILY}'; font-size:{self.mono_px}px; "
+                f"{weight}{colour}\">{html.escape(text)}</span>")
+
+    def para(self, text, color=None):
+        colour = f" color:{color};" if color else ""
+        return f"<p style='margin:3px 0;{colour}'>{text}</p>"
+
+    def banner(self, text, color):
+        return (f"<table width='100%' cellpadding='6' style='margin:4px 0'><tr>"
+                f"<td style='background-color:{color}; color:#ffffff; font-weight:bold'>{text}</td>"
+                f"</tr></table>")
+
+    def status_word(self, status):
+        color = {FINAL: self.good, PARTIAL: self.partial}.get(status, self.muted)
+        return f"<b style='color:{color}'>{status}</b>"
+
+
+def _e(text):
+    return html.escape(str(text))
+
+
+def _list(names):
+    names = [_e(n) for n in names]
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _times(n):
+    return {1: "once", 2: "twice"}.get(n, f"{n} times")
+
+
+def idle_html(ctrl, style):
+    st = ctrl.stepper
+    parts = [style.title("Debugger ready")]
+    if st is None:
+        parts.append(style.para("There is nothing to step yet: the graph needs one output node "
+                                "with every input wired."))
+        return style.page("".join(parts))
+    n = len(st.order)
+    out = st.name(st.root)
+    parts.append(style.para(
+        f"The graph shows the grads of a full <b>backward()</b> from {_e(out)}. "
+        f"Press <b>F10</b> to replay it one <span style=\"font-family:'{MONO_FAMILY}'\">_backward</span> "
+        f"call at a time ({n} step{'s' if n != 1 else ''}), or <b>F11</b> to first step the "
+        f"forward pass node by node."))
+    if ctrl.notice:
+        parts.insert(0, style.banner(_e(ctrl.notice), style.partial))
+    return style.page("".join(parts))
+
+
+def start_html(ctrl, style):
+    st = ctrl.stepper
+    out = st.name(st.root)
+    n = len(st.order)
+    parts = [style.title(f"Step 0 of {n} · ready to backpropagate from {_e(out)}")]
+    parts.append(style.para(f"Every grad in the graph was set to 0 (intermediate nodes too), then "
+                            f"{style.mono(out + '.grad = 1', bold=True)}: the output changes one for one "
+                            f"with itself, d{_e(out)}/d{_e(out)} = 1."))
+    parts.append(_next_line(ctrl, style))
+    return style.page(_banners(ctrl, style) + "".join(parts))
+
+
+def step_html(ctrl, record, style):
+    """The chain rule of one StepRecord, symbolic and in numbers."""
+    st = ctrl.stepper
+    node = record.node
+    name = st.name(node)
+    n = len(st.order)
+    parts = [style.title(f"Step {record.index + 1} of {n} · {style.mono(formula(st, node), bold=True)} "
+                         f"runs its {style.mono('_backward')}")]
+    if node is st.root:
+        why = (f"{_e(name)} is the output, so its grad is the seed: "
+               f"{style.mono(f'{name}.grad = {format_number(record.out_grad)}', bold=True)}.")
+    else:
+        users = st.users(node)
+        why = (f"{style.mono(f'{name}.grad = {format_number(record.out_grad)}', bold=True)} is "
+               f"{style.status_word(FINAL)}: {_list(st.name(u) for u in users)} "
+               f"{'has' if len(users) == 1 else 'have'} already passed "
+               f"{'its' if len(users) == 1 else 'their'} gradient back.")
+    parts.append(style.para(why + f" Now {_e(name)} passes it on to "
+                            f"{'its input' if len(set(record.children)) == 1 else 'its inputs'}."))
+
+    parts.append(style.heading("local derivatives"))
+    for child, (symbolic, value) in zip(record.children, st.local_terms(node)):
+        text = f"∂{name}/∂{st.name(child)} = {symbolic}"
+        if symbolic not in ("1", "-1"):
+            text += f" = {format_number(value)}"
+        parts.append(style.para(style.mono(text)))
+
+    parts.append(style.heading("chain rule:  input.grad += local derivative × out.grad"))
+    hidden = ctrl.quiz_hidden()
+    rows = []
+    for child, line in zip(record.children, record.lines):
+        if child in hidden:
+            head = line.split(" = ", 1)[0]
+            rows.append(style.mono(f"{head} = ?", bold=True) + f"  <i style='color:{style.muted}'>"
+                        f"(your turn)</i>")
+            continue
+        main, _, rest = line.partition(" (was ")
+        rows.append(style.mono(main, bold=True) +
+                    f"  <span style='color:{style.muted}'>{style.mono('(was ' + rest)}</span>")
+    parts.append("".join(style.para(r) for r in rows))
+
+    targets = list(dict.fromkeys(record.children))
+    into = _list(f"{st.name(c)}.grad" for c in targets)
+    parts.append(style.para(f"→ the result goes into <b>{into}</b>, outlined in yellow on the graph; "
+                            f"the glowing wires carry this step's gradient."))
+    parts.append(_sums(ctrl, targets, hidden, style))
+    parts.append(_next_line(ctrl, style))
+    return style.page(_banners(ctrl, style) + _quiz(ctrl, style) + "".join(parts))
+
+
+def _sums(ctrl, targets, hidden, style):
+    """For an operand used more than once: its grad is the sum of its contributions."""
+    st = ctrl.stepper
+    out = []
+    for child in targets:
+        users = st.users(child)
+        uses = sum(u._prev.count(child) for u in users)
+        status = st.status(child)
+        cname = st.name(child)
+        if uses < 2:
+            if child not in hidden:
+                out.append(style.para(f"{_e(cname)}.grad is now {style.status_word(status)}"
+                                      + (" — this was its only use." if status == FINAL else ".")))
+            continue
+        shares = st.contributions(child)
+        done = {id(record.node) for record, _ in shares}
+        pending = [u for u in users if id(u) not in done]
+        terms = " + ".join(f"{format_number(a)} (from {st.name(r.node)})" for r, a in shares)
+        total = "?" if child in hidden else format_number(child.grad)
+        by = _list(st.name(u) + ("" if u._prev.count(child) < 2 else f" ({_times(u._prev.count(child))})")
+                   for u in users)
+        text = (f"<b>{_e(cname)} is used {_times(uses)}</b> (by {by}), "
+                f"so its grad is the <b>sum</b> of what each use passes back (that is why backward "
+                f"uses <span style=\"font-family:'{MONO_FAMILY}'\">+=</span>):")
+        out.append(style.heading(f"why {cname}.grad is a sum"))
+        out.append(style.para(text))
+        if child not in hidden:
+            out.append(style.para(style.mono(f"{cname}.grad = {terms} = {total}", bold=True)))
+        if pending:
+            out.append(style.para(f"{style.status_word(PARTIAL)} — still to come: "
+                                  f"{_list(st.name(u) for u in pending)}."))
+        else:
+            out.append(style.para(f"{style.status_word(FINAL)} — every use has passed its share."))
+    return "".join(out)
+
+
+def _next_line(ctrl, style):
+    st = ctrl.stepper
+    if st.done:
+        return style.para(f"<b>Done.</b> Every grad is final: the same numbers as one call of "
+                          f"<b>backward()</b>. Step back (Shift+F10) or scrub the timeline to replay.",
+                          color=style.good)
+    node = st.current
+    return style.para(f"Next (F10): {style.mono(formula(st, node))} runs its _backward.",
+                      color=style.muted)
+
+
+def _banners(ctrl, style):
+    parts = []
+    if ctrl.notice:
+        parts.append(style.banner(_e(ctrl.notice), style.partial))
+    if ctrl.stop_reason:
+        parts.append(style.banner("Stopped: " + _e(ctrl.stop_reason), style.bad))
+    return "".join(parts)
+
+
+def _quiz(ctrl, style):
+    parts = []
+    for ok, text in ctrl.quiz_feedback:
+        parts.append(style.para(("✔ " if ok else "✘ ") + _e(text), color=style.good if ok else style.bad))
+    question = ctrl.quiz_question()
+    if question:
+        parts.append(style.banner("Quiz: " + _e(question), style.negative))
+    return "".join(parts)
+
+
+def forward_html(ctrl, record, style):
+    fs = ctrl.forward_stepper
+    n = len(fs.order)
+    if record is None:
+        parts = [style.title(f"Forward pass · 0 of {n} computed")]
+        parts.append(style.para("The leaves (inputs and constants) are known. Every other node is "
+                                "<b>?</b> until it is computed from its inputs, in topological order "
+                                "(inputs first). Press <b>F11</b> to compute the next node."))
+    else:
+        parts = [style.title(f"Forward {record.index + 1} of {n} · {_e(fs.name(record.node))} is computed")]
+        parts.append(style.para(style.mono(record.text, bold=True)))
+        parts.append(style.para("Its inputs are already known, because the order is topological."))
+    if fs.done:
+        parts.append(style.para(f"<b>Forward pass done:</b> {_e(fs.name(fs.root))} = "
+                                f"{format_number(fs.root.data)}. Now the backward pass: press <b>F10</b>.",
+                                color=style.good))
+    else:
+        node = fs.current
+        parts.append(style.para(f"Next (F11): {style.mono(forward_formula(node, fs.name))}",
+                                color=style.muted))
+    return style.page(_banners(ctrl, style) + "".join(parts))
+
+
+def describe(ctrl, style):
+    """The explanation pane's HTML for the controller's current state."""
+    if ctrl.phase == "forward":
+        return forward_html(ctrl, ctrl.last_forward, style)
+    if ctrl.phase == "backward":
+        record = ctrl.last_record
+        return step_html(ctrl, record, style) if record is not None else start_html(ctrl, style)
+    return idle_html(ctrl, style)

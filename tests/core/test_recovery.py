@@ -1,0 +1,48 @@
+"""Recovery files are graph files with a recovery record: written and read back exactly."""
+import pytest
+
+from core import fileformat, recovery
+from core.blocks import neuron_block
+from core.commands import CommandStack
+from core.expr import parse
+from core.fileformat import FormatError
+
+
+def test_round_trip_is_exact():
+    doc = parse("x = Value(2.0, label='x')\ny = (x*x).tanh()\n")
+    doc.set_output("n3")
+    block = neuron_block(doc, (0, 200), nin=1)
+    CommandStack(doc).push(block.command)
+    meta = {"title": "mine", "description": "d"}
+    text = recovery.dumps(doc, meta, [block.group], "/home/a/g.json", "2026-12-03T10:00:00Z", "g.json")
+    back = recovery.loads(text)
+    assert back.doc.to_dict() == doc.to_dict()
+    assert back.meta == meta and back.groups == [block.group]
+    assert back.source == "/home/a/g.json" and back.title == "g.json"
+    assert back.saved_at == "2026-12-03T10:00:00Z"
+    # and it is an ordinary graph file for the strict loader
+    plain, plain_meta = fileformat.loads(text)
+    assert plain.to_dict() == doc.to_dict() and "recovery" in plain_meta
+
+
+def test_an_unsaved_document_has_no_source():
+    doc = parse("a + b")
+    back = recovery.loads(recovery.dumps(doc, {}, [], None, "t"))
+    assert back.source is None and back.groups == [] and back.meta == {}
+
+
+@pytest.mark.parametrize("meta, match", [
+    ({}, "no 'recovery' object"),
+    ({"recovery": {"source": 3, "saved_at": "t"}}, "'source' must be a path"),
+    ({"recovery": {"source": None, "saved_at": 3}}, "must be text"),
+    ({"recovery": {"source": None}, "groups": [{"id": "g", "nodes": ["n99"]}]}, "not in the graph"),
+])
+def test_bad_recovery_files_are_refused(meta, match):
+    text = fileformat.dumps(parse("a + b"), meta)
+    with pytest.raises(FormatError, match=match):
+        recovery.loads(text)
+
+
+def test_meta_may_not_already_hold_a_recovery_record():
+    with pytest.raises(ValueError):
+        recovery.dumps(parse("a"), {"recovery": 1}, [], None, "t")
