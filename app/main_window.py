@@ -107,6 +107,9 @@ class MainWindow(QMainWindow):
 
         self._build_actions()
         self._build_status_bar()
+        self._install_debugger()
+        self._install_builder()
+        self._install_classroom()
         self._find_state = ("", -1)
         self._layout_token = 0
         self._pending_layout = None
@@ -189,10 +192,7 @@ class MainWindow(QMainWindow):
 
     def _build_actions(self):
         a = self.add_action
-        a("File", "&Open…", self.open_file_dialog, QKeySequence.Open, key="open",
-          tip="Open a saved graph (.json)")
-        a("File", "Save &As…", self.save_file_dialog, QKeySequence.SaveAs, key="save as")
-        self.menus["File"].addSeparator()
+        self._install_files()
         a("File", "Export &PNG…", lambda: self.export_dialog("png"), "Ctrl+Shift+P", key="export png",
           tip="Save the whole graph as an image")
         a("File", "Export &SVG…", lambda: self.export_dialog("svg"), "Ctrl+Shift+G", key="export svg",
@@ -203,7 +203,7 @@ class MainWindow(QMainWindow):
         undo = self.undo_stack.createUndoAction(self, "&Undo")
         undo.setShortcut(QKeySequence.Undo)
         redo = self.undo_stack.createRedoAction(self, "&Redo")
-        redo.setShortcuts([QKeySequence.Redo, QKeySequence("Ctrl+Y")])
+        redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])   # Redo alone gives Ctrl+Y only
         self.menus["Edit"].addAction(undo)
         self.menus["Edit"].addAction(redo)
         self.actions["undo"], self.actions["redo"] = undo, redo
@@ -285,7 +285,32 @@ class MainWindow(QMainWindow):
             self.output_label.setText("")
         self.zoom_label.setText(f"{self.view.zoom() * 100:.0f}%")
 
+    def _install_debugger(self):
+        """The backprop debugger: a dock along the bottom, the Debug menu, its shortcuts."""
+        from app.stepper_panel import StepperPanel
+        self.debugger = StepperPanel(self.session, self.scene, self.view, self.theme)
+        dock = self.add_dock("debugger", "Debugger — step through backprop", self.debugger,
+                             Qt.BottomDockWidgetArea)
+        menu = self.menu("Debug")
+        groups = (("step", "step back", "run to end", "run to selected", "play"),
+                  ("forward step", "forward back", "forward all"),
+                  ("toggle breakpoint", "quiz"), ("reset", "stop"))
+        for group in groups:
+            for key in group:
+                action = self.debugger.actions[key]
+                action.setShortcutContext(Qt.WindowShortcut)
+                menu.addAction(action)
+                self.actions[f"debug {key}"] = action
+            menu.addSeparator()
+        menu.addAction(dock.toggleViewAction())
+        self.debugger.controller.message.connect(self.show_message)
+        self.debugger.stepped.connect(lambda _record: dock.isVisible() or dock.show())
+
     def closeEvent(self, event):
+        if not self.files.close_event(event):
+            return   # the user chose Cancel: unsaved work stays open
+        self.debugger.pause()
+        self.lessons.shutdown()
         self._layout_token += 1       # any running layout is now stale
         self._pending_layout = None
         for worker in list(self._layout_workers):
@@ -385,17 +410,18 @@ class MainWindow(QMainWindow):
         pending[1](result)
         self.layoutFinished.emit()
 
-    def show_document(self, doc, text="Replace graph", layout=True, undoable=True):
-        """Show doc (a fresh GraphDocument nobody else holds) as one undoable step.
-        A large graph is laid out in a worker first (see `layout_pending`)."""
+    def show_document(self, doc, text="Replace graph", layout=True, undoable=True, groups=()):
+        """Show doc (a fresh GraphDocument nobody else holds) as one undoable step,
+        with its groups (core/groups.py). A large graph is laid out in a worker
+        first (see `layout_pending`)."""
         if not layout:
             self._layout_token += 1
             self._pending_layout = None
-            return self._show_laid_out(doc, text, None, undoable)
-        self._arrange(doc, lambda result: self._show_laid_out(doc, text, result, undoable))
+            return self._show_laid_out(doc, text, None, undoable, groups)
+        self._arrange(doc, lambda result: self._show_laid_out(doc, text, result, undoable, groups))
         return True
 
-    def _show_laid_out(self, doc, text, result, undoable):
+    def _show_laid_out(self, doc, text, result, undoable, groups=()):
         if isinstance(result, Exception):
             self.show_message(f"Could not arrange the graph ({result}); showing it unarranged.")
         elif result is not None:
@@ -403,7 +429,7 @@ class MainWindow(QMainWindow):
             for nid, pos in positions.items():
                 doc.nodes[nid].pos = (float(pos[0]), float(pos[1]))  # not shown yet: no event
             self.scene.set_routes(routes, positions)
-        ok, error = self.session.replace(doc, text)
+        ok, error = self.session.replace(doc, text, groups)
         if not ok:
             self.editor.show_error(f"Could not show the graph: {error}")
             return False
@@ -425,46 +451,77 @@ class MainWindow(QMainWindow):
         return self.show_document(doc, text)
 
     def open_file(self, path):
-        """Load a saved graph; on any error say so and keep the current graph."""
-        from core.fileformat import load
-        try:
-            doc, meta = load(path)
-        except Exception as e:
-            message = f"Could not open {os.path.basename(str(path))}: {e}"
-            self.editor.show_error(message + "\nThe graph shown is unchanged.")
-            self.show_message(message)
-            return False
-        positions = {node.pos for node in doc.nodes.values()}
-        needs_layout = len(doc.nodes) > 1 and len(positions) < max(2, len(doc.nodes) // 2)
-        ok = self.show_document(doc, f"Open {os.path.basename(str(path))}", layout=needs_layout,
-                                undoable=False)
-        if ok:
-            self.editor.set_source_note(os.path.basename(str(path)))
-            title = meta.get("title") if isinstance(meta, dict) else None
-            self.setWindowTitle(f"{title or os.path.basename(str(path))} — Backprop Studio")
-            self.show_message(f"Opened {path}")
-        return ok
-
-    def open_file_dialog(self):
-        path, _ = QFileDialog.getOpenFileName(self, "Open graph", "", "Graphs (*.json);;All files (*)")
-        if path:
-            self.open_file(path)
+        """Open a saved graph (app/file_actions.py); on any fault the graph shown stays."""
+        return self.files.open(path)
 
     def save_file(self, path):
-        from core.fileformat import save
-        try:
-            save(self.session.doc, path, {"title": os.path.splitext(os.path.basename(str(path)))[0]})
-        except Exception as e:
-            self.show_message(f"Could not save {path}: {e}")
-            return False
-        self.undo_stack.setClean()
-        self.show_message(f"Saved {path}")
-        return True
+        return self.files.save_to(path)
 
-    def save_file_dialog(self):
-        path, _ = QFileDialog.getSaveFileName(self, "Save graph", "graph.json", "Graphs (*.json)")
+    def _install_files(self):
+        """File menu: new/open/save/recent/examples/revert, code in and out, autosave."""
+        from app.file_actions import FileActions
+        self.files = FileActions(self)
+        self.files.install()
+
+    def _install_builder(self):
+        """Drag-and-drop building: palette, quick add, wires, clipboard, undo history."""
+        from PySide6.QtWidgets import QUndoView
+        from app.graph.builder import GraphBuilder
+        from app.graph.palette import PalettePanel
+        self.builder = GraphBuilder(self.session, self.scene, self.view, self)
+        self.palette = PalettePanel(self.theme, self.builder.options)
+        self.palette.activated.connect(lambda spec: self.builder.add_entry(
+            spec, self.view.mapToScene(self.view.viewport().rect().center())))
+        self.add_dock("palette", "Palette", self.palette, Qt.LeftDockWidgetArea, tabify_with="editor")
+        self.docks["palette"].raise_()   # building by hand first; the code editor is one tab away
+        self.history = QUndoView(self.undo_stack)
+        self.history.setEmptyLabel("<start>")
+        self.add_dock("history", "History", self.history, Qt.RightDockWidgetArea, tabify_with="inspector")
+        self.docks["inspector"].raise_()
+        self.builder.message.connect(self.show_message)
+        self.scene.hint.connect(lambda text: text and self.show_message(text, 4000))
+        b = self.builder
+        edit = (("Cu&t", b.cut, QKeySequence.Cut, "cut"), ("&Copy", b.copy, QKeySequence.Copy, "copy"),
+                ("&Paste", b.paste, QKeySequence.Paste, "paste"),
+                ("D&uplicate", b.duplicate, "Ctrl+D", "duplicate"),
+                ("&Delete", b.delete_selection, [QKeySequence.Delete, "Backspace"], "delete"),
+                ("Select &All", b.select_all, QKeySequence.SelectAll, "select all"))
+        self.menus["Edit"].addSeparator()
+        for text, slot, keys, key in edit:
+            action = self.add_action("Edit", text, slot, keys, key=key)
+            action.setShortcutContext(Qt.WidgetWithChildrenShortcut)   # typing elsewhere keeps its keys
+            self.view.addAction(action)
+        graph = self.menus["Graph"]
+        graph.addSeparator()
+        self.add_action("Graph", "&Add Part…", lambda: b.open_quick_add(self.view.cursor_scene_pos()),
+                        key="quick add", tip="Search the palette and add a part (Tab on the canvas)")
+        self.add_action("Graph", "Set as &Output", lambda: b.set_output(self.session.current_id),
+                        key="set output", tip="The selected node's grad is 1 in the backward pass")
+        self.add_action("Graph", "Collapse / E&xpand Group", self._toggle_group, "Ctrl+G",
+                        key="toggle group", tip="Show the selected neuron or layer as one box, or open it")
+        self.setAcceptDrops(True)
+
+    def _toggle_group(self):
+        groups = self.session.groups
+        gids = self.scene.selected_group_ids()
+        if gids:
+            return self.builder.set_collapsed(gids[0], False)
+        for nid in self.scene.edit_selection():
+            gid = groups.group_of(nid)
+            if gid is not None:
+                return self.builder.set_collapsed(gid, True)
+        self.show_message("Select a node of a neuron or layer to collapse it.")
+        return False
+
+    def dragEnterEvent(self, event):
+        if self.files.dropped_path(event.mimeData()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event):
+        path = self.files.dropped_path(event.mimeData())
         if path:
-            self.save_file(path)
+            event.acceptProposedAction()
+            self.files.open(path)
 
     # -- graph actions ----------------------------------------------------------------------
 
@@ -504,8 +561,24 @@ class MainWindow(QMainWindow):
         self.set_theme(DARK if self.actions["dark theme"].isChecked() else LIGHT)
 
     def set_theme(self, palette):
-        self.theme = self.theme.with_(palette=palette)
-        self.view.set_theme(self.theme)
+        self.apply_theme(self.theme.with_(palette=palette))
+
+    def apply_theme(self, theme):
+        """One palette and ONE scale factor for every pane (app/theme.py): the canvas
+        items, the widgets and menus, the plots; a panel with `set_theme(theme)`
+        gets the theme too. The graph is framed again at its new size."""
+        from app.theme import apply_to_application, apply_to_widgets
+        self.theme = theme
+        self.view.set_theme(theme)
+        apply_to_application(theme)
+        apply_to_widgets(self, theme.scale)
+        for dock in self.docks.values():
+            hook = getattr(dock.widget(), "set_theme", None)
+            if callable(hook):
+                hook(theme)
+        if "dark theme" in self.actions:
+            self.actions["dark theme"].setChecked(theme.dark)
+        self.view.fit()
 
     def _toggle_legend(self):
         self.view.legend.setVisible(self.actions["legend"].isChecked())
@@ -615,23 +688,214 @@ class MainWindow(QMainWindow):
     # -- help ------------------------------------------------------------------------------
 
     def show_shortcuts(self):
-        rows = [("Ctrl+Enter", "run the editor's text"), ("Ctrl+B", "backward"),
-                ("Ctrl+Shift+B", "zero grads"), ("F", "fit the graph"),
-                ("Ctrl+= / Ctrl+-", "zoom in / out"), ("wheel", "zoom under the mouse"),
-                ("drag background", "pan"), ("Ctrl+F", "find a node by label"),
-                ("Ctrl+Z / Ctrl+Shift+Z", "undo / redo"), ("Ctrl+L", "re-arrange")]
-        text = "<table>" + "".join(f"<tr><td><b>{k}</b>&nbsp;&nbsp;</td><td>{v}</td></tr>"
-                                   for k, v in rows) + "</table>"
-        QMessageBox.information(self, "Keyboard shortcuts", text)
+        """Every shortcut, read from the window's actions (app/help_dialogs.py)."""
+        from app.help_dialogs import show_shortcuts
+        return show_shortcuts(self)
 
     def show_about(self):
-        QMessageBox.about(self, "About Backprop Studio",
-                          "<b>Backprop Studio</b><br>See, step through and explain backpropagation "
-                          "on a micrograd-style scalar autograd engine.")
+        from app.help_dialogs import show_about
+        return show_about(self)
+
+    # -- the classroom: lessons, themes, presenter mode, welcome -----------------------------
+
+    def _install_classroom(self):
+        """Lessons dock and menu, View → Theme / Scale / Presenter Mode, Help → Welcome,
+        the window icon, and tool tips on the shell's own actions."""
+        from PySide6.QtGui import QActionGroup
+        from PySide6.QtWidgets import QComboBox
+        from app.desktop_entry import app_icon
+        from app.lessons_panel import LessonsPanel
+        from app.presenter import KEEP_PROPERTY, Appearance
+        from app.theme import PALETTE_TITLES, SCALES
+        self.setWindowIcon(app_icon())
+        self.appearance = Appearance(self)
+        self.lessons = LessonsPanel(self)
+        area_dock = "editor" if "editor" in self.docks else None
+        dock = self.add_dock("lessons", "Lessons", self.lessons, Qt.LeftDockWidgetArea, tabify_with=area_dock)
+        dock.toggleViewAction().setText("&Lessons")
+        if area_dock:
+            self.docks[area_dock].raise_()
+        a = self.add_action
+        a("Lesson", "&Next Step", self.lessons.next, ["PgDown", "Alt+Right"], key="lesson next",
+          tip="Run the lesson's next step (Page Down, Alt+Right; a presenter's clicker works)")
+        a("Lesson", "&Previous Step", self.lessons.back, ["PgUp", "Alt+Left"], key="lesson back",
+          tip="Back to the lesson's step before (Page Up, Alt+Left)")
+        for key in ("lesson next", "lesson back"):
+            self.actions[key].setShortcutContext(Qt.WindowShortcut)
+        self.actions["lesson next"].setIconText("Next ▶")
+        self.actions["lesson back"].setIconText("◀ Back")
+        self.menus["Lesson"].addSeparator()
+        a("Lesson", "&Open Lessons Panel", self.show_lessons, "Ctrl+Shift+L", key="lessons panel",
+          tip="Show the guided lessons (Ctrl+Shift+L)")
+        self.lessons.busyChanged.connect(lambda busy: self._lesson_controls())
+        self.lessons.stepShown.connect(lambda _i: self._lesson_controls())
+        self._lesson_controls()
+        debugger = getattr(self, "debugger", None)
+        quiz = debugger.actions.get("quiz") if debugger is not None else None
+        if quiz is not None:
+            quiz.toggled.connect(self.lessons.show_quiz_state)
+
+        view = self.menus["View"]
+        dark = self.actions.get("dark theme")
+        if dark is not None:      # replaced by View → Theme
+            view.removeAction(dark)
+        theme_menu = view.addMenu("&Theme")
+        theme_menu.setToolTipsVisible(True)
+        group = QActionGroup(self)
+        for name, title in PALETTE_TITLES.items():
+            action = QAction(title, self)
+            action.setCheckable(True)
+            action.setChecked(name == self.theme.palette.name)
+            action.setToolTip({"light": "Dark text on light grey: the everyday look",
+                               "dark": "Light text on dark grey, for a dim room",
+                               "high-contrast": "Black on white with strong colours: for projectors"}[name])
+            action.triggered.connect(lambda checked=False, n=name: self.appearance.set_palette(n))
+            group.addAction(action)
+            theme_menu.addAction(action)
+            self.actions[f"theme {name}"] = action
+        scale_menu = view.addMenu("&Scale")
+        scale_menu.setToolTipsVisible(True)
+        scales = QActionGroup(self)
+        for factor in SCALES:
+            action = QAction(f"{factor:g}×", self)
+            action.setCheckable(True)
+            action.setChecked(factor == self.theme.scale)
+            action.setToolTip(f"Draw every font, node and line {factor:g} times as large")
+            action.triggered.connect(lambda checked=False, f=factor: self.appearance.set_scale(f))
+            scales.addAction(action)
+            scale_menu.addAction(action)
+            self.actions[f"scale {factor:g}"] = action
+        scale_menu.addSeparator()
+        a("View", "&Larger", lambda: self.appearance.step_scale(+1), "Ctrl+Shift+=", key="larger",
+          tip="Everything one step larger (Ctrl+Shift+=)")
+        a("View", "S&maller", lambda: self.appearance.step_scale(-1), "Ctrl+Shift+-", key="smaller",
+          tip="Everything one step smaller (Ctrl+Shift+-)")
+        for key in ("larger", "smaller"):
+            view.removeAction(self.actions[key])
+            scale_menu.addAction(self.actions[key])
+        presenter = a("View", "&Presenter Mode", self.appearance.toggle_presenter, "F11", key="presenter",
+                      tip="Full screen, large and high-contrast, without extras (F11; Esc leaves)")
+        presenter.setCheckable(True)
+        presenter.setIconText("Presenter")
+        f11 = QKeySequence("F11")
+        for other in self.findChildren(QAction):   # F11 is presenter mode; a panel that took it yields
+            if other is not presenter and f11 in other.shortcuts():
+                other.setShortcuts([k for k in other.shortcuts() if k != f11])
+        leave = QAction("Leave Presenter Mode", self)
+        leave.setShortcut(QKeySequence("Esc"))
+        leave.setShortcutContext(Qt.WindowShortcut)
+        leave.setEnabled(False)
+        leave.triggered.connect(lambda: self.appearance.set_presenter(False))
+        self.addAction(leave)
+        self.actions["leave presenter"] = leave
+        leave.setToolTip("Back to the everyday window (Esc)")
+        self.appearance.presenterChanged.connect(self._presenter_changed)
+        self.appearance.changed.connect(self._appearance_changed)
+
+        a("Help", "&Welcome…", self.show_welcome, key="welcome",
+          tip="Lessons, examples and recent files to start from")
+        help_menu = self.menus["Help"]
+        help_menu.removeAction(self.actions["welcome"])
+        help_menu.insertAction(help_menu.actions()[0] if help_menu.actions() else None, self.actions["welcome"])
+
+        # the toolbar: lesson moves, presenter mode and its scale at the right end
+        self.toolbar.addSeparator()
+        self.toolbar.addAction(self.actions["lesson back"])
+        self.toolbar.addAction(self.actions["lesson next"])
+        self.toolbar.addAction(presenter)
+        self.scale_box = QComboBox()
+        self.scale_box.setObjectName("scale-box")
+        self.scale_box.setToolTip("How large everything is drawn: 1× to 3× (View → Scale)")
+        for factor in SCALES:
+            self.scale_box.addItem(f"{factor:g}×", factor)
+        self.scale_box.activated.connect(lambda i: self.appearance.set_scale(self.scale_box.itemData(i)))
+        self.actions["presenter scale"] = self.toolbar.addWidget(self.scale_box)
+        self.output_label.setProperty(KEEP_PROPERTY, True)
+        self._appearance_changed()
+
+        tips = {"quit": "Close the window (unsaved work is asked about first)",
+                "undo": "Undo the last edit (Ctrl+Z)", "redo": "Redo the edit just undone (Ctrl+Shift+Z)",
+                "actual size": "Zoom to 100% (Ctrl+0)",
+                "auto backward": "Run backward after every edit, so the grads are always current",
+                "legend": "Show what the grad colours and marks mean",
+                "shortcuts": "Every keyboard shortcut, read from the menus",
+                "about": "Version and what this program is"}
+        for key, tip in tips.items():
+            action = self.actions.get(key)
+            if action is not None and not _has_tip(action):
+                action.setToolTip(tip)
+                action.setStatusTip(tip)
+        for key, dock_widget in self.docks.items():
+            toggle = dock_widget.toggleViewAction()
+            if not _has_tip(toggle):
+                toggle.setToolTip(f"Show or hide the {dock_widget.windowTitle()} panel")
+        for menu in self.menus.values():
+            menu.setToolTipsVisible(True)
+
+    def show_lessons(self, lesson_id=None, step=0):
+        """Show the Lessons dock; with an id, open that lesson at `step` (0-based)."""
+        dock = self.docks["lessons"]
+        dock.show()
+        dock.raise_()
+        if lesson_id is not None:
+            return self.lessons.open_lesson(lesson_id, step)
+        if self.lessons.runner is None and self.lessons.lessons:
+            return self.lessons.open_lesson(self.lessons.lessons[0].id)
+        return True
+
+    open_lesson = show_lessons
+
+    def show_welcome(self):
+        """The welcome page (Help → Welcome; also at start unless turned off)."""
+        from app.welcome import WelcomeDialog
+        dialog = getattr(self, "_welcome", None)
+        if dialog is None:
+            dialog = WelcomeDialog(self, self.lessons.lessons)
+            dialog.setAttribute(Qt.WA_DeleteOnClose)
+            dialog.finished.connect(lambda *_: setattr(self, "_welcome", None))
+            dialog.lessonChosen.connect(self.show_lessons)
+            dialog.fileChosen.connect(self.open_file)
+            self._welcome = dialog
+        dialog.show()
+        dialog.raise_()
+        return dialog
+
+    def _lesson_controls(self):
+        panel = self.lessons
+        self.actions["lesson next"].setEnabled(panel.next_button.isEnabled())
+        self.actions["lesson back"].setEnabled(panel.back_button.isEnabled())
+
+    def _presenter_changed(self, on):
+        self.actions["presenter"].setChecked(on)
+        self.actions["leave presenter"].setEnabled(on)
+        if on:
+            self.show_message("Presenter mode: F11 or Esc to leave; View → Scale or the box "
+                              "in the toolbar for the size.", 6000)
+
+    def _appearance_changed(self):
+        look = self.appearance
+        name, factor = look.current_palette, look.current_scale
+        for key, action in self.actions.items():
+            if key.startswith("theme "):
+                action.setChecked(key == f"theme {name}")
+            elif key.startswith("scale "):
+                action.setChecked(abs(float(key[6:]) - factor) < 1e-9)
+        index = self.scale_box.findData(factor)
+        if index < 0:
+            self.scale_box.addItem(f"{factor:g}×", factor)
+            index = self.scale_box.count() - 1
+        self.scale_box.setCurrentIndex(index)
 
 
 # -----------------------------------------------------------------------------
 # Entry point
+
+def _has_tip(action):
+    """Has the action a tool tip of its own? (Qt falls back to the text.)"""
+    tip = action.toolTip().strip()
+    plain = action.text().replace("&&", "\0").replace("&", "").replace("\0", "&").replace("…", "")
+    return bool(tip) and tip.rstrip(".").strip() != plain.rstrip(".").strip()
+
 
 def _parse_args(argv):
     parser = argparse.ArgumentParser(prog="backprop-studio", description="Backprop Studio")
@@ -641,6 +905,18 @@ def _parse_args(argv):
     parser.add_argument("--size", default="1440x880", metavar="WxH",
                         help="window size for --screenshot (default 1440x880)")
     parser.add_argument("--dark", action="store_true", help="start with the dark theme")
+    parser.add_argument("--theme", choices=("light", "dark", "high-contrast"),
+                        help="start with this theme (default: the last one chosen)")
+    parser.add_argument("--presenter", metavar="SCALE", type=float, nargs="?", const=2.0,
+                        help="start in presenter mode, everything SCALE times as large (1-3, default 2)")
+    parser.add_argument("--lesson", metavar="ID", help="open this lesson (e.g. chain-rule)")
+    parser.add_argument("--step", metavar="K", type=int, default=1,
+                        help="with --lesson: start at step K (1-based)")
+    parser.add_argument("--no-welcome", action="store_true", help="do not show the welcome page")
+    parser.add_argument("--debug-steps", metavar="N|end",
+                        help="open the debugger and run N backward steps (0: just reset; end: all)")
+    parser.add_argument("--forward-steps", metavar="N", type=int,
+                        help="open the debugger and compute N nodes of the forward pass")
     args = parser.parse_args(argv)
     try:
         w, h = (int(v) for v in args.size.lower().split("x"))
@@ -660,6 +936,9 @@ def _application():
         font = QFont(FONT_FAMILY)
         font.setPixelSize(13)
         app.setFont(font)
+        app.setDesktopFileName("backprop-studio")   # matches the menu entry (app/desktop_entry.py)
+        from app.desktop_entry import app_icon
+        app.setWindowIcon(app_icon())
     return app
 
 
@@ -672,7 +951,21 @@ def main(argv=None):
     window = MainWindow(theme=DEFAULT.with_(palette=DARK) if args.dark else DEFAULT)
     if args.file:
         window.open_file(args.file)
+    window.wait_for_layout()
+    _start_classroom(window, args)
+    if args.forward_steps is not None:
+        window.debugger.forward_reset()
+        for _ in range(args.forward_steps):
+            window.debugger.forward_step()
+    if args.debug_steps is not None:
+        window.debugger.reset()
+        if args.debug_steps == "end":
+            window.debugger.run_to_end()
+        else:
+            for _ in range(int(args.debug_steps)):
+                window.debugger.step()
     if args.screenshot:
+        window.files.prompt_on_close = False   # a picture, not a session: nothing to ask
         window.resize(*args.size)
         window.show()
         window.wait_for_layout()
@@ -688,8 +981,35 @@ def main(argv=None):
         return 0 if ok else 1
     from app import errors
     errors.install_excepthook()   # a bug we did not foresee is reported, the work stays open
-    window.show()
+    window.files.restore_ui_state()
+    if args.presenter is not None:
+        window.appearance.set_presenter(True, args.presenter)
+    else:
+        window.show()
+    window.files.offer_recovery()   # work a crash left behind
+    from app.welcome import should_show_at_start
+    if not (args.no_welcome or args.lesson or args.file) and should_show_at_start():
+        window.show_welcome()
     return app.exec()
+
+
+def _start_classroom(window, args):
+    """--theme/--dark, the last appearance from QSettings, --lesson/--step; and for a
+    --screenshot with --presenter, the presenter look without going full screen."""
+    look = window.appearance
+    look.restore()
+    if args.theme or args.dark:
+        look.palette_name = args.theme or "dark"
+    look.apply()
+    if args.presenter is not None and args.screenshot:   # the look, at the picture's size
+        look.set_presenter(True, args.presenter, full_screen=False)
+    if args.lesson:
+        try:
+            window.show_lessons(args.lesson, max(0, args.step - 1))
+        except KeyError as e:
+            window.show_message(str(e).strip("'\""))
+        window.lessons.wait_idle()
+        window.wait_for_layout()
 
 
 if __name__ == "__main__":

@@ -1,9 +1,16 @@
 """Colours, fonts and sizes of everything drawn on the canvas, in one place.
 
 Graphics items never name a colour or a font size: they ask the scene's
-`Theme`. Two palettes exist (light and dark); a `Theme` combines one of them
-with a single `scale` factor that multiplies every font and every length, so a
-presenter mode can enlarge the whole picture by changing one number.
+`Theme`. Three palettes exist (light, dark and a high-contrast one for
+projectors); a `Theme` combines one of them with a single `scale` factor that
+multiplies every font and every length, so presenter mode can enlarge the
+whole picture by changing one number.
+
+The same factor reaches the widgets (docks, menus, tool tips, plots) through
+`apply_to_widgets`: the application font is scaled, and any widget that fixed
+its own font, font-size style rule, icon size or width is scaled from what it
+asked for. Sizes are device-independent pixels, so a HiDPI screen multiplies
+them once more by its own ratio; nothing here turns that off.
 
 Gradient colours use a colour-blind-safe diverging pair: blue for a negative
 gradient, orange for a positive one, neutral grey for zero; the depth of the
@@ -13,9 +20,12 @@ they never rely on colour alone.
 """
 
 import math
+import re
+import sys
 from dataclasses import dataclass
 
-from PySide6.QtGui import QColor, QFont, QFontMetricsF
+from PySide6.QtCore import QSize
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPalette
 
 FONT_FAMILY = "DejaVu Sans"
 MONO_FAMILY = "DejaVu Sans Mono"
@@ -89,7 +99,27 @@ DARK = Palette(
     minimap_view="#8c8cff",
 )
 
-PALETTES = {"light": LIGHT, "dark": DARK}
+# Black on white, strong hues and no pale greys: legible on a washed-out projector.
+HIGH_CONTRAST = Palette(
+    name="high-contrast",
+    background="#ffffff", grid="#c8c8c8",
+    node_fill="#ffffff", node_border="#000000", divider="#000000",
+    label_text="#000000", number_text="#000000", caption_text="#262626",
+    op_fill="#ffffff", op_border="#000000", op_text="#000000",
+    edge="#1a1a1a",
+    grad_negative="#0046c8", grad_positive="#e06000", grad_zero="#ffffff",
+    nonfinite="#c8001e", missing="#c8001e",
+    output="#000000", output_text="#ffffff",
+    selection="#7000e0", highlight="#ff9d00",
+    status_untouched="#7a7a7a", status_partial="#d98a00", status_final="#007a45",
+    overlay_fill="#ffffff", overlay_border="#000000", overlay_text="#000000",
+    minimap_view="#7000e0",
+)
+
+PALETTES = {"light": LIGHT, "dark": DARK, "high-contrast": HIGH_CONTRAST}
+PALETTE_TITLES = {"light": "Light", "dark": "Dark", "high-contrast": "High contrast"}
+SCALE_MIN, SCALE_MAX = 1.0, 3.0
+SCALES = (1.0, 1.25, 1.5, 2.0, 2.5, 3.0)   # the steps offered in View → Scale
 
 
 # -----------------------------------------------------------------------------
@@ -232,5 +262,213 @@ def format_number(x):
 
 
 DEFAULT = Theme(LIGHT)
-__all__ = ["Palette", "LIGHT", "DARK", "PALETTES", "Metrics", "Theme", "DEFAULT", "format_number",
-           "FONT_FAMILY", "MONO_FAMILY"]
+
+
+def clamp_scale(scale):
+    """A scale factor within 1x..3x (anything unreadable becomes 1)."""
+    try:
+        scale = float(scale)
+    except (TypeError, ValueError):
+        return 1.0
+    if scale != scale:
+        return 1.0
+    return max(SCALE_MIN, min(SCALE_MAX, scale))
+
+
+# -----------------------------------------------------------------------------
+# The widgets: one Qt palette per theme, and the scale factor for every font
+
+_ORIGINAL = {}   # the application's own font and palette, before any theme touched them
+
+_QT_ROLES = {
+    "dark": {
+        "Window": "#20252d", "WindowText": "#e8ebf0", "Base": "#15181d", "AlternateBase": "#262b33",
+        "Text": "#e8ebf0", "Button": "#2a313b", "ButtonText": "#e8ebf0", "BrightText": "#ffffff",
+        "Highlight": "#5b5bd6", "HighlightedText": "#ffffff", "ToolTipBase": "#2a313b",
+        "ToolTipText": "#e8ebf0", "PlaceholderText": "#8a94a4", "Link": "#8cb4ff",
+        "Light": "#3a424e", "Midlight": "#313842", "Mid": "#8a94a4", "Dark": "#101317",
+        "Shadow": "#000000",
+    },
+    "high-contrast": {
+        "Window": "#ffffff", "WindowText": "#000000", "Base": "#ffffff", "AlternateBase": "#eeeeee",
+        "Text": "#000000", "Button": "#ffffff", "ButtonText": "#000000", "BrightText": "#ffffff",
+        "Highlight": "#0000b4", "HighlightedText": "#ffffff", "ToolTipBase": "#ffffff",
+        "ToolTipText": "#000000", "PlaceholderText": "#3c3c3c", "Link": "#0000b4",
+        "Light": "#ffffff", "Midlight": "#e0e0e0", "Mid": "#303030", "Dark": "#000000",
+        "Shadow": "#000000",
+    },
+}
+_DISABLED_TEXT = {"dark": "#6b7585", "high-contrast": "#5a5a5a"}
+
+
+def _remember_original(app):
+    if not _ORIGINAL:
+        _ORIGINAL["font"] = QFont(app.font())
+        _ORIGINAL["palette"] = QPalette(app.palette())
+
+
+def qt_palette(palette):
+    """The QPalette that dresses the widgets in `palette` (light: the app's own)."""
+    from PySide6.QtWidgets import QApplication
+    app = QApplication.instance()
+    _remember_original(app)
+    base = QPalette(_ORIGINAL["palette"])
+    roles = _QT_ROLES.get(palette.name)
+    if roles is None:
+        return base
+    for role, color in roles.items():
+        base.setColor(getattr(QPalette.ColorRole, role), QColor(color))
+    disabled = QColor(_DISABLED_TEXT[palette.name])
+    for role in ("WindowText", "Text", "ButtonText"):
+        base.setColor(QPalette.Disabled, getattr(QPalette.ColorRole, role), disabled)
+    return base
+
+
+def ui_font(scale=1.0):
+    """The application font at `scale` (the app's own font at 1x)."""
+    from PySide6.QtWidgets import QApplication
+    _remember_original(QApplication.instance())
+    return _scaled_font(_ORIGINAL["font"], scale)
+
+
+def _scaled_font(font, scale):
+    f = QFont(font)
+    if font.pixelSize() > 0:
+        f.setPixelSize(max(1, round(font.pixelSize() * scale)))
+    elif font.pointSizeF() > 0:
+        f.setPointSizeF(font.pointSizeF() * scale)
+    return f
+
+
+def set_base_font(widget, px=None, bold=False, mono=False):
+    """Give widget its own font of `px` pixels at 1x; `apply_to_widgets` scales it."""
+    f = QFont(widget.font())
+    if mono:
+        f.setFamily(MONO_FAMILY)
+    if px is not None:
+        f.setPixelSize(round(px))
+    if bold:
+        f.setBold(True)
+    widget.setFont(f)
+    return f
+
+
+_FONT_SIZE_RULE = re.compile(r"(font-size\s*:\s*)(\d+(?:\.\d+)?)(\s*)(px|pt)")
+_SIZE_RESOLVED = 0x2           # QFont's resolve-mask bit for an explicitly chosen size
+_NO_MAX = 16777215             # QWIDGETSIZE_MAX
+
+
+def apply_to_application(theme):
+    """Application-wide: the widget palette and the scaled default font
+    (menus, dock titles, tool tips and every widget that keeps the default)."""
+    from PySide6.QtWidgets import QApplication
+    app = QApplication.instance()
+    _remember_original(app)
+    app.setPalette(qt_palette(theme.palette))
+    app.setFont(ui_font(theme.scale))
+
+
+def apply_to_widgets(root, scale):
+    """Scale every widget under `root` that chose its own size: an explicit font
+    size, a font-size rule in its style sheet, an icon size, a fixed width or
+    height. What each asked for at 1x is remembered the first time it is seen (and
+    again whenever its owner changes it), so 2x then 1x gives back the original."""
+    from PySide6.QtWidgets import QAbstractButton, QWidget
+    widgets = [root] + root.findChildren(QWidget)
+    for w in widgets:
+        _scale_style(w, scale)
+        _scale_font(w, scale)
+        _scale_limits(w, scale)
+        if isinstance(w, QAbstractButton):
+            _scale_icon(w, scale)
+        _scale_plot(w, scale)
+
+
+def _remembered(widget, key, current, to_key=lambda v: v):
+    """(base, changed): the 1x value of a widget property we scale. If the
+    widget's current value is not the one we wrote, its owner set a new base."""
+    stored = widget.property(key)
+    if isinstance(stored, tuple) and len(stored) == 2 and to_key(stored[1]) == to_key(current):
+        return stored[0]
+    return current
+
+
+def _scale_style(w, scale):
+    sheet = w.styleSheet()
+    if not sheet:
+        return
+    base = _remembered(w, "_bps_style", sheet)
+    if not _FONT_SIZE_RULE.search(base):
+        # A styled widget (and its children) keeps the font it had when the style
+        # sheet was applied; setting the sheet again makes it take the new app font.
+        w.setStyleSheet(base)
+        return
+    scaled = _FONT_SIZE_RULE.sub(lambda m: f"{m.group(1)}{float(m.group(2)) * scale:g}{m.group(3)}"
+                                            f"{m.group(4)}", base)
+    if scaled != sheet:
+        w.setStyleSheet(scaled)
+    w.setProperty("_bps_style", (base, scaled))
+
+
+def _scale_font(w, scale):
+    from PySide6.QtCore import Qt
+    if not w.testAttribute(Qt.WA_SetFont) or _FONT_SIZE_RULE.search(w.styleSheet()):
+        return
+    font = w.font()
+    base = _remembered(w, "_bps_font", font, to_key=lambda f: f.toString())
+    if not base.resolveMask() & _SIZE_RESOLVED:
+        return   # only its weight or family is its own; the size follows the app font
+    scaled = _scaled_font(base, scale)
+    if scaled.toString() != font.toString():
+        w.setFont(scaled)
+    w.setProperty("_bps_font", (QFont(base), QFont(w.font())))
+
+
+def _scale_limits(w, scale):
+    current = (w.minimumWidth(), w.maximumWidth(), w.minimumHeight(), w.maximumHeight())
+    base = _remembered(w, "_bps_limits", current)
+    if base == (0, _NO_MAX, 0, _NO_MAX):
+        return
+
+    def s(v, limit):
+        return v if v in (0, limit) else max(1, round(v * scale))
+    scaled = (s(base[0], _NO_MAX), s(base[1], _NO_MAX), s(base[2], _NO_MAX), s(base[3], _NO_MAX))
+    if scaled != current:
+        w.setMinimumSize(scaled[0], scaled[2])
+        w.setMaximumSize(scaled[1], scaled[3])
+    w.setProperty("_bps_limits", (base, scaled))
+
+
+def _scale_icon(w, scale):
+    size = w.iconSize()
+    current = (size.width(), size.height())
+    base = _remembered(w, "_bps_icon", current)
+    scaled = (round(base[0] * scale), round(base[1] * scale))
+    if scaled != current:
+        w.setIconSize(QSize(*scaled))
+    w.setProperty("_bps_icon", (base, scaled))
+
+
+def _scale_plot(w, scale):
+    """pyqtgraph plots: tick and axis-label fonts, and any fixed axis width or height."""
+    pg = sys.modules.get("pyqtgraph")
+    if pg is None or not isinstance(w, pg.PlotWidget):
+        return
+    font = ui_font(scale)
+    for entry in w.getPlotItem().axes.values():
+        axis = entry["item"]
+        axis.setStyle(tickFont=font)
+        axis.label.setFont(font)
+        vertical = axis.orientation in ("left", "right")
+        fixed = getattr(axis, "fixedWidth" if vertical else "fixedHeight", None)
+        base = _remembered(axis, "_bps_extent", fixed)
+        if base:
+            scaled = round(base * scale)
+            if scaled != fixed:
+                (axis.setWidth if vertical else axis.setHeight)(scaled)
+            axis.setProperty("_bps_extent", (base, scaled))
+
+
+__all__ = ["Palette", "LIGHT", "DARK", "HIGH_CONTRAST", "PALETTES", "PALETTE_TITLES", "SCALES",
+           "Metrics", "Theme", "DEFAULT", "format_number", "clamp_scale", "qt_palette", "ui_font",
+           "set_base_font", "apply_to_application", "apply_to_widgets", "FONT_FAMILY", "MONO_FAMILY"]

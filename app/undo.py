@@ -6,7 +6,9 @@
                  new graph arrives through the undoable `ReplaceDocument`);
 * `compiled`  -- the result of `core.compile.compile_document(doc)`: Values by
                  node id, the output Value, missing ports;
-* `current_id` -- the selected node (not an edit, so not undoable).
+* `current_id` -- the selected node (not an edit, so not undoable);
+* `groups`    -- the document's groups (core/groups.py: neurons and layers the
+                 canvas can collapse), changed only by commands, like `doc`.
 
 Edits go through `push(command)`, which wraps a core command in a
 `CommandAdapter` and pushes it onto the window's QUndoStack; Qt calls `redo`,
@@ -26,9 +28,10 @@ import math
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
-from core.commands import ReplaceDocument
+from core.commands import Macro, ReplaceDocument
 from core.compile import compile_document
 from core.graphdoc import GraphDocument
+from core.groups import GroupTable, SetGroups
 
 # Node changes that cannot alter any number: the scene handles them alone.
 _COSMETIC_FIELDS = ("pos", "label")
@@ -89,6 +92,7 @@ class GraphSession(QObject):
         self.undo_stack = undo_stack if undo_stack is not None else QUndoStack(self)
         self.doc = GraphDocument()
         self.doc.changed.connect(self._on_doc_changed)
+        self.groups = GroupTable()
         self.compiled = None
         self.compile_error = None
         self.last_error = None
@@ -125,10 +129,11 @@ class GraphSession(QObject):
             self.message.emit(str(error))
         return error is None, error
 
-    def replace(self, graph, text="Replace graph"):
-        """Show another graph (GraphDocument or dict) as one undoable step."""
+    def replace(self, graph, text="Replace graph", groups=()):
+        """Show another graph (GraphDocument or dict) as one undoable step; the
+        groups of the old graph go, `groups` (plain dicts) come with the new one."""
         try:
-            command = ReplaceDocument(graph, text)
+            command = Macro(text, [ReplaceDocument(graph, text), SetGroups(self.groups, groups)])
         except Exception as exc:
             self.message.emit(str(exc))
             return False, exc

@@ -1,10 +1,12 @@
 """Training throughput in the Training panel, live plots on vs off, and how responsive the GUI stays.
 
-    python bench/bench_gui_training.py [SECONDS]
+    python bench/bench_gui_training.py [SECONDS] [ROUNDS]
 
 For two configs -- micrograd's demo (full batch, ~66k Values a step) and a
 small mini-batch network (a few ms a step, where per-step overhead shows) --
-it runs the panel offscreen, shown, for SECONDS (default 6) each way:
+it runs the panel offscreen, shown, for SECONDS (default 5) each way, ROUNDS
+times (default 3) alternating live off / live on so that the load of other
+processes on a shared machine hits both alike; medians are reported:
 
 * headless: a bare Trainer.step() loop on a thread, no GUI at all
 * live off: the panel trains, only the step counter moves
@@ -97,18 +99,26 @@ def in_panel(app, cfg, seconds, live):
 
 
 def main(argv):
-    seconds = float(argv[0]) if argv else 6.0
+    seconds = float(argv[0]) if argv else 5.0
+    rounds = int(argv[1]) if len(argv) > 1 else 3
     app = QApplication.instance() or QApplication([])
     for name, cfg in CONFIGS.items():
         bare = headless(cfg, seconds)
-        off, off_max, off_med = in_panel(app, cfg, seconds, live=False)
-        on, on_max, on_med = in_panel(app, cfg, seconds, live=True)
-        print(f"{name}:\n"
-              f"  headless {bare:7.1f} steps/s\n"
-              f"  live off {off:7.1f} steps/s   event-loop latency max {off_max:4d} ms, median {off_med:4.1f} ms\n"
-              f"  live on  {on:7.1f} steps/s   event-loop latency max {on_max:4d} ms, median {on_med:4.1f} ms\n"
-              f"  ratio live on / off {on / off:.2f} (goal >= 0.9);  panel (live on) / headless {on / bare:.2f}",
-              flush=True)
+        runs = {False: [], True: []}
+        for _ in range(rounds):
+            for live in (False, True):
+                runs[live].append(in_panel(app, cfg, seconds, live))
+        ratios = [on[0] / off[0] for off, on in zip(runs[False], runs[True])]
+        lines = [f"{name}:", f"  headless {bare:7.1f} steps/s"]
+        for live, label in ((False, "live off"), (True, "live on ")):
+            rates = [r[0] for r in runs[live]]
+            lines.append(f"  {label} {statistics.median(rates):7.1f} steps/s (runs {', '.join(f'{r:.1f}' for r in rates)})"
+                         f"   event-loop latency max {max(r[1] for r in runs[live]):4d} ms, "
+                         f"median {statistics.median(r[2] for r in runs[live]):4.1f} ms")
+        on = statistics.median(r[0] for r in runs[True])
+        lines.append(f"  ratio live on / off: median {statistics.median(ratios):.2f} "
+                     f"(pairs {', '.join(f'{r:.2f}' for r in ratios)}; goal >= 0.9);  live on / headless {on / bare:.2f}")
+        print("\n".join(lines), flush=True)
 
 
 if __name__ == "__main__":

@@ -94,8 +94,8 @@ def search(text, limit=None):
             rank = 1
         elif any(word.startswith(needle) for word in words):
             rank = 2
-        elif any(needle in name for name in names) or needle in entry.tip.lower():
-            rank = 3
+        elif len(needle) >= 4 and needle in entry.tip.lower():
+            rank = 3   # not shorter: "tan" must not find "constant"
         else:
             continue
         scored.append((rank, order, entry))

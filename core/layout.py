@@ -42,8 +42,6 @@ in, never by hashing or `id()`. Positions are box centres.
 from bisect import bisect_right
 from dataclasses import dataclass
 
-import networkx as nx
-
 LAYER_GAP = 80.0  # free space between the widest boxes of two columns
 NODE_GAP = 30.0   # free space between two boxes of a column (half for dummies)
 SWEEPS = 4        # down + up barycenter sweeps
@@ -95,7 +93,7 @@ def sugiyama(nodes, edges, *, sizes=None, layer_gap=LAYER_GAP,
         mult[key] = mult.get(key, 0) + 1
 
     n = len(ids)
-    layer = _assign_layers(ids, mult)
+    layer = _assign_layers(ids, list(mult))
     # 1. cut long edges into unit steps; dummies get the indices n, n+1, ...
     preds, succs, chains, owner = [[] for _ in range(n)], [[] for _ in range(n)], {}, []
     for (u, v), m in mult.items():
@@ -133,53 +131,129 @@ def sugiyama(nodes, edges, *, sizes=None, layer_gap=LAYER_GAP,
 
 
 # -----------------------------------------------------------------------------
-# 1. layers: longest path from the sources, then pull nodes towards their uses
+# 1. layers: longest path from the sources, pull nodes towards their uses, then
+#    slide whole groups while that shortens the edges
 
-def _assign_layers(ids, mult):
-    g = nx.DiGraph()
-    g.add_nodes_from(range(len(ids)))
-    g.add_edges_from(mult)
-    try:
-        generations = list(nx.topological_generations(g))
-    except nx.NetworkXUnfeasible:
-        cycle = nx.find_cycle(g)
-        raise ValueError(f"the graph has a cycle through node {ids[cycle[0][0]]!r} "
-                         f"({' -> '.join(repr(ids[u]) for u, _ in cycle)}); "
-                         "a layered layout needs a DAG") from None
-    order = [v for generation in generations for v in generation]
-    layer = [0] * len(ids)
-    for k, generation in enumerate(generations):
+def _assign_layers(ids, pairs):
+    """A column for every node, every edge pointing right, few columns skipped.
+    `pairs` are the distinct edges as (src, dst) indices: a repeated edge gets
+    one route, so it counts once."""
+    n = len(ids)
+    preds, succs = [[] for _ in ids], [[] for _ in ids]
+    for u, v in pairs:
+        succs[u].append(v)
+        preds[v].append(u)
+    order, layer = _longest_path(ids, preds, succs)
+    _pull_right(order, layer, preds, succs)
+    _slide_groups(order, layer, pairs)
+    # drop columns left empty: no edge crosses them, so every edge stays >= 1 long
+    column = {k: i for i, k in enumerate(sorted(set(layer)))}
+    return [column[layer[v]] for v in range(n)]
+
+
+def _longest_path(ids, preds, succs):
+    """Topological order and longest-path layers, generation by generation
+    (Kahn's algorithm): generation k holds the nodes whose operands all sit
+    in generations < k."""
+    missing = [len(p) for p in preds]  # operands not placed yet
+    generation = [v for v in range(len(ids)) if not missing[v]]
+    order, layer, k = [], [0] * len(ids), 0
+    while generation:
+        later = []
         for v in generation:
             layer[v] = k
-    outdeg, uses, used = [0] * len(ids), [[] for _ in ids], [[] for _ in ids]
-    for (u, v), m in mult.items():
-        outdeg[u] += m
-        uses[u].append((v, m))
-        used[v].append((u, m))
+            order.append(v)
+            for w in succs[v]:
+                missing[w] -= 1
+                if not missing[w]:
+                    later.append(w)
+        generation, k = later, k + 1
+    if len(order) < len(ids):
+        # each node left waits for an operand that is also left: walking back
+        # along those operands must come round to a node already seen
+        v = next(v for v in range(len(ids)) if missing[v])
+        path, seen = [], {}
+        while v not in seen:
+            seen[v] = len(path)
+            path.append(v)
+            v = next(u for u in preds[v] if missing[u])
+        cycle = path[seen[v]:][::-1] + [v]
+        raise ValueError(f"the graph has a cycle through node {ids[v]!r} "
+                         f"({' -> '.join(repr(ids[u]) for u in cycle)}); "
+                         "a layered layout needs a DAG")
+    return order, layer
+
+
+def _pull_right(order, layer, preds, succs):
     # Moving v right by d shortens its out-edges by d and stretches its in-edges
     # by d, except those from a private "source cone" (operands used only by v,
     # with no inputs of their own, like a weight feeding one multiply), which
     # simply follows v. ext[v] counts the in-edges that do stretch.
-    ext = [0] * len(ids)
+    ext = [0] * len(layer)
     for v in order:
-        ext[v] = sum(0 if outdeg[u] == 1 and ext[u] == 0 else m for u, m in used[v])
+        ext[v] = sum(0 if len(succs[u]) == 1 and ext[u] == 0 else 1 for u in preds[v])
     # Mirror image: a "free" node has one operand and feeds only free nodes
     # (a dead-end chain); it never holds its operand back and is placed last.
-    free = [False] * len(ids)
+    free = [False] * len(layer)
     for v in reversed(order):
-        free[v] = len(used[v]) == 1 and used[v][0][1] == 1 and all(free[w] for w, _ in uses[v])
+        free[v] = len(preds[v]) == 1 and all(free[w] for w in succs[v])
     # right to left, so a node's uses have their final column already; ties
     # move right, so parameters and whole sub-expressions sit next to their use
     for v in reversed(order):
-        anchors = [(w, m) for w, m in uses[v] if not free[w]]
-        if not free[v] and anchors and sum(m for _, m in anchors) >= ext[v]:
-            layer[v] = min(layer[w] for w, _ in anchors) - 1
+        anchors = [w for w in succs[v] if not free[w]]
+        if not free[v] and anchors and len(anchors) >= ext[v]:
+            layer[v] = min(layer[w] for w in anchors) - 1
     for v in order:
         if free[v]:
-            layer[v] = layer[used[v][0][0]] + 1
-    # drop columns left empty: no edge crosses them, so every edge stays >= 1 long
-    column = {k: i for i, k in enumerate(sorted(set(layer)))}
-    return [column[k] for k in layer]
+            layer[v] = layer[preds[v][0]] + 1
+
+
+def _slide_groups(order, layer, pairs):
+    """Slide groups of nodes as one block while that shortens the edges. A
+    block with more edges leaving it than entering it gets shorter edges by
+    moving right (each step right shortens every leaving edge and stretches
+    every entering one; edges inside keep their length), so it slides right
+    until a leaving edge has length 1, and is glued to the block at the other
+    end of that edge; the mirror image for more edges entering. Every node
+    starts alone. Each slide glues two blocks, so there are fewer than n, and
+    the total length only goes down."""
+    n = len(layer)
+    block = list(range(n))  # the block of each node, named by one of its members
+    members = [[v] for v in range(n)]
+    leaving, entering = [[] for _ in range(n)], [[] for _ in range(n)]
+    for e in pairs:  # edges that end up inside a block are dropped when seen
+        leaving[e[0]].append(e)
+        entering[e[1]].append(e)
+    net = [len(a) - len(b) for a, b in zip(entering, leaving)]
+    todo, waiting = order[::-1], [True] * n
+    for b in todo:  # blocks glued together join the end of todo
+        waiting[b] = False
+        if block[b] != b or not net[b]:
+            continue
+        edges = leaving if net[b] < 0 else entering
+        live = edges[b] = [(u, w) for u, w in edges[b] if block[u] != block[w]]
+        if not live:
+            continue
+        lengths = [layer[w] - layer[u] for u, w in live]
+        shortest = min(lengths)
+        u, w = live[lengths.index(shortest)]
+        if shortest > 1:
+            step = shortest - 1 if net[b] < 0 else 1 - shortest
+            for v in members[b]:
+                layer[v] += step
+        # u -> w has length 1 now: glue the smaller block into the larger one
+        keep, gone = b, block[w] if net[b] < 0 else block[u]
+        if len(members[keep]) < len(members[gone]):
+            keep, gone = gone, keep
+        for v in members[gone]:
+            block[v] = keep
+        for lists in (members, leaving, entering):
+            lists[keep] += lists[gone]
+            lists[gone] = None
+        net[keep] += net[gone]
+        if not waiting[keep]:
+            waiting[keep] = True
+            todo.append(keep)
 
 
 # -----------------------------------------------------------------------------

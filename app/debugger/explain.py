@@ -67,6 +67,12 @@ def _expression(node, args):
     return f"{node.op}({args[0]})"
 
 
+def headline(stepper, node):
+    """How a step's node is introduced: 'm = x · y', or just '(x·y)' when that is its name."""
+    name = stepper.name(node)
+    return name if name.startswith("(") else forward_formula(node, stepper.name)
+
+
 def formula(stepper, node):
     """'m = x · y' for a labelled node, just 'x · y' for one named by its expression."""
     text = forward_formula(node, stepper.name)
@@ -104,11 +110,11 @@ class Style:
                 f"color:{self.text}\">{body}</div>")
 
     def title(self, text):
-        return f"<p style='font-size:{self.big}px; font-weight:bold; margin:0 0 6px 0'>{text}</p>"
+        return f"<p style='font-size:{self.big}px; font-weight:bold; margin:0 0 4px 0'>{text}</p>"
 
     def heading(self, text):
         return (f"<p style='font-size:{self.small}px; font-weight:bold; color:{self.muted}; "
-                f"margin:10px 0 2px 0'>{html.escape(text.upper())}</p>")
+                f"margin:7px 0 1px 0'>{html.escape(text.upper())}</p>")
 
     def mono(self, text, bold=False, color=None):
         weight = "font-weight:bold;" if bold else ""
@@ -118,7 +124,7 @@ class Style:
 
     def para(self, text, color=None):
         colour = f" color:{color};" if color else ""
-        return f"<p style='margin:3px 0;{colour}'>{text}</p>"
+        return f"<p style='margin:2px 0;{colour}'>{text}</p>"
 
     def banner(self, text, color):
         return (f"<table width='100%' cellpadding='6' style='margin:4px 0'><tr>"
@@ -182,7 +188,7 @@ def step_html(ctrl, record, style):
     node = record.node
     name = st.name(node)
     n = len(st.order)
-    parts = [style.title(f"Step {record.index + 1} of {n} · {style.mono(formula(st, node), bold=True)} "
+    parts = [style.title(f"Step {record.index + 1} of {n} · {style.mono(headline(st, node), bold=True)} "
                          f"runs its {style.mono('_backward')}")]
     if node is st.root:
         why = (f"{_e(name)} is the output, so its grad is the seed: "
@@ -197,11 +203,13 @@ def step_html(ctrl, record, style):
                             f"{'its input' if len(set(record.children)) == 1 else 'its inputs'}."))
 
     parts.append(style.heading("local derivatives"))
+    terms = []
     for child, (symbolic, value) in zip(record.children, st.local_terms(node)):
         text = f"∂{name}/∂{st.name(child)} = {symbolic}"
         if symbolic not in ("1", "-1"):
             text += f" = {format_number(value)}"
-        parts.append(style.para(style.mono(text)))
+        terms.append(style.mono(text))
+    parts.append(style.para("&nbsp;&nbsp;&nbsp;&nbsp;".join(terms)))
 
     parts.append(style.heading("chain rule:  input.grad += local derivative × out.grad"))
     hidden = ctrl.quiz_hidden()
@@ -214,13 +222,14 @@ def step_html(ctrl, record, style):
             continue
         main, _, rest = line.partition(" (was ")
         rows.append(style.mono(main, bold=True) +
-                    f"  <span style='color:{style.muted}'>{style.mono('(was ' + rest)}</span>")
+                    f"&nbsp; <span style='color:{style.muted}; font-size:{style.small}px'>"
+                    f"(was {_e(rest)}</span>")
     parts.append("".join(style.para(r) for r in rows))
 
     targets = list(dict.fromkeys(record.children))
-    into = _list(f"{st.name(c)}.grad" for c in targets)
-    parts.append(style.para(f"→ the result goes into <b>{into}</b>, outlined in yellow on the graph; "
-                            f"the glowing wires carry this step's gradient."))
+    into = _list(f"{st.name(c)}.grad" + ("" if c in hidden else f" ({st.status(c)})") for c in targets)
+    parts.append(style.para(f"→ into <b>{into}</b>: the yellow boxes on the graph, "
+                            f"fed by the glowing wires."))
     parts.append(_sums(ctrl, targets, hidden, style))
     parts.append(_next_line(ctrl, style))
     return style.page(_banners(ctrl, style) + _quiz(ctrl, style) + "".join(parts))
@@ -233,12 +242,8 @@ def _sums(ctrl, targets, hidden, style):
     for child in targets:
         users = st.users(child)
         uses = sum(u._prev.count(child) for u in users)
-        status = st.status(child)
         cname = st.name(child)
         if uses < 2:
-            if child not in hidden:
-                out.append(style.para(f"{_e(cname)}.grad is now {style.status_word(status)}"
-                                      + (" — this was its only use." if status == FINAL else ".")))
             continue
         shares = st.contributions(child)
         done = {id(record.node) for record, _ in shares}

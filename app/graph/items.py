@@ -24,6 +24,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QStyleOptionGraphicsItem
 
+from app.graph.ports import paint_ports
 from app.theme import format_number
 from core.graphdoc import OPS, op_symbol
 
@@ -355,8 +356,9 @@ class NodeItem(QGraphicsItem):
     # -- painting ----------------------------------------------------------------
 
     def paint(self, painter, option, widget=None):
-        lod = QStyleOptionGraphicsItem.levelOfDetailFromTransform(painter.worldTransform())
         theme, g = self.theme, self._geometry
+        # how large the text really is on screen: the zoom times the theme's scale
+        lod = QStyleOptionGraphicsItem.levelOfDetailFromTransform(painter.worldTransform()) * theme.scale
         selected = self.isSelected()
         if lod < LOD_TEXT:
             self._paint_block(painter, theme, g, selected, lod)
@@ -444,6 +446,7 @@ class NodeItem(QGraphicsItem):
             self._paint_debug_tag(painter, theme, g, s)
         if self.breakpoint:
             self._paint_breakpoint(painter, theme, g, s)
+        paint_ports(painter, self, theme, s)
 
     def _paint_debug_tag(self, painter, theme, g, s):
         """A yellow chip above the record: what the debugger step does here."""
@@ -571,6 +574,11 @@ class EdgeItem(QGraphicsPathItem):
     them. `a*a` is two EdgeItems, one per port.
     """
 
+    # A GroupItem (app/graph/groups.py) when that end sits inside a collapsed
+    # group: the wire then ends at the group box's port instead.
+    src_anchor = None
+    dst_anchor = None
+
     def __init__(self, theme, src_item, dst_item, port, route=None):
         super().__init__()
         self.theme = theme
@@ -618,12 +626,20 @@ class EdgeItem(QGraphicsPathItem):
 
     def update_path(self):
         src, dst = self.src_item, self.dst_item
-        x0 = src.x() + src.geometry.record.right()
-        y0 = src.y()
-        px, py = dst._port_local(self.port)
-        x1, y1 = dst.x() + px, dst.y() + py
+        if self.src_anchor is not None:   # the source is inside a collapsed group
+            p0 = self.src_anchor.out_point_for(src.nid)
+            x0, y0 = p0.x(), p0.y()
+        else:
+            x0 = src.x() + src.geometry.record.right()
+            y0 = src.y()
+        if self.dst_anchor is not None:
+            p1 = self.dst_anchor.in_point(dst.nid, self.port)
+            x1, y1 = p1.x(), p1.y()
+        else:
+            px, py = dst._port_local(self.port)
+            x1, y1 = dst.x() + px, dst.y() + py
         points = [(x0, y0)]
-        if self.route:
+        if self.route and self.src_anchor is None and self.dst_anchor is None:
             points.extend(self.route)
         points.append((x1, y1))
         path = QPainterPath(QPointF(x0, y0))

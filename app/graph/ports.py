@@ -17,6 +17,8 @@ from typing import NamedTuple, Optional
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QPen
 
+from core.graphdoc import OPS
+
 PORT_RADIUS = 4.0      # drawn, in scene units at scale 1
 HIT_PIXELS = 11.0      # how close a press must be to a port, in view pixels
 
@@ -31,7 +33,6 @@ class PortRef(NamedTuple):
 
 
 def arity(item):
-    from core.graphdoc import OPS
     return OPS[item.op][0] if item.kind == "op" and item.op in OPS else 0
 
 

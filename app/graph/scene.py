@@ -11,7 +11,22 @@ shows the numbers of the session's compiled Values. It updates on three cues:
 * `session.gradsChanged(ids)`: the grad text of those nodes (or all) is
   refreshed in place -- what the debugger calls after each step.
 
-A drag of nodes becomes one `MoveNodes` command when the mouse is released.
+Editing gestures (each becomes one pushed command, never a direct edit):
+
+* a drag of nodes -> one `MoveNodes` on release; a single op dropped onto a
+  wire -> `MoveNodes` + `InsertOnEdge` in one Macro;
+* a press on a port starts a wire (app/graph/wires.py): `start_wire`,
+  `move_wire`, `finish_wire` are the same gesture without a mouse, for tests
+  and scripts; refusals are explained through `hint(str)`;
+* a double-click: on a node `editRequested(nid)`, on a collapsed group
+  expands it, on empty canvas `quickAddRequested(scene point)`;
+* a right-click: `menu_provider(menu, target, scene point)` fills the menu
+  (target: ('node', id) / ('group', id) / ('edge', Edge) / ('canvas', None)),
+  then the node-menu hooks add theirs.
+
+Groups (core/groups.py, `session.groups`): an expanded group gets a frame
+behind its nodes, a collapsed one a `GroupItem` that stands in for them
+(app/graph/groups.py).
 
 Hooks for other panels (the debugger):
     node_item(nid) / edge_items(src=None, dst=None)
@@ -28,13 +43,18 @@ Hooks for other panels (the debugger):
     select_node(nid)
 """
 
-from PySide6.QtCore import QRectF, QTimer, Signal
-from PySide6.QtWidgets import QGraphicsScene, QMenu
+from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QPainterPathStroker, QPen
+from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsScene, QMenu, QToolTip
 
+from app.graph.groups import FRAME_Z, GroupFrameItem, GroupItem
 from app.graph.items import NODE_SELECTED_Z, NODE_Z, EdgeItem, NodeItem
+from app.graph.ports import HIT_PIXELS, port_at
+from app.graph.wires import WireGesture
 from app.theme import DEFAULT
-from core.commands import MoveNodes
+from core.commands import InsertOnEdge, Macro, MoveNodes, describe
 from core.graphdoc import Edge
+from core.groups import SetCollapsed
 
 SCENE_MARGIN = 400.0
 
@@ -42,6 +62,9 @@ SCENE_MARGIN = 400.0
 class GraphScene(QGraphicsScene):
     structureChanged = Signal()   # items added/removed/moved (minimap, counts)
     valuesRefreshed = Signal()    # numbers redrawn
+    hint = Signal(str)            # what a gesture would do, or why it is refused
+    editRequested = Signal(str)   # double-click on a node
+    quickAddRequested = Signal(QPointF)   # double-click on empty canvas (scene point)
 
     def __init__(self, session, theme=DEFAULT, parent=None):
         super().__init__(parent)
@@ -60,6 +83,15 @@ class GraphScene(QGraphicsScene):
         self._raised = []
         self._syncing_selection = False
         self._items_rect = QRectF()
+        self._wire = None            # the WireGesture in progress
+        self._press_groups = None    # collapsed groups being dragged: gid -> start pos
+        self._insert_edge = None     # the wire a dragged node would be inserted on
+        self._insert_hint = None     # its glow
+        self._group_items = {}       # gid -> GroupItem (collapsed groups)
+        self._frames = {}            # gid -> GroupFrameItem (expanded groups)
+        self._hidden = []            # NodeItems / EdgeItems hidden by collapsed groups
+        self._anchored = []          # EdgeItems ending on a GroupItem
+        self.menu_provider = None    # callable(menu, target, scene pos), set by the builder
         # many moves in one command (a layout) settle into one rect update
         self._geometry_timer = QTimer(self)
         self._geometry_timer.setSingleShot(True)
@@ -70,6 +102,9 @@ class GraphScene(QGraphicsScene):
         session.gradsChanged.connect(self.refresh_values)
         session.currentChanged.connect(self._on_current_changed)
         self.selectionChanged.connect(self._on_selection_changed)
+        groups = getattr(session, "groups", None)
+        if groups is not None:
+            groups.changed.connect(self._on_groups_changed)
 
     # -- queries -------------------------------------------------------------------
 
@@ -186,6 +221,7 @@ class GraphScene(QGraphicsScene):
         self._apply_highlight()
         if self.session.current_id is not None:
             self._on_current_changed(self.session.current_id)
+        self._sync_groups()
         self.structureChanged.emit()
 
     def _add_edge(self, edge):
@@ -210,10 +246,17 @@ class GraphScene(QGraphicsScene):
         self._raised = []
         self._nodes.clear()
         self._edges.clear()
+        self._group_items.clear()
+        self._frames.clear()
+        self._hidden, self._anchored = [], []
+        self._insert_hint = None
+        if self._wire is not None:
+            self._wire = None
         self.clear()
 
     def _geometry_settled(self):
         self._update_items_rect()
+        self._place_groups()
         self.structureChanged.emit()
 
     def _update_items_rect(self):
@@ -254,6 +297,7 @@ class GraphScene(QGraphicsScene):
                 item.set_numbers(None, None, grad_max)
             else:
                 item.set_numbers(v.data, v.grad, grad_max)
+        self._refresh_group_numbers()
         self.valuesRefreshed.emit()
 
     @property
@@ -362,17 +406,48 @@ class GraphScene(QGraphicsScene):
                 return item
         return None
 
+    def target_at(self, pos):
+        """What a click at scene point pos is on: ('group', gid), ('node', nid),
+        ('edge', Edge) or ('canvas', None)."""
+        for item in self.items(pos):
+            if isinstance(item, GroupItem):
+                return "group", item.gid
+            if isinstance(item, NodeItem):
+                return "node", item.nid
+        edge = self.edge_at(pos, self.hit_radius() * 0.7)
+        if edge is not None:
+            return "edge", edge
+        return "canvas", None
+
+    def fill_context_menu(self, menu, target, pos):
+        """The right-click menu for target: the builder's entries, then the hooks'."""
+        if self.menu_provider is not None:
+            self.menu_provider(menu, target, pos)
+        kind, key = target
+        if kind == "node":
+            hooks = getattr(self, "_menu_hooks", ())
+            if hooks and menu.actions():
+                menu.addSeparator()
+            for hook in hooks:
+                hook(menu, key)
+        return menu
+
     def contextMenuEvent(self, event):
-        hooks = getattr(self, "_menu_hooks", ())
-        item = self.node_at(event.scenePos()) if hooks else None
-        if item is None:
-            super().contextMenuEvent(event)
-            return
-        menu = QMenu(event.widget())
-        for hook in hooks:
-            hook(menu, item.nid)
+        pos = event.scenePos()
+        target = self.target_at(pos)
+        if target[0] == "node" and target[1] not in self.selected_ids():
+            self.select_node(target[1])
+        elif target[0] == "group":
+            item = self._group_items[target[1]]
+            if not item.isSelected():
+                self.clearSelection()
+                item.setSelected(True)
+        menu = self.fill_context_menu(QMenu(event.widget()), target, pos)
+        menu.setAttribute(Qt.WA_DeleteOnClose)
         if menu.actions():
-            menu.exec(event.screenPos())
+            menu.popup(event.screenPos())   # not exec(): no nested event loop
+        else:
+            menu.deleteLater()
         event.accept()
 
     def set_theme(self, theme):
@@ -411,13 +486,16 @@ class GraphScene(QGraphicsScene):
         if self._syncing_selection:
             return
         ids = self.selected_ids()
+        if not ids:   # a collapsed group stands for its outputs
+            ids = [nid for gid in self.selected_group_ids()
+                   for nid, _label in self._group_items[gid].outputs]
         current = self.session.current_id
         self.session.select(current if current in ids else (ids[0] if ids else None))
 
     def _on_current_changed(self, nid):
         item = self._nodes.get(nid) if nid is not None else None
-        if item is not None and item.isSelected():
-            return
+        if item is not None and (item.isSelected() or not item.isVisible()):
+            return   # already shown as selected, or inside a collapsed group
         self._syncing_selection = True
         try:
             if item is None or not (self.selected_ids() and nid in self.selected_ids()):
@@ -427,33 +505,361 @@ class GraphScene(QGraphicsScene):
         finally:
             self._syncing_selection = False
 
-    # -- dragging nodes: one MoveNodes per drag ---------------------------------------------
+    # -- hit tests -------------------------------------------------------------------------
+
+    def hit_radius(self, widget=None):
+        """HIT_PIXELS view pixels in scene units, so ports stay easy to grab zoomed out."""
+        view = widget.parentWidget() if widget is not None else None
+        if view is None or not hasattr(view, "transform"):
+            views = self.views()
+            view = views[0] if views else None
+        zoom = view.transform().m11() if view is not None else 1.0
+        return HIT_PIXELS / max(zoom, 0.05)
+
+    def edge_at(self, pos, radius=8.0, exclude_nodes=()):
+        """The document Edge whose visible wire passes within radius of pos, or None."""
+        area = QRectF(pos.x() - radius, pos.y() - radius, 2 * radius, 2 * radius)
+        stroker = QPainterPathStroker()
+        stroker.setWidth(2 * radius)
+        for item in self.items(area, Qt.IntersectsItemBoundingRect):
+            if not isinstance(item, EdgeItem) or not item.isVisible():
+                continue
+            edge = Edge(*item.edge)
+            if edge.src in exclude_nodes or edge.dst in exclude_nodes:
+                continue
+            if stroker.createStroke(item.path()).contains(pos):
+                return edge
+        return None
+
+    def show_insert_hint(self, edge):
+        """Glow on the wire a drop would insert onto (None: no glow)."""
+        if edge is None:
+            if self._insert_hint is not None and self._insert_hint.scene() is self:
+                self.removeItem(self._insert_hint)
+            self._insert_hint = None
+            return
+        item = self._edges.get(Edge(*edge))
+        if item is None:
+            return self.show_insert_hint(None)
+        if self._insert_hint is None:
+            self._insert_hint = QGraphicsPathItem()
+            color = QColor(self.theme.color("selection"))
+            color.setAlpha(120)
+            pen = QPen(color, 7.0 * self.theme.scale)
+            pen.setCapStyle(Qt.RoundCap)
+            self._insert_hint.setPen(pen)
+            self._insert_hint.setZValue(FRAME_Z + 0.5)
+            self.addItem(self._insert_hint)
+        self._insert_hint.setPath(item.path())
+
+    def can_insert(self, nid, edge):
+        """(ok, reason): may existing op nid go onto the wire edge (InsertOnEdge's rules)?"""
+        doc = self.session.doc
+        node = doc.nodes.get(nid)
+        src, dst, port = edge
+        if node is None or node.kind != "op":
+            return False, "only an op can sit on a wire"
+        if doc.inputs_of(nid)[0] is not None:
+            return False, f"input 0 of {describe(node)} is taken"
+        for a, b, p, replace in ((src, nid, 0, False), (nid, dst, port, True)):
+            ok, reason = doc.can_connect(a, b, p, replace=replace)
+            if not ok:
+                return False, reason
+        return True, ""
+
+    # -- wires: one gesture, one command ------------------------------------------------------
+
+    def start_wire(self, ref, widget=None):
+        """Begin a wire at PortRef ref (an output, or an input: free or picked up)."""
+        if self._wire is not None:
+            self._wire.cleanup()
+        self._wire = WireGesture(self, ref, self.hit_radius(widget))
+        return self._wire
+
+    def move_wire(self, pos):
+        """(ok, reason) for a release at scene point pos; the rubber wire follows."""
+        ok, reason = self._wire.move(pos)
+        self.hint.emit(reason)
+        return ok, reason
+
+    def finish_wire(self, pos):
+        """Release at pos: push the one command the gesture makes; (done, reason)."""
+        wire, self._wire = self._wire, None
+        command, reason = wire.finish(pos)
+        if command is None:
+            if reason and not wire.ok:
+                self.hint.emit(f"Not connected: {reason}")
+            return False, reason
+        ok, error = self.session.push(command)
+        return ok, reason if ok else str(error)
+
+    def cancel_wire(self):
+        if self._wire is not None:
+            self._wire.cleanup()
+            self._wire = None
+            self.hint.emit("")
+
+    @property
+    def wiring(self):
+        return self._wire is not None
+
+    # -- mouse: drags, wires, double-clicks ---------------------------------------------------
 
     def mousePressEvent(self, event):
+        if event.button() == Qt.LeftButton and not event.modifiers() & (Qt.ControlModifier
+                                                                       | Qt.ShiftModifier):
+            ref = port_at(self, event.scenePos(), self.hit_radius(event.widget()))
+            if ref is not None:
+                self.start_wire(ref, event.widget())
+                event.accept()
+                return
         super().mousePressEvent(event)
         self._press_positions = {item.nid: (item.pos().x(), item.pos().y())
                                  for item in self.selectedItems() if isinstance(item, NodeItem)}
+        self._press_groups = {item.gid: QPointF(item.pos()) for item in self.selectedItems()
+                              if isinstance(item, GroupItem)}
 
     def mouseMoveEvent(self, event):
+        if self._wire is not None:
+            ok, reason = self.move_wire(event.scenePos())
+            if reason and not ok:
+                QToolTip.showText(event.screenPos(), reason)
+            else:
+                QToolTip.hideText()
+            event.accept()
+            return
         super().mouseMoveEvent(event)
         if self._press_positions:
             for nid, old in self._press_positions.items():
                 item = self._nodes.get(nid)
                 if item is not None and (item.x(), item.y()) != old:
                     item.moved()
+            self._insert_edge = self._insert_candidate()
+            self.show_insert_hint(self._insert_edge)
+
+    def _insert_candidate(self):
+        """The wire under the input of the one op being dragged, if it may go there."""
+        if len(self._press_positions) != 1 or self._press_groups:
+            return None
+        nid = next(iter(self._press_positions))
+        item = self._nodes.get(nid)
+        if item is None or item.kind != "op":
+            return None
+        edge = self.edge_at(item.port_point(0), self.hit_radius(), exclude_nodes=(nid,))
+        if edge is None or not self.can_insert(nid, edge)[0]:
+            return None
+        return edge
 
     def mouseReleaseEvent(self, event):
+        if self._wire is not None:
+            self.finish_wire(event.scenePos())
+            QToolTip.hideText()
+            event.accept()
+            return
         super().mouseReleaseEvent(event)
         before, self._press_positions = self._press_positions, None
-        if not before:
-            return
+        groups, self._press_groups = self._press_groups, None
+        insert, self._insert_edge = self._insert_edge, None
+        self.show_insert_hint(None)
+        doc = self.session.doc
         moves = {}
-        for nid, old in before.items():
+        for nid, old in (before or {}).items():
             item = self._nodes.get(nid)
             if item is None:
                 continue
             new = (item.pos().x(), item.pos().y())
             if new != old:
-                moves[nid] = (self.session.doc.nodes[nid].pos, new)
-        if moves:
-            self.session.push(MoveNodes(moves))
+                moves[nid] = (doc.nodes[nid].pos, new)
+        for gid, old in (groups or {}).items():
+            item = self._group_items.get(gid)
+            if item is None or item.pos() == old:
+                continue
+            d = item.pos() - old
+            for nid in self._members(gid):
+                x, y = doc.nodes[nid].pos
+                moves[nid] = ((x, y), (x + d.x(), y + d.y()))
+        if not moves:
+            return
+        command = MoveNodes(moves)
+        if insert is not None and len(moves) == 1:
+            nid = next(iter(moves))
+            command = Macro(f"Insert {describe(doc.nodes[nid])} on wire",
+                            [command, InsertOnEdge(nid, insert)])
+        ok, _error = self.session.push(command)
+        if not ok:   # put the items back where the document has them
+            for nid in moves:
+                item = self._nodes.get(nid)
+                if item is not None:
+                    item.setPos(*doc.nodes[nid].pos)
+                    item.moved()
+            self._place_groups()
+
+    def mouseDoubleClickEvent(self, event):
+        pos = event.scenePos()
+        if event.button() == Qt.LeftButton:
+            kind, key = self.target_at(pos)
+            if kind == "group":
+                self.session.push(SetCollapsed(self.session.groups, key, False))
+                event.accept()
+                return
+            if kind == "node":
+                self.editRequested.emit(key)
+                event.accept()
+                return
+            if kind == "canvas":
+                self.quickAddRequested.emit(pos)
+                event.accept()
+                return
+        super().mouseDoubleClickEvent(event)
+
+    # -- groups: frames and collapsed boxes ---------------------------------------------------
+
+    def group_item(self, gid):
+        return self._group_items.get(gid)
+
+    def group_frame(self, gid):
+        return self._frames.get(gid)
+
+    def selected_group_ids(self):
+        return [item.gid for item in self.selectedItems() if isinstance(item, GroupItem)]
+
+    def edit_selection(self):
+        """The node ids an edit of the selection acts on: selected nodes plus the
+        nodes of selected collapsed groups, in document order."""
+        chosen = set(self.selected_ids())
+        for gid in self.selected_group_ids():
+            chosen.update(self._members(gid))
+        return [nid for nid in self.session.doc.nodes if nid in chosen]
+
+    def select_ids(self, ids):
+        """Select these nodes (a collapsed group stands in for its hidden nodes)."""
+        ids = set(ids)
+        self.clearSelection()
+        for nid in ids:
+            item = self._nodes.get(nid)
+            if item is not None and item.isVisible():
+                item.setSelected(True)
+        for gid, item in self._group_items.items():
+            if ids & set(self._members(gid)):
+                item.setSelected(True)
+
+    def _members(self, gid):
+        table = getattr(self.session, "groups", None)
+        group = table.get(gid) if table is not None else None
+        if group is None:
+            return []
+        return [nid for nid in group["nodes"] if nid in self.session.doc.nodes]
+
+    def _on_groups_changed(self):
+        if self._dirty:
+            return   # the sync after the recompile will draw them
+        self._sync_groups()
+        self._refresh_group_numbers()
+        self.structureChanged.emit()
+
+    def _sync_groups(self):
+        """Frames for expanded groups, one box for each collapsed one."""
+        table = getattr(self.session, "groups", None)
+        doc = self.session.doc
+        for item in self._hidden:
+            if item.scene() is self:
+                item.setVisible(True)
+        self._hidden = []
+        for edge in self._anchored:
+            edge.src_anchor = edge.dst_anchor = None
+            if edge.scene() is self:
+                edge.update_path()
+        self._anchored = []
+        collapsed, expanded = {}, {}
+        for group in (table if table is not None else ()):
+            members = [nid for nid in group["nodes"] if nid in self._nodes]
+            if members:
+                (collapsed if group["collapsed"] else expanded)[group["id"]] = (group, members)
+        for gid in [g for g in self._group_items if g not in collapsed]:
+            self.removeItem(self._group_items.pop(gid))
+        for gid in [g for g in self._frames if g not in expanded]:
+            self.removeItem(self._frames.pop(gid))
+        for gid, (group, _members) in expanded.items():
+            frame = self._frames.get(gid)
+            if frame is None or frame.title != group["title"]:
+                if frame is not None:
+                    self.removeItem(frame)
+                frame = self._frames[gid] = GroupFrameItem(self.theme, gid, group["title"])
+                self.addItem(frame)
+        if collapsed:
+            self._collapse(collapsed, doc)
+        self._place_groups()
+
+    def _collapse(self, collapsed, doc):
+        owner = {nid: gid for gid, (_g, members) in collapsed.items() for nid in members}
+        users = {}
+        for edge in self._edges:
+            users.setdefault(edge.src, []).append(edge.dst)
+        for gid, (group, members) in collapsed.items():
+            item = self._group_items.get(gid)
+            if item is None or item.title != group["title"]:
+                if item is not None:
+                    self.removeItem(item)
+                item = self._group_items[gid] = GroupItem(self.theme, gid, group["title"])
+                self.addItem(item)
+            inside = set(members)
+            inputs, outputs = [], []
+            for nid in members:
+                for port, src in enumerate(doc.inputs_of(nid)):
+                    if src is None or src not in inside:
+                        inputs.append((nid, port, None if src is None else describe(doc.nodes[src])))
+                feeds = users.get(nid, ())
+                if (not feeds and doc.nodes[nid].kind == "op") or any(d not in inside for d in feeds):
+                    outputs.append((nid, describe(doc.nodes[nid])))
+            item.set_ports(inputs, outputs)
+            item.edges = []
+        for nid, gid in owner.items():
+            node_item = self._nodes[nid]
+            if node_item.isSelected():
+                node_item.setSelected(False)
+            node_item.setVisible(False)
+            self._hidden.append(node_item)
+        for edge, edge_item in self._edges.items():
+            g_src, g_dst = owner.get(edge.src), owner.get(edge.dst)
+            if g_src is None and g_dst is None:
+                continue
+            if g_src is not None and g_src == g_dst:
+                edge_item.setVisible(False)
+                self._hidden.append(edge_item)
+                continue
+            edge_item.src_anchor = self._group_items[g_src] if g_src is not None else None
+            edge_item.dst_anchor = self._group_items[g_dst] if g_dst is not None else None
+            for gid in (g_src, g_dst):
+                if gid is not None:
+                    self._group_items[gid].edges.append(edge_item)
+            self._anchored.append(edge_item)
+
+    def _place_groups(self):
+        """Collapsed boxes at their nodes' centroid; frames around their nodes."""
+        doc = self.session.doc
+        for gid, item in self._group_items.items():
+            members = self._members(gid)
+            if not members:
+                continue
+            x = sum(doc.nodes[nid].pos[0] for nid in members) / len(members)
+            y = sum(doc.nodes[nid].pos[1] for nid in members) / len(members)
+            if (item.x(), item.y()) != (x, y):
+                item.setPos(x, y)
+            for edge in item.edges:
+                edge.update_path()
+        for gid, frame in self._frames.items():
+            rect = QRectF()
+            for nid in self._members(gid):
+                node_item = self._nodes.get(nid)
+                if node_item is not None:
+                    rect = rect.united(node_item.box_rect())
+            frame.set_rect(rect)
+
+    def _refresh_group_numbers(self):
+        values = self.session.values
+        for item in self._group_items.values():
+            numbers = {}
+            for nid, _label in item.outputs:
+                v = values.get(nid)
+                numbers[nid] = (v.data, v.grad) if v is not None else (None, None)
+            item.set_numbers(numbers)

@@ -1,35 +1,67 @@
 """The canvas widget: zoom under the mouse, pan by dragging, fit, a legend and a minimap.
 
 `GraphView` shows a `GraphScene`. The wheel zooms about the point under the
-mouse; dragging the background (left or middle button) pans; `fit()` frames
-the whole graph without blowing a small one up past a readable size. A legend
+mouse; dragging the background with the left button draws a rubber band that
+selects (Ctrl adds to the selection); the middle button, or the left one with
+Space or Alt held, pans; `fit()` frames the whole graph without blowing a
+small one up past a readable size.
+
+Building: a palette entry dragged in (mime `PALETTE_MIME`, JSON of the entry
+and its options) is announced as `entryDropped(spec, scene point)`; Tab opens
+the quick-add search at the mouse (`quickAddRequested`), Escape cancels a wire
+being drawn. A legend
 (bottom left) explains the colours; a minimap (bottom right) appears when the
 graph is larger than the view. Both are child widgets of the view, not scene
 items, so they stay put while the scene scrolls and are never exported.
 """
 
-from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QLinearGradient, QPainter, QPen
+import json
+
+from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QCursor, QFont, QLinearGradient, QPainter, QPen
 from PySide6.QtWidgets import QFrame, QGraphicsView, QToolTip, QWidget
 
 from app.graph.items import NodeItem
 from app.graph.minimap import MinimapOverlay
+from core.graphdoc import OPS
 
 MIN_ZOOM, MAX_ZOOM = 0.02, 6.0
 FIT_MAX_ZOOM = 1.35     # fitting a 3-node graph should not make it huge
 STEP = 1.25             # one zoom-in / zoom-out step
 OVERLAY_MARGIN = 12
+PALETTE_MIME = "application/x-backprop-studio-palette"
+MAX_SPEC_BYTES = 4096
+_ONE_INPUT_OR_MORE = frozenset(op for op, (n, _symbol) in OPS.items() if n >= 1)
+
+
+def spec_from_mime(mime):
+    """The palette entry a drag carries ({'key': ..., options}), or None."""
+    if mime is None or not mime.hasFormat(PALETTE_MIME):
+        return None
+    raw = bytes(mime.data(PALETTE_MIME))
+    if len(raw) > MAX_SPEC_BYTES:
+        return None
+    try:
+        spec = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+    return spec if isinstance(spec, dict) and isinstance(spec.get("key"), str) else None
 
 
 class GraphView(QGraphicsView):
     viewChanged = Signal()        # scrolled, zoomed or resized (the minimap follows)
     zoomChanged = Signal(float)
+    entryDropped = Signal(object, QPointF)    # (palette spec, scene point)
+    quickAddRequested = Signal(QPointF)       # scene point
 
     def __init__(self, scene, parent=None):
         super().__init__(scene, parent)
         self.setRenderHints(QPainter.Antialiasing | QPainter.TextAntialiasing
                             | QPainter.SmoothPixmapTransform)
-        self.setDragMode(QGraphicsView.ScrollHandDrag)
+        self.setDragMode(QGraphicsView.RubberBandDrag)
+        self.setRubberBandSelectionMode(Qt.IntersectsItemShape)
+        self.setAcceptDrops(True)
+        self._space = False
         # zooming keeps its own anchor (set_zoom); Qt's would use a stale mouse position
         self.setTransformationAnchor(QGraphicsView.NoAnchor)
         self.setResizeAnchor(QGraphicsView.AnchorViewCenter)
@@ -120,7 +152,9 @@ class GraphView(QGraphicsView):
     # -- pan with the middle button too (left drag on the background pans already) ----
 
     def mousePressEvent(self, event):
-        if event.button() == Qt.MiddleButton:
+        pan_with_left = event.button() == Qt.LeftButton and (
+            self._space or event.modifiers() & Qt.AltModifier)
+        if event.button() == Qt.MiddleButton or pan_with_left:
             self._middle_pan = event.position()
             self.viewport().setCursor(Qt.ClosedHandCursor)
             event.accept()
@@ -138,12 +172,93 @@ class GraphView(QGraphicsView):
         super().mouseMoveEvent(event)
 
     def mouseReleaseEvent(self, event):
-        if event.button() == Qt.MiddleButton and self._middle_pan is not None:
+        if event.button() in (Qt.MiddleButton, Qt.LeftButton) and self._middle_pan is not None:
             self._middle_pan = None
             self.viewport().unsetCursor()
             event.accept()
             return
         super().mouseReleaseEvent(event)
+
+    # -- keys: Tab opens quick-add, Space pans, Escape cancels a wire -----------------
+
+    def event(self, event):
+        # Tab would move the focus to the next widget before keyPressEvent sees it
+        if event.type() == QEvent.KeyPress and event.key() == Qt.Key_Tab \
+                and not event.modifiers() & (Qt.ControlModifier | Qt.AltModifier):
+            self.quickAddRequested.emit(self.cursor_scene_pos())
+            return True
+        return super().event(event)
+
+    def keyPressEvent(self, event):
+        if event.key() == Qt.Key_Space and not event.isAutoRepeat():
+            self._space = True
+            self.viewport().setCursor(Qt.OpenHandCursor)
+            event.accept()
+            return
+        if event.key() == Qt.Key_Escape and self.scene().wiring:
+            self.scene().cancel_wire()
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+    def keyReleaseEvent(self, event):
+        if event.key() == Qt.Key_Space and not event.isAutoRepeat():
+            self._space = False
+            self.viewport().unsetCursor()
+            event.accept()
+            return
+        super().keyReleaseEvent(event)
+
+    def focusOutEvent(self, event):
+        if self._space:
+            self._space = False
+            self.viewport().unsetCursor()
+        super().focusOutEvent(event)
+
+    def cursor_scene_pos(self):
+        """The scene point under the mouse, or the middle of the view if it is elsewhere."""
+        p = self.viewport().mapFromGlobal(QCursor.pos())
+        if not self.viewport().rect().contains(p):
+            p = self.viewport().rect().center()
+        return self.mapToScene(p)
+
+    # -- palette drops -------------------------------------------------------------
+
+    def dragEnterEvent(self, event):
+        if spec_from_mime(event.mimeData()) is not None:
+            event.acceptProposedAction()
+        else:
+            event.ignore()   # e.g. a file: the window opens it
+
+    def dragMoveEvent(self, event):
+        spec = spec_from_mime(event.mimeData())
+        if spec is None:
+            event.ignore()
+            return
+        event.acceptProposedAction()
+        pos = self.mapToScene(event.position().toPoint())
+        scene = self.scene()
+        edge = None
+        if spec["key"] in _ONE_INPUT_OR_MORE:
+            edge = scene.edge_at(pos, scene.hit_radius(self.viewport()))
+        scene.show_insert_hint(edge)
+
+    def dragLeaveEvent(self, event):
+        self.scene().show_insert_hint(None)
+        event.accept()
+
+    def dropEvent(self, event):
+        spec = spec_from_mime(event.mimeData())
+        self.scene().show_insert_hint(None)
+        if spec is None:
+            event.ignore()
+            return
+        event.acceptProposedAction()
+        self.drop_spec(spec, event.position().toPoint())
+
+    def drop_spec(self, spec, view_point):
+        """What a drop at view_point (viewport pixels) does: announce it in scene units."""
+        self.entryDropped.emit(spec, self.mapToScene(QPoint(view_point)))
 
     # -- tooltips from the item under the mouse (no per-item tooltip strings) ----------
 
@@ -195,7 +310,8 @@ class GraphView(QGraphicsView):
         font.setPixelSize(round(15 * theme.scale))
         painter.setFont(font)
         painter.drawText(QRectF(self.viewport().rect()), Qt.AlignCenter,
-                         "No graph yet.\nType an expression on the left and press Ctrl+Enter.")
+                         "No graph yet.\nDrag a part from the Palette, press Tab to search for one,\n"
+                         "or type an expression on the left and press Ctrl+Enter.")
         painter.restore()
 
     # -- keeping overlays in place --------------------------------------------------

@@ -30,7 +30,7 @@ import sys
 import numpy as np
 from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
 
-from app.training.worker import TrainingWorker, WorkerThread
+from app.training.worker import TrainingWorker, WorkerThread, limit_blas_threads
 from core.engine import Value, topological_order
 from core.losses import LOSSES
 from core.nn import MLP
@@ -192,6 +192,7 @@ class TrainingController(QObject):
             return
         if sys.getswitchinterval() > SWITCH_INTERVAL:
             sys.setswitchinterval(SWITCH_INTERVAL)
+        limit_blas_threads(1)
         self._retire_worker()
         self.config = cfg
         self.token += 1

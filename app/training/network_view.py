@@ -48,19 +48,20 @@ BIAS = 9.0  # the bias square's side
 
 
 def heatmap_rgb(values, levels=None):
-    """An (r, r, 3) uint8 image of an (r, r) array (row j = y ascending), in diverging colours.
+    """(..., r, r, 3) uint8 images of (..., r, r) arrays (row j = y ascending), in diverging colours.
 
     With `levels` the colours span that fixed range; without, each map is scaled
     by its own largest |value| so its shape shows whatever its size.
     """
     v = np.nan_to_num(np.asarray(values, dtype=float), nan=0.0, posinf=0.0, neginf=0.0)
     if levels is None:
-        scale = float(np.max(np.abs(v))) or 1.0
+        scale = np.max(np.abs(v), axis=(-2, -1), keepdims=True)
+        scale[scale == 0.0] = 1.0
         lo, hi = -scale, scale
     else:
         lo, hi = levels
     idx = np.clip(((v - lo) / (hi - lo) * 255.0).round(), 0, 255).astype(np.intp)
-    return _LUT[idx[::-1]]  # images run top-down, y runs up
+    return _LUT[idx[..., ::-1, :]]  # images run top-down, y runs up
 
 
 def _circle_mask(size):
@@ -74,8 +75,9 @@ def _circle_mask(size):
 class HeatmapAtlas:
     """Many small heatmaps in ONE pixmap, each a disc (transparent outside).
 
-    Building one QImage for all neurons costs three Qt calls per refresh instead
-    of three per neuron -- it matters while a worker thread competes for the GIL.
+    All the maps are coloured, scaled and cut into discs by a few numpy
+    operations, and become one QImage: three Qt calls per refresh instead of
+    three per neuron -- it matters while a worker thread competes for the GIL.
     """
 
     CELL = 32
@@ -85,26 +87,24 @@ class HeatmapAtlas:
         self.index = {}  # key -> cell number
         self._mask = _circle_mask(self.CELL)
 
-    def build(self, images):
-        """images: {key: (r, r, 3) uint8}; each is scaled up to CELL x CELL."""
-        cell = self.CELL
-        keys = list(images)
+    def build(self, keys, rgb):
+        """keys: one per image; rgb: (n, r, r, 3) uint8, each scaled up to CELL x CELL."""
+        keys = list(keys)
         if not keys:
             self.pixmap, self.index = None, {}
             return
-        atlas = np.zeros((cell, cell * len(keys), 4), dtype=np.uint8)
-        for n, key in enumerate(keys):
-            rgb = images[key]
-            r = rgb.shape[0]
-            pick = (np.arange(cell) * r) // cell  # nearest-neighbour upscaling
-            big = rgb[pick][:, pick]
-            block = atlas[:, n * cell:(n + 1) * cell]
-            alpha = self._mask.astype(np.uint16)
-            # premultiplied ARGB, as QImage.Format_ARGB32_Premultiplied stores it (B, G, R, A in memory)
-            block[..., 0] = (big[..., 2] * alpha // 255)
-            block[..., 1] = (big[..., 1] * alpha // 255)
-            block[..., 2] = (big[..., 0] * alpha // 255)
-            block[..., 3] = self._mask
+        cell = self.CELL
+        r = rgb.shape[1]
+        pick = (np.arange(cell) * r) // cell  # nearest-neighbour upscaling
+        big = rgb[:, pick][:, :, pick].astype(np.uint16)  # (n, cell, cell, 3)
+        alpha = self._mask.astype(np.uint16)[None, :, :]
+        cells = np.empty(big.shape[:3] + (4,), dtype=np.uint8)
+        # premultiplied ARGB, as QImage.Format_ARGB32_Premultiplied stores it (B, G, R, A in memory)
+        cells[..., 0] = big[..., 2] * alpha // 255
+        cells[..., 1] = big[..., 1] * alpha // 255
+        cells[..., 2] = big[..., 0] * alpha // 255
+        cells[..., 3] = alpha
+        atlas = np.ascontiguousarray(cells.transpose(1, 0, 2, 3).reshape(cell, len(keys) * cell, 4))
         h, w = atlas.shape[:2]
         image = QImage(atlas.data, w, h, 4 * w, QImage.Format_ARGB32_Premultiplied)
         self.pixmap = QPixmap.fromImage(image)  # fromImage copies the pixels
@@ -199,7 +199,7 @@ class NetworkView(QGraphicsView):
         self.neurons.clear()
         self.edges.clear()
         self.values.clear()
-        self.neuron_atlas.build({})
+        self.neuron_atlas.build([], None)
         self.hovered = None
         if self.selected and self.selected[0] != "feature":
             self.selected = None
@@ -336,7 +336,8 @@ class NetworkView(QGraphicsView):
     def _update_feature_maps(self):
         if self._feature_grid is None:
             return
-        self.feature_atlas.build({("feature", name): heatmap_rgb(self._feature_grid[name]) for name in FEATURES})
+        self.feature_atlas.build([("feature", name) for name in FEATURES],
+                                 heatmap_rgb(np.stack([self._feature_grid[name] for name in FEATURES])))
         for name in FEATURES:
             if ("feature", name) in self.neurons:
                 self._style_neuron(("feature", name))
@@ -344,15 +345,14 @@ class NetworkView(QGraphicsView):
     def set_boundary(self, boundary):
         """Every neuron's heatmap from Boundary.neurons (the output's with the fixed score levels)."""
         last = len(self.sizes)
-        images = {}
-        for layer, maps in enumerate(boundary.neurons):
-            for j, values in enumerate(maps):
-                if ("neuron", layer, j) in self.neurons:
-                    images[("neuron", layer, j)] = heatmap_rgb(values, SCORE_LEVELS if layer == last else None)
-        if set(images) != {k for k in self.neurons if k[0] == "neuron"}:
+        sizes = [len(maps) for maps in boundary.neurons]
+        if sizes != list(self.sizes) + [1]:
             return  # a snapshot of another shape, about to be replaced
-        self.neuron_atlas.build(images)
-        for key in images:
+        rgb = np.concatenate([heatmap_rgb(maps, SCORE_LEVELS if layer == last else None)
+                              for layer, maps in enumerate(boundary.neurons)])
+        keys = [("neuron", layer, j) for layer, n in enumerate(sizes) for j in range(n)]
+        self.neuron_atlas.build(keys, rgb)
+        for key in keys:
             self._style_neuron(key)
 
     def set_weights(self, weights):

@@ -43,7 +43,7 @@ NEW_LAYER_SIZE = 4
 LIVE_GRAPH_INTERVAL = 0.3  # seconds between live graph rebuilds
 # While playing, each part of the picture is redrawn at most this often (seconds),
 # and at most one part per controller tick (~30 Hz), so no tick paints everything.
-REDRAW_INTERVALS = {"curves": 0.1, "image": 0.1, "network": 0.25}
+REDRAW_INTERVALS = {"curves": 0.1, "image": 0.125, "network": 0.35}
 MAX_SPEED = 60  # the slider's last notch means "max"
 
 PRESETS = {

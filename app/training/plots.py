@@ -13,11 +13,12 @@ add a point, remove the nearest one, or pick the sample whose graph to show.
 `MetricsPlot` draws training and test loss and accuracy per step.
 """
 
+import math
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 # TensorFlow Playground's class colours
 NEGATIVE = "#f59322"  # class -1
@@ -164,43 +165,102 @@ class DataPlot(pg.PlotWidget):
 # -----------------------------------------------------------------------------
 # loss and accuracy curves
 
-class MetricsPlot(QWidget):
-    """Training (solid) and test (dashed) loss over steps, and accuracy below it."""
+def nice_ceiling(x):
+    """The smallest of 1, 2, 5 times a power of ten that is >= x (x > 0)."""
+    if not x > 0:
+        return 1.0
+    power = 10.0 ** math.floor(math.log10(x))
+    for m in (1.0, 2.0, 5.0, 10.0):
+        if m * power >= x * (1 - 1e-12):
+            return m * power
+    return 10.0 * power
+
+
+class MetricsPlot(pg.GraphicsLayoutWidget):
+    """Training (solid) and test (dashed) loss over steps, and accuracy below it.
+
+    One GraphicsLayoutWidget (one paint for both plots) with ranges set by hand
+    in 1-2-5 steps, so the axes re-tick only when the data outgrow them rather
+    than on every update -- an axis re-tick is the costliest part of a redraw.
+    """
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(2)
-        self.loss_plot = pg.PlotWidget()
-        self.acc_plot = pg.PlotWidget()
-        for plot, title in ((self.loss_plot, "loss"), (self.acc_plot, "accuracy")):
-            item = _plot_style(plot)
+        self.setBackground("w")
+        self.ci.layout.setSpacing(0)
+        self.ci.setContentsMargins(0, 0, 4, 0)
+        self.loss_item = self.addPlot(row=0, col=0)
+        self.acc_item = self.addPlot(row=1, col=0)
+        for item, title in ((self.loss_item, "loss"), (self.acc_item, "accuracy")):
+            item.hideButtons()
+            item.setMenuEnabled(False)
             item.setMouseEnabled(x=False, y=False)
-            item.getAxis("left").setWidth(40)
+            item.disableAutoRange()
+            for name in ("left", "bottom"):
+                axis = item.getAxis(name)
+                axis.setPen(pg.mkPen("#9aa3b2"))
+                axis.setTextPen(pg.mkPen("#4b5563"))
+            item.getAxis("left").setWidth(46)
             item.setLabel("left", title, color="#4b5563")
-            layout.addWidget(plot)
-        self.acc_plot.getPlotItem().setYRange(0.0, 1.0, padding=0.05)
-        self.acc_plot.getPlotItem().getAxis("left").setTicks([[(0.0, "0"), (0.5, "50%"), (1.0, "100%")]])
-        self.acc_plot.getPlotItem().setLabel("bottom", "step", color="#4b5563")
-        self.loss_plot.getPlotItem().getAxis("bottom").setStyle(showValues=False)
-        self.acc_plot.getPlotItem().setXLink(self.loss_plot.getPlotItem())
+        self.acc_item.setYRange(0.0, 1.0, padding=0.05)
+        self.acc_item.getAxis("left").setTicks([[(0.0, "0"), (0.5, "50%"), (1.0, "100%")]])
+        self.acc_item.setLabel("bottom", "step", color="#4b5563")
+        self.loss_item.getAxis("bottom").setStyle(showValues=False)
         solid = pg.mkPen(TRAIN_COLOUR, width=2)
         dashed = pg.mkPen(TEST_COLOUR, width=2, style=Qt.DashLine)
-        self.train_loss = self.loss_plot.plot(pen=solid, name="training")
-        self.test_loss = self.loss_plot.plot(pen=dashed, name="test")
-        self.train_acc = self.acc_plot.plot(pen=solid)
-        self.test_acc = self.acc_plot.plot(pen=dashed)
+        self.train_loss = self.loss_item.plot(pen=solid)
+        self.test_loss = self.loss_item.plot(pen=dashed)
+        self.train_acc = self.acc_item.plot(pen=solid)
+        self.test_acc = self.acc_item.plot(pen=dashed)
         for curve in (self.train_loss, self.test_loss, self.train_acc, self.test_acc):
             curve.setDownsampling(auto=True, method="peak")
             curve.setClipToView(True)
         self.log_y = False
-        self.loss_plot.setToolTip("Loss per step: training (solid, incl. the L2 term) and test (dashed)")
-        self.acc_plot.setToolTip("Accuracy per step: training (solid) and test (dashed)")
+        self._x_max = None
+        self._y_range = None
+        self._set_x(10.0)
+        self._set_y(0.0, 1.0)
+        self.setToolTip("Loss (top) and accuracy (bottom) per step: training solid, test dashed.\n"
+                        "The training loss includes the L2 term.")
+
+    # -- ranges ------------------------------------------------------------------
+
+    def _set_x(self, x_max):
+        if x_max != self._x_max:
+            self._x_max = x_max
+            for item in (self.loss_item, self.acc_item):
+                item.setXRange(0.0, x_max, padding=0.0)
+
+    def _set_y(self, lo, hi):
+        if (lo, hi) != self._y_range:
+            self._y_range = (lo, hi)
+            self.loss_item.setYRange(lo, hi, padding=0.02)
+
+    def _fit_y(self, *columns):
+        finite = [c[np.isfinite(c)] for c in columns]
+        finite = [c for c in finite if len(c)]
+        if not finite:
+            return
+        top = max(float(c.max()) for c in finite)
+        if self.log_y:
+            positive = [c[c > 0] for c in finite]
+            positive = [c for c in positive if len(c)]
+            if not positive:
+                return
+            low = min(float(c.min()) for c in positive)
+            lo, hi = math.floor(math.log10(low)), math.ceil(math.log10(top))
+            self._set_y(float(lo), float(max(hi, lo + 1)))
+            return
+        current = self._y_range[1] if self._y_range else 0.0
+        if top > current or top < current / 4:  # grow at once, shrink only when far too tall
+            self._set_y(0.0, nice_ceiling(top * 1.05))
+
+    # -- data --------------------------------------------------------------------
 
     def set_log_y(self, on):
         self.log_y = bool(on)
-        self.loss_plot.getPlotItem().setLogMode(x=False, y=self.log_y)
+        self._y_range = None
+        self.loss_item.setLogMode(x=False, y=self.log_y)
 
     def update_from(self, history):
         """setData from views of the history's preallocated columns."""
@@ -210,9 +270,14 @@ class MetricsPlot(QWidget):
         if self.log_y:  # a hinge loss can reach 0 exactly; log10(0) is -inf
             loss = np.maximum(loss, 1e-12)
             test_loss = np.maximum(test_loss, 1e-12)
+        self._set_x(nice_ceiling(max(float(steps[-1]) + 1.0, 10.0)) if len(steps) else 10.0)
+        has_test = bool(len(steps)) and not np.all(np.isnan(history.column("test_loss")))
+        if has_test:
+            self._fit_y(loss, test_loss)
+        else:
+            self._fit_y(loss)
         self.train_loss.setData(steps, loss)
         self.train_acc.setData(steps, history.column("accuracy"))
-        has_test = bool(len(steps)) and not np.all(np.isnan(history.column("test_loss")))
         if has_test:
             self.test_loss.setData(steps, test_loss)
             self.test_acc.setData(steps, history.column("test_accuracy"))
@@ -223,3 +288,4 @@ class MetricsPlot(QWidget):
     def clear(self):
         for curve in (self.train_loss, self.test_loss, self.train_acc, self.test_acc):
             curve.setData([], [])
+        self._set_x(10.0)

@@ -36,3 +36,20 @@ def qt_hygiene(request):
         problems.append(f"{len(timers)} active QTimer(s) in leaked widgets")
     if problems:
         pytest.fail("test left Qt objects behind: " + "; ".join(problems))
+
+
+@pytest.fixture(autouse=True)
+def isolated_files(tmp_path, monkeypatch):
+    """Each test gets its own settings and autosave folder, and no file dialog can block:
+    errors are recorded (the fixture's value), unsaved changes are discarded on close,
+    recovery is postponed. A test that wants another answer monkeypatches it again."""
+    monkeypatch.setenv("BACKPROP_STUDIO_DATA_DIR", str(tmp_path / "appdata"))
+    import app.file_actions as file_actions
+    shown = []
+    monkeypatch.setattr(file_actions, "show_error", lambda parent, title, text: shown.append((title, text)))
+    monkeypatch.setattr(file_actions, "ask_save_changes", lambda parent, name: "discard")
+    monkeypatch.setattr(file_actions, "ask_recover", lambda parent, recovered, saved_at: "later")
+    monkeypatch.setattr(file_actions, "ask_confirm", lambda parent, title, text: True)
+    monkeypatch.setattr(file_actions, "ask_open_path", lambda *args, **kwargs: "")
+    monkeypatch.setattr(file_actions, "ask_save_path", lambda *args, **kwargs: "")
+    yield shown

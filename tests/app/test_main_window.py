@@ -48,7 +48,7 @@ def test_opens_with_the_tutorial_graph_and_its_gradients(window):
 
 def test_menus_and_extension_points(window, qtbot):
     titles = [a.text().replace("&", "") for a in window.menuBar().actions()]
-    assert titles[:5] == ["File", "Edit", "View", "Graph", "Help"]
+    assert [t for t in titles if t != "Debug"][:5] == ["File", "Edit", "View", "Graph", "Help"]
     debug = window.menu("Debug")
     titles = [a.text().replace("&", "") for a in window.menuBar().actions()]
     assert titles.index("Debug") == titles.index("Help") - 1

@@ -1,0 +1,433 @@
+"""The debugger dock: controls, timeline, step list, explanation, breakpoints, gradient check.
+
+`DebuggerPanel` is a thin view over a `DebuggerController` (controller.py),
+which in turn drives core's steppers. Everything a lesson needs is reachable
+from the panel as a small API:
+
+    panel.reset()  step()  step_back()  seek(k)  run_to_end()  run_to(nid)
+    panel.play()  pause()  forward_reset()  forward_step()  forward_all()  stop()
+    panel.stepper  panel.forward_stepper  panel.phase  panel.controller
+    panel.stepped(record)       after every move
+    panel.set_quiz_mode(on)  panel.answer_quiz(text)  panel.reveal_quiz()
+    panel.explanation_text()    the explanation as plain text
+    panel.actions               {'step': QAction, ...} for menus and toolbars
+"""
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (QCheckBox, QDoubleSpinBox, QFrame, QHBoxLayout, QLabel, QLineEdit,
+                               QPushButton, QSlider, QSplitter, QTabWidget, QTextBrowser,
+                               QToolBar, QToolButton, QVBoxLayout, QWidget)
+
+from app.debugger.controller import BACKWARD, FORWARD, DebuggerController
+from app.debugger.explain import Style, describe
+from app.debugger.gradcheck_view import GradcheckView
+from app.debugger.step_list import StepListModel, StepListView
+from app.theme import DEFAULT, LIGHT
+
+# key, text, shortcut, tip, controller method
+ACTIONS = (
+    ("reset", "Reset", "Ctrl+Shift+F5", "Start the backward pass again: every grad 0, the output's grad 1",
+     "reset"),
+    ("step back", "◀ Step Back", "Shift+F10", "Undo the last _backward call (Shift+F10)", "step_back"),
+    ("step", "Step ▶", "F10", "Run the next _backward call (F10)", "step_or_start"),
+    ("run to end", "Run to End", "F5", "Run every remaining step; breakpoints stop the run (F5)",
+     "run_to_end"),
+    ("run to selected", "Run to Selected", "Ctrl+F10",
+     "Run until the selected node's _backward is next, or a leaf's grad is final (Ctrl+F10)", "run_to"),
+    ("play", "▶ Play", "F8", "Step on a timer at the chosen speed; press again to pause (F8)", "toggle_play"),
+    ("forward step", "Forward Step", "F11", "Compute the next node of the forward pass (F11)",
+     "forward_step_or_start"),
+    ("forward back", "Forward Back", "Shift+F11", "Un-compute the last node of the forward pass",
+     "forward_step_back"),
+    ("forward all", "Forward All", "Ctrl+F11", "Compute every remaining node of the forward pass",
+     "forward_all"),
+    ("toggle breakpoint", "Toggle Breakpoint", "F9", "Stop runs before the selected node's _backward (F9)",
+     "toggle_breakpoint"),
+    ("stop", "Stop Debugging", "Shift+F5", "Leave the debugger: the graph shows a full backward pass",
+     "stop"),
+)
+
+
+class DebuggerPanel(QWidget):
+    stepped = Signal(object)   # the StepRecord / ForwardRecord shown after a move (None at a start)
+
+    def __init__(self, session, scene=None, view=None, theme=None, parent=None):
+        super().__init__(parent)
+        self.session, self.scene, self.view = session, scene, view
+        self.theme = theme or (scene.theme if scene is not None else DEFAULT)
+        self.controller = ctrl = DebuggerController(session, scene, view, self)
+        self._style = Style(self.theme.with_(palette=LIGHT))
+        self._plan = None
+        self._syncing = False
+
+        self.actions = {}
+        for key, text, shortcut, tip, method in ACTIONS:
+            action = QAction(text, self)
+            action.setShortcut(QKeySequence(shortcut))
+            action.setToolTip(f"{tip}")
+            action.setStatusTip(tip)
+            action.triggered.connect(lambda _checked=False, m=method: getattr(ctrl, m)())
+            self.addAction(action)
+            self.actions[key] = action
+        self.actions["play"].setCheckable(True)
+        quiz = QAction("Quiz Mode", self)
+        quiz.setCheckable(True)
+        quiz.setToolTip("Hide each step's new grads until you predict them")
+        quiz.toggled.connect(ctrl.set_quiz_mode)
+        self.actions["quiz"] = quiz
+
+        self._build()
+        ctrl.stateChanged.connect(self._sync)
+        ctrl.stepped.connect(self._on_stepped)
+        session.currentChanged.connect(self._on_current_changed)
+        if scene is not None:
+            scene.add_node_menu_hook(self._node_menu)
+        self._sync()
+        self._on_stepped(None)
+
+    # -- the public API (what a lesson drives) ---------------------------------------
+
+    @property
+    def stepper(self):
+        return self.controller.stepper
+
+    @property
+    def forward_stepper(self):
+        return self.controller.forward_stepper
+
+    @property
+    def phase(self):
+        return self.controller.phase
+
+    def reset(self):
+        return self.controller.reset()
+
+    def step(self):
+        return self.controller.step()
+
+    def step_back(self):
+        return self.controller.step_back()
+
+    def seek(self, position):
+        return self.controller.seek(position)
+
+    def run_to_end(self):
+        return self.controller.run_to_end()
+
+    def run_to(self, nid=None):
+        return self.controller.run_to(nid)
+
+    def play(self):
+        return self.controller.play()
+
+    def pause(self):
+        self.controller.pause()
+
+    def stop(self):
+        self.controller.stop()
+
+    def forward_reset(self):
+        return self.controller.forward_reset()
+
+    def forward_step(self):
+        return self.controller.forward_step()
+
+    def forward_all(self):
+        return self.controller.forward_all()
+
+    def toggle_breakpoint(self, nid=None):
+        return self.controller.toggle_breakpoint(nid)
+
+    def set_quiz_mode(self, on):
+        self.actions["quiz"].setChecked(bool(on))
+
+    def answer_quiz(self, text):
+        return self.controller.answer_quiz(text)
+
+    def reveal_quiz(self):
+        self.controller.reveal_quiz()
+
+    def explanation_text(self):
+        return self.explanation.toPlainText()
+
+    # -- building ----------------------------------------------------------------------
+
+    def _build(self):
+        ctrl = self.controller
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(6, 4, 6, 4)
+        outer.setSpacing(4)
+
+        bar = QToolBar("Debug")   # overflows into a » menu when the dock is narrow
+        bar.setToolButtonStyle(Qt.ToolButtonTextOnly)
+        bar.setMovable(False)
+        bar.setFloatable(False)
+        self.phase_label = QLabel()
+        self.phase_label.setTextFormat(Qt.RichText)
+        self.phase_label.setToolTip("Forward pass: compute every node's data. "
+                                    "Backward pass: every node's grad, one _backward at a time.")
+        bar.addWidget(self.phase_label)
+        bar.addSeparator()
+        self.buttons = {}
+        for key in ("reset", "step back", "step", "run to end", "run to selected", "play"):
+            bar.addWidget(self._button(key))
+        self.speed = QSlider(Qt.Horizontal)
+        self.speed.setRange(1, 20)
+        self.speed.setValue(round(ctrl.speed))
+        self.speed.setFixedWidth(90)
+        self.speed.setToolTip("Play speed: steps per second")
+        self.speed.valueChanged.connect(self._speed_changed)
+        self.speed_label = QLabel()
+        bar.addWidget(self.speed)
+        bar.addWidget(self.speed_label)
+        bar.addSeparator()
+        for key in ("forward step", "forward all"):
+            bar.addWidget(self._button(key))
+        bar.addSeparator()
+        bar.addWidget(self._button("quiz"))
+        bar.addWidget(self._button("stop"))
+        outer.addWidget(bar)
+
+        line = QHBoxLayout()
+        self.timeline = QSlider(Qt.Horizontal)
+        self.timeline.setToolTip("Scrub to any step of the backward pass")
+        self.timeline.setPageStep(1)
+        self.timeline.valueChanged.connect(self._timeline_moved)
+        self.position_label = QLabel()
+        self.position_label.setMinimumWidth(110)
+        line.addWidget(QLabel("Timeline"))
+        line.addWidget(self.timeline, 1)
+        line.addWidget(self.position_label)
+        outer.addLayout(line)
+        self._seek_timer = QTimer(self)   # a drag's many values settle into one seek
+        self._seek_timer.setSingleShot(True)
+        self._seek_timer.setInterval(0)
+        self._seek_timer.timeout.connect(lambda: ctrl.seek(self.timeline.value()))
+
+        split = QSplitter(Qt.Horizontal)
+        self.model = StepListModel(ctrl, self.theme, self)
+        self.step_list = StepListView(self.model)
+        self.step_list.clicked.connect(self._row_clicked)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.step_list, "Steps")
+        self.tabs.addTab(self._build_breaks(), "Breakpoints")
+        self.gradcheck = GradcheckView(ctrl, self.theme)
+        self.tabs.addTab(self.gradcheck, "Gradient check")
+        split.addWidget(self.tabs)
+
+        middle = QWidget()
+        mid = QVBoxLayout(middle)
+        mid.setContentsMargins(0, 0, 0, 0)
+        self.explanation = QTextBrowser()
+        self.explanation.setOpenLinks(False)
+        self.explanation.setFrameShape(QFrame.StyledPanel)
+        mid.addWidget(self.explanation, 1)
+        self.quiz_box = QWidget()
+        quiz = QHBoxLayout(self.quiz_box)
+        quiz.setContentsMargins(0, 0, 0, 0)
+        self.quiz_edit = QLineEdit()
+        self.quiz_edit.setPlaceholderText("your prediction, e.g. 3 or -0.5")
+        self.quiz_edit.returnPressed.connect(self._check_answer)
+        check = QPushButton("Check")
+        check.clicked.connect(self._check_answer)
+        reveal = QPushButton("Reveal")
+        reveal.clicked.connect(ctrl.reveal_quiz)
+        self.quiz_prompt = QLabel()
+        quiz.addWidget(self.quiz_prompt)
+        quiz.addWidget(self.quiz_edit, 1)
+        quiz.addWidget(check)
+        quiz.addWidget(reveal)
+        mid.addWidget(self.quiz_box)
+        split.addWidget(middle)
+        split.setStretchFactor(0, 2)
+        split.setStretchFactor(1, 5)
+        split.setSizes([440, 1000])
+        outer.addWidget(split, 1)
+
+        self.legend = QLabel(self._legend_html())
+        self.legend.setTextFormat(Qt.RichText)
+        self.legend.setWordWrap(True)
+        outer.addWidget(self.legend)
+
+    def _button(self, key):
+        button = QToolButton()
+        button.setDefaultAction(self.actions[key])
+        button.setToolButtonStyle(Qt.ToolButtonTextOnly)
+        if key == "step":
+            font = button.font()
+            font.setBold(True)
+            button.setFont(font)
+        self.buttons[key] = button
+        return button
+
+    def _build_breaks(self):
+        ctrl = self.controller
+        page = QWidget()
+        layout = QVBoxLayout(page)
+        layout.setContentsMargins(8, 6, 8, 6)
+        hint = QLabel("A run (F5, Play, Run to Selected) stops <b>before</b> a node with a breakpoint "
+                      "(F9 or right-click a node), or after a step that:")
+        hint.setWordWrap(True)
+        layout.addWidget(hint)
+        self.nonfinite_check = QCheckBox("makes a grad inf or nan")
+        self.nonfinite_check.setChecked(ctrl.break_on_nonfinite)
+        self.nonfinite_check.toggled.connect(ctrl.set_break_on_nonfinite)
+        layout.addWidget(self.nonfinite_check)
+        row = QHBoxLayout()
+        self.threshold_check = QCheckBox("makes |grad| larger than")
+        self.threshold_spin = QDoubleSpinBox()
+        self.threshold_spin.setRange(0.0, 1e12)
+        self.threshold_spin.setDecimals(3)
+        self.threshold_spin.setValue(10.0)
+        self.threshold_spin.setToolTip("Stop a run when any |grad| exceeds this")
+        self.threshold_check.toggled.connect(self._threshold_changed)
+        self.threshold_spin.valueChanged.connect(self._threshold_changed)
+        row.addWidget(self.threshold_check)
+        row.addWidget(self.threshold_spin)
+        layout.addLayout(row)
+        self.relu_check = QCheckBox("is about to run a dead ReLU (input ≤ 0: no gradient flows)")
+        self.relu_check.toggled.connect(ctrl.set_break_on_dead_relu)
+        layout.addWidget(self.relu_check)
+        self.follow_check = QCheckBox("Scroll the graph to follow each step")
+        self.follow_check.setChecked(ctrl.follow)
+        self.follow_check.toggled.connect(lambda on: setattr(ctrl, "follow", on))
+        layout.addWidget(self.follow_check)
+        layout.addWidget(self._button("toggle breakpoint"))
+        self.breakpoints_label = QLabel()
+        self.breakpoints_label.setWordWrap(True)
+        layout.addWidget(self.breakpoints_label)
+        layout.addStretch(1)
+        return page
+
+    def _legend_html(self):
+        t = self.theme
+
+        def swatch(role, text):
+            return (f"<span style='color:{t.color(role).name()}; font-size:15px'>■</span>&nbsp;{text}"
+                    "&nbsp;&nbsp;&nbsp;")
+        return ("<span style='color:gray'>stripe:</span>&nbsp; "
+                + swatch("status_untouched", "untouched (no gradient yet)")
+                + swatch("status_partial", "partial (some uses have passed theirs back)")
+                + swatch("status_final", "final (every use has)")
+                + swatch("highlight", "this step: the node running _backward, the grads it adds to (+=) "
+                                      "and the wires carrying gradient")
+                + swatch("nonfinite", "● breakpoint"))
+
+    # -- following the controller ------------------------------------------------------
+
+    def _sync(self):
+        ctrl = self.controller
+        if ctrl.stepper is not self._plan:
+            self._plan = ctrl.stepper
+            self.model.reload()
+        total, position = ctrl.total, ctrl.position
+        self._syncing = True
+        try:
+            self.timeline.setRange(0, total)
+            self.timeline.setValue(position)
+        finally:
+            self._syncing = False
+        self.model.set_position(position)
+        self.position_label.setText(f"step {position} / {total}" if ctrl.phase == BACKWARD
+                                    else f"— / {total} steps")
+        self.phase_label.setText(self._phase_html())
+        has = ctrl.stepper is not None
+        backward = ctrl.phase == BACKWARD
+        done = backward and ctrl.stepper.done
+        for key in ("step", "run to end", "play", "run to selected", "forward step", "forward all",
+                    "reset", "toggle breakpoint"):
+            self.actions[key].setEnabled(has)
+        self.actions["step"].setEnabled(has and not done)
+        self.actions["run to end"].setEnabled(has and not done)
+        self.actions["step back"].setEnabled(has and ((backward and position > 0) or (
+            ctrl.phase == FORWARD and ctrl.forward_stepper.position > 0)))
+        self.actions["forward back"].setEnabled(ctrl.phase == FORWARD)
+        self.actions["stop"].setEnabled(ctrl.phase != "idle")
+        play = self.actions["play"]
+        play.blockSignals(True)
+        play.setChecked(ctrl.playing)
+        play.setText("⏸ Pause" if ctrl.playing else "▶ Play")
+        play.blockSignals(False)
+        self.speed_label.setText(f"{ctrl.speed:g}/s")
+        question = ctrl.quiz_question()
+        self.quiz_box.setVisible(bool(question))
+        self.quiz_prompt.setText("Your prediction:")
+        names = sorted(self.session.doc.nodes[n].label or n for n in ctrl.breakpoint_ids
+                       if n in self.session.doc.nodes)
+        self.breakpoints_label.setText("Breakpoints: " + (", ".join(names) if names else "none"))
+        if self.gradcheck.model.checks and not has:
+            self.gradcheck.clear()
+
+    def _phase_html(self):
+        ctrl = self.controller
+        s = self._style
+
+        def chip(text, on, done=False):
+            if on:
+                return (f"<span style='background-color:{s.highlight}; font-weight:bold'>"
+                        f"&nbsp;{text}&nbsp;</span>")
+            color = s.good if done else s.muted
+            return f"<span style='color:{color}'>&nbsp;{text}{' ✓' if done else ''}&nbsp;</span>"
+        forward_done = ctrl.phase == BACKWARD or (ctrl.phase == FORWARD and ctrl.forward_stepper.done)
+        backward_done = ctrl.phase == BACKWARD and ctrl.stepper.done
+        return (chip("1 Forward", ctrl.phase == FORWARD, forward_done and ctrl.phase != FORWARD) + " ▸ " +
+                chip("2 Backward", ctrl.phase == BACKWARD and not backward_done, backward_done))
+
+    def _on_stepped(self, record):
+        self.explanation.setHtml(describe(self.controller, self._style))
+        ctrl = self.controller
+        if ctrl.phase == BACKWARD and ctrl.position:
+            row = ctrl.position - 1
+            self.step_list.scrollTo(self.model.index(row, 0))
+        self.stepped.emit(record)
+
+    def _on_current_changed(self, nid):
+        self.step_list.select_row(self.controller.row_of(nid) if nid is not None else None)
+
+    # -- gestures ------------------------------------------------------------------------
+
+    def _row_clicked(self, index):
+        row = index.row()
+        node = self.model.node(row)
+        if node is None:
+            return
+        self.controller.seek(row + 1)
+        nid = self.controller.nid(node)
+        if self.scene is not None:
+            self.scene.select_node(nid)
+        else:
+            self.session.select(nid)
+
+    def _timeline_moved(self, value):
+        if not self._syncing:
+            self._seek_timer.start()
+
+    def _speed_changed(self, value):
+        self.controller.set_speed(value)
+        self.speed_label.setText(f"{value}/s")
+
+    def _threshold_changed(self, *_):
+        on = self.threshold_check.isChecked()
+        self.controller.set_grad_threshold(self.threshold_spin.value() if on else None)
+
+    def _check_answer(self):
+        text = self.quiz_edit.text()
+        if self.controller.answer_quiz(text) is not None:
+            self.quiz_edit.clear()
+
+    def _node_menu(self, menu, nid):
+        ctrl = self.controller
+        node = self.session.doc.nodes.get(nid)
+        if node is None:
+            return
+        if node.kind == "op":
+            on = nid in ctrl.breakpoint_ids
+            menu.addAction("Remove Breakpoint" if on else "Add Breakpoint (F9)",
+                           lambda: ctrl.set_breakpoint(nid, not on))
+        menu.addAction("Run to Here (Ctrl+F10)", lambda: ctrl.run_to(nid))
+
+    def hideEvent(self, event):
+        self.controller.pause()
+        super().hideEvent(event)
+

@@ -1,0 +1,161 @@
+"""The step list: every `_backward` call of the backward pass, in the order it runs.
+
+A table model over `stepper.order` -- one row per op node, computed when the
+view asks for a row, so 5,000 steps cost nothing until they are scrolled to.
+The row of the step shown is highlighted; rows not run yet are grey; a
+breakpoint shows a red dot. Clicking a row seeks there (the panel does that).
+"""
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtGui import QColor, QFont
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
+
+from app.theme import MONO_FAMILY
+from core.graphdoc import op_symbol
+
+COLUMNS = ("#", "node", "op", "formula", "")
+
+
+class StepListModel(QAbstractTableModel):
+    def __init__(self, controller, theme, parent=None):
+        super().__init__(parent)
+        self.ctrl = controller
+        self.theme = theme
+        self._order = []
+        self._shown = -1      # row of the step shown (position - 1)
+        self._position = 0
+        self._mono = QFont(MONO_FAMILY)
+        self._bold = QFont()
+        self._bold.setBold(True)
+        self.reload()
+
+    def reload(self):
+        """A new plan (another graph): all rows anew."""
+        self.beginResetModel()
+        st = self.ctrl.stepper
+        self._order = list(st.order) if st is not None else []
+        self._position = self.ctrl.position
+        self._shown = self._position - 1
+        self.endResetModel()
+
+    def set_position(self, position):
+        """Repaint only the rows whose look changes (or all of them after a long jump)."""
+        old = self._position
+        if position == old and self._shown == position - 1:
+            return
+        self._position, self._shown = position, position - 1
+        lo, hi = min(old, position) - 1, max(old, position)
+        lo, hi = max(lo, 0), min(hi, len(self._order) - 1)
+        if hi >= lo:
+            self.dataChanged.emit(self.index(lo, 0), self.index(hi, len(COLUMNS) - 1))
+
+    def refresh_all(self):
+        if self._order:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self._order) - 1, len(COLUMNS) - 1))
+
+    def node(self, row):
+        return self._order[row] if 0 <= row < len(self._order) else None
+
+    # -- the Qt model ------------------------------------------------------------------
+
+    def rowCount(self, parent=QModelIndex()):
+        return 0 if parent.isValid() else len(self._order)
+
+    def columnCount(self, parent=QModelIndex()):
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section, orientation, role=Qt.DisplayRole):
+        if orientation == Qt.Horizontal and role == Qt.DisplayRole:
+            return COLUMNS[section]
+        return None
+
+    def data(self, index, role=Qt.DisplayRole):
+        row, col = index.row(), index.column()
+        node = self.node(row)
+        if node is None:
+            return None
+        if role == Qt.DisplayRole:
+            if col == 0:
+                nid = self.ctrl.nid(node)
+                return ("● " if nid in self.ctrl.breakpoint_ids else "") + str(row + 1)
+            if col == 1:
+                return self.ctrl.name(node)
+            if col == 2:
+                return _op_text(node)
+            if col == 3:
+                return self.ctrl.formula(node)
+            if col == 4:
+                if row == self._shown:
+                    return "◀ now"
+                if row == self._position and self.ctrl.phase == "backward":
+                    return "next"
+                return "✓" if row < self._position else ""
+        if role == Qt.BackgroundRole and row == self._shown:
+            c = QColor(self.theme.color("highlight"))
+            c.setAlpha(150)
+            return c
+        if role == Qt.ForegroundRole:
+            if col == 0 and self.ctrl.nid(node) in self.ctrl.breakpoint_ids:
+                return self.theme.color("nonfinite")
+            if row >= self._position and row != self._shown:
+                return self.theme.color("caption_text")
+        if role == Qt.FontRole:
+            if row == self._shown:
+                return self._bold
+            if col == 3:
+                return self._mono
+        if role == Qt.ToolTipRole:
+            return f"Click to go to step {row + 1}: {self.ctrl.formula(node)} runs its _backward"
+        return None
+
+
+def _op_text(node):
+    op = node._op
+    if op.startswith("**"):
+        return f"^{op[2:]}"
+    if op.endswith("**"):
+        return f"{op[:-2]}^x"
+    return {"+": "+", "-": "−", "*": "·", "/": "/", "neg": "−x"}.get(op, op)
+
+
+class StepListView(QTableView):
+    """The step list's table: compact fixed-height rows, whole-row selection."""
+
+    def __init__(self, model, parent=None):
+        super().__init__(parent)
+        self.setModel(model)
+        self.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.setAlternatingRowColors(False)
+        self.setWordWrap(False)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.setTextElideMode(Qt.ElideMiddle)
+        self.setShowGrid(False)
+        self.setFocusPolicy(Qt.ClickFocus)
+        vh = self.verticalHeader()
+        vh.setVisible(False)
+        vh.setSectionResizeMode(QHeaderView.Fixed)
+        vh.setDefaultSectionSize(round(self.fontMetrics().height() * 1.55))
+        hh = self.horizontalHeader()
+        hh.setHighlightSections(False)
+        hh.setStretchLastSection(False)
+        # fixed widths from the font: ResizeToContents would read up to 1,000 rows per change
+        fm = self.fontMetrics()
+        for col, sample in enumerate(("● 000", "(x·y)", "tanh", None, "◀ now")):
+            hh.setSectionResizeMode(col, QHeaderView.Stretch if sample is None else QHeaderView.Interactive)
+            if sample is not None:
+                self.setColumnWidth(col, fm.horizontalAdvance(sample) + 18)
+
+    def select_row(self, row):
+        """Select a row without seeking (the graph's selection moved)."""
+        model = self.model()
+        self.blockSignals(True)
+        try:
+            if row is None:
+                self.clearSelection()
+            else:
+                self.selectRow(row)
+                self.scrollTo(model.index(row, 0), QAbstractItemView.EnsureVisible)
+        finally:
+            self.blockSignals(False)

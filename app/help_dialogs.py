@@ -1,0 +1,174 @@
+"""Help → Keyboard Shortcuts and Help → About.
+
+The shortcuts table is generated from the window's real QActions -- every
+menu, submenu and panel action that has a key -- so it can never list a key
+that does nothing or miss one that a panel added later. Canvas gestures are
+not actions; they get a short second table.
+
+Both dialogs are non-modal: they can stay open beside the window (a teacher
+can leave the shortcuts up) and never block a test.
+"""
+
+import platform
+
+from PySide6 import __version__ as PYSIDE_VERSION
+from PySide6.QtCore import Qt, qVersion
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHBoxLayout, QHeaderView,
+                               QLabel, QLineEdit, QMenu, QTableWidget, QTableWidgetItem, QVBoxLayout)
+
+from app import __version__
+
+GESTURES = (
+    ("Wheel", "zoom in or out under the mouse"),
+    ("Drag the background", "pan (the middle button pans too)"),
+    ("Drag a node", "move it (one undo step per drag)"),
+    ("Double-click a node", "select it and show it in the Inspector"),
+)
+
+
+def _clean(text):
+    return text.replace("&&", "\0").replace("&", "").replace("\0", "&").replace("…", "").strip()
+
+
+def shortcut_rows(window):
+    """[(where, action text, keys)] for every action of the window that has a
+    shortcut: menu order first (with the menu path), then actions found only on
+    panels. Keys are in the platform's own spelling (Ctrl+B, F11...)."""
+    rows, seen = [], set()
+
+    def keys(action):
+        return " or ".join(s.toString(QKeySequence.NativeText) for s in action.shortcuts() if not s.isEmpty())
+
+    def walk(menu, path):
+        for action in menu.actions():
+            if action.isSeparator():
+                continue
+            sub = action.menu()
+            if sub is not None:
+                walk(sub, path + [_clean(sub.title())])
+                continue
+            if id(action) in seen:
+                continue
+            seen.add(id(action))
+            k = keys(action)
+            if k:
+                rows.append((" → ".join(path), _clean(action.text()), k))
+
+    for top in window.menuBar().actions():
+        if top.menu() is not None:
+            walk(top.menu(), [_clean(top.menu().title())])
+    for action in window.findChildren(QAction):
+        if id(action) in seen or isinstance(action.parent(), QMenu) and action.menu() is not None:
+            continue
+        seen.add(id(action))
+        k = keys(action)
+        if k and action.text():
+            owner = action.parent()
+            where = owner.objectName() or type(owner).__name__ if owner is not None else ""
+            rows.append((where or "panel", _clean(action.text()), k))
+    return rows
+
+
+class ShortcutsDialog(QDialog):
+    """Every keyboard shortcut of the window, searchable."""
+
+    def __init__(self, window):
+        super().__init__(window)
+        self.setWindowTitle("Keyboard Shortcuts — Backprop Studio")
+        self.setObjectName("ShortcutsDialog")
+        layout = QVBoxLayout(self)
+        self.filter = QLineEdit()
+        self.filter.setPlaceholderText("Filter: type part of a name or a key, like 'step' or 'F11'")
+        self.filter.setToolTip("Show only the shortcuts whose name, key or menu contains this text")
+        self.filter.setClearButtonEnabled(True)
+        self.filter.textChanged.connect(self._filter)
+        layout.addWidget(self.filter)
+        self.rows = shortcut_rows(window)
+        self.table = QTableWidget(len(self.rows), 3)
+        self.table.setHorizontalHeaderLabels(["Keys", "Action", "Menu"])
+        self.table.setToolTip("Every key the window answers to, read from its menus and panels")
+        self.table.verticalHeader().hide()
+        self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.table.setAlternatingRowColors(True)
+        for r, (where, text, keys) in enumerate(self.rows):
+            for c, value in enumerate((keys, text, where)):
+                item = QTableWidgetItem(value)
+                if c == 0:
+                    font = item.font()
+                    font.setBold(True)
+                    item.setFont(font)
+                self.table.setItem(r, c, item)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.Stretch)
+        header.setSectionResizeMode(2, QHeaderView.ResizeToContents)
+        layout.addWidget(self.table, 1)
+        mouse = QLabel("<b>On the canvas</b><table>" + "".join(
+            f"<tr><td><b>{g}</b>&nbsp;&nbsp;</td><td>{what}</td></tr>" for g, what in GESTURES)
+            + "</table>")
+        mouse.setToolTip("Mouse gestures on the graph")
+        layout.addWidget(mouse)
+        buttons = QDialogButtonBox(QDialogButtonBox.Close)
+        buttons.rejected.connect(self.close)
+        buttons.button(QDialogButtonBox.Close).setToolTip("Close this list")
+        layout.addWidget(buttons)
+        self.resize(640, 560)
+
+    def _filter(self, text):
+        needle = text.strip().lower()
+        for r, row in enumerate(self.rows):
+            self.table.setRowHidden(r, bool(needle) and not any(needle in v.lower() for v in row))
+
+
+class AboutDialog(QDialog):
+    def __init__(self, window):
+        super().__init__(window)
+        self.setWindowTitle("About Backprop Studio")
+        self.setObjectName("AboutDialog")
+        layout = QHBoxLayout(self)
+        icon = QLabel()
+        app_icon = window.windowIcon()
+        if not app_icon.isNull():
+            icon.setPixmap(app_icon.pixmap(96, 96))
+        icon.setAlignment(Qt.AlignTop)
+        layout.addWidget(icon)
+        col = QVBoxLayout()
+        self.text = QLabel(
+            f"<h2>Backprop Studio {__version__}</h2>"
+            "<p>Learn, teach and debug backpropagation on a micrograd-style scalar autograd "
+            "engine: build a graph, step through every <code>_backward</code> call, "
+            "follow the guided lessons, and train small networks.</p>"
+            f"<p style='color:gray'>Python {platform.python_version()} · Qt {qVersion()} · "
+            f"PySide6 {PYSIDE_VERSION}</p>")
+        self.text.setWordWrap(True)
+        self.text.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        col.addWidget(self.text, 1)
+        buttons = QDialogButtonBox(QDialogButtonBox.Close)
+        buttons.rejected.connect(self.close)
+        buttons.button(QDialogButtonBox.Close).setToolTip("Close")
+        col.addWidget(buttons)
+        layout.addLayout(col, 1)
+        self.resize(520, 260)
+
+
+def _show(window, attr, cls):
+    dialog = getattr(window, attr, None)
+    if dialog is None:
+        dialog = cls(window)
+        dialog.setAttribute(Qt.WA_DeleteOnClose)
+        dialog.finished.connect(lambda *_: setattr(window, attr, None))
+        setattr(window, attr, dialog)
+    dialog.show()
+    dialog.raise_()
+    dialog.activateWindow()
+    return dialog
+
+
+def show_shortcuts(window):
+    return _show(window, "_shortcuts_dialog", ShortcutsDialog)
+
+
+def show_about(window):
+    return _show(window, "_about_dialog", AboutDialog)

@@ -1,0 +1,165 @@
+"""Autosave and crash recovery: unsaved work is written every 30 s, offered back after a crash.
+
+Each running window owns one *session* in the recovery folder (by default
+`QStandardPaths.AppDataLocation/recovery`; the environment variable
+`BACKPROP_STUDIO_DATA_DIR` moves it, for tests and portable installs):
+
+    <session>.json   the unsaved document (a graph file, see core/recovery.py)
+    <session>.lock   a QLockFile held while the window lives
+
+While the document has unsaved changes, a QTimer writes `<session>.json`
+every `INTERVAL_MS` (only if something changed since the last write); once
+the document is saved, or the window closes cleanly, the file is deleted. So
+at start-up a `.json` whose lock nobody holds any more belongs to a session
+that died -- a crash, a kill, a power cut. `QLockFile` tells a dead owner from
+a live one by its process id (stale time 0: a lock is never taken from a
+live window just because it is old), so two windows open at once never take
+each other's work. Taking an orphan's lock first means two new windows never
+offer the same work twice.
+
+Writes are atomic (temporary file + os.replace): a crash during an autosave
+leaves the previous autosave whole.
+"""
+
+import os
+import uuid
+from datetime import datetime, timezone
+
+from PySide6.QtCore import QLockFile, QObject, QStandardPaths, QTimer
+
+from core import recovery
+
+INTERVAL_MS = 30_000
+ENV_DIR = "BACKPROP_STUDIO_DATA_DIR"
+
+
+def data_dir():
+    """Where Backprop Studio keeps its own files (recovery, settings in tests)."""
+    path = os.environ.get(ENV_DIR) or QStandardPaths.writableLocation(QStandardPaths.AppDataLocation)
+    return path or os.path.join(os.path.expanduser("~"), ".backprop-studio")
+
+
+def write_atomically(path, text):
+    temp = f"{path}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
+    try:
+        with open(temp, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
+        raise
+
+
+class Orphan:
+    """The autosave of a session that died; holds its lock until resolved."""
+
+    def __init__(self, path, lock):
+        self.path, self.lock = path, lock
+        self.recovered = None    # core.recovery.Recovered once read
+        self.error = None        # the FormatError / OSError if it could not be read
+
+    def read(self):
+        try:
+            with open(self.path, "rb") as f:
+                self.recovered = recovery.loads(f.read())
+        except (OSError, ValueError) as e:
+            self.error = e
+        return self.recovered
+
+    def discard(self):
+        """Delete the autosave: the user chose not to restore it."""
+        try:
+            os.unlink(self.path)
+        except FileNotFoundError:
+            pass
+        self.release(remove_lock=True)
+
+    def release(self, remove_lock=False):
+        """Let go of it (it stays for the next start unless discarded)."""
+        self.lock.unlock()
+        if remove_lock:
+            try:
+                os.unlink(self.lock.fileName())
+            except FileNotFoundError:
+                pass
+
+
+class AutosaveManager(QObject):
+    """The recovery file of one window. `snapshot()` is asked what to write:
+    (doc, meta, groups, source path, title), or None when there is nothing unsaved."""
+
+    def __init__(self, snapshot, directory=None, interval_ms=INTERVAL_MS, parent=None):
+        super().__init__(parent)
+        self.snapshot = snapshot
+        self.directory = directory or os.path.join(data_dir(), "recovery")
+        os.makedirs(self.directory, exist_ok=True)
+        self.session_id = uuid.uuid4().hex[:16]
+        self.path = os.path.join(self.directory, f"{self.session_id}.json")
+        self.lock = QLockFile(os.path.join(self.directory, f"{self.session_id}.lock"))
+        self.lock.setStaleLockTime(0)
+        self.lock.tryLock(0)
+        self.revision = 0          # bumped on every document change
+        self._written = None       # the revision last written (None: no file)
+        self.last_error = None
+        self.timer = QTimer(self)
+        self.timer.setInterval(interval_ms)
+        self.timer.timeout.connect(self.tick)
+        self.timer.start()
+
+    def changed(self, *_):
+        self.revision += 1
+
+    def tick(self):
+        """Write the unsaved work if it changed since the last write; True if written."""
+        data = self.snapshot()
+        if data is None:
+            self.remove()
+            return False
+        if self._written == self.revision and os.path.exists(self.path):
+            return False
+        doc, meta, groups, source, title = data
+        stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        try:
+            write_atomically(self.path, recovery.dumps(doc, meta, groups, source, stamp, title))
+        except (OSError, ValueError) as e:   # a full disk must not take the window down
+            self.last_error = e
+            return False
+        self._written = self.revision
+        return True
+
+    def remove(self):
+        self._written = None
+        try:
+            os.unlink(self.path)
+        except FileNotFoundError:
+            pass
+
+    def close(self):
+        """A clean end: no recovery file, no lock."""
+        self.timer.stop()
+        self.remove()
+        self.lock.unlock()
+
+    def orphans(self):
+        """Autosaves of sessions that died, newest first, each with its lock taken."""
+        found = []
+        try:
+            names = os.listdir(self.directory)
+        except OSError:
+            return []
+        for name in names:
+            if not name.endswith(".json") or name == os.path.basename(self.path):
+                continue
+            path = os.path.join(self.directory, name)
+            lock = QLockFile(path[:-len(".json")] + ".lock")
+            lock.setStaleLockTime(0)
+            if lock.tryLock(0):   # its owner is gone (or there never was a lock)
+                found.append(Orphan(path, lock))
+        found.sort(key=lambda o: os.path.getmtime(o.path) if os.path.exists(o.path) else 0,
+                   reverse=True)
+        return found
