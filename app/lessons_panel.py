@@ -35,12 +35,12 @@ import threading
 import time
 
 from PySide6.QtCore import QRectF, QSize, Qt, QThread, Signal
-from PySide6.QtGui import QColor, QImage, QPainter, QPen
+from PySide6.QtGui import QColor, QImage, QPainter, QPen, QTextCursor, QTextFormat
 from PySide6.QtWidgets import (QApplication, QCheckBox, QFrame, QHBoxLayout, QLabel, QLineEdit,
                                QListWidget, QListWidgetItem, QProgressBar, QPushButton, QSizePolicy,
                                QSplitter, QTextBrowser, QVBoxLayout, QWidget)
 
-from app.theme import set_base_font
+from app.theme import MONO_FAMILY, set_base_font
 from core.compile import Compiled
 from core.engine import topological_order
 from core.graphdoc import GraphDocument
@@ -374,6 +374,8 @@ class LessonsPanel(QWidget):
         self.list.setToolTip("The lessons, in order; the numbers say how far you got. "
                              "Double-click (or Enter) to open one")
         self.list.itemActivated.connect(self._list_activated)
+        self.list.setTextElideMode(Qt.ElideRight)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         self.list.setMinimumHeight(80)
         split.addWidget(self.list)
 
@@ -390,8 +392,10 @@ class LessonsPanel(QWidget):
         self.step_bar.setTextVisible(False)
         self.step_bar.setMaximumHeight(6)
         self.step_bar.setToolTip("Where you are in this lesson")
-        col.addWidget(self.title)
-        col.addWidget(self.where)
+        head = QHBoxLayout()
+        head.addWidget(self.title, 1)
+        head.addWidget(self.where, 0, Qt.AlignRight | Qt.AlignBottom)
+        col.addLayout(head)
         col.addWidget(self.step_bar)
 
         self.text = QTextBrowser()
@@ -492,6 +496,17 @@ class LessonsPanel(QWidget):
 
     def sizeHint(self):
         return QSize(420, 700)
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        # tall (a side dock): the list above the step; wide (under the canvas): beside it
+        wide = self.width() > 1.8 * self.height()
+        orientation = Qt.Horizontal if wide else Qt.Vertical
+        if self.splitter.orientation() != orientation:
+            self.splitter.setOrientation(orientation)
+            total = self.width() if wide else self.height()
+            first = int(total * (0.24 if wide else 0.2))
+            self.splitter.setSizes([first, total - first])
 
     # -- the lesson list -----------------------------------------------------------------
 
@@ -688,7 +703,7 @@ class LessonsPanel(QWidget):
         self.where.setText(f"Step {k} of {n}")
         self.step_bar.setRange(0, n)
         self.step_bar.setValue(k)
-        self.text.setMarkdown(snapshot.text)
+        set_markdown(self.text, snapshot.text)
         self.text.verticalScrollBar().setValue(0)
         s = settings()
         if _int(s.value(PROGRESS_KEY + lesson.id, -1), -1) < snapshot.index:
@@ -806,6 +821,36 @@ class LessonsPanel(QWidget):
     def closeEvent(self, event):
         self.shutdown()
         super().closeEvent(event)
+
+
+def set_markdown(browser, text):
+    """Markdown in `browser`, readable from the back of a room: code takes the
+    body's size (Qt's importer fixes it at the system's small monospace size, which
+    would not follow the scale) and long code lines wrap instead of scrolling."""
+    browser.setMarkdown(text)
+    doc = browser.document()
+    cursor = QTextCursor(doc)
+    block = doc.begin()
+    while block.isValid():
+        fmt = block.blockFormat()
+        if fmt.nonBreakableLines():
+            fmt.setNonBreakableLines(False)
+            cursor.setPosition(block.position())
+            cursor.setBlockFormat(fmt)
+        it = block.begin()
+        while not it.atEnd():
+            fragment = it.fragment()
+            char = fragment.charFormat()
+            if char.hasProperty(QTextFormat.FontPointSize) or char.hasProperty(QTextFormat.FontPixelSize):
+                char.clearProperty(QTextFormat.FontPointSize)   # only code has a size of its own
+                char.clearProperty(QTextFormat.FontPixelSize)
+                char.setFontFamilies([MONO_FAMILY])
+                cursor.setPosition(fragment.position())
+                cursor.setPosition(fragment.position() + fragment.length(), QTextCursor.KeepAnchor)
+                cursor.setCharFormat(char)
+            it += 1
+        block = block.next()
+    doc.setModified(False)
 
 
 def settings():

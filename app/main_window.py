@@ -28,7 +28,7 @@ import os
 import sys
 import time
 
-from PySide6.QtCore import QCoreApplication, QEvent, QRectF, QSize, Qt, QThread, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QRectF, QSize, Qt, QThread, QTimer, Signal
 from PySide6.QtGui import QAction, QFont, QImage, QKeySequence, QPainter, QUndoStack
 from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QLabel, QLineEdit,
                                QMainWindow, QMessageBox, QSizePolicy, QToolBar, QWidget)
@@ -368,9 +368,10 @@ class MainWindow(QMainWindow):
     def _layout_input(self, doc):
         """Plain data for core.layout (sizes measured here, on the GUI thread)."""
         out = doc.effective_output()
-        sizes = {nid: node_size(self.theme, node, nid == out) for nid, node in doc.nodes.items()}
+        unit = self.theme.with_(scale=1.0)   # document positions are at scale 1 (see GraphScene.to_doc)
+        sizes = {nid: node_size(unit, node, nid == out) for nid, node in doc.nodes.items()}
         return (list(doc.nodes), [(e.src, e.dst) for e in doc.edges], sizes,
-                self.theme.length("layer_gap"), self.theme.length("node_gap"))
+                unit.length("layer_gap"), unit.length("node_gap"))
 
     @property
     def layout_pending(self):
@@ -568,6 +569,7 @@ class MainWindow(QMainWindow):
         items, the widgets and menus, the plots; a panel with `set_theme(theme)`
         gets the theme too. The graph is framed again at its new size."""
         from app.theme import apply_to_application, apply_to_widgets
+        size = self.size()
         self.theme = theme
         self.view.set_theme(theme)
         apply_to_application(theme)
@@ -576,6 +578,9 @@ class MainWindow(QMainWindow):
             hook = getattr(dock.widget(), "set_theme", None)
             if callable(hook):
                 hook(theme)
+        if self.isVisible() and not (self.isFullScreen() or self.isMaximized()):
+            QApplication.sendPostedEvents()
+            self.resize(size.expandedTo(self.minimumSizeHint()))   # a new look keeps the window's size
         if "dark theme" in self.actions:
             self.actions["dark theme"].setChecked(theme.dark)
         self.view.fit()
@@ -702,7 +707,7 @@ class MainWindow(QMainWindow):
         """Lessons dock and menu, View → Theme / Scale / Presenter Mode, Help → Welcome,
         the window icon, and tool tips on the shell's own actions."""
         from PySide6.QtGui import QActionGroup
-        from PySide6.QtWidgets import QComboBox
+        from PySide6.QtWidgets import QComboBox, QMenu
         from app.desktop_entry import app_icon
         from app.lessons_panel import LessonsPanel
         from app.presenter import KEEP_PROPERTY, Appearance
@@ -716,17 +721,22 @@ class MainWindow(QMainWindow):
         if area_dock:
             self.docks[area_dock].raise_()
         a = self.add_action
-        a("Lesson", "&Next Step", self.lessons.next, ["PgDown", "Alt+Right"], key="lesson next",
-          tip="Run the lesson's next step (Page Down, Alt+Right; a presenter's clicker works)")
-        a("Lesson", "&Previous Step", self.lessons.back, ["PgUp", "Alt+Left"], key="lesson back",
-          tip="Back to the lesson's step before (Page Up, Alt+Left)")
-        for key in ("lesson next", "lesson back"):
-            self.actions[key].setShortcutContext(Qt.WindowShortcut)
+        help_menu = self.menus["Help"]
+        lessons_menu = QMenu("&Lessons", help_menu)   # Help → Lessons: the guided track
+        lessons_menu.setToolTipsVisible(True)
+        for text, slot, keys, key, tip in (
+                ("&Open Lessons Panel", self.show_lessons, "Ctrl+Shift+L", "lessons panel",
+                 "Show the guided lessons (Ctrl+Shift+L)"),
+                ("&Next Step", self.lessons.next, ["PgDown", "Alt+Right"], "lesson next",
+                 "Run the lesson's next step (Page Down, Alt+Right; a presenter's clicker works)"),
+                ("&Previous Step", self.lessons.back, ["PgUp", "Alt+Left"], "lesson back",
+                 "Back to the lesson's step before (Page Up, Alt+Left)")):
+            action = a("Help", text, slot, keys, key=key, tip=tip)
+            action.setShortcutContext(Qt.WindowShortcut)
+            help_menu.removeAction(action)
+            lessons_menu.addAction(action)
         self.actions["lesson next"].setIconText("Next ▶")
         self.actions["lesson back"].setIconText("◀ Back")
-        self.menus["Lesson"].addSeparator()
-        a("Lesson", "&Open Lessons Panel", self.show_lessons, "Ctrl+Shift+L", key="lessons panel",
-          tip="Show the guided lessons (Ctrl+Shift+L)")
         self.lessons.busyChanged.connect(lambda busy: self._lesson_controls())
         self.lessons.stepShown.connect(lambda _i: self._lesson_controls())
         self._lesson_controls()
@@ -794,9 +804,11 @@ class MainWindow(QMainWindow):
 
         a("Help", "&Welcome…", self.show_welcome, key="welcome",
           tip="Lessons, examples and recent files to start from")
-        help_menu = self.menus["Help"]
         help_menu.removeAction(self.actions["welcome"])
-        help_menu.insertAction(help_menu.actions()[0] if help_menu.actions() else None, self.actions["welcome"])
+        first = help_menu.actions()[0] if help_menu.actions() else None
+        help_menu.insertAction(first, self.actions["welcome"])
+        help_menu.insertMenu(first, lessons_menu)
+        help_menu.insertSeparator(first)
 
         # the toolbar: lesson moves, presenter mode and its scale at the right end
         self.toolbar.addSeparator()
@@ -860,6 +872,35 @@ class MainWindow(QMainWindow):
         dialog.raise_()
         return dialog
 
+    def presenter_keeps_dock(self, key):
+        """Which panels stay in presenter mode: the lessons, and the debugger or the
+        training panel while they are in use; the others come back on leaving it."""
+        if key == "lessons":
+            return True
+        widget = self.docks[key].widget()
+        if key == "debugger":
+            quiz = getattr(widget, "actions", {}).get("quiz")
+            return getattr(widget, "phase", "idle") != "idle" or bool(quiz and quiz.isChecked())
+        return bool(widget.property("presenter_keep"))
+
+    def presenter_layout(self):
+        """Presenter mode's panels: the canvas across the whole width (a graph reads left
+        to right), the lesson under it; panels not in use give up their room. Leaving
+        presenter mode restores the layout as it was (QMainWindow.saveState)."""
+        for key, dock in self.docks.items():
+            if not dock.isHidden() and not dock.isFloating() and not self.presenter_keeps_dock(key):
+                dock.hide()
+        lessons = self.docks["lessons"]
+        if not lessons.isHidden():
+            self.addDockWidget(Qt.BottomDockWidgetArea, lessons)
+            lessons.raise_()
+
+    def _size_presenter_docks(self):
+        lessons = self.docks["lessons"]
+        if self.appearance.presenting and not lessons.isHidden():
+            self.resizeDocks([lessons], [max(300, int(self.height() * 0.45))], Qt.Vertical)
+        self.view.fit()
+
     def _lesson_controls(self):
         panel = self.lessons
         self.actions["lesson next"].setEnabled(panel.next_button.isEnabled())
@@ -868,9 +909,16 @@ class MainWindow(QMainWindow):
     def _presenter_changed(self, on):
         self.actions["presenter"].setChecked(on)
         self.actions["leave presenter"].setEnabled(on)
+        lessons = self.docks["lessons"]
+        if on and not lessons.isHidden():
+            lessons.raise_()
+            QTimer.singleShot(0, self._size_presenter_docks)   # once the window has its new size
+            QTimer.singleShot(450, self._size_presenter_docks)
         if on:
             self.show_message("Presenter mode: F11 or Esc to leave; View → Scale or the box "
                               "in the toolbar for the size.", 6000)
+        else:
+            QTimer.singleShot(0, self.view.fit)   # the canvas has its old size back
 
     def _appearance_changed(self):
         look = self.appearance

@@ -20,7 +20,7 @@ The window is asked only through its extension points: `apply_theme(theme)`,
 `toolbar`, `statusBar()`, `actions`.
 """
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QSizeGrip, QWidget
 
 from app.theme import PALETTES, SCALES, Theme, clamp_scale
@@ -133,18 +133,25 @@ class Appearance(QObject):
             self._saved = {
                 "state": window.windowState(),
                 "geometry": window.saveGeometry(),
+                "docks": window.saveState(),
                 "hidden": self._hide_chrome(),
                 "went_full_screen": full_screen,
             }
+            arrange = getattr(window, "presenter_layout", None)
+            if callable(arrange):
+                arrange()
             self.presenting = True
             self.apply()
             if full_screen:
                 window.showFullScreen()
+                QTimer.singleShot(400, self._cover_screen)
         else:
             saved, self._saved = self._saved or {}, None
             self.presenting = False
             for thing in saved.get("hidden", ()):
                 thing.setVisible(True)
+            if saved.get("docks") is not None:
+                window.restoreState(saved["docks"])
             self.apply()
             state = saved.get("state", Qt.WindowNoState)
             if not saved.get("went_full_screen"):
@@ -160,6 +167,16 @@ class Appearance(QObject):
         self.save()
         self.presenterChanged.emit(on)
 
+    def _cover_screen(self):
+        """Without a window manager (a kiosk, a bare X server) full screen is only a
+        request nobody grants: then take the screen's whole area ourselves."""
+        window = self.window
+        if not self.presenting or window.screen() is None:
+            return
+        area = window.screen().geometry()
+        if window.geometry() != area:
+            window.setGeometry(area)
+
     def _hide_chrome(self):
         """Hide the toolbar extras and status-bar details; return what was hidden."""
         window = self.window
@@ -174,7 +191,7 @@ class Appearance(QObject):
                 hidden.append(action)
         bar = window.statusBar()
         for widget in bar.findChildren(QWidget, options=Qt.FindDirectChildrenOnly):
-            if widget.isVisible() and not widget.property(KEEP_PROPERTY) \
+            if not widget.isHidden() and not widget.property(KEEP_PROPERTY) \
                     and not isinstance(widget, QSizeGrip):
                 widget.setVisible(False)
                 hidden.append(widget)

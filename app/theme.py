@@ -25,7 +25,7 @@ import sys
 from dataclasses import dataclass
 
 from PySide6.QtCore import QSize
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPalette
+from PySide6.QtGui import QColor, QFont, QFontInfo, QFontMetricsF, QPalette
 
 FONT_FAMILY = "DejaVu Sans"
 MONO_FAMILY = "DejaVu Sans Mono"
@@ -412,10 +412,29 @@ def _scale_style(w, scale):
 
 def _scale_font(w, scale):
     from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication, QDockWidget
+    if isinstance(w, QDockWidget):
+        # A dock draws its title in the font the application had when the dock was
+        # made, unless its own font differs from the application's: give it one that
+        # differs only in hinting, so the title follows the scale.
+        font = ui_font(scale)
+        font.setHintingPreference(QFont.PreferNoHinting)
+        if font != w.font():
+            w.setFont(font)
+        return
     if not w.testAttribute(Qt.WA_SetFont) or _FONT_SIZE_RULE.search(w.styleSheet()):
         return
     font = w.font()
-    base = _remembered(w, "_bps_font", font, to_key=lambda f: f.toString())
+    stored = w.property("_bps_font")
+    if isinstance(stored, tuple) and len(stored) == 2 and stored[1].toString() == font.toString():
+        base = stored[0]
+    else:
+        base = font
+        if _same_size(font, QApplication.font()):
+            # its owner made it from the application font (a combo box's popup, a bold
+            # button rebuilt on a font change): it has followed the scale already
+            w.setProperty("_bps_font", None)
+            return
     if not base.resolveMask() & _SIZE_RESOLVED:
         return   # only its weight or family is its own; the size follows the app font
     scaled = _scaled_font(base, scale)
@@ -424,7 +443,16 @@ def _scale_font(w, scale):
     w.setProperty("_bps_font", (QFont(base), QFont(w.font())))
 
 
+def _same_size(a, b):
+    if a.pixelSize() > 0 or b.pixelSize() > 0:
+        return QFontInfo(a).pixelSize() == QFontInfo(b).pixelSize()
+    return abs(a.pointSizeF() - b.pointSizeF()) < 0.01
+
+
 def _scale_limits(w, scale):
+    from PySide6.QtWidgets import QDockWidget, QMainWindow
+    if w.isWindow() or isinstance(w, QDockWidget) or isinstance(w.parentWidget(), QMainWindow):
+        return   # their limits come from their layouts, which follow the contents by themselves
     current = (w.minimumWidth(), w.maximumWidth(), w.minimumHeight(), w.maximumHeight())
     base = _remembered(w, "_bps_limits", current)
     if base == (0, _NO_MAX, 0, _NO_MAX):

@@ -5,19 +5,20 @@ output on the right. A picture that keeps this flow visible is built in three
 small steps, each solving one problem and handing its result to the next
 (Sugiyama, Tagawa and Toda, 1981):
 
-1. Layers. Every node gets a column so that every edge points right. The
-   simplest rule is the longest path from the sources: a node sits one column
-   right of its furthest-back operand. That rule parks every leaf (each weight,
-   each bias) in column 0, far from the multiply that uses it, so a second
-   pass walks the graph backwards and pulls a node right, to just before its
-   first consumer, unless that stretches more edges than it shortens (a
-   weight that feeds only this node travels along and stretches nothing).
-   This is cheap and, on the graphs of an MLP, as short as the optimum that
-   Graphviz `dot` finds with network simplex; on graphs made of many loosely
-   joined strands it can leave long edges. An edge that still jumps over
-   columns is cut into unit steps by *dummy* nodes, one per skipped column;
-   they behave like tiny nodes in the next two steps and become the bend
-   points of the edge.
+1. Layers. Every node gets a column so that every edge points right; an edge
+   that jumps over columns is cut into unit steps by *dummy* nodes, which
+   behave like tiny nodes in the next two steps and become its bend points.
+   Fewer dummies make a tidier picture and a faster layout. The simplest rule
+   is the longest path from the sources: a node sits one column right of its
+   furthest-back operand. That parks every leaf (each weight, each bias) in
+   column 0, far from the multiply that uses it, so a second pass walks the
+   graph backwards and pulls a node right, to just before its first consumer,
+   unless that stretches more edges than it shortens (a weight that feeds
+   only this node travels along and stretches nothing). That is enough for an
+   MLP, but moving one node at a time cannot shift a strand of nodes that
+   starts at its own leaves and joins the rest late, so a third pass slides
+   whole blocks of nodes (`_slide_groups`), a greedy cousin of the network
+   simplex method Graphviz `dot` uses for the exact minimum.
 
 2. Order. Now only the order of the nodes inside each column decides how many
    edges cross. Finding the best order is NP-hard even for two columns, so we
@@ -131,14 +132,11 @@ def sugiyama(nodes, edges, *, sizes=None, layer_gap=LAYER_GAP,
 
 
 # -----------------------------------------------------------------------------
-# 1. layers: longest path from the sources, pull nodes towards their uses, then
-#    slide whole groups while that shortens the edges
+# 1. layers: longest path from the sources, pull nodes right, slide blocks
 
 def _assign_layers(ids, pairs):
-    """A column for every node, every edge pointing right, few columns skipped.
-    `pairs` are the distinct edges as (src, dst) indices: a repeated edge gets
-    one route, so it counts once."""
-    n = len(ids)
+    """A column per node, edges pointing right and short. `pairs` are the
+    distinct edges as (src, dst) indices: a repeated edge has one route."""
     preds, succs = [[] for _ in ids], [[] for _ in ids]
     for u, v in pairs:
         succs[u].append(v)
@@ -148,13 +146,12 @@ def _assign_layers(ids, pairs):
     _slide_groups(order, layer, pairs)
     # drop columns left empty: no edge crosses them, so every edge stays >= 1 long
     column = {k: i for i, k in enumerate(sorted(set(layer)))}
-    return [column[layer[v]] for v in range(n)]
+    return [column[k] for k in layer]
 
 
 def _longest_path(ids, preds, succs):
-    """Topological order and longest-path layers, generation by generation
-    (Kahn's algorithm): generation k holds the nodes whose operands all sit
-    in generations < k."""
+    """Topological order and longest-path layers by Kahn's algorithm: generation
+    k holds the nodes whose operands all sit in generations < k."""
     missing = [len(p) for p in preds]  # operands not placed yet
     generation = [v for v in range(len(ids)) if not missing[v]]
     order, layer, k = [], [0] * len(ids), 0
@@ -171,15 +168,14 @@ def _longest_path(ids, preds, succs):
     if len(order) < len(ids):
         # each node left waits for an operand that is also left: walking back
         # along those operands must come round to a node already seen
-        v = next(v for v in range(len(ids)) if missing[v])
-        path, seen = [], {}
+        v, path, seen = next(v for v in range(len(ids)) if missing[v]), [], set()
         while v not in seen:
-            seen[v] = len(path)
+            seen.add(v)
             path.append(v)
             v = next(u for u in preds[v] if missing[u])
-        cycle = path[seen[v]:][::-1] + [v]
+        loop = path[path.index(v):][::-1]  # forwards now, ending at v
         raise ValueError(f"the graph has a cycle through node {ids[v]!r} "
-                         f"({' -> '.join(repr(ids[u]) for u in cycle)}); "
+                         f"({' -> '.join(repr(ids[u]) for u in [v] + loop)}); "
                          "a layered layout needs a DAG")
     return order, layer
 
@@ -209,14 +205,15 @@ def _pull_right(order, layer, preds, succs):
 
 
 def _slide_groups(order, layer, pairs):
-    """Slide groups of nodes as one block while that shortens the edges. A
-    block with more edges leaving it than entering it gets shorter edges by
-    moving right (each step right shortens every leaving edge and stretches
-    every entering one; edges inside keep their length), so it slides right
-    until a leaving edge has length 1, and is glued to the block at the other
-    end of that edge; the mirror image for more edges entering. Every node
-    starts alone. Each slide glues two blocks, so there are fewer than n, and
-    the total length only goes down."""
+    """Slide blocks of nodes while that shortens the edges. Each step right
+    shortens every edge leaving a block and stretches every edge entering it
+    (edges inside keep their length), so a block with more edges leaving than
+    entering slides right until a leaving edge has length 1, and is glued to
+    the block at the other end; the mirror image for more edges entering.
+    Every node starts alone; each slide glues two blocks (fewer than n slides)
+    and the total length only goes down."""
+    if all(layer[v] - layer[u] == 1 for u, v in pairs):
+        return  # nothing to shorten: an expression tree ends here
     n = len(layer)
     block = list(range(n))  # the block of each node, named by one of its members
     members = [[v] for v in range(n)]

@@ -292,7 +292,7 @@ class DebuggerController(QObject):
         return record
 
     def forward_step_or_start(self):
-        """What F11 does: start the forward pass the first time, then one node per press."""
+        """What F7 does: start the forward pass the first time, then one node per press."""
         if self.phase != FORWARD:
             return self.forward_reset()
         return self.forward_step()

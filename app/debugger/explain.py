@@ -163,7 +163,7 @@ def idle_html(ctrl, style):
     parts.append(style.para(
         f"The graph shows the grads of a full <b>backward()</b> from {_e(out)}. "
         f"Press <b>F10</b> to replay it one <span style=\"font-family:'{MONO_FAMILY}'\">_backward</span> "
-        f"call at a time ({n} step{'s' if n != 1 else ''}), or <b>F11</b> to first step the "
+        f"call at a time ({n} step{'s' if n != 1 else ''}), or <b>F7</b> to first step the "
         f"forward pass node by node."))
     if ctrl.notice:
         parts.insert(0, style.banner(_e(ctrl.notice), style.partial))
@@ -304,7 +304,7 @@ def forward_html(ctrl, record, style):
         parts = [style.title(f"Forward pass · 0 of {n} computed")]
         parts.append(style.para("The leaves (inputs and constants) are known. Every other node is "
                                 "<b>?</b> until it is computed from its inputs, in topological order "
-                                "(inputs first). Press <b>F11</b> to compute the next node."))
+                                "(inputs first). Press <b>F7</b> to compute the next node."))
     else:
         parts = [style.title(f"Forward {record.index + 1} of {n} · {_e(fs.name(record.node))} is computed")]
         parts.append(style.para(style.mono(record.text, bold=True)))
@@ -315,7 +315,7 @@ def forward_html(ctrl, record, style):
                                 color=style.good))
     else:
         node = fs.current
-        parts.append(style.para(f"Next (F11): {style.mono(forward_formula(node, fs.name))}",
+        parts.append(style.para(f"Next (F7): {style.mono(forward_formula(node, fs.name))}",
                                 color=style.muted))
     return style.page(_banners(ctrl, style) + "".join(parts))
 

@@ -102,7 +102,7 @@ class GraphBuilder(QObject):
         if key not in ENTRIES:
             self.message.emit(f"Unknown palette entry {key!r}")
             return []
-        pos = (float(scene_pos.x()), float(scene_pos.y()))
+        pos = self.scene.to_doc(scene_pos)   # a document position is at scale 1 (presenter mode)
         opts = dict(self.options)
         opts.update({k: v for k, v in spec.items() if k != "key"})
         try:
@@ -114,7 +114,7 @@ class GraphBuilder(QObject):
             return []
         edge = None
         if node.kind == "op" and OPS[node.op][0] >= 1:
-            edge = self.scene.edge_at(QPointF(*pos), self.scene.hit_radius())
+            edge = self.scene.edge_at(QPointF(scene_pos), self.scene.hit_radius())
         command = InsertOnEdge(node, edge) if edge is not None else AddNode(node)
         ok, _error = self._push(command)
         if not ok:
@@ -133,7 +133,7 @@ class GraphBuilder(QObject):
             chosen = self.scene.edit_selection()
             if len(chosen) == nin:
                 inputs = sorted(chosen, key=lambda nid: (self.doc.nodes[nid].pos[1], nid))
-        theme = self.scene.theme
+        theme = self.scene.theme.with_(scale=1.0)   # document units (GraphScene.to_doc)
         sizes = lambda node: node_size(theme, node)   # noqa: E731 -- the layout's measure
         if key == "neuron":
             block = neuron_block(self.doc, pos, nin, opts["activation"], inputs, sizes=sizes)
@@ -272,7 +272,8 @@ class GraphBuilder(QObject):
             if nodes:   # centre the pasted nodes on the mouse
                 cx = sum(n.pos[0] for n in nodes) / len(nodes)
                 cy = sum(n.pos[1] for n in nodes) / len(nodes)
-                command.paste.offset = (scene_pos.x() - cx, scene_pos.y() - cy)
+                x, y = self.scene.to_doc(scene_pos)
+                command.paste.offset = (x - cx, y - cy)
         except (GraphError, KeyError, TypeError, ValueError, AttributeError) as e:
             self.message.emit(f"Nothing pasted: the clipboard's graph is broken ({e}).")
             return []

@@ -30,7 +30,7 @@ class MinimapOverlay(QWidget):
         self._rebuild.timeout.connect(self.invalidate)
         scene = view.scene()
         scene.structureChanged.connect(self._rebuild.start)
-        scene.valuesRefreshed.connect(self._rebuild.start)
+        scene.valuesRefreshed.connect(self._values_refreshed)
         view.viewChanged.connect(self._follow_view)
         self.hide()
 
@@ -99,17 +99,35 @@ class MinimapOverlay(QWidget):
         self.place(self._view.viewport().geometry(), 12)
         self.update()
 
+    def _values_refreshed(self):
+        """A few nodes' grads changed (one debugger step): repaint just their
+        blocks into the cached picture. Anything more rebuilds it, coalesced."""
+        scene = self._view.scene()
+        ids = getattr(scene, "last_refreshed", None) if scene is not None else None
+        if self._image is None or ids is None or len(ids) > 64 or self._image.size() != self.size():
+            self._rebuild.start()
+            return
+        items = [item for item in map(scene.node_item, ids) if item is not None]
+        if items:
+            self._paint_blocks(self._image, items)
+            self.update()
+
     def _render(self):
         scene = self._view.scene()
-        theme = scene.theme
         image = QImage(self.size(), QImage.Format_ARGB32_Premultiplied)
         image.fill(Qt.transparent)
+        self._paint_blocks(image, scene.node_items().values())
+        return image
+
+    def _paint_blocks(self, image, items):
+        scene = self._view.scene()
+        theme = scene.theme
         k, off, _src = self._transform()
         p = QPainter(image)
         zero = theme.color("grad_zero")
         plain = theme.color("op_border")
         gmax = scene.grad_max
-        for item in scene.node_items().values():
+        for item in items:
             r = item.box_rect()
             fill = theme.grad_color(item.grad or 0.0, gmax)
             if item.nonfinite:
@@ -119,7 +137,6 @@ class MinimapOverlay(QWidget):
             p.fillRect(QRectF(r.left() * k + off.x(), r.top() * k + off.y(),
                               max(1.0, r.width() * k), max(1.0, r.height() * k)), fill)
         p.end()
-        return image
 
     def paintEvent(self, event):
         theme = self._view.scene().theme

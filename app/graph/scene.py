@@ -154,8 +154,9 @@ class GraphScene(QGraphicsScene):
                 return
             node = self.session.doc.nodes[nid]
             if field == "pos":
-                if (item.x(), item.y()) != node.pos:
-                    item.setPos(*node.pos)
+                at = self.to_scene(node.pos)
+                if item.pos() != at:
+                    item.setPos(at)
                     item.moved()
                 self._geometry_timer.start()
             elif field in ("label", "param"):
@@ -200,12 +201,13 @@ class GraphScene(QGraphicsScene):
             if item is not None:
                 if item.signature() != (node.kind, node.op, node.param, node.label):
                     item.set_node(node)
-                if (item.x(), item.y()) != node.pos:
-                    item.setPos(*node.pos)
+                at = self.to_scene(node.pos)
+                if item.pos() != at:
+                    item.setPos(at)
                     item.moved()
         for node in new_nodes:
             item = NodeItem(theme, node)
-            item.setPos(*node.pos)
+            item.setPos(self.to_scene(node.pos))
             self.addItem(item)
             self._nodes[node.id] = item
         for edge in new_edges:
@@ -226,8 +228,12 @@ class GraphScene(QGraphicsScene):
 
     def _add_edge(self, edge):
         src, dst = self._nodes[edge.src], self._nodes[edge.dst]
-        key = (edge.src, edge.dst, (src.pos().x(), src.pos().y()), (dst.pos().x(), dst.pos().y()))
-        item = EdgeItem(self.theme, src, dst, edge.port, self._routes.get(key))
+        nodes = self.session.doc.nodes
+        key = (edge.src, edge.dst, tuple(nodes[edge.src].pos), tuple(nodes[edge.dst].pos))
+        route = self._routes.get(key)
+        if route is not None and self.theme.scale != 1.0:
+            route = [self.to_scene_xy(x, y) for x, y in route]
+        item = EdgeItem(self.theme, src, dst, edge.port, route)
         self.addItem(item)
         self._edges[edge] = item
 
@@ -286,6 +292,9 @@ class GraphScene(QGraphicsScene):
                 grad_max = g
         if ids is None or grad_max != self._grad_max:
             ids = self._nodes.keys()
+            self.last_refreshed = None   # every node (the minimap redraws all)
+        else:
+            self.last_refreshed = ids = list(ids)   # a debugger step: a few nodes
         self._grad_max = grad_max
         nodes = self._nodes
         for nid in list(ids):
@@ -451,13 +460,45 @@ class GraphScene(QGraphicsScene):
         event.accept()
 
     def set_theme(self, theme):
+        ratio = theme.scale / self.theme.scale
         self.theme = theme
         self.setBackgroundBrush(theme.color("background"))
         for item in self._nodes.values():
             item.set_theme(theme)
         for item in self._edges.values():
             item.set_theme(theme)
+        if ratio != 1.0:   # spread the nodes out as much as they grew
+            nodes = self.session.doc.nodes
+            for edge in self._edges.values():
+                if edge.route:
+                    edge.route = [(x * ratio, y * ratio) for x, y in edge.route]
+            for nid, item in self._nodes.items():
+                if nid in nodes:
+                    item.setPos(self.to_scene(nodes[nid].pos))
+                    item.moved()
+            if hasattr(self, "_place_groups"):
+                self._place_groups()
+            self._update_items_rect()
+            self.structureChanged.emit()
         self.update()
+
+    # -- document units and scene units ----------------------------------------------------
+    # A document position is at scale 1. The theme's scale (presenter mode) spreads the
+    # nodes out exactly as much as it enlarges them, so nothing overlaps at 2x and a
+    # file saved at 2x is the same file. Scene points from the mouse go back with to_doc.
+
+    def to_scene(self, pos):
+        s = self.theme.scale
+        return QPointF(pos[0] * s, pos[1] * s)
+
+    def to_scene_xy(self, x, y):
+        s = self.theme.scale
+        return (x * s, y * s)
+
+    def to_doc(self, point):
+        """A scene point (QPointF) as a document position (x, y)."""
+        s = self.theme.scale
+        return (point.x() / s, point.y() / s)
 
     # -- selection ---------------------------------------------------------------------
 
@@ -669,12 +710,12 @@ class GraphScene(QGraphicsScene):
                 continue
             new = (item.pos().x(), item.pos().y())
             if new != old:
-                moves[nid] = (doc.nodes[nid].pos, new)
+                moves[nid] = (doc.nodes[nid].pos, self.to_doc(item.pos()))
         for gid, old in (groups or {}).items():
             item = self._group_items.get(gid)
             if item is None or item.pos() == old:
                 continue
-            d = item.pos() - old
+            d = (item.pos() - old) / self.theme.scale
             for nid in self._members(gid):
                 x, y = doc.nodes[nid].pos
                 moves[nid] = ((x, y), (x + d.x(), y + d.y()))
@@ -690,7 +731,7 @@ class GraphScene(QGraphicsScene):
             for nid in moves:
                 item = self._nodes.get(nid)
                 if item is not None:
-                    item.setPos(*doc.nodes[nid].pos)
+                    item.setPos(self.to_scene(doc.nodes[nid].pos))
                     item.moved()
             self._place_groups()
 
@@ -841,8 +882,8 @@ class GraphScene(QGraphicsScene):
             members = self._members(gid)
             if not members:
                 continue
-            x = sum(doc.nodes[nid].pos[0] for nid in members) / len(members)
-            y = sum(doc.nodes[nid].pos[1] for nid in members) / len(members)
+            x, y = self.to_scene_xy(sum(doc.nodes[nid].pos[0] for nid in members) / len(members),
+                                    sum(doc.nodes[nid].pos[1] for nid in members) / len(members))
             if (item.x(), item.y()) != (x, y):
                 item.setPos(x, y)
             for edge in item.edges:

@@ -24,7 +24,7 @@ under the mouse (`item.data(KEY)`).
 """
 
 import numpy as np
-from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QEvent, QPointF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QImage, QPainter, QPainterPath, QPen, QPixmap, QTransform
 from PySide6.QtWidgets import (QGraphicsEllipseItem, QGraphicsLineItem, QGraphicsPathItem,
                                QGraphicsRectItem, QGraphicsScene, QGraphicsView, QMenu, QToolTip)
@@ -164,6 +164,7 @@ class NetworkView(QGraphicsView):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setScene(QGraphicsScene(self))
+        self.scene().setItemIndexMethod(QGraphicsScene.NoIndex)  # items restyle often; a BSP index would churn
         self.setRenderHints(QPainter.Antialiasing | QPainter.SmoothPixmapTransform)
         self.setBackgroundBrush(QColor("#ffffff"))
         self.setFrameShape(QGraphicsView.NoFrame)
@@ -184,6 +185,7 @@ class NetworkView(QGraphicsView):
         self._feature_grid = None
         self.feature_atlas = HeatmapAtlas()
         self.neuron_atlas = HeatmapAtlas()
+        self.viewport().installEventFilter(self)
 
     # -- structure ---------------------------------------------------------------
 
@@ -447,16 +449,17 @@ class NetworkView(QGraphicsView):
             return
         self.item_clicked(key, event.globalPosition().toPoint())
 
-    def viewportEvent(self, event):
-        if event.type() == QEvent.ToolTip:
+    def eventFilter(self, obj, event):
+        # a filter, not a viewportEvent() override: paint events then never pass
+        # through Python, so the C++ repaint needs no GIL from the busy worker
+        if obj is self.viewport() and event.type() == QEvent.ToolTip:
             key = self.key_at(event.pos())
             if key is not None:
                 QToolTip.showText(event.globalPos(), self.tooltip_for(key), self.viewport())
             else:
                 QToolTip.hideText()
-                event.ignore()
             return True
-        return super().viewportEvent(event)
+        return super().eventFilter(obj, event)
 
     def item_clicked(self, key, screen_pos=None):
         kind = key[0]

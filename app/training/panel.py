@@ -23,10 +23,10 @@ import time
 
 import numpy as np
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPixmap
+from PySide6.QtGui import QColor, QIcon, QKeySequence, QPainter, QPixmap, QShortcut
 from PySide6.QtWidgets import (QAbstractSpinBox, QButtonGroup, QCheckBox, QComboBox, QDoubleSpinBox,
                                QFileDialog, QFrame, QGridLayout, QHBoxLayout, QLabel, QPushButton,
-                               QRadioButton, QSizePolicy, QSlider, QSpinBox, QToolButton, QVBoxLayout,
+                               QRadioButton, QSlider, QSpinBox, QToolButton, QVBoxLayout,
                                QWidget)
 
 from app.training.controller import (LIVE_GRAPH_MAX_NODES, TrainingController, graph_size, sample_graph)
@@ -204,8 +204,7 @@ class TrainingPanel(QWidget):
         self.reset_button = QPushButton("⟲ Reset")
         self.reset_button.setToolTip("Start again from the same initial weights (same seed) and the same data")
         self.play_button = QPushButton("▶ Play")
-        self.play_button.setToolTip("Train continuously (Space); press again to pause")
-        self.play_button.setShortcut(Qt.Key_Space)
+        self.play_button.setToolTip("Train continuously (Space while the panel has focus); press again to pause")
         self.play_button.setMinimumWidth(96)
         self.play_button.setStyleSheet("QPushButton { font-weight: bold; }")
         self.step_button = QPushButton("Step ▸|")
@@ -392,6 +391,10 @@ class TrainingPanel(QWidget):
         buttons.addWidget(self.regenerate_button)
         buttons.addWidget(self.import_button)
         layout.addLayout(buttons)
+        self.data_summary = QLabel("")
+        self.data_summary.setStyleSheet("color: #111827;")
+        self.data_summary.setToolTip("How many points the network trains on, and how many are held out")
+        layout.addWidget(self.data_summary)
         self.data_message = QLabel("")
         self.data_message.setWordWrap(True)
         self.data_message.setToolTip("Messages about the data (e.g. why a CSV was refused)")
@@ -440,7 +443,7 @@ class TrainingPanel(QWidget):
 
         # the selected weight
         weight_row = QHBoxLayout()
-        self.weight_name = QLabel("weight: click one")
+        self.weight_name = QLabel("weight: click one in the diagram")
         self.weight_name.setStyleSheet("font-family: 'DejaVu Sans Mono';")
         self.weight_name.setToolTip("The weight (or bias) selected in the diagram")
         self.weight_spin = QDoubleSpinBox()
@@ -497,8 +500,8 @@ class TrainingPanel(QWidget):
                                       "test points")
         layout.addWidget(self.metrics_label)
         self.metrics_plot = MetricsPlot()
-        self.metrics_plot.setFixedHeight(190)
-        layout.addWidget(self.metrics_plot)
+        self.metrics_plot.setMinimumHeight(150)
+        layout.addWidget(self.metrics_plot, 1)
         legend = QHBoxLayout()
         key = QLabel("━━ training   ╍╍ test")
         key.setStyleSheet("color: #4b5563;")
@@ -512,7 +515,6 @@ class TrainingPanel(QWidget):
         self.data_plot = DataPlot()
         self.data_plot.setFixedSize(400, 380)
         layout.addWidget(self.data_plot)
-        layout.addStretch(1)
         options = QHBoxLayout()
         self.show_test_check = QCheckBox("Show test data")
         self.show_test_check.setChecked(True)
@@ -548,6 +550,9 @@ class TrainingPanel(QWidget):
         c.ticked.connect(self._redraw)
 
         self.play_button.clicked.connect(self.toggle_play)
+        # only while the focus is inside the panel: Space means other things in the graph editor
+        space = QShortcut(QKeySequence(Qt.Key_Space), self, context=Qt.WidgetWithChildrenShortcut)
+        space.activated.connect(self.toggle_play)
         self.step_button.clicked.connect(self.step)
         self.reset_button.clicked.connect(self.reset)
         self.reinit_button.clicked.connect(self.reinitialise)
@@ -781,7 +786,7 @@ class TrainingPanel(QWidget):
             grad = weights.grads[layer][neuron][index]
         except IndexError:
             self._selected_weight = None
-            self.weight_name.setText("weight: click one")
+            self.weight_name.setText("weight: click one in the diagram")
             self.weight_spin.setEnabled(False)
             return
         self.weight_name.setText(self.network_view.parameter_name(layer, neuron, index))
@@ -970,7 +975,7 @@ class TrainingPanel(QWidget):
 
     def _on_run_started(self):
         self._dirty.clear()
-        self.metrics_plot.clear()
+        self.metrics_plot.clear_curves()
         if len(self.history):
             self.metrics_plot.update_from(self.history)
         self.step_label.setText(f"step {self.steps:,}")
@@ -998,6 +1003,9 @@ class TrainingPanel(QWidget):
 
     def _on_data(self, data):
         self.data_plot.set_data(data)
+        source = "drawn or imported" if self.config.points is not None else self.config.dataset
+        self.data_summary.setText(f"{len(data['train_points'])} training · {len(data['test_points'])} test points "
+                                  f"({source})")
         self.network_view.set_bounds(data["bounds"])
         points = list(data["train_points"]) + list(data["test_points"])
         keep = self.sample is not None and any(

@@ -285,7 +285,8 @@ class MetricsPlot(pg.GraphicsLayoutWidget):
             self.test_loss.setData([], [])
             self.test_acc.setData([], [])
 
-    def clear(self):
+    def clear_curves(self):
+        # not `clear`: GraphicsLayoutWidget binds its layout's clear() (remove every plot) under that name
         for curve in (self.train_loss, self.test_loss, self.train_acc, self.test_acc):
             curve.setData([], [])
         self._set_x(10.0)

@@ -295,14 +295,14 @@ def test_backward_from_the_graph_menu_ends_the_session(window, qtbot):
 
 def test_forward_stepping_shows_pending_nodes(window, qtbot):
     dbg = window.debugger
-    press(window, qtbot, Qt.Key_F11)
+    press(window, qtbot, Qt.Key_F7)
     assert dbg.phase == "forward"
     items = window.scene.node_items()
     ops = [nid for nid, n in window.session.doc.nodes.items() if n.kind == "op"]
     assert all(items[nid].texts()[1] == "?" and items[nid].dimmed for nid in ops)
     assert items[by_label(window, "x")].texts()[1] == "2.0000"
     assert "1 Forward" in dbg.phase_label.text()
-    press(window, qtbot, Qt.Key_F11)
+    press(window, qtbot, Qt.Key_F7)
     first = dbg.forward_stepper.order[0]
     nid = dbg.controller.nid(first)
     assert items[nid].texts()[1] == "6.0000" and not items[nid].dimmed

@@ -12,7 +12,6 @@ from PySide6.QtWidgets import QAbstractButton, QAbstractSlider, QAbstractSpinBox
 from app.training import TrainingPanel
 from app.training.controller import model_from_weights
 from app.training.panel import PRESETS
-from core import training_session
 from core.engine import Value, topological_order
 from core.training import MICROGRAD_DEMO, TrainConfig, feature_row
 
@@ -54,6 +53,22 @@ def test_play_then_pause_then_exactly_one_step(panel, qtbot):
     assert panel.steps == stopped + 1
     assert len(panel.history) == stopped + 1
     assert panel.history.column("step")[-1] == stopped
+
+
+def test_the_curves_follow_the_history(panel, qtbot):
+    for _ in range(3):
+        panel.step()
+    qtbot.waitUntil(lambda: panel.controller.idle and panel.steps == 3, timeout=WAIT)
+    plot = panel.metrics_plot
+    xs, ys = plot.train_loss.getData()
+    assert list(xs) == [0, 1, 2] and list(ys) == list(panel.history.column("loss"))
+    assert plot.test_loss.getData()[1] is not None  # FAST has a test set
+    panel.reset()  # a new run clears the curves but keeps both plots
+    qtbot.waitUntil(lambda: panel.controller.idle, timeout=WAIT)
+    assert plot.loss_item in plot.ci.items and plot.acc_item in plot.ci.items
+    assert plot.train_loss.getData()[0] is None or len(plot.train_loss.getData()[0]) == 0
+    panel.log_check.setChecked(True)
+    assert plot.loss_item.ctrl.logYCheck.isChecked()
 
 
 def test_step_while_playing_pauses_then_steps_once(panel, qtbot):
@@ -334,10 +349,20 @@ def test_editing_a_weight_while_paused(panel, qtbot):
     assert panel.set_weight(1, 0, 2, 0.0) is False
 
 
-def test_hover_tooltips_show_weight_and_grad(panel):
-    text = panel.network_view.tooltip_for(("weight", 0, 1, 0))
+def test_hover_tooltips_show_weight_and_grad(panel, qtbot):
+    from PySide6.QtCore import QEvent
+    from PySide6.QtGui import QHelpEvent
+    from PySide6.QtWidgets import QApplication, QToolTip
+    view = panel.network_view
+    text = view.tooltip_for(("weight", 0, 1, 0))
     assert text.startswith("L0.n1.w0") and "value" in text and "grad" in text
-    assert "bias" in panel.network_view.tooltip_for(("neuron", 0, 1))
+    assert "bias" in view.tooltip_for(("neuron", 0, 1))
+    pos = view.item_pos(("weight", 1, 2, 0))
+    assert view.key_at(pos) == ("weight", 1, 2, 0)
+    event = QHelpEvent(QEvent.ToolTip, pos, view.viewport().mapToGlobal(pos))
+    QApplication.sendEvent(view.viewport(), event)
+    assert QToolTip.text().startswith("L1.n2.w0")
+    QToolTip.hideText()
 
 
 # -----------------------------------------------------------------------------

@@ -95,6 +95,89 @@ def test_long_edge_gets_bend_points_in_the_skipped_columns():
     assert all(column[dst] == column[src] + 1 for src, dst in lay.edges)
 
 
+# -- short edges ---------------------------------------------------------------
+
+def mlp_loss(n_samples, n_in=2, sizes=(4, 4, 1)):
+    """The scalar ops of sum((MLP(x) - y)^2) over n_samples, the samples sharing
+    the weights as in the trainer's loss graph; nodes in topological order."""
+    nodes, edges = [], []
+
+    def op(*args):
+        nodes.append(f"n{len(nodes)}")
+        edges.extend((a, nodes[-1]) for a in args)
+        return nodes[-1]
+
+    params, dims = [], n_in
+    for size in sizes:
+        params.append([([op() for _ in range(dims)], op()) for _ in range(size)])
+        dims = size
+    loss = None
+    for _ in range(n_samples):
+        xs = [op() for _ in range(n_in)]
+        for k, layer in enumerate(params):
+            outs = []
+            for ws, b in layer:
+                act = None
+                for w, x in zip(ws, xs):
+                    prod = op(w, x)
+                    act = prod if act is None else op(act, prod)
+                act = op(act, b)
+                outs.append(op(act) if k < len(params) - 1 else act)
+            xs = outs
+        diff = op(xs[0], op())
+        square = op(diff, diff)
+        loss = square if loss is None else op(loss, square)
+    return nodes, edges
+
+
+def dummies(lay, nodes):
+    return sum(len(layer) for layer in lay.layers) - len(nodes)
+
+
+def longest_path_dummies(nodes, edges):
+    """Dummies of the plain longest-path layering (nodes in topological order)."""
+    preds = {v: [] for v in nodes}
+    for src, dst in set(edges):
+        preds[dst].append(src)
+    layer = {}
+    for v in nodes:
+        layer[v] = max((layer[u] + 1 for u in preds[v]), default=0)
+    return sum(layer[dst] - layer[src] - 1 for src, dst in set(edges))
+
+
+# the fewest dummies any layering can have (what network simplex finds), solved
+# as a linear program with scipy by bench/bench_layout.py's optimal_dummies
+@pytest.mark.parametrize("graph, fewest", [
+    pytest.param(lambda: random_dag(1000, seed=0), 457, id="strands-1k"),  # the bench's
+    pytest.param(lambda: random_dag(1000, seed=5), 465, id="strands-1k-seed5"),
+    pytest.param(lambda: mlp_loss(1), 6, id="mlp-1-sample"),  # pulling right is enough
+    pytest.param(lambda: mlp_loss(3), 19, id="mlp-3-samples"),  # shared weights: blocks slide
+])
+def test_layering_is_close_to_the_fewest_dummies(graph, fewest):
+    nodes, edges = graph()
+    assert fewest <= dummies(sugiyama(nodes, edges), nodes) <= 1.2 * fewest
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_never_more_dummies_than_longest_path(seed):
+    rng = random.Random(seed)
+    nodes, edges = random_dag(rng.randint(2, 400), seed, window=rng.choice((2, 10, 50)),
+                              p_leaf=rng.choice((0.0, 0.1, 0.4)))
+    edges += edges[:3]  # repeated edges share one route
+    assert dummies(sugiyama(nodes, edges), nodes) <= longest_path_dummies(nodes, edges)
+
+
+def test_strand_slides_next_to_its_use():
+    # leaves x, y start a strand that joins the long chain only at its end
+    chain = [f"c{i}" for i in range(6)]
+    nodes = chain + ["x", "y", "s1", "s2", "out"]
+    edges = list(zip(chain, chain[1:])) + [("x", "s1"), ("y", "s1"), ("s1", "s2"),
+                                           ("x", "s2"), ("s2", "out"), ("c5", "out")]
+    lay = sugiyama(nodes, edges)
+    assert lay.positions["s2"][0] == lay.positions["c5"][0]
+    assert dummies(lay, nodes) == 1  # x -> s2 skips the column of s1, as it must
+
+
 # -- edge cases ----------------------------------------------------------------
 
 def test_empty_and_single_node():
