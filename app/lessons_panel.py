@@ -36,7 +36,7 @@ import time
 
 from PySide6.QtCore import QRectF, QSize, Qt, QThread, Signal
 from PySide6.QtGui import QColor, QImage, QPainter, QPen, QTextCursor, QTextFormat
-from PySide6.QtWidgets import (QApplication, QCheckBox, QFrame, QHBoxLayout, QLabel, QLineEdit,
+from PySide6.QtWidgets import (QApplication, QBoxLayout, QCheckBox, QFrame, QHBoxLayout, QLabel, QLineEdit,
                                QListWidget, QListWidgetItem, QProgressBar, QPushButton, QSizePolicy,
                                QSplitter, QTextBrowser, QVBoxLayout, QWidget)
 
@@ -403,7 +403,9 @@ class LessonsPanel(QWidget):
         self.text.setToolTip("")   # a long tip over the reading area only gets in the way
         set_base_font(self.text, TEXT_PX)
         self.text.setMinimumHeight(120)
-        col.addWidget(self.text, 1)
+        self.body = QBoxLayout(QBoxLayout.TopToBottom)   # text and network: side by side when wide
+        self.body.addWidget(self.text, 3)
+        col.addLayout(self.body, 1)
 
         # the network's numbers and picture
         self.network_box = QFrame()
@@ -420,7 +422,7 @@ class LessonsPanel(QWidget):
         net.addWidget(self.metrics_label)
         net.addWidget(self.boundary_view, 1)
         self.network_box.hide()
-        col.addWidget(self.network_box)
+        self.body.addWidget(self.network_box, 2)
 
         # a question
         self.question_box = QFrame()
@@ -500,8 +502,9 @@ class LessonsPanel(QWidget):
     def resizeEvent(self, event):
         super().resizeEvent(event)
         # tall (a side dock): the list above the step; wide (under the canvas): beside it
-        wide = self.width() > 1.8 * self.height()
+        wide = self.width() > 1.3 * self.height()
         orientation = Qt.Horizontal if wide else Qt.Vertical
+        self.body.setDirection(QBoxLayout.LeftToRight if wide else QBoxLayout.TopToBottom)
         if self.splitter.orientation() != orientation:
             self.splitter.setOrientation(orientation)
             total = self.width() if wide else self.height()
@@ -744,7 +747,7 @@ class LessonsPanel(QWidget):
         if not m:
             return ""
         steps = "step" if m["step"] == 1 else "steps"
-        return (f"after {m['step']} {steps}:  loss {m['loss']}  ·  accuracy {m['accuracy']}\n"
+        return (f"after {m['step']} {steps}\nloss {m['loss']}\naccuracy {m['accuracy']}\n"
                 f"{m['params']} parameters")
 
     def _update_controls(self):

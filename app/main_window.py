@@ -168,6 +168,13 @@ class MainWindow(QMainWindow):
             self.tabifyDockWidget(self.docks[tabify_with], dock)
         self.docks[key] = dock
         self._panels_menu.addAction(dock.toggleViewAction())
+        dock.toggleViewAction().setToolTip(f"Show or hide the {title} panel")
+        for button, tip in (("qt_dockwidget_closebutton", "Close this panel (View → Panels brings it back)"),
+                            ("qt_dockwidget_floatbutton", "Float this panel in a window of its own, "
+                                                          "or dock it again")):
+            child = dock.findChild(QWidget, button)
+            if child is not None:
+                child.setToolTip(tip)
         return dock
 
     def add_action(self, menu, text, slot, shortcut=None, toolbar=False, key=None, tip=None):
@@ -718,8 +725,8 @@ class MainWindow(QMainWindow):
         area_dock = "editor" if "editor" in self.docks else None
         dock = self.add_dock("lessons", "Lessons", self.lessons, Qt.LeftDockWidgetArea, tabify_with=area_dock)
         dock.toggleViewAction().setText("&Lessons")
-        if area_dock:
-            self.docks[area_dock].raise_()
+        if area_dock:   # the palette in front: a new user builds by dragging, code is one tab away
+            self.docks["palette" if "palette" in self.docks else area_dock].raise_()
         a = self.add_action
         help_menu = self.menus["Help"]
         lessons_menu = QMenu("&Lessons", help_menu)   # Help → Lessons: the guided track
@@ -739,6 +746,7 @@ class MainWindow(QMainWindow):
         self.actions["lesson back"].setIconText("◀ Back")
         self.lessons.busyChanged.connect(lambda busy: self._lesson_controls())
         self.lessons.stepShown.connect(lambda _i: self._lesson_controls())
+        self.lessons.stepShown.connect(lambda _i: self._presenter_canvas())
         self._lesson_controls()
         debugger = getattr(self, "debugger", None)
         quiz = debugger.actions.get("quiz") if debugger is not None else None
@@ -787,10 +795,6 @@ class MainWindow(QMainWindow):
                       tip="Full screen, large and high-contrast, without extras (F11; Esc leaves)")
         presenter.setCheckable(True)
         presenter.setIconText("Presenter")
-        f11 = QKeySequence("F11")
-        for other in self.findChildren(QAction):   # F11 is presenter mode; a panel that took it yields
-            if other is not presenter and f11 in other.shortcuts():
-                other.setShortcuts([k for k in other.shortcuts() if k != f11])
         leave = QAction("Leave Presenter Mode", self)
         leave.setShortcut(QKeySequence("Esc"))
         leave.setShortcutContext(Qt.WindowShortcut)
@@ -843,6 +847,8 @@ class MainWindow(QMainWindow):
                 toggle.setToolTip(f"Show or hide the {dock_widget.windowTitle()} panel")
         for menu in self.menus.values():
             menu.setToolTipsVisible(True)
+        if not self.find_box.toolTip():
+            self.find_box.setToolTip("Type a node's label and press Enter; Enter again finds the next (Ctrl+F)")
 
     def show_lessons(self, lesson_id=None, step=0):
         """Show the Lessons dock; with an id, open that lesson at `step` (0-based)."""
@@ -901,6 +907,17 @@ class MainWindow(QMainWindow):
             self.resizeDocks([lessons], [max(300, int(self.height() * 0.45))], Qt.Vertical)
         self.view.fit()
 
+    def _presenter_canvas(self):
+        """In presenter mode a lesson step without a graph (a big network) gets the
+        whole window: the canvas would only show an unrelated graph."""
+        snapshot = self.lessons.snapshot
+        wanted = not (self.appearance.presenting and snapshot is not None and not snapshot.show_graph)
+        if self.view.isHidden() == wanted:
+            self.view.setVisible(wanted)
+            self.output_label.setVisible(wanted)   # the hidden graph's output would mislead
+            if wanted:
+                QTimer.singleShot(0, self._size_presenter_docks)
+
     def _lesson_controls(self):
         panel = self.lessons
         self.actions["lesson next"].setEnabled(panel.next_button.isEnabled())
@@ -912,12 +929,15 @@ class MainWindow(QMainWindow):
         lessons = self.docks["lessons"]
         if on and not lessons.isHidden():
             lessons.raise_()
+            self._presenter_canvas()
             QTimer.singleShot(0, self._size_presenter_docks)   # once the window has its new size
             QTimer.singleShot(450, self._size_presenter_docks)
         if on:
             self.show_message("Presenter mode: F11 or Esc to leave; View → Scale or the box "
                               "in the toolbar for the size.", 6000)
         else:
+            self.view.show()
+            self.output_label.show()
             QTimer.singleShot(0, self.view.fit)   # the canvas has its old size back
 
     def _appearance_changed(self):

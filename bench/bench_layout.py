@@ -2,14 +2,18 @@
 
     python bench/bench_layout.py            # the full table (about a minute)
     python bench/bench_layout.py --quick    # skip the 50k row
+    git show REV:core/layout.py > /tmp/old.py
+    python bench/bench_layout.py --against /tmp/old.py   # time both, taking turns
 
 For every graph: nodes, edges, dummy nodes added for long edges (and, if scipy
-imports, the fewest any layering could need), seconds (median of 3 runs of
-`sugiyama`), crossings in the given order (plain generation order, dummies last)
-and after barycenter reduction, both counted on the proper graph. If pygraphviz
-imports, Graphviz `dot` lays out the same graphs side by side (up to 10k nodes).
+imports, the fewest any layering could need), seconds and CPU seconds (medians
+of 3 runs of `sugiyama`), crossings in the given order (plain generation order,
+dummies last) and after barycenter reduction, both counted on the proper graph.
+If pygraphviz imports, Graphviz `dot` lays out the same graphs side by side (up
+to 10k nodes).
 """
 import argparse
+import importlib.util
 import os
 import platform
 import random
@@ -130,13 +134,25 @@ def mlp_loss(n_samples, n_in=2, sizes=(16, 16, 1)):
 # -----------------------------------------------------------------------------
 # measuring
 
-def median_seconds(fn, repeat):
-    times = []
+def interleaved(fns, repeat):
+    """[(median wall seconds, median CPU seconds)] per fn, the fns taking turns
+    so that a load change on a shared machine hits them alike."""
+    wall, cpu = [[] for _ in fns], [[] for _ in fns]
     for _ in range(repeat):
-        t = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times), result
+        for i, fn in enumerate(fns):
+            t, c = time.perf_counter(), time.process_time()
+            fn()
+            wall[i].append(time.perf_counter() - t)
+            cpu[i].append(time.process_time() - c)
+    return [(statistics.median(w), statistics.median(c)) for w, c in zip(wall, cpu)]
+
+
+def load_layout(path):
+    """Another version of core/layout.py, e.g. `git show REV:core/layout.py > old.py`."""
+    spec = importlib.util.spec_from_file_location("layout_against", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def dot_seconds(nodes, edges, repeat):
@@ -150,7 +166,7 @@ def dot_seconds(nodes, edges, repeat):
         g.add_nodes_from(nodes)
         g.add_edges_from(edges)
         g.layout(prog="dot")
-    return median_seconds(run, repeat)[0]
+    return interleaved([run], repeat)[0][0]
 
 
 def optimal_dummies(nodes, edges):
@@ -182,7 +198,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="skip the slowest rows")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--against", metavar="LAYOUT.PY",
+                        help="also time this version of core/layout.py, taking turns")
     args = parser.parse_args()
+    other = load_layout(args.against) if args.against else None
 
     cases = [
         ("MLP(2,[16,16,1]) sample", mlp_sample()),
@@ -203,25 +222,38 @@ def main():
 
     print(f"Python {platform.python_version()} on {platform.machine()}, "
           f"{os.cpu_count()} CPUs; median of {args.repeat} runs")
-    header = ("| graph | nodes | edges | dummies | fewest possible | seconds "
+    header = ("| graph | nodes | edges | dummies | fewest possible | seconds | CPU seconds "
               "| crossings before | crossings after |")
+    if other:
+        header += " other: dummies | other: seconds | other: CPU seconds | CPU / other |"
     if have_dot:
         header += " dot seconds |"
     print(header)
     print("|" + "---|" * (header.count("|") - 1))
     for name, (nodes, edges) in cases:
-        seconds, lay = median_seconds(lambda: sugiyama(nodes, edges), args.repeat)
-        dummies = sum(len(layer) for layer in lay.layers) - len(nodes)
+        fns = [lambda: sugiyama(nodes, edges)]
+        if other:
+            fns.append(lambda: other.sugiyama(nodes, edges))
+        times = interleaved(fns, args.repeat)
+        (seconds, cpu), lay = times[0], sugiyama(nodes, edges)
         fewest = optimal_dummies(nodes, edges)
-        row = (f"| {name} | {len(nodes):,} | {len(edges):,} | {dummies:,} | "
-               f"{'-' if fewest is None else format(fewest, ',')} | {seconds:.3f} | "
+        row = (f"| {name} | {len(nodes):,} | {len(edges):,} | {dummies(lay, nodes):,} | "
+               f"{'-' if fewest is None else format(fewest, ',')} | {seconds:.3f} | {cpu:.3f} | "
                f"{lay.crossings_before:,} | {lay.crossings_after:,} |")
+        if other:
+            old = other.sugiyama(nodes, edges)
+            (old_seconds, old_cpu) = times[1]
+            row += f" {dummies(old, nodes):,} | {old_seconds:.3f} | {old_cpu:.3f} | {cpu / old_cpu:.2f} |"
         if have_dot:
             dot = dot_seconds(nodes, edges, args.repeat) if len(nodes) <= 10_000 else None
             row += f" {dot:.3f} |" if dot is not None else " - |"
         print(row, flush=True)
     if not have_dot:
         print("(pygraphviz is not installed: no Graphviz dot comparison)")
+
+
+def dummies(lay, nodes):
+    return sum(len(layer) for layer in lay.layers) - len(nodes)
 
 
 if __name__ == "__main__":

@@ -210,8 +210,8 @@ def _slide_groups(order, layer, pairs):
     (edges inside keep their length), so a block with more edges leaving than
     entering slides right until a leaving edge has length 1, and is glued to
     the block at the other end; the mirror image for more edges entering.
-    Every node starts alone; each slide glues two blocks (fewer than n slides)
-    and the total length only goes down."""
+    Every node starts alone; each slide glues two blocks (so fewer than n
+    slides) and never makes the total length grow."""
     if all(layer[v] - layer[u] == 1 for u, v in pairs):
         return  # nothing to shorten: an expression tree ends here
     n = len(layer)

@@ -194,6 +194,10 @@ class GraphBuilder(QObject):
     # -- deleting -----------------------------------------------------------------------------
 
     def delete_selection(self):
+        edge = self.scene.selected_edge
+        if edge is not None:
+            self.scene.select_edge(None)
+            return self.delete_edge(edge)
         ids = self.scene.edit_selection()
         if not ids:
             self.message.emit("Nothing selected to delete.")

@@ -94,7 +94,7 @@ def paint_ports(painter, item, theme, scale):
         if p in missing:
             continue
         x, y = item._port_local(p)
-        painter.drawEllipse(QPointF(x, y), r * 0.8, r * 0.8)
+        painter.drawEllipse(QPointF(x, y), r * 0.7, r * 0.7)
     g = item.geometry
     painter.setBrush(theme.color("edge"))
     painter.drawEllipse(QPointF(g.record.right(), 0.0), r, r)

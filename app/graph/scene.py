@@ -87,6 +87,8 @@ class GraphScene(QGraphicsScene):
         self._press_groups = None    # collapsed groups being dragged: gid -> start pos
         self._insert_edge = None     # the wire a dragged node would be inserted on
         self._insert_hint = None     # its glow
+        self.selected_edge = None    # the wire clicked last (Del removes it), or None
+        self._edge_glow = None
         self._group_items = {}       # gid -> GroupItem (collapsed groups)
         self._frames = {}            # gid -> GroupFrameItem (expanded groups)
         self._hidden = []            # NodeItems / EdgeItems hidden by collapsed groups
@@ -224,6 +226,8 @@ class GraphScene(QGraphicsScene):
         if self.session.current_id is not None:
             self._on_current_changed(self.session.current_id)
         self._sync_groups()
+        if self.selected_edge is not None:
+            self.select_edge(self.selected_edge if self.selected_edge in self._edges else None)
         self.structureChanged.emit()
 
     def _add_edge(self, edge):
@@ -256,6 +260,7 @@ class GraphScene(QGraphicsScene):
         self._frames.clear()
         self._hidden, self._anchored = [], []
         self._insert_hint = None
+        self.selected_edge, self._edge_glow = None, None
         if self._wire is not None:
             self._wire = None
         self.clear()
@@ -524,6 +529,8 @@ class GraphScene(QGraphicsScene):
         self._raised = [item for item in self.selectedItems() if isinstance(item, NodeItem)]
         for item in self._raised:
             item.setZValue(NODE_SELECTED_Z)
+        if self.selected_edge is not None and self._raised:
+            self.select_edge(None)   # a node selected: the wire is not any more
         if self._syncing_selection:
             return
         ids = self.selected_ids()
@@ -593,6 +600,28 @@ class GraphScene(QGraphicsScene):
             self.addItem(self._insert_hint)
         self._insert_hint.setPath(item.path())
 
+    def select_edge(self, edge):
+        """Make the wire `edge` the selected one (None: no wire selected); nodes are deselected."""
+        edge = Edge(*edge) if edge is not None else None
+        item = self._edges.get(edge) if edge is not None else None
+        if item is None:
+            edge = None
+        self.selected_edge = edge
+        if edge is None:
+            if self._edge_glow is not None and self._edge_glow.scene() is self:
+                self.removeItem(self._edge_glow)
+            self._edge_glow = None
+            return
+        self.clearSelection()
+        if self._edge_glow is None:
+            self._edge_glow = QGraphicsPathItem()
+            pen = QPen(self.theme.color("selection"), 4.0 * self.theme.scale)
+            pen.setCapStyle(Qt.RoundCap)
+            self._edge_glow.setPen(pen)
+            self._edge_glow.setZValue(FRAME_Z + 0.6)
+            self.addItem(self._edge_glow)
+        self._edge_glow.setPath(item.path())
+
     def can_insert(self, nid, edge):
         """(ok, reason): may existing op nid go onto the wire edge (InsertOnEdge's rules)?"""
         doc = self.session.doc
@@ -654,6 +683,14 @@ class GraphScene(QGraphicsScene):
                 self.start_wire(ref, event.widget())
                 event.accept()
                 return
+            if self.selected_edge is not None:
+                self.select_edge(None)
+            if not any(isinstance(i, (NodeItem, GroupItem)) for i in self.items(event.scenePos())):
+                edge = self.edge_at(event.scenePos(), self.hit_radius(event.widget()) * 0.6)
+                if edge is not None:   # a click on a wire selects it
+                    self.select_edge(edge)
+                    event.accept()
+                    return
         super().mousePressEvent(event)
         self._press_positions = {item.nid: (item.pos().x(), item.pos().y())
                                  for item in self.selectedItems() if isinstance(item, NodeItem)}

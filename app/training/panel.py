@@ -152,6 +152,7 @@ class TrainingPanel(QWidget):
         # presentation state only: what the scalar graph is about
         self.graph_neuron = None  # (layer, neuron)
         self.sample = None  # (x1, x2, label, index in the training set or None)
+        self._selected_weight = None  # (layer, neuron, index) shown in the weight editor
         self.last_message = ""
         self._last_live = 0.0
         self._dirty = set()  # parts of the picture waiting for a redraw: 'curves' 'image' 'network'
@@ -776,7 +777,7 @@ class TrainingPanel(QWidget):
         self._show_weight()
 
     def _show_weight(self):
-        key = getattr(self, "_selected_weight", None)
+        key = self._selected_weight
         weights = self.controller.weights
         if key is None or weights is None:
             return
@@ -804,7 +805,7 @@ class TrainingPanel(QWidget):
         return ok
 
     def _on_weight_edited(self, value):
-        key = getattr(self, "_selected_weight", None)
+        key = self._selected_weight
         if key is not None:
             self.set_weight(*key, value)
 
@@ -1065,7 +1066,7 @@ class TrainingPanel(QWidget):
     def _on_status(self, status, message):
         playing = status == "playing"
         self.play_button.setText("❚❚ Pause" if playing else "▶ Play")
-        self.weight_spin.setEnabled(not playing and getattr(self, "_selected_weight", None) is not None)
+        self.weight_spin.setEnabled(not playing and self._selected_weight is not None)
         self.step_button.setEnabled(status not in ("diverged", "error"))
         self.play_button.setEnabled(status not in ("diverged", "error"))
         if status in ("diverged", "error"):
@@ -1074,8 +1075,11 @@ class TrainingPanel(QWidget):
             self._message(message)
         elif status == "playing":
             self._message("training…")
+        elif self.steps:
+            self._message(f"paused at step {self.steps:,}: Play continues, Step takes one step; "
+                          "click a neuron to open its scalar graph, a weight to edit it")
         else:
-            self._message("paused" if self.steps else "ready: press Play, or Step to take one step")
+            self._message("ready: press Play to train, or Step to take one step and watch what it changes")
 
     def _message(self, text, error=False):
         self.last_message = text

@@ -675,3 +675,18 @@ def test_building_tanh_neuron_from_the_palette_gives_the_right_grads(window):
     for _ in range(steps):
         window.undo_stack.redo()
     assert window.session.doc.to_dict() == final
+
+
+def test_a_clicked_wire_is_selected_and_del_removes_it(window, qtbot):
+    x = add(window, "input", 0, 0)
+    t = add(window, "tanh", 600, 0)
+    assert wire(window, x, t, 0)[0]
+    middle = window.scene.edge_items()[0].path().pointAtPercent(0.5)
+    qtbot.mouseClick(window.view.viewport(), Qt.LeftButton, pos=view_point(window, middle))
+    assert window.scene.selected_edge == (x, t, 0) and window.scene.selected_ids() == []
+    window.view.setFocus()
+    qtbot.keyClick(window.view, Qt.Key_Delete)
+    assert not window.session.doc.edges and window.scene.selected_edge is None
+    assert len(window.session.doc.nodes) == 2
+    window.undo_stack.undo()
+    assert window.session.doc.inputs_of(t) == [x]

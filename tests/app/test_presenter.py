@@ -1,7 +1,7 @@
 """Presenter mode, scale and themes: one factor for every pane, switched live."""
 import pytest
-from PySide6.QtCore import QPointF, Qt
-from PySide6.QtGui import QColor, QFontInfo, QKeySequence, QPalette
+from PySide6.QtCore import QPointF, QSize, Qt
+from PySide6.QtGui import QColor, QFont, QFontInfo, QKeySequence, QPalette
 from PySide6.QtWidgets import QAbstractButton, QApplication, QLabel, QWidget
 
 from app.main_window import MainWindow
@@ -150,23 +150,18 @@ def test_themes_switch_without_restart(window):
 
 
 def test_the_node_item_paints_with_the_new_palette(window, qtbot):
-    from PySide6.QtGui import QImage, QPainter
     item = window.scene.node_item(window.session.doc.effective_output())
 
-    def fill_at_label():
-        rect = window.scene.itemsBoundingRect()
-        image = QImage(int(rect.width()) + 2, int(rect.height()) + 2, QImage.Format_ARGB32)
-        image.fill(0)
-        painter = QPainter(image)
-        window.scene.render(painter, image.rect(), rect)
-        painter.end()
-        box = item.box_rect().translated(-rect.left(), -rect.top())
-        return image.pixelColor(int(box.left() + 3), int(box.center().y()))
+    def colour_of_the_box():
+        point = window.view.mapFromScene(item.mapToScene(item.box_rect().center() - item.pos()
+                                                         + QPointF(-item.box_rect().width() * 0.3, 0)))
+        return window.view.viewport().grab().toImage().pixelColor(point)
 
-    light = fill_at_label()
+    light = colour_of_the_box()
     window.appearance.set_palette("dark")
-    dark = fill_at_label()
+    dark = colour_of_the_box()
     assert light != dark
+    assert dark.lightness() < light.lightness()
 
 
 def test_scale_and_theme_are_kept_in_settings(window):
@@ -238,3 +233,52 @@ def test_ui_font_scales_the_original_font():
         assert double.pixelSize() == 2 * base.pixelSize()
     else:
         assert double.pointSizeF() == pytest.approx(2 * base.pointSizeF())
+
+
+def test_plots_follow_the_scale(qtbot):
+    """pyqtgraph plots (the training panel's) get scaled tick fonts and axis widths."""
+    import pyqtgraph as pg
+    from app.theme import apply_to_widgets
+    plot = pg.PlotWidget()
+    qtbot.addWidget(plot)
+    plot.getPlotItem().getAxis("left").setWidth(28)
+    apply_to_widgets(plot, 2.0)
+    axis = plot.getPlotItem().getAxis("left")
+    assert axis.style["tickFont"].pixelSize() == ui_font(2.0).pixelSize() or \
+        axis.style["tickFont"].pointSizeF() == pytest.approx(ui_font(2.0).pointSizeF())
+    assert axis.fixedWidth == 56
+    apply_to_widgets(plot, 1.0)
+    assert axis.fixedWidth == 28
+
+
+def test_widgets_with_their_own_sizes_scale_and_come_back(qtbot):
+    from PySide6.QtWidgets import QLineEdit, QToolButton, QVBoxLayout
+    from app.theme import apply_to_widgets, set_base_font
+    host = QWidget()
+    qtbot.addWidget(host)
+    layout = QVBoxLayout(host)
+    styled = QLabel("styled")
+    styled.setStyleSheet("font-size: 17px; font-weight: bold;")
+    own = QLabel("own font")
+    set_base_font(own, 15, bold=True)
+    box = QLineEdit()
+    box.setMaximumWidth(260)
+    tool = QToolButton()
+    tool.setIconSize(QSize(52, 52))
+    for w in (styled, own, box, tool):
+        layout.addWidget(w)
+    host.show()
+    apply_to_widgets(host, 2.0)
+    assert "font-size: 34px" in styled.styleSheet() and QFontInfo(styled.font()).pixelSize() == 34
+    assert own.font().pixelSize() == 30 and own.font().bold()
+    assert box.maximumWidth() == 520 and tool.iconSize() == QSize(104, 104)
+    apply_to_widgets(host, 2.0)   # applying the same scale again changes nothing
+    assert own.font().pixelSize() == 30 and box.maximumWidth() == 520
+    apply_to_widgets(host, 1.0)
+    assert "font-size: 17px" in styled.styleSheet() and own.font().pixelSize() == 15
+    assert box.maximumWidth() == 260 and tool.iconSize() == QSize(52, 52)
+    font = QFont("DejaVu Sans")
+    font.setPixelSize(20)
+    own.setFont(font)                  # its owner sets a new font: that is the new 1x
+    apply_to_widgets(host, 1.5)
+    assert own.font().pixelSize() == 30
