@@ -49,6 +49,7 @@ from core.lessons import LessonError, load_all
 
 LESSONS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                            "resources", "lessons")
+READABLE_ZOOM = 0.5         # below this the canvas zooms in on the step's nodes
 MAX_CANVAS_NODES = 600      # a network's loss graph goes on the canvas only up to this size
 PROGRESS_KEY = "lessons/progress/"   # + lesson id -> the furthest step reached (0-based)
 LAST_KEY = "lessons/last"
@@ -100,14 +101,10 @@ class Snapshot:
 
 def _moves_train(lesson, start, target):
     """Does going from step `start` to `target` (a replay from 0 when going back)
-    build or train a network? Then it belongs in a worker."""
+    involve a network? Building, training or restoring one belongs in a worker."""
     lo = 0 if target <= start else start + 1
-    for step in lesson.steps[lo:target + 1]:
-        if step.setup is not None and step.setup.kind == "network":
-            return True
-        if any(a.do == "train" for a in step.actions):
-            return True
-    return any(s.setup is not None and s.setup.kind == "network" for s in lesson.steps[:target + 1])
+    return any(step.setup is not None and step.setup.kind == "network" for step in lesson.steps[:target + 1]) \
+        or any(a.do == "train" for step in lesson.steps[lo:target + 1] for a in step.actions)
 
 
 class Stopped:
@@ -233,6 +230,20 @@ class GraphBridge:
             scene.set_node_status(statuses)
         else:
             scene.clear_node_status()
+        self._follow(highlight)
+
+    def _follow(self, highlight):
+        """Bring the step's nodes into view when the graph is too big to read whole
+        (a network's loss graph): the camera follows the lesson."""
+        view, scene = self.window.view, self.window.scene
+        items = [scene.node_item(nid) for nid in highlight if scene.node_item(nid) is not None]
+        if not items:
+            return
+        visible = view.mapToScene(view.viewport().rect()).boundingRect()
+        readable = view.zoom() >= READABLE_ZOOM
+        if readable and all(visible.contains(item.sceneBoundingRect()) for item in items):
+            return
+        view.center_on_node(items[0].nid, min_zoom=0.65)
 
     def clear_highlight(self):
         self.window.scene.set_highlight(())
@@ -468,7 +479,8 @@ class LessonsPanel(QWidget):
 
         self.error = QLabel()
         self.error.setWordWrap(True)
-        self.error.setStyleSheet("color: #c8001e;")
+        self._colors = {"right": "#007a45", "wrong": "#c8001e"}
+        self.error.setStyleSheet(f"color: {self._colors['wrong']};")
         self.error.hide()
         col.addWidget(self.error)
 
@@ -742,6 +754,20 @@ class LessonsPanel(QWidget):
         self._update_controls()
         self.stepShown.emit(snapshot.index)
 
+    def set_theme(self, theme):
+        """The window's theme changed (fonts follow by themselves): the colours of
+        right, wrong and errors come from its palette, readable on light and dark."""
+        self._colors = {"right": theme.color("status_final").name(), "wrong": theme.color("nonfinite").name()}
+        self.error.setStyleSheet(f"color: {self._colors['wrong']};")
+        if self._last_answer is not None:
+            self.check()
+
+    def follow(self):
+        """Zoom the canvas in on the step's nodes if the whole graph is too small to read."""
+        if self.bridge is not None and self.snapshot is not None and self.snapshot.show_graph \
+                and self.bridge.showing_runner:
+            self.bridge._follow(self.snapshot.highlight)
+
     def metrics_text(self):
         m = self.snapshot.metrics if self.snapshot is not None else None
         if not m:
@@ -776,7 +802,7 @@ class LessonsPanel(QWidget):
         ok, explanation = self.runner.check_answer(self.answer.text())
         self._last_answer = (ok, explanation)
         head, _, rest = explanation.partition("\n")
-        color = "#007a45" if ok else "#c8001e"
+        color = self._colors["right" if ok else "wrong"]
         body = "<br>".join(_html(line) for line in rest.splitlines())
         mono = "font-family:'DejaVu Sans Mono'"
         self.result.setText(f"<b style='color:{color}'>{_html(head)}</b>"

@@ -16,8 +16,12 @@ Extension points for later panels (debugger, builder, training):
                                        ('File', 'Edit', 'View', 'Graph', 'Debug', ...)
     window.add_dock(key, title, widget, area)   a dock, listed under View → Panels
     window.add_action(menu, text, slot, shortcut=None, toolbar=False)
-    window.show_document(doc, text)    lay out and show a GraphDocument (undoable)
+    window.show_document(doc, text, groups=())  lay out and show a GraphDocument (undoable)
     window.open_value(root)            trace a Value graph and show it
+    window.files                       FileActions (app/file_actions.py): path, open, save,
+                                       recent files, examples, autosave and recovery, exports
+    window.builder                     GraphBuilder (app/graph/builder.py): palette drops,
+                                       quick add, clipboard, delete, edit, groups
 
 `main(argv)` is the `backprop-studio` entry point:
     backprop-studio [FILE] [--screenshot OUT.png] [--size WxH] [--dark]
@@ -28,10 +32,10 @@ import os
 import sys
 import time
 
-from PySide6.QtCore import QCoreApplication, QEvent, QRectF, QSize, Qt, QThread, QTimer, Signal
-from PySide6.QtGui import QAction, QFont, QImage, QKeySequence, QPainter, QUndoStack
-from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QLabel, QLineEdit,
-                               QMainWindow, QMessageBox, QSizePolicy, QToolBar, QWidget)
+from PySide6.QtCore import QCoreApplication, QEvent, Qt, QThread, QTimer, Signal
+from PySide6.QtGui import QAction, QFont, QKeySequence, QUndoStack
+from PySide6.QtWidgets import (QApplication, QDockWidget, QLabel, QLineEdit, QMainWindow, QSizePolicy,
+                               QToolBar, QWidget)
 
 from app.expression_bar import TUTORIAL, ExpressionBar
 from app.graph.items import node_size
@@ -47,8 +51,6 @@ from core.layout import sugiyama
 
 MENU_ORDER = ("File", "Edit", "View", "Graph", "Help")
 ASYNC_LAYOUT_NODES = 400  # from this size on, the layout runs in a worker thread
-EXPORT_MAX_SIDE = 12000          # pixels; a 5,000-node graph is exported scaled down to fit
-EXPORT_MAX_PIXELS = 40_000_000   # and to at most this many pixels (160 MB of RGBA)
 
 
 class LayoutWorker(QThread):
@@ -619,83 +621,15 @@ class MainWindow(QMainWindow):
 
     # -- export ------------------------------------------------------------------------------
 
-    def _export_source(self):
-        rect = self.scene.items_rect()
-        return rect.adjusted(-30, -30, 30, 30)
-
-    def _render_for_export(self, painter, target, source, vector=False):
-        """scene.render without the selection halo (a figure, not a screen), with a
-        busy cursor; for SVG, items paint themselves instead of their pixmap caches."""
-        selected = self.scene.selected_ids()
-        items = list(self.scene.node_items().values()) if vector else []
-        modes = [item.cacheMode() for item in items]
-        QApplication.setOverrideCursor(Qt.WaitCursor)
-        self.scene.blockSignals(True)   # a passing deselect is not a change of the current node
-        try:
-            self.scene.clearSelection()
-            for item in items:
-                item.setCacheMode(item.CacheMode.NoCache)
-            self.scene.render(painter, target, source)
-        finally:
-            for item, mode in zip(items, modes):
-                item.setCacheMode(mode)
-            for nid in selected:
-                self.scene.node_item(nid).setSelected(True)
-            self.scene.blockSignals(False)
-            QApplication.restoreOverrideCursor()
-
     def export_png(self, path, scale=2.0):
-        """The whole graph as a PNG (at `scale`, capped to EXPORT_MAX_SIDE pixels)."""
-        source = self._export_source()
-        if source.isEmpty():
-            self.show_message("Nothing to export: the graph is empty.")
-            return False
-        scale = min(scale, EXPORT_MAX_SIDE / max(source.width(), source.height()),
-                    (EXPORT_MAX_PIXELS / (source.width() * source.height())) ** 0.5)
-        size = QSize(max(1, round(source.width() * scale)), max(1, round(source.height() * scale)))
-        image = QImage(size, QImage.Format_ARGB32_Premultiplied)
-        image.fill(self.theme.color("background"))
-        painter = QPainter(image)
-        painter.setRenderHints(QPainter.Antialiasing | QPainter.TextAntialiasing)
-        try:
-            self._render_for_export(painter, QRectF(0, 0, size.width(), size.height()), source)
-        finally:
-            painter.end()
-        ok = image.save(str(path), "PNG")
-        self.show_message(f"Exported {path}" if ok else f"Could not write {path}")
-        return ok
+        """The whole graph as a PNG (app/file_actions.py)."""
+        return self.files.export_png(path, scale)
 
     def export_svg(self, path):
-        """The whole graph as SVG (text stays text, so labels can be searched)."""
-        from PySide6.QtSvg import QSvgGenerator
-        source = self._export_source()
-        if source.isEmpty():
-            self.show_message("Nothing to export: the graph is empty.")
-            return False
-        gen = QSvgGenerator()
-        gen.setFileName(str(path))
-        gen.setSize(QSize(round(source.width()), round(source.height())))
-        gen.setViewBox(QRectF(0, 0, source.width(), source.height()))
-        gen.setTitle("Backprop Studio graph")
-        gen.setDescription(f"{len(self.session.doc.nodes)} nodes")
-        painter = QPainter()
-        if not painter.begin(gen):
-            self.show_message(f"Could not write {path}")
-            return False
-        painter.fillRect(QRectF(0, 0, source.width(), source.height()), self.theme.color("background"))
-        try:
-            self._render_for_export(painter, QRectF(0, 0, source.width(), source.height()), source,
-                                    vector=True)
-        finally:
-            painter.end()
-        self.show_message(f"Exported {path}")
-        return os.path.exists(str(path))
+        return self.files.export_svg(path)
 
     def export_dialog(self, kind):
-        filters = {"png": "PNG image (*.png)", "svg": "SVG drawing (*.svg)"}
-        path, _ = QFileDialog.getSaveFileName(self, f"Export {kind.upper()}", f"graph.{kind}", filters[kind])
-        if path:
-            (self.export_png if kind == "png" else self.export_svg)(path)
+        return self.files.export_image_dialog(kind)
 
     # -- help ------------------------------------------------------------------------------
 
@@ -906,6 +840,7 @@ class MainWindow(QMainWindow):
         if self.appearance.presenting and not lessons.isHidden():
             self.resizeDocks([lessons], [max(300, int(self.height() * 0.45))], Qt.Vertical)
         self.view.fit()
+        self.lessons.follow()
 
     def _presenter_canvas(self):
         """In presenter mode a lesson step without a graph (a big network) gets the
@@ -1039,6 +974,7 @@ def main(argv=None):
         window.wait_for_layout()
         app.processEvents()
         window.view.fit()
+        window.lessons.follow()
         app.processEvents()
         ok = window.grab().save(args.screenshot, "PNG")
         window.close()

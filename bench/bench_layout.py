@@ -196,7 +196,7 @@ def optimal_dummies(nodes, edges):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="skip the slowest rows")
+    parser.add_argument("--quick", action="store_true", help="skip the 50k row")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--against", metavar="LAYOUT.PY",
                         help="also time this version of core/layout.py, taking turns")

@@ -569,7 +569,9 @@ class GraphScene(QGraphicsScene):
         area = QRectF(pos.x() - radius, pos.y() - radius, 2 * radius, 2 * radius)
         stroker = QPainterPathStroker()
         stroker.setWidth(2 * radius)
-        for item in self.items(area, Qt.IntersectsItemBoundingRect):
+        # a wire's shape is the region its curve bounds: a curve through `area` touches it,
+        # and the shape test is far cheaper than stroking every long wire's bounding box
+        for item in self.items(area, Qt.IntersectsItemShape):
             if not isinstance(item, EdgeItem) or not item.isVisible():
                 continue
             edge = Edge(*item.edge)

@@ -46,3 +46,15 @@ def test_bad_recovery_files_are_refused(meta, match):
 def test_meta_may_not_already_hold_a_recovery_record():
     with pytest.raises(ValueError):
         recovery.dumps(parse("a"), {"recovery": 1}, [], None, "t")
+
+
+def test_a_snapshot_dumps_to_exactly_the_same_bytes():
+    doc = parse("x = Value(2.0, label='x')\ny = (x*x).tanh() + x**3\n")
+    block = neuron_block(doc, (0, 200), nin=2, inputs=["n1", "n1"])
+    CommandStack(doc).push(block.command)
+    doc.set_output(block.outputs[0])
+    args = ({"title": "t"}, [block.group], "/a/b.json", "2026-12-03T10:00:00Z", "b.json")
+    plain = recovery.snapshot(doc)
+    assert recovery.dumps_snapshot(plain, *args) == recovery.dumps(doc, *args)
+    doc.set_field("n1", "value", 5.0)          # the snapshot shares nothing with doc
+    assert recovery.loads(recovery.dumps_snapshot(plain, *args)).doc.nodes["n1"].value == 2.0
