@@ -560,7 +560,7 @@ class FileActions(QObject):
                 continue
             self._set_file(recovered.source, recovered.meta, name=recovered.title or None)
             self.autosave.changed()
-            self.autosave.tick()        # our own autosave holds it from now on
+            self.autosave.tick(wait=True)   # written before the old copy goes: never no copy
             orphan.discard()
             self.window.show_message("Restored the autosaved work. Save it to keep it.")
             restored = True

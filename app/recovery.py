@@ -18,10 +18,14 @@ each other's work. Taking an orphan's lock first means two new windows never
 offer the same work twice.
 
 Writes are atomic (temporary file + os.replace): a crash during an autosave
-leaves the previous autosave whole.
+leaves the previous autosave whole. The JSON is made and written on a worker
+thread from a plain-data snapshot of the document; a save or a clean exit that
+happens meanwhile voids that write, so a saved document never leaves a
+recovery file behind.
 """
 
 import os
+import threading
 import uuid
 from datetime import datetime, timezone
 
@@ -105,6 +109,9 @@ class AutosaveManager(QObject):
         self.lock.tryLock(0)
         self.revision = 0          # bumped on every document change
         self._written = None       # the revision last written (None: no file)
+        self._generation = 0       # bumped by remove(): older writes are void
+        self._io = threading.Lock()
+        self._worker = None        # the thread writing the file, if any
         self.last_error = None
         self.timer = QTimer(self)
         self.timer.setInterval(interval_ms)
@@ -114,34 +121,80 @@ class AutosaveManager(QObject):
     def changed(self, *_):
         self.revision += 1
 
-    def tick(self):
-        """Write the unsaved work if it changed since the last write; True if written."""
+    def tick(self, wait=False):
+        """Write the unsaved work if it changed since the last write; True if a write began.
+
+        The document is copied to plain data here (milliseconds); the JSON and the
+        disk happen on a worker thread, so even a 5,000-node graph does not freeze
+        the window. `wait=True` returns only when the file is written (tests, scripts)."""
         data = self.snapshot()
         if data is None:
             self.remove()
             return False
         if self._written == self.revision and os.path.exists(self.path):
             return False
+        if self._worker is not None and self._worker.is_alive():
+            if not wait:
+                return False   # still writing the last one; the next tick catches up
+            self._worker.join()
         doc, meta, groups, source, title = data
+        plain = recovery.snapshot(doc)
+        meta, groups = dict(meta), [dict(g, nodes=list(g["nodes"])) for g in groups]
+        revision, generation = self.revision, self._generation
         stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-        try:
-            write_atomically(self.path, recovery.dumps(doc, meta, groups, source, stamp, title))
-        except (OSError, ValueError) as e:   # a full disk must not take the window down
-            self.last_error = e
-            return False
-        self._written = self.revision
+
+        def write():
+            try:
+                text = recovery.dumps_snapshot(plain, meta, groups, source, stamp, title)
+                if self._replace(text, generation):
+                    self._written = revision
+            except (OSError, ValueError) as e:   # a full disk must not take the window down
+                self.last_error = e
+
+        self._worker = threading.Thread(target=write, name="autosave", daemon=True)
+        self._worker.start()
+        if wait:
+            self._worker.join()
         return True
 
-    def remove(self):
-        self._written = None
+    def _replace(self, text, generation):
+        """Put text in place, unless the work was saved (or closed) since it was taken."""
+        temp = f"{self.path}.{os.urandom(4).hex()}.tmp"
         try:
-            os.unlink(self.path)
-        except FileNotFoundError:
-            pass
+            with open(temp, "w", encoding="utf-8", newline="\n") as f:
+                f.write(text)
+                f.flush()
+                os.fsync(f.fileno())
+        except OSError:
+            try:
+                os.unlink(temp)
+            except OSError:
+                pass
+            raise
+        with self._io:
+            if generation != self._generation:
+                os.unlink(temp)
+                return False
+            os.replace(temp, self.path)
+            return True
+
+    def wait(self, timeout=10.0):
+        if self._worker is not None:
+            self._worker.join(timeout)
+
+    def remove(self):
+        with self._io:
+            self._generation += 1    # a write in flight will not bring the file back
+            self._written = None
+            try:
+                os.unlink(self.path)
+            except FileNotFoundError:
+                pass
 
     def close(self):
-        """A clean end: no recovery file, no lock."""
+        """A clean end: no recovery file, no lock, no thread."""
         self.timer.stop()
+        self.wait()
         self.remove()
         self.lock.unlock()
 

@@ -36,12 +36,12 @@ def recovery_files(window):
 def test_autosave_runs_every_30_s_and_only_when_modified(window):
     autosave = window.files.autosave
     assert INTERVAL_MS == 30_000 and autosave.timer.interval() == 30_000 and autosave.timer.isActive()
-    assert not autosave.tick() and not os.path.exists(autosave.path)      # clean: nothing
+    assert not autosave.tick(wait=True) and not os.path.exists(autosave.path)   # clean: nothing
     window.builder.add_entry({"key": "input"}, QPointF(0, 0))
-    assert autosave.tick() and os.path.exists(autosave.path)
-    assert not autosave.tick()                                            # unchanged: not again
+    assert autosave.tick(wait=True) and os.path.exists(autosave.path)
+    assert not autosave.tick(wait=True)                                  # unchanged: not again
     window.builder.add_entry({"key": "tanh"}, QPointF(300, 0))
-    assert autosave.tick()
+    assert autosave.tick(wait=True)
     back = recovery.loads(open(autosave.path, encoding="utf-8").read())
     assert back.doc.to_dict() == window.session.doc.to_dict() and back.source is None
 
@@ -49,23 +49,53 @@ def test_autosave_runs_every_30_s_and_only_when_modified(window):
 def test_saving_or_a_clean_close_removes_the_recovery_file(window, tmp_path, qtbot):
     autosave = window.files.autosave
     window.builder.add_entry({"key": "input"}, QPointF(0, 0))
-    autosave.tick()
+    autosave.tick(wait=True)
     assert window.files.save_as(str(tmp_path / "g.json"))
     assert not os.path.exists(autosave.path)
     window.builder.add_entry({"key": "exp"}, QPointF(300, 0))
-    autosave.tick()
+    autosave.tick(wait=True)
     assert os.path.exists(autosave.path)
     window.undo_stack.undo()          # back to the saved state: nothing unsaved
     assert not os.path.exists(autosave.path)
     window.builder.add_entry({"key": "exp"}, QPointF(300, 0))
-    autosave.tick()
+    autosave.tick(wait=True)
     window.close()                    # the answer is "discard" (conftest)
     assert not os.path.exists(autosave.path) and recovery_files(window) == []
 
 
+def test_a_write_in_flight_never_brings_back_a_removed_file(window):
+    window.builder.add_entry({"key": "input"}, QPointF(0, 0))
+    autosave = window.files.autosave
+    for _ in range(20):
+        autosave.changed()
+        assert autosave.tick()            # the worker writes...
+        autosave.remove()                 # ...while the work is saved
+        autosave.wait()
+        assert not os.path.exists(autosave.path)
+    assert [n for n in os.listdir(autosave.directory) if n.endswith(".tmp")] == []
+
+
+def test_a_big_graph_is_autosaved_off_the_gui_thread(window):
+    from core.compile import trace
+    from core.nn import MLP
+    model = MLP(4, [36, 40, 1])
+    doc, _values = trace(model([0.5, 0.6, 0.7, 0.8]), model.parameters())
+    window.show_document(doc.copy(), "big", layout=False)
+    autosave = window.files.autosave
+    started = time.perf_counter()
+    assert autosave.tick()
+    on_gui = time.perf_counter() - started
+    autosave.wait()
+    total = time.perf_counter() - started
+    print(f"\nautosave of {len(doc.nodes):,} nodes: {on_gui * 1000:.0f} ms on the GUI thread, "
+          f"{total * 1000:.0f} ms in all")
+    back = recovery.loads(open(autosave.path, encoding="utf-8").read())
+    assert back.doc.to_dict() == window.session.doc.to_dict()
+
+
 def test_a_live_window_never_offers_another_live_windows_work(window, qtbot):
     window.builder.add_entry({"key": "input"}, QPointF(0, 0))
-    window.files.autosave.tick()
+    window.files.autosave.tick(wait=True)
     other = MainWindow(load_example=False)
     qtbot.addWidget(other)
     try:
@@ -101,7 +131,7 @@ CRASHER = textwrap.dedent('''
     b.set_collapsed("N1", True)
     x = b.add_entry({{"key": "input"}}, QPointF(-300, 400))[0]
     b.apply_edit(x, {{"label": "z", "value": 0.25}})
-    w.files.autosave.tick()
+    w.files.autosave.tick(wait=True)
     print(json.dumps({{"doc": w.session.doc.to_dict(), "groups": w.session.groups.to_list(),
                       "meta": w.files.meta, "path": w.files.path}}), flush=True)
     time.sleep(120)   # killed long before this
