@@ -21,9 +21,16 @@ from app import __version__
 
 GESTURES = (
     ("Wheel", "zoom in or out under the mouse"),
-    ("Drag the background", "pan (the middle button pans too)"),
-    ("Drag a node", "move it (one undo step per drag)"),
-    ("Double-click a node", "select it and show it in the Inspector"),
+    ("Drag the background", "select the nodes in the rectangle (Ctrl adds to the selection)"),
+    ("Middle-drag, or Space/Alt + drag", "pan"),
+    ("Drag a node", "move it (one undo step per drag); onto a wire: insert it there"),
+    ("Drag from a port", "draw a wire: output (right) to input (left); red means refused, "
+                         "and the status bar says why"),
+    ("Drag a wired input", "pick its wire up: drop it on another input, or on empty canvas to remove it"),
+    ("Drag a part from the Palette", "add it where it is dropped (onto a wire: insert it)"),
+    ("Tab, or double-click the background", "search for a part and add it at the mouse"),
+    ("Double-click a node", "edit its label and value (Enter applies, Esc cancels)"),
+    ("Right-click", "set as output, collapse a neuron, delete a wire, add a part…"),
 )
 
 

@@ -18,6 +18,8 @@ Extension points for later panels (debugger, builder, training):
     window.add_action(menu, text, slot, shortcut=None, toolbar=False)
     window.show_document(doc, text, groups=())  lay out and show a GraphDocument (undoable)
     window.open_value(root)            trace a Value graph and show it
+    window.training                    TrainingWorkspace (app/training/workspace.py): show('graph' |
+                                       'training'), panel (the TrainingPanel, built on first use)
     window.files                       FileActions (app/file_actions.py): path, open, save,
                                        recent files, examples, autosave and recovery, exports
     window.builder                     GraphBuilder (app/graph/builder.py): palette drops,
@@ -112,6 +114,7 @@ class MainWindow(QMainWindow):
         self._install_debugger()
         self._install_builder()
         self._install_classroom()
+        self._install_training()
         self._find_state = ("", -1)
         self._layout_token = 0
         self._pending_layout = None
@@ -316,8 +319,13 @@ class MainWindow(QMainWindow):
         self.debugger.stepped.connect(lambda _record: dock.isVisible() or dock.show())
 
     def closeEvent(self, event):
+        training = self.training.current == "training"
+        self.training.show("graph")   # the dock layout saved on close is the Graph workspace's
         if not self.files.close_event(event):
+            if training:
+                self.training.show("training")
             return   # the user chose Cancel: unsaved work stays open
+        self.training.shutdown()      # stop the run and join its thread
         self.debugger.pause()
         self.lessons.shutdown()
         self._layout_token += 1       # any running layout is now stale
@@ -510,6 +518,15 @@ class MainWindow(QMainWindow):
         self.add_action("Graph", "Collapse / E&xpand Group", self._toggle_group, "Ctrl+G",
                         key="toggle group", tip="Show the selected neuron or layer as one box, or open it")
         self.setAcceptDrops(True)
+
+    def _install_training(self):
+        """The Training workspace (app/training/workspace.py): the Training panel in the
+        canvas's place, a Graph | Training switch in the toolbar, the Train menu with
+        Ctrl+1 / Ctrl+2, File → Open/Save Training Session; a neuron clicked there opens
+        its graph here, and "Follow live" refreshes it in place. The panel itself is
+        built on first use."""
+        from app.training.workspace import TrainingWorkspace
+        self.training = TrainingWorkspace(self)
 
     def _toggle_group(self):
         groups = self.session.groups
@@ -920,6 +937,14 @@ def _parse_args(argv):
                         help="open the debugger and run N backward steps (0: just reset; end: all)")
     parser.add_argument("--forward-steps", metavar="N", type=int,
                         help="open the debugger and compute N nodes of the forward pass")
+    parser.add_argument("--workspace", choices=("graph", "training"), default="graph",
+                        help="start in this workspace (default: graph)")
+    parser.add_argument("--train-preset", metavar="NAME",
+                        help="a training preset, by its name or first words (e.g. spiral)")
+    parser.add_argument("--train-layers", metavar="N", type=int,
+                        help="that many hidden layers, added or removed as the + and - buttons do")
+    parser.add_argument("--train-steps", metavar="N", type=int,
+                        help="press Play in the Training panel; it pauses after N steps")
     args = parser.parse_args(argv)
     try:
         w, h = (int(v) for v in args.size.lower().split("x"))
@@ -946,6 +971,11 @@ def _application():
 
 
 def main(argv=None):
+    # Before numpy and pyqtgraph load: the GUI thread gets the interpreter back within
+    # 1 ms of a training worker, and OpenBLAS runs one thread (its idle threads spun on
+    # the GUI's core and halved training speed). See app/training/tuning.py.
+    from app.training.tuning import tune_process
+    tune_process()
     args = _parse_args(sys.argv[1:] if argv is None else argv)
     if args.screenshot and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -969,6 +999,7 @@ def main(argv=None):
                 window.debugger.step()
     if args.screenshot:
         window.files.prompt_on_close = False   # a picture, not a session: nothing to ask
+        _start_training(window, args, wait=True)
         window.resize(*args.size)
         window.show()
         window.wait_for_layout()
@@ -986,15 +1017,29 @@ def main(argv=None):
     from app import errors
     errors.install_excepthook()   # a bug we did not foresee is reported, the work stays open
     window.files.restore_ui_state()
+    _start_training(window, args)   # after the saved layout: the Training workspace hides the docks
     if args.presenter is not None:
         window.appearance.set_presenter(True, args.presenter)
     else:
         window.show()
-    window.files.offer_recovery()   # work a crash left behind
+    recovered = window.files.offer_recovery()   # work a crash left behind
     from app.welcome import should_show_at_start
-    if not (args.no_welcome or args.lesson or args.file) and should_show_at_start():
+    asked = args.no_welcome or args.lesson or args.file or args.workspace == "training"
+    if not (asked or recovered) and should_show_at_start():
         window.show_welcome()
     return app.exec()
+
+
+def _start_training(window, args, wait=False):
+    """--workspace, --train-preset, --train-layers, --train-steps; with `wait`, return once
+    the run has paused after its steps (for a screenshot)."""
+    if args.workspace == "training":
+        window.training.show("training")
+    if args.train_preset or args.train_layers or args.train_steps is not None:
+        problem = window.training.start(args.train_preset, args.train_layers, args.train_steps, wait)
+        if problem:
+            print(problem, file=sys.stderr)
+            window.show_message(problem)
 
 
 def _start_classroom(window, args):

@@ -366,7 +366,8 @@ class GraphBuilder(QObject):
         self._push(Macro(f"Disconnect inputs of {describe(self.doc.nodes[nid])}", commands))
 
     def _insert_on(self, op, edge, pos):
-        node = node_for(op, self.doc, (pos.x(), pos.y()), param=self.options["k"] if op == "pow" else None)
+        node = node_for(op, self.doc, self.scene.to_doc(pos),
+                        param=self.options["k"] if op == "pow" else None)
         command = InsertOnEdge(node, edge)
         if self._push(command)[0]:
             self._select([command.node_id])

@@ -1,12 +1,13 @@
-"""The Training panel: TensorFlow Playground's controls over core.training, on a worker thread.
+"""The Training workspace: TensorFlow Playground's controls over core.training, on a worker thread.
 
-    from app.training import TrainingPanel
+    from app.training.panel import TrainingPanel
     panel = TrainingPanel()
-    panel.openGraph.connect(window.open_value)         # (root Value, title)
-    panel.liveGraphUpdated.connect(window.update_live)  # (root Value, title)
+    panel.openGraph.connect(show_the_graph)          # (root Value, title)
+    panel.liveGraphUpdated.connect(refresh_it)       # (root Value, title), "Follow live"
     # and panel.shutdown() when the window closes
+
+The main window does all of that through `app.training.workspace.TrainingWorkspace`.
+This package module imports nothing, so `app.training.tuning` can run before
+numpy and pyqtgraph load (see its docstring); import the panel from
+`app.training.panel`.
 """
-
-from app.training.panel import TrainingPanel
-
-__all__ = ["TrainingPanel"]

@@ -18,127 +18,24 @@ boundary, weights, state). It starts and stops `TrainingWorker`s:
 * `shutdown()` stops every worker and joins its thread; the panel calls it
   when it closes.
 
-It also builds the one-sample scalar graph behind a neuron (`sample_graph`),
-from a weights snapshot -- never from the worker's live `Value`s.
+The metric history is app/training/history.py; the one-sample scalar graph
+behind a neuron, built from a weights snapshot, is app/training/sample_graph.py.
 """
 
 import collections
 import math
-import random
-import sys
 
-import numpy as np
 from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
 
-from app.training.worker import TrainingWorker, WorkerThread, limit_blas_threads
-from core.engine import Value, topological_order
-from core.losses import LOSSES
-from core.nn import MLP
-from core.training import feature_row
-from core.training_session import HISTORY_KEYS, Session
+from app.training.history import History
+from app.training.tuning import tune_process
+from app.training.worker import TrainingWorker, WorkerThread
+from core.training_session import Session
 
 DRAIN_INTERVAL_MS = 33
 # Changing any of these changes the data or the network itself: a new run.
 RESET_FIELDS = ("dataset", "n_samples", "noise", "test_ratio", "data_seed", "features",
                 "hidden_sizes", "activation", "init_seed")
-LIVE_GRAPH_MAX_NODES = 2000
-# While the worker runs pure Python, the GUI thread waits for the GIL on every
-# return from Qt; CPython hands it over after the switch interval (default
-# 5 ms). A repaint makes hundreds of such returns, so 5 ms each is a frozen
-# window: 1 ms keeps it responsive and costs the worker next to nothing.
-SWITCH_INTERVAL = 0.001
-
-
-# -----------------------------------------------------------------------------
-# the metric history: preallocated numpy columns (the plots setData on views of them)
-
-class History:
-    """Progress rows as numpy columns that grow by doubling; NaN marks 'no value'."""
-
-    def __init__(self, capacity=1024):
-        self._columns = {key: np.full(capacity, np.nan) for key in HISTORY_KEYS}
-        self.n = 0
-
-    def __len__(self):
-        return self.n
-
-    def column(self, key):
-        """A view of the first n entries (no copy)."""
-        return self._columns[key][:self.n]
-
-    def _grow(self, need):
-        capacity = len(self._columns["step"])
-        if need <= capacity:
-            return
-        while capacity < need:
-            capacity *= 2
-        for key, old in self._columns.items():
-            new = np.full(capacity, np.nan)
-            new[:self.n] = old[:self.n]
-            self._columns[key] = new
-
-    def append(self, p):
-        self._grow(self.n + 1)
-        i = self.n
-        row = (p.step, p.loss, p.accuracy, p.test_loss, p.test_accuracy, p.lr)
-        for key, x in zip(HISTORY_KEYS, row):
-            self._columns[key][i] = np.nan if x is None else x
-        self.n += 1
-
-    def clear(self):
-        self.n = 0
-
-    def to_dict(self):
-        return {key: ([int(x) for x in self.column(key)] if key == "step" else
-                      [float(x) for x in self.column(key)]) for key in HISTORY_KEYS}
-
-    def load(self, columns):
-        n = len(columns.get("step", []))
-        self.clear()
-        self._grow(max(n, 1))
-        for key in HISTORY_KEYS:
-            values = columns.get(key, [])
-            self._columns[key][:n] = [np.nan if v is None else v for v in values]
-        self.n = n
-
-
-# -----------------------------------------------------------------------------
-# one sample's scalar graph, from plain weights
-
-def model_from_weights(cfg, weights):
-    """A fresh MLP of cfg's shape holding `weights` (MLP.state() format)."""
-    model = MLP(len(cfg.features), list(cfg.hidden_sizes) + [1], cfg.activation, random.Random(0))
-    model.load_state(weights)
-    return model
-
-
-def sample_graph(cfg, weights, point, label, layer, neuron, through_loss=False):
-    """The Value graph of ONE sample through the network up to neuron `neuron` of `layer`.
-
-    1. the inputs: the sample's features as labelled leaves (x1, x2, x1^2, ...)
-    2. every layer before `layer` in full (a neuron reads all of the previous layer)
-    3. the chosen neuron; with `through_loss` (output neuron only), this sample's data loss
-    4. backward() from that root, so every node holds its data and its grad
-
-    Returns (root, model); the data equal the float forward pass bit for bit.
-    """
-    model = model_from_weights(cfg, weights)
-    x = [Value(f, label=name) for f, name in zip(feature_row(point[0], point[1], cfg.features), cfg.features)]
-    for i in range(layer):
-        x = [n(x) for n in model.layers[i].neurons]
-        for j, v in enumerate(x):
-            v.label = f"L{i}.n{j}"
-    root = model.layers[layer].neurons[neuron](x)
-    root.label = f"L{layer}.n{neuron}"
-    if through_loss and layer == len(model.layers) - 1:
-        root = LOSSES[cfg.loss]([root], [label])
-        root.label = f"{cfg.loss} loss"
-    root.backward()
-    return root, model
-
-
-def graph_size(root):
-    return len(topological_order(root))
 
 
 # -----------------------------------------------------------------------------
@@ -190,9 +87,7 @@ class TrainingController(QObject):
         """Replace the current run by a new one from cfg (and optionally a saved state)."""
         if self._closed:
             return
-        if sys.getswitchinterval() > SWITCH_INTERVAL:
-            sys.setswitchinterval(SWITCH_INTERVAL)
-        limit_blas_threads(1)
+        tune_process()  # done at startup by main(); here for a panel used without it (tests, embedding)
         self._retire_worker()
         self.config = cfg
         self.token += 1

@@ -5,10 +5,14 @@ Below it: the weight picked in the diagram (name, an editor, its gradient) and
 the scalar-graph row -- up to the neuron or through the loss, Open graph,
 Follow live, and which sample the graph pushes through the network.
 
-`NetworkBox` shows (`show_config`, `show_weight`, `show_sample`) and reports
-`layersChangeRequested(+1 | -1)`, `edited({"init_seed": k})` and
-`weightEdited(value)`; the diagram's own signals (`network_view.neuronClicked`,
-...) and Open graph are wired by the panel.
+`NetworkBox` shows a config (`show_config`) and the sample (`show_sample`).
+Every gesture that changes the network -- + and − layers and neurons, an
+activation, an input feature, the init seed -- becomes `edited(changes)`, the
+changes to the current config (app/training/configs.py), for the panel to apply.
+The weight editor is the box's own: a weight clicked in the diagram is shown
+with its last gradient, follows the controller's snapshots, and is edited
+through `controller.set_weight` -- only while paused (else `message` says so).
+A click on a neuron and Open graph are the panel's to wire.
 """
 
 import math
@@ -17,6 +21,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QPushButton, QSpinBox,
                                QToolButton, QVBoxLayout, QWidget)
 
+from app.training import configs
 from app.training.configs import MAX_LAYERS, activations_of
 from app.training.network_view import NetworkView
 from app.training.widgets import caption, heading, set_silently
@@ -27,12 +32,13 @@ NO_WEIGHT = "weight: click one in the diagram"
 class NetworkBox(QWidget):
     """Layers and init seed, the network diagram, the selected weight, the one-sample graph."""
 
-    layersChangeRequested = Signal(int)  # +1 or -1
-    edited = Signal(dict)  # changes to the config: {"init_seed": k}
-    weightEdited = Signal(float)
+    edited = Signal(dict)  # changes to the config, e.g. {"init_seed": k}
+    message = Signal(str, bool)  # text, is it an error
 
-    def __init__(self, parent=None):
+    def __init__(self, controller, parent=None):
         super().__init__(parent)
+        self.controller = controller
+        self.selected_weight = None  # (layer, neuron, index) shown in the weight editor
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(4)
@@ -48,10 +54,19 @@ class NetworkBox(QWidget):
                                      "'Pick sample' on the data plot")
         layout.addWidget(self.sample_label)
 
-        self.add_layer_button.clicked.connect(lambda: self.layersChangeRequested.emit(+1))
-        self.remove_layer_button.clicked.connect(lambda: self.layersChangeRequested.emit(-1))
+        self.add_layer_button.clicked.connect(lambda: self.change_layers(+1))
+        self.remove_layer_button.clicked.connect(lambda: self.change_layers(-1))
         self.init_seed_spin.valueChanged.connect(lambda v: self.edited.emit({"init_seed": v}))
-        self.weight_spin.valueChanged.connect(self.weightEdited)
+        view = self.network_view
+        view.featureToggled.connect(self.toggle_feature)
+        view.neuronsChangeRequested.connect(self.change_neurons)
+        view.activationChangeRequested.connect(self.set_activation)
+        view.weightClicked.connect(self.select_weight)
+        self.weight_spin.valueChanged.connect(self._on_weight_edited)
+        controller.weightsChanged.connect(lambda _weights: self.show_weight())
+        controller.idleReached.connect(lambda _info: self.show_weight())
+        controller.statusChanged.connect(lambda status, _message: self.weight_spin.setEnabled(
+            status != "playing" and self.selected_weight is not None))
 
     def _build_head(self):
         head = QHBoxLayout()
@@ -131,16 +146,64 @@ class NetworkBox(QWidget):
         self.remove_layer_button.setEnabled(n > 1)
         self.network_view.set_structure(cfg.features, cfg.hidden_sizes, activations_of(cfg))
 
-    def show_weight(self, name, value, grad, editable):
-        self.weight_name.setText(name)
-        set_silently([self.weight_spin], lambda: self.weight_spin.setValue(value if math.isfinite(value) else 0.0))
-        self.weight_spin.setEnabled(editable and math.isfinite(value))
-        self.weight_grad.setText(f"grad {grad:+.5f}")
-
-    def clear_weight(self):
-        self.weight_name.setText(NO_WEIGHT)
-        self.weight_spin.setEnabled(False)
-
     def show_sample(self, point, label, index):
         where = f"training point #{index}" if index is not None else "test point"
         self.sample_label.setText(f"sample: {where} ({point[0]:.3f}, {point[1]:.3f}), label {label:+g}")
+
+    # -- editing the network ---------------------------------------------------------
+
+    def change_layers(self, delta):
+        self._propose(configs.layers_changed(self.controller.config, delta))
+
+    def change_neurons(self, layer, delta):
+        self._propose(configs.neurons_changed(self.controller.config, layer, delta))
+
+    def set_activation(self, layer, name):
+        self._propose(configs.activation_changed(self.controller.config, layer, name))
+
+    def toggle_feature(self, name):
+        changes = configs.feature_toggled(self.controller.config, name)
+        if changes is None:
+            self.message.emit("the network needs at least one input feature", True)
+        self._propose(changes)
+
+    def _propose(self, changes):
+        if changes:  # None: at a limit, nothing to change
+            self.edited.emit(changes)
+
+    # -- the weight editor ----------------------------------------------------------
+
+    def select_weight(self, layer, neuron, index):
+        self.selected_weight = (layer, neuron, index)
+        self.show_weight()
+
+    def show_weight(self):
+        """The selected weight's value and last gradient, from the latest snapshot."""
+        key = self.selected_weight
+        weights = self.controller.weights
+        if key is None or weights is None:
+            return
+        layer, neuron, index = key
+        try:
+            value = weights.weights[layer][neuron][index]
+            grad = weights.grads[layer][neuron][index]
+        except IndexError:  # the network shrank under it
+            self.selected_weight = None
+            self.weight_name.setText(NO_WEIGHT)
+            self.weight_spin.setEnabled(False)
+            return
+        self.weight_name.setText(self.network_view.parameter_name(layer, neuron, index))
+        set_silently([self.weight_spin], lambda: self.weight_spin.setValue(value if math.isfinite(value) else 0.0))
+        self.weight_spin.setEnabled(not self.controller.playing and math.isfinite(value))
+        self.weight_grad.setText(f"grad {grad:+.5f}")
+
+    def set_weight(self, layer, neuron, index, value):
+        """Edit one weight (index == nin: the bias) through the controller; only while paused."""
+        ok = self.controller.set_weight(layer, neuron, index, value)
+        if not ok:
+            self.message.emit("pause training to edit a weight", True)
+        return ok
+
+    def _on_weight_edited(self, value):
+        if self.selected_weight is not None:
+            self.set_weight(*self.selected_weight, value)

@@ -4,6 +4,10 @@ The current loss and accuracy (training and test), their curves over the run
 (`MetricsPlot`), and the data with the decision boundary (`DataPlot`), with its
 options: show the test points, discretize the colours, and whether a click on
 the plot adds a point or picks the sample for the scalar graph.
+
+`OutputBox` keeps the metrics line and the log axis in step with the controller
+by itself; when the curves and the boundary are repainted is the panel's
+choice (app/training/redraw.py), so it calls `metrics_plot` and `data_plot`.
 """
 
 import math
@@ -11,7 +15,7 @@ import math
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QRadioButton, QVBoxLayout, QWidget
 
 from app.training.plots import DataPlot, MetricsPlot
-from app.training.widgets import heading
+from app.training.widgets import caption, heading
 
 COLUMN_WIDTH = 400
 
@@ -32,8 +36,9 @@ def metrics_text(loss, acc, test_loss, test_acc):
 class OutputBox(QWidget):
     """Metrics, the loss/accuracy curves, the data plot with the boundary, and its options."""
 
-    def __init__(self, parent=None):
+    def __init__(self, controller, parent=None):
         super().__init__(parent)
+        self.controller = controller
         self.setFixedWidth(COLUMN_WIDTH)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -61,9 +66,17 @@ class OutputBox(QWidget):
         self.data_plot.setFixedSize(COLUMN_WIDTH, 380)
         layout.addWidget(self.data_plot)
         layout.addLayout(self._build_options())
+        self.log_check.toggled.connect(self._on_log)
+        controller.runStarted.connect(self._on_run_started)
+        controller.progressed.connect(self._on_progress)
+        controller.idleReached.connect(lambda info: self.show_metrics(*info["metrics"]))
 
     def _build_options(self):
-        options = QHBoxLayout()
+        options = QVBoxLayout()
+        options.setSpacing(2)
+        view_row, click_row = QHBoxLayout(), QHBoxLayout()
+        options.addLayout(view_row)
+        options.addLayout(click_row)
         self.show_test_check = QCheckBox("Show test data")
         self.show_test_check.setChecked(True)
         self.show_test_check.setToolTip("Draw the held-out test points (hollow)")
@@ -74,11 +87,13 @@ class OutputBox(QWidget):
         self.add_mode.setToolTip("A click on the plot adds a point (see the DATA column)")
         self.pick_mode = QRadioButton("Pick sample")
         self.pick_mode.setToolTip("A click on the plot picks the nearest point as the sample for the graph")
-        options.addWidget(self.show_test_check)
-        options.addWidget(self.discretize_check)
-        options.addStretch(1)
-        options.addWidget(self.add_mode)
-        options.addWidget(self.pick_mode)
+        view_row.addWidget(self.show_test_check)
+        view_row.addWidget(self.discretize_check)
+        view_row.addStretch(1)
+        click_row.addWidget(caption("A click on the plot:"))
+        click_row.addWidget(self.add_mode)
+        click_row.addWidget(self.pick_mode)
+        click_row.addStretch(1)
         plot = self.data_plot
         self.show_test_check.toggled.connect(plot.set_show_test)
         self.discretize_check.toggled.connect(plot.set_discretize)
@@ -88,5 +103,19 @@ class OutputBox(QWidget):
     def show_metrics(self, loss, acc, test_loss, test_acc):
         self.metrics_label.setText(metrics_text(loss, acc, test_loss, test_acc))
 
-    def clear_metrics(self):
+    def _on_run_started(self):
+        history = self.controller.history
+        self.metrics_plot.clear_curves()
+        if len(history):  # an opened session brings its curves along
+            self.metrics_plot.update_from(history)
         self.metrics_label.setText("")
+
+    def _on_progress(self, _steps):
+        h = self.controller.history
+        if len(h):
+            self.show_metrics(h.column("loss")[-1], h.column("accuracy")[-1],
+                              h.column("test_loss")[-1], h.column("test_accuracy")[-1])
+
+    def _on_log(self, on):
+        self.metrics_plot.set_log_y(on)
+        self.metrics_plot.update_from(self.controller.history)

@@ -71,7 +71,7 @@ class DataPlot(pg.PlotWidget):
         item = _plot_style(self)
         item.setMouseEnabled(x=False, y=False)
         item.showGrid(x=False, y=False)
-        item.getAxis("left").setWidth(28)
+        item.getAxis("left").setWidth(36)  # room for "-0.5": a label that does not fit is not drawn
         self.image = pg.ImageItem(axisOrder="row-major")
         self.image.setLookupTable(diverging_lut(light=0.15))
         self.image.setLevels(SCORE_LEVELS)

@@ -6,9 +6,11 @@ the session files. `SettingsBar` holds the settings that a running worker takes
 on the fly: loss, optimizer, learning rate (and its decay), momentum, steps,
 L2 and the batch.
 
-Both only show the controller's state (`show_*`) and report gestures; the panel
-decides what they do. `SettingsBar.edited(dict)` carries the changes to the
-config (`{"lr": 0.05}`), ready for `TrainConfig.replace`.
+`RunBar` follows the controller by itself: the step counter, what Play says,
+the speed limit and live plots. Its buttons are wired by the panel, whose
+public API they call. `SettingsBar` only shows a config (`show_config`);
+`edited(dict)` carries the changes to it (`{"lr": 0.05}`), ready for
+`TrainConfig.replace`.
 """
 
 from PySide6.QtCore import Qt, Signal
@@ -31,10 +33,9 @@ LOSS_TIPS = {
 class RunBar(QFrame):
     """Reset · Play · Step · Re-initialise, the step counter, speed, live plots, presets, Open/Save."""
 
-    speedChanged = Signal(object)  # steps per second, or None for as fast as possible
-
-    def __init__(self, parent=None):
+    def __init__(self, controller, parent=None):
         super().__init__(parent)
+        self.controller = controller
         self.setObjectName("runbar")
         self.setStyleSheet("QFrame#runbar { background: #f3f4f6; border-radius: 6px; }")
         row = QHBoxLayout(self)
@@ -94,14 +95,16 @@ class RunBar(QFrame):
         row.addWidget(self.save_button)
 
         self.speed_slider.valueChanged.connect(self._on_speed)
+        self.live_check.toggled.connect(controller.set_live)
+        controller.runStarted.connect(lambda: self.show_steps(controller.steps))
+        controller.progressed.connect(self.show_steps)
+        controller.idleReached.connect(lambda info: self.show_steps(info["steps"]))
+        controller.statusChanged.connect(lambda status, _message: self.show_status(status))
 
     def _on_speed(self, value):
-        if value >= MAX_SPEED:
-            self.speed_label.setText("max")
-            self.speedChanged.emit(None)
-        else:
-            self.speed_label.setText(f"{value}/s")
-            self.speedChanged.emit(value)
+        speed = None if value >= MAX_SPEED else value
+        self.speed_label.setText("max" if speed is None else f"{value}/s")
+        self.controller.set_speed(speed)
 
     def set_speed(self, steps_per_second):
         """None (or 0) for as fast as possible."""

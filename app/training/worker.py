@@ -31,9 +31,6 @@ The controller drains the outbox on a timer, so a thousand steps a second
 never become a thousand queued Qt events.
 """
 
-import ctypes
-import glob
-import os
 import queue
 import threading
 import time
@@ -46,39 +43,6 @@ from core.training import Trainer
 
 BOUNDARY_INTERVAL = 1 / 12  # seconds between decision-boundary snapshots while playing
 WEIGHTS_INTERVAL = 1 / 10  # seconds between weight snapshots while playing
-
-
-_BLAS_LIMITED = False
-
-
-def limit_blas_threads(n=1):
-    """Ask numpy's OpenBLAS to use n threads; True if it could be told.
-
-    The worker's matrix products are tiny (a 50x50 grid through 16 neurons), so
-    BLAS threads gain nothing -- but OpenBLAS keeps its idle threads spinning
-    for a while after each product, and on a two-core machine that spinning
-    takes the core the GUI thread needs: measured here, live plots halved the
-    training speed until BLAS ran single-threaded. (What OPENBLAS_NUM_THREADS=1
-    does, but at run time, after numpy is already loaded.)
-    """
-    global _BLAS_LIMITED
-    if _BLAS_LIMITED:
-        return True
-    libs = os.path.join(os.path.dirname(os.path.dirname(np.__file__)), "numpy.libs")
-    names = ("scipy_openblas_set_num_threads64_", "scipy_openblas_set_num_threads",
-             "openblas_set_num_threads64_", "openblas_set_num_threads")
-    for path in glob.glob(os.path.join(libs, "*openblas*")):
-        try:
-            lib = ctypes.CDLL(path)  # the library numpy already loaded: dlopen returns the same handle
-        except OSError:
-            continue
-        for name in names:
-            setter = getattr(lib, name, None)
-            if setter is not None:
-                setter(int(n))
-                _BLAS_LIMITED = True
-                return True
-    return False
 
 
 def data_snapshot(trainer):

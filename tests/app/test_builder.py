@@ -690,3 +690,48 @@ def test_a_clicked_wire_is_selected_and_del_removes_it(window, qtbot):
     assert len(window.session.doc.nodes) == 2
     window.undo_stack.undo()
     assert window.session.doc.inputs_of(t) == [x]
+
+
+def test_build_backward_undo_redo_save_quit_reopen_identical(window, qtbot, tmp_path):
+    parts = build_neuron_by_hand(window)
+    window.backward()
+    grads = {name: window.session.values[nid].grad for name, nid in parts.items()}
+    steps = window.undo_stack.count()
+    for _ in range(steps):
+        window.undo_stack.undo()
+    for _ in range(steps):
+        window.undo_stack.redo()
+    path = tmp_path / "neuron.json"
+    assert window.files.save_as(str(path))
+    final = window.session.doc.to_dict()
+    window.close()                                   # saved: closes without a question
+    assert not window.isVisible()
+    again = MainWindow(load_example=False)
+    qtbot.addWidget(again)
+    try:
+        assert again.files.open(str(path))
+        assert again.session.doc.to_dict() == final
+        again.backward()
+        assert {name: again.session.values[nid].grad for name, nid in parts.items()} == grads
+        assert again.scene.node_item(parts["o"]).texts() == ("o", "0.7071", "1.0000")
+    finally:
+        again.close()
+
+
+def test_building_at_2x_scale_keeps_document_positions(window):
+    window.appearance.set_scale(2.0)
+    assert window.scene.theme.scale == 2.0
+    ids = drop(window, "tanh", QPointF(600, 200))
+    x, y = window.session.doc.nodes[ids[0]].pos
+    assert abs(x - 300) <= 1 and abs(y - 100) <= 1          # scene units / 2
+    xin = add(window, "input", 0, 200)
+    ok, reason = wire(window, xin, ids[0], 0)
+    assert ok, reason
+    window.builder.add_entry({"key": "neuron", "nin": 1}, QPointF(0, 600))
+    window.builder.set_collapsed("N1", True)
+    box = window.scene.group_item("N1")
+    members = window.session.groups.get("N1")["nodes"]
+    doc = window.session.doc
+    cx = sum(doc.nodes[n].pos[0] for n in members) / len(members)
+    assert box.x() == pytest.approx(cx * 2.0)
+    window.appearance.set_scale(1.0)

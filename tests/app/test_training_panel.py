@@ -9,9 +9,9 @@ import pytest
 from PySide6.QtCore import QElapsedTimer, Qt, QThread, QTimer
 from PySide6.QtWidgets import QAbstractButton, QAbstractSlider, QAbstractSpinBox, QComboBox
 
-from app.training import TrainingPanel
-from app.training.controller import model_from_weights
-from app.training.panel import PRESETS
+from app.training.configs import PRESETS
+from app.training.panel import TrainingPanel
+from app.training.sample_graph import model_from_weights
 from core.engine import Value, topological_order
 from core.training import MICROGRAD_DEMO, TrainConfig, feature_row
 
@@ -38,16 +38,16 @@ def running_threads(panel):
 # play / pause / step
 
 def test_play_then_pause_then_exactly_one_step(panel, qtbot):
-    qtbot.mouseClick(panel.play_button, Qt.LeftButton)
+    qtbot.mouseClick(panel.run_bar.play_button, Qt.LeftButton)
     qtbot.waitUntil(lambda: len(panel.history) > 3, timeout=WAIT)
-    assert panel.play_button.text().endswith("Pause")
-    qtbot.mouseClick(panel.play_button, Qt.LeftButton)
+    assert panel.run_bar.play_button.text().endswith("Pause")
+    qtbot.mouseClick(panel.run_bar.play_button, Qt.LeftButton)
     qtbot.waitUntil(lambda: panel.controller.idle, timeout=WAIT)
     stopped = panel.steps
     qtbot.wait(150)
     assert panel.steps == stopped  # the counter stopped increasing
-    assert panel.step_label.text() == f"step {stopped:,}"
-    qtbot.mouseClick(panel.step_button, Qt.LeftButton)
+    assert panel.run_bar.step_label.text() == f"step {stopped:,}"
+    qtbot.mouseClick(panel.run_bar.step_button, Qt.LeftButton)
     qtbot.waitUntil(lambda: panel.controller.idle and panel.steps == stopped + 1, timeout=WAIT)
     qtbot.wait(100)
     assert panel.steps == stopped + 1
@@ -67,7 +67,7 @@ def test_the_curves_follow_the_history(panel, qtbot):
     qtbot.waitUntil(lambda: panel.controller.idle, timeout=WAIT)
     assert plot.loss_item in plot.ci.items and plot.acc_item in plot.ci.items
     assert plot.train_loss.getData()[0] is None or len(plot.train_loss.getData()[0]) == 0
-    panel.log_check.setChecked(True)
+    panel.output_box.log_check.setChecked(True)
     assert plot.loss_item.ctrl.logYCheck.isChecked()
 
 
@@ -117,19 +117,19 @@ def test_reset_gives_the_same_weights_and_reinitialise_new_ones(panel, qtbot):
     qtbot.waitUntil(lambda: panel.controller.idle and panel.controller.weights is not None, timeout=WAIT)
     assert panel.controller.weights.weights == start and panel.steps == 0
     seed = panel.config.init_seed
-    qtbot.mouseClick(panel.reinit_button, Qt.LeftButton)
+    qtbot.mouseClick(panel.run_bar.reinit_button, Qt.LeftButton)
     qtbot.waitUntil(lambda: panel.controller.idle and panel.controller.weights is not None, timeout=WAIT)
     assert panel.config.init_seed == seed + 1
-    assert panel.init_seed_spin.value() == seed + 1
+    assert panel.network_box.init_seed_spin.value() == seed + 1
     assert panel.controller.weights.weights != start
 
 
 def test_speed_limit_slider(panel, qtbot):
     panel.set_speed(10)
-    assert panel.speed_label.text() == "10/s"
+    assert panel.run_bar.speed_label.text() == "10/s"
     assert panel.controller._worker.min_interval == pytest.approx(0.1)
     panel.set_speed(None)
-    assert panel.speed_label.text() == "max" and panel.controller._worker.min_interval == 0.0
+    assert panel.run_bar.speed_label.text() == "max" and panel.controller._worker.min_interval == 0.0
 
 
 # -----------------------------------------------------------------------------
@@ -171,24 +171,24 @@ def test_the_event_loop_answers_while_training(qtbot):
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 def test_divergence_pauses_with_the_explanation(panel, qtbot):
-    panel.lr_spin.setValue(1e6)
+    panel.settings_bar.lr_spin.setValue(1e6)
     assert panel.config.lr == 1e6
-    panel.loss_combo.setCurrentText("mse")
+    panel.settings_bar.loss_combo.setCurrentText("mse")
     panel._edit(loss="mse")
     panel.play()
     qtbot.waitUntil(lambda: panel.controller.status == "diverged", timeout=WAIT)
     qtbot.waitUntil(lambda: panel.controller.idle, timeout=WAIT)
     assert "learning rate" in panel.status_label.text() and "too high" in panel.status_label.text()
     assert not panel.controller.playing
-    assert not panel.play_button.isEnabled()
+    assert not panel.run_bar.play_button.isEnabled()
     assert panel.controller.state is not None  # the state is kept
     assert running_threads(panel)  # the worker is paused, not dead
     assert panel.play() is False
     # lowering the learning rate and resetting recovers
-    panel.lr_spin.setValue(0.1)
+    panel.settings_bar.lr_spin.setValue(0.1)
     panel.reset()
     qtbot.waitUntil(lambda: panel.controller.idle, timeout=WAIT)
-    assert panel.controller.status == "paused" and panel.play_button.isEnabled()
+    assert panel.controller.status == "paused" and panel.run_bar.play_button.isEnabled()
 
 
 # -----------------------------------------------------------------------------
@@ -203,7 +203,7 @@ def test_csv_import_good_file(panel, qtbot, tmp_path):
     assert panel.config.labels == (-1.0, 1.0, 1.0, -1.0)
     qtbot.waitUntil(lambda: panel.controller.data is not None and
                     len(panel.controller.all_points()[0]) == 4, timeout=WAIT)
-    assert not any(b.isChecked() for b in panel.dataset_buttons.values())
+    assert not any(b.isChecked() for b in panel.data_box.dataset_buttons.values())
 
 
 def test_csv_import_bad_file_names_the_line_and_imports_nothing(panel, tmp_path):
@@ -212,7 +212,7 @@ def test_csv_import_bad_file_names_the_line_and_imports_nothing(panel, tmp_path)
     path.write_text("x1,x2,label\n0,0,0\n1,oops,1\n")
     ok, message = panel.import_csv(str(path))
     assert not ok and "line 3" in message and "Nothing was imported" in message
-    assert "line 3" in panel.data_message.text()
+    assert "line 3" in panel.data_box.data_message.text()
     assert panel.config == before
 
 
@@ -243,10 +243,10 @@ def test_drawing_points_keeps_the_weights_and_the_step(panel, qtbot):
 
 
 def test_dataset_buttons_and_regenerate(panel, qtbot):
-    qtbot.mouseClick(panel.dataset_buttons["spiral"], Qt.LeftButton)
+    qtbot.mouseClick(panel.data_box.dataset_buttons["spiral"], Qt.LeftButton)
     assert panel.config.dataset == "spiral"
     seed = panel.config.data_seed
-    qtbot.mouseClick(panel.regenerate_button, Qt.LeftButton)
+    qtbot.mouseClick(panel.data_box.regenerate_button, Qt.LeftButton)
     assert panel.config.data_seed == seed + 1
     qtbot.waitUntil(lambda: panel.controller.idle, timeout=WAIT)
 
@@ -255,14 +255,14 @@ def test_dataset_buttons_and_regenerate(panel, qtbot):
 # the network diagram
 
 def test_layer_and_neuron_buttons_change_the_network(panel, qtbot):
-    panel.add_layer_button.click()
+    panel.network_box.add_layer_button.click()
     assert panel.config.hidden_sizes == (4, 3, 4)
     assert len(panel.config.activation) == 4 and panel.config.activation[-1] == "linear"
     panel.network_view.neuronsChangeRequested.emit(0, +1)
     assert panel.config.hidden_sizes == (5, 3, 4)
-    panel.remove_layer_button.click()
+    panel.network_box.remove_layer_button.click()
     assert panel.config.hidden_sizes == (5, 3)
-    panel.set_activation(1, "sigmoid")
+    panel.network_box.set_activation(1, "sigmoid")
     assert panel.config.activation == ("tanh", "sigmoid", "linear")
     qtbot.waitUntil(lambda: panel.controller.idle and panel.controller.weights is not None, timeout=WAIT)
     assert len(panel.controller.weights.weights[0]) == 5
@@ -273,9 +273,9 @@ def test_clicking_an_input_feature_toggles_it(panel, qtbot):
     view = panel.network_view
     qtbot.mouseClick(view.viewport(), Qt.LeftButton, pos=view.item_pos(("feature", "x1*x2")))
     assert panel.config.features == ("x1", "x2", "x1*x2")
-    panel.toggle_feature("x1")
-    panel.toggle_feature("x2")
-    panel.toggle_feature("x1*x2")  # the last one stays
+    panel.network_box.toggle_feature("x1")
+    panel.network_box.toggle_feature("x2")
+    panel.network_box.toggle_feature("x1*x2")  # the last one stays
     assert panel.config.features == ("x1*x2",)
     assert "at least one input feature" in panel.status_label.text()
 
@@ -306,10 +306,10 @@ def test_clicking_a_neuron_emits_its_one_sample_graph(panel, qtbot):
 
 def test_the_graph_through_the_loss_of_a_picked_sample(panel, qtbot):
     points = panel.controller.data["train_points"]
-    panel.pick_mode.setChecked(True)
+    panel.output_box.pick_mode.setChecked(True)
     panel.data_plot.handle_click(points[5][0] + 1e-3, points[5][1], Qt.LeftButton)
-    assert panel.sample[3] == 5
-    panel.graph_target.setCurrentIndex(1)
+    assert panel.graph.sample[3] == 5
+    panel.network_box.graph_target.setCurrentIndex(1)
     with qtbot.waitSignal(panel.openGraph, timeout=WAIT) as signal:
         panel.open_neuron_graph(2, 0)
     root, title = signal.args
@@ -322,7 +322,7 @@ def test_the_graph_through_the_loss_of_a_picked_sample(panel, qtbot):
 
 
 def test_follow_live_emits_new_graphs_while_training(panel, qtbot):
-    panel.follow_check.setChecked(True)
+    panel.network_box.follow_check.setChecked(True)
     panel.open_neuron_graph(1, 0)
     received = []
     panel.liveGraphUpdated.connect(lambda root, title: received.append((root, title)))
@@ -336,16 +336,16 @@ def test_follow_live_emits_new_graphs_while_training(panel, qtbot):
 def test_editing_a_weight_while_paused(panel, qtbot):
     view = panel.network_view
     qtbot.mouseClick(view.viewport(), Qt.LeftButton, pos=view.item_pos(("weight", 1, 0, 2)))
-    assert panel.weight_name.text() == "L1.n0.w2"
-    assert panel.weight_spin.isEnabled()
+    assert panel.network_box.weight_name.text() == "L1.n0.w2"
+    assert panel.network_box.weight_spin.isEnabled()
     boundary = panel.controller.boundary
-    panel.weight_spin.setValue(2.5)
+    panel.network_box.weight_spin.setValue(2.5)
     qtbot.waitUntil(lambda: panel.controller.idle and panel.controller.weights.weights[1][0][2] == 2.5,
                     timeout=WAIT)
     assert panel.controller.boundary is not boundary  # redrawn from the edited model
     assert "L1.n0.w2 set to 2.5" in panel.status_label.text()
     panel.play()
-    assert not panel.weight_spin.isEnabled()
+    assert not panel.network_box.weight_spin.isEnabled()
     assert panel.set_weight(1, 0, 2, 0.0) is False
 
 
@@ -388,7 +388,7 @@ def test_session_save_then_open_round_trip(panel, qtbot, tmp_path):
     assert other.config == panel.config
     assert other.controller.state == json.loads(json.dumps(state))
     assert other.history.to_dict() == history
-    assert other.steps == 3 and other.step_label.text() == "step 3"
+    assert other.steps == 3 and other.run_bar.step_label.text() == "step 3"
     # and it trains on exactly as the original
     panel.step()
     other.step()
@@ -419,13 +419,13 @@ def test_saving_a_diverged_run_with_nan_weights_is_refused_clearly(panel, qtbot,
 
 
 def test_presets_include_the_micrograd_demo(panel, qtbot):
-    names = [panel.preset_combo.itemText(i) for i in range(panel.preset_combo.count())]
+    names = [panel.run_bar.preset_combo.itemText(i) for i in range(panel.run_bar.preset_combo.count())]
     assert names[0].startswith("micrograd demo") and "spiral, 2 tanh layers" in names
     panel.apply_preset(names[0])
     assert panel.config.replace(neuron_resolution=0) == MICROGRAD_DEMO
-    assert panel.preset_combo.currentText() == names[0]
-    panel.lr_spin.setValue(0.5)
-    assert panel.preset_combo.currentText() == "custom"
+    assert panel.run_bar.preset_combo.currentText() == names[0]
+    panel.settings_bar.lr_spin.setValue(0.5)
+    assert panel.run_bar.preset_combo.currentText() == "custom"
     qtbot.waitUntil(lambda: panel.controller.idle, timeout=WAIT)
     for name, cfg in PRESETS.items():
         assert isinstance(cfg, TrainConfig), name

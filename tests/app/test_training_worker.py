@@ -7,7 +7,9 @@ import time
 
 import pytest
 
-from app.training.controller import History, TrainingController, model_from_weights, sample_graph
+from app.training.controller import TrainingController
+from app.training.history import History
+from app.training.sample_graph import model_from_weights, sample_graph
 from app.training.worker import TrainingWorker, WorkerThread
 from core.training import Progress, TrainConfig, Trainer
 
