@@ -53,7 +53,7 @@ class _WindowCloseWatcher(QObject):
 
     def eventFilter(self, obj, event):
         if event.type() == QEvent.Close:
-            QTimer.singleShot(0, self._check)
+            QTimer.singleShot(0, self, self._check)  # dropped if the panel is deleted meanwhile
         return False
 
     def _check(self):
