@@ -521,8 +521,8 @@ class MainWindow(QMainWindow):
 
     def _install_training(self):
         """The Training workspace (app/training/workspace.py): the Training panel in the
-        canvas's place, a Graph | Training switch in the toolbar, the Train menu with
-        Ctrl+1 / Ctrl+2, File → Open/Save Training Session; a neuron clicked there opens
+        canvas's place, a Graph | Training switch in the toolbar and atop the View menu
+        (Ctrl+1 / Ctrl+2), File → Open/Save Training Session; a neuron clicked there opens
         its graph here, and "Follow live" refreshes it in place. The panel itself is
         built on first use."""
         from app.training.workspace import TrainingWorkspace

@@ -117,6 +117,7 @@ class DebuggerController(QObject):
         if self.phase == FORWARD:
             self._clear_scene()
         self.phase = BACKWARD
+        self._pin_grad_scale()
         self.stepper.reset()
         self.last_record = None
         self.stop_reason = self.notice = ""
@@ -548,6 +549,23 @@ class DebuggerController(QObject):
     def _clear_scene(self):
         if self.scene is not None:
             self.scene.clear_debug()
+            self.scene.set_grad_scale(None)
+
+    def _pin_grad_scale(self):
+        """Colour grads on the scale of the finished pass while stepping: one quick
+        backward() to learn its largest |grad| (the stepper resets right after)."""
+        if self.scene is None:
+            return
+        st = self.stepper
+        st.reset()
+        for node in reversed(st.topo):
+            node._backward(node)
+        biggest = 0.0
+        for node in st.topo:
+            g = abs(node.grad)
+            if g > biggest and g != math.inf:
+                biggest = g
+        self.scene.set_grad_scale(biggest or None)
 
     def _refresh_all(self):
         st = self.stepper

@@ -38,6 +38,7 @@ Hooks for other panels (the debugger):
     set_breakpoint_marks(nids)               red dots on these nodes (replaces the last)
     update_masks({nid: (data, grad, dimmed) | None})  texts shown instead of numbers ('?')
     clear_debug()                            every debugger mark off
+    set_grad_scale(grad_max)                 pin the grad colour scale while stepping (None: unpin)
     add_node_menu_hook(hook)                 hook(menu, nid) adds entries to a node's context menu
     refresh_values(ids=None)                 re-read data/grad from the Values
     select_node(nid)
@@ -295,6 +296,9 @@ class GraphScene(QGraphicsScene):
             g = abs(v.grad)
             if g > grad_max and g != float("inf"):
                 grad_max = g
+        pinned = getattr(self, "_pinned_grad_max", None)
+        if pinned is not None and pinned >= grad_max:
+            grad_max = pinned
         if ids is None or grad_max != self._grad_max:
             ids = self._nodes.keys()
             self.last_refreshed = None   # every node (the minimap redraws all)
@@ -317,6 +321,12 @@ class GraphScene(QGraphicsScene):
     @property
     def grad_max(self):
         return self._grad_max
+
+    def set_grad_scale(self, grad_max=None):
+        """Pin the grad colour scale to at least grad_max (None: follow the graph).
+        The debugger pins the full backward pass's largest |grad|, so a step that
+        brings a new largest grad does not re-tint (and repaint) every node."""
+        self._pinned_grad_max = grad_max
 
     # -- debugger hooks ------------------------------------------------------------------
 

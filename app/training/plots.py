@@ -187,7 +187,7 @@ class MetricsPlot(pg.GraphicsLayoutWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setBackground("w")
-        self.ci.layout.setSpacing(0)
+        self.ci.layout.setSpacing(8)  # the accuracy's "100%" clear of the loss's "0"
         self.ci.setContentsMargins(0, 0, 4, 0)
         self.loss_item = self.addPlot(row=0, col=0)
         self.acc_item = self.addPlot(row=1, col=0)
@@ -206,6 +206,7 @@ class MetricsPlot(pg.GraphicsLayoutWidget):
         self.acc_item.getAxis("left").setTicks([[(0.0, "0"), (0.5, "50%"), (1.0, "100%")]])
         self.acc_item.setLabel("bottom", "step", color="#4b5563")
         self.loss_item.getAxis("bottom").setStyle(showValues=False)
+        self.loss_item.getAxis("left").setStyle(maxTickLevel=0)  # a short plot: labelled ticks only, no crowd
         solid = pg.mkPen(TRAIN_COLOUR, width=2)
         dashed = pg.mkPen(TEST_COLOUR, width=2, style=Qt.DashLine)
         self.train_loss = self.loss_item.plot(pen=solid)

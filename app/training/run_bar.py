@@ -86,7 +86,12 @@ class RunBar(QFrame):
         self.preset_combo.addItems(list(PRESETS))
         self.preset_combo.addItem("custom")
         self.preset_combo.setToolTip("Ready-made experiments; choosing one starts a new run")
-        row.addWidget(self.preset_combo)
+        # the bar may narrow the box (names elided); the list always shows them whole
+        self.preset_combo.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+        self.preset_combo.setMinimumContentsLength(18)
+        self.preset_combo.view().setMinimumWidth(self.preset_combo.view().sizeHintForColumn(0) + 24)
+        self.preset_combo.setMaximumWidth(self.preset_combo.view().sizeHintForColumn(0) + 40)
+        row.addWidget(self.preset_combo, 1)
         self.open_button = QPushButton("Open…")
         self.open_button.setToolTip("Open a saved training session (.json): its data, network, weights and curves")
         self.save_button = QPushButton("Save…")

@@ -8,8 +8,8 @@ dock. It takes the canvas's place instead:
     Training workspace  the Training panel across the window; the docks step aside
                         and come back as they were (QMainWindow.saveState)
 
-The toolbar's Graph | Training buttons, the Train menu and Ctrl+1 / Ctrl+2
-switch between them. The panel is built the first time it is needed (it loads
+The toolbar's Graph | Training buttons, View → Graph / Training Workspace and
+Ctrl+1 / Ctrl+2 switch between them. The panel is built the first time it is needed (it loads
 pyqtgraph and starts a worker thread: about a second), so a window that never
 trains pays nothing.
 
@@ -31,7 +31,7 @@ From training to the graph:
 
 from PySide6.QtCore import QDeadlineTimer, QEventLoop, QObject, Qt, QThread, Signal
 from PySide6.QtGui import QActionGroup
-from PySide6.QtWidgets import QApplication, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QApplication, QFrame, QScrollArea, QStackedWidget, QVBoxLayout, QWidget
 
 from core.compile import trace
 
@@ -56,6 +56,7 @@ class TrainingWorkspace(QObject):
         self.window = window
         self.current = GRAPH
         self._panel = None
+        self.training_page = None  # the scroll area holding the panel, built with it
         self._dock_state = None  # the Graph workspace's docks while the Training workspace is shown
         self._set_aside = []  # what the Training workspace disabled or hid, to give back
         self._following = None  # structure() of the graph the canvas shows for training
@@ -80,16 +81,21 @@ class TrainingWorkspace(QObject):
     def _build_actions(self):
         window = self.window
         a = window.add_action
-        graph = a("Train", "&Graph Workspace", lambda: self.show(GRAPH), "Ctrl+1", key="graph workspace",
+        graph = a("View", "&Graph Workspace", lambda: self.show(GRAPH), "Ctrl+1", key="graph workspace",
                   tip="The graph canvas with its editor, inspector and debugger (Ctrl+1)")
-        training = a("Train", "&Training Workspace", lambda: self.show(TRAINING), "Ctrl+2",
+        training = a("View", "&Training Workspace", lambda: self.show(TRAINING), "Ctrl+2",
                      key="training workspace",
                      tip="Train a small network on 2-D data, watch it learn, open any neuron's graph (Ctrl+2)")
         group = QActionGroup(self)
+        view_menu = window.menu("View")
+        top = view_menu.actions()[0] if view_menu.actions() else None
         for action, text in ((graph, "Graph"), (training, "Training")):
             action.setCheckable(True)
             action.setIconText(text)
             group.addAction(action)
+            view_menu.removeAction(action)  # the workspaces head the View menu
+            view_menu.insertAction(top, action)
+        view_menu.insertSeparator(top)
         graph.setChecked(True)
         toolbar = window.toolbar
         first = toolbar.actions()[0] if toolbar.actions() else None
@@ -98,14 +104,6 @@ class TrainingWorkspace(QObject):
         toolbar.insertSeparator(first)
         for action in (graph, training):
             toolbar.widgetForAction(action).setObjectName(f"workspace-{action.iconText().lower()}")
-
-        window.menu("Train").addSeparator()
-        a("Train", "&Play / Pause", self._run(lambda p: p.toggle_play()), key="train play",
-          tip="Train continuously, or pause (Space in the Training workspace)")
-        a("Train", "&Step", self._run(lambda p: p.step()), key="train step",
-          tip="Take exactly one training step: forward, zero_grad, backward, update")
-        a("Train", "&Reset Run", self._run(lambda p: p.reset()), key="train reset",
-          tip="Start the run again from the same initial weights and data")
 
         file_menu = window.menu("File")
         before = window.actions.get("export png")
@@ -121,13 +119,6 @@ class TrainingWorkspace(QObject):
         if before is not None:
             file_menu.insertSeparator(before)
 
-    def _run(self, command):
-        """A Train-menu command: show the Training workspace, then do it to the panel."""
-        def run():
-            self.show(TRAINING)
-            command(self.panel)
-        return run
-
     # -- the panel -------------------------------------------------------------------------
 
     @property
@@ -141,7 +132,14 @@ class TrainingWorkspace(QObject):
             panel.liveGraphUpdated.connect(self.refresh_graph)
             panel.sessionSaved.connect(lambda path: self.window.show_message(f"Saved the training session {path}"))
             panel.sessionOpened.connect(lambda path: self.window.show_message(f"Opened the training session {path}"))
-            self.stack.addWidget(panel)
+            # a small screen or presenter mode's large type scrolls the panel rather than
+            # forcing the window wider than the screen
+            self.training_page = QScrollArea()
+            self.training_page.setObjectName("training-workspace")
+            self.training_page.setFrameShape(QFrame.NoFrame)
+            self.training_page.setWidgetResizable(True)
+            self.training_page.setWidget(panel)
+            self.stack.addWidget(self.training_page)
             if self.window.theme.scale != 1.0:
                 apply_to_widgets(panel, self.window.theme.scale)
             self._panel = panel
@@ -168,7 +166,7 @@ class TrainingWorkspace(QObject):
                 if not dock.isHidden() and not dock.isFloating():
                     dock.hide()
             self._set_graph_chrome(False)
-            self.stack.setCurrentWidget(panel)
+            self.stack.setCurrentWidget(self.training_page)
             panel.setFocus(Qt.OtherFocusReason)
         else:
             self.stack.setCurrentWidget(self.graph_page)

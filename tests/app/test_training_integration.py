@@ -69,8 +69,8 @@ def test_ctrl_2_shows_the_training_workspace_and_ctrl_1_brings_the_graph_back(wi
 
 
 def test_menus_reach_the_training_workspace_and_its_sessions(window):
-    train = [a.text() for a in window.menu("Train").actions()]
-    assert "&Graph Workspace" in train and "&Training Workspace" in train
+    view = [a.text() for a in window.menu("View").actions()]
+    assert view[:2] == ["&Graph Workspace", "&Training Workspace"]
     file_menu = [a.text() for a in window.menu("File").actions()]
     quit_at = file_menu.index("&Quit")
     assert file_menu.index("Open &Training Session…") < quit_at
