@@ -667,7 +667,7 @@ class MainWindow(QMainWindow):
         from PySide6.QtGui import QActionGroup
         from PySide6.QtWidgets import QComboBox, QMenu
         from app.desktop_entry import app_icon
-        from app.lessons_panel import LessonsPanel
+        from app.lessons.panel import LessonsPanel
         from app.presenter import KEEP_PROPERTY, Appearance
         from app.theme import PALETTE_TITLES, SCALES
         self.setWindowIcon(app_icon())

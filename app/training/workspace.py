@@ -31,7 +31,8 @@ From training to the graph:
 
 from PySide6.QtCore import QDeadlineTimer, QEventLoop, QObject, Qt, QThread, Signal
 from PySide6.QtGui import QActionGroup
-from PySide6.QtWidgets import QApplication, QFrame, QScrollArea, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (QApplication, QFrame, QLayout, QScrollArea, QStackedWidget, QStyle, QVBoxLayout,
+                               QWidget)
 
 from core.compile import trace
 
@@ -44,6 +45,35 @@ def structure(doc):
     """What must match for one graph to take another's values in place: everything but values and positions."""
     nodes = tuple((nid, n.kind, n.op, n.param, n.label) for nid, n in doc.nodes.items())
     return nodes, tuple(doc.edges), doc.effective_output()
+
+
+class PanelScroller(QScrollArea):
+    """The panel at the size of the window, or at its minimum with scroll bars when the window is
+    smaller (a small screen, presenter mode's large type) -- rather than forcing the window wider
+    than the screen. Sized by hand: `widgetResizable` sizes a widget with word-wrapped labels by
+    its height-for-width, i.e. its preferred height, and would always scroll."""
+
+    def __init__(self, panel):
+        super().__init__()
+        self.setObjectName("training-workspace")
+        self.setFrameShape(QFrame.NoFrame)
+        panel.layout().setSizeConstraint(QLayout.SetMinimumSize)  # it grows by itself when it needs to
+        self.setWidget(panel)
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        self.fit()
+
+    def fit(self):
+        panel = self.widget()
+        need = panel.layout().totalMinimumSize()
+        bar = self.style().pixelMetric(QStyle.PM_ScrollBarExtent)
+        width, height = self.width(), self.height()
+        for _ in range(2):  # a bar in one direction takes room from the other
+            wide, tall = width < need.width(), height < need.height()
+            width = self.width() - (bar if tall else 0)
+            height = self.height() - (bar if wide else 0)
+        panel.resize(max(width, need.width()), max(height, need.height()))
 
 
 class TrainingWorkspace(QObject):
@@ -132,13 +162,7 @@ class TrainingWorkspace(QObject):
             panel.liveGraphUpdated.connect(self.refresh_graph)
             panel.sessionSaved.connect(lambda path: self.window.show_message(f"Saved the training session {path}"))
             panel.sessionOpened.connect(lambda path: self.window.show_message(f"Opened the training session {path}"))
-            # a small screen or presenter mode's large type scrolls the panel rather than
-            # forcing the window wider than the screen
-            self.training_page = QScrollArea()
-            self.training_page.setObjectName("training-workspace")
-            self.training_page.setFrameShape(QFrame.NoFrame)
-            self.training_page.setWidgetResizable(True)
-            self.training_page.setWidget(panel)
+            self.training_page = PanelScroller(panel)
             self.stack.addWidget(self.training_page)
             if self.window.theme.scale != 1.0:
                 apply_to_widgets(panel, self.window.theme.scale)
@@ -167,6 +191,7 @@ class TrainingWorkspace(QObject):
                     dock.hide()
             self._set_graph_chrome(False)
             self.stack.setCurrentWidget(self.training_page)
+            self.training_page.fit()
             panel.setFocus(Qt.OtherFocusReason)
         else:
             self.stack.setCurrentWidget(self.graph_page)

@@ -4,7 +4,8 @@ import math
 import pytest
 from PySide6.QtCore import Qt
 
-from app.lessons_panel import LESSONS_DIR, LessonsPanel, set_markdown
+from app.lessons.panel import LESSONS_DIR, LessonsPanel
+from app.lessons.reading import set_markdown
 from app.main_window import MainWindow
 from app.theme import format_number
 from core.lesson_runner import fmt

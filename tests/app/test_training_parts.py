@@ -77,7 +77,7 @@ def test_one_part_per_tick_the_most_overdue_first():
     assert r.take() == ["image"]
     assert r.take() == ["curves"]
     assert r.take() == []          # the network was drawn 0.2 s ago, its interval is 0.3 s
-    clock.t += 0.1
+    clock.t += 0.25
     assert r.take() == ["network"]
     assert r.take() == [] and not r.dirty
 

@@ -1,0 +1,13 @@
+"""The Lessons panel: the guided track over `core.lesson_runner.LessonRunner`.
+
+    panel.py         LessonsPanel: the dock that puts it all together and shows a step
+    moves.py         LessonMoves: open / next / back / goto, in place or in a worker; Stop
+    worker.py        Snapshot, LessonWorker: a move run on a QThread, its results gathered there
+    graph_bridge.py  GraphBridge: the runner's own Values and highlights on the main canvas
+    lesson_list.py   LessonList and the progress kept in QSettings
+    question_box.py  QuestionBox: prompt, answer, Check and the verdict
+    network_box.py   NetworkBox, BoundaryView: a network lesson's numbers and decision boundary
+    reading.py       text sizes and set_markdown, readable from the back of a room
+
+Import the panel from `app.lessons.panel`.
+"""

@@ -1,0 +1,133 @@
+"""The runner's graph on the main canvas, with the step's nodes highlighted.
+
+For a graph lesson the canvas shows the runner's own Values: the data and grads
+on screen ARE the runner's, so a partial backward pass, a nudge or the
+zero-grad bug shows exactly as the lesson text describes it.
+"""
+
+import math
+
+from core.compile import Compiled
+from core.engine import topological_order
+from core.graphdoc import GraphDocument
+
+READABLE_ZOOM = 0.5         # below this the canvas zooms in on the step's nodes
+
+
+class GraphBridge:
+    """Shows a runner's graph in a MainWindow so the canvas reads the runner's Values.
+
+    The document goes in as one undoable step (`window.show_document`), then the
+    session's compiled Values are swapped for the runner's (`adopt`). An edit on
+    the canvas recompiles from the document, which simply detaches the canvas
+    from the lesson; the next lesson move shows the lesson's graph again.
+    """
+
+    def __init__(self, window):
+        self.window = window
+        self.session = window.session
+        self.adopted = None          # the Compiled we put into the session
+        self._adopting = False
+        self._pending = None         # a (doc, by_id, root, highlight, statuses) waiting for a layout
+        self.touched = False         # the runner's Values were changed from outside the lesson
+        self.session.gradsChanged.connect(self._grads_changed)
+        window.layoutFinished.connect(self._layout_finished)
+
+    @property
+    def showing_runner(self):
+        return self.adopted is not None and self.session.compiled is self.adopted
+
+    def _grads_changed(self, _ids):
+        if not self._adopting and self.showing_runner:
+            self.touched = True      # Backward, Zero Grads, the debugger: the lesson state moved
+
+    def detach(self):
+        """Stop showing the runner's Values (before a worker changes them)."""
+        if self.showing_runner:
+            self._adopting = True
+            try:
+                self.session.recompile()
+            finally:
+                self._adopting = False
+        self.adopted = None
+
+    def show(self, runner, highlight=(), statuses=None, label=""):
+        doc = _with_leaf_values(runner.document, runner.by_id)
+        by_id, root = runner.by_id, runner.root
+        current = self.session.doc
+        if _signature(current) == _signature(doc) and _leaf_values(current) == _leaf_values(doc):
+            self._adopt(by_id, root, highlight, statuses)
+            return
+        if _signature(current) == _signature(doc):   # same graph, a leaf changed: keep the places
+            for nid, node in doc.nodes.items():
+                node.pos = current.nodes[nid].pos
+            self.window.show_document(doc, f"Lesson: {label}", layout=False)
+        else:
+            self.window.show_document(doc, f"Lesson: {label}")
+        if getattr(self.window, "layout_pending", False):
+            self._pending = (by_id, root, highlight, statuses)
+            return
+        self._adopt(by_id, root, highlight, statuses)
+
+    def _layout_finished(self):
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            self._adopt(*pending)
+
+    def _adopt(self, by_id, root, highlight, statuses):
+        value_to_id = {v: nid for nid, v in by_id.items()}
+        order = [value_to_id[v] for v in topological_order(root) if v in value_to_id]
+        compiled = Compiled(dict(by_id), root, {}, order)
+        self._adopting = True
+        try:
+            self.session.flush()
+            self.session.compiled = compiled
+            self.adopted = compiled
+            self.session.recompiled.emit()
+        finally:
+            self._adopting = False
+        self.touched = False
+        scene = self.window.scene
+        scene.set_highlight(highlight)
+        if statuses:
+            scene.set_node_status(statuses)
+        else:
+            scene.clear_node_status()
+        self._follow(highlight)
+
+    def _follow(self, highlight):
+        """Bring the step's nodes into view when the graph is too big to read whole
+        (a network's loss graph): the camera follows the lesson."""
+        view, scene = self.window.view, self.window.scene
+        items = [scene.node_item(nid) for nid in highlight if scene.node_item(nid) is not None]
+        if not items:
+            return
+        visible = view.mapToScene(view.viewport().rect()).boundingRect()
+        readable = view.zoom() >= READABLE_ZOOM
+        if readable and all(visible.contains(item.sceneBoundingRect()) for item in items):
+            return
+        view.center_on_node(items[0].nid, min_zoom=0.65)
+
+    def clear_highlight(self):
+        self.window.scene.set_highlight(())
+
+
+def _signature(doc):
+    """The structure of a document, without positions or leaf values."""
+    nodes = tuple((nid, n.kind, n.op, n.param, n.label) for nid, n in doc.nodes.items())
+    return nodes, tuple(sorted((e.src, e.dst, e.port) for e in doc.edges)), doc.output
+
+
+def _leaf_values(doc):
+    return {nid: n.value for nid, n in doc.nodes.items() if n.kind != "op"}
+
+
+def _with_leaf_values(doc, by_id):
+    """A fresh copy of doc whose leaves hold the Values' data now (a set_value
+    action changes the Value, not the runner's document)."""
+    copy = GraphDocument.from_dict(doc.to_dict())
+    for nid, node in copy.nodes.items():
+        v = by_id.get(nid)
+        if node.kind != "op" and v is not None and math.isfinite(v.data):
+            node.value = v.data
+    return copy

@@ -1,0 +1,350 @@
+"""The Lessons panel: the guided track, one step at a time, with every number live.
+
+The panel is a thin shell over `core.lesson_runner.LessonRunner`, which owns
+all lesson state (the step, the graph, the debugger, the training run). The
+panel shows what the runner says and turns clicks into runner moves:
+
+* a list of the lessons (title and how far you got), the current step's
+  Markdown in a large, readable font, "step k of n", Back and Next;
+* the step's graph on the main canvas. For a graph lesson the canvas shows the
+  runner's own Values (`GraphBridge`): the data and grads on screen ARE the
+  runner's, so a partial backward pass, a nudge or the zero-grad bug shows
+  exactly as the text describes it. The step's nodes glow (`scene.set_highlight`);
+* a network lesson shows its numbers (step, loss, accuracy, parameters) and
+  the decision boundary; its loss graph goes on the canvas only when it is
+  small enough to read;
+* a question: a prompt, an answer box, Check -> right or wrong and how the
+  engine gets the answer (`runner.check_answer`);
+* quiz mode: the debugger's own quiz (`set_quiz_mode`) hides each step's new
+  grads until the student predicts them.
+
+Moves that train (network lessons) run in a `LessonWorker` on a QThread, which
+drives `runner.goto_iter` and reports progress; the window stays responsive,
+Back/Next/Check are disabled meanwhile and Stop abandons the move. A graph
+lesson's move takes milliseconds and runs in place. That half of the panel is
+`app.lessons.moves.LessonMoves`; this module builds the panel and shows a step.
+
+Hooks: `open_lesson(id, step)`, `next()`, `back()`, `goto(i)`, `busy`,
+`wait_idle()`, `shutdown()`; signals `stepShown(int)` and `busyChanged(bool)`.
+"""
+
+import os
+
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtWidgets import (QBoxLayout, QCheckBox, QHBoxLayout, QLabel, QProgressBar,
+                               QPushButton, QSplitter, QTextBrowser, QVBoxLayout, QWidget)
+
+from app.lessons.graph_bridge import GraphBridge
+from app.lessons.lesson_list import LessonList, record_step
+from app.lessons.moves import LessonMoves
+from app.lessons.network_box import NetworkBox
+from app.lessons.question_box import QuestionBox
+from app.lessons.reading import TEXT_PX, TITLE_PX, set_markdown
+from app.theme import set_base_font
+from core.lessons import LessonError, load_all
+
+LESSONS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                           "resources", "lessons")
+
+
+# -----------------------------------------------------------------------------
+# The panel
+
+class LessonsPanel(LessonMoves, QWidget):
+    stepShown = Signal(int)        # a step is on screen (its index)
+    busyChanged = Signal(bool)     # a move started / ended
+
+    def __init__(self, window=None, lessons=None, train_limit=None, parent=None):
+        super().__init__(parent)
+        self.setObjectName("LessonsPanel")
+        self.window = window
+        self.bridge = GraphBridge(window) if window is not None else None
+        self.train_limit = train_limit
+        self.load_error = None
+        if lessons is None:
+            try:
+                lessons = load_all(LESSONS_DIR)
+            except LessonError as e:
+                self.load_error = str(e)
+                lessons = []
+        self.lessons = list(lessons)
+        self.runner = None
+        self.snapshot = None
+        self._token = 0
+        self._worker = None
+        self._workers = []
+        self._last_answer = None
+        self._needs_replay = False
+        self._previous = (None, -1)
+        self._build()
+        self._fill_list()
+        self._update_controls()
+
+    # -- building ------------------------------------------------------------------------
+
+    def _build(self):
+        root = QVBoxLayout(self)
+        root.setContentsMargins(8, 8, 8, 8)
+        root.setSpacing(6)
+        split = QSplitter(Qt.Vertical)
+        split.setChildrenCollapsible(False)
+        self.list = LessonList()
+        self.list.itemActivated.connect(self._list_activated)
+        split.addWidget(self.list)
+
+        page = QWidget()
+        col = QVBoxLayout(page)
+        col.setContentsMargins(0, 0, 0, 0)
+        col.setSpacing(6)
+        self.title = QLabel("Choose a lesson")
+        self.title.setWordWrap(True)
+        set_base_font(self.title, TITLE_PX, bold=True)
+        self.where = QLabel("")
+        self.where.setToolTip("Where you are in this lesson")
+        self.step_bar = QProgressBar()
+        self.step_bar.setTextVisible(False)
+        self.step_bar.setMaximumHeight(6)
+        self.step_bar.setToolTip("Where you are in this lesson")
+        head = QHBoxLayout()
+        head.addWidget(self.title, 1)
+        head.addWidget(self.where, 0, Qt.AlignRight | Qt.AlignBottom)
+        col.addLayout(head)
+        col.addWidget(self.step_bar)
+
+        self.text = QTextBrowser()
+        self.text.setOpenExternalLinks(True)
+        self.text.setToolTip("")   # a long tip over the reading area only gets in the way
+        set_base_font(self.text, TEXT_PX)
+        self.text.setMinimumHeight(120)
+        self.body = QBoxLayout(QBoxLayout.TopToBottom)   # text and network: side by side when wide
+        self.body.addWidget(self.text, 3)
+        col.addLayout(self.body, 1)
+
+        # the network's numbers and picture
+        self.network_box = NetworkBox()
+        self.metrics_label = self.network_box.metrics_label
+        self.boundary_view = self.network_box.boundary_view
+        self.network_box.hide()
+        self.body.addWidget(self.network_box, 2)
+
+        # a question
+        self.question_box = QuestionBox()
+        self.prompt, self.answer = self.question_box.prompt, self.question_box.answer
+        self.check_button, self.result = self.question_box.check_button, self.question_box.result
+        self.answer.returnPressed.connect(self.check)
+        self.check_button.clicked.connect(self.check)
+        self.question_box.hide()
+        col.addWidget(self.question_box)
+
+        # a long move: what is happening, and a way out
+        self.busy_box = QWidget()
+        busy = QHBoxLayout(self.busy_box)
+        busy.setContentsMargins(0, 0, 0, 0)
+        self.busy_label = QLabel()
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setToolTip("Abandon this step and stay where you were")
+        self.stop_button.clicked.connect(self.stop)
+        busy.addWidget(self.busy_label, 1)
+        busy.addWidget(self.stop_button)
+        self.busy_box.hide()
+        col.addWidget(self.busy_box)
+
+        self.error = QLabel()
+        self.error.setWordWrap(True)
+        self._colors = {"right": "#007a45", "wrong": "#c8001e"}
+        self.error.setStyleSheet(f"color: {self._colors['wrong']};")
+        self.error.hide()
+        col.addWidget(self.error)
+
+        nav = QHBoxLayout()
+        self.back_button = QPushButton("◀ Back")
+        self.back_button.setToolTip("The step before (Page Up / Alt+Left)")
+        self.back_button.clicked.connect(self.back)
+        self.next_button = QPushButton("Next ▶")
+        self.next_button.setToolTip("Run the next step (Page Down / Alt+Right)")
+        self.next_button.clicked.connect(self.next)
+        self.next_button.setDefault(True)
+        self.quiz_check = QCheckBox("Quiz: predict each grad")
+        self.quiz_check.setToolTip("While you step in the debugger, hide each new grad until "
+                                   "you type a prediction")
+        self.quiz_check.toggled.connect(self.set_quiz_mode)
+        nav.addWidget(self.back_button)
+        nav.addWidget(self.next_button)
+        nav.addStretch(1)
+        nav.addWidget(self.quiz_check)
+        col.addLayout(nav)
+        split.addWidget(page)
+        split.setStretchFactor(0, 0)
+        split.setStretchFactor(1, 1)
+        split.setSizes([140, 600])
+        root.addWidget(split)
+        self.splitter = split
+
+    def sizeHint(self):
+        return QSize(420, 700)
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        # tall (a side dock): the list above the step; wide (under the canvas): beside it
+        wide = self.width() > 1.3 * self.height()
+        orientation = Qt.Horizontal if wide else Qt.Vertical
+        self.body.setDirection(QBoxLayout.LeftToRight if wide else QBoxLayout.TopToBottom)
+        if self.splitter.orientation() != orientation:
+            self.splitter.setOrientation(orientation)
+            total = self.width() if wide else self.height()
+            first = int(total * (0.24 if wide else 0.2))
+            self.splitter.setSizes([first, total - first])
+
+    # -- the lesson list -----------------------------------------------------------------
+
+    def _fill_list(self):
+        if self.load_error:
+            self._show_error(f"The lessons could not be loaded: {self.load_error}")
+        self.list.fill(self.lessons)
+        self._refresh_list()
+
+    def _refresh_list(self):
+        self.list.refresh(self.lessons, self.runner)
+
+    def _list_activated(self, item):
+        self.open_lesson(item.data(Qt.UserRole))
+
+    def lesson(self, lesson_id):
+        for lesson in self.lessons:
+            if lesson.id == lesson_id:
+                return lesson
+        known = ", ".join(lesson.id for lesson in self.lessons)
+        raise KeyError(f"no lesson {lesson_id!r} (lessons: {known})")
+
+    # -- showing a step ---------------------------------------------------------------------
+
+    def _show(self, snapshot):
+        self.snapshot = snapshot
+        runner = self.runner
+        lesson = runner.lesson
+        k, n = snapshot.progress
+        self.title.setText(lesson.title)
+        self.where.setText(f"Step {k} of {n}")
+        self.step_bar.setRange(0, n)
+        self.step_bar.setValue(k)
+        set_markdown(self.text, snapshot.text)
+        self.text.verticalScrollBar().setValue(0)
+        record_step(lesson.id, snapshot.index)
+
+        # the question
+        self._last_answer = None
+        self.question_box.setVisible(snapshot.prompt is not None)
+        if snapshot.prompt is not None:
+            self.question_box.ask(snapshot.prompt)
+
+        # a network's numbers
+        self.network_box.setVisible(snapshot.kind == "network")
+        if snapshot.kind == "network":
+            self.metrics_label.setText(self.metrics_text())
+            self.boundary_view.set_boundary(snapshot.boundary, snapshot.points)
+            if snapshot.diverged:
+                self._show_error(f"The run diverged: {snapshot.diverged}")
+
+        # the canvas
+        if self.bridge is not None:
+            if snapshot.show_graph:
+                self.bridge.show(runner, snapshot.highlight, snapshot.statuses,
+                                 f"{lesson.title}, step {k}")
+                self.window.editor.set_source_note(f"lesson “{lesson.title}”, step {k} of {n}")
+            else:
+                self.bridge.detach()
+                self.bridge.clear_highlight()
+        self._refresh_list()
+        self._update_controls()
+        self.stepShown.emit(snapshot.index)
+
+    def set_theme(self, theme):
+        """The window's theme changed (fonts follow by themselves): the colours of
+        right, wrong and errors come from its palette, readable on light and dark."""
+        self._colors = {"right": theme.color("status_final").name(), "wrong": theme.color("nonfinite").name()}
+        self.error.setStyleSheet(f"color: {self._colors['wrong']};")
+        if self._last_answer is not None:
+            self.check()
+
+    def follow(self):
+        """Zoom the canvas in on the step's nodes if the whole graph is too small to read."""
+        if self.bridge is not None and self.snapshot is not None and self.snapshot.show_graph \
+                and self.bridge.showing_runner:
+            self.bridge._follow(self.snapshot.highlight)
+
+    def metrics_text(self):
+        m = self.snapshot.metrics if self.snapshot is not None else None
+        if not m:
+            return ""
+        steps = "step" if m["step"] == 1 else "steps"
+        return (f"after {m['step']} {steps}\nloss {m['loss']}\naccuracy {m['accuracy']}\n"
+                f"{m['params']} parameters")
+
+    def _update_controls(self):
+        idle = not self.busy
+        has = self.runner is not None and self.snapshot is not None
+        self.back_button.setEnabled(idle and has and not self.runner.at_start)
+        more = has and (not self.runner.at_end or self._following_lesson() is not None)
+        self.next_button.setEnabled(idle and more)
+        if has and self.runner.at_end and self._following_lesson() is not None:
+            self.next_button.setText("Next lesson ▶")
+            self.next_button.setToolTip(f"Start “{self._following_lesson().title}” "
+                                        "(Page Down / Alt+Right)")
+        else:
+            self.next_button.setText("Next ▶")
+            self.next_button.setToolTip("Run the next step (Page Down / Alt+Right)")
+        self.check_button.setEnabled(idle and has)
+        self.answer.setEnabled(idle and has)
+        self.list.setEnabled(idle)
+
+    # -- questions ---------------------------------------------------------------------------
+
+    def check(self):
+        """Check the typed answer; (ok, explanation), also shown under the box."""
+        if self.busy or self.runner is None or self.snapshot is None or self.snapshot.prompt is None:
+            return None
+        ok, explanation = self.runner.check_answer(self.answer.text())
+        self._last_answer = (ok, explanation)
+        self.question_box.show_result(explanation, self._colors["right" if ok else "wrong"])
+        return ok, explanation
+
+    # -- quiz mode (the debugger's) ------------------------------------------------------------
+
+    def set_quiz_mode(self, on):
+        """Quiz mode of the debugger: its new grads stay hidden until predicted."""
+        debugger = getattr(self.window, "debugger", None) if self.window is not None else None
+        if self.quiz_check.isChecked() != bool(on):
+            self.quiz_check.setChecked(bool(on))   # re-enters through toggled
+            return
+        if debugger is None or not hasattr(debugger, "set_quiz_mode"):
+            self._show_error("Quiz mode needs the debugger panel, which is not available.")
+            return
+        debugger.set_quiz_mode(bool(on))
+        dock = getattr(self.window, "docks", {}).get("debugger")
+        if on and dock is not None:
+            dock.show()
+            dock.raise_()
+
+    def show_quiz_state(self, on):
+        """The debugger's quiz mode changed (from its own button or menu)."""
+        self.quiz_check.blockSignals(True)
+        self.quiz_check.setChecked(bool(on))
+        self.quiz_check.blockSignals(False)
+
+    # -- errors ------------------------------------------------------------------------------
+
+    def _move_failed(self, error):
+        self._show_error(f"This step could not run: {error}")
+        self._update_controls()
+
+    def _show_error(self, text):
+        self.error.setText(text)
+        self.error.show()
+
+    def _clear_error(self):
+        self.error.clear()
+        self.error.hide()
+
+    def closeEvent(self, event):
+        self.shutdown()
+        super().closeEvent(event)

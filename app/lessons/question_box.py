@@ -1,0 +1,62 @@
+"""A step's question: the prompt, an answer box, Check, and the verdict.
+
+The box only shows; the panel asks the runner (`runner.check_answer`) whether
+the typed answer is right and how the engine gets it, then hands the
+explanation back here to be shown under the box.
+"""
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout
+
+from app.lessons.reading import TEXT_PX
+from app.theme import set_base_font
+
+
+class QuestionBox(QFrame):
+    """Prompt, answer and Check; the panel connects `answer.returnPressed` and
+    `check_button.clicked` to its own `check`."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setFrameShape(QFrame.StyledPanel)
+        q = QVBoxLayout(self)
+        q.setContentsMargins(8, 6, 8, 6)
+        self.prompt = QLabel()
+        self.prompt.setWordWrap(True)
+        set_base_font(self.prompt, TEXT_PX, bold=True)
+        row = QHBoxLayout()
+        self.answer = QLineEdit()
+        self.answer.setPlaceholderText("your answer, e.g. -1.5 or 3/4")
+        self.answer.setToolTip("Type a number; fractions like 3/4 work too. Enter checks it")
+        set_base_font(self.answer, TEXT_PX)
+        self.check_button = QPushButton("Check")
+        self.check_button.setToolTip("Compare your answer with the engine's (Enter)")
+        row.addWidget(self.answer, 1)
+        row.addWidget(self.check_button)
+        self.result = QLabel()
+        self.result.setWordWrap(True)
+        self.result.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        set_base_font(self.result, TEXT_PX - 1)
+        q.addWidget(self.prompt)
+        q.addLayout(row)
+        q.addWidget(self.result)
+
+    def ask(self, prompt):
+        """A new question: its prompt, an empty answer and no verdict yet."""
+        self.prompt.setText(prompt)
+        self.answer.clear()
+        self.result.clear()
+        self.result.hide()
+
+    def show_result(self, explanation, color):
+        """The verdict (the explanation's first line) in `color`, the working below it."""
+        head, _, rest = explanation.partition("\n")
+        body = "<br>".join(_html(line) for line in rest.splitlines())
+        mono = "font-family:'DejaVu Sans Mono'"
+        self.result.setText(f"<b style='color:{color}'>{_html(head)}</b>"
+                            + (f"<br><span style='{mono}'>{body}</span>" if body else ""))
+        self.result.show()
+
+
+def _html(text):
+    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
