@@ -15,8 +15,14 @@ This module composes the parts and is the panel's public API:
     data_box.py      DataBox: the DATA column
     network_box.py   NetworkBox: the NETWORK column (NetworkView, weight editor, graph row)
     output_box.py    OutputBox: the OUTPUT column (metrics, MetricsPlot, DataPlot)
+    graph_link.py    GraphLink: which neuron and sample the scalar graph is about; Follow live
     configs.py       presets and the network edits, as plain config changes
     redraw.py        which part of the picture to repaint on which tick
+    widgets.py       shared label styles, the status line
+
+and under it controller.py (the run), worker.py (its thread), history.py,
+sample_graph.py, plots.py, network_view.py; workspace.py puts the panel in the
+main window, tuning.py holds the process settings training needs.
 
 Signals for the main window:
 
