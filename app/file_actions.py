@@ -159,11 +159,13 @@ class FileActions(QObject):
         self.examples_menu = menu.addMenu("&Examples")
         for title, path in examples():
             action = self.examples_menu.addAction(title)
+            action.setToolTip(f"Open the example '{title}' as a new, untitled graph")
             action.triggered.connect(lambda checked=False, p=path: self.open_example(p))
         self._fill_recent()
         menu.addSeparator()
         a("File", "&Save", self.save, QKeySequence.Save, key="save", tip="Save the graph (Ctrl+S)")
-        a("File", "Save &As…", self.save_as, QKeySequence.SaveAs, key="save as")
+        a("File", "Save &As…", self.save_as, QKeySequence.SaveAs, key="save as",
+          tip="Save the graph under a new file name")
         a("File", "Re&vert", self.revert, key="revert", tip="Go back to the saved file")
         menu.addSeparator()
         a("File", "&Import Snippet…", self.import_snippet_dialog, key="import snippet",

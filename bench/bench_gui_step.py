@@ -1,6 +1,6 @@
 """How long one debugger step takes on a large graph, offscreen, GUI included.
 
-    python bench/bench_gui_step.py [NODES] [STEPS]
+    python bench/bench_gui_step.py [NODES] [STEPS] [--file GRAPH.json]
 
 Opens one sample through an MLP (about NODES nodes, default 5,000) in the main
 window, starts the debugger and times STEPS single steps (default 200): the
@@ -8,8 +8,11 @@ core `_backward` call, the scene update (grads of the changed nodes, status
 stripes, marks, wires), the panel (explanation, step list, timeline) and
 `processEvents`, which paints the view. Budget: 16 ms a step (60 frames a
 second). Also times the one-off full redraws: reset, a seek to the end, and a
-forward step. Prints times only; they vary 2-4x between runs on shared
-machines.
+forward step. Steps are timed twice: with the view following each step
+(scrolling when the node is off screen, so the whole view repaints) and with
+following off (only the changed nodes repaint). `--file` opens a saved graph
+instead (laying out 5,000 nodes takes a while; save one with File → Save As).
+Prints times only; they vary 2-4x between runs on shared machines.
 """
 import os
 import statistics
@@ -39,8 +42,31 @@ def timed(fn):
     return time.perf_counter() - t0
 
 
+def time_steps(app, dbg, steps):
+    """(core step times, wall times, CPU times) of `steps` debugger steps. CPU time
+    (time.process_time) leaves out the moments another process had the core."""
+    core_only, total, cpu = [], [], []
+    for _ in range(min(steps, len(dbg.stepper.order) - dbg.stepper.position)):
+        t0 = time.perf_counter()
+        dbg.stepper.step()
+        dbg.stepper.step_back()
+        t1 = time.perf_counter()
+        c1 = time.process_time()
+        dbg.step()
+        app.processEvents()
+        t2 = time.perf_counter()
+        cpu.append(time.process_time() - c1)
+        core_only.append((t1 - t0) / 2)
+        total.append(t2 - t1)
+    return core_only, total, cpu
+
+
 def main(argv):
     from app.main_window import MainWindow
+    path = None
+    if "--file" in argv:
+        i = argv.index("--file")
+        path, argv = argv[i + 1], argv[:i] + argv[i + 2:]
     target = int(argv[0]) if argv else 5000
     steps = int(argv[1]) if len(argv) > 1 else 200
     app = QApplication.instance() or QApplication([])
@@ -48,9 +74,12 @@ def main(argv):
     window.resize(1440, 880)
     window.show()
     app.processEvents()
-    out, model = mlp_output(target)
-    window.open_value(out, model.parameters())
-    window.wait_for_layout()
+    if path:
+        window.open_file(path)
+    else:
+        out, model = mlp_output(target)
+        window.open_value(out, model.parameters())
+    window.wait_for_layout(600)
     window.view.fit()
     window.view.set_zoom(0.8)       # readable: node texts are drawn, so repaints are real
     app.processEvents()
@@ -58,27 +87,23 @@ def main(argv):
     nodes, edges = window.scene.counts()
 
     t_reset = timed(dbg.reset)
-    core_only, total = [], []
-    for _ in range(min(steps, len(dbg.stepper.order))):
-        t0 = time.perf_counter()
-        dbg.stepper.step()
-        dbg.stepper.step_back()
-        t1 = time.perf_counter()
-        dbg.step()
-        app.processEvents()
-        t2 = time.perf_counter()
-        core_only.append(t1 - t0)
-        total.append(t2 - t1)
+    dbg.controller.follow = True
+    core_only, total, total_cpu = time_steps(app, dbg, steps)
+    dbg.controller.follow = False
+    _core, still, still_cpu = time_steps(app, dbg, steps)
     t_seek = timed(lambda: dbg.seek(len(dbg.stepper.order)))
     t_back = timed(lambda: dbg.seek(0))
     t_forward_start = timed(dbg.forward_reset)
     forward = [timed(dbg.forward_step) for _ in range(50)]
     ms = 1000.0
     print(f"{nodes:,} nodes, {edges:,} edges, {len(dbg.stepper.order):,} steps in the backward pass")
-    print(f"one debugger step ({len(total)} steps: core + scene + panel + processEvents): "
-          f"median {statistics.median(total) * ms:.2f} ms, max {max(total) * ms:.2f} ms "
-          f"(budget 16 ms)")
-    print(f"  of which the core step itself: median {statistics.median(core_only) * ms / 2:.3f} ms")
+    print(f"one debugger step (core + scene + panel + processEvents), budget 16 ms:")
+    for what, times, cpu in (("view follows the step", total, total_cpu),
+                             ("view stays put", still, still_cpu)):
+        print(f"  {what:22s} {len(times)} steps: wall median {statistics.median(times) * ms:.2f} ms, "
+              f"max {max(times) * ms:.2f} ms; CPU median {statistics.median(cpu) * ms:.2f} ms, "
+              f"max {max(cpu) * ms:.2f} ms")
+    print(f"  of which the core step itself: median {statistics.median(core_only) * ms:.3f} ms")
     print(f"forward step: median {statistics.median(forward) * ms:.2f} ms, max {max(forward) * ms:.2f} ms")
     print(f"full redraws: reset {t_reset * ms:.0f} ms, seek to the end {t_seek * ms:.0f} ms, "
           f"seek back to 0 {t_back * ms:.0f} ms, forward start {t_forward_start * ms:.0f} ms")

@@ -44,6 +44,7 @@ class DebuggerController(QObject):
     ended = Signal(str)               # the debug session ended, and why
     message = Signal(str)             # a one-line note for the status bar
     quizAnswered = Signal(bool, str)  # (right?, feedback)
+    renamed = Signal()                # a label changed: texts naming nodes are stale
 
     def __init__(self, session, scene=None, view=None, parent=None):
         super().__init__(parent)
@@ -509,6 +510,7 @@ class DebuggerController(QObject):
         compiled = self.session.compiled
         if compiled is not None and self._names:
             self._names.update(display_names(self.session.doc, compiled))
+            self.renamed.emit()
             self.stateChanged.emit()
 
     def _rebuild(self):
@@ -632,8 +634,22 @@ class DebuggerController(QObject):
             return
         self.scene.set_debug_marks(marks, edges)
         if self.follow and self.view is not None and focus is not None:
-            item = self.scene.node_item(focus)
-            if item is not None:
-                seen = self.view.mapToScene(self.view.viewport().rect()).boundingRect()
-                if not QRectF(seen).contains(item.sceneBoundingRect()):
-                    self.view.centerOn(item)
+            self._follow(focus, [nid for nid in marks if nid != focus])
+
+    def _follow(self, focus, others):
+        """Scroll only when the step's node is out of sight, and then so that its
+        operands are in sight too: the next steps are usually among them."""
+        item = self.scene.node_item(focus)
+        if item is None:
+            return
+        seen = QRectF(self.view.mapToScene(self.view.viewport().rect()).boundingRect())
+        rect = item.sceneBoundingRect()
+        if seen.contains(rect):
+            return
+        for nid in others:
+            other = self.scene.node_item(nid)
+            if other is not None:
+                wider = rect.united(other.sceneBoundingRect())
+                if wider.width() <= seen.width() * 0.9 and wider.height() <= seen.height() * 0.9:
+                    rect = wider
+        self.view.centerOn(rect.center())

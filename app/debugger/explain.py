@@ -34,8 +34,8 @@ def _short(x):
 
 def display_names(doc, compiled):
     """{Value: name} for every compiled node: its label; a constant's number; an
-    unlabelled op over named operands its expression in brackets ('(x·y)',
-    '(y^2)'); anything else its node id ('n7')."""
+    unlabelled op whose operands are labelled or constant, its expression in
+    brackets ('(x·y)', '(y^2)'); anything else its node id ('n7')."""
     names, simple = {}, {}
     for nid in compiled.order:
         node = doc.nodes[nid]
@@ -47,9 +47,9 @@ def display_names(doc, compiled):
         elif node.kind == "op":
             args = [simple.get(src) for src in doc.inputs_of(nid)]
             expr = _expression(node, args) if all(args) else None
-            name, plain = (f"({expr})", False) if expr and len(expr) <= NAME_MAX else (nid, True)
+            name, plain = (f"({expr})", False) if expr and len(expr) <= NAME_MAX else (nid, False)
         else:
-            name, plain = nid, True
+            name, plain = nid, False
         names[value] = name
         simple[nid] = name if plain else None
     return names

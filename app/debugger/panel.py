@@ -80,6 +80,8 @@ class DebuggerPanel(QWidget):
         self._build()
         ctrl.stateChanged.connect(self._sync)
         ctrl.stepped.connect(self._on_stepped)
+        ctrl.renamed.connect(self.model.rename)
+        ctrl.renamed.connect(self._render_explanation)
         session.currentChanged.connect(self._on_current_changed)
         if scene is not None:
             scene.add_node_menu_hook(self._node_menu)
@@ -195,7 +197,10 @@ class DebuggerPanel(QWidget):
         self.timeline.setPageStep(1)
         self.timeline.valueChanged.connect(self._timeline_moved)
         self.position_label = QLabel()
-        self.position_label.setMinimumWidth(110)
+        # fixed size: a label whose text changes every step must not re-lay out the window
+        fm = self.position_label.fontMetrics()
+        self.position_label.setFixedSize(fm.horizontalAdvance("step 00000 / 00000") + 8,
+                                         fm.height() + 4)
         line.addWidget(QLabel("Timeline"))
         line.addWidget(self.timeline, 1)
         line.addWidget(self.position_label)
@@ -222,6 +227,8 @@ class DebuggerPanel(QWidget):
         self.explanation = QTextBrowser()
         self.explanation.setOpenLinks(False)
         self.explanation.setFrameShape(QFrame.StyledPanel)
+        # a scroll bar that came and went with the text's length re-laid out the dock each step
+        self.explanation.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOn)
         mid.addWidget(self.explanation, 1)
         self.quiz_box = QWidget()
         quiz = QHBoxLayout(self.quiz_box)
@@ -374,8 +381,11 @@ class DebuggerPanel(QWidget):
         return (chip("1 Forward", ctrl.phase == FORWARD, forward_done and ctrl.phase != FORWARD) + " ▸ " +
                 chip("2 Backward", ctrl.phase == BACKWARD and not backward_done, backward_done))
 
-    def _on_stepped(self, record):
+    def _render_explanation(self):
         self.explanation.setHtml(describe(self.controller, self._style))
+
+    def _on_stepped(self, record):
+        self._render_explanation()
         ctrl = self.controller
         if ctrl.phase == BACKWARD and ctrl.position:
             row = ctrl.position - 1

@@ -14,6 +14,10 @@ from app.theme import MONO_FAMILY
 from core.graphdoc import op_symbol
 
 COLUMNS = ("#", "node", "op", "formula", "")
+# plain ints: comparing PySide6's enum members costs microseconds, and a repaint asks ~400 times
+DISPLAY, FONT, BACKGROUND, FOREGROUND, TOOLTIP = (int(r) for r in (
+    Qt.DisplayRole, Qt.FontRole, Qt.BackgroundRole, Qt.ForegroundRole, Qt.ToolTipRole))
+_ROLES = frozenset((DISPLAY, FONT, BACKGROUND, FOREGROUND, TOOLTIP))
 
 
 class StepListModel(QAbstractTableModel):
@@ -27,6 +31,12 @@ class StepListModel(QAbstractTableModel):
         self._mono = QFont(MONO_FAMILY)
         self._bold = QFont()
         self._bold.setBold(True)
+        shown = QColor(theme.color("highlight"))
+        shown.setAlpha(150)
+        self._shown_color = shown
+        self._later_color = QColor(theme.color("caption_text"))
+        self._break_color = QColor(theme.color("nonfinite"))
+        self._texts = {}      # row -> (name, op, formula), made when first shown
         self.reload()
 
     def reload(self):
@@ -34,6 +44,7 @@ class StepListModel(QAbstractTableModel):
         self.beginResetModel()
         st = self.ctrl.stepper
         self._order = list(st.order) if st is not None else []
+        self._texts = {}
         self._position = self.ctrl.position
         self._shown = self._position - 1
         self.endResetModel()
@@ -69,44 +80,48 @@ class StepListModel(QAbstractTableModel):
             return COLUMNS[section]
         return None
 
-    def data(self, index, role=Qt.DisplayRole):
-        row, col = index.row(), index.column()
-        node = self.node(row)
-        if node is None:
+    def texts(self, row):
+        texts = self._texts.get(row)
+        if texts is None:
+            node = self._order[row]
+            texts = self._texts[row] = (self.ctrl.name(node), _op_text(node), self.ctrl.formula(node))
+        return texts
+
+    def rename(self):
+        """Labels changed: the texts are made again when next shown."""
+        self._texts = {}
+        self.refresh_all()
+
+    def data(self, index, role=DISPLAY):
+        if role not in _ROLES:
             return None
-        if role == Qt.DisplayRole:
+        row, col = index.row(), index.column()
+        if not 0 <= row < len(self._order):
+            return None
+        if role == DISPLAY:
             if col == 0:
-                nid = self.ctrl.nid(node)
+                nid = self.ctrl.nid(self._order[row])
                 return ("● " if nid in self.ctrl.breakpoint_ids else "") + str(row + 1)
-            if col == 1:
-                return self.ctrl.name(node)
-            if col == 2:
-                return _op_text(node)
-            if col == 3:
-                return self.ctrl.formula(node)
-            if col == 4:
-                if row == self._shown:
-                    return "◀ now"
-                if row == self._position and self.ctrl.phase == "backward":
-                    return "next"
-                return "✓" if row < self._position else ""
-        if role == Qt.BackgroundRole and row == self._shown:
-            c = QColor(self.theme.color("highlight"))
-            c.setAlpha(150)
-            return c
-        if role == Qt.ForegroundRole:
-            if col == 0 and self.ctrl.nid(node) in self.ctrl.breakpoint_ids:
-                return self.theme.color("nonfinite")
+            if col < 4:
+                return self.texts(row)[col - 1]
+            if row == self._shown:
+                return "◀ now"
+            if row == self._position and self.ctrl.phase == "backward":
+                return "next"
+            return "✓" if row < self._position else ""
+        if role == BACKGROUND:
+            return self._shown_color if row == self._shown else None
+        if role == FOREGROUND:
+            if col == 0 and self.ctrl.nid(self._order[row]) in self.ctrl.breakpoint_ids:
+                return self._break_color
             if row >= self._position and row != self._shown:
-                return self.theme.color("caption_text")
-        if role == Qt.FontRole:
+                return self._later_color
+            return None
+        if role == FONT:
             if row == self._shown:
                 return self._bold
-            if col == 3:
-                return self._mono
-        if role == Qt.ToolTipRole:
-            return f"Click to go to step {row + 1}: {self.ctrl.formula(node)} runs its _backward"
-        return None
+            return self._mono if col == 3 else None
+        return f"Click to go to step {row + 1}: {self.texts(row)[2]} runs its _backward"
 
 
 def _op_text(node):

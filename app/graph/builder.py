@@ -23,7 +23,7 @@ import json
 from PySide6.QtCore import QMimeData, QObject, QPointF, Signal
 from PySide6.QtGui import QGuiApplication
 
-from app.graph.items import node_size
+from app.graph.node_geometry import node_size
 from app.graph.quick_add import NodeEditOverlay, QuickAddOverlay
 from core.blocks import ENTRIES, layer_block, neuron_block, node_for
 from core.commands import (AddNode, Disconnect, InsertOnEdge, Macro, RemoveNodes, SetLabel, SetOutput,

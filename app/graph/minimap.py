@@ -104,7 +104,9 @@ class MinimapOverlay(QWidget):
         blocks into the cached picture. Anything more rebuilds it, coalesced."""
         scene = self._view.scene()
         ids = getattr(scene, "last_refreshed", None) if scene is not None else None
-        if self._image is None or ids is None or len(ids) > 64 or self._image.size() != self.size():
+        if self._image is None:   # the next paint draws every block anyway
+            return
+        if ids is None or len(ids) > 64 or self._image.size() != self.size():
             self._rebuild.start()
             return
         items = [item for item in map(scene.node_item, ids) if item is not None]

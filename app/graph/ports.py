@@ -52,7 +52,7 @@ def port_at(scene, pos, radius, side=None):
 
     `side` ('in' / 'out') restricts the search. Hidden nodes (inside a
     collapsed group) have no ports to grab."""
-    from app.graph.items import NodeItem
+    from app.graph.node_item import NodeItem
     area = QRectF(pos.x() - radius - 40, pos.y() - radius - 40, 2 * radius + 80, 2 * radius + 80)
     best, best_d = None, radius
     for item in scene.items(area, Qt.IntersectsItemBoundingRect):

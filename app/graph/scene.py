@@ -11,51 +11,26 @@ shows the numbers of the session's compiled Values. It updates on three cues:
 * `session.gradsChanged(ids)`: the grad text of those nodes (or all) is
   refreshed in place -- what the debugger calls after each step.
 
-Editing gestures (each becomes one pushed command, never a direct edit):
-
-* a drag of nodes -> one `MoveNodes` on release; a single op dropped onto a
-  wire -> `MoveNodes` + `InsertOnEdge` in one Macro;
-* a press on a port starts a wire (app/graph/wires.py): `start_wire`,
-  `move_wire`, `finish_wire` are the same gesture without a mouse, for tests
-  and scripts; refusals are explained through `hint(str)`;
-* a double-click: on a node `editRequested(nid)`, on a collapsed group
-  expands it, on empty canvas `quickAddRequested(scene point)`;
-* a right-click: `menu_provider(menu, target, scene point)` fills the menu
-  (target: ('node', id) / ('group', id) / ('edge', Edge) / ('canvas', None)),
-  then the node-menu hooks add theirs.
-
 Groups (core/groups.py, `session.groups`): an expanded group gets a frame
 behind its nodes, a collapsed one a `GroupItem` that stands in for them
 (app/graph/groups.py).
 
-Hooks for other panels (the debugger):
-    node_item(nid) / edge_items(src=None, dst=None)
-    set_highlight(nodes=(), edges=())        glow on nodes and wires (replaces the last)
-    set_node_status({nid: status})           a stripe: 'untouched' / 'partial' / 'final' / QColor / None
-    clear_node_status()
-    set_debug_marks({nid: (mark, tag)}, edges)  the debugger step: 'current' / 'target' nodes with a
-                                             chip text, and the wires carrying gradient (diffed)
-    set_breakpoint_marks(nids)               red dots on these nodes (replaces the last)
-    update_masks({nid: (data, grad, dimmed) | None})  texts shown instead of numbers ('?')
-    clear_debug()                            every debugger mark off
-    set_grad_scale(grad_max)                 pin the grad colour scale while stepping (None: unpin)
-    add_node_menu_hook(hook)                 hook(menu, nid) adds entries to a node's context menu
-    refresh_values(ids=None)                 re-read data/grad from the Values
-    select_node(nid)
+The scene's other concerns live beside it, as functions taking the scene:
+app/graph/scene_gestures.py (drags, wires, double-clicks -- each gesture one
+pushed command), scene_selection.py (selection, context menu),
+scene_groups.py (group frames and boxes) and scene_marks.py (the debugger's
+hooks: highlight, status stripes, marks, masks). The methods below that only
+delegate are the scene's public API.
 """
 
-from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QPainterPathStroker, QPen
-from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsScene, QMenu, QToolTip
+from PySide6.QtCore import QPointF, QRectF, QTimer, Signal
+from PySide6.QtWidgets import QGraphicsScene
 
-from app.graph.groups import FRAME_Z, GroupFrameItem, GroupItem
-from app.graph.items import NODE_SELECTED_Z, NODE_Z, EdgeItem, NodeItem
-from app.graph.ports import HIT_PIXELS, port_at
-from app.graph.wires import WireGesture
+from app.graph import scene_gestures, scene_groups, scene_marks, scene_selection
+from app.graph.edge_item import EdgeItem
+from app.graph.node_item import NodeItem
 from app.theme import DEFAULT
-from core.commands import InsertOnEdge, Macro, MoveNodes, describe
 from core.graphdoc import Edge
-from core.groups import SetCollapsed
 
 SCENE_MARGIN = 400.0
 
@@ -108,6 +83,7 @@ class GraphScene(QGraphicsScene):
         groups = getattr(session, "groups", None)
         if groups is not None:
             groups.changed.connect(self._on_groups_changed)
+
 
     # -- queries -------------------------------------------------------------------
 
@@ -286,6 +262,7 @@ class GraphScene(QGraphicsScene):
         m = SCENE_MARGIN
         self.setSceneRect(rect.adjusted(-m, -m, m, m) if not rect.isNull() else QRectF(-m, -m, 2 * m, 2 * m))
 
+
     # -- numbers ---------------------------------------------------------------------
 
     def refresh_values(self, ids=None):
@@ -328,151 +305,72 @@ class GraphScene(QGraphicsScene):
         brings a new largest grad does not re-tint (and repaint) every node."""
         self._pinned_grad_max = grad_max
 
-    # -- debugger hooks ------------------------------------------------------------------
+    # -- debugger hooks (app/graph/scene_marks.py) -----------------------------------------
 
     def set_highlight(self, nodes=(), edges=()):
-        """Glow on these node ids and wires ((src, dst, port) triples); replaces the last."""
-        self._highlight = (set(nodes), {Edge(*e) for e in edges})
-        self._apply_highlight()
+        scene_marks.set_highlight(self, nodes, edges)
 
     def _apply_highlight(self):
-        nodes, edges = self._highlight
-        for nid, item in self._nodes.items():
-            item.set_highlighted(nid in nodes)
-        for edge, item in self._edges.items():
-            item.set_highlighted(edge in edges)
+        scene_marks.apply_highlight(self)
 
     def set_node_status(self, statuses):
-        """{nid: 'untouched' | 'partial' | 'final' | QColor | None}; other nodes keep theirs."""
-        for nid, status in statuses.items():
-            item = self._nodes.get(nid)
-            if item is not None:
-                item.set_status(status)
+        scene_marks.set_node_status(self, statuses)
 
     def clear_node_status(self):
-        for item in self._nodes.values():
-            item.set_status(None)
-
-    # Debugger marks change a handful of nodes per step: each call touches only
-    # the items whose look changes, never all of a 5,000-node graph.
+        scene_marks.clear_node_status(self)
 
     def set_debug_marks(self, marks, edges=()):
-        """{nid: (mark, tag)} with mark 'current' or 'target' (others lose theirs),
-        and the wires ((src, dst, port)) to highlight as carrying gradient."""
-        old_marks, old_edges = getattr(self, "_debug_state", ({}, set()))
-        for nid in old_marks:
-            if nid not in marks:
-                item = self._nodes.get(nid)
-                if item is not None:
-                    item.set_debug(None, "")
-        for nid, (mark, tag) in marks.items():
-            item = self._nodes.get(nid)
-            if item is not None:
-                item.set_debug(mark, tag)
-        edges = {Edge(*e) for e in edges}
-        for edge in old_edges - edges:
-            item = self._edges.get(edge)
-            if item is not None:
-                item.set_highlighted(edge in self._highlight[1])
-        for edge in edges:
-            item = self._edges.get(edge)
-            if item is not None:
-                item.set_highlighted(True)
-        self._debug_state = (dict(marks), edges)
+        scene_marks.set_debug_marks(self, marks, edges)
 
     def set_breakpoint_marks(self, nids):
-        nids = set(nids)
-        old = getattr(self, "_breakpoint_marks", set())
-        for nid in old | nids:
-            item = self._nodes.get(nid)
-            if item is not None:
-                item.set_breakpoint(nid in nids)
-        self._breakpoint_marks = nids
+        scene_marks.set_breakpoint_marks(self, nids)
 
     def update_masks(self, masks):
-        """{nid: (data text, grad text, dimmed) or None (show the real numbers)}."""
-        masked = getattr(self, "_masked", None)
-        if masked is None:
-            masked = self._masked = set()
-        for nid, mask in masks.items():
-            item = self._nodes.get(nid)
-            if item is None:
-                continue
-            if mask is None:
-                item.set_masks()
-                masked.discard(nid)
-            else:
-                item.set_masks(*mask)
-                masked.add(nid)
+        scene_marks.update_masks(self, masks)
 
     def clear_debug(self):
-        """Every debugger mark, mask and status stripe off (breakpoint dots stay)."""
-        self.set_debug_marks({})
-        self.update_masks({nid: None for nid in list(getattr(self, "_masked", ()))})
-        for item in self._nodes.values():
-            if item.debug_mark is not None or item.data_mask is not None or item.grad_mask is not None:
-                item.set_debug(None, "")
-                item.set_masks()
-        self.clear_node_status()
+        scene_marks.clear_debug(self)
 
-    # -- a node's context menu: other panels add entries -------------------------------
+    # -- selection and context menu (app/graph/scene_selection.py) -------------------------
+
+    def select_node(self, nid):
+        scene_selection.select_node(self, nid)
+
+    def selected_ids(self):
+        return scene_selection.selected_ids(self)
+
+    def _on_selection_changed(self):
+        scene_selection.on_selection_changed(self)
+
+    def _on_current_changed(self, nid):
+        scene_selection.on_current_changed(self, nid)
+
+    def selected_group_ids(self):
+        return scene_selection.selected_group_ids(self)
+
+    def edit_selection(self):
+        return scene_selection.edit_selection(self)
+
+    def select_ids(self, ids):
+        scene_selection.select_ids(self, ids)
+
+    def select_edge(self, edge):
+        scene_selection.select_edge(self, edge)
 
     def add_node_menu_hook(self, hook):
-        """hook(menu, nid) is called to fill the right-click menu of node nid."""
-        hooks = getattr(self, "_menu_hooks", None)
-        if hooks is None:
-            hooks = self._menu_hooks = []
-        hooks.append(hook)
+        scene_selection.add_node_menu_hook(self, hook)
 
     def node_at(self, scene_pos):
-        for item in self.items(scene_pos):
-            if isinstance(item, NodeItem):
-                return item
-        return None
+        return scene_selection.node_at(self, scene_pos)
 
     def target_at(self, pos):
-        """What a click at scene point pos is on: ('group', gid), ('node', nid),
-        ('edge', Edge) or ('canvas', None)."""
-        for item in self.items(pos):
-            if isinstance(item, GroupItem):
-                return "group", item.gid
-            if isinstance(item, NodeItem):
-                return "node", item.nid
-        edge = self.edge_at(pos, self.hit_radius() * 0.7)
-        if edge is not None:
-            return "edge", edge
-        return "canvas", None
+        return scene_selection.target_at(self, pos)
 
     def fill_context_menu(self, menu, target, pos):
-        """The right-click menu for target: the builder's entries, then the hooks'."""
-        if self.menu_provider is not None:
-            self.menu_provider(menu, target, pos)
-        kind, key = target
-        if kind == "node":
-            hooks = getattr(self, "_menu_hooks", ())
-            if hooks and menu.actions():
-                menu.addSeparator()
-            for hook in hooks:
-                hook(menu, key)
-        return menu
+        return scene_selection.fill_context_menu(self, menu, target, pos)
 
     def contextMenuEvent(self, event):
-        pos = event.scenePos()
-        target = self.target_at(pos)
-        if target[0] == "node" and target[1] not in self.selected_ids():
-            self.select_node(target[1])
-        elif target[0] == "group":
-            item = self._group_items[target[1]]
-            if not item.isSelected():
-                self.clearSelection()
-                item.setSelected(True)
-        menu = self.fill_context_menu(QMenu(event.widget()), target, pos)
-        menu.setAttribute(Qt.WA_DeleteOnClose)
-        if menu.actions():
-            menu.popup(event.screenPos())   # not exec(): no nested event loop
-        else:
-            menu.deleteLater()
-        event.accept()
+        scene_selection.context_menu_event(self, event)
 
     def set_theme(self, theme):
         ratio = theme.scale / self.theme.scale
@@ -491,8 +389,7 @@ class GraphScene(QGraphicsScene):
                 if nid in nodes:
                     item.setPos(self.to_scene(nodes[nid].pos))
                     item.moved()
-            if hasattr(self, "_place_groups"):
-                self._place_groups()
+            self._place_groups()
             self._update_items_rect()
             self.structureChanged.emit()
         self.update()
@@ -515,294 +412,50 @@ class GraphScene(QGraphicsScene):
         s = self.theme.scale
         return (point.x() / s, point.y() / s)
 
-    # -- selection ---------------------------------------------------------------------
 
-    def select_node(self, nid):
-        """Make nid the only selected node (None: clear) and the session's current node."""
-        self._syncing_selection = True
-        try:
-            self.clearSelection()
-            item = self._nodes.get(nid)
-            if item is not None:
-                item.setSelected(True)
-        finally:
-            self._syncing_selection = False
-        self.session.select(nid if item is not None else None)
-
-    def selected_ids(self):
-        return [item.nid for item in self.selectedItems() if isinstance(item, NodeItem)]
-
-    def _on_selection_changed(self):
-        for item in self._raised:
-            if item.scene() is self and not item.isSelected():
-                item.setZValue(NODE_Z)
-        self._raised = [item for item in self.selectedItems() if isinstance(item, NodeItem)]
-        for item in self._raised:
-            item.setZValue(NODE_SELECTED_Z)
-        if self.selected_edge is not None and self._raised:
-            self.select_edge(None)   # a node selected: the wire is not any more
-        if self._syncing_selection:
-            return
-        ids = self.selected_ids()
-        if not ids:   # a collapsed group stands for its outputs
-            ids = [nid for gid in self.selected_group_ids()
-                   for nid, _label in self._group_items[gid].outputs]
-        current = self.session.current_id
-        self.session.select(current if current in ids else (ids[0] if ids else None))
-
-    def _on_current_changed(self, nid):
-        item = self._nodes.get(nid) if nid is not None else None
-        if item is not None and (item.isSelected() or not item.isVisible()):
-            return   # already shown as selected, or inside a collapsed group
-        self._syncing_selection = True
-        try:
-            if item is None or not (self.selected_ids() and nid in self.selected_ids()):
-                self.clearSelection()
-            if item is not None:
-                item.setSelected(True)
-        finally:
-            self._syncing_selection = False
-
-    # -- hit tests -------------------------------------------------------------------------
+    # -- hit tests, wires, mouse (app/graph/scene_gestures.py) -----------------------------
 
     def hit_radius(self, widget=None):
-        """HIT_PIXELS view pixels in scene units, so ports stay easy to grab zoomed out."""
-        view = widget.parentWidget() if widget is not None else None
-        if view is None or not hasattr(view, "transform"):
-            views = self.views()
-            view = views[0] if views else None
-        zoom = view.transform().m11() if view is not None else 1.0
-        return HIT_PIXELS / max(zoom, 0.05)
+        return scene_gestures.hit_radius(self, widget)
 
     def edge_at(self, pos, radius=8.0, exclude_nodes=()):
-        """The document Edge whose visible wire passes within radius of pos, or None."""
-        area = QRectF(pos.x() - radius, pos.y() - radius, 2 * radius, 2 * radius)
-        stroker = QPainterPathStroker()
-        stroker.setWidth(2 * radius)
-        # a wire's shape is the region its curve bounds: a curve through `area` touches it,
-        # and the shape test is far cheaper than stroking every long wire's bounding box
-        for item in self.items(area, Qt.IntersectsItemShape):
-            if not isinstance(item, EdgeItem) or not item.isVisible():
-                continue
-            edge = Edge(*item.edge)
-            if edge.src in exclude_nodes or edge.dst in exclude_nodes:
-                continue
-            if stroker.createStroke(item.path()).contains(pos):
-                return edge
-        return None
+        return scene_gestures.edge_at(self, pos, radius, exclude_nodes)
 
     def show_insert_hint(self, edge):
-        """Glow on the wire a drop would insert onto (None: no glow)."""
-        if edge is None:
-            if self._insert_hint is not None and self._insert_hint.scene() is self:
-                self.removeItem(self._insert_hint)
-            self._insert_hint = None
-            return
-        item = self._edges.get(Edge(*edge))
-        if item is None:
-            return self.show_insert_hint(None)
-        if self._insert_hint is None:
-            self._insert_hint = QGraphicsPathItem()
-            color = QColor(self.theme.color("selection"))
-            color.setAlpha(120)
-            pen = QPen(color, 7.0 * self.theme.scale)
-            pen.setCapStyle(Qt.RoundCap)
-            self._insert_hint.setPen(pen)
-            self._insert_hint.setZValue(FRAME_Z + 0.5)
-            self.addItem(self._insert_hint)
-        self._insert_hint.setPath(item.path())
-
-    def select_edge(self, edge):
-        """Make the wire `edge` the selected one (None: no wire selected); nodes are deselected."""
-        edge = Edge(*edge) if edge is not None else None
-        item = self._edges.get(edge) if edge is not None else None
-        if item is None:
-            edge = None
-        self.selected_edge = edge
-        if edge is None:
-            if self._edge_glow is not None and self._edge_glow.scene() is self:
-                self.removeItem(self._edge_glow)
-            self._edge_glow = None
-            return
-        self.clearSelection()
-        if self._edge_glow is None:
-            self._edge_glow = QGraphicsPathItem()
-            pen = QPen(self.theme.color("selection"), 4.0 * self.theme.scale)
-            pen.setCapStyle(Qt.RoundCap)
-            self._edge_glow.setPen(pen)
-            self._edge_glow.setZValue(FRAME_Z + 0.6)
-            self.addItem(self._edge_glow)
-        self._edge_glow.setPath(item.path())
+        return scene_gestures.show_insert_hint(self, edge)
 
     def can_insert(self, nid, edge):
-        """(ok, reason): may existing op nid go onto the wire edge (InsertOnEdge's rules)?"""
-        doc = self.session.doc
-        node = doc.nodes.get(nid)
-        src, dst, port = edge
-        if node is None or node.kind != "op":
-            return False, "only an op can sit on a wire"
-        if doc.inputs_of(nid)[0] is not None:
-            return False, f"input 0 of {describe(node)} is taken"
-        for a, b, p, replace in ((src, nid, 0, False), (nid, dst, port, True)):
-            ok, reason = doc.can_connect(a, b, p, replace=replace)
-            if not ok:
-                return False, reason
-        return True, ""
-
-    # -- wires: one gesture, one command ------------------------------------------------------
+        return scene_gestures.can_insert(self, nid, edge)
 
     def start_wire(self, ref, widget=None):
-        """Begin a wire at PortRef ref (an output, or an input: free or picked up)."""
-        if self._wire is not None:
-            self._wire.cleanup()
-        self._wire = WireGesture(self, ref, self.hit_radius(widget))
-        return self._wire
+        return scene_gestures.start_wire(self, ref, widget)
 
     def move_wire(self, pos):
-        """(ok, reason) for a release at scene point pos; the rubber wire follows."""
-        ok, reason = self._wire.move(pos)
-        self.hint.emit(reason)
-        return ok, reason
+        return scene_gestures.move_wire(self, pos)
 
     def finish_wire(self, pos):
-        """Release at pos: push the one command the gesture makes; (done, reason)."""
-        wire, self._wire = self._wire, None
-        command, reason = wire.finish(pos)
-        if command is None:
-            if reason and not wire.ok:
-                self.hint.emit(f"Not connected: {reason}")
-            return False, reason
-        ok, error = self.session.push(command)
-        return ok, reason if ok else str(error)
+        return scene_gestures.finish_wire(self, pos)
 
     def cancel_wire(self):
-        if self._wire is not None:
-            self._wire.cleanup()
-            self._wire = None
-            self.hint.emit("")
+        scene_gestures.cancel_wire(self)
+
+    def mousePressEvent(self, event):
+        scene_gestures.mouse_press(self, event)
+
+    def mouseMoveEvent(self, event):
+        scene_gestures.mouse_move(self, event)
+
+    def mouseReleaseEvent(self, event):
+        scene_gestures.mouse_release(self, event)
+
+    def mouseDoubleClickEvent(self, event):
+        scene_gestures.mouse_double_click(self, event)
 
     @property
     def wiring(self):
         return self._wire is not None
 
-    # -- mouse: drags, wires, double-clicks ---------------------------------------------------
-
-    def mousePressEvent(self, event):
-        if event.button() == Qt.LeftButton and not event.modifiers() & (Qt.ControlModifier
-                                                                       | Qt.ShiftModifier):
-            ref = port_at(self, event.scenePos(), self.hit_radius(event.widget()))
-            if ref is not None:
-                self.start_wire(ref, event.widget())
-                event.accept()
-                return
-            if self.selected_edge is not None:
-                self.select_edge(None)
-            if not any(isinstance(i, (NodeItem, GroupItem)) for i in self.items(event.scenePos())):
-                edge = self.edge_at(event.scenePos(), self.hit_radius(event.widget()) * 0.6)
-                if edge is not None:   # a click on a wire selects it
-                    self.select_edge(edge)
-                    event.accept()
-                    return
-        super().mousePressEvent(event)
-        self._press_positions = {item.nid: (item.pos().x(), item.pos().y())
-                                 for item in self.selectedItems() if isinstance(item, NodeItem)}
-        self._press_groups = {item.gid: QPointF(item.pos()) for item in self.selectedItems()
-                              if isinstance(item, GroupItem)}
-
-    def mouseMoveEvent(self, event):
-        if self._wire is not None:
-            ok, reason = self.move_wire(event.scenePos())
-            if reason and not ok:
-                QToolTip.showText(event.screenPos(), reason)
-            else:
-                QToolTip.hideText()
-            event.accept()
-            return
-        super().mouseMoveEvent(event)
-        if self._press_positions:
-            for nid, old in self._press_positions.items():
-                item = self._nodes.get(nid)
-                if item is not None and (item.x(), item.y()) != old:
-                    item.moved()
-            self._insert_edge = self._insert_candidate()
-            self.show_insert_hint(self._insert_edge)
-
-    def _insert_candidate(self):
-        """The wire under the input of the one op being dragged, if it may go there."""
-        if len(self._press_positions) != 1 or self._press_groups:
-            return None
-        nid = next(iter(self._press_positions))
-        item = self._nodes.get(nid)
-        if item is None or item.kind != "op":
-            return None
-        edge = self.edge_at(item.port_point(0), self.hit_radius(), exclude_nodes=(nid,))
-        if edge is None or not self.can_insert(nid, edge)[0]:
-            return None
-        return edge
-
-    def mouseReleaseEvent(self, event):
-        if self._wire is not None:
-            self.finish_wire(event.scenePos())
-            QToolTip.hideText()
-            event.accept()
-            return
-        super().mouseReleaseEvent(event)
-        before, self._press_positions = self._press_positions, None
-        groups, self._press_groups = self._press_groups, None
-        insert, self._insert_edge = self._insert_edge, None
-        self.show_insert_hint(None)
-        doc = self.session.doc
-        moves = {}
-        for nid, old in (before or {}).items():
-            item = self._nodes.get(nid)
-            if item is None:
-                continue
-            new = (item.pos().x(), item.pos().y())
-            if new != old:
-                moves[nid] = (doc.nodes[nid].pos, self.to_doc(item.pos()))
-        for gid, old in (groups or {}).items():
-            item = self._group_items.get(gid)
-            if item is None or item.pos() == old:
-                continue
-            d = (item.pos() - old) / self.theme.scale
-            for nid in self._members(gid):
-                x, y = doc.nodes[nid].pos
-                moves[nid] = ((x, y), (x + d.x(), y + d.y()))
-        if not moves:
-            return
-        command = MoveNodes(moves)
-        if insert is not None and len(moves) == 1:
-            nid = next(iter(moves))
-            command = Macro(f"Insert {describe(doc.nodes[nid])} on wire",
-                            [command, InsertOnEdge(nid, insert)])
-        ok, _error = self.session.push(command)
-        if not ok:   # put the items back where the document has them
-            for nid in moves:
-                item = self._nodes.get(nid)
-                if item is not None:
-                    item.setPos(self.to_scene(doc.nodes[nid].pos))
-                    item.moved()
-            self._place_groups()
-
-    def mouseDoubleClickEvent(self, event):
-        pos = event.scenePos()
-        if event.button() == Qt.LeftButton:
-            kind, key = self.target_at(pos)
-            if kind == "group":
-                self.session.push(SetCollapsed(self.session.groups, key, False))
-                event.accept()
-                return
-            if kind == "node":
-                self.editRequested.emit(key)
-                event.accept()
-                return
-            if kind == "canvas":
-                self.quickAddRequested.emit(pos)
-                event.accept()
-                return
-        super().mouseDoubleClickEvent(event)
-
-    # -- groups: frames and collapsed boxes ---------------------------------------------------
+    # -- groups: frames and collapsed boxes (app/graph/scene_groups.py) --------------------
 
     def group_item(self, gid):
         return self._group_items.get(gid)
@@ -810,146 +463,17 @@ class GraphScene(QGraphicsScene):
     def group_frame(self, gid):
         return self._frames.get(gid)
 
-    def selected_group_ids(self):
-        return [item.gid for item in self.selectedItems() if isinstance(item, GroupItem)]
-
-    def edit_selection(self):
-        """The node ids an edit of the selection acts on: selected nodes plus the
-        nodes of selected collapsed groups, in document order."""
-        chosen = set(self.selected_ids())
-        for gid in self.selected_group_ids():
-            chosen.update(self._members(gid))
-        return [nid for nid in self.session.doc.nodes if nid in chosen]
-
-    def select_ids(self, ids):
-        """Select these nodes (a collapsed group stands in for its hidden nodes)."""
-        ids = set(ids)
-        self.clearSelection()
-        for nid in ids:
-            item = self._nodes.get(nid)
-            if item is not None and item.isVisible():
-                item.setSelected(True)
-        for gid, item in self._group_items.items():
-            if ids & set(self._members(gid)):
-                item.setSelected(True)
-
     def _members(self, gid):
-        table = getattr(self.session, "groups", None)
-        group = table.get(gid) if table is not None else None
-        if group is None:
-            return []
-        return [nid for nid in group["nodes"] if nid in self.session.doc.nodes]
+        return scene_groups.group_members(self, gid)
 
     def _on_groups_changed(self):
-        if self._dirty:
-            return   # the sync after the recompile will draw them
-        self._sync_groups()
-        self._refresh_group_numbers()
-        self.structureChanged.emit()
+        scene_groups.on_groups_changed(self)
 
     def _sync_groups(self):
-        """Frames for expanded groups, one box for each collapsed one."""
-        table = getattr(self.session, "groups", None)
-        doc = self.session.doc
-        for item in self._hidden:
-            if item.scene() is self:
-                item.setVisible(True)
-        self._hidden = []
-        for edge in self._anchored:
-            edge.src_anchor = edge.dst_anchor = None
-            if edge.scene() is self:
-                edge.update_path()
-        self._anchored = []
-        collapsed, expanded = {}, {}
-        for group in (table if table is not None else ()):
-            members = [nid for nid in group["nodes"] if nid in self._nodes]
-            if members:
-                (collapsed if group["collapsed"] else expanded)[group["id"]] = (group, members)
-        for gid in [g for g in self._group_items if g not in collapsed]:
-            self.removeItem(self._group_items.pop(gid))
-        for gid in [g for g in self._frames if g not in expanded]:
-            self.removeItem(self._frames.pop(gid))
-        for gid, (group, _members) in expanded.items():
-            frame = self._frames.get(gid)
-            if frame is None or frame.title != group["title"]:
-                if frame is not None:
-                    self.removeItem(frame)
-                frame = self._frames[gid] = GroupFrameItem(self.theme, gid, group["title"])
-                self.addItem(frame)
-        if collapsed:
-            self._collapse(collapsed, doc)
-        self._place_groups()
-
-    def _collapse(self, collapsed, doc):
-        owner = {nid: gid for gid, (_g, members) in collapsed.items() for nid in members}
-        users = {}
-        for edge in self._edges:
-            users.setdefault(edge.src, []).append(edge.dst)
-        for gid, (group, members) in collapsed.items():
-            item = self._group_items.get(gid)
-            if item is None or item.title != group["title"]:
-                if item is not None:
-                    self.removeItem(item)
-                item = self._group_items[gid] = GroupItem(self.theme, gid, group["title"])
-                self.addItem(item)
-            inside = set(members)
-            inputs, outputs = [], []
-            for nid in members:
-                for port, src in enumerate(doc.inputs_of(nid)):
-                    if src is None or src not in inside:
-                        inputs.append((nid, port, None if src is None else describe(doc.nodes[src])))
-                feeds = users.get(nid, ())
-                if (not feeds and doc.nodes[nid].kind == "op") or any(d not in inside for d in feeds):
-                    outputs.append((nid, describe(doc.nodes[nid])))
-            item.set_ports(inputs, outputs)
-            item.edges = []
-        for nid, gid in owner.items():
-            node_item = self._nodes[nid]
-            if node_item.isSelected():
-                node_item.setSelected(False)
-            node_item.setVisible(False)
-            self._hidden.append(node_item)
-        for edge, edge_item in self._edges.items():
-            g_src, g_dst = owner.get(edge.src), owner.get(edge.dst)
-            if g_src is None and g_dst is None:
-                continue
-            if g_src is not None and g_src == g_dst:
-                edge_item.setVisible(False)
-                self._hidden.append(edge_item)
-                continue
-            edge_item.src_anchor = self._group_items[g_src] if g_src is not None else None
-            edge_item.dst_anchor = self._group_items[g_dst] if g_dst is not None else None
-            for gid in (g_src, g_dst):
-                if gid is not None:
-                    self._group_items[gid].edges.append(edge_item)
-            self._anchored.append(edge_item)
+        scene_groups.sync_groups(self)
 
     def _place_groups(self):
-        """Collapsed boxes at their nodes' centroid; frames around their nodes."""
-        doc = self.session.doc
-        for gid, item in self._group_items.items():
-            members = self._members(gid)
-            if not members:
-                continue
-            x, y = self.to_scene_xy(sum(doc.nodes[nid].pos[0] for nid in members) / len(members),
-                                    sum(doc.nodes[nid].pos[1] for nid in members) / len(members))
-            if (item.x(), item.y()) != (x, y):
-                item.setPos(x, y)
-            for edge in item.edges:
-                edge.update_path()
-        for gid, frame in self._frames.items():
-            rect = QRectF()
-            for nid in self._members(gid):
-                node_item = self._nodes.get(nid)
-                if node_item is not None:
-                    rect = rect.united(node_item.box_rect())
-            frame.set_rect(rect)
+        scene_groups.place_groups(self)
 
     def _refresh_group_numbers(self):
-        values = self.session.values
-        for item in self._group_items.values():
-            numbers = {}
-            for nid, _label in item.outputs:
-                v = values.get(nid)
-                numbers[nid] = (v.data, v.grad) if v is not None else (None, None)
-            item.set_numbers(numbers)
+        scene_groups.refresh_group_numbers(self)

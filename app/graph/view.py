@@ -21,7 +21,7 @@ from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QCursor, QFont, QLinearGradient, QPainter, QPen
 from PySide6.QtWidgets import QFrame, QGraphicsView, QToolTip, QWidget
 
-from app.graph.items import NodeItem
+from app.graph.node_item import NodeItem
 from app.graph.minimap import MinimapOverlay
 from core.graphdoc import OPS
 

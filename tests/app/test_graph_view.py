@@ -3,7 +3,8 @@ import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QColor, QWheelEvent
 
-from app.graph.items import LOD_TEXT, NodeItem, node_size
+from app.graph.node_geometry import LOD_TEXT, node_size
+from app.graph.node_item import NodeItem
 from app.graph.scene import GraphScene
 from app.graph.view import GraphView
 from app.theme import DARK, DEFAULT, format_number

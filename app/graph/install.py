@@ -1,0 +1,57 @@
+"""Install drag-and-drop building in the main window: the palette and history docks,
+Edit → Cut/Copy/Paste/Duplicate/Delete, Graph → Add Part / Set as Output / Collapse."""
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeySequence
+
+
+def install_builder(window):
+    """Drag-and-drop building: palette, quick add, wires, clipboard, undo history."""
+    from PySide6.QtWidgets import QUndoView
+    from app.graph.builder import GraphBuilder
+    from app.graph.palette import PalettePanel
+    window.builder = GraphBuilder(window.session, window.scene, window.view, window)
+    window.palette = PalettePanel(window.theme, window.builder.options)
+    window.palette.activated.connect(lambda spec: window.builder.add_entry(
+        spec, window.view.mapToScene(window.view.viewport().rect().center())))
+    window.add_dock("palette", "Palette", window.palette, Qt.LeftDockWidgetArea, tabify_with="editor")
+    window.docks["palette"].raise_()   # building by hand first; the code editor is one tab away
+    window.history = QUndoView(window.undo_stack)
+    window.history.setEmptyLabel("<start>")
+    window.add_dock("history", "History", window.history, Qt.RightDockWidgetArea, tabify_with="inspector")
+    window.docks["inspector"].raise_()
+    window.builder.message.connect(window.show_message)
+    window.scene.hint.connect(lambda text: text and window.show_message(text, 4000))
+    b = window.builder
+    edit = (("Cu&t", b.cut, QKeySequence.Cut, "cut"), ("&Copy", b.copy, QKeySequence.Copy, "copy"),
+            ("&Paste", b.paste, QKeySequence.Paste, "paste"),
+            ("D&uplicate", b.duplicate, "Ctrl+D", "duplicate"),
+            ("&Delete", b.delete_selection, [QKeySequence.Delete, "Backspace"], "delete"),
+            ("Select &All", b.select_all, QKeySequence.SelectAll, "select all"))
+    window.menus["Edit"].addSeparator()
+    for text, slot, keys, key in edit:
+        action = window.add_action("Edit", text, slot, keys, key=key)
+        action.setShortcutContext(Qt.WidgetWithChildrenShortcut)   # typing elsewhere keeps its keys
+        window.view.addAction(action)
+    graph = window.menus["Graph"]
+    graph.addSeparator()
+    window.add_action("Graph", "&Add Part…", lambda: b.open_quick_add(window.view.cursor_scene_pos()),
+                    key="quick add", tip="Search the palette and add a part (Tab on the canvas)")
+    window.add_action("Graph", "Set as &Output", lambda: b.set_output(window.session.current_id),
+                    key="set output", tip="The selected node's grad is 1 in the backward pass")
+    window.add_action("Graph", "Collapse / E&xpand Group", window._toggle_group, "Ctrl+G",
+                    key="toggle group", tip="Show the selected neuron or layer as one box, or open it")
+    window.setAcceptDrops(True)
+
+
+def toggle_group(window):
+    groups = window.session.groups
+    gids = window.scene.selected_group_ids()
+    if gids:
+        return window.builder.set_collapsed(gids[0], False)
+    for nid in window.scene.edit_selection():
+        gid = groups.group_of(nid)
+        if gid is not None:
+            return window.builder.set_collapsed(gid, True)
+    window.show_message("Select a node of a neuron or layer to collapse it.")
+    return False

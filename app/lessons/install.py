@@ -1,0 +1,269 @@
+"""Install the classroom in the main window: the Lessons dock and menu, View → Theme /
+Scale / Presenter Mode, Help → Welcome, the window icon, and tool tips on the shell's
+own actions; and presenter mode's dock layout.
+
+Plain functions taking the `MainWindow`; its methods of the same names call them.
+"""
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QAction, QKeySequence
+
+
+def install_classroom(window):
+    """Lessons dock and menu, View → Theme / Scale / Presenter Mode, Help → Welcome,
+    the window icon, and tool tips on the shell's own actions."""
+    from PySide6.QtGui import QActionGroup
+    from PySide6.QtWidgets import QComboBox, QMenu
+    from app.desktop_entry import app_icon
+    from app.lessons.panel import LessonsPanel
+    from app.presenter import KEEP_PROPERTY, Appearance
+    from app.theme import PALETTE_TITLES, SCALES
+    window.setWindowIcon(app_icon())
+    window.appearance = Appearance(window)
+    window.lessons = LessonsPanel(window)
+    area_dock = "editor" if "editor" in window.docks else None
+    dock = window.add_dock("lessons", "Lessons", window.lessons, Qt.LeftDockWidgetArea, tabify_with=area_dock)
+    dock.toggleViewAction().setText("&Lessons")
+    if area_dock:   # the palette in front: a new user builds by dragging, code is one tab away
+        window.docks["palette" if "palette" in window.docks else area_dock].raise_()
+    a = window.add_action
+    help_menu = window.menus["Help"]
+    lessons_menu = QMenu("&Lessons", help_menu)   # Help → Lessons: the guided track
+    lessons_menu.setToolTipsVisible(True)
+    for text, slot, keys, key, tip in (
+            ("&Open Lessons Panel", window.show_lessons, "Ctrl+Shift+L", "lessons panel",
+             "Show the guided lessons (Ctrl+Shift+L)"),
+            ("&Next Step", window.lessons.next, ["PgDown", "Alt+Right"], "lesson next",
+             "Run the lesson's next step (Page Down, Alt+Right; a presenter's clicker works)"),
+            ("&Previous Step", window.lessons.back, ["PgUp", "Alt+Left"], "lesson back",
+             "Back to the lesson's step before (Page Up, Alt+Left)")):
+        action = a("Help", text, slot, keys, key=key, tip=tip)
+        action.setShortcutContext(Qt.WindowShortcut)
+        help_menu.removeAction(action)
+        lessons_menu.addAction(action)
+    window.actions["lesson next"].setIconText("Next ▶")
+    window.actions["lesson back"].setIconText("◀ Back")
+    window.lessons.busyChanged.connect(lambda busy: window._lesson_controls())
+    window.lessons.stepShown.connect(lambda _i: window._lesson_controls())
+    window.lessons.stepShown.connect(lambda _i: window._presenter_canvas())
+    window._lesson_controls()
+    debugger = getattr(window, "debugger", None)
+    quiz = debugger.actions.get("quiz") if debugger is not None else None
+    if quiz is not None:
+        quiz.toggled.connect(window.lessons.show_quiz_state)
+
+    view = window.menus["View"]
+    dark = window.actions.get("dark theme")
+    if dark is not None:      # replaced by View → Theme
+        view.removeAction(dark)
+    theme_menu = view.addMenu("&Theme")
+    theme_menu.setToolTipsVisible(True)
+    group = QActionGroup(window)
+    for name, title in PALETTE_TITLES.items():
+        action = QAction(title, window)
+        action.setCheckable(True)
+        action.setChecked(name == window.theme.palette.name)
+        action.setToolTip({"light": "Dark text on light grey: the everyday look",
+                           "dark": "Light text on dark grey, for a dim room",
+                           "high-contrast": "Black on white with strong colours: for projectors"}[name])
+        action.triggered.connect(lambda checked=False, n=name: window.appearance.set_palette(n))
+        group.addAction(action)
+        theme_menu.addAction(action)
+        window.actions[f"theme {name}"] = action
+    scale_menu = view.addMenu("&Scale")
+    scale_menu.setToolTipsVisible(True)
+    scales = QActionGroup(window)
+    for factor in SCALES:
+        action = QAction(f"{factor:g}×", window)
+        action.setCheckable(True)
+        action.setChecked(factor == window.theme.scale)
+        action.setToolTip(f"Draw every font, node and line {factor:g} times as large")
+        action.triggered.connect(lambda checked=False, f=factor: window.appearance.set_scale(f))
+        scales.addAction(action)
+        scale_menu.addAction(action)
+        window.actions[f"scale {factor:g}"] = action
+    scale_menu.addSeparator()
+    a("View", "&Larger", lambda: window.appearance.step_scale(+1), "Ctrl+Shift+=", key="larger",
+      tip="Everything one step larger (Ctrl+Shift+=)")
+    a("View", "S&maller", lambda: window.appearance.step_scale(-1), "Ctrl+Shift+-", key="smaller",
+      tip="Everything one step smaller (Ctrl+Shift+-)")
+    for key in ("larger", "smaller"):
+        view.removeAction(window.actions[key])
+        scale_menu.addAction(window.actions[key])
+    presenter = a("View", "&Presenter Mode", window.appearance.toggle_presenter, "F11", key="presenter",
+                  tip="Full screen, large and high-contrast, without extras (F11; Esc leaves)")
+    presenter.setCheckable(True)
+    presenter.setIconText("Presenter")
+    leave = QAction("Leave Presenter Mode", window)
+    leave.setShortcut(QKeySequence("Esc"))
+    leave.setShortcutContext(Qt.WindowShortcut)
+    leave.setEnabled(False)
+    leave.triggered.connect(lambda: window.appearance.set_presenter(False))
+    window.addAction(leave)
+    window.actions["leave presenter"] = leave
+    leave.setToolTip("Back to the everyday window (Esc)")
+    window.appearance.presenterChanged.connect(window._presenter_changed)
+    window.appearance.changed.connect(window._appearance_changed)
+
+    a("Help", "&Welcome…", window.show_welcome, key="welcome",
+      tip="Lessons, examples and recent files to start from")
+    help_menu.removeAction(window.actions["welcome"])
+    first = help_menu.actions()[0] if help_menu.actions() else None
+    help_menu.insertAction(first, window.actions["welcome"])
+    help_menu.insertMenu(first, lessons_menu)
+    help_menu.insertSeparator(first)
+
+    # the toolbar: lesson moves, presenter mode and its scale at the right end
+    window.toolbar.addSeparator()
+    window.toolbar.addAction(window.actions["lesson back"])
+    window.toolbar.addAction(window.actions["lesson next"])
+    window.toolbar.addAction(presenter)
+    window.scale_box = QComboBox()
+    window.scale_box.setObjectName("scale-box")
+    window.scale_box.setToolTip("How large everything is drawn: 1× to 3× (View → Scale)")
+    for factor in SCALES:
+        window.scale_box.addItem(f"{factor:g}×", factor)
+    window.scale_box.activated.connect(lambda i: window.appearance.set_scale(window.scale_box.itemData(i)))
+    window.actions["presenter scale"] = window.toolbar.addWidget(window.scale_box)
+    window.output_label.setProperty(KEEP_PROPERTY, True)
+    window._appearance_changed()
+
+    tips = {"quit": "Close the window (unsaved work is asked about first)",
+            "undo": "Undo the last edit (Ctrl+Z)", "redo": "Redo the edit just undone (Ctrl+Shift+Z)",
+            "actual size": "Zoom to 100% (Ctrl+0)",
+            "auto backward": "Run backward after every edit, so the grads are always current",
+            "legend": "Show what the grad colours and marks mean",
+            "shortcuts": "Every keyboard shortcut, read from the menus",
+            "about": "Version and what this program is"}
+    for key, tip in tips.items():
+        action = window.actions.get(key)
+        if action is not None and not _has_tip(action):
+            action.setToolTip(tip)
+            action.setStatusTip(tip)
+    for key, dock_widget in window.docks.items():
+        toggle = dock_widget.toggleViewAction()
+        if not _has_tip(toggle):
+            toggle.setToolTip(f"Show or hide the {dock_widget.windowTitle()} panel")
+    for menu in window.menus.values():
+        menu.setToolTipsVisible(True)
+    if not window.find_box.toolTip():
+        window.find_box.setToolTip("Type a node's label and press Enter; Enter again finds the next (Ctrl+F)")
+
+
+def show_lessons(window, lesson_id=None, step=0):
+    """Show the Lessons dock; with an id, open that lesson at `step` (0-based)."""
+    dock = window.docks["lessons"]
+    dock.show()
+    dock.raise_()
+    if lesson_id is not None:
+        return window.lessons.open_lesson(lesson_id, step)
+    if window.lessons.runner is None and window.lessons.lessons:
+        return window.lessons.open_lesson(window.lessons.lessons[0].id)
+    return True
+
+
+def show_welcome(window):
+    """The welcome page (Help → Welcome; also at start unless turned off)."""
+    from app.welcome import WelcomeDialog
+    dialog = getattr(window, "_welcome", None)
+    if dialog is None:
+        dialog = WelcomeDialog(window, window.lessons.lessons)
+        dialog.setAttribute(Qt.WA_DeleteOnClose)
+        dialog.finished.connect(lambda *_: setattr(window, "_welcome", None))
+        dialog.lessonChosen.connect(window.show_lessons)
+        dialog.fileChosen.connect(window.open_file)
+        window._welcome = dialog
+    dialog.show()
+    dialog.raise_()
+    return dialog
+
+
+def presenter_keeps_dock(window, key):
+    """Which panels stay in presenter mode: the lessons, and the debugger or the
+    training panel while they are in use; the others come back on leaving it."""
+    if key == "lessons":
+        return True
+    widget = window.docks[key].widget()
+    if key == "debugger":
+        quiz = getattr(widget, "actions", {}).get("quiz")
+        return getattr(widget, "phase", "idle") != "idle" or bool(quiz and quiz.isChecked())
+    return bool(widget.property("presenter_keep"))
+
+
+def presenter_layout(window):
+    """Presenter mode's panels: the canvas across the whole width (a graph reads left
+    to right), the lesson under it; panels not in use give up their room. Leaving
+    presenter mode restores the layout as it was (QMainWindow.saveState)."""
+    for key, dock in window.docks.items():
+        if not dock.isHidden() and not dock.isFloating() and not window.presenter_keeps_dock(key):
+            dock.hide()
+    lessons = window.docks["lessons"]
+    if not lessons.isHidden():
+        window.addDockWidget(Qt.BottomDockWidgetArea, lessons)
+        lessons.raise_()
+
+
+def size_presenter_docks(window):
+    lessons = window.docks["lessons"]
+    if window.appearance.presenting and not lessons.isHidden():
+        window.resizeDocks([lessons], [max(300, int(window.height() * 0.45))], Qt.Vertical)
+    window.view.fit()
+    window.lessons.follow()
+
+
+def presenter_canvas(window):
+    """In presenter mode a lesson step without a graph (a big network) gets the
+    whole window: the canvas would only show an unrelated graph."""
+    snapshot = window.lessons.snapshot
+    wanted = not (window.appearance.presenting and snapshot is not None and not snapshot.show_graph)
+    if window.view.isHidden() == wanted:
+        window.view.setVisible(wanted)
+        window.output_label.setVisible(wanted)   # the hidden graph's output would mislead
+        if wanted:
+            QTimer.singleShot(0, window._size_presenter_docks)
+
+
+def lesson_controls(window):
+    panel = window.lessons
+    window.actions["lesson next"].setEnabled(panel.next_button.isEnabled())
+    window.actions["lesson back"].setEnabled(panel.back_button.isEnabled())
+
+
+def presenter_changed(window, on):
+    window.actions["presenter"].setChecked(on)
+    window.actions["leave presenter"].setEnabled(on)
+    lessons = window.docks["lessons"]
+    if on and not lessons.isHidden():
+        lessons.raise_()
+        window._presenter_canvas()
+        QTimer.singleShot(0, window._size_presenter_docks)   # once the window has its new size
+        QTimer.singleShot(450, window._size_presenter_docks)
+    if on:
+        window.show_message("Presenter mode: F11 or Esc to leave; View → Scale or the box "
+                          "in the toolbar for the size.", 6000)
+    else:
+        window.view.show()
+        window.output_label.show()
+        QTimer.singleShot(0, window.view.fit)   # the canvas has its old size back
+
+
+def appearance_changed(window):
+    look = window.appearance
+    name, factor = look.current_palette, look.current_scale
+    for key, action in window.actions.items():
+        if key.startswith("theme "):
+            action.setChecked(key == f"theme {name}")
+        elif key.startswith("scale "):
+            action.setChecked(abs(float(key[6:]) - factor) < 1e-9)
+    index = window.scale_box.findData(factor)
+    if index < 0:
+        window.scale_box.addItem(f"{factor:g}×", factor)
+        index = window.scale_box.count() - 1
+    window.scale_box.setCurrentIndex(index)
+
+
+def _has_tip(action):
+    """Has the action a tool tip of its own? (Qt falls back to the text.)"""
+    tip = action.toolTip().strip()
+    plain = action.text().replace("&&", "\0").replace("&", "").replace("\0", "&").replace("…", "")
+    return bool(tip) and tip.rstrip(".").strip() != plain.rstrip(".").strip()

@@ -1,0 +1,163 @@
+"""The `backprop-studio` entry point: command line, the QApplication, `--screenshot`.
+
+    backprop-studio [FILE] [--screenshot OUT.png] [--size WxH] [--dark]
+
+`main(argv)` is re-exported by app.main_window (the console script is
+`app.main_window:main`).
+"""
+
+import argparse
+import os
+import sys
+import time
+
+from PySide6.QtCore import QCoreApplication, QEvent
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QApplication
+
+from app.theme import DARK, DEFAULT, FONT_FAMILY
+
+
+def _parse_args(argv):
+    parser = argparse.ArgumentParser(prog="backprop-studio", description="Backprop Studio")
+    parser.add_argument("file", nargs="?", help="a saved graph (.json) to open")
+    parser.add_argument("--screenshot", metavar="OUT.png",
+                        help="render the window to a PNG offscreen and exit")
+    parser.add_argument("--size", default="1440x880", metavar="WxH",
+                        help="window size for --screenshot (default 1440x880)")
+    parser.add_argument("--dark", action="store_true", help="start with the dark theme")
+    parser.add_argument("--theme", choices=("light", "dark", "high-contrast"),
+                        help="start with this theme (default: the last one chosen)")
+    parser.add_argument("--presenter", metavar="SCALE", type=float, nargs="?", const=2.0,
+                        help="start in presenter mode, everything SCALE times as large (1-3, default 2)")
+    parser.add_argument("--lesson", metavar="ID", help="open this lesson (e.g. chain-rule)")
+    parser.add_argument("--step", metavar="K", type=int, default=1,
+                        help="with --lesson: start at step K (1-based)")
+    parser.add_argument("--no-welcome", action="store_true", help="do not show the welcome page")
+    parser.add_argument("--debug-steps", metavar="N|end",
+                        help="open the debugger and run N backward steps (0: just reset; end: all)")
+    parser.add_argument("--forward-steps", metavar="N", type=int,
+                        help="open the debugger and compute N nodes of the forward pass")
+    parser.add_argument("--workspace", choices=("graph", "training"), default="graph",
+                        help="start in this workspace (default: graph)")
+    parser.add_argument("--train-preset", metavar="NAME",
+                        help="a training preset, by its name or first words (e.g. spiral)")
+    parser.add_argument("--train-layers", metavar="N", type=int,
+                        help="that many hidden layers, added or removed as the + and - buttons do")
+    parser.add_argument("--train-steps", metavar="N", type=int,
+                        help="press Play in the Training panel; it pauses after N steps")
+    args = parser.parse_args(argv)
+    try:
+        w, h = (int(v) for v in args.size.lower().split("x"))
+    except ValueError:
+        parser.error(f"--size must look like 1440x880, not {args.size!r}")
+    args.size = (w, h)
+    return args
+
+
+def _application():
+    app = QApplication.instance()
+    if app is None:
+        app = QApplication(sys.argv[:1])
+        app.setApplicationName("Backprop Studio")
+        app.setOrganizationName("Backprop Studio")
+        app.setStyle("Fusion")
+        font = QFont(FONT_FAMILY)
+        font.setPixelSize(13)
+        app.setFont(font)
+        app.setDesktopFileName("backprop-studio")   # matches the menu entry (app/desktop_entry.py)
+        from app.desktop_entry import app_icon
+        app.setWindowIcon(app_icon())
+    return app
+
+
+def main(argv=None):
+    # Before numpy and pyqtgraph load: the GUI thread gets the interpreter back within
+    # 1 ms of a training worker, and OpenBLAS runs one thread (its idle threads spun on
+    # the GUI's core and halved training speed). See app/training/tuning.py.
+    from app.training.tuning import tune_process
+    tune_process()
+    args = _parse_args(sys.argv[1:] if argv is None else argv)
+    if args.screenshot and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    app = _application()
+    from app.main_window import MainWindow   # here, not at the top: app.main_window re-exports main
+    started = time.perf_counter()
+    window = MainWindow(theme=DEFAULT.with_(palette=DARK) if args.dark else DEFAULT)
+    if args.file:
+        window.open_file(args.file)
+    window.wait_for_layout()
+    _start_classroom(window, args)
+    if args.forward_steps is not None:
+        window.debugger.forward_reset()
+        for _ in range(args.forward_steps):
+            window.debugger.forward_step()
+    if args.debug_steps is not None:
+        window.debugger.reset()
+        if args.debug_steps == "end":
+            window.debugger.run_to_end()
+        else:
+            for _ in range(int(args.debug_steps)):
+                window.debugger.step()
+    if args.screenshot:
+        window.files.prompt_on_close = False   # a picture, not a session: nothing to ask
+        _start_training(window, args, wait=True)
+        window.resize(*args.size)
+        window.show()
+        window.wait_for_layout()
+        app.processEvents()
+        window.view.fit()
+        window.lessons.follow()
+        app.processEvents()
+        ok = window.grab().save(args.screenshot, "PNG")
+        window.close()
+        window.deleteLater()
+        QCoreApplication.sendPostedEvents(None, QEvent.DeferredDelete)
+        print(f"{'saved' if ok else 'could not save'} {args.screenshot} "
+              f"({time.perf_counter() - started:.2f} s)")
+        return 0 if ok else 1
+    from app import errors
+    errors.install_excepthook()   # a bug we did not foresee is reported, the work stays open
+    window.files.restore_ui_state()
+    _start_training(window, args)   # after the saved layout: the Training workspace hides the docks
+    if args.presenter is not None:
+        window.appearance.set_presenter(True, args.presenter)
+    else:
+        window.show()
+    recovered = window.files.offer_recovery()   # work a crash left behind
+    from app.welcome import should_show_at_start
+    asked = args.no_welcome or args.lesson or args.file or args.workspace == "training"
+    if not (asked or recovered) and should_show_at_start():
+        window.show_welcome()
+    return app.exec()
+
+
+def _start_training(window, args, wait=False):
+    """--workspace, --train-preset, --train-layers, --train-steps; with `wait`, return once
+    the run has paused after its steps (for a screenshot)."""
+    if args.workspace == "training":
+        window.training.show("training")
+    if args.train_preset or args.train_layers or args.train_steps is not None:
+        problem = window.training.start(args.train_preset, args.train_layers, args.train_steps, wait)
+        if problem:
+            print(problem, file=sys.stderr)
+            window.show_message(problem)
+
+
+def _start_classroom(window, args):
+    """--theme/--dark, the last appearance from QSettings, --lesson/--step; and for a
+    --screenshot with --presenter, the presenter look without going full screen."""
+    look = window.appearance
+    look.restore()
+    if args.theme or args.dark:
+        look.palette_name = args.theme or "dark"
+    look.apply()
+    if args.presenter is not None and args.screenshot:   # the look, at the picture's size
+        look.set_presenter(True, args.presenter, full_screen=False)
+    if args.lesson:
+        try:
+            window.show_lessons(args.lesson, max(0, args.step - 1))
+        except KeyError as e:
+            window.show_message(str(e).strip("'\""))
+        window.lessons.wait_idle()
+        window.wait_for_layout()

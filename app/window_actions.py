@@ -1,0 +1,206 @@
+"""The window's own menus and actions: File/Edit/Graph/View/Help basics, the toolbar,
+the status bar, backward and zero grads, re-arrange, find, and the theme.
+
+Plain functions taking the `MainWindow`; its methods of the same names call them.
+"""
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QSizePolicy, QWidget
+
+from app.theme import DARK, LIGHT, format_number
+from core.commands import ApplyLayout
+
+# -----------------------------------------------------------------------------
+# Building
+
+def build_actions(window):
+    a = window.add_action
+    window._install_files()
+    a("File", "Export &PNG…", lambda: window.export_dialog("png"), "Ctrl+Shift+P", key="export png",
+      tip="Save the whole graph as an image")
+    a("File", "Export &SVG…", lambda: window.export_dialog("svg"), "Ctrl+Shift+G", key="export svg",
+      tip="Save the whole graph as a vector drawing")
+    window.menus["File"].addSeparator()
+    a("File", "&Quit", window.close, QKeySequence.Quit, key="quit")
+
+    undo = window.undo_stack.createUndoAction(window, "&Undo")
+    undo.setShortcut(QKeySequence.Undo)
+    redo = window.undo_stack.createRedoAction(window, "&Redo")
+    redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])   # Redo alone gives Ctrl+Y only
+    window.menus["Edit"].addAction(undo)
+    window.menus["Edit"].addAction(redo)
+    window.actions["undo"], window.actions["redo"] = undo, redo
+    window.menus["Edit"].addSeparator()
+    a("Edit", "&Find Node…", window.focus_find, QKeySequence.Find, key="find",
+      tip="Find a node by its label (Ctrl+F)")
+
+    run = a("Graph", "&Run Expression", lambda: window.run_expression(), ["Ctrl+Return", "Ctrl+Enter"],
+            toolbar=True, key="run", tip="Build the graph from the editor's text (Ctrl+Enter)")
+    run.setShortcutContext(Qt.WindowShortcut)
+    a("Graph", "&Backward", window.backward, "Ctrl+B", toolbar=True, key="backward",
+      tip="Zero every grad, then backpropagate from the output (Ctrl+B)")
+    a("Graph", "&Zero Grads", window.zero_grads, "Ctrl+Shift+B", toolbar=True, key="zero grads",
+      tip="Set every grad to 0 (Ctrl+Shift+B)")
+    auto = a("Graph", "Backward After Every &Change", window._toggle_auto_backward, key="auto backward")
+    auto.setCheckable(True)
+    auto.setChecked(window.session.auto_backward)
+    window.menus["Graph"].addSeparator()
+    a("Graph", "Re-&arrange", window.relayout, "Ctrl+L", key="arrange",
+      tip="Lay the graph out again, left to right (undoable)")
+    window.toolbar.addSeparator()
+
+    a("View", "&Fit", window.view.fit, "F", toolbar=True, key="fit", tip="Show the whole graph (F)")
+    a("View", "Zoom &In", window.view.zoom_in, [QKeySequence.ZoomIn, "Ctrl+="], toolbar=True,
+      key="zoom in", tip="Zoom in (Ctrl+=)")
+    a("View", "Zoom &Out", window.view.zoom_out, [QKeySequence.ZoomOut, "Ctrl+-"], toolbar=True,
+      key="zoom out", tip="Zoom out (Ctrl+-)")
+    a("View", "Actual &Size", window.view.reset_zoom, "Ctrl+0", key="actual size")
+    window.menus["View"].addSeparator()
+    dark = a("View", "&Dark Theme", window._toggle_dark, key="dark theme")
+    dark.setCheckable(True)
+    dark.setChecked(window.theme.dark)
+    legend = a("View", "Show &Legend", window._toggle_legend, key="legend")
+    legend.setCheckable(True)
+    legend.setChecked(True)
+
+    a("Help", "&Keyboard Shortcuts", window.show_shortcuts, key="shortcuts")
+    a("Help", "&About Backprop Studio", window.show_about, key="about")
+
+    window.toolbar.addSeparator()
+    window.find_box = QLineEdit()
+    window.find_box.setPlaceholderText("Find node by label…  (Ctrl+F)")
+    window.find_box.setClearButtonEnabled(True)
+    window.find_box.setMaximumWidth(260)
+    window.find_box.returnPressed.connect(lambda: window.find_node(window.find_box.text()))
+    window.toolbar.addWidget(window.find_box)
+    spacer = QWidget()
+    spacer.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Preferred)
+    window.toolbar.addWidget(spacer)
+    window.toolbar.addAction(window.actions["export png"])
+    window.toolbar.addAction(window.actions["export svg"])
+    window.actions["export png"].setIconText("Export PNG")
+    window.actions["export svg"].setIconText("Export SVG")
+
+
+def build_status_bar(window):
+    bar = window.statusBar()
+    window.output_label = QLabel()
+    window.zoom_label = QLabel()
+    window.counts_label = QLabel()
+    for label in (window.output_label, window.zoom_label, window.counts_label):
+        label.setContentsMargins(8, 0, 8, 0)
+        bar.addPermanentWidget(label)
+    window.view.zoomChanged.connect(lambda z: window.zoom_label.setText(f"{z * 100:.0f}%"))
+
+
+def update_status(window, *_):
+    nodes, edges = window.scene.counts()
+    window.counts_label.setText(f"{nodes:,} nodes · {edges:,} edges")
+    out = window.session.output_value
+    doc = window.session.doc
+    out_id = doc.effective_output()
+    if out is not None:
+        name = doc.nodes[out_id].label or out_id
+        window.output_label.setText(f"output {name} = {format_number(out.data)}")
+    elif doc.nodes:
+        missing = len(doc.missing_inputs())
+        window.output_label.setText(f"no output: {missing} op(s) with missing inputs" if missing
+                                  else "no single output")
+    else:
+        window.output_label.setText("")
+    window.zoom_label.setText(f"{window.view.zoom() * 100:.0f}%")
+
+
+# -----------------------------------------------------------------------------
+# Graph actions
+
+def backward(window):
+    ok = window.session.backward()
+    if ok:
+        out_id = window.session.doc.effective_output()
+        name = window.session.doc.nodes[out_id].label or out_id
+        window.show_message(f"Backward from {name}: every grad zeroed, then {name}.grad = 1 "
+                          "and the chain rule applied in reverse topological order.")
+    return ok
+
+
+def zero_grads(window):
+    window.session.zero_grads()
+    window.show_message("Every grad set to 0.")
+
+
+def relayout(window):
+    """Arrange the current graph again, as one undoable step."""
+    doc = window.session.doc
+    if not doc.nodes:
+        return
+
+    def apply(result):
+        if isinstance(result, Exception):
+            window.show_message(f"Could not arrange the graph: {result}")
+            return
+        positions, routes = result
+        window.scene.set_routes(routes, positions)
+        window.session.push(ApplyLayout(positions))
+        window.view.fit()
+    window._arrange(doc, apply)
+
+
+def toggle_auto_backward(window):
+    window.session.auto_backward = window.actions["auto backward"].isChecked()
+
+
+def toggle_dark(window):
+    window.set_theme(DARK if window.actions["dark theme"].isChecked() else LIGHT)
+
+
+def apply_theme(window, theme):
+    """One palette and ONE scale factor for every pane (app/theme.py): the canvas
+    items, the widgets and menus, the plots; a panel with `set_theme(theme)`
+    gets the theme too. The graph is framed again at its new size."""
+    from app.theme import apply_to_application, apply_to_widgets
+    size = window.size()
+    window.theme = theme
+    window.view.set_theme(theme)
+    apply_to_application(theme)
+    apply_to_widgets(window, theme.scale)
+    for dock in window.docks.values():
+        hook = getattr(dock.widget(), "set_theme", None)
+        if callable(hook):
+            hook(theme)
+    if window.isVisible() and not (window.isFullScreen() or window.isMaximized()):
+        QApplication.sendPostedEvents()
+        window.resize(size.expandedTo(window.minimumSizeHint()))   # a new look keeps the window's size
+    if "dark theme" in window.actions:
+        window.actions["dark theme"].setChecked(theme.dark)
+    window.view.fit()
+
+
+def toggle_legend(window):
+    window.view.legend.setVisible(window.actions["legend"].isChecked())
+
+
+# -----------------------------------------------------------------------------
+# Find
+
+def focus_find(window):
+    window.find_box.setFocus(Qt.ShortcutFocusReason)
+    window.find_box.selectAll()
+
+
+def find_node(window, text):
+    """Select and centre the next node whose label matches text; its id or None."""
+    matches = window.scene.find(text)
+    if not matches:
+        window.show_message(f"No node labelled '{text}'.")
+        return None
+    last_text, index = window._find_state
+    index = (index + 1) % len(matches) if last_text == text else 0
+    window._find_state = (text, index)
+    nid = matches[index]
+    window.scene.select_node(nid)
+    window.view.center_on_node(nid)
+    more = f" ({index + 1} of {len(matches)}; Enter for the next)" if len(matches) > 1 else ""
+    window.show_message(f"Found {window.session.doc.nodes[nid].label or nid}{more}")
+    return nid
