@@ -33,7 +33,8 @@ from core.forward_stepper import ForwardRecord, ForwardStepper
 from core.stepper import BackwardStepper
 
 IDLE, FORWARD, BACKWARD = "idle", "forward", "backward"
-FULL_REFRESH = 300        # a move touching more nodes than this redraws all of them once
+FULL_REFRESH = 300        # a move touching more nodes than this redraws all of them
+REFRESH_CHUNK = 700       # nodes redrawn per event-loop turn after such a long jump
 QUIZ_REL, QUIZ_ABS = 1e-3, 5e-4   # a prediction within this of the truth is right
 PENDING, NO_GRAD = "?", "—"
 
@@ -69,6 +70,10 @@ class DebuggerController(QObject):
         self._playing_first = False
         self._play = QTimer(self)
         self._play.timeout.connect(self._tick)
+        self._pending_refresh = []
+        self._refresh_timer = QTimer(self)
+        self._refresh_timer.setInterval(0)
+        self._refresh_timer.timeout.connect(self._refresh_tick)
         self._notifying = False
         self._edits = {}               # kind -> node id, for the document edits since the last compile
         self._names = {}
@@ -91,6 +96,11 @@ class DebuggerController(QObject):
     @property
     def playing(self):
         return self._play.isActive()
+
+    @property
+    def refreshing(self):
+        """True while a long jump's redraw of off-screen nodes is still going on."""
+        return bool(self._pending_refresh)
 
     def nid(self, value):
         """The node id of a Value of the current compile (None if it has none)."""
@@ -516,6 +526,8 @@ class DebuggerController(QObject):
     def _rebuild(self):
         """A plan for the new compile (no grad touched); back to idle."""
         self._play.stop()
+        self._refresh_timer.stop()
+        self._pending_refresh = []
         self._clear_quiz()
         compiled = self.session.compiled
         root = self.session.output_value
@@ -570,11 +582,38 @@ class DebuggerController(QObject):
         self.scene.set_grad_scale(biggest or None)
 
     def _refresh_all(self):
-        st = self.stepper
-        self._notify(None)
+        """Redraw every node of the graph after a long jump (reset, seek, run): the
+        nodes in sight at once, the others a chunk per event-loop turn, so that a
+        5,000-node graph never holds the window up."""
+        nid = self._nid
+        ids = [nid[v] for v in self.stepper.topo if v in nid]
+        self._refresh_timer.stop()
+        self._pending_refresh = []
+        if self.scene is None or self.view is None or len(ids) <= REFRESH_CHUNK:
+            self._refresh_ids(ids)
+            return
+        seen = self.view.mapToScene(self.view.viewport().rect()).boundingRect()
+        wanted = set(ids)
+        first = [item.nid for item in self.scene.items(seen)
+                 if getattr(item, "nid", None) in wanted and hasattr(item, "set_numbers")]
+        done = set(first)
+        self._refresh_ids(first)
+        self._pending_refresh = [n for n in ids if n not in done]
+        self._refresh_timer.start()
+
+    def _refresh_ids(self, ids):
+        self._notify(ids)
         if self.scene is not None:
-            nid = self._nid
-            self.scene.set_node_status({nid[v]: st.status(v) for v in st.topo if v in nid})
+            st, value = self.stepper, self.session.values.get
+            self.scene.set_node_status({n: st.status(value(n)) for n in ids})
+
+    def _refresh_tick(self):
+        chunk = self._pending_refresh[:REFRESH_CHUNK]
+        self._pending_refresh = self._pending_refresh[REFRESH_CHUNK:]
+        if chunk and self.stepper is not None:
+            self._refresh_ids(chunk)
+        if not self._pending_refresh:
+            self._refresh_timer.stop()
 
     def _after(self, records, quiz=False):
         """Redraw what `records` (steps run or undone) changed, then the marks."""

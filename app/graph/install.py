@@ -23,14 +23,19 @@ def install_builder(window):
     window.builder.message.connect(window.show_message)
     window.scene.hint.connect(lambda text: text and window.show_message(text, 4000))
     b = window.builder
-    edit = (("Cu&t", b.cut, QKeySequence.Cut, "cut"), ("&Copy", b.copy, QKeySequence.Copy, "copy"),
-            ("&Paste", b.paste, QKeySequence.Paste, "paste"),
-            ("D&uplicate", b.duplicate, "Ctrl+D", "duplicate"),
-            ("&Delete", b.delete_selection, [QKeySequence.Delete, "Backspace"], "delete"),
-            ("Select &All", b.select_all, QKeySequence.SelectAll, "select all"))
+    edit = (("Cu&t", b.cut, QKeySequence.Cut, "cut",
+             "Remove the selected nodes and put them on the clipboard"),
+            ("&Copy", b.copy, QKeySequence.Copy, "copy",
+             "Copy the selected nodes (and the wires between them) to the clipboard"),
+            ("&Paste", b.paste, QKeySequence.Paste, "paste",
+             "Paste copied nodes, or micrograd code from the clipboard, into the graph"),
+            ("D&uplicate", b.duplicate, "Ctrl+D", "duplicate", "Copy the selected nodes in place"),
+            ("&Delete", b.delete_selection, [QKeySequence.Delete, "Backspace"], "delete",
+             "Delete the selected nodes and wires"),
+            ("Select &All", b.select_all, QKeySequence.SelectAll, "select all", "Select every node"))
     window.menus["Edit"].addSeparator()
-    for text, slot, keys, key in edit:
-        action = window.add_action("Edit", text, slot, keys, key=key)
+    for text, slot, keys, key, tip in edit:
+        action = window.add_action("Edit", text, slot, keys, key=key, tip=tip)
         action.setShortcutContext(Qt.WidgetWithChildrenShortcut)   # typing elsewhere keeps its keys
         window.view.addAction(action)
     graph = window.menus["Graph"]

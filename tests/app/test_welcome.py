@@ -124,15 +124,6 @@ def _missing(control):
     return not control.toolTip().strip()
 
 
-# Controls of other panels that had no tool tip when this test was written (the
-# builder's Edit and File entries); they are listed in the classroom report for
-# their owners. Keep this list shrinking: an entry that gets a tip must go.
-KNOWN_WITHOUT_TIP = ("&Edit > &Copy", "&Edit > &Delete", "&Edit > &Paste", "&Edit > Cu&t",
-                     "&Edit > D&uplicate", "&Edit > Select &All", "&File > &Examples > ",
-                     "&File > Save &As…")
-
-
 def test_every_control_has_a_tool_tip(window):
     missing = sorted({name for name, control in _controls(window) if _missing(control)})
-    unexpected = [name for name in missing if not name.startswith(KNOWN_WITHOUT_TIP)]
-    assert unexpected == [], "controls without a tool tip:\n  " + "\n  ".join(unexpected)
+    assert missing == [], "controls without a tool tip:\n  " + "\n  ".join(missing)
