@@ -27,7 +27,7 @@ import math
 
 from PySide6.QtCore import QObject, QRectF, QTimer, Signal
 
-from app.debugger.explain import display_names, formula
+from app.debugger.explain import display_names, formula, headline
 from app.theme import format_number
 from core.forward_stepper import ForwardRecord, ForwardStepper
 from core.stepper import BackwardStepper
@@ -416,7 +416,7 @@ class DebuggerController(QObject):
             return ""
         child, record = self._quiz_pending[0], self.last_record
         before = record.grads_before[record.children.index(child)]
-        return (f"{self.formula(record.node)} just ran its _backward. What is "
+        return (f"{headline(self.stepper, record.node)} just ran its _backward. What is "
                 f"{self.name(child)}.grad now? (It was {format_number(before)}.)")
 
     def answer_quiz(self, text):

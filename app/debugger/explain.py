@@ -188,8 +188,9 @@ def step_html(ctrl, record, style):
     node = record.node
     name = st.name(node)
     n = len(st.order)
+    last = " — the last one" if record.index + 1 == n else ""
     parts = [style.title(f"Step {record.index + 1} of {n} · {style.mono(headline(st, node), bold=True)} "
-                         f"runs its {style.mono('_backward')}")]
+                         f"runs its {style.mono('_backward')}{last}")]
     if node is st.root:
         why = (f"{_e(name)} is the output, so its grad is the seed: "
                f"{style.mono(f'{name}.grad = {format_number(record.out_grad)}', bold=True)}.")
@@ -306,8 +307,12 @@ def forward_html(ctrl, record, style):
                                 "<b>?</b> until it is computed from its inputs, in topological order "
                                 "(inputs first). Press <b>F7</b> to compute the next node."))
     else:
-        parts = [style.title(f"Forward {record.index + 1} of {n} · {_e(fs.name(record.node))} is computed")]
-        parts.append(style.para(style.mono(record.text, bold=True)))
+        name = fs.name(record.node)
+        text = record.text
+        if name.startswith("("):   # '(x·y) = x · y = ...' says the same thing twice
+            text = text.split(" = ", 1)[1]
+        parts = [style.title(f"Forward {record.index + 1} of {n} · {_e(name)} is computed")]
+        parts.append(style.para(style.mono(text, bold=True)))
         parts.append(style.para("Its inputs are already known, because the order is topological."))
     if fs.done:
         parts.append(style.para(f"<b>Forward pass done:</b> {_e(fs.name(fs.root))} = "

@@ -148,6 +148,13 @@ class StepListView(QTableView):
         self.setTextElideMode(Qt.ElideMiddle)
         self.setShowGrid(False)
         self.setFocusPolicy(Qt.ClickFocus)
+        # the graph's selected node shows as a light tint, so the step shown (yellow) stays visible
+        palette = self.palette()
+        tint = QColor(model.theme.color("selection"))
+        tint.setAlpha(70)
+        palette.setColor(palette.ColorRole.Highlight, tint)
+        palette.setColor(palette.ColorRole.HighlightedText, palette.color(palette.ColorRole.Text))
+        self.setPalette(palette)
         vh = self.verticalHeader()
         vh.setVisible(False)
         vh.setSectionResizeMode(QHeaderView.Fixed)

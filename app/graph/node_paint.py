@@ -59,6 +59,8 @@ def paint_node(item, painter):
     painter.drawPath(record)
 
     grad_fill = theme.grad_color(item.grad if item.grad is not None else 0.0, item.grad_max)
+    if item.grad_mask is not None:   # a hidden grad (quiz, forward pass) must not show by its tint
+        grad_fill = theme.color("grad_zero")
     painter.setBrush(grad_fill)
     painter.drawPath(grad_cell)
 
@@ -207,7 +209,8 @@ def halo(item, painter, g, color, width, alpha):
 
 def paint_block(item, painter, theme, g, selected, lod):
     """Far zoom: no text, the record filled with its grad colour (a heat map)."""
-    fill = theme.grad_color(item.grad if item.grad is not None else 0.0, item.grad_max)
+    fill = theme.grad_color(item.grad if item.grad is not None and item.grad_mask is None else 0.0,
+                            item.grad_max)
     if fill == theme.color("grad_zero"):
         fill = theme.color("node_fill")
     if item.nonfinite:

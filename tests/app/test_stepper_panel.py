@@ -306,7 +306,8 @@ def test_forward_stepping_shows_pending_nodes(window, qtbot):
     first = dbg.forward_stepper.order[0]
     nid = dbg.controller.nid(first)
     assert items[nid].texts()[1] == "6.0000" and not items[nid].dimmed
-    assert "(x·y) = x · y = 2.0000 · 3.0000 = 6.0000" in dbg.explanation_text()
+    assert "Forward 1 of 3 · (x·y) is computed" in dbg.explanation_text()
+    assert "x · y = 2.0000 · 3.0000 = 6.0000" in dbg.explanation_text()
     assert sum(items[n].texts()[1] == "?" for n in ops) == 2
     dbg.forward_all()
     assert not any(items[n].dimmed for n in ops)
@@ -387,3 +388,65 @@ def test_standalone_panel_without_a_canvas(qtbot):
     panel.run_to_end()
     assert session.value("n1").grad == 3.0 and session.value("n2").grad == 8.0
     panel.close()
+
+
+# -----------------------------------------------------------------------------
+# context menu, renames, a failing gradient check, a big graph
+
+def test_a_node_context_menu_offers_breakpoint_and_run_to_here(window, qtbot):
+    from PySide6.QtCore import QPointF
+    from PySide6.QtWidgets import QMenu
+    nid = mul_id(window)
+    menu = window.scene.fill_context_menu(QMenu(), ("node", nid), QPointF())
+    texts = [a.text() for a in menu.actions()]
+    assert "Add Breakpoint (F9)" in texts and "Run to Here (Ctrl+F10)" in texts
+    next(a for a in menu.actions() if a.text() == "Add Breakpoint (F9)").trigger()
+    assert window.scene.node_item(nid).breakpoint
+    menu = window.scene.fill_context_menu(QMenu(), ("node", nid), QPointF())
+    next(a for a in menu.actions() if a.text() == "Run to Here (Ctrl+F10)").trigger()
+    assert window.debugger.stepper.current is window.session.value(nid)
+    menu.deleteLater()
+
+
+def test_a_rename_shows_in_the_step_list_and_the_explanation(window, qtbot):
+    from core.commands import SetLabel
+    dbg = window.debugger
+    dbg.run_to(mul_id(window))
+    dbg.step()
+    window.session.push(SetLabel(mul_id(window), "m"))
+    assert dbg.phase == "backward"      # a label is not an edit of any number
+    assert dbg.model.data(dbg.model.index(2, 1)) == "m"
+    assert "Step 3 of 3 · m = x · y runs its _backward" in dbg.explanation_text()
+
+
+def test_gradient_check_marks_a_kink_red(window, qtbot):
+    window.editor.set_text("x = Value(0.0, label='x')\ny = x.relu()\n")
+    window.run_expression()
+    dbg = window.debugger
+    dbg.gradcheck.run_now()
+    (check,) = dbg.gradcheck.model.checks
+    assert not check.ok and check.analytic == 0.0 and abs(check.numeric - 0.5) < 1e-6
+    assert dbg.gradcheck.model.data(dbg.gradcheck.model.index(0, 4)) == "✘ differ"
+    assert "1 of 1 leaves differ" in dbg.gradcheck.summary.text()
+
+
+def test_a_long_jump_on_a_big_graph_redraws_in_chunks(window, qtbot):
+    from app.debugger.controller import REFRESH_CHUNK
+    x = Value(0.5, label="x")
+    node = x
+    for i in range(REFRESH_CHUNK):
+        node = node * 1.001 if i % 2 else node + 0.5
+    node.label = "out"
+    window.open_value(node)
+    window.wait_for_layout()
+    window.view.set_zoom(1.0)
+    dbg = window.debugger
+    dbg.reset()
+    assert dbg.controller.refreshing          # the rest follows a chunk per loop turn
+    dbg.seek(len(dbg.stepper.order))
+    qtbot.waitUntil(lambda: not dbg.controller.refreshing, timeout=10000)
+    items = window.scene.node_items()
+    for v in dbg.stepper.topo:
+        item = items[dbg.controller.nid(v)]
+        assert item.status == "final"
+        assert item.grad == v.grad
