@@ -24,7 +24,8 @@ from PySide6.QtCore import QObject, QRectF, QSettings, QSize, Qt
 from PySide6.QtGui import QImage, QKeySequence, QPainter
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 
-from app.recovery import AutosaveManager, data_dir, write_atomically
+from app.recovery import AutosaveManager, data_dir
+from core.atomic_file import write_atomically
 from core import fileformat
 from core.codegen import to_pytorch, to_python
 from core.expr import ExprError, parse

@@ -43,22 +43,6 @@ def data_dir():
     return path or os.path.join(os.path.expanduser("~"), ".backprop-studio")
 
 
-def write_atomically(path, text):
-    temp = f"{path}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
-    try:
-        with open(temp, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        try:
-            os.unlink(temp)
-        except OSError:
-            pass
-        raise
-
-
 class Orphan:
     """The autosave of a session that died; holds its lock until resolved."""
 

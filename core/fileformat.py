@@ -41,8 +41,8 @@ next. Golden files of every version live in tests/data/ and must load forever.
 import json
 import math
 import os
-import stat
 
+from core.atomic_file import write_atomically
 from core.graphdoc import GraphDocument, GraphError, KINDS, OPS
 
 FORMAT = "backprop-studio.graph"
@@ -73,41 +73,7 @@ def dumps(doc, meta=None):
 
 def save(doc, path, meta=None):
     """Write doc to path atomically: the old file stays whole until the new one is."""
-    payload = dumps(doc, meta).encode("utf-8")
-    path = os.path.realpath(os.fspath(path))  # through a symlink, not over it
-    directory = os.path.dirname(path)
-    temp = os.path.join(directory, f".{os.path.basename(path)}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(payload)
-            f.flush()
-            os.fsync(f.fileno())
-        if os.path.exists(path):
-            os.chmod(temp, stat.S_IMODE(os.stat(path).st_mode))
-        os.replace(temp, path)
-    except BaseException:
-        try:
-            os.unlink(temp)
-        except OSError:
-            pass
-        raise
-    _fsync_directory(directory)
-
-
-def _fsync_directory(directory):
-    # the rename lives in the directory: sync it too, or a power cut may undo
-    # it (POSIX only; Windows cannot open a directory, and needs no such step)
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+    write_atomically(path, dumps(doc, meta))
 
 
 # -----------------------------------------------------------------------------

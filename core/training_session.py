@@ -35,6 +35,7 @@ import json
 import math
 import os
 
+from core.atomic_file import write_atomically
 from core.training import TrainConfig, Trainer
 
 FORMAT = "backprop-studio.training"
@@ -140,23 +141,7 @@ def dumps(session):
 
 def save(session, path):
     """Write the session to path atomically: the old file stays whole until the new one is."""
-    payload = dumps(session).encode("utf-8")
-    path = os.path.realpath(os.fspath(path))
-    directory = os.path.dirname(path)
-    temp = os.path.join(directory, f".{os.path.basename(path)}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(payload)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        try:
-            os.unlink(temp)
-        except OSError:
-            pass
-        raise
+    write_atomically(path, dumps(session))
 
 
 # -----------------------------------------------------------------------------
