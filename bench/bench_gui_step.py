@@ -110,7 +110,7 @@ def main(argv):
     forward = [timed(dbg.forward_step)[0] for _ in range(50)]
     ms = 1000.0
     print(f"{nodes:,} nodes, {edges:,} edges, {len(dbg.stepper.order):,} steps in the backward pass")
-    print(f"one debugger step (core + scene + panel + processEvents), budget 16 ms:")
+    print("one debugger step (core + scene + panel + processEvents), budget 16 ms:")
     for what, times, cpu in (("view follows the step", total, total_cpu),
                              ("view stays put", still, still_cpu)):
         print(f"  {what:22s} {len(times)} steps: wall median {statistics.median(times) * ms:.2f} ms, "

@@ -9,7 +9,9 @@ into the smallest possible change on the canvas and tells the panel to redraw:
 * the node whose `_backward` ran is marked 'current', its operands 'target'
   with a chip saying what was added ('+= 3.0000'), and the wires between them
   glow -- all through the scene's diffing hooks, never a loop over every item;
-* a long jump (a seek, a run to the end) redraws everything once instead.
+* a long jump (a seek, a run to the end) redraws everything, in chunks.
+
+The drawing itself is app/debugger/canvas.py; this module is the logic.
 
 Phases: 'idle' (the graph shows a full backward pass; nothing is being
 stepped), 'forward' (nodes are computed one at a time; the rest show '?'),
@@ -25,8 +27,9 @@ student types a prediction (`answer_quiz`) or gives up (`reveal_quiz`).
 
 import math
 
-from PySide6.QtCore import QObject, QRectF, QTimer, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
+from app.debugger.canvas import CanvasSync
 from app.debugger.explain import display_names, formula, headline
 from app.theme import format_number
 from core.forward_stepper import ForwardRecord, ForwardStepper
@@ -34,7 +37,6 @@ from core.stepper import BackwardStepper
 
 IDLE, FORWARD, BACKWARD = "idle", "forward", "backward"
 FULL_REFRESH = 300        # a move touching more nodes than this redraws all of them
-REFRESH_CHUNK = 700       # nodes redrawn per event-loop turn after such a long jump
 QUIZ_REL, QUIZ_ABS = 1e-3, 5e-4   # a prediction within this of the truth is right
 PENDING, NO_GRAD = "?", "—"
 
@@ -70,11 +72,7 @@ class DebuggerController(QObject):
         self._playing_first = False
         self._play = QTimer(self)
         self._play.timeout.connect(self._tick)
-        self._pending_refresh = []
-        self._refresh_timer = QTimer(self)
-        self._refresh_timer.setInterval(0)
-        self._refresh_timer.timeout.connect(self._refresh_tick)
-        self._notifying = False
+        self.canvas = CanvasSync(self)
         self._edits = {}               # kind -> node id, for the document edits since the last compile
         self._names = {}
         self._nid = {}
@@ -100,7 +98,7 @@ class DebuggerController(QObject):
     @property
     def refreshing(self):
         """True while a long jump's redraw of off-screen nodes is still going on."""
-        return bool(self._pending_refresh)
+        return self.canvas.refreshing
 
     def nid(self, value):
         """The node id of a Value of the current compile (None if it has none)."""
@@ -126,14 +124,14 @@ class DebuggerController(QObject):
         if not self._ready():
             return False
         if self.phase == FORWARD:
-            self._clear_scene()
+            self.canvas.clear()
         self.phase = BACKWARD
-        self._pin_grad_scale()
+        self.canvas.pin_grad_scale()
         self.stepper.reset()
         self.last_record = None
         self.stop_reason = self.notice = ""
         self._clear_quiz()
-        self._refresh_all()
+        self.canvas.refresh_all()
         self._show()
         return True
 
@@ -272,18 +270,13 @@ class DebuggerController(QObject):
             return False
         self.pause()
         self._clear_quiz()
-        self._clear_scene()
+        self.canvas.clear()
         self.phase = FORWARD
         self.forward_stepper = fs = ForwardStepper(self.stepper.root, names=self._names)
         self.last_record = self.last_forward = None
         self.stop_reason = self.notice = ""
-        masks = {}
-        for value in fs.topo:
-            nid = self._nid.get(value)
-            if nid is not None:
-                masks[nid] = (PENDING, NO_GRAD, True) if value._prev else (None, NO_GRAD, False)
-        if self.scene is not None:
-            self.scene.update_masks(masks)
+        self.canvas.masks({v: (PENDING, NO_GRAD, True) if v._prev else (None, NO_GRAD, False)
+                           for v in fs.topo})
         self._show_forward()
         return True
 
@@ -296,10 +289,8 @@ class DebuggerController(QObject):
             self.message.emit("The forward pass is done: press F10 for the backward pass.")
             return None
         self.last_forward = record
-        nid = self._nid.get(record.node)
-        if self.scene is not None:
-            self.scene.update_masks({nid: (None, NO_GRAD, False)})
-        self._notify([nid])
+        self.canvas.masks({record.node: (None, NO_GRAD, False)})
+        self.canvas.notify([self._nid.get(record.node)])
         self._show_forward()
         return record
 
@@ -315,8 +306,7 @@ class DebuggerController(QObject):
             return None
         node = fs.order[fs.position - 1]
         fs.step_back()
-        if self.scene is not None:
-            self.scene.update_masks({self._nid.get(node): (PENDING, NO_GRAD, True)})
+        self.canvas.masks({node: (PENDING, NO_GRAD, True)})
         p = fs.position
         self.last_forward = ForwardRecord(p - 1, fs.order[p - 1], fs.describe(fs.order[p - 1])) if p else None
         self._show_forward()
@@ -327,10 +317,9 @@ class DebuggerController(QObject):
         if self.phase != FORWARD and not self.forward_reset():
             return []
         records = self.forward_stepper.run_to_end()
+        self.canvas.masks({r.node: (None, NO_GRAD, False) for r in records})
         ids = [self._nid.get(r.node) for r in records]
-        if self.scene is not None:
-            self.scene.update_masks({nid: (None, NO_GRAD, False) for nid in ids})
-        self._notify(ids if len(ids) <= FULL_REFRESH else None)
+        self.canvas.notify(ids if len(ids) <= FULL_REFRESH else None)
         if records:
             self.last_forward = records[-1]
         self._show_forward()
@@ -343,11 +332,11 @@ class DebuggerController(QObject):
         was = self.phase != IDLE
         self._rebuild()
         if was:
-            self._notifying = True
+            self.canvas.notifying = True
             try:
                 self.session.backward()
             finally:
-                self._notifying = False
+                self.canvas.notifying = False
             self.stateChanged.emit()
             self.stepped.emit(None)
 
@@ -395,8 +384,7 @@ class DebuggerController(QObject):
             st.break_on_nonfinite = self.break_on_nonfinite
             st.grad_threshold = self.grad_threshold
             st.break_on_dead_relu = self.break_on_dead_relu
-        if self.scene is not None:
-            self.scene.set_breakpoint_marks(self.breakpoint_ids)
+        self.canvas.breakpoints(self.breakpoint_ids)
 
     # -- quiz ----------------------------------------------------------------------------
 
@@ -464,8 +452,7 @@ class DebuggerController(QObject):
         self.quiz_feedback = []
 
     def _unmask(self, values):
-        if self.scene is not None:
-            self.scene.update_masks({self._nid.get(v): None for v in values})
+        self.canvas.masks({v: None for v in values})
 
     # -- following the session ---------------------------------------------------------
 
@@ -505,7 +492,7 @@ class DebuggerController(QObject):
         self.message.emit(self.notice)
 
     def _on_grads_changed(self, ids):
-        if self._notifying or self.phase == IDLE or ids is not None:
+        if self.canvas.notifying or self.phase == IDLE or ids is not None:
             return
         self._rebuild()
         self.notice = ("The grads were changed outside the debugger (Backward or Zero Grads), "
@@ -526,8 +513,7 @@ class DebuggerController(QObject):
     def _rebuild(self):
         """A plan for the new compile (no grad touched); back to idle."""
         self._play.stop()
-        self._refresh_timer.stop()
-        self._pending_refresh = []
+        self.canvas.cancel()
         self._clear_quiz()
         compiled = self.session.compiled
         root = self.session.output_value
@@ -541,7 +527,7 @@ class DebuggerController(QObject):
             self._names = display_names(self.session.doc, compiled)
             self._nid = compiled.value_to_node
             self.stepper = BackwardStepper(root, names=self._names, reset=False)
-        self._clear_scene()
+        self.canvas.clear()
         self._apply_options()
         self.stateChanged.emit()
 
@@ -551,69 +537,7 @@ class DebuggerController(QObject):
             return False
         return True
 
-    # -- the canvas --------------------------------------------------------------------
-
-    def _notify(self, ids):
-        self._notifying = True
-        try:
-            self.session.notify_grads(ids)
-        finally:
-            self._notifying = False
-
-    def _clear_scene(self):
-        if self.scene is not None:
-            self.scene.clear_debug()
-            self.scene.set_grad_scale(None)
-
-    def _pin_grad_scale(self):
-        """Colour grads on the scale of the finished pass while stepping: one quick
-        backward() to learn its largest |grad| (the stepper resets right after)."""
-        if self.scene is None:
-            return
-        st = self.stepper
-        st.reset()
-        for node in reversed(st.topo):
-            node._backward(node)
-        biggest = 0.0
-        for node in st.topo:
-            g = abs(node.grad)
-            if g > biggest and g != math.inf:
-                biggest = g
-        self.scene.set_grad_scale(biggest or None)
-
-    def _refresh_all(self):
-        """Redraw every node of the graph after a long jump (reset, seek, run): the
-        nodes in sight at once, the others a chunk per event-loop turn, so that a
-        5,000-node graph never holds the window up."""
-        nid = self._nid
-        ids = [nid[v] for v in self.stepper.topo if v in nid]
-        self._refresh_timer.stop()
-        self._pending_refresh = []
-        if self.scene is None or self.view is None or len(ids) <= REFRESH_CHUNK:
-            self._refresh_ids(ids)
-            return
-        seen = self.view.mapToScene(self.view.viewport().rect()).boundingRect()
-        wanted = set(ids)
-        first = [item.nid for item in self.scene.items(seen)
-                 if getattr(item, "nid", None) in wanted and hasattr(item, "set_numbers")]
-        done = set(first)
-        self._refresh_ids(first)
-        self._pending_refresh = [n for n in ids if n not in done]
-        self._refresh_timer.start()
-
-    def _refresh_ids(self, ids):
-        self._notify(ids)
-        if self.scene is not None:
-            st, value = self.stepper, self.session.values.get
-            self.scene.set_node_status({n: st.status(value(n)) for n in ids})
-
-    def _refresh_tick(self):
-        chunk = self._pending_refresh[:REFRESH_CHUNK]
-        self._pending_refresh = self._pending_refresh[REFRESH_CHUNK:]
-        if chunk and self.stepper is not None:
-            self._refresh_ids(chunk)
-        if not self._pending_refresh:
-            self._refresh_timer.stop()
+    # -- the canvas (app/debugger/canvas.py does the drawing) ---------------------------
 
     def _after(self, records, quiz=False):
         """Redraw what `records` (steps run or undone) changed, then the marks."""
@@ -621,74 +545,23 @@ class DebuggerController(QObject):
         self.last_record = st.history[-1] if st.history else None
         changed = {child for record in records for child in record.children}
         if len(changed) > FULL_REFRESH:
-            self._refresh_all()
+            self.canvas.refresh_all()
         else:
-            nid = self._nid
-            ids = [nid[c] for c in changed if c in nid]
-            self._notify(ids)
-            if self.scene is not None:
-                self.scene.set_node_status({nid[c]: st.status(c) for c in changed if c in nid})
+            self.canvas.changed(changed)
         if quiz and self.quiz_mode and self.last_record is not None:
             self._quiz_pending = list(dict.fromkeys(self.last_record.children))
-            if self.scene is not None:
-                self.scene.update_masks({self._nid.get(c): (None, PENDING, False) for c in self._quiz_pending})
+            self.canvas.masks({c: (None, PENDING, False) for c in self._quiz_pending})
         self._show()
 
     def _show(self):
-        """Marks for the step shown: its node, its operands, the wires between them."""
-        st, record = self.stepper, self.last_record
-        marks, edges, focus = {}, [], None
-        hidden = self.quiz_hidden()
-        if record is None:
-            focus = self._nid.get(st.root)
-            marks[focus] = ("current", "grad = 1")
+        if self.last_record is None:
+            self.canvas.show_start(self.stepper.root)
         else:
-            focus = self._nid.get(record.node)
-            marks[focus] = ("current", "_backward")
-            shares = {}
-            for child, (_sym, local) in zip(record.children, record.local):
-                shares[child] = shares.get(child, 0.0) + local * record.out_grad
-            for port, child in enumerate(record.children):
-                cid = self._nid.get(child)
-                tag = "+= ?" if child in hidden else f"+= {format_number(shares[child])}"
-                marks[cid] = ("target", tag)
-                edges.append((cid, focus, port))
-        self._mark(marks, edges, focus)
+            self.canvas.show_step(self.last_record, self.quiz_hidden())
         self.stateChanged.emit()
-        self.stepped.emit(record)
+        self.stepped.emit(self.last_record)
 
     def _show_forward(self):
-        record = self.last_forward
-        marks, edges, focus = {}, [], None
-        if record is not None:
-            focus = self._nid.get(record.node)
-            marks[focus] = ("current", f"= {format_number(record.node.data)}")
-            edges = [(self._nid.get(c), focus, port) for port, c in enumerate(record.node._prev)]
-        self._mark(marks, edges, focus)
+        self.canvas.show_forward(self.last_forward)
         self.stateChanged.emit()
-        self.stepped.emit(record)
-
-    def _mark(self, marks, edges, focus):
-        if self.scene is None:
-            return
-        self.scene.set_debug_marks(marks, edges)
-        if self.follow and self.view is not None and focus is not None:
-            self._follow(focus, [nid for nid in marks if nid != focus])
-
-    def _follow(self, focus, others):
-        """Scroll only when the step's node is out of sight, and then so that its
-        operands are in sight too: the next steps are usually among them."""
-        item = self.scene.node_item(focus)
-        if item is None:
-            return
-        seen = QRectF(self.view.mapToScene(self.view.viewport().rect()).boundingRect())
-        rect = item.sceneBoundingRect()
-        if seen.contains(rect):
-            return
-        for nid in others:
-            other = self.scene.node_item(nid)
-            if other is not None:
-                wider = rect.united(other.sceneBoundingRect())
-                if wider.width() <= seen.width() * 0.9 and wider.height() <= seen.height() * 0.9:
-                    rect = wider
-        self.view.centerOn(rect.center())
+        self.stepped.emit(self.last_forward)

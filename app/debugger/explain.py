@@ -167,6 +167,8 @@ def idle_html(ctrl, style):
         f"forward pass node by node."))
     if ctrl.notice:
         parts.insert(0, style.banner(_e(ctrl.notice), style.partial))
+        parts.insert(1, style.para("<a href='debug:reset'>▶ Step through it again</a> (F10)&nbsp;&nbsp;·"
+                                   "&nbsp;&nbsp;<a href='debug:forward'>Step the forward pass first</a> (F7)"))
     return style.page("".join(parts))
 
 
@@ -271,8 +273,8 @@ def _sums(ctrl, targets, hidden, style):
 def _next_line(ctrl, style):
     st = ctrl.stepper
     if st.done:
-        return style.para(f"<b>Done.</b> Every grad is final: the same numbers as one call of "
-                          f"<b>backward()</b>. Step back (Shift+F10) or scrub the timeline to replay.",
+        return style.para("<b>Done.</b> Every grad is final: the same numbers as one call of "
+                          "<b>backward()</b>. Step back (Shift+F10) or scrub the timeline to replay.",
                           color=style.good)
     node = st.current
     return style.para(f"Next (F10): {style.mono(formula(st, node))} runs its _backward.",

@@ -10,7 +10,12 @@ from the panel as a small API:
     panel.stepped(record)       after every move
     panel.set_quiz_mode(on)  panel.answer_quiz(text)  panel.reveal_quiz()
     panel.explanation_text()    the explanation as plain text
+    panel.toggle_breakpoint(nid)  panel.set_theme(theme)
     panel.actions               {'step': QAction, ...} for menus and toolbars
+
+Keys: F10 step (the first press starts at step 0), Shift+F10 step back, F5 run to
+the end, Ctrl+F10 run to the selected node, F8 play/pause, F9 breakpoint, F7 /
+Shift+F7 / Ctrl+F7 forward step / back / all, Ctrl+Shift+F5 reset, Shift+F5 stop.
 """
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -23,7 +28,7 @@ from app.debugger.controller import BACKWARD, FORWARD, DebuggerController
 from app.debugger.explain import Style, describe
 from app.debugger.gradcheck_view import GradcheckView
 from app.debugger.step_list import StepListModel, StepListView
-from app.theme import DEFAULT, LIGHT
+from app.theme import DEFAULT
 
 # key, text, shortcut, tip, controller method
 ACTIONS = (
@@ -57,7 +62,7 @@ class DebuggerPanel(QWidget):
         self.session, self.scene, self.view = session, scene, view
         self.theme = theme or (scene.theme if scene is not None else DEFAULT)
         self.controller = ctrl = DebuggerController(session, scene, view, self)
-        self._style = Style(self.theme.with_(palette=LIGHT))
+        self._style = Style(self.theme)
         self._plan = None
         self._syncing = False
 
@@ -153,6 +158,17 @@ class DebuggerPanel(QWidget):
     def explanation_text(self):
         return self.explanation.toPlainText()
 
+    def set_theme(self, theme):
+        """A new palette or scale (the window calls this for every dock)."""
+        self.theme = theme
+        self._style = Style(theme)
+        self.model.set_theme(theme)
+        self.step_list.apply_theme(theme)
+        self.gradcheck.model.theme = theme
+        self.legend.setText(self._legend_html())
+        self._sync()
+        self._render_explanation()
+
     # -- building ----------------------------------------------------------------------
 
     def _build(self):
@@ -226,6 +242,7 @@ class DebuggerPanel(QWidget):
         mid.setContentsMargins(0, 0, 0, 0)
         self.explanation = QTextBrowser()
         self.explanation.setOpenLinks(False)
+        self.explanation.anchorClicked.connect(self._link)
         self.explanation.setFrameShape(QFrame.StyledPanel)
         # a scroll bar that came and went with the text's length re-laid out the dock each step
         self.explanation.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOn)
@@ -388,14 +405,19 @@ class DebuggerPanel(QWidget):
         self._render_explanation()
         ctrl = self.controller
         if ctrl.phase == BACKWARD and ctrl.position:
-            row = ctrl.position - 1
-            self.step_list.scrollTo(self.model.index(row, 0))
+            self.step_list.show_row(ctrl.position - 1)
         self.stepped.emit(record)
 
     def _on_current_changed(self, nid):
         self.step_list.select_row(self.controller.row_of(nid) if nid is not None else None)
 
     # -- gestures ------------------------------------------------------------------------
+
+    def _link(self, url):
+        action = {"debug:reset": self.controller.reset,
+                  "debug:forward": self.controller.forward_reset}.get(url.toString())
+        if action is not None:
+            action()
 
     def _row_clicked(self, index):
         row = index.row()

@@ -8,10 +8,10 @@ breakpoint shows a red dot. Clicking a row seeks there (the panel does that).
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 from PySide6.QtGui import QColor, QFont
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
+from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QStyle, QStyledItemDelegate,
+                               QTableView)
 
 from app.theme import MONO_FAMILY
-from core.graphdoc import op_symbol
 
 COLUMNS = ("#", "node", "op", "formula", "")
 # plain ints: comparing PySide6's enum members costs microseconds, and a repaint asks ~400 times
@@ -31,13 +31,19 @@ class StepListModel(QAbstractTableModel):
         self._mono = QFont(MONO_FAMILY)
         self._bold = QFont()
         self._bold.setBold(True)
+        self._texts = {}      # row -> (name, op, formula), made when first shown
+        self.set_theme(theme)
+        self.reload()
+
+    def set_theme(self, theme):
+        self.theme = theme
         shown = QColor(theme.color("highlight"))
         shown.setAlpha(150)
         self._shown_color = shown
+        self._shown_text = theme.text_on(theme.color("highlight"))
         self._later_color = QColor(theme.color("caption_text"))
         self._break_color = QColor(theme.color("nonfinite"))
-        self._texts = {}      # row -> (name, op, formula), made when first shown
-        self.reload()
+        self.refresh_all()
 
     def reload(self):
         """A new plan (another graph): all rows anew."""
@@ -112,6 +118,8 @@ class StepListModel(QAbstractTableModel):
         if role == BACKGROUND:
             return self._shown_color if row == self._shown else None
         if role == FOREGROUND:
+            if row == self._shown:
+                return self._shown_text
             if col == 0 and self.ctrl.nid(self._order[row]) in self.ctrl.breakpoint_ids:
                 return self._break_color
             if row >= self._position and row != self._shown:
@@ -133,6 +141,33 @@ def _op_text(node):
     return {"+": "+", "-": "−", "*": "·", "/": "/", "neg": "−x"}.get(op, op)
 
 
+class _TintedSelection(QStyledItemDelegate):
+    """The row of the graph's selected node is framed (and lightly tinted), so that
+    the yellow of the step shown stays visible when it is the same row."""
+
+    def __init__(self, view):
+        super().__init__(view)
+        self.frame = QColor(0, 0, 0)
+
+    def paint(self, painter, option, index):
+        selected = bool(option.state & QStyle.State_Selected)
+        if selected:
+            option.state &= ~QStyle.State_Selected
+        super().paint(painter, option, index)
+        if selected:
+            r = option.rect
+            if index.data(BACKGROUND) is None:
+                tint = QColor(self.frame)
+                tint.setAlpha(45)
+                painter.fillRect(r, tint)
+            painter.fillRect(r.left(), r.top(), r.width(), 2, self.frame)
+            painter.fillRect(r.left(), r.bottom() - 1, r.width(), 2, self.frame)
+            if index.column() == 0:
+                painter.fillRect(r.left(), r.top(), 2, r.height(), self.frame)
+            if index.column() == index.model().columnCount() - 1:
+                painter.fillRect(r.right() - 1, r.top(), 2, r.height(), self.frame)
+
+
 class StepListView(QTableView):
     """The step list's table: compact fixed-height rows, whole-row selection."""
 
@@ -148,13 +183,9 @@ class StepListView(QTableView):
         self.setTextElideMode(Qt.ElideMiddle)
         self.setShowGrid(False)
         self.setFocusPolicy(Qt.ClickFocus)
-        # the graph's selected node shows as a light tint, so the step shown (yellow) stays visible
-        palette = self.palette()
-        tint = QColor(model.theme.color("selection"))
-        tint.setAlpha(70)
-        palette.setColor(palette.ColorRole.Highlight, tint)
-        palette.setColor(palette.ColorRole.HighlightedText, palette.color(palette.ColorRole.Text))
-        self.setPalette(palette)
+        self._delegate = _TintedSelection(self)
+        self.setItemDelegate(self._delegate)
+        self.apply_theme(model.theme)
         vh = self.verticalHeader()
         vh.setVisible(False)
         vh.setSectionResizeMode(QHeaderView.Fixed)
@@ -168,6 +199,24 @@ class StepListView(QTableView):
             hh.setSectionResizeMode(col, QHeaderView.Stretch if sample is None else QHeaderView.Interactive)
             if sample is not None:
                 self.setColumnWidth(col, fm.horizontalAdvance(sample) + 18)
+
+    def apply_theme(self, theme):
+        """Colours of the selection frame and the row height, from the theme."""
+        self._delegate.frame = QColor(theme.color("selection"))
+        palette = self.palette()   # the view paints a selected row's panel itself: make it clear
+        palette.setColor(palette.ColorRole.Highlight, QColor(0, 0, 0, 0))
+        palette.setColor(palette.ColorRole.HighlightedText, palette.color(palette.ColorRole.Text))
+        self.setPalette(palette)
+        self.viewport().update()
+        rows = round(self.fontMetrics().height() * 1.55)
+        self.verticalHeader().setDefaultSectionSize(rows)
+
+    def show_row(self, row):
+        """Scroll row into view only when it is out of it, and then a page at a time
+        (scrolling one row per step would repaint the whole list every step)."""
+        index = self.model().index(row, 0)
+        if not self.viewport().rect().contains(self.visualRect(index)):
+            self.scrollTo(index, QAbstractItemView.PositionAtTop)
 
     def select_row(self, row):
         """Select a row without seeking (the graph's selection moved)."""

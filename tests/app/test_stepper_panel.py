@@ -279,7 +279,11 @@ def test_changing_a_leaf_recomputes_and_offers_to_step_again(window, qtbot):
     assert "x = 5.0000 now" in text and "press F10 to step the backward pass again" in text
     f = window.session.output_value
     assert f.data == 5.0 * 3.0 + 9.0
-    press(window, qtbot, Qt.Key_F10, times=4)
+    assert "Step through it again" in text
+    from PySide6.QtCore import QUrl
+    dbg.explanation.anchorClicked.emit(QUrl("debug:reset"))   # the offer in the notice
+    assert dbg.phase == "backward" and dbg.stepper.position == 0
+    press(window, qtbot, Qt.Key_F10, times=3)
     assert dbg.stepper.done and window.session.value(x).grad == 3.0
 
 
@@ -431,7 +435,7 @@ def test_gradient_check_marks_a_kink_red(window, qtbot):
 
 
 def test_a_long_jump_on_a_big_graph_redraws_in_chunks(window, qtbot):
-    from app.debugger.controller import REFRESH_CHUNK
+    from app.debugger.canvas import REFRESH_CHUNK
     x = Value(0.5, label="x")
     node = x
     for i in range(REFRESH_CHUNK):
@@ -450,3 +454,15 @@ def test_a_long_jump_on_a_big_graph_redraws_in_chunks(window, qtbot):
         item = items[dbg.controller.nid(v)]
         assert item.status == "final"
         assert item.grad == v.grad
+
+
+def test_presenter_scale_and_palette_reach_the_explanation(window, qtbot):
+    from app.theme import DARK
+    dbg = window.debugger
+    dbg.reset()
+    dbg.step()
+    window.apply_theme(window.theme.with_(palette=DARK, scale=2.0))
+    html = dbg.explanation.toHtml()
+    assert "font-size:40px" in html.replace(" ", "")          # the title, 20 px at scale 1
+    assert DARK.label_text in html.lower() or "#e8ebf0" in html.lower()
+    assert "Step 1 of 3" in dbg.explanation_text()

@@ -1,0 +1,178 @@
+"""What a debugger move looks like on the canvas, at the cost of what it changed.
+
+`CanvasSync` is the controller's hand on the graph scene. One step changes the
+grads of a handful of operands, so it touches only those: their grad text
+(`session.notify_grads(ids)`), their status stripe, the 'current' / 'target'
+marks with their chips, the glowing wires -- each through the scene's diffing
+hooks (app/graph/scene_marks.py), never a loop over every item.
+
+A long jump (reset, seek, run to the end) changes everything. Then the nodes in
+sight are redrawn at once and the rest a chunk per event-loop turn, so that a
+5,000-node graph never holds the window up for long.
+
+While stepping, the grad colours keep the scale of the finished pass
+(`pin_grad_scale`): otherwise every step that brought a new largest |grad|
+would re-tint, and repaint, every node.
+"""
+
+import math
+
+from PySide6.QtCore import QObject, QRectF, QTimer
+
+from app.theme import format_number
+
+REFRESH_CHUNK = 700       # nodes redrawn per event-loop turn after a long jump
+
+
+class CanvasSync(QObject):
+    def __init__(self, controller):
+        super().__init__(controller)
+        self.ctrl = controller
+        self.session, self.scene, self.view = controller.session, controller.scene, controller.view
+        self.notifying = False     # our own gradsChanged, not someone else's
+        self._pending = []
+        self._timer = QTimer(self)
+        self._timer.setInterval(0)
+        self._timer.timeout.connect(self._tick)
+
+    @property
+    def refreshing(self):
+        return bool(self._pending)
+
+    # -- numbers and stripes ----------------------------------------------------------
+
+    def notify(self, ids):
+        self.notifying = True
+        try:
+            self.session.notify_grads(ids)
+        finally:
+            self.notifying = False
+
+    def changed(self, values):
+        """Redraw these Values' grads and status stripes (a step or a few)."""
+        nid, st = self.ctrl._nid, self.ctrl.stepper
+        ids = [nid[v] for v in values if v in nid]
+        self.notify(ids)
+        if self.scene is not None:
+            self.scene.set_node_status({nid[v]: st.status(v) for v in values if v in nid})
+
+    def refresh_all(self):
+        """Every node of the stepper's graph: those in sight now, the rest in chunks."""
+        nid = self.ctrl._nid
+        ids = [nid[v] for v in self.ctrl.stepper.topo if v in nid]
+        self.cancel()
+        if self.scene is None or self.view is None or len(ids) <= REFRESH_CHUNK:
+            self._refresh_ids(ids)
+            return
+        seen = self.view.mapToScene(self.view.viewport().rect()).boundingRect()
+        wanted = set(ids)
+        first = [item.nid for item in self.scene.items(seen)
+                 if getattr(item, "nid", None) in wanted and hasattr(item, "set_numbers")]
+        done = set(first)
+        self._refresh_ids(first)
+        self._pending = [n for n in ids if n not in done]
+        self._timer.start()
+
+    def cancel(self):
+        self._timer.stop()
+        self._pending = []
+
+    def _refresh_ids(self, ids):
+        self.notify(ids)
+        if self.scene is not None:
+            st, value = self.ctrl.stepper, self.session.values.get
+            self.scene.set_node_status({n: st.status(value(n)) for n in ids})
+
+    def _tick(self):
+        chunk, self._pending = self._pending[:REFRESH_CHUNK], self._pending[REFRESH_CHUNK:]
+        if chunk and self.ctrl.stepper is not None:
+            self._refresh_ids(chunk)
+        if not self._pending:
+            self._timer.stop()
+
+    def pin_grad_scale(self):
+        """Colour grads on the scale of the finished pass while stepping: one quick
+        backward to learn its largest |grad| (the stepper resets right after)."""
+        if self.scene is None:
+            return
+        st = self.ctrl.stepper
+        st.reset()
+        for node in reversed(st.topo):
+            node._backward(node)
+        biggest = 0.0
+        for node in st.topo:
+            g = abs(node.grad)
+            if g > biggest and g != math.inf:
+                biggest = g
+        self.scene.set_grad_scale(biggest or None)
+
+    # -- marks ---------------------------------------------------------------------------
+
+    def clear(self):
+        """Every debugger mark, mask and stripe off, the colour scale free again."""
+        self.cancel()
+        if self.scene is not None:
+            self.scene.clear_debug()
+            self.scene.set_grad_scale(None)
+
+    def masks(self, masks):
+        """{Value: (data text, grad text, dimmed) or None}."""
+        if self.scene is not None:
+            nid = self.ctrl._nid
+            self.scene.update_masks({nid.get(v): mask for v, mask in masks.items()})
+
+    def breakpoints(self, ids):
+        if self.scene is not None:
+            self.scene.set_breakpoint_marks(ids)
+
+    def show_start(self, root):
+        focus = self.ctrl.nid(root)
+        self._mark({focus: ("current", "grad = 1")}, [], focus)
+
+    def show_step(self, record, hidden=()):
+        """The step's node 'current', its operands 'target' with what was added, the wires."""
+        nid = self.ctrl.nid
+        focus = nid(record.node)
+        marks, edges = {focus: ("current", "_backward")}, []
+        shares = {}
+        for child, (_sym, local) in zip(record.children, record.local):
+            shares[child] = shares.get(child, 0.0) + local * record.out_grad
+        for port, child in enumerate(record.children):
+            cid = nid(child)
+            marks[cid] = ("target", "+= ?" if child in hidden else f"+= {format_number(shares[child])}")
+            edges.append((cid, focus, port))
+        self._mark(marks, edges, focus)
+
+    def show_forward(self, record):
+        if record is None:
+            self._mark({}, [], None)
+            return
+        nid = self.ctrl.nid
+        focus = nid(record.node)
+        edges = [(nid(c), focus, port) for port, c in enumerate(record.node._prev)]
+        self._mark({focus: ("current", f"= {format_number(record.node.data)}")}, edges, focus)
+
+    def _mark(self, marks, edges, focus):
+        if self.scene is None:
+            return
+        self.scene.set_debug_marks(marks, edges)
+        if self.ctrl.follow and self.view is not None and focus is not None:
+            self._follow(focus, [n for n in marks if n != focus])
+
+    def _follow(self, focus, others):
+        """Scroll only when the step's node is out of sight, and then so that its
+        operands are in sight too: the next steps are usually among them."""
+        item = self.scene.node_item(focus)
+        if item is None:
+            return
+        seen = QRectF(self.view.mapToScene(self.view.viewport().rect()).boundingRect())
+        rect = item.sceneBoundingRect()
+        if seen.contains(rect):
+            return
+        for nid in others:
+            other = self.scene.node_item(nid)
+            if other is not None:
+                wider = rect.united(other.sceneBoundingRect())
+                if wider.width() <= seen.width() * 0.9 and wider.height() <= seen.height() * 0.9:
+                    rect = wider
+        self.view.centerOn(rect.center())
