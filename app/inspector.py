@@ -163,6 +163,9 @@ class InspectorPanel(QWidget):
         layout.addWidget(self.notes_label)
         layout.addStretch(1)
 
+        # The debugger's quiz hides grads the student is asked to predict; it sets this
+        # to tell which nodes must not show theirs here either.
+        self.conceals = lambda nid: False
         session.currentChanged.connect(self.refresh)
         session.recompiled.connect(self.refresh)
         session.gradsChanged.connect(self._grads_changed)
@@ -255,7 +258,11 @@ class InspectorPanel(QWidget):
                 self.value_edit.setValue(float(node.value))
             self.op_label.setText(node.op if node.kind == "op" else "")
             self.data_label.setText(format_number(value.data) if value is not None else "— (not computed)")
-            self.grad_label.setText(format_number(value.grad) if value is not None else "—")
+            hidden = self.conceals(nid)
+            if hidden:
+                self.grad_label.setText("?  (quiz: predict it in the debugger)")
+            else:
+                self.grad_label.setText(format_number(value.grad) if value is not None else "—")
         finally:
             self._updating = False
 
@@ -280,6 +287,11 @@ class InspectorPanel(QWidget):
 
         # the local derivatives
         lines = []
+        if hidden:
+            self.derivative_label.setText("<i>hidden until the quiz question is answered</i>")
+            self.collected_label.setText("<i>hidden until the quiz question is answered</i>")
+            self.notes_label.setText("")
+            return
         if node.kind == "op" and value is not None:
             names = [self._name(src) for src in doc.inputs_of(nid)]
             out_name = _bracket(self._name(nid))

@@ -23,4 +23,8 @@ def install_debugger(window):
         menu.addSeparator()
     menu.addAction(dock.toggleViewAction())
     window.debugger.controller.message.connect(window.show_message)
+    # the quiz hides the grads to predict on the canvas; the inspector must not show them either
+    window.inspector.conceals = lambda nid: nid in getattr(window.scene, "_masked", ())
+    window.debugger.stepped.connect(lambda _record: window.inspector.refresh())
+    window.debugger.controller.quizAnswered.connect(lambda *_: window.inspector.refresh())
     window.debugger.stepped.connect(lambda _record: dock.isVisible() or dock.show())

@@ -466,3 +466,16 @@ def test_presenter_scale_and_palette_reach_the_explanation(window, qtbot):
     assert "font-size:40px" in html.replace(" ", "")          # the title, 20 px at scale 1
     assert DARK.label_text in html.lower() or "#e8ebf0" in html.lower()
     assert "Step 1 of 3" in dbg.explanation_text()
+
+
+def test_quiz_hides_the_grad_in_the_inspector_too(window, qtbot):
+    """Regression: the inspector showed the very grad the quiz asks the student to predict."""
+    dbg = window.debugger
+    dbg.set_quiz_mode(True)
+    dbg.run_to(mul_id(window))
+    dbg.step()
+    window.session.select(by_label(window, "x"))
+    assert window.inspector.grad_label.text().startswith("?")
+    assert "3.0000" not in window.inspector.collected_label.text()
+    dbg.answer_quiz("3")
+    assert window.inspector.grad_label.text() == "3.0000"
