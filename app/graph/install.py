@@ -15,7 +15,6 @@ def install_builder(window):
     window.palette.activated.connect(lambda spec: window.builder.add_entry(
         spec, window.view.mapToScene(window.view.viewport().rect().center())))
     window.add_dock("palette", "Palette", window.palette, Qt.LeftDockWidgetArea, tabify_with="editor")
-    window.docks["palette"].raise_()   # building by hand first; the code editor is one tab away
     window.history = QUndoView(window.undo_stack)
     window.history.setEmptyLabel("<start>")
     window.add_dock("history", "History", window.history, Qt.RightDockWidgetArea, tabify_with="inspector")

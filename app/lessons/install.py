@@ -24,8 +24,8 @@ def install_classroom(window):
     area_dock = "editor" if "editor" in window.docks else None
     dock = window.add_dock("lessons", "Lessons", window.lessons, Qt.LeftDockWidgetArea, tabify_with=area_dock)
     dock.toggleViewAction().setText("&Lessons")
-    if area_dock:   # the palette in front: a new user builds by dragging, code is one tab away
-        window.docks["palette" if "palette" in window.docks else area_dock].raise_()
+    if area_dock:   # the editor in front: the code that made the graph on screen; the palette is one tab away
+        window.docks[area_dock].raise_()
     a = window.add_action
     help_menu = window.menus["Help"]
     lessons_menu = QMenu("&Lessons", help_menu)   # Help → Lessons: the guided track
@@ -174,6 +174,10 @@ def show_welcome(window):
         dialog.fileChosen.connect(window.open_file)
         window._welcome = dialog
     dialog.show()
+    # over the lower part of the window, so the graph it introduces stays in sight
+    frame = window.frameGeometry()
+    dialog.move(frame.center().x() - dialog.width() // 2,
+                max(frame.top(), frame.bottom() - dialog.height() - 24))
     dialog.raise_()
     return dialog
 

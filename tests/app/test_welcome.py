@@ -4,7 +4,7 @@ import os
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QAbstractButton, QMenu, QWidget
+from PySide6.QtWidgets import QTabBar, QAbstractButton, QMenu, QWidget
 
 from app.main_window import MainWindow, _has_tip
 from app.welcome import EXAMPLES_DIR, KEY_DONT_SHOW, WelcomeDialog, examples, settings, should_show_at_start
@@ -108,6 +108,8 @@ def _controls(window):
     for button in window.findChildren(QAbstractButton):
         if button.parent() is window.toolbar or not button.isVisibleTo(window):
             continue
+        if button.objectName().startswith("qt_") or isinstance(button.parent(), QTabBar):
+            continue   # Qt's own: a toolbar's overflow arrow, a tab bar's scroll arrows
         found.append((f"{type(button.window()).__name__} > {button.text() or button.objectName()}", button))
     return found
 
