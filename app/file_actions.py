@@ -106,7 +106,8 @@ def settings():
 
 
 def examples():
-    """[(title, path)] of resources/examples/*.json, titles from their meta."""
+    """[(title, description, path)] of the valid graphs in resources/examples/, by title
+    (File → Examples and the welcome page both list these)."""
     found = []
     try:
         names = sorted(n for n in os.listdir(EXAMPLES_DIR) if n.endswith(".json"))
@@ -116,11 +117,11 @@ def examples():
         path = os.path.join(EXAMPLES_DIR, name)
         try:
             _doc, meta = fileformat.load(path)
-            title = meta.get("title") or name
         except (OSError, fileformat.FormatError):
             continue
-        found.append((title, path))
-    return found
+        title = meta.get("title") or os.path.splitext(name)[0]
+        found.append((title, meta.get("description", ""), path))
+    return sorted(found, key=lambda row: row[0].lower())
 
 
 # -----------------------------------------------------------------------------
@@ -158,7 +159,7 @@ class FileActions(QObject):
         self.recent_menu = menu.addMenu("Open &Recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent)
         self.examples_menu = menu.addMenu("&Examples")
-        for title, path in examples():
+        for title, _description, path in examples():
             action = self.examples_menu.addAction(title)
             action.setToolTip(f"Open the example '{title}' as a new, untitled graph")
             action.triggered.connect(lambda checked=False, p=path: self.open_example(p))

@@ -7,17 +7,15 @@ through its hooks (`open_lesson`, `open_file`, `toggle_presenter`); it keeps
 no state of its own.
 """
 
-import json
 import os
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QCheckBox, QDialog, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
                                QPushButton, QVBoxLayout)
 
+from app.file_actions import examples
 from app.theme import set_base_font
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-EXAMPLES_DIR = os.path.join(ROOT, "resources", "examples")
 KEY_DONT_SHOW = "welcome/dont_show"
 KEY_SHOWN = "welcome/shown"
 RECENT_KEY = "recentFiles"   # app/file_actions.py's key, read only without a window
@@ -26,26 +24,6 @@ MAX_RECENT = 8
 
 def should_show_at_start():
     return not _bool(settings().value(KEY_DONT_SHOW, False))
-
-
-def examples():
-    """[(title, description, path)] of resources/examples/*.json, by title."""
-    found = []
-    try:
-        names = sorted(n for n in os.listdir(EXAMPLES_DIR) if n.endswith(".json"))
-    except OSError:
-        return []
-    for name in names:
-        path = os.path.join(EXAMPLES_DIR, name)
-        try:
-            with open(path, encoding="utf-8") as f:
-                meta = json.load(f).get("meta", {})
-        except (OSError, ValueError, AttributeError):
-            meta = {}
-        title = meta.get("title") if isinstance(meta, dict) else None
-        description = meta.get("description", "") if isinstance(meta, dict) else ""
-        found.append((title or os.path.splitext(name)[0], description, path))
-    return sorted(found, key=lambda row: row[0].lower())
 
 
 def settings():

@@ -193,8 +193,8 @@ def test_recent_files_are_remembered_in_qsettings(window, tmp_path, isolated_fil
 def test_examples_menu_lists_titles_and_opens_an_untitled_copy(window):
     titles = [a.text() for a in window.files.examples_menu.actions()]
     examples = file_actions.examples()
-    assert len(titles) == len(examples) >= 5 and titles == [t for t, _p in examples]
-    title, path = examples[0]
+    assert len(titles) == len(examples) >= 5 and titles == [t for t, _d, _p in examples]
+    title, _description, path = examples[0]
     window.files.examples_menu.actions()[0].trigger()
     doc, _meta = fileformat.load(path)
     assert window.session.doc.to_dict() == doc.to_dict()

@@ -7,7 +7,8 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QTabBar, QAbstractButton, QMenu, QWidget
 
 from app.main_window import MainWindow, _has_tip
-from app.welcome import EXAMPLES_DIR, KEY_DONT_SHOW, WelcomeDialog, examples, settings, should_show_at_start
+from app.file_actions import EXAMPLES_DIR, examples
+from app.welcome import KEY_DONT_SHOW, WelcomeDialog, settings, should_show_at_start
 
 
 @pytest.fixture
