@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (QDoubleSpinBox, QFormLayout, QFrame, QLabel, QLin
 
 from app.theme import FONT_FAMILY, MONO_FAMILY, format_number
 from core.commands import SetLabel, SetValue
-from core.graphdoc import OPS, op_symbol
+from core.graphdoc import OPS, node_expression, op_symbol, short_number
 from core.stepper import local_derivatives
 
 _SYMBOLIC = {
@@ -42,27 +42,13 @@ _SYMBOLIC = {
 }
 
 
-def _short(x):
-    return str(int(x)) if float(x).is_integer() else repr(float(x))
-
-
 def _bracket(name):
     return f"({name})" if any(c in name for c in " +−·/^(") else name
 
 
 def _expression(node, args):
     """out written with its operands, bracketed when compound: '(x·y)', 'y^2'."""
-    args = [_bracket(a) for a in args]
-    infix = {"add": " + ", "sub": " − ", "mul": "·", "div": "/"}
-    if node.op in infix:
-        return infix[node.op].join(args)
-    if node.op == "neg":
-        return "−" + args[0]
-    if node.op == "pow":
-        return f"{args[0]}^{_short(node.param)}"
-    if node.op == "rpow":
-        return f"{_short(node.param)}^{args[0]}"
-    return f"{node.op}({args[0]})"
+    return node_expression(node, [_bracket(a) for a in args])
 
 
 def derivative_lines(node, operand_names, out_name, value, out_grad):
@@ -72,12 +58,12 @@ def derivative_lines(node, operand_names, out_name, value, out_grad):
         return []
     names = {"a": _bracket(operand_names[0]), "b": _bracket(operand_names[-1])}
     if node.op == "pow":
-        names["k"] = _short(node.param)
-        names["km1"] = "^" + _short(node.param - 1)
+        names["k"] = short_number(node.param)
+        names["km1"] = "^" + short_number(node.param - 1)
         if node.param - 1 == 1:   # d(y^2)/dy = 2·y, not 2·y^1
             names["km1"] = ""
     if node.op == "rpow":
-        names["c"] = _short(node.param)
+        names["c"] = short_number(node.param)
     local = local_derivatives(value)
     wrt = ["a", "b"]
     lines = []
@@ -217,7 +203,7 @@ class InspectorPanel(QWidget):
         if node.label:
             return node.label
         if node.kind == "const":
-            return _short(node.value)
+            return short_number(node.value)
         if node.kind == "op" and depth > 0:
             args = [self._name(src, depth - 1) if src is not None else "?" for src in doc.inputs_of(nid)]
             if all(a != src for a, src in zip(args, doc.inputs_of(nid))):

@@ -54,14 +54,32 @@ class GraphError(ValueError):
 def op_symbol(op, param=None):
     """The text drawn in an op's circle: '+', '×', 'x²', '2ˣ' ..."""
     if op == "pow" and param is not None:
-        return f"**{_short(param)}"
+        return f"**{short_number(param)}"
     if op == "rpow" and param is not None:
-        return f"{_short(param)}**"
+        return f"{short_number(param)}**"
     return OPS[op][1]
 
 
-def _short(number):
-    return str(int(number)) if float(number).is_integer() else repr(float(number))
+def short_number(number):
+    """A number as written in a formula: '2' for 2.0, '0.5', '1e+20'."""
+    x = float(number)
+    return str(int(x)) if x.is_integer() and abs(x) < 1e15 else repr(x)
+
+
+_INFIX = {"add": " + ", "sub": " − ", "mul": "·", "div": "/"}
+
+
+def node_expression(node, args):
+    """How an op node reads as a formula of its operands' names: 'x·y', 'y^2', 'tanh(n)'."""
+    if node.op in _INFIX:
+        return _INFIX[node.op].join(args)
+    if node.op == "neg":
+        return "−" + args[0]
+    if node.op == "pow":
+        return f"{args[0]}^{short_number(node.param)}"
+    if node.op == "rpow":
+        return f"{short_number(node.param)}^{args[0]}"
+    return f"{node.op}({args[0]})"
 
 
 # -----------------------------------------------------------------------------

@@ -17,20 +17,15 @@ no state.
 import html
 
 from app.theme import FONT_FAMILY, MONO_FAMILY, format_number
+from core.graphdoc import node_expression, short_number
 from core.stepper import FINAL, PARTIAL, forward_formula
 
 NAME_MAX = 14   # an unlabelled op is named by its expression up to this length ('(x·y)')
 
-_INFIX = {"add": " + ", "sub": " − ", "mul": "·", "div": "/"}
 
 
 # -----------------------------------------------------------------------------
 # Names
-
-def _short(x):
-    x = float(x)
-    return str(int(x)) if x.is_integer() and abs(x) < 1e15 else repr(x)
-
 
 def display_names(doc, compiled):
     """{Value: name} for every compiled node: its label; a constant's number; an
@@ -43,28 +38,16 @@ def display_names(doc, compiled):
         if node.label:
             name, plain = node.label, True
         elif node.kind == "const":
-            name, plain = _short(node.value), True
+            name, plain = short_number(node.value), True
         elif node.kind == "op":
             args = [simple.get(src) for src in doc.inputs_of(nid)]
-            expr = _expression(node, args) if all(args) else None
+            expr = node_expression(node, args) if all(args) else None
             name, plain = (f"({expr})", False) if expr and len(expr) <= NAME_MAX else (nid, False)
         else:
             name, plain = nid, False
         names[value] = name
         simple[nid] = name if plain else None
     return names
-
-
-def _expression(node, args):
-    if node.op in _INFIX:
-        return _INFIX[node.op].join(args)
-    if node.op == "neg":
-        return "−" + args[0]
-    if node.op == "pow":
-        return f"{args[0]}^{_short(node.param)}"
-    if node.op == "rpow":
-        return f"{_short(node.param)}^{args[0]}"
-    return f"{node.op}({args[0]})"
 
 
 def headline(stepper, node):
