@@ -22,6 +22,7 @@ root's grad to 1. Leaves have nothing to pass on, so their (empty) steps are
 skipped unless `include_leaves=True`.
 """
 
+import bisect
 import math
 import re
 
@@ -148,6 +149,40 @@ def _fmt(x):
 # -----------------------------------------------------------------------------
 # The stepper
 
+class StepHistory:
+    """The steps run so far, as a read-only sequence of StepRecords.
+
+    `stepper.history[i]` is step i, `history[-1]` the last one, `history[a:b]` a
+    list. Records are built when asked for: while stepping, the stepper keeps
+    only the operands' grads from before each step (one flat list of floats),
+    which is all that step-back needs and all a record is made from.
+    """
+
+    __slots__ = ("_stepper",)
+
+    def __init__(self, stepper):
+        self._stepper = stepper
+
+    def __len__(self):
+        return self._stepper._position
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self._stepper._record(i) for i in range(*index.indices(len(self)))]
+        n = len(self)
+        if index < 0:
+            index += n
+        if not 0 <= index < n:
+            raise IndexError("step index out of range")
+        return self._stepper._record(index)
+
+    def __iter__(self):
+        return (self._stepper._record(i) for i in range(len(self)))
+
+    def __repr__(self):
+        return f"StepHistory({len(self)} steps)"
+
+
 class BackwardStepper:
     """Step through root's backward pass one `_backward` call at a time.
 
@@ -158,18 +193,31 @@ class BackwardStepper:
     With `reset=False` no grad is touched: the plan (order, names, who feeds
     whom) is ready for a view to show before the learner starts; call
     `reset()` to begin.
+
+    What is stored per step is only what step-back needs: the operands' grads
+    from just before the step, appended to one flat list (`_saved`). Everything
+    else a StepRecord shows follows from it and from the order:
+      * the node's own grad when it ran is still `node.grad` -- once a node has
+        run its `_backward`, no later step can change its grad, because only
+        its consumers pass gradient into it and they all ran before it;
+      * an operand's grad just after step i is what the next step that touches
+        it saved as "before", or its current grad if no later step touched it.
     """
 
     def __init__(self, root, include_leaves=False, names=None, reset=True):
         self.root = root
         self.topo = topological_order(root)
-        reverse = list(reversed(self.topo))
+        reverse = self.topo[::-1]
         self.order = reverse if include_leaves else [v for v in reverse if v._prev]
-        self._index = {node: i for i, node in enumerate(self.order)}
         self._names = names or {}
-        self._topo_index_cache = None  # built when first needed: a plain run never asks
+        self._position = 0
+        self._saved = []           # operands' grads before each step run, flat
+        self.history = StepHistory(self)
+        # built when first needed: a plain run to the end never asks
+        self._index_cache = None
+        self._topo_index_cache = None
         self._feeding_cache = None
-        self.history = []          # StepRecords of the steps run so far
+        self._offsets_cache = None
         self.breakpoints = set()   # nodes: stop before their step
         self.break_on_nonfinite = True
         self.grad_threshold = None  # stop after a step makes any |grad| exceed this
@@ -179,6 +227,12 @@ class BackwardStepper:
             self.reset()
 
     # -- state -------------------------------------------------------------------
+
+    @property
+    def _index(self):
+        if self._index_cache is None:
+            self._index_cache = {node: i for i, node in enumerate(self.order)}
+        return self._index_cache
 
     @property
     def _topo_index(self):
@@ -198,17 +252,32 @@ class BackwardStepper:
         return self._feeding_cache
 
     @property
+    def _offsets(self):
+        """Where step i's saved grads start in `_saved` (one more entry: the end)."""
+        if self._offsets_cache is None:
+            offsets, total = [0], 0
+            for node in self.order:
+                total += len(node._prev)
+                offsets.append(total)
+            self._offsets_cache = offsets
+        return self._offsets_cache
+
+    @property
     def position(self):
-        return len(self.history)
+        return self._position
 
     @property
     def done(self):
-        return self.position >= len(self.order)
+        return self._position >= len(self.order)
 
     @property
     def current(self):
         """The node whose `_backward` runs next (None when done)."""
-        return None if self.done else self.order[self.position]
+        return None if self.done else self.order[self._position]
+
+    def step_index(self, node):
+        """The index of node's step in `order` (None for a node with no step)."""
+        return self._index.get(node)
 
     def name(self, node):
         if node in self._names:
@@ -220,7 +289,8 @@ class BackwardStepper:
         for node in self.topo:
             node.grad = 0.0
         self.root.grad = 1.0
-        self.history = []
+        self._position = 0
+        self._saved = []
         self.stop_reason = ""
 
     def status(self, node):
@@ -228,7 +298,7 @@ class BackwardStepper:
         if node is self.root:
             return FINAL
         feeding = self._feeding[node]
-        received = sum(1 for i in feeding if i < self.position)
+        received = bisect.bisect_left(feeding, self._position)
         if received == 0:
             return UNTOUCHED
         return FINAL if received == len(feeding) else PARTIAL
@@ -251,14 +321,28 @@ class BackwardStepper:
         A node used more than once gets one contribution per use; its grad is
         their sum. That is why grads accumulate with += instead of being set.
         """
-        result = []
-        for record in self.history:
-            for child, before, after in zip(record.children, record.grads_before,
-                                            record.grads_after):
-                if child is node:
-                    result.append((record, _share(record, node)))
-                    break
-        return result
+        feeding = self._feeding.get(node, ())
+        run = feeding[:bisect.bisect_left(feeding, self._position)]
+        return [(record, _share(record, node)) for record in map(self._record, run)]
+
+    def _record(self, index):
+        """The StepRecord of step `index` (< position), rebuilt from `_saved`."""
+        node = self.order[index]
+        children = node._prev
+        start = self._offsets[index]
+        before = tuple(self._saved[start:start + len(children)])
+        return StepRecord(index, node, node.grad, children, before,
+                          tuple([self._grad_after(child, index) for child in children]), self)
+
+    def _grad_after(self, child, index):
+        """child.grad just after step `index`: the "before" saved by the next step
+        that touched it, or its grad now if none has since."""
+        feeding = self._feeding[child]
+        k = bisect.bisect_right(feeding, index)
+        if k == len(feeding) or feeding[k] >= self._position:
+            return child.grad
+        later = feeding[k]
+        return self._saved[self._offsets[later] + self.order[later]._prev.index(child)]
 
     # -- moving ----------------------------------------------------------------
 
@@ -266,54 +350,77 @@ class BackwardStepper:
         """Run the next `_backward` call and return its StepRecord (None when done)."""
         if self.done:
             return None
-        history = self.history
-        node = self.order[len(history)]
+        index = self._position
+        node = self.order[index]
         children = node._prev
         before = tuple([child.grad for child in children])
-        out_grad = node.grad
+        self._saved.extend(before)
         node._backward(node)
+        self._position = index + 1
         after = tuple([child.grad for child in children])
-        record = StepRecord(len(history), node, out_grad, children, before, after, self)
-        history.append(record)
-        return record
+        return StepRecord(index, node, node.grad, children, before, after, self)
 
     def step_back(self):
         """Undo the last step exactly (restores the operands' grads); returns it."""
-        if not self.history:
+        if not self._position:
             return None
-        record = self.history.pop()
-        # restore in reverse, so a*a (the same child twice) ends at its first 'before'
-        for child, before in reversed(list(zip(record.children, record.grads_before))):
-            child.grad = before
+        record = self._record(self._position - 1)
+        self._undo_last()
         self.stop_reason = ""
         return record
+
+    def _undo_last(self):
+        self._position -= 1
+        children = self.order[self._position]._prev
+        saved = self._saved
+        start = len(saved) - len(children)
+        # restore in reverse, so a*a (the same child twice) ends at its first 'before'
+        for child, before in reversed(list(zip(children, saved[start:]))):
+            child.grad = before
+        del saved[start:]
 
     def seek(self, position):
         """Go to any step index, forward or back (the timeline slider)."""
         position = max(0, min(position, len(self.order)))
-        while self.position > position:
-            self.step_back()
-        while self.position < position:
-            self.step()
+        while self._position > position:
+            self._undo_last()
+        self.stop_reason = ""
+        self._advance(position)
+
+    def _advance(self, end):
+        """Run steps up to (not including) step `end`, saving only the operands'
+        grads before each: the loop at the heart of the stepper, as close to
+        `backward()`'s own loop as step-back allows."""
+        push = self._saved.append
+        for node in self.order[self._position:end]:
+            for child in node._prev:
+                push(child.grad)
+            node._backward(node)
+        self._position = max(self._position, end)
 
     def run_to_end(self):
         """Step until done or a breakpoint condition; returns the records run."""
-        return self._run(None)
+        start = self._position
+        self._run(None)
+        return _Steps(self, start, self._position)
 
     def run_to(self, target):
         """Step until target is the next node to run (or, for a leaf, until its
         grad is final). Breakpoints still stop the run on the way."""
+        start = self._position
         if target in self._index:
-            return self._run(lambda: self.current is target)
-        return self._run(lambda: self.status(target) == FINAL)
+            self._run(lambda: self.current is target)
+        else:
+            self._run(lambda: self.status(target) == FINAL)
+        return _Steps(self, start, self._position)
 
     def _run(self, arrived):
         self.stop_reason = ""
         if arrived is None and not self.breakpoints and not self.break_on_dead_relu \
                 and self.grad_threshold is None:
-            return self._run_plain()
+            self._run_plain()
+            return
         arrived = arrived or (lambda: False)
-        records = []
         first = True
         while not self.done and not arrived():
             reason = "" if first else self.pause_reason()
@@ -321,27 +428,34 @@ class BackwardStepper:
                 self.stop_reason = reason
                 break
             first = False
-            record = self.step()
-            records.append(record)
-            reason = self.check(record)
+            reason = self.check(self.step())
             if reason:
                 self.stop_reason = reason
                 break
-        return records
 
     def _run_plain(self):
-        """run_to_end with nothing to watch but non-finite grads: the same steps
-        and checks as `_run`, in a tighter loop (a big graph runs ~backward() speed)."""
-        records = []
-        step, total, watch = self.step, len(self.order), self.break_on_nonfinite
+        """run_to_end with nothing to watch but non-finite grads, ~backward() speed.
+
+        Runs every remaining step in the tight loop, then looks at the grads
+        once. A non-finite grad never turns finite again under += (inf + x is
+        inf or nan, nan + x is nan), so all-finite at the end means no step made
+        one. Otherwise it steps back to where it started and walks again one
+        step at a time, to stop exactly at the first step that made one.
+        """
+        start = self._position
+        self._advance(len(self.order))
+        if not self.break_on_nonfinite:
+            return
         isfinite = math.isfinite
-        while len(self.history) < total:
-            record = step()
-            records.append(record)
-            if watch and not all(isfinite(grad) for grad in record.grads_after):
-                self.stop_reason = self.check(record)
+        if all([isfinite(node.grad) for node in self.topo]):
+            return
+        while self._position > start:
+            self._undo_last()
+        while not self.done:
+            reason = self.check(self.step())
+            if reason:
+                self.stop_reason = reason
                 break
-        return records
 
     def pause_reason(self):
         """Why a run should stop before the next step ('' to go on): a breakpoint
@@ -403,3 +517,28 @@ def _substitute(symbolic, names, out):
     """Put the operands' real names into a local-derivative formula."""
     by_token = {"a": names[0], "b": names[-1], "out": out}
     return re.sub(r"\b(a|b|out)\.data", lambda m: f"{by_token[m.group(1)]}.data", symbolic)
+
+
+class _Steps:
+    """The records of steps start..end-1, built when read (what a run returns:
+    a run over a big graph must not build thousands of records nobody reads)."""
+
+    __slots__ = ("_stepper", "_start", "_end")
+
+    def __init__(self, stepper, start, end):
+        self._stepper, self._start, self._end = stepper, start, end
+
+    def __len__(self):
+        return self._end - self._start
+
+    def __bool__(self):
+        return self._end > self._start
+
+    def __getitem__(self, index):
+        indices = range(self._start, self._end)[index]
+        if isinstance(indices, range):
+            return [self._stepper._record(i) for i in indices]
+        return self._stepper._record(indices)
+
+    def __iter__(self):
+        return (self._stepper._record(i) for i in range(self._start, self._end))

@@ -115,7 +115,7 @@ class DebuggerController(QObject):
         value = self.session.value(nid)
         if value is None or self.stepper is None:
             return None
-        return self.stepper._index.get(value)
+        return self.stepper.step_index(value)
 
     # -- backward ------------------------------------------------------------------
 
@@ -201,7 +201,7 @@ class DebuggerController(QObject):
         if self.phase != BACKWARD:
             self.reset()
         self._clear_quiz()
-        index = self.stepper._index.get(value)
+        index = self.stepper.step_index(value)
         if index is not None and index < self.stepper.position:
             self.seek(index)
             return []

@@ -231,3 +231,60 @@ def test_local_terms_use_the_real_names():
     assert stepper.local_terms(m) == [("y.data", 3.0), ("x.data", 2.0)]
     assert stepper.local_terms(p) == [("2·y.data", 6.0)]
     assert stepper.local_terms(f) == [("1", 1.0), ("1", 1.0)]
+
+
+def _fields(record):
+    return (record.index, record.node, record.out_grad, record.children,
+            record.grads_before, record.grads_after)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_history_records_rebuilt_from_saved_grads_equal_the_live_ones(seed):
+    # The stepper keeps only each step's "before" grads; every record read back
+    # later (any position, after step-backs too) must equal the one step() returned.
+    root = random_graph(seed, size=60)
+    stepper = BackwardStepper(root)
+    live = []
+    while not stepper.done:
+        live.append(_fields(stepper.step()))
+    assert [_fields(r) for r in stepper.history] == live
+    assert _fields(stepper.history[-1]) == live[-1]
+    assert [_fields(r) for r in stepper.history[3:7]] == live[3:7]
+    middle = len(live) // 2
+    stepper.seek(middle)
+    assert [_fields(r) for r in stepper.history] == live[:middle]
+    assert [_fields(r) for r in stepper.run_to_end()] == live[middle:]
+
+
+def test_step_back_returns_the_record_of_the_step_it_undid():
+    x, y, m, p, f = tutorial()
+    stepper = BackwardStepper(f)
+    stepper.run_to_end()
+    last = _fields(stepper.history[-1])
+    assert _fields(stepper.step_back()) == last
+    assert len(stepper.history) == stepper.position == len(stepper.order) - 1
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_fast_run_stops_at_the_same_nonfinite_step_as_single_steps(seed):
+    # run_to_end runs the whole pass at once and only then looks for inf/nan; when
+    # it finds one it must end where a one-step-at-a-time walk would have stopped.
+    rng = random.Random(seed)
+    zero = Value(0.0, label="zero")
+    nodes = [Value(rng.uniform(0.5, 2.0), label=f"x{i}") for i in range(4)] + [zero]
+    for i in range(30):
+        a, b = rng.choice(nodes), rng.choice(nodes)
+        nodes.append(a * b if i % 3 else a + b)
+    root = nodes[-1] + zero.log() * nodes[-2]
+    fast = BackwardStepper(root)
+    fast.run_to_end()
+    fast_state = (fast.position, fast.stop_reason, grads(root))
+    slow = BackwardStepper(root)
+    while not slow.done:
+        reason = slow.check(slow.step())
+        if reason:
+            break
+    assert "non-finite" in fast.stop_reason
+    assert (slow.position, reason) == fast_state[:2]
+    assert all(a == b or (math.isnan(a) and math.isnan(b))
+               for a, b in zip(grads(root), fast_state[2], strict=True))
