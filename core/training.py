@@ -484,6 +484,14 @@ class Trainer:
     def weights(self):
         return Weights(self.steps_done, self.model.state(), _grad_state(self.model))
 
+    def close(self):
+        """Free the recorded full-batch graph (~65k nodes for micrograd's demo) a
+        node at a time instead of in one long cascade when the trainer is dropped
+        (see `core.tape.release`). The trainer records it again if stepped later."""
+        tape, self._tape, self._tape_scores = self._tape, None, None
+        if tape is not None:
+            tape.release()
+
     # -- saving and resuming ---------------------------------------------------
 
     def state(self):
@@ -540,4 +548,8 @@ def train(cfg, should_stop=None):
     events: the generator waits where it is.
     """
     # a generator itself, so that even building the data happens in the consumer's thread
-    yield from Trainer(cfg).run(should_stop)
+    trainer = Trainer(cfg)
+    try:
+        yield from trainer.run(should_stop)
+    finally:
+        trainer.close()

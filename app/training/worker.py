@@ -128,6 +128,8 @@ class TrainingWorker:
         except Exception:  # a bug: report it instead of dying silently
             self._post("error", traceback.format_exc())
         finally:
+            if self._trainer is not None:
+                self._trainer.close()  # the recorded graph, freed without stalling the GUI thread
             self._trainer = None
             self._post("exited")
 
@@ -225,6 +227,7 @@ class TrainingWorker:
                 (cfg,) = args
                 old = self._trainer
                 self._trainer = hot_swap(old, cfg)
+                old.close()
                 if (cfg.points, cfg.labels, cfg.test_ratio) != (old.cfg.points, old.cfg.labels, old.cfg.test_ratio):
                     self._post("data", data_snapshot(self._trainer))
                 changed = ("reconfigured", "")

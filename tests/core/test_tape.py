@@ -1,9 +1,11 @@
 import random
+import sys
 
 import pytest
 
 from core.engine import Value, topological_order
-from core.tape import Tape
+from core.tape import Tape, release
+from core.training import MICROGRAD_DEMO, Trainer
 
 
 def build(xs, ws):
@@ -45,3 +47,29 @@ def test_tape_backward_accumulates_like_value_backward():
     tape.zero_grad()
     assert all(node.grad == 0.0 for node in topological_order(y))
     assert len(tape) == 2
+
+
+def test_release_frees_the_graph_and_keeps_what_others_hold():
+    x, y = Value(2.0, label="x"), Value(3.0, label="y")
+    baseline = sys.getrefcount(x)
+    f = x * y + y ** 2
+    for _ in range(200):
+        f = f * x + y
+    order = topological_order(f)
+    del f
+    release(order, chunk=7)
+    assert order == []
+    # every node that used x is gone: only this test still holds it
+    assert sys.getrefcount(x) == baseline and x.data == 2.0
+
+
+def test_trainer_close_frees_the_recorded_graph():
+    trainer = Trainer(MICROGRAD_DEMO.replace(n_samples=20))
+    weight = trainer.params[0]
+    baseline = sys.getrefcount(weight)
+    trainer.step()
+    assert sys.getrefcount(weight) > baseline  # the recorded graph uses it
+    trainer.close()
+    assert sys.getrefcount(weight) == baseline
+    trainer.step()  # a closed trainer records the graph again and goes on
+    assert trainer.steps_done == 2
