@@ -65,7 +65,7 @@ def headless(cfg, seconds):
 
 
 def in_panel(app, cfg, seconds, live):
-    from app.training import TrainingPanel
+    from app.training.panel import TrainingPanel
     panel = TrainingPanel(cfg)
     panel.resize(1440, 880)
     panel.show()

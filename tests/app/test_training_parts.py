@@ -129,4 +129,4 @@ def test_tuning_before_numpy_sets_the_environment_and_the_switch_interval():
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     out = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True,
                          check=True).stdout.split()
-    assert out == ["1", "0.001"]
+    assert out == ["1", "0.0005"]
