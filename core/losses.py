@@ -96,6 +96,20 @@ def l2_regularization(params, alpha):
 LOSSES = {"hinge": hinge_loss, "mse": mse_loss, "bce": bce_loss}
 
 
+def loss_shape(name, scores, labels):
+    """The choices a loss's graph made from the data, or None if it made none.
+
+    hinge and mse build the same graph whatever the scores are (relu decides
+    its derivative from data when it runs). bce does not: `_softplus` picks
+    one of two forms by the sign of its input. A recorded graph (core/tape.py)
+    may be replayed only while this stays the same; the trainer records anew
+    when it changes.
+    """
+    if name != "bce":
+        return None
+    return tuple([_data(s) * -_sign(y) > 0.0 for s, y in zip(scores, labels)])
+
+
 # -----------------------------------------------------------------------------
 # accuracy and float versions (no graph)
 

@@ -54,7 +54,7 @@ import numpy as np
 
 from core.datasets import DATASETS, train_test_split
 from core.engine import Value
-from core.losses import LOSSES, accuracy, l2_floats, l2_regularization, loss_floats
+from core.losses import LOSSES, accuracy, l2_floats, l2_regularization, loss_floats, loss_shape
 from core.nn import ACTIVATIONS, MLP
 from core.optim import SGD, Adam
 from core.tape import Tape
@@ -363,6 +363,7 @@ class Trainer:
         self.diverged = None  # the message, once the run has diverged
         self._tape = None     # the full-batch loss graph, recorded on the first step
         self._tape_scores = None
+        self._tape_shape = None  # the loss's data-dependent choices when it was recorded
 
     # -- one step --------------------------------------------------------------
 
@@ -385,6 +386,17 @@ class Trainer:
         loss, _scores = self._forward(self.train_inputs, self.train_labels)
         loss.label = "loss"
         return loss
+
+    def _record(self):
+        """Build the full-batch loss graph and keep it for replay (core/tape.py)."""
+        loss, scores = self._forward(self.train_inputs, self.train_labels)
+        self._tape, self._tape_scores = Tape(loss), scores
+        self._tape_shape = loss_shape(self.cfg.loss, scores, self.train_labels)
+        # The recorded graph lives as long as the run and holds no cycles.
+        # Moving it (and all else alive now) out of the collector's sight
+        # spares every later collection a walk over its ~300k objects,
+        # which would otherwise stall the app for tens of ms each time.
+        gc.freeze()
 
     def _forward(self, inputs, labels):
         """The loss graph of one batch, and the scores."""
@@ -410,17 +422,13 @@ class Trainer:
         gc.disable()
         try:
             if full_batch:
-                if self._tape is None:
-                    loss, scores = self._forward(self.train_inputs, self.train_labels)
-                    self._tape, self._tape_scores = Tape(loss), scores
-                    # The recorded graph lives as long as the run and holds no cycles.
-                    # Moving it (and all else alive now) out of the collector's sight
-                    # spares every later collection a walk over its ~300k objects,
-                    # which would otherwise stall the app for tens of ms each time.
-                    gc.freeze()
-                else:
+                if self._tape is not None:
                     self._tape.forward()
-                    loss, scores = self._tape.root, self._tape_scores
+                    if loss_shape(self.cfg.loss, self._tape_scores, self.train_labels) != self._tape_shape:
+                        self.close()  # a bce softplus must change form: record the graph anew
+                if self._tape is None:
+                    self._record()
+                loss, scores = self._tape.root, self._tape_scores
                 train_loss, train_acc = loss.data, accuracy(scores, self.train_labels)
             else:
                 # report the whole training set, not the noisy batch

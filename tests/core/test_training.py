@@ -281,19 +281,24 @@ def test_explicit_points_replace_the_dataset():
     assert result.status == "finished"
 
 
-def test_full_batch_replay_equals_rebuilding_the_graph_every_step():
+@pytest.mark.parametrize("loss", ["hinge", "mse", "bce"])
+def test_full_batch_replay_equals_rebuilding_the_graph_every_step(loss):
     """The trainer replays one recorded graph for full batches; it must give exactly
-    the numbers of micrograd's rebuild-every-step loop."""
+    the numbers of micrograd's rebuild-every-step loop. For bce that includes the
+    steps where a logit changes sign, so that its stable softplus changes form."""
     from core.engine import Value
     from core.losses import LOSSES, l2_regularization
     from core.training import MICROGRAD_DEMO, Trainer
 
-    cfg = MICROGRAD_DEMO.replace(steps=5)
+    steps = 12
+    cfg = MICROGRAD_DEMO.replace(steps=steps, loss=loss, n_samples=40, lr=0.5)
     replayed = Trainer(cfg)
     rebuilt = Trainer(cfg)
-    for k in range(5):
+    signs = []
+    for k in range(steps):
         progress = replayed.step()
         scores = [rebuilt.model([Value(f) for f in row]) for row in rebuilt.train_inputs]
+        signs.append([s.data > 0 for s in scores])
         loss = LOSSES[cfg.loss](scores, rebuilt.train_labels) + l2_regularization(rebuilt.params, cfg.l2_alpha)
         assert progress.loss == loss.data
         rebuilt.model.zero_grad()
@@ -301,3 +306,4 @@ def test_full_batch_replay_equals_rebuilding_the_graph_every_step():
         for p in rebuilt.params:
             p.data -= rebuilt.lr_at(k) * p.grad
         assert [p.data for p in replayed.params] == [p.data for p in rebuilt.params]
+    assert signs[0] != signs[-1]  # some logit changed sign on the way
