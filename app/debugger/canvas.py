@@ -6,22 +6,33 @@ grads of a handful of operands, so it touches only those: their grad text
 marks with their chips, the glowing wires -- each through the scene's diffing
 hooks (app/graph/scene_marks.py), never a loop over every item.
 
-A long jump (reset, seek, run to the end) changes everything. Then the nodes in
-sight are redrawn at once and the rest a chunk per event-loop turn, so that a
-5,000-node graph never holds the window up for long.
+A long jump (reset, seek, run to the end, the start of the forward pass, stop)
+changes everything. Then the nodes in sight are redrawn at once and the rest a
+chunk per event-loop turn (`redraw_all`), so that a 5,000-node graph never holds
+the window up for long. A chunk reads the debugger's state when it runs, not
+when it was queued: a step taken while chunks are pending is never undone by
+one of them.
 
 While stepping, the grad colours keep the scale of the finished pass
 (`pin_grad_scale`): otherwise every step that brought a new largest |grad|
-would re-tint, and repaint, every node.
+would re-tint, and repaint, every node. The forward pass keeps the scale shown
+when it starts (`hold_grad_scale`), for the same reason.
+
+Following the step (`follow`): the view scrolls only when the step's node is
+not in sight, and then centres it with its operands. A scroll repaints the
+whole view, so it must stay rare.
 """
 
 import math
 
-from PySide6.QtCore import QObject, QRectF, QTimer
+from PySide6.QtCore import QObject, QTimer
 
 from app.theme import format_number
 
 REFRESH_CHUNK = 700       # nodes redrawn per event-loop turn after a long jump
+PENDING, NO_GRAD = "?", "—"   # texts shown instead of numbers not known yet
+# the debugger's phases (app/debugger/controller.py), each with its look of a node
+IDLE, FORWARD, BACKWARD = "idle", "forward", "backward"
 
 
 class CanvasSync(QObject):
@@ -30,7 +41,8 @@ class CanvasSync(QObject):
         self.ctrl = controller
         self.session, self.scene, self.view = controller.session, controller.scene, controller.view
         self.notifying = False     # our own gradsChanged, not someone else's
-        self._pending = []
+        self._pending = []         # node ids still to redraw after a long jump
+        self._look = BACKWARD      # ... in the look of this phase
         self._timer = QTimer(self)
         self._timer.setInterval(0)
         self._timer.timeout.connect(self._tick)
@@ -56,20 +68,22 @@ class CanvasSync(QObject):
         if self.scene is not None:
             self.scene.set_node_status({nid[v]: st.status(v) for v in values if v in nid})
 
-    def refresh_all(self):
-        """Every node of the stepper's graph: those in sight now, the rest in chunks."""
+    def redraw_all(self, look=BACKWARD):
+        """Every node of the stepper's graph in the look of a phase (`look`): those in
+        sight now, the rest a chunk per event-loop turn."""
         nid = self.ctrl._nid
         ids = [nid[v] for v in self.ctrl.stepper.topo if v in nid]
         self.cancel()
+        self._look = look
         if self.scene is None or self.view is None or len(ids) <= REFRESH_CHUNK:
-            self._refresh_ids(ids)
+            self._redraw(ids)
             return
         seen = self.view.mapToScene(self.view.viewport().rect()).boundingRect()
         wanted = set(ids)
         first = [item.nid for item in self.scene.items(seen)
                  if getattr(item, "nid", None) in wanted and hasattr(item, "set_numbers")]
         done = set(first)
-        self._refresh_ids(first)
+        self._redraw(first)
         self._pending = [n for n in ids if n not in done]
         self._timer.start()
 
@@ -77,16 +91,32 @@ class CanvasSync(QObject):
         self._timer.stop()
         self._pending = []
 
-    def _refresh_ids(self, ids):
+    def _redraw(self, ids):
+        """Bring these nodes in line with the stepper's state now, whatever they showed
+        before. Backward: grads, status stripes, the quiz's hidden grads; forward:
+        '?' until computed, grads hidden, no stripes; idle: the numbers only."""
+        scene, value = self.scene, self.session.values.get
         self.notify(ids)
-        if self.scene is not None:
-            st, value = self.ctrl.stepper, self.session.values.get
-            self.scene.set_node_status({n: st.status(value(n)) for n in ids})
+        if scene is None:
+            return
+        if self._look == BACKWARD:
+            st = self.ctrl.stepper
+            hidden = {self.ctrl.nid(v) for v in self.ctrl.quiz_hidden()}
+            scene.set_node_status({n: st.status(value(n)) for n in ids})
+            scene.update_masks({n: (None, PENDING, False) if n in hidden else None for n in ids})
+        elif self._look == FORWARD:
+            fs = self.ctrl.forward_stepper
+            scene.set_node_status({n: None for n in ids})
+            scene.update_masks({n: (None, NO_GRAD, False) if fs.computed(value(n))
+                                else (PENDING, NO_GRAD, True) for n in ids})
+        else:
+            scene.set_node_status({n: None for n in ids})
+            scene.update_masks({n: None for n in ids})
 
     def _tick(self):
         chunk, self._pending = self._pending[:REFRESH_CHUNK], self._pending[REFRESH_CHUNK:]
         if chunk and self.ctrl.stepper is not None:
-            self._refresh_ids(chunk)
+            self._redraw(chunk)
         if not self._pending:
             self._timer.stop()
 
@@ -106,14 +136,29 @@ class CanvasSync(QObject):
                 biggest = g
         self.scene.set_grad_scale(biggest or None)
 
+    def hold_grad_scale(self):
+        """Keep the colour scale shown now (the forward pass: grads are hidden, and a
+        scale that changed would redraw every node on the first forward step)."""
+        if self.scene is not None:
+            self.scene.set_grad_scale(self.scene.grad_max or None)
+
     # -- marks ---------------------------------------------------------------------------
 
     def clear(self):
-        """Every debugger mark, mask and stripe off, the colour scale free again."""
+        """Every debugger mark, mask and stripe off at once, the colour scale free again
+        (a new compile; a long jump uses `redraw_all` instead)."""
         self.cancel()
         if self.scene is not None:
             self.scene.clear_debug()
             self.scene.set_grad_scale(None)
+
+    def leave(self):
+        """Debugging stops on the same graph: the marks off, the colour scale free, and
+        every node back to its plain look in chunks (`redraw_all`)."""
+        if self.scene is not None:
+            self.scene.set_debug_marks({}, [])
+            self.scene.set_grad_scale(None)
+        self.redraw_all(IDLE)
 
     def masks(self, masks):
         """{Value: (data text, grad text, dimmed) or None}."""
@@ -161,11 +206,13 @@ class CanvasSync(QObject):
 
     def _follow(self, focus, others):
         """Scroll only when the step's node is out of sight, and then so that its
-        operands are in sight too: the next steps are usually among them."""
+        operands are in sight too, as many as fit: the next steps are usually among
+        them. (Keeping the node at the view's edge nearest them scrolled more often
+        on a 5,000-node MLP, whose next steps lie in every direction.)"""
         item = self.scene.node_item(focus)
         if item is None:
             return
-        seen = QRectF(self.view.mapToScene(self.view.viewport().rect()).boundingRect())
+        seen = self.view.mapToScene(self.view.viewport().rect()).boundingRect()
         rect = item.sceneBoundingRect()
         if seen.contains(rect):
             return

@@ -9,7 +9,9 @@ into the smallest possible change on the canvas and tells the panel to redraw:
 * the node whose `_backward` ran is marked 'current', its operands 'target'
   with a chip saying what was added ('+= 3.0000'), and the wires between them
   glow -- all through the scene's diffing hooks, never a loop over every item;
-* a long jump (a seek, a run to the end) redraws everything, in chunks.
+* a long jump (a seek, a run to the end) redraws everything, in chunks; it
+  never builds the StepRecords of the steps it passes (thousands of them), it
+  only reads which operands those steps touch (`stepper.order[i]._prev`).
 
 The drawing itself is app/debugger/canvas.py; this module is the logic.
 
@@ -29,16 +31,14 @@ import math
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from app.debugger.canvas import CanvasSync
+from app.debugger.canvas import BACKWARD, FORWARD, IDLE, NO_GRAD, PENDING, CanvasSync
 from app.debugger.explain import display_names, formula, headline
 from app.theme import format_number
 from core.forward_stepper import ForwardRecord, ForwardStepper
 from core.stepper import BackwardStepper
 
-IDLE, FORWARD, BACKWARD = "idle", "forward", "backward"
 FULL_REFRESH = 300        # a move touching more nodes than this redraws all of them
 QUIZ_REL, QUIZ_ABS = 1e-3, 5e-4   # a prediction within this of the truth is right
-PENDING, NO_GRAD = "?", "—"
 
 
 class DebuggerController(QObject):
@@ -123,15 +123,13 @@ class DebuggerController(QObject):
         """Start (or restart) the backward pass: every grad 0, the output's grad 1, step 0."""
         if not self._ready():
             return False
-        if self.phase == FORWARD:
-            self.canvas.clear()
         self.phase = BACKWARD
         self.canvas.pin_grad_scale()
         self.stepper.reset()
         self.last_record = None
         self.stop_reason = self.notice = ""
         self._clear_quiz()
-        self.canvas.refresh_all()
+        self.canvas.redraw_all()   # also takes off the forward pass's '?'
         self._show()
         return True
 
@@ -145,7 +143,7 @@ class DebuggerController(QObject):
             return None
         record = self.stepper.step()
         self.stop_reason = self.stepper.check(record)
-        self._after([record], quiz=True)
+        self._after(record.children, quiz=True)
         return record
 
     def step_or_start(self):
@@ -162,7 +160,7 @@ class DebuggerController(QObject):
         self._clear_quiz()
         record = self.stepper.step_back()
         self.stop_reason = ""
-        self._after([record])
+        self._after(record.children)
         return record
 
     def seek(self, position):
@@ -175,10 +173,9 @@ class DebuggerController(QObject):
         old = st.position
         if position == old:
             return True
-        popped = st.history[position:old]
         st.seek(position)
         self.stop_reason = ""
-        self._after(popped if position < old else st.history[old:position])
+        self._after(self._operands(min(old, position), max(old, position)))
         return True
 
     def run_to_end(self):
@@ -186,8 +183,9 @@ class DebuggerController(QObject):
         if self.phase != BACKWARD and not self.reset():
             return []
         self._clear_quiz()
+        start = self.stepper.position
         records = self.stepper.run_to_end()
-        self._finish_run(records)
+        self._finish_run(start)
         return records
 
     def run_to(self, nid=None):
@@ -205,13 +203,14 @@ class DebuggerController(QObject):
         if index is not None and index < self.stepper.position:
             self.seek(index)
             return []
+        start = self.stepper.position
         records = self.stepper.run_to(value)
-        self._finish_run(records)
+        self._finish_run(start)
         return records
 
-    def _finish_run(self, records):
+    def _finish_run(self, start):
         self.stop_reason = self.stepper.stop_reason
-        self._after(records)
+        self._after(self._operands(start, self.stepper.position))
         if self.stop_reason:
             self.message.emit(f"Stopped: {self.stop_reason}")
 
@@ -258,7 +257,7 @@ class DebuggerController(QObject):
             return
         record = st.step()
         self.stop_reason = st.check(record)
-        self._after([record], quiz=True)
+        self._after(record.children, quiz=True)
         if self.stop_reason or st.done:
             self.pause()
 
@@ -270,13 +269,12 @@ class DebuggerController(QObject):
             return False
         self.pause()
         self._clear_quiz()
-        self.canvas.clear()
+        self.canvas.hold_grad_scale()
         self.phase = FORWARD
-        self.forward_stepper = fs = ForwardStepper(self.stepper.root, names=self._names)
+        self.forward_stepper = ForwardStepper(self.stepper.root, names=self._names)
         self.last_record = self.last_forward = None
         self.stop_reason = self.notice = ""
-        self.canvas.masks({v: (PENDING, NO_GRAD, True) if v._prev else (None, NO_GRAD, False)
-                           for v in fs.topo})
+        self.canvas.redraw_all(FORWARD)
         self._show_forward()
         return True
 
@@ -317,9 +315,11 @@ class DebuggerController(QObject):
         if self.phase != FORWARD and not self.forward_reset():
             return []
         records = self.forward_stepper.run_to_end()
-        self.canvas.masks({r.node: (None, NO_GRAD, False) for r in records})
-        ids = [self._nid.get(r.node) for r in records]
-        self.canvas.notify(ids if len(ids) <= FULL_REFRESH else None)
+        if len(records) > FULL_REFRESH:
+            self.canvas.redraw_all(FORWARD)
+        else:
+            self.canvas.masks({r.node: (None, NO_GRAD, False) for r in records})
+            self.canvas.notify([self._nid.get(r.node) for r in records])
         if records:
             self.last_forward = records[-1]
         self._show_forward()
@@ -328,17 +328,18 @@ class DebuggerController(QObject):
     # -- ending ----------------------------------------------------------------------
 
     def stop(self):
-        """End debugging: the graph shows a full backward pass again."""
-        was = self.phase != IDLE
-        self._rebuild()
-        if was:
-            self.canvas.notifying = True
-            try:
-                self.session.backward()
-            finally:
-                self.canvas.notifying = False
-            self.stateChanged.emit()
-            self.stepped.emit(None)
+        """End debugging: the graph shows a full backward pass again.
+
+        The stepper runs its remaining steps rather than the session a new
+        backward(): the same `_backward` calls in the same order, so the same grads
+        to the last bit, but the canvas is then redrawn in chunks like after any
+        long jump, not all 5,000 nodes in one go."""
+        if self.phase == IDLE:
+            self._rebuild()
+            return
+        self.stepper.seek(len(self.stepper.order))
+        self._rebuild(same_compile=True)
+        self.stepped.emit(None)
 
     # -- breakpoints and break conditions ---------------------------------------------
 
@@ -510,8 +511,10 @@ class DebuggerController(QObject):
             self.renamed.emit()
             self.stateChanged.emit()
 
-    def _rebuild(self):
-        """A plan for the new compile (no grad touched); back to idle."""
+    def _rebuild(self, same_compile=False):
+        """A plan for the new compile (no grad touched); back to idle. On the same
+        compile (debugging stopped) the names stand and the canvas is redrawn in
+        chunks; after a new one every mark goes at once."""
         self._play.stop()
         self.canvas.cancel()
         self._clear_quiz()
@@ -524,10 +527,14 @@ class DebuggerController(QObject):
         if root is None:
             self.stepper, self._names, self._nid = None, {}, {}
         else:
-            self._names = display_names(self.session.doc, compiled)
+            if not same_compile:
+                self._names = display_names(self.session.doc, compiled)
             self._nid = compiled.value_to_node
             self.stepper = BackwardStepper(root, names=self._names, reset=False)
-        self.canvas.clear()
+        if same_compile and self.stepper is not None:
+            self.canvas.leave()
+        else:
+            self.canvas.clear()
         self._apply_options()
         self.stateChanged.emit()
 
@@ -539,13 +546,18 @@ class DebuggerController(QObject):
 
     # -- the canvas (app/debugger/canvas.py does the drawing) ---------------------------
 
-    def _after(self, records, quiz=False):
-        """Redraw what `records` (steps run or undone) changed, then the marks."""
+    def _operands(self, start, end):
+        """The Values whose grads steps start .. end-1 change: their nodes' operands."""
+        return {child for node in self.stepper.order[start:end] for child in node._prev}
+
+    def _after(self, changed, quiz=False):
+        """Redraw the Values in `changed` (the operands of the steps run or undone),
+        then the marks."""
         st = self.stepper
         self.last_record = st.history[-1] if st.history else None
-        changed = {child for record in records for child in record.children}
+        changed = set(changed)
         if len(changed) > FULL_REFRESH:
-            self.canvas.refresh_all()
+            self.canvas.redraw_all()
         else:
             self.canvas.changed(changed)
         if quiz and self.quiz_mode and self.last_record is not None:

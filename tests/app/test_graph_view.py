@@ -193,3 +193,72 @@ def test_theme_switch_and_scale(canvas):
     assert scene.node_item("n1").geometry.width == pytest.approx(small * 1.5, rel=0.1)
     assert scene.backgroundBrush().color() == QColor(DARK.background)
     assert isinstance(scene.node_item("n1"), NodeItem)
+
+
+# -----------------------------------------------------------------------------
+# background and legend: what a repaint costs
+
+def _pixel(view, scene_point):
+    """The colour drawn at a scene point (the view's own painting, offscreen)."""
+    image = view.viewport().grab().toImage()
+    p = view.mapFromScene(scene_point)
+    return image.pixelColor(p.x(), p.y())
+
+
+def test_background_dots_sit_on_the_grid_at_any_zoom(canvas):
+    from app.graph.view import GRID_STEP
+    session, scene, view = canvas
+    show(session, "x = Value(2.0, label='x')\n")
+    background = DEFAULT.color("background")
+    step = GRID_STEP * DEFAULT.scale
+    for zoom in (1.0, 2.0, 0.8):
+        view.set_zoom(zoom)
+        view.centerOn(QPointF(6 * step, 6 * step))
+        dot = _pixel(view, QPointF(6 * step, 6 * step))
+        between = _pixel(view, QPointF(6.5 * step, 6.5 * step))
+        assert dot != background, zoom          # a dot at a multiple of the step
+        assert between == background, zoom      # nothing between dots
+    view.set_zoom(0.3)                          # too far out for dots
+    view.centerOn(QPointF(6 * step, 6 * step))
+    assert _pixel(view, QPointF(6 * step, 6 * step)) == background
+
+
+def test_the_cached_background_follows_a_theme_switch(canvas):
+    from app.graph.view import GRID_STEP
+    session, scene, view = canvas
+    show(session, "x = Value(2.0, label='x')\n")
+    view.set_zoom(1.0)
+    between = QPointF(-5.5 * GRID_STEP, -5.5 * GRID_STEP)   # no node, no dot there
+    view.centerOn(between)
+    assert _pixel(view, between) == DEFAULT.color("background")
+    view.set_theme(DEFAULT.with_(palette=DARK))
+    assert _pixel(view, between) == QColor(DARK.background)
+
+
+def test_the_legend_repaints_only_when_the_grad_scale_changes(canvas, qtbot):
+    from PySide6.QtCore import QEvent, QObject
+
+    class PaintCounter(QObject):
+        count = 0
+
+        def eventFilter(self, obj, event):
+            if event.type() == QEvent.Paint:
+                self.count += 1
+            return False
+
+    session, scene, view = canvas
+    show(session, "x = Value(2.0, label='x')\ny = Value(3.0, label='y')\nf = x*y\n")
+    view.set_zoom(1.0)
+    view.centerOn(QPointF(320.0, 250.0))   # the nodes along the top, far from the legend
+    qtbot.wait(50)
+    counter = PaintCounter()
+    view.legend.installEventFilter(counter)
+    grads = {nid: session.value(nid).grad for nid in ("n1", "n2")}   # x: 3, y: 2
+    smaller = min(grads, key=grads.get)
+    session.value(smaller).grad = 0.5    # still below the largest grad: the scale stays
+    session.notify_grads([smaller])
+    qtbot.wait(50)
+    assert counter.count == 0
+    session.value(smaller).grad = 40.0   # a new largest grad: the legend's numbers change
+    session.notify_grads([smaller])
+    qtbot.waitUntil(lambda: counter.count > 0)

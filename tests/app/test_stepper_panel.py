@@ -479,3 +479,28 @@ def test_quiz_hides_the_grad_in_the_inspector_too(window, qtbot):
     assert "3.0000" not in window.inspector.collected_label.text()
     dbg.answer_quiz("3")
     assert window.inspector.grad_label.text() == "3.0000"
+
+
+def test_the_explanation_scroll_bar_draws_what_a_plain_one_does(qtbot):
+    """The explanation's scroll bar repaints on every step (its text is replaced):
+    it copies the pictures of states it drew before, which must look the same."""
+    from PySide6.QtWidgets import QScrollBar, QWidget
+
+    from app.debugger.panel import CachedScrollBar
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    parent.resize(60, 300)
+    cached, plain = CachedScrollBar(Qt.Vertical, parent), QScrollBar(Qt.Vertical, parent)
+    for x, bar in enumerate((cached, plain)):
+        bar.setGeometry(20 * x, 0, 14, 284)
+        bar.setPageStep(284)
+    parent.show()
+    qtbot.waitExposed(parent)
+    for maximum in (0, 89, 0, 89, 300):
+        for bar in (cached, plain):
+            bar.setRange(0, maximum)
+        a, b = cached.grab().toImage(), plain.grab().toImage()
+        worst = max(abs(a.pixelColor(x, y).value() - b.pixelColor(x, y).value())
+                    for y in range(a.height()) for x in range(a.width()))
+        assert worst <= 2, maximum      # the same picture, up to rounding
+    assert len(cached._pictures) == 3   # 0 and 89 were drawn once each
