@@ -149,9 +149,10 @@ class InspectorPanel(QWidget):
         layout.addWidget(self.notes_label)
         layout.addStretch(1)
 
-        # The debugger's quiz hides grads the student is asked to predict; it sets this
-        # to tell which nodes must not show theirs here either.
-        self.conceals = lambda nid: False
+        # The debugger hides numbers on the canvas (a grad the quiz asks for, a value the
+        # forward pass has not computed); it sets this to hide them here too:
+        # nid -> {} or {'grad': why} or {'grad': why, 'data': why}.
+        self.conceals = lambda nid: {}
         session.currentChanged.connect(self.refresh)
         session.recompiled.connect(self.refresh)
         session.gradsChanged.connect(self._grads_changed)
@@ -243,10 +244,13 @@ class InspectorPanel(QWidget):
             if is_leaf and not self.value_edit.hasFocus():
                 self.value_edit.setValue(float(node.value))
             self.op_label.setText(node.op if node.kind == "op" else "")
-            self.data_label.setText(format_number(value.data) if value is not None else "— (not computed)")
             hidden = self.conceals(nid)
+            if "data" in hidden:
+                self.data_label.setText(f"?  ({hidden['data']})")
+            else:
+                self.data_label.setText(format_number(value.data) if value is not None else "— (not computed)")
             if hidden:
-                self.grad_label.setText("?  (quiz: predict it in the debugger)")
+                self.grad_label.setText(f"?  ({hidden['grad']})")
             else:
                 self.grad_label.setText(format_number(value.grad) if value is not None else "—")
         finally:
@@ -274,8 +278,8 @@ class InspectorPanel(QWidget):
         # the local derivatives
         lines = []
         if hidden:
-            self.derivative_label.setText("<i>hidden until the quiz question is answered</i>")
-            self.collected_label.setText("<i>hidden until the quiz question is answered</i>")
+            self.derivative_label.setText(f"<i>hidden: {hidden['grad']}</i>")
+            self.collected_label.setText(f"<i>hidden: {hidden['grad']}</i>")
             self.notes_label.setText("")
             return
         if node.kind == "op" and value is not None:

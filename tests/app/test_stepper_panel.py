@@ -504,3 +504,19 @@ def test_the_explanation_scroll_bar_draws_what_a_plain_one_does(qtbot):
                     for y in range(a.height()) for x in range(a.width()))
         assert worst <= 2, maximum      # the same picture, up to rounding
     assert len(cached._pictures) == 3   # 0 and 89 were drawn once each
+
+
+def test_inspector_during_the_forward_pass_says_why_numbers_are_hidden(window, qtbot):
+    """Regression: stepping forward, the inspector claimed a quiz was running and showed
+    the value of a node the forward pass had not computed yet."""
+    dbg = window.debugger
+    press(window, qtbot, Qt.Key_F7)
+    first = dbg.forward_stepper.order[0]
+    nid = dbg.controller.nid(first)
+    window.session.select(nid)
+    inspector = window.inspector
+    assert inspector.data_label.text() == "?  (the forward pass has not computed it yet)"
+    assert "quiz" not in inspector.grad_label.text()
+    press(window, qtbot, Qt.Key_F7)
+    assert inspector.data_label.text() == "6.0000"
+    assert inspector.grad_label.text() == "?  (the backward pass comes after the forward pass)"
