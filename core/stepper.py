@@ -212,7 +212,6 @@ class BackwardStepper:
         self._names = names or {}
         self._position = 0
         self._saved = []           # operands' grads before each step run, flat
-        self.history = StepHistory(self)
         # built when first needed: a plain run to the end never asks
         self._index_cache = None
         self._topo_index_cache = None
@@ -261,6 +260,12 @@ class BackwardStepper:
                 offsets.append(total)
             self._offsets_cache = offsets
         return self._offsets_cache
+
+    @property
+    def history(self):
+        """The steps run so far (a StepHistory view; made on each access, so that the
+        stepper and its history hold no reference cycle and a dropped graph is freed at once)."""
+        return StepHistory(self)
 
     @property
     def position(self):

@@ -288,3 +288,21 @@ def test_the_fast_run_stops_at_the_same_nonfinite_step_as_single_steps(seed):
     assert (slow.position, reason) == fast_state[:2]
     assert all(a == b or (math.isnan(a) and math.isnan(b))
                for a, b in zip(grads(root), fast_state[2], strict=True))
+
+
+def test_a_dropped_stepper_is_freed_without_the_cycle_collector():
+    """Regression: the stepper held its history and the history the stepper (a cycle),
+    so every replaced graph's Values waited for a full garbage collection."""
+    import gc
+    import weakref
+    root = random_graph(3, size=30)
+    stepper = BackwardStepper(root)
+    stepper.run_to_end()
+    assert stepper.history[-1].node is stepper.order[-1]
+    ref = weakref.ref(stepper)
+    gc.disable()
+    try:
+        del stepper
+        assert ref() is None
+    finally:
+        gc.enable()
