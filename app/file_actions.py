@@ -437,6 +437,7 @@ class FileActions(QObject):
     # -- pictures: PNG and SVG of the whole graph ------------------------------------------------
 
     def _export_source(self):
+        self.window.scene.finish_build()   # a picture of the whole graph, not of the part drawn yet
         rect = self.window.scene.items_rect()
         return rect.adjusted(-30, -30, 30, 30)
 

@@ -1,11 +1,22 @@
 """Arranging a graph for the window: core.layout, on the GUI thread or in a worker.
 
-A small graph is laid out at once. From ASYNC_LAYOUT_NODES nodes on, a
-`LayoutWorker` runs core.layout on plain data (ids, edges, sizes measured on the
-GUI thread) and the window stays responsive. Every request takes a new token on
-the window (`_layout_token`); a result whose token is no longer the pending one
-is stale and dropped. The state lives on the window (`_layout_token`,
-`_pending_layout`, `_layout_workers`); these functions take the window.
+A small graph is laid out at once. From ASYNC_LAYOUT_NODES nodes on, the node
+sizes are measured on the GUI thread (they need the window's fonts) in slices
+(app/slices.py), then a `LayoutWorker` runs core.layout on that plain data
+(ids, edges, sizes) and the window stays responsive. For a graph about to be
+shown, the worker also places its nodes and makes the `ReplaceDocument` that
+shows it, which checks the whole graph -- a tenth of a second at 5,000 nodes
+that the GUI thread is spared. It may touch that document because
+`show_document` is given a fresh one that nobody else holds.
+
+The sizes are measured with the canvas's own theme when it is at scale 1, so
+the node geometries measured for the layout are the ones the canvas items use
+next (app/graph/node_geometry.py keeps them per theme).
+
+Every request takes a new token on the window (`_layout_token`); a result whose
+token is no longer the pending one is stale and dropped. The state lives on the
+window (`_layout_token`, `_pending_layout`, `_layout_workers`, `_measuring`,
+`_unit_theme`); these functions take the window.
 """
 
 import time
@@ -14,26 +25,35 @@ from PySide6.QtCore import Qt, QThread, Signal
 from PySide6.QtWidgets import QApplication
 
 from app.graph.node_geometry import node_size
+from app.slices import SlicedJob
+from core.commands import ReplaceDocument
 from core.layout import sugiyama
 
 ASYNC_LAYOUT_NODES = 400  # from this size on, the layout runs in a worker thread
 
 
 class LayoutWorker(QThread):
-    """Runs core.layout on plain data (ids, edges, sizes) and reports the result."""
+    """Runs core.layout on plain data (ids, edges, sizes) and reports the result;
+    then `prepare(positions)`, if given, on the same thread."""
 
-    done = Signal(int, object)   # (token, (positions, routes) or the exception)
+    done = Signal(int, object)   # (token, (result, prepared)); result: (positions, routes) or an exception
 
-    def __init__(self, token, data, parent=None):
+    def __init__(self, token, data, prepare=None, parent=None):
         super().__init__(parent)
-        self.token, self.data = token, data
+        self.token, self.data, self.prepare = token, data, prepare
 
     def run(self):
         try:
             result = _run_layout(*self.data)
         except Exception as e:
             result = e
-        self.done.emit(self.token, result)
+        prepared = None
+        if self.prepare is not None and not isinstance(result, Exception):
+            try:
+                prepared = self.prepare(result[0])
+            except Exception:
+                prepared = None   # the GUI thread does it again, and says what is wrong
+        self.done.emit(self.token, (result, prepared))
 
 
 def _run_layout(ids, edges, sizes, layer_gap, node_gap):
@@ -42,7 +62,8 @@ def _run_layout(ids, edges, sizes, layer_gap, node_gap):
 
 
 def wait_for_layout(window, timeout_s=60.0):
-    """Block (running the event loop) until a pending layout is shown; for scripts."""
+    """Block (running the event loop) until a pending layout is shown and every canvas
+    item is built; for scripts and tests."""
     deadline = time.perf_counter() + timeout_s
     while window.layout_pending and time.perf_counter() < deadline:
         QApplication.processEvents()
@@ -52,45 +73,120 @@ def wait_for_layout(window, timeout_s=60.0):
     return not window.layout_pending
 
 
-def layout_input(window, doc):
-    """Plain data for core.layout (sizes measured here, on the GUI thread)."""
+# -----------------------------------------------------------------------------
+# The layout's input: node sizes in document units
+
+def unit_theme(window):
+    """The canvas's theme at scale 1 (document positions are at scale 1, see GraphScene.to_doc)."""
+    theme = window.scene.theme
+    if theme.scale == 1.0:
+        return theme   # the very theme the items use: they reuse the geometries measured here
+    unit = window._unit_theme
+    if unit is None or unit.palette is not theme.palette or unit.metrics is not theme.metrics:
+        unit = window._unit_theme = theme.with_(scale=1.0)
+    return unit
+
+
+def _measure(window, doc, data):
+    """Append core.layout's input for doc to `data`: (ids, edges, sizes, layer gap,
+    node gap), a node's size per step. What doc holds when the first step runs is
+    what is laid out (relayout measures the live document between edits)."""
+    unit = unit_theme(window)
     out = doc.effective_output()
-    unit = window.theme.with_(scale=1.0)   # document positions are at scale 1 (see GraphScene.to_doc)
-    sizes = {nid: node_size(unit, node, nid == out) for nid, node in doc.nodes.items()}
-    return (list(doc.nodes), [(e.src, e.dst) for e in doc.edges], sizes,
-            unit.length("layer_gap"), unit.length("node_gap"))
+    nodes = list(doc.nodes.items())
+    edges = [(e.src, e.dst) for e in doc.edges]
+    sizes = {}
+    for nid, node in nodes:
+        sizes[nid] = node_size(unit, node, nid == out)
+        yield
+    ids = [nid for nid, _node in nodes]
+    data.extend((ids, edges, sizes, unit.length("layer_gap"), unit.length("node_gap")))
 
 
-def arrange(window, doc, then):
-    """Lay doc out, then call then(positions, routes) -- at once for a small graph,
-    from a worker thread's result for a large one (the window stays responsive).
-    A newer request makes an older one stale: its result is dropped."""
+def layout_input(window, doc):
+    """Plain data for core.layout, measured now (on the GUI thread)."""
+    data = []
+    for _ in _measure(window, doc, data):
+        pass
+    return tuple(data)
+
+
+def place_nodes(doc, positions):
+    """Put doc's nodes at the layout's positions (doc not shown yet: no event)."""
+    nodes = doc.nodes
+    for nid, pos in positions.items():
+        nodes[nid].pos = (float(pos[0]), float(pos[1]))
+
+
+def prepare_replacement(doc, text, positions):
+    """On the worker thread: the laid-out doc and the ReplaceDocument that shows it."""
+    place_nodes(doc, positions)
+    return ReplaceDocument(doc, text)
+
+
+# -----------------------------------------------------------------------------
+# Requests
+
+def forget_pending(window):
+    """Make any layout in progress stale (a newer request, or the window closes)."""
     window._layout_token += 1
     window._pending_layout = None
-    data = window._layout_input(doc)
+    job, window._measuring = window._measuring, None
+    if job is not None:
+        job.cancel()
+        job.deleteLater()
+
+
+def arrange(window, doc, then, prepare=None):
+    """Lay doc out, then call then(result), result being (positions, routes) or the
+    exception -- at once for a small graph; for a large one after measuring in
+    slices and a worker's run, the window staying responsive. With `prepare`, a
+    function of the positions run on the worker thread, a large graph's call is
+    then(result, prepared) (prepared None if it failed). A newer request makes an
+    older one stale: its result is dropped."""
+    forget_pending(window)
     if len(doc.nodes) < ASYNC_LAYOUT_NODES:
         try:
-            result = _run_layout(*data)
+            result = _run_layout(*window._layout_input(doc))
         except Exception as e:
             result = e
         then(result)
         return
-    worker = LayoutWorker(window._layout_token, data, window)
+    token = window._layout_token
+    data = []
+    job = SlicedJob(_measure(window, doc, data), window)
+    job.finished.connect(lambda: _start_worker(window, token, tuple(data), prepare))
+    window._measuring = job
+    window._pending_layout = (token, then, prepare is not None)
+    window.view.viewport().setCursor(Qt.BusyCursor)
+    window.show_message(f"Arranging {len(doc.nodes):,} nodes…", 0)
+    job.start()
+
+
+def _start_worker(window, token, data, prepare):
+    job, window._measuring = window._measuring, None
+    if job is not None:
+        job.deleteLater()
+    pending = window._pending_layout
+    if pending is None or pending[0] != token:
+        return
+    worker = LayoutWorker(token, data, prepare, window)
     worker.done.connect(window._layout_done)
     worker.finished.connect(lambda w=worker: window._layout_workers.remove(w) or w.deleteLater())
     window._layout_workers.append(worker)
-    window._pending_layout = (window._layout_token, then)
-    window.view.viewport().setCursor(Qt.BusyCursor)
-    window.show_message(f"Arranging {len(doc.nodes):,} nodes…", 0)
     worker.start()
 
 
-def layout_done(window, token, result):
+def layout_done(window, token, outcome):
     pending = window._pending_layout
     if pending is None or pending[0] != token:
         return   # stale: the user asked for something newer meanwhile
     window._pending_layout = None
-    window.view.viewport().unsetCursor()
     window.statusBar().clearMessage()
-    pending[1](result)
-    window.layoutFinished.emit()
+    _token, then, wants_prepared = pending
+    result, prepared = outcome
+    if wants_prepared:
+        then(result, prepared)
+    else:
+        then(result)
+    window._opening_changed()

@@ -18,6 +18,8 @@ Extension points for later panels (debugger, builder, training):
     window.add_action(menu, text, slot, shortcut=None, toolbar=False)
     window.show_document(doc, text, groups=())  lay out and show a GraphDocument (undoable)
     window.open_value(root)            trace a Value graph and show it
+    window.layout_pending              True until a large graph is arranged and drawn
+                                       (layoutFinished then); wait_for_layout() for scripts
     window.training                    TrainingWorkspace (app/training/workspace.py): show('graph' |
                                        'training'), panel (the TrainingPanel, built on first use)
     window.files                       FileActions (app/file_actions.py): path, open, save,
@@ -32,6 +34,7 @@ re-exported here (the console script is `app.main_window:main`):
 The window's pieces, each a set of plain functions taking the window:
     app/window_actions.py      the basic menus, toolbar, status bar, graph actions, find, theme
     app/layout_runner.py       LayoutWorker and arranging off the GUI thread
+    app/graph/scene_build.py   the canvas items of a large graph, built in slices
     app/debugger/install.py    the Debugger dock and Debug menu
     app/graph/install.py       the builder: palette, history, edit actions
     app/lessons/install.py     lessons, themes, presenter mode, welcome
@@ -62,7 +65,7 @@ from core.expr import ExprError, parse
 MENU_ORDER = ("File", "Edit", "View", "Graph", "Help")
 
 class MainWindow(QMainWindow):
-    layoutFinished = Signal()   # a worker's layout was applied
+    layoutFinished = Signal()   # a pending open is complete: laid out, every canvas item built
 
     def __init__(self, theme=None, load_example=True, parent=None):
         super().__init__(parent)
@@ -101,8 +104,11 @@ class MainWindow(QMainWindow):
         self._install_training()
         self._find_state = ("", -1)
         self._layout_token = 0
-        self._pending_layout = None
+        self._pending_layout = None   # (token, then, wants prepared) while a layout is measured or run
         self._layout_workers = []
+        self._measuring = None        # the SlicedJob measuring node sizes for a layout
+        self._unit_theme = None       # the canvas's theme at scale 1, when it is not at 1
+        self.scene.buildingChanged.connect(self._opening_changed)
 
         self.editor.runRequested.connect(self.run_expression)
         self.inspector.navigate.connect(self.view.center_on_node)
@@ -229,10 +235,10 @@ class MainWindow(QMainWindow):
         self.training.shutdown()      # stop the run and join its thread
         self.debugger.pause()
         self.lessons.shutdown()
-        self._layout_token += 1       # any running layout is now stale
-        self._pending_layout = None
+        layout_runner.forget_pending(self)   # any running layout is now stale
         for worker in list(self._layout_workers):
             worker.wait()
+        self.scene.cancel_build()
         super().closeEvent(event)
 
     def wait_for_layout(self, timeout_s=60.0):
@@ -281,11 +287,20 @@ class MainWindow(QMainWindow):
 
     @property
     def layout_pending(self):
-        """True while a large graph is being arranged off the GUI thread."""
-        return self._pending_layout is not None
+        """True while a large graph is being arranged off the GUI thread, or its canvas
+        items are still being built in slices (app/graph/scene_build.py)."""
+        return self._pending_layout is not None or self.scene.building
 
-    def _arrange(self, doc, then):
-        return layout_runner.arrange(self, doc, then)
+    def _opening_changed(self, *_):
+        """The busy cursor while a graph is arranged or drawn; layoutFinished after."""
+        if self.layout_pending:
+            self.view.viewport().setCursor(Qt.BusyCursor)
+            return
+        self.view.viewport().unsetCursor()
+        self.layoutFinished.emit()
+
+    def _arrange(self, doc, then, prepare=None):
+        return layout_runner.arrange(self, doc, then, prepare)
 
     def _layout_done(self, token, result):
         return layout_runner.layout_done(self, token, result)
@@ -295,21 +310,24 @@ class MainWindow(QMainWindow):
         with its groups (core/groups.py). A large graph is laid out in a worker
         first (see `layout_pending`)."""
         if not layout:
-            self._layout_token += 1
-            self._pending_layout = None
+            layout_runner.forget_pending(self)
             return self._show_laid_out(doc, text, None, undoable, groups)
-        self._arrange(doc, lambda result: self._show_laid_out(doc, text, result, undoable, groups))
+        self._arrange(doc, lambda result, prepared=None: self._show_laid_out(doc, text, result, undoable,
+                                                                             groups, prepared),
+                      prepare=lambda positions: layout_runner.prepare_replacement(doc, text, positions))
         return True
 
-    def _show_laid_out(self, doc, text, result, undoable, groups=()):
+    def _show_laid_out(self, doc, text, result, undoable, groups=(), prepared=None):
+        """Show doc at the layout's positions; `prepared` is its ReplaceDocument, made
+        (with the positions applied) on the layout's worker thread."""
         if isinstance(result, Exception):
             self.show_message(f"Could not arrange the graph ({result}); showing it unarranged.")
         elif result is not None:
             positions, routes = result
-            for nid, pos in positions.items():
-                doc.nodes[nid].pos = (float(pos[0]), float(pos[1]))  # not shown yet: no event
+            if prepared is None:
+                layout_runner.place_nodes(doc, positions)
             self.scene.set_routes(routes, positions)
-        ok, error = self.session.replace(doc, text, groups)
+        ok, error = self.session.replace(doc, text, groups, replacement=prepared)
         if not ok:
             self.editor.show_error(f"Could not show the graph: {error}")
             return False

@@ -129,11 +129,14 @@ class GraphSession(QObject):
             self.message.emit(str(error))
         return error is None, error
 
-    def replace(self, graph, text="Replace graph", groups=()):
+    def replace(self, graph, text="Replace graph", groups=(), replacement=None):
         """Show another graph (GraphDocument or dict) as one undoable step; the
-        groups of the old graph go, `groups` (plain dicts) come with the new one."""
+        groups of the old graph go, `groups` (plain dicts) come with the new one.
+        `replacement` is graph's ReplaceDocument if one was made already (checking
+        a large graph takes a while: app/layout_runner.py makes it off the GUI thread)."""
         try:
-            command = Macro(text, [ReplaceDocument(graph, text), SetGroups(self.groups, groups)])
+            swap = replacement if replacement is not None else ReplaceDocument(graph, text)
+            command = Macro(text, [swap, SetGroups(self.groups, groups)])
         except Exception as exc:
             self.message.emit(str(exc))
             return False, exc
@@ -147,7 +150,8 @@ class GraphSession(QObject):
         if (event == "node_removed" and details[0] == self.current_id) or event == "reset":
             self.select(None)
         self._dirty = True
-        self._timer.start()
+        if not self._timer.isActive():   # a restart costs more; opening 5,000 nodes sends 12,000 events
+            self._timer.start()
 
     def flush(self):
         """Recompile now if the document changed since the last compile."""

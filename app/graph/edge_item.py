@@ -7,9 +7,11 @@ and widths come from the scene's `Theme`.
 
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QPainterPath, QPen
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem
+from PySide6.QtWidgets import QGraphicsPathItem
 
 from app.graph.node_geometry import EDGE_HIGHLIGHT_Z, EDGE_Z
+
+_NO_BUTTON = Qt.NoButton   # looked up once: a 5,000-node graph has 6,500 wires
 
 
 class EdgeItem(QGraphicsPathItem):
@@ -32,8 +34,7 @@ class EdgeItem(QGraphicsPathItem):
         self.route = route          # [(x, y)] bend points, dropped when an end moves
         self.highlighted = False
         self.setZValue(EDGE_Z)
-        self.setAcceptedMouseButtons(Qt.NoButton)
-        self.setFlag(QGraphicsItem.ItemIsSelectable, False)
+        self.setAcceptedMouseButtons(_NO_BUTTON)   # not selectable either: the default
         self._apply_pen()
         src_item.edges_out.append(self)
         dst_item.edges_in.append(self)

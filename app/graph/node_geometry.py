@@ -83,11 +83,15 @@ class NodeGeometry:
 
     @staticmethod
     def _number_cell(theme, text):
-        pad = theme.length("pad")
-        caption = theme.text_width("caption", "data") + 5 * theme.scale
-        template = theme.text_width("number", theme.metrics.number_template)
-        actual = theme.text_width("number", text) if text else 0.0
-        return 2 * pad + caption + max(template, actual)
+        cells = theme.cache("number cells")   # most cells hold short numbers: text is ""
+        width = cells.get(text)
+        if width is None:
+            pad = theme.length("pad")
+            caption = theme.text_width("caption", "data") + 5 * theme.scale
+            template = theme.text_width("number", theme.metrics.number_template)
+            actual = theme.text_width("number", text) if text else 0.0
+            width = cells[text] = 2 * pad + caption + max(template, actual)
+        return width
 
     def record_path(self):
         """The record's rounded outline and its grad cell clipped to it (made once)."""

@@ -56,8 +56,8 @@ def port_at(scene, pos, radius, side=None):
     area = QRectF(pos.x() - radius - 40, pos.y() - radius - 40, 2 * radius + 80, 2 * radius + 80)
     best, best_d = None, radius
     for item in scene.items(area, Qt.IntersectsItemBoundingRect):
-        if not isinstance(item, NodeItem) or not item.isVisible():
-            continue
+        if not isinstance(item, NodeItem) or not item.isVisible() or not scene.owns(item):
+            continue   # (not owned: an item of a replaced graph, still being removed)
         for ref, point in ports_of(item):
             if side is not None and ref.side != side:
                 continue

@@ -7,7 +7,9 @@ shows the numbers of the session's compiled Values. It updates on three cues:
 * document events: a moved node or a new label is applied at once (cheap);
   structural events only mark the scene dirty;
 * `session.recompiled`: the items are brought in line with the document
-  (a diff by node id and edge), then every number is refreshed;
+  (a diff by node id and edge), then every number is refreshed; a large
+  graph's missing items are built in slices from the event loop, so the
+  window never freezes (app/graph/scene_build.py, `building`);
 * `session.gradsChanged(ids)`: the grad text of those nodes (or all) is
   refreshed in place -- what the debugger calls after each step.
 
@@ -16,7 +18,8 @@ behind its nodes, a collapsed one a `GroupItem` that stands in for them
 (app/graph/groups.py).
 
 The scene's other concerns live beside it, as functions taking the scene:
-app/graph/scene_gestures.py (drags, wires, double-clicks -- each gesture one
+app/graph/scene_build.py (creating the items, in slices for a large graph),
+scene_gestures.py (drags, wires, double-clicks -- each gesture one
 pushed command), scene_selection.py (selection, context menu),
 scene_groups.py (group frames and boxes) and scene_marks.py (the debugger's
 hooks: highlight, status stripes, marks, masks). The methods below that only
@@ -26,8 +29,9 @@ delegate are the scene's public API.
 from PySide6.QtCore import QPointF, QRectF, QTimer, Signal
 from PySide6.QtWidgets import QGraphicsScene
 
-from app.graph import scene_gestures, scene_groups, scene_marks, scene_selection
+from app.graph import scene_build, scene_gestures, scene_groups, scene_marks, scene_selection
 from app.graph.edge_item import EdgeItem
+from app.graph.groups import GroupItem
 from app.graph.node_item import NodeItem
 from app.theme import DEFAULT
 from core.graphdoc import Edge
@@ -41,6 +45,7 @@ class GraphScene(QGraphicsScene):
     hint = Signal(str)            # what a gesture would do, or why it is refused
     editRequested = Signal(str)   # double-click on a node
     quickAddRequested = Signal(QPointF)   # double-click on empty canvas (scene point)
+    buildingChanged = Signal(bool)        # a sliced build of the items began (True) / ended (False)
 
     def __init__(self, session, theme=DEFAULT, parent=None):
         super().__init__(parent)
@@ -53,8 +58,11 @@ class GraphScene(QGraphicsScene):
         self._routes = {}      # (src, dst, src pos, dst pos) -> bend points from the layout
         self._dirty = True
         self._reset = False
+        self._build = None               # the SlicedJob creating missing items, or None
+        self._retired = []               # items of a replaced graph still to remove (by the build)
+        self._planned_rect = QRectF()    # the finished graph's boxes while a build runs
         self._grad_max = 0.0
-        self._highlight = (set(), set())
+        scene_marks.forget_marks(self)   # _highlight, _statuses, _debug_state, ...
         self._press_positions = None
         self._raised = []
         self._syncing_selection = False
@@ -88,7 +96,13 @@ class GraphScene(QGraphicsScene):
     # -- queries -------------------------------------------------------------------
 
     def node_item(self, nid):
-        return self._nodes.get(nid)
+        """The NodeItem of node nid (None if there is no such node). One not built yet
+        is built now, with the rest of a build in progress."""
+        item = self._nodes.get(nid)
+        if item is None and self._build is not None and nid in self.session.doc.nodes:
+            self.finish_build()
+            item = self._nodes.get(nid)
+        return item
 
     def node_items(self):
         return self._nodes
@@ -99,7 +113,26 @@ class GraphScene(QGraphicsScene):
                 if (src is None or edge.src == src) and (dst is None or edge.dst == dst)]
 
     def counts(self):
+        """(node items, edge items) built so far."""
         return len(self._nodes), len(self._edges)
+
+    @property
+    def building(self):
+        """True while a large graph's items are still being created in slices."""
+        return self._build is not None
+
+    def finish_build(self):
+        """Create every item still missing now, without returning to the event loop."""
+        scene_build.finish_build(self)
+
+    def cancel_build(self):
+        """Stop building (the window is closing); a later sync plans again."""
+        job, self._build = self._build, None
+        if job is not None:
+            job.cancel()
+            job.deleteLater()
+            self._dirty = True
+        scene_build.pause_views(self, False)
 
     def items_rect(self):
         """The rectangle holding every node box (scene coordinates)."""
@@ -125,7 +158,9 @@ class GraphScene(QGraphicsScene):
         if event == "reset":   # a new graph: debugger marks of the old one go too
             self._reset = True
             self._dirty = True
-            self._highlight = (set(), set())
+            scene_marks.forget_marks(self)
+            if self._build is not None:
+                self._build.cancel()   # its plan was for the old graph; the next sync makes one
         elif event == "node_changed":
             nid, field = details
             item = self._nodes.get(nid)
@@ -142,6 +177,8 @@ class GraphScene(QGraphicsScene):
                 item.set_node(node)
         else:
             self._dirty = True
+            if self._build is not None:
+                self._build.cancel()
 
     def set_routes(self, routes, positions):
         """Bend points of long wires from a layout ({(src, dst): [(x, y)]}), valid
@@ -159,53 +196,21 @@ class GraphScene(QGraphicsScene):
         self.refresh_values()
 
     def _sync_structure(self):
-        doc = self.session.doc
-        if self._reset:
-            self._clear_items()
-        self._reset = False
-        self._dirty = False
-        nodes = doc.nodes
-        for nid in [n for n in self._nodes if n not in nodes]:
-            self._remove_node(nid)
-        edges = doc.edges
-        wanted = set(edges)
-        for edge in [e for e in self._edges if e not in wanted]:
-            self._remove_edge(edge)
+        scene_build.sync_structure(self)
 
-        new_nodes = [node for nid, node in nodes.items() if nid not in self._nodes]
-        new_edges = [e for e in edges if e not in self._edges]
-        theme = self.theme
-        for nid, node in nodes.items():
-            item = self._nodes.get(nid)
-            if item is not None:
-                if item.signature() != (node.kind, node.op, node.param, node.label):
-                    item.set_node(node)
-                at = self.to_scene(node.pos)
-                if item.pos() != at:
-                    item.setPos(at)
-                    item.moved()
-        for node in new_nodes:
-            item = NodeItem(theme, node)
-            item.setPos(self.to_scene(node.pos))
-            self.addItem(item)
-            self._nodes[node.id] = item
-        for edge in new_edges:
-            self._add_edge(edge)
+    def _build_done(self):
+        scene_build.build_done(self)
 
-        output = doc.effective_output()
-        compiled = self.session.compiled
-        missing = compiled.missing if compiled is not None else doc.missing_inputs()
-        for nid, item in self._nodes.items():
-            item.set_flags(nid == output, missing.get(nid, ()))
-        self._geometry_timer.stop()
-        self._update_items_rect()
-        self._apply_highlight()
-        if self.session.current_id is not None:
-            self._on_current_changed(self.session.current_id)
-        self._sync_groups()
-        if self.selected_edge is not None:
-            self.select_edge(self.selected_edge if self.selected_edge in self._edges else None)
-        self.structureChanged.emit()
+    def _add_node(self, node, is_output, missing_ports):
+        """A NodeItem for node, looking as it should from the start (numbers, marks)."""
+        item = NodeItem(self.theme, node, is_output, missing_ports)
+        v = self.session.values.get(node.id)
+        if v is not None:
+            item.set_numbers(v.data, v.grad, self._grad_max)
+        scene_marks.decorate_node(self, item)
+        item.setPos(self.to_scene(node.pos))
+        self.addItem(item)
+        self._nodes[node.id] = item
 
     def _add_edge(self, edge):
         src, dst = self._nodes[edge.src], self._nodes[edge.dst]
@@ -215,6 +220,7 @@ class GraphScene(QGraphicsScene):
         if route is not None and self.theme.scale != 1.0:
             route = [self.to_scene_xy(x, y) for x, y in route]
         item = EdgeItem(self.theme, src, dst, edge.port, route)
+        scene_marks.decorate_edge(self, edge, item)
         self.addItem(item)
         self._edges[edge] = item
 
@@ -229,18 +235,48 @@ class GraphScene(QGraphicsScene):
             self._remove_edge(Edge(*edge_item.edge))
         self.removeItem(item)
 
-    def _clear_items(self):
+    def _forget_items(self):
+        """Drop every item of the graph shown from the scene's books (a new graph
+        comes) and return them, wires last. They stay in the QGraphicsScene until
+        removed (app/graph/scene_build.py). Emptying the nodes' wire lists leaves no
+        cycle between the items: each is freed once removed, without waiting for
+        the garbage collector."""
+        self._syncing_selection = True
+        try:
+            self.clearSelection()   # a removed item must not change the selection later
+        finally:
+            self._syncing_selection = False
+        if self._wire is not None:
+            self._wire.cleanup()
+            self._wire = None
+        for extra in (self._insert_hint, self._edge_glow):
+            if extra is not None and extra.scene() is self:
+                self.removeItem(extra)
+        self._insert_hint = None
+        self.selected_edge, self._edge_glow = None, None
+        for item in self._nodes.values():
+            item.edges_in.clear()
+            item.edges_out.clear()
+        for group in self._group_items.values():
+            group.edges = []
+        old = (list(self._frames.values()) + list(self._group_items.values())
+               + list(self._nodes.values()) + list(self._edges.values()))
         self._raised = []
         self._nodes.clear()
         self._edges.clear()
         self._group_items.clear()
         self._frames.clear()
         self._hidden, self._anchored = [], []
-        self._insert_hint = None
-        self.selected_edge, self._edge_glow = None, None
-        if self._wire is not None:
-            self._wire = None
-        self.clear()
+        return old
+
+    def owns(self, item):
+        """True for the NodeItem / GroupItem the scene shows for its id; False for one
+        of a replaced graph that is still being removed."""
+        if isinstance(item, NodeItem):
+            return self._nodes.get(item.nid) is item
+        if isinstance(item, GroupItem):
+            return self._group_items.get(item.gid) is item
+        return True
 
     def _geometry_settled(self):
         self._update_items_rect()
@@ -248,16 +284,9 @@ class GraphScene(QGraphicsScene):
         self.structureChanged.emit()
 
     def _update_items_rect(self):
-        rect = QRectF()
-        if self._nodes:
-            xs0, ys0, xs1, ys1 = [], [], [], []
-            for item in self._nodes.values():
-                r = item.box_rect()
-                xs0.append(r.left())
-                ys0.append(r.top())
-                xs1.append(r.right())
-                ys1.append(r.bottom())
-            rect = QRectF(min(xs0), min(ys0), max(xs1) - min(xs0), max(ys1) - min(ys0))
+        rect = scene_build.boxes_rect(self._nodes.values())
+        if self._build is not None:   # the finished graph's extent, not just what is built
+            rect = rect.united(self._planned_rect)
         self._items_rect = rect
         m = SCENE_MARGIN
         self.setSceneRect(rect.adjusted(-m, -m, m, m) if not rect.isNull() else QRectF(-m, -m, 2 * m, 2 * m))
@@ -373,6 +402,7 @@ class GraphScene(QGraphicsScene):
         scene_selection.context_menu_event(self, event)
 
     def set_theme(self, theme):
+        self.finish_build()   # rare: every item in the old look first, then all restyled
         ratio = theme.scale / self.theme.scale
         self.theme = theme
         self.setBackgroundBrush(theme.color("background"))

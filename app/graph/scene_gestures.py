@@ -145,9 +145,10 @@ def mouse_press(scene, event):
                 return
     QGraphicsScene.mousePressEvent(scene, event)
     scene._press_positions = {item.nid: (item.pos().x(), item.pos().y())
-                             for item in scene.selectedItems() if isinstance(item, NodeItem)}
+                             for item in scene.selectedItems()
+                             if isinstance(item, NodeItem) and scene.owns(item)}
     scene._press_groups = {item.gid: QPointF(item.pos()) for item in scene.selectedItems()
-                          if isinstance(item, GroupItem)}
+                          if isinstance(item, GroupItem) and scene.owns(item)}
 
 
 def mouse_move(scene, event):

@@ -21,8 +21,8 @@ def group_members(scene, gid):
 
 
 def on_groups_changed(scene):
-    if scene._dirty:
-        return   # the sync after the recompile will draw them
+    if scene._dirty or scene.building:
+        return   # the sync after the recompile, or the build's last slice, will draw them
     sync_groups(scene)
     refresh_group_numbers(scene)
     scene.structureChanged.emit()

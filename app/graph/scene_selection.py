@@ -19,10 +19,10 @@ from core.graphdoc import Edge
 
 def select_node(scene, nid):
     """Make nid the only selected node (None: clear) and the session's current node."""
+    item = scene.node_item(nid) if nid is not None else None   # built now if still missing
     scene._syncing_selection = True
     try:
         scene.clearSelection()
-        item = scene._nodes.get(nid)
         if item is not None:
             item.setSelected(True)
     finally:
@@ -31,7 +31,8 @@ def select_node(scene, nid):
 
 
 def selected_ids(scene):
-    return [item.nid for item in scene.selectedItems() if isinstance(item, NodeItem)]
+    return [item.nid for item in scene.selectedItems()
+            if isinstance(item, NodeItem) and scene.owns(item)]
 
 
 def on_selection_changed(scene):
@@ -68,7 +69,8 @@ def on_current_changed(scene, nid):
 
 
 def selected_group_ids(scene):
-    return [item.gid for item in scene.selectedItems() if isinstance(item, GroupItem)]
+    return [item.gid for item in scene.selectedItems()
+            if isinstance(item, GroupItem) and scene.owns(item)]
 
 
 def edit_selection(scene):
@@ -83,6 +85,7 @@ def edit_selection(scene):
 def select_ids(scene, ids):
     """Select these nodes (a collapsed group stands in for its hidden nodes)."""
     ids = set(ids)
+    scene.finish_build()   # every one of them must have its item
     scene.clearSelection()
     for nid in ids:
         item = scene._nodes.get(nid)
@@ -126,7 +129,7 @@ def add_node_menu_hook(scene, hook):
 
 def node_at(scene, scene_pos):
     for item in scene.items(scene_pos):
-        if isinstance(item, NodeItem):
+        if isinstance(item, NodeItem) and scene.owns(item):
             return item
     return None
 
@@ -135,6 +138,8 @@ def target_at(scene, pos):
     """What a click at scene point pos is on: ('group', gid), ('node', nid),
     ('edge', Edge) or ('canvas', None)."""
     for item in scene.items(pos):
+        if not scene.owns(item):
+            continue   # an item of the graph shown before, still being removed
         if isinstance(item, GroupItem):
             return "group", item.gid
         if isinstance(item, NodeItem):
