@@ -347,6 +347,7 @@ class DebuggerPanel(QWidget):
         if ctrl.stepper is not self._plan:
             self._plan = ctrl.stepper
             self.model.reload()
+            self._render_explanation()   # a new plan: "nothing to step yet" no longer holds
         total, position = ctrl.total, ctrl.position
         self._syncing = True
         try:

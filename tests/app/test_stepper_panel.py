@@ -345,6 +345,22 @@ def test_any_value_root_opened_by_another_panel(window, qtbot):
     assert grads_by_topo(window.session.output_value) == grads_by_topo(out)
 
 
+def test_the_explanation_follows_a_graph_opened_after_an_empty_one(window, qtbot):
+    """Bug repro: the text kept saying "nothing to step yet" while the timeline had the
+    steps, because it was redrawn only after a step, not when the plan changed."""
+    from core.graphdoc import GraphDocument
+    from core.nn import MLP
+    window.show_document(GraphDocument(), "New graph")
+    window.wait_for_layout()
+    assert "nothing to step yet" in window.debugger.explanation_text()
+    model = MLP(2, [8, 8, 1])
+    window.open_value(model([Value(0.5), Value(-1.0)]), model.parameters())
+    window.wait_for_layout()
+    text = window.debugger.explanation_text()
+    assert "nothing to step yet" not in text
+    assert "F10" in text and f"{len(window.debugger.stepper.order)} steps" in text
+
+
 def test_quiz_hides_the_next_grads_until_answered(window, qtbot):
     dbg = window.debugger
     dbg.set_quiz_mode(True)
