@@ -92,14 +92,7 @@ def _check_positions(doc, positions):
 
 def _fill(doc, data):
     """Make doc hold exactly the graph `data` (a to_dict() form), in place."""
-    fresh = GraphDocument.from_dict(data)  # validates before doc is touched
-    doc.clear()
-    for node in fresh.nodes.values():
-        doc.add_node(node.copy())
-    for edge in fresh.edges:
-        doc.connect(*edge)
-    if fresh.output is not None:
-        doc.set_output(fresh.output)
+    doc.replace_with(GraphDocument.from_dict(data))  # validates before doc is touched
 
 
 # -----------------------------------------------------------------------------

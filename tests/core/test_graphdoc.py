@@ -74,6 +74,24 @@ def test_events_and_round_trip():
     assert copy.to_dict() == doc.to_dict()
 
 
+def test_replace_with_takes_the_other_graph_and_empties_it():
+    doc, other = GraphDocument(), tutorial_doc()
+    want = other.to_dict()
+    events = []
+    doc.changed.connect(lambda *e: events.append(e))
+    doc.replace_with(other)
+    assert doc.to_dict() == want and events == [("reset",)]
+    assert other.to_dict() == GraphDocument().to_dict()   # nothing shared between the two
+    ok, reason = doc.can_connect(doc.effective_output(), "n3", 0, replace=True)
+    assert not ok and "cycle" in reason                   # the consumer index moved along
+
+
+def test_replace_with_refuses_a_read_only_document():
+    doc = tutorial_doc().copy(read_only=True)
+    with pytest.raises(GraphError, match="read-only"):
+        doc.replace_with(tutorial_doc())
+
+
 @pytest.mark.parametrize("node, words", [
     (Node("a", "blob", value=1.0), "unknown kind"),
     (Node("a", "op", "frobnicate"), "unknown op"),
