@@ -156,6 +156,8 @@ def bench(window, target):
 
 def main(argv):
     from app.main_window import MainWindow
+    from app.training.tuning import tune_process
+    tune_process()   # as app.startup.main does: the layout worker hands the GIL back within 0.5 ms
     app = QApplication.instance() or QApplication([])
     window = MainWindow()
     window.files.prompt_on_close = False   # a measurement, not a session: nothing to ask on close

@@ -425,13 +425,19 @@ class ReplaceDocument(Command):
 
     def __init__(self, graph, text="Replace graph"):
         data = graph.to_dict() if isinstance(graph, GraphDocument) else graph
-        GraphDocument.from_dict(data)  # refuse a broken graph now, not halfway through do
+        # refuse a broken graph now, not halfway through do; the checked copy is
+        # what the first do swaps in, so a large graph is checked once, and where
+        # the command is made (the app makes it on a worker thread)
+        self._checked = GraphDocument.from_dict(data)
         self.new = data
         self.text = text
 
     def do(self, doc):
         self.old = doc.to_dict()
-        _fill(doc, self.new)
+        fresh, self._checked = self._checked, None
+        if fresh is None:   # a redo: the first do's copy lives in doc now
+            fresh = GraphDocument.from_dict(self.new)
+        doc.replace_with(fresh)
 
     def undo(self, doc):
         _fill(doc, self.old)

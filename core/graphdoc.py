@@ -271,11 +271,9 @@ class GraphDocument:
     def topological_ids(self):
         """Node ids with every node after its inputs (ties in document order)."""
         order = {nid: i for i, nid in enumerate(self.nodes)}
-        pending = {nid: len({p for p in range(n.arity()) if (nid, p) in self._inputs})
-                   for nid, n in self.nodes.items()}
-        consumers = {}
-        for (dst, _port), src in self._inputs.items():
-            consumers.setdefault(src, set()).add(dst)
+        pending = dict.fromkeys(self.nodes, 0)   # wired input ports not yet placed
+        for dst, _port in self._inputs:
+            pending[dst] += 1
         ids = list(self.nodes)
         # a heap of document positions (built ascending, so already a heap): ties go in document order
         ready = [order[nid] for nid, k in pending.items() if k == 0]
@@ -283,9 +281,8 @@ class GraphDocument:
         while ready:
             nid = ids[heapq.heappop(ready)]
             result.append(nid)
-            for dst in consumers.get(nid, ()):
-                pending[dst] -= sum(1 for p in range(self.nodes[dst].arity())
-                                    if self._inputs.get((dst, p)) == nid)
+            for dst, wires in self._consumers.get(nid, {}).items():
+                pending[dst] -= wires    # nid may feed several ports of dst (a*a)
                 if pending[dst] == 0:
                     heapq.heappush(ready, order[dst])
         return result

@@ -195,6 +195,8 @@ def test_replace_document_tells_the_views_once_each_way():
     assert doc.to_dict() == tutorial().to_dict()
     assert doc.nodes is nodes   # the same dict, so whoever holds doc.nodes sees the graph
     assert doc.reaches("n1", "n5") and not doc.reaches("n5", "n1")   # the wire index came back too
+    stack.redo()   # the first do swapped in the copy it checked; a redo builds another
+    assert doc.nodes == {} and events.count(("reset",)) == 3
 
 
 def test_macro_is_one_step_and_undoes_in_reverse():
