@@ -16,13 +16,12 @@ import ast
 from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel,
-                               QPlainTextEdit, QPushButton, QTableWidget, QTableWidgetItem,
-                               QTextEdit, QVBoxLayout, QWidget)
+                               QPlainTextEdit, QPushButton, QTableView, QTextEdit, QVBoxLayout,
+                               QWidget)
 
+from app.input_table import InputTableModel
 from app.theme import MONO_FAMILY
-from core.commands import SetValue
 
-MAX_TABLE_ROWS = 500
 ERROR_COLOR = "#d42a3c"
 
 TUTORIAL = """x = Value(2.0, label='x')
@@ -103,7 +102,6 @@ class ExpressionBar(QWidget):
     def __init__(self, session, parent=None):
         super().__init__(parent)
         self.session = session
-        self._filling = False
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 8, 10, 8)
@@ -151,15 +149,16 @@ class ExpressionBar(QWidget):
         inputs_title = QLabel("Inputs")
         inputs_title.setStyleSheet("font-weight: bold; margin-top: 6px;")
         layout.addWidget(inputs_title)
-        self.table = QTableWidget(0, 2)
-        self.table.setHorizontalHeaderLabels(["name", "value"])
+        self.inputs = InputTableModel(session, self)
+        self.inputs.error.connect(self.show_error)
+        self.table = QTableView()
+        self.table.setModel(self.inputs)
         self.table.verticalHeader().hide()
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.Stretch)
         self.table.horizontalHeader().setSectionResizeMode(1, QHeaderView.Stretch)
         self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
         self.table.setEditTriggers(QAbstractItemView.DoubleClicked | QAbstractItemView.EditKeyPressed
                                    | QAbstractItemView.AnyKeyPressed)
-        self.table.itemChanged.connect(self._table_edited)
         self.table.setToolTip("Double-click a value to change it; the graph recomputes")
         layout.addWidget(self.table, 2)
 
@@ -256,51 +255,7 @@ class ExpressionBar(QWidget):
             self.refresh_inputs()
 
     def refresh_inputs(self):
-        doc = self.session.doc
-        rows = [(nid, n.label or nid, n.value) for nid, n in doc.nodes.items() if n.kind == "input"]
-        rows = rows[:MAX_TABLE_ROWS]
-        self._filling = True
-        try:
-            same_rows = self.table.rowCount() == len(rows) and all(
-                self.table.item(r, 0) is not None and self.table.item(r, 0).data(Qt.UserRole) == nid
-                for r, (nid, _name, _value) in enumerate(rows))
-            if not same_rows:
-                self.table.setRowCount(len(rows))
-            for r, (nid, name, value) in enumerate(rows):
-                if same_rows:
-                    # update in place: this may run inside the table's own itemChanged
-                    self.table.item(r, 0).setText(name)
-                    self.table.item(r, 1).setText(f"{value:g}")
-                    continue
-                name_item = QTableWidgetItem(name)
-                name_item.setFlags(Qt.ItemIsEnabled | Qt.ItemIsSelectable)
-                name_item.setData(Qt.UserRole, nid)
-                value_item = QTableWidgetItem(f"{value:g}")
-                value_item.setData(Qt.UserRole, nid)
-                self.table.setItem(r, 0, name_item)
-                self.table.setItem(r, 1, value_item)
-        finally:
-            self._filling = False
-
-    def _table_edited(self, item):
-        if self._filling or item.column() != 1:
-            return
-        nid = item.data(Qt.UserRole)
-        node = self.session.doc.nodes.get(nid)
-        if node is None:
-            return
-        try:
-            number = float(item.text())
-        except ValueError:
-            self.show_error(f"'{item.text()}' is not a number; the value of "
-                            f"{node.label or nid} stays {node.value:g}.")
-            self.refresh_inputs()
-            return
-        if number != node.value:
-            ok, error = self.session.push(SetValue(nid, number))
-            if not ok:
-                self.show_error(str(error))
-                self.refresh_inputs()
+        self.inputs.refresh()
 
     def table_values(self):
         """{name: value} of the inputs listed in the table."""

@@ -6,6 +6,7 @@ from PySide6.QtGui import QTextCharFormat
 from app.expression_bar import EXAMPLES, ExpressionBar, free_values
 from app.undo import GraphSession
 from core.expr import ExprError, parse
+from core.graphdoc import GraphDocument, Node
 
 
 @pytest.fixture
@@ -70,18 +71,39 @@ def test_error_at_the_end_of_a_line_still_underlines(bar):
     assert "empty" in bar.error_text()
 
 
+def _cell(bar, row, column):
+    return bar.inputs.index(row, column)
+
+
 def test_inputs_table_lists_inputs_and_edits_values(bar, qtbot):
     session, bar = bar
     session.replace(parse("x = Value(2.0, label='x')\ny = Value(3.0, label='y')\nf = x*y\n"))
-    assert bar.table.rowCount() == 2
-    assert [bar.table.item(r, 0).text() for r in range(2)] == ["x", "y"]
-    bar.table.item(0, 1).setText("4")
+    assert bar.table.model().rowCount() == 2
+    assert [_cell(bar, r, 0).data() for r in range(2)] == ["x", "y"]
+    assert bar.inputs.flags(_cell(bar, 0, 1)) & Qt.ItemIsEditable
+    assert not bar.inputs.flags(_cell(bar, 0, 0)) & Qt.ItemIsEditable   # names are edited on the canvas
+    assert bar.inputs.setData(_cell(bar, 0, 1), "4")   # what the view's editor does on Enter
     assert session.doc.nodes["n1"].value == 4.0
     assert session.value("n3").data == 12.0
-    bar.table.item(0, 1).setText("not a number")
+    assert not bar.inputs.setData(_cell(bar, 0, 1), "not a number")
     assert session.doc.nodes["n1"].value == 4.0
     assert "not a number" in bar.error_text()
-    assert bar.table.item(0, 1).text() == "4"
+    assert _cell(bar, 0, 1).data() == "4"
+    assert not bar.inputs.setData(_cell(bar, 1, 1), "inf")   # the document refuses it, and says why
+    assert session.doc.nodes["n2"].value == 3.0 and "finite" in bar.error_text()
+    session.undo_stack.undo()
+    assert _cell(bar, 0, 1).data() == "2"   # the table follows the document, undo included
+
+
+def test_inputs_table_lists_every_input_of_a_large_graph(bar, qtbot):
+    # it stopped at 500 rows when each row was two table items made on every recompile
+    session, bar = bar
+    doc = GraphDocument()
+    for i in range(1200):
+        doc.add_node(Node(None, "input", value=float(i), label=f"w{i}"))
+    session.replace(doc)
+    assert bar.inputs.rowCount() == 1200
+    assert _cell(bar, 1199, 0).data() == "w1199" and _cell(bar, 1199, 1).data() == "1199"
 
 
 def test_free_values_keep_table_numbers_only_for_unassigned_names():
