@@ -21,9 +21,10 @@ window (`_layout_token`, `_pending_layout`, `_layout_workers`, `_measuring`,
 
 import time
 
-from PySide6.QtCore import Qt, QThread, Signal
+from PySide6.QtCore import QThread, Signal
 from PySide6.QtWidgets import QApplication
 
+from app import collector
 from app.graph.node_geometry import node_size
 from app.slices import SlicedJob
 from core.commands import ReplaceDocument
@@ -130,6 +131,8 @@ def prepare_replacement(doc, text, positions):
 def forget_pending(window):
     """Make any layout in progress stale (a newer request, or the window closes)."""
     window._layout_token += 1
+    if window._pending_layout is not None and not window.scene.building:
+        collector.release()   # no layout_done will come to say the opening is over
     window._pending_layout = None
     job, window._measuring = window._measuring, None
     if job is not None:
@@ -158,7 +161,7 @@ def arrange(window, doc, then, prepare=None):
     job.finished.connect(lambda: _start_worker(window, token, tuple(data), prepare))
     window._measuring = job
     window._pending_layout = (token, then, prepare is not None)
-    window.view.viewport().setCursor(Qt.BusyCursor)
+    window._opening_changed()   # the busy cursor; the collector waits (app/collector.py)
     window.show_message(f"Arranging {len(doc.nodes):,} nodes…", 0)
     job.start()
 

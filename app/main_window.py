@@ -43,11 +43,11 @@ The window's pieces, each a set of plain functions taking the window:
 
 import sys
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence, QUndoStack
 from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QToolBar, QWidget
 
-from app import layout_runner, window_actions
+from app import collector, layout_runner, window_actions
 from app.debugger.install import install_debugger
 from app.expression_bar import TUTORIAL, ExpressionBar
 from app.graph.install import install_builder, toggle_group
@@ -239,6 +239,7 @@ class MainWindow(QMainWindow):
         for worker in list(self._layout_workers):
             worker.wait()
         self.scene.cancel_build()
+        collector.release()
         super().closeEvent(event)
 
     def wait_for_layout(self, timeout_s=60.0):
@@ -292,11 +293,14 @@ class MainWindow(QMainWindow):
         return self._pending_layout is not None or self.scene.building
 
     def _opening_changed(self, *_):
-        """The busy cursor while a graph is arranged or drawn; layoutFinished after."""
+        """The busy cursor while a graph is arranged or drawn, the cyclic garbage
+        collector held off meanwhile (app/collector.py); layoutFinished after."""
         if self.layout_pending:
             self.view.viewport().setCursor(Qt.BusyCursor)
+            collector.hold()
             return
         self.view.viewport().unsetCursor()
+        QTimer.singleShot(0, collector.release)   # in its own event-loop turn, after the last slice
         self.layoutFinished.emit()
 
     def _arrange(self, doc, then, prepare=None):

@@ -1,0 +1,88 @@
+"""The cyclic garbage collector is held off while a large graph opens (app/collector.py).
+
+What makes that safe is checked here too: replacing a large graph leaves no
+cyclic garbage, so a collection during the open would have found nothing.
+"""
+import gc
+
+import pytest
+
+import app.slices
+from app import collector
+from app.main_window import MainWindow
+from core.nn import MLP
+
+
+@pytest.fixture
+def window(qtbot, monkeypatch):
+    monkeypatch.setattr(app.slices, "SLICE_SECONDS", 0.0005)   # many slices on any machine
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    yield w
+    w.close()
+    assert not collector.held() and gc.isenabled()
+
+
+def open_traced_mlp(window, qtbot, hidden=(12, 8, 1)):
+    """Open one sample through an MLP (~500 nodes, laid out in a worker, built in slices)
+    and return once the canvas is complete and the collector released."""
+    model = MLP(3, list(hidden))
+    assert window.open_value(model([0.5, 0.6, 0.7]), model.parameters())
+    assert window.layout_pending
+    qtbot.waitUntil(lambda: not window.layout_pending and not collector.held(), timeout=60000)
+
+
+def test_hold_and_release_pause_collecting_and_freeze_what_lives():
+    gc.unfreeze()
+    collector.hold()
+    try:
+        assert collector.held() and not gc.isenabled()
+        collector.hold()                       # a second hold changes nothing
+        kept = [[i] for i in range(1000)]      # made while held: frozen by the release
+    finally:
+        collector.release()
+    assert not collector.held() and gc.isenabled()
+    assert gc.get_freeze_count() >= len(kept)
+    collector.release()                        # nothing held: nothing happens
+    assert gc.isenabled()
+
+
+def test_release_collects_a_cycle_made_during_the_hold():
+    gc.collect()
+    collector.hold()
+    cycle = []
+    cycle.append(cycle)
+    del cycle
+    collector.release()   # else the cycle would be frozen, and never freed
+    assert gc.collect() == 0
+
+
+def test_opening_a_large_graph_holds_the_collector_until_the_canvas_is_complete(window, qtbot):
+    seen = []
+    window.scene.buildingChanged.connect(lambda building: seen.append((building, gc.isenabled())))
+    open_traced_mlp(window, qtbot)
+    assert seen[0] == (True, False)            # building with the collector off
+    assert gc.isenabled() and window.scene.counts()[0] == len(window.session.doc.nodes)
+
+
+def test_replacing_a_large_graph_leaves_no_cyclic_garbage(window, qtbot):
+    open_traced_mlp(window, qtbot)
+    gc.collect()
+    open_traced_mlp(window, qtbot, hidden=(10, 6, 1))   # the first graph's items, Values, nodes go
+    qtbot.wait(50)
+    assert gc.collect() == 0
+
+
+def test_closing_the_window_mid_open_resumes_collecting(qtbot, monkeypatch):
+    monkeypatch.setattr(app.slices, "SLICE_SECONDS", 0.0005)
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.show()
+    model = MLP(3, [12, 8, 1])
+    w.open_value(model([0.5, 0.6, 0.7]), model.parameters())
+    assert collector.held()
+    w.files.prompt_on_close = False
+    w.close()
+    assert not collector.held() and gc.isenabled()
