@@ -22,7 +22,7 @@ import time
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-SLICE_SECONDS = 0.015   # one slice's work; the paint of what it built (~10-20 ms) comes on top
+SLICE_SECONDS = 0.008   # one slice's work; the paint of what it built (~10-20 ms) comes on top, in the same turn
 
 
 class SlicedJob(QObject):
