@@ -383,21 +383,24 @@ class GraphDocument:
         self.changed.emit("reset")
 
     def replace_with(self, other):
-        """Hold exactly other's graph, in place, with one "reset" event.
+        """Hold exactly other's graph, in place, with one "reset" event; other gets
+        this document's graph in exchange (no event: it is nobody's view).
 
         Opening a file swaps a graph of thousands of nodes. Adding them one by
         one would tell every view about each node and each wire in turn (12k
         events for a 5k-node graph); a view that redraws on "reset" anyway only
-        needs to hear once that everything is new. `other` was validated when
-        it was built; it is left empty, since its contents now live here.
+        needs to hear once that everything is new. And handing the old graph
+        over, rather than copying it out, lets an undo swap it straight back.
         """
         self._check_writable()
         for mine, theirs in ((self.nodes, other.nodes), (self._inputs, other._inputs),
                              (self._consumers, other._consumers)):
+            kept = dict(mine)
             mine.clear()      # in place: whoever holds doc.nodes sees the new graph
             mine.update(theirs)
             theirs.clear()
-        self.output, other.output = other.output, None
+            theirs.update(kept)
+        self.output, other.output = other.output, self.output
         self.changed.emit("reset")
 
     def _check_writable(self):

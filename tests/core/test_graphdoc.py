@@ -74,16 +74,20 @@ def test_events_and_round_trip():
     assert copy.to_dict() == doc.to_dict()
 
 
-def test_replace_with_takes_the_other_graph_and_empties_it():
+def test_replace_with_trades_graphs_with_the_other_document():
     doc, other = GraphDocument(), tutorial_doc()
-    want = other.to_dict()
-    events = []
+    doc.add_node(Node(None, "const", value=7.0))
+    mine, theirs = doc.to_dict(), other.to_dict()
+    events, their_events = [], []
     doc.changed.connect(lambda *e: events.append(e))
+    other.changed.connect(lambda *e: their_events.append(e))
     doc.replace_with(other)
-    assert doc.to_dict() == want and events == [("reset",)]
-    assert other.to_dict() == GraphDocument().to_dict()   # nothing shared between the two
+    assert doc.to_dict() == theirs and events == [("reset",)]
+    assert other.to_dict() == mine and their_events == []   # the spare is nobody's view
     ok, reason = doc.can_connect(doc.effective_output(), "n3", 0, replace=True)
-    assert not ok and "cycle" in reason                   # the consumer index moved along
+    assert not ok and "cycle" in reason                     # the consumer index moved along
+    doc.replace_with(other)
+    assert doc.to_dict() == mine and other.to_dict() == theirs
 
 
 def test_replace_with_refuses_a_read_only_document():
