@@ -28,6 +28,7 @@ from app.recovery import AutosaveManager, data_dir
 from core.atomic_file import write_atomically
 from core import fileformat
 from core.codegen import to_pytorch, to_python
+from core.commands import ReplaceDocument
 from core.expr import ExprError, parse
 from core.graphdoc import GraphDocument
 from core.groups import GroupError, join_meta, split_meta
@@ -36,9 +37,23 @@ MAX_RECENT = 10
 EXPORT_MAX_SIDE = 12000          # pixels; a 5,000-node graph is exported scaled down to fit
 EXPORT_MAX_PIXELS = 40_000_000   # and to at most this many pixels (160 MB of RGBA)
 GRAPH_FILTER = "Graphs (*.json);;All files (*)"
+ASYNC_OPEN_BYTES = 300_000       # from this size on (~1,000 nodes) a file is read on a worker thread
 EXAMPLES_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                             "resources", "examples")
 _open_boxes = []   # non-modal message boxes still showing
+
+
+def _file_size(path):
+    try:
+        return os.path.getsize(path)
+    except (OSError, TypeError, ValueError):
+        return 0   # reading it says what is wrong
+
+
+def _needs_layout(doc):
+    """A file whose nodes mostly share a position was written without a layout."""
+    positions = {node.pos for node in doc.nodes.values()}
+    return len(doc.nodes) > 1 and len(positions) < max(2, len(doc.nodes) // 2)
 
 
 # -----------------------------------------------------------------------------
@@ -297,15 +312,37 @@ class FileActions(QObject):
         return doc, meta, groups
 
     def open(self, path, ask=True):
-        """Open a graph file; on any fault say what it is and keep the current graph."""
+        """Open a graph file; on any fault say what it is and keep the current graph.
+        A file of ASYNC_OPEN_BYTES or more is read and checked on a worker thread:
+        then this returns True at once and the graph comes when it is ready."""
         if ask and not self.maybe_save():
             return False
+        text = f"Open {os.path.basename(str(path))}"
+        if ASYNC_OPEN_BYTES <= _file_size(path) <= fileformat.MAX_BYTES:   # larger: refused at once
+            self.window.run_in_background(lambda: self._read_for_showing(path, text),
+                                          lambda outcome: self._opened(path, text, outcome),
+                                          f"Opening {os.path.basename(str(path))}…")
+            return True
         try:
-            doc, meta, groups = self.read(path)
+            outcome = self._read_for_showing(path, text, prepare=False)
         except (OSError, ValueError, fileformat.FormatError) as e:
-            self._open_failed(path, e)
+            outcome = e
+        return self._opened(path, text, outcome)
+
+    def _read_for_showing(self, path, text, prepare=True):
+        """(doc, meta, groups, replacement): the file read and checked, and -- when it
+        needs no layout, and `prepare` -- the ReplaceDocument that shows it. Touches
+        no widget: this runs on a worker thread for a large file."""
+        doc, meta, groups = self.read(path)
+        replacement = ReplaceDocument(doc, text) if prepare and not _needs_layout(doc) else None
+        return doc, meta, groups, replacement
+
+    def _opened(self, path, text, outcome):
+        if isinstance(outcome, Exception):
+            self._open_failed(path, outcome)
             return False
-        if not self._show(doc, groups, f"Open {os.path.basename(str(path))}"):
+        doc, meta, groups, replacement = outcome
+        if not self._show(doc, groups, text, replacement):
             return False
         self._set_file(path, meta)
         self._remember(path)
@@ -327,10 +364,9 @@ class FileActions(QObject):
         show_error(self.window, "Could not open the file",
                    f"{name} was not opened.\n\n{text}\n\nThe graph shown is unchanged.")
 
-    def _show(self, doc, groups, text):
-        positions = {node.pos for node in doc.nodes.values()}
-        needs_layout = len(doc.nodes) > 1 and len(positions) < max(2, len(doc.nodes) // 2)
-        return self.window.show_document(doc, text, layout=needs_layout, undoable=False, groups=groups)
+    def _show(self, doc, groups, text, replacement=None):
+        return self.window.show_document(doc, text, layout=_needs_layout(doc), undoable=False,
+                                         groups=groups, replacement=replacement)
 
     def open_example(self, path):
         """An example opens as an untitled copy: saving asks where, never over the example."""
@@ -560,6 +596,8 @@ class FileActions(QObject):
                 continue
             ok = self.window.show_document(recovered.doc, "Recover autosaved work", layout=False,
                                            undoable=True, groups=recovered.groups)
+            if ok and self.window.layout_pending:
+                ok = self.window.wait_for_layout()   # shown before the copy it came from goes
             if not ok:
                 orphan.release()
                 continue

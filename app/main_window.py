@@ -303,19 +303,30 @@ class MainWindow(QMainWindow):
         QTimer.singleShot(0, collector.release)   # in its own event-loop turn, after the last slice
         self.layoutFinished.emit()
 
+    def run_in_background(self, job, then, message):
+        """job() on a worker thread, then then(its result or exception) here; pending
+        meanwhile like a layout (app/layout_runner.py)."""
+        layout_runner.run_in_worker(self, job, then, message)
+
     def _arrange(self, doc, then, prepare=None):
         return layout_runner.arrange(self, doc, then, prepare)
 
     def _layout_done(self, token, result):
         return layout_runner.layout_done(self, token, result)
 
-    def show_document(self, doc, text="Replace graph", layout=True, undoable=True, groups=()):
+    def show_document(self, doc, text="Replace graph", layout=True, undoable=True, groups=(),
+                      replacement=None):
         """Show doc (a fresh GraphDocument nobody else holds) as one undoable step,
         with its groups (core/groups.py). A large graph is laid out in a worker
-        first (see `layout_pending`)."""
+        first (see `layout_pending`). Without a layout, `replacement` may be doc's
+        ReplaceDocument, made already (on a worker thread: app/file_actions.py)."""
         if not layout:
-            layout_runner.forget_pending(self)
-            return self._show_laid_out(doc, text, None, undoable, groups)
+            if len(doc.nodes) < layout_runner.ASYNC_LAYOUT_NODES:
+                layout_runner.forget_pending(self)
+                return self._show_laid_out(doc, text, None, undoable, groups, replacement)
+            layout_runner.measure(self, doc, lambda _result: self._show_laid_out(
+                doc, text, None, undoable, groups, replacement))
+            return True
         self._arrange(doc, lambda result, prepared=None: self._show_laid_out(doc, text, result, undoable,
                                                                              groups, prepared),
                       prepare=lambda positions: layout_runner.prepare_replacement(doc, text, positions))

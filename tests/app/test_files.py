@@ -259,6 +259,77 @@ def test_a_100_mb_file_is_refused_before_reading(window, isolated_files, tmp_pat
     assert window.session.doc.to_dict() == before
 
 
+# -----------------------------------------------------------------------------
+# a large file is read on a worker thread
+
+def traced_file(tmp_path, name="big.json", hidden=(12, 8, 1)):
+    """A saved traced MLP of ~500 nodes, with positions: it opens where it stands."""
+    from core.compile import trace
+    from core.layout import sugiyama
+    from core.nn import MLP
+    model = MLP(3, list(hidden))
+    doc, _values = trace(model([0.5, 0.6, 0.7]), model.parameters())
+    layout = sugiyama(list(doc.nodes), [(e.src, e.dst) for e in doc.edges])
+    for nid, pos in layout.positions.items():
+        doc.nodes[nid].pos = pos
+    path = tmp_path / name
+    fileformat.save(doc, path, {})
+    return path, doc
+
+
+@pytest.fixture
+def big_files(monkeypatch):
+    monkeypatch.setattr(file_actions, "ASYNC_OPEN_BYTES", 1000)
+    import app.slices
+    monkeypatch.setattr(app.slices, "SLICE_SECONDS", 0.0005)
+
+
+def test_a_large_file_opens_in_the_background(window, big_files, tmp_path, monkeypatch):
+    import threading
+    from core.graphdoc import GraphDocument
+    path, doc = traced_file(tmp_path)
+    checked_on = []
+    real = GraphDocument.from_dict.__func__
+    monkeypatch.setattr(GraphDocument, "from_dict", classmethod(
+        lambda cls, data, read_only=False: checked_on.append(threading.get_ident())
+        or real(cls, data, read_only)))
+    before = window.session.doc.to_dict()
+    assert window.files.open(str(path))
+    assert window.layout_pending and window.session.doc.to_dict() == before   # not yet, and answering
+    assert window.wait_for_layout()
+    assert window.session.doc.to_dict() == GraphDocument.from_dict(doc.to_dict()).to_dict()
+    assert window.scene.counts() == (len(doc.nodes), len(doc.edges))
+    assert window.files.path == str(path) and "big.json" in window.windowTitle()
+    assert not window.undo_stack.canUndo() and not window.isWindowModified()
+    gui = threading.get_ident()
+    assert checked_on[:-1] and gui not in checked_on[:-1]   # the file was checked off the GUI thread
+
+
+def test_a_broken_large_file_is_refused_and_the_graph_stays(window, big_files, isolated_files, tmp_path):
+    path, _doc = traced_file(tmp_path)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["graph"]["edges"].append({"src": data["graph"]["nodes"][-1]["id"], "dst": "nowhere", "port": 0})
+    path.write_text(json.dumps(data), encoding="utf-8")
+    before, title = window.session.doc.to_dict(), window.windowTitle()
+    assert window.files.open(str(path))      # reading began
+    assert window.wait_for_layout()
+    assert isolated_files and "nowhere" in isolated_files[-1][1] and "unchanged" in isolated_files[-1][1]
+    assert window.session.doc.to_dict() == before and window.windowTitle() == title
+    assert window.files.path is None and window.view.viewport().cursor().shape() != Qt.BusyCursor
+
+
+def test_a_newer_open_wins_over_a_large_file_still_being_read(window, big_files, tmp_path):
+    big, _doc = traced_file(tmp_path)
+    small = tmp_path / "small.json"
+    fileformat.save(parse("a = Value(1.0, label='a')\nb = a * 2\n"), small, {})
+    assert window.files.open(str(big))
+    file_actions.ASYNC_OPEN_BYTES = 10 ** 9   # the small one is read at once
+    assert window.files.open(str(small))
+    assert window.wait_for_layout()
+    assert {n.label for n in window.session.doc.nodes.values()} >= {"a"}
+    assert len(window.session.doc.nodes) == 3 and window.files.path == str(small)
+
+
 def test_a_missing_file_and_bad_groups_are_refused_too(window, isolated_files, tmp_path):
     assert not window.files.open(str(tmp_path / "nowhere.json"))
     assert "There is no file" in isolated_files[-1][1]

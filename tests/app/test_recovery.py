@@ -81,6 +81,8 @@ def test_a_big_graph_is_autosaved_off_the_gui_thread(window):
     model = MLP(4, [36, 40, 1])
     doc, _values = trace(model([0.5, 0.6, 0.7, 0.8]), model.parameters())
     window.show_document(doc.copy(), "big", layout=False)
+    assert window.wait_for_layout()
+    assert len(window.session.doc.nodes) == len(doc.nodes)
     autosave = window.files.autosave
     started = time.perf_counter()
     assert autosave.tick()
