@@ -6,7 +6,9 @@ window stops answering meanwhile, offscreen.
 For one sample pushed through an MLP (sized to about NODES nodes) it calls
 `MainWindow.open_value` (trace, layout in a worker, ReplaceDocument + compile +
 backward, the canvas items built in slices) and runs the event loop until the
-canvas holds every node and edge.
+canvas holds every node and edge. Then it saves that graph, starts a new one
+and opens the file (read and checked on a worker, node sizes measured in
+slices, the items built in slices), probed the same way.
 
 The stall figure is an event-loop latency probe: a 2 ms timer notes every time
 the GUI thread gets round to it, from just before `open_value` is called until
@@ -24,6 +26,7 @@ It prints times only; timings vary 2-4x between runs on shared machines.
 import gc
 import os
 import sys
+import tempfile
 import time
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -154,6 +157,25 @@ def bench(window, target):
           f"meanwhile: {len(collector.pauses)}, longest {max(collector.pauses, default=0) * 1000:.0f} ms")
 
 
+def bench_file(window, path):
+    """Save the graph shown, start a new one, then open the file (File > Open), probed the same way."""
+    window.files.save_to(path)
+    window.files.new()
+    run_until_open(window)
+    probe = LatencyProbe()
+    probe.start()
+    started = time.perf_counter()
+    ok = window.files.open(path, ask=False)
+    returned = time.perf_counter()
+    complete = run_until_open(window)
+    probe.stop()
+    gaps = probe.gaps()
+    print(f"        the same graph saved ({os.path.getsize(path) / 1e6:.1f} MB) and opened as a file: ok={ok}, "
+          f"open returned after {returned - started:.3f}s; canvas complete after {complete - started:.3f}s; "
+          f"longest GUI stall {max(gaps) * 1000:.0f} ms "
+          f"({sum(1 for g in gaps if g * 1000 > STALL_MS)} over {STALL_MS} ms)")
+
+
 def main(argv):
     from app.main_window import MainWindow
     from app.training.tuning import tune_process
@@ -164,8 +186,10 @@ def main(argv):
     window.resize(1440, 880)
     window.show()
     app.processEvents()
-    for target in [int(a) for a in argv] or [1700, 5000]:
-        bench(window, target)
+    with tempfile.TemporaryDirectory() as folder:
+        for target in [int(a) for a in argv] or [1700, 5000]:
+            bench(window, target)
+            bench_file(window, os.path.join(folder, f"mlp{target}.json"))
     window.close()
 
 
