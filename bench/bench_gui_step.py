@@ -104,6 +104,8 @@ def main(argv):
         path, argv = argv[i + 1], argv[:i] + argv[i + 2:]
     target = int(argv[0]) if argv else 5000
     steps = int(argv[1]) if len(argv) > 1 else 200
+    from app.training.tuning import tune_process
+    tune_process()   # as app.startup.main does
     app = QApplication.instance() or QApplication([])
     window = MainWindow()
     window.files.prompt_on_close = False   # a measurement, not a session: nothing to ask on close
