@@ -71,7 +71,7 @@ class Clock:
 
 def test_one_part_per_tick_the_most_overdue_first():
     clock = Clock()
-    r = RedrawScheduler({"curves": 0.1, "image": 0.1, "network": 0.3}, clock)
+    r = RedrawScheduler({"curves": 0.1, "image": 0.1, "network": 0.3}, clock, cpu_clock=lambda: 0.0)
     r.drawn_at.update(curves=9.5, image=9.0, network=9.8)
     r.mark("curves", "image", "network")
     assert r.take() == ["image"]
@@ -80,6 +80,25 @@ def test_one_part_per_tick_the_most_overdue_first():
     clock.t += 0.25
     assert r.take() == ["network"]
     assert r.take() == [] and not r.dirty
+
+
+def test_a_busy_gui_thread_redraws_only_every_max_interval():
+    from app.training import redraw
+    clock, cpu = Clock(), Clock()
+    r = RedrawScheduler({"curves": 0.1, "image": 0.1, "network": 0.1}, clock, cpu_clock=cpu)
+    r.mark("curves")
+    assert r.take() == ["curves"]              # the first sample: nothing measured yet
+    for _ in range(10):                        # then 0.3 s of wall time, 0.1 s of it the GUI's CPU
+        clock.t += 0.03
+        cpu.t += 0.01
+        r.mark("curves")
+        assert r.take() == []                  # 33% > GUI_CPU_SHARE: its 0.1 s interval is not enough
+    assert r.gui_cpu_share(clock.t) > redraw.GUI_CPU_SHARE
+    clock.t += redraw.MAX_INTERVAL             # a second on, with the GUI idle meanwhile...
+    assert r.take() == ["curves"]              # ...it is drawn again (and at least this often anyway)
+    r.mark("image")
+    clock.t += 0.1
+    assert r.take() == ["image"]               # an idle GUI thread: the normal interval again
 
 
 def test_everything_at_once_when_asked():
