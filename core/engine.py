@@ -302,6 +302,9 @@ def _operand(other, op):
 # -----------------------------------------------------------------------------
 # Graph walks
 
+_FINISH = object()   # on the stack: "the node below me has all its children done"
+
+
 def topological_order(root):
     """Every node of root's graph once, each after all of its operands.
 
@@ -312,16 +315,19 @@ def topological_order(root):
         build_topo(v): if v is new: mark it; build_topo(each child); append v
 
     Here a stack replaces the recursion. A node is expanded when popped: it is
-    pushed back wrapped in a 1-tuple ("finish me after my children"), then its
-    new children are pushed in reverse so the first child is popped first.
+    pushed back with the _FINISH marker above it ("finish me after my
+    children"), then its new children are pushed in reverse so the first child
+    is popped first. (The marker is one shared object: a fresh 1-tuple per node
+    would be a million objects alive at once in a chain that deep, and their
+    allocation set off the cyclic garbage collector's full collections.)
     """
     order = []
     visited = set()
     stack = [root]
     while stack:
         node = stack.pop()
-        if node.__class__ is tuple:  # all of its children are done
-            order.append(node[0])
+        if node is _FINISH:  # all the children of the node below are done
+            order.append(stack.pop())
             continue
         if node in visited:
             continue
@@ -330,7 +336,8 @@ def topological_order(root):
         if not prev:
             order.append(node)
             continue
-        stack.append((node,))
+        stack.append(node)
+        stack.append(_FINISH)
         for child in reversed(prev):
             if child not in visited:
                 stack.append(child)
