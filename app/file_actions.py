@@ -10,6 +10,10 @@ to it clears the `*` in the title again.
 Opening never harms the open document: the file is read and checked
 completely first (core.fileformat, core.groups); any fault is shown with the
 loader's message, which names the problem, and the document stays as it was.
+A large file (ASYNC_OPEN_BYTES) is read, checked and made into the
+ReplaceDocument that shows it on a worker thread, so the window keeps
+answering; a newer open or run made meanwhile wins over it. Pictures of the
+graph (PNG, SVG) are app/image_export.py.
 A graph file never holds UI state: recent files, window geometry and dock
 layout go to QSettings.
 
@@ -20,9 +24,9 @@ and never meet a modal window; `show_error` is not modal anyway.
 
 import os
 
-from PySide6.QtCore import QObject, QRectF, QSettings, QSize, Qt
-from PySide6.QtGui import QImage, QKeySequence, QPainter
-from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
+from PySide6.QtCore import QObject, QSettings, Qt
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from app.recovery import AutosaveManager, data_dir
 from core.atomic_file import write_atomically
@@ -34,8 +38,6 @@ from core.graphdoc import GraphDocument
 from core.groups import GroupError, join_meta, split_meta
 
 MAX_RECENT = 10
-EXPORT_MAX_SIDE = 12000          # pixels; a 5,000-node graph is exported scaled down to fit
-EXPORT_MAX_PIXELS = 40_000_000   # and to at most this many pixels (160 MB of RGBA)
 GRAPH_FILTER = "Graphs (*.json);;All files (*)"
 ASYNC_OPEN_BYTES = 300_000       # from this size on (~1,000 nodes) a file is read on a worker thread
 EXAMPLES_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
@@ -471,87 +473,6 @@ class FileActions(QObject):
         return self.import_snippet(path) if path else False
 
     # -- pictures: PNG and SVG of the whole graph ------------------------------------------------
-
-    def _export_source(self):
-        self.window.scene.finish_build()   # a picture of the whole graph, not of the part drawn yet
-        rect = self.window.scene.items_rect()
-        return rect.adjusted(-30, -30, 30, 30)
-
-    def _render_for_export(self, painter, target, source, vector=False):
-        """scene.render without the selection halo (a figure, not a screen), with a
-        busy cursor; for SVG, items paint themselves instead of their pixmap caches."""
-        scene = self.window.scene
-        selected = scene.selected_ids()
-        items = list(scene.node_items().values()) if vector else []
-        modes = [item.cacheMode() for item in items]
-        QApplication.setOverrideCursor(Qt.WaitCursor)
-        scene.blockSignals(True)   # a passing deselect is not a change of the current node
-        try:
-            scene.clearSelection()
-            for item in items:
-                item.setCacheMode(item.CacheMode.NoCache)
-            scene.render(painter, target, source)
-        finally:
-            for item, mode in zip(items, modes):
-                item.setCacheMode(mode)
-            for nid in selected:
-                scene.node_item(nid).setSelected(True)
-            scene.blockSignals(False)
-            QApplication.restoreOverrideCursor()
-
-    def export_png(self, path, scale=2.0):
-        """The whole graph as a PNG (at `scale`, capped to EXPORT_MAX_SIDE pixels)."""
-        source = self._export_source()
-        if source.isEmpty():
-            self.window.show_message("Nothing to export: the graph is empty.")
-            return False
-        scale = min(scale, EXPORT_MAX_SIDE / max(source.width(), source.height()),
-                    (EXPORT_MAX_PIXELS / (source.width() * source.height())) ** 0.5)
-        size = QSize(max(1, round(source.width() * scale)), max(1, round(source.height() * scale)))
-        image = QImage(size, QImage.Format_ARGB32_Premultiplied)
-        image.fill(self.window.theme.color("background"))
-        painter = QPainter(image)
-        painter.setRenderHints(QPainter.Antialiasing | QPainter.TextAntialiasing)
-        try:
-            self._render_for_export(painter, QRectF(0, 0, size.width(), size.height()), source)
-        finally:
-            painter.end()
-        ok = image.save(str(path), "PNG")
-        self.window.show_message(f"Exported {path}" if ok else f"Could not write {path}")
-        return ok
-
-    def export_svg(self, path):
-        """The whole graph as SVG (text stays text, so labels can be searched)."""
-        from PySide6.QtSvg import QSvgGenerator
-        source = self._export_source()
-        if source.isEmpty():
-            self.window.show_message("Nothing to export: the graph is empty.")
-            return False
-        gen = QSvgGenerator()
-        gen.setFileName(str(path))
-        gen.setSize(QSize(round(source.width()), round(source.height())))
-        gen.setViewBox(QRectF(0, 0, source.width(), source.height()))
-        gen.setTitle("Backprop Studio graph")
-        gen.setDescription(f"{len(self.session.doc.nodes)} nodes")
-        painter = QPainter()
-        if not painter.begin(gen):
-            self.window.show_message(f"Could not write {path}")
-            return False
-        painter.fillRect(QRectF(0, 0, source.width(), source.height()), self.window.theme.color("background"))
-        try:
-            self._render_for_export(painter, QRectF(0, 0, source.width(), source.height()), source,
-                                    vector=True)
-        finally:
-            painter.end()
-        self.window.show_message(f"Exported {path}")
-        return os.path.exists(str(path))
-
-    def export_image_dialog(self, kind):
-        filters = {"png": "PNG image (*.png)", "svg": "SVG drawing (*.svg)"}
-        path = ask_save_path(self.window, f"Export {kind.upper()}", f"graph.{kind}", filters[kind])
-        if path:
-            return (self.export_png if kind == "png" else self.export_svg)(path)
-        return False
 
     # -- drop a file on the window -------------------------------------------------------------
 

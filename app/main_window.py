@@ -47,7 +47,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence, QUndoStack
 from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QToolBar, QWidget
 
-from app import collector, layout_runner, window_actions
+from app import collector, image_export, layout_runner, window_actions
 from app.debugger.install import install_debugger
 from app.expression_bar import TUTORIAL, ExpressionBar
 from app.graph.install import install_builder, toggle_group
@@ -420,14 +420,14 @@ class MainWindow(QMainWindow):
     # -- export ------------------------------------------------------------------------------
 
     def export_png(self, path, scale=2.0):
-        """The whole graph as a PNG (app/file_actions.py)."""
-        return self.files.export_png(path, scale)
+        """The whole graph as a PNG (app/image_export.py)."""
+        return image_export.export_png(self, path, scale)
 
     def export_svg(self, path):
-        return self.files.export_svg(path)
+        return image_export.export_svg(self, path)
 
     def export_dialog(self, kind):
-        return self.files.export_image_dialog(kind)
+        return image_export.export_dialog(self, kind)
 
     # -- help ------------------------------------------------------------------------------
 

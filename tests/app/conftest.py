@@ -53,3 +53,15 @@ def isolated_files(tmp_path, monkeypatch):
     monkeypatch.setattr(file_actions, "ask_open_path", lambda *args, **kwargs: "")
     monkeypatch.setattr(file_actions, "ask_save_path", lambda *args, **kwargs: "")
     yield shown
+
+
+@pytest.fixture
+def window(qtbot):
+    """The main window, shown and exposed, with the seed example open; closed after."""
+    from app.main_window import MainWindow
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    yield w
+    w.close()

@@ -14,14 +14,11 @@ from core.nn import MLP
 
 
 @pytest.fixture
-def window(qtbot, monkeypatch):
-    monkeypatch.setattr(app.slices, "SLICE_SECONDS", 0.0005)   # many slices on any machine
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitExposed(w)
-    yield w
-    w.close()
+def window(window, monkeypatch):
+    """The shown window of tests/app/conftest.py, with many slices on any machine."""
+    monkeypatch.setattr(app.slices, "SLICE_SECONDS", 0.0005)
+    yield window
+    window.close()
     assert not collector.held() and gc.isenabled()
 
 

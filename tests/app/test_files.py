@@ -18,16 +18,6 @@ DATA = pathlib.Path(__file__).resolve().parents[1] / "data"
 BAD = sorted((DATA / "bad").glob("*.json"))
 
 
-@pytest.fixture
-def window(qtbot):
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitExposed(w)
-    yield w
-    w.close()
-
-
 def build(window):
     """A small graph with a neuron block (so groups are saved too); returns the ids."""
     ids = window.builder.add_entry({"key": "neuron", "nin": 2, "activation": "tanh"}, QPointF(0, 0))

@@ -10,16 +10,6 @@ from core.engine import Value
 from core.nn import MLP
 
 
-@pytest.fixture
-def window(qtbot):
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitExposed(w)
-    yield w
-    w.close()
-
-
 def item_by_label(window, label):
     items = [it for it in window.scene.node_items().values() if it.label == label]
     assert len(items) == 1, f"expected one node labelled {label!r}, got {len(items)}"

@@ -3,11 +3,9 @@
 Start and stop a run a hundred times; close mid-run; extreme settings. Whatever happens, no
 thread is left behind, nothing hangs, and the app keeps running.
 """
-import math
 import time
 
 import pytest
-from PySide6.QtCore import QThread
 
 from app.training.controller import TrainingController
 from core.training import MICROGRAD_DEMO, TrainConfig

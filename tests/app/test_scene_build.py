@@ -19,14 +19,10 @@ SMALL_SLICE = 0.0005   # seconds: a ~1,000-item build takes dozens of slices on 
 
 
 @pytest.fixture
-def window(qtbot, monkeypatch):
+def window(window, monkeypatch):
+    """The shown window of tests/app/conftest.py, with tiny slices."""
     monkeypatch.setattr(app.slices, "SLICE_SECONDS", SMALL_SLICE)
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitExposed(w)
-    yield w
-    w.close()
+    return window
 
 
 def traced_mlp(hidden=(12, 8, 1)):

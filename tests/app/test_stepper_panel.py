@@ -6,22 +6,11 @@ the same graph, or backward() itself.
 import pytest
 from PySide6.QtCore import Qt
 
-from app.main_window import MainWindow
 from core.commands import SetValue
 from core.engine import Value, topological_order
 from core.stepper import BackwardStepper
 
 TUTORIAL = "x = Value(2.0, label='x')\ny = Value(3.0, label='y')\nf = x*y + y**2\n"
-
-
-@pytest.fixture
-def window(qtbot):
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitExposed(w)
-    yield w
-    w.close()
 
 
 def tutorial_values():

@@ -2,7 +2,6 @@
 
 import time
 
-import pytest
 from PySide6.QtCore import Qt, QThread
 from PySide6.QtGui import QKeySequence
 
@@ -15,16 +14,6 @@ from core.training import TrainConfig, feature_row
 FAST = TrainConfig(dataset="moons", n_samples=40, hidden_sizes=(4, 3), steps=100_000, lr=0.1, lr_decay=0.0,
                    batch_size=None, test_ratio=0.25, activation=("tanh", "relu", "linear"))
 WAIT = 15000
-
-
-@pytest.fixture
-def window(qtbot):
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitExposed(w)
-    yield w
-    w.close()
 
 
 def training(window, qtbot, cfg=FAST):
