@@ -19,6 +19,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QGraphicsItem
 
 # TensorFlow Playground's class colours
 NEGATIVE = "#f59322"  # class -1
@@ -40,6 +41,15 @@ def diverging_lut(n=256, light=0.0):
     return lut.round().astype(np.uint8)
 
 
+def _cached(item):
+    """Keep what `item` painted as a pixmap until it changes. While training, the
+    curves and the boundary image are redrawn several times a second, and each
+    redraw used to repaint the axes and the data points above and beside them
+    too, unchanged -- a fifth of the GUI thread's time, taken from the worker
+    (they share one interpreter)."""
+    item.setCacheMode(QGraphicsItem.DeviceCoordinateCache)
+
+
 def _plot_style(plot):
     plot.setBackground("w")
     item = plot.getPlotItem()
@@ -49,6 +59,7 @@ def _plot_style(plot):
         axis = item.getAxis(name)
         axis.setPen(pg.mkPen("#9aa3b2"))
         axis.setTextPen(pg.mkPen("#4b5563"))
+        _cached(axis)
     return item
 
 
@@ -84,6 +95,7 @@ class DataPlot(pg.PlotWidget):
         self.test_neg = pg.ScatterPlotItem(size=8, pen=pg.mkPen(NEGATIVE, width=2), brush=pg.mkBrush(255, 255, 255, 160))
         self.selected = pg.ScatterPlotItem(size=18, pen=pg.mkPen("#111827", width=2), brush=None, symbol="o")
         for scatter in (self.train_pos, self.train_neg, self.test_pos, self.test_neg, self.selected):
+            _cached(scatter)
             self.addItem(scatter)
         self.scene().sigMouseClicked.connect(self._on_scene_click)
         self.setToolTip("The data and the network's decision over the input plane.\n"
@@ -200,6 +212,7 @@ class MetricsPlot(pg.GraphicsLayoutWidget):
                 axis = item.getAxis(name)
                 axis.setPen(pg.mkPen("#9aa3b2"))
                 axis.setTextPen(pg.mkPen("#4b5563"))
+                _cached(axis)
             item.getAxis("left").setWidth(46)
             item.setLabel("left", title, color="#4b5563")
         self.acc_item.setYRange(0.0, 1.0, padding=0.05)
