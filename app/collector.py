@@ -13,7 +13,7 @@ graph leaves no cyclic garbage (tests/app/test_collector.py pins both).
 
 So while a large graph is arranged and drawn, the collector is held off
 (`hold`). When the canvas is complete, `release` runs one collection of the
-young objects -- anything cyclic made meanwhile is found there -- in its own
+two younger generations -- anything cyclic made meanwhile is found there -- in its own
 event-loop turn, then freezes (`gc.freeze`) all that is alive, the graph
 included: later collections no longer walk it, so a full collection while the
 user steps through the graph costs what it costs with no graph open.
@@ -42,7 +42,7 @@ def release():
     if not _held:
         return
     _held = False
-    gc.collect(0)   # a hold's new objects are all still in the youngest generation
+    gc.collect(1)   # a hold's new objects are all still in the youngest generation
     gc.freeze()
     gc.enable()
 

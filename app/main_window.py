@@ -300,13 +300,17 @@ class MainWindow(QMainWindow):
             collector.hold()
             return
         self.view.viewport().unsetCursor()
-        QTimer.singleShot(0, collector.release)   # in its own event-loop turn, after the last slice
+        QTimer.singleShot(0, self._release_collector)   # in its own event-loop turn, after the last slice
         self.layoutFinished.emit()
 
     def run_in_background(self, job, then, message):
         """job() on a worker thread, then then(its result or exception) here; pending
         meanwhile like a layout (app/layout_runner.py)."""
         layout_runner.run_in_worker(self, job, then, message)
+
+    def _release_collector(self):
+        if not self.layout_pending:   # else another open began meanwhile: it releases at its end
+            collector.release()
 
     def _arrange(self, doc, then, prepare=None):
         return layout_runner.arrange(self, doc, then, prepare)

@@ -210,7 +210,8 @@ class GraphDocument:
 
     def inputs_of(self, nid):
         """The source id on each input port of nid (None where nothing is wired)."""
-        return [self._inputs.get((nid, port)) for port in range(self.node(nid).arity())]
+        wired = self._inputs
+        return [wired.get((nid, port)) for port in range(self.node(nid).arity())]
 
     def consumers_of(self, nid):
         """Edges leaving nid, in document order."""
@@ -218,11 +219,13 @@ class GraphDocument:
 
     def missing_inputs(self):
         """{op id: [unwired ports]} -- what keeps the graph from computing."""
+        wired = self._inputs
         missing = {}
         for nid, node in self.nodes.items():
-            ports = [p for p, src in enumerate(self.inputs_of(nid)) if src is None]
-            if ports:
-                missing[nid] = ports
+            if node.kind == "op":   # inputs and constants have no ports
+                ports = [p for p in range(node.arity()) if (nid, p) not in wired]
+                if ports:
+                    missing[nid] = ports
         return missing
 
     def sinks(self):

@@ -83,3 +83,13 @@ def test_closing_the_window_mid_open_resumes_collecting(qtbot, monkeypatch):
     w.files.prompt_on_close = False
     w.close()
     assert not collector.held() and gc.isenabled()
+
+
+def test_a_release_due_after_one_open_waits_for_the_next_open_to_end(window, qtbot):
+    model = MLP(3, [12, 8, 1])
+    assert window.open_value(model([0.5, 0.6, 0.7]), model.parameters())
+    assert collector.held()
+    window._release_collector()   # the turn the first open's end scheduled, come mid-way through
+    assert collector.held() and not gc.isenabled()
+    qtbot.waitUntil(lambda: not window.layout_pending and not collector.held(), timeout=60000)
+    assert gc.isenabled()
