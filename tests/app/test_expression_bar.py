@@ -95,6 +95,22 @@ def test_inputs_table_lists_inputs_and_edits_values(bar, qtbot):
     assert _cell(bar, 0, 1).data() == "2"   # the table follows the document, undo included
 
 
+def test_a_value_typed_into_the_table_recomputes_the_graph(bar, qtbot):
+    from PySide6.QtWidgets import QLineEdit
+    session, bar = bar
+    session.replace(parse("x = Value(2.0, label='x')\ny = Value(3.0, label='y')\nf = x*y\n"))
+    index = _cell(bar, 1, 1)
+    bar.table.setCurrentIndex(index)
+    bar.table.edit(index)                      # what a double-click or a key press starts
+    editor = bar.table.findChild(QLineEdit)
+    assert editor is not None and editor.text() == "3"
+    editor.setText("5")
+    qtbot.keyClick(editor, Qt.Key_Return)
+    qtbot.waitUntil(lambda: session.doc.nodes["n2"].value == 5.0)
+    assert session.value("n3").data == 10.0
+    assert session.undo_stack.undoText().startswith("Set")
+
+
 def test_inputs_table_lists_every_input_of_a_large_graph(bar, qtbot):
     # it stopped at 500 rows when each row was two table items made on every recompile
     session, bar = bar
