@@ -1,6 +1,12 @@
 """App tests: pytest-qt, offscreen. Each test must leave nothing running behind it:
-no QThread still running, no top-level widget still open, no active QTimer owned by a widget."""
+no QThread still running, no top-level widget still open, no active QTimer owned by a widget,
+and the application's font and palette as it found them."""
 import pytest
+
+
+def _application_look(app):
+    font = app.font()
+    return font.family(), font.pointSizeF(), font.pixelSize(), app.palette().window().color().name()
 
 
 @pytest.fixture(autouse=True)
@@ -13,6 +19,7 @@ def qt_hygiene(request):
 
     app = QApplication.instance()
     before = set(map(id, app.topLevelWidgets())) if app else set()
+    look = _application_look(app) if app else None
     yield
     if app is None:
         return
@@ -34,6 +41,11 @@ def qt_hygiene(request):
                         ", ".join(type(w).__name__ for w in leaked))
     if timers:
         problems.append(f"{len(timers)} active QTimer(s) in leaked widgets")
+    if look is not None and _application_look(app) != look:
+        # a presenter scale left on the application made the next test's nodes twice as large
+        from app.theme import DEFAULT, apply_to_application
+        apply_to_application(DEFAULT)
+        problems.append("the application's font or palette was changed and not put back")
     if problems:
         pytest.fail("test left Qt objects behind: " + "; ".join(problems))
 
@@ -65,3 +77,5 @@ def window(qtbot):
     qtbot.waitExposed(w)
     yield w
     w.close()
+    from app.theme import DEFAULT, apply_to_application
+    apply_to_application(DEFAULT)   # a theme or presenter scale the test chose is application-wide

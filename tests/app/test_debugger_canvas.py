@@ -188,3 +188,17 @@ def test_stopping_redraws_in_chunks_the_grads_of_one_backward(window, qtbot, pha
     stepped = [v.grad for v in topological_order(root)]
     window.session.backward()                 # what Stop ran until now
     assert [v.grad for v in topological_order(root)] == stepped   # the same, to the last bit
+
+
+def test_a_long_jump_on_a_big_graph_redraws_in_chunks(window, qtbot):
+    open_big_graph(window)
+    dbg = window.debugger
+    dbg.reset()
+    assert dbg.controller.refreshing          # the rest follows a chunk per loop turn
+    dbg.seek(len(dbg.stepper.order))
+    qtbot.waitUntil(lambda: not dbg.controller.refreshing, timeout=10000)
+    items = window.scene.node_items()
+    for v in dbg.stepper.topo:
+        item = items[dbg.controller.nid(v)]
+        assert item.status == "final"
+        assert item.grad == v.grad

@@ -439,28 +439,6 @@ def test_gradient_check_marks_a_kink_red(window, qtbot):
     assert "1 of 1 leaves differ" in dbg.gradcheck.summary.text()
 
 
-def test_a_long_jump_on_a_big_graph_redraws_in_chunks(window, qtbot):
-    from app.debugger.canvas import REFRESH_CHUNK
-    x = Value(0.5, label="x")
-    node = x
-    for i in range(REFRESH_CHUNK):
-        node = node * 1.001 if i % 2 else node + 0.5
-    node.label = "out"
-    window.open_value(node)
-    window.wait_for_layout()
-    window.view.set_zoom(1.0)
-    dbg = window.debugger
-    dbg.reset()
-    assert dbg.controller.refreshing          # the rest follows a chunk per loop turn
-    dbg.seek(len(dbg.stepper.order))
-    qtbot.waitUntil(lambda: not dbg.controller.refreshing, timeout=10000)
-    items = window.scene.node_items()
-    for v in dbg.stepper.topo:
-        item = items[dbg.controller.nid(v)]
-        assert item.status == "final"
-        assert item.grad == v.grad
-
-
 def test_presenter_scale_and_palette_reach_the_explanation(window, qtbot):
     from app.theme import DARK
     dbg = window.debugger
