@@ -177,15 +177,10 @@ def arrange(window, doc, then, prepare=None):
             result = e
         then(result)
         return
-    token = window._layout_token
     data = []
-    job = SlicedJob(_measure(window, doc, data), window)
-    job.finished.connect(lambda: _start_worker(window, token, tuple(data), prepare))
-    window._measuring = job
-    window._pending_layout = (token, then, prepare is not None)
-    window._opening_changed()   # the busy cursor; the collector waits (app/collector.py)
+    token = _begin(window, then, wants_prepared=prepare is not None)
     window.show_message(f"Arranging {len(doc.nodes):,} nodes…", 0)
-    job.start()
+    _start_measuring(window, doc, data, lambda: _start_worker(window, token, tuple(data), prepare))
 
 
 def measure(window, doc, then):
@@ -194,20 +189,8 @@ def measure(window, doc, then):
     geometries already measured (at 5,000 nodes that took the GUI thread 30 ms
     in one go). Pending like a layout, and made stale the same way."""
     forget_pending(window)
-    token = window._layout_token
-    job = SlicedJob(_measure(window, doc, []), window)
-    job.finished.connect(lambda: _measured(window, token))
-    window._measuring = job
-    window._pending_layout = (token, then, False)
-    window._opening_changed()
-    job.start()
-
-
-def _measured(window, token):
-    job, window._measuring = window._measuring, None
-    if job is not None:
-        job.deleteLater()
-    layout_done(window, token, (None, None))
+    token = _begin(window, then)
+    _start_measuring(window, doc, [], lambda: _measured(window, token))
 
 
 def run_in_worker(window, job, then, message):
@@ -216,11 +199,36 @@ def run_in_worker(window, job, then, message):
     a layout: `layout_pending` is True meanwhile, and a newer request (another
     open, a layout) makes it stale."""
     forget_pending(window)
-    token = window._layout_token
-    window._pending_layout = (token, then, False)
+    token = _begin(window, then)
     window.show_message(message, 0)
-    window._opening_changed()
     _start(window, JobWorker(token, job, window))
+
+
+def _begin(window, then, wants_prepared=False):
+    """Make `then` the pending request (after forget_pending) and return its token;
+    the busy cursor shows and the collector waits (app/collector.py)."""
+    token = window._layout_token
+    window._pending_layout = (token, then, wants_prepared)
+    window._opening_changed()
+    return token
+
+
+def _start_measuring(window, doc, data, when_done):
+    job = SlicedJob(_measure(window, doc, data), window)
+    job.finished.connect(when_done)
+    window._measuring = job
+    job.start()
+
+
+def _drop_measuring(window):
+    job, window._measuring = window._measuring, None
+    if job is not None:
+        job.deleteLater()
+
+
+def _measured(window, token):
+    _drop_measuring(window)
+    layout_done(window, token, (None, None))
 
 
 def _start(window, worker):
@@ -231,9 +239,7 @@ def _start(window, worker):
 
 
 def _start_worker(window, token, data, prepare):
-    job, window._measuring = window._measuring, None
-    if job is not None:
-        job.deleteLater()
+    _drop_measuring(window)
     pending = window._pending_layout
     if pending is None or pending[0] != token:
         return
