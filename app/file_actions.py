@@ -36,6 +36,7 @@ from core.commands import ReplaceDocument
 from core.expr import ExprError, parse
 from core.graphdoc import GraphDocument
 from core.groups import GroupError, join_meta, split_meta
+from core.layout import positions_pile_up
 
 MAX_RECENT = 10
 GRAPH_FILTER = "Graphs (*.json);;All files (*)"
@@ -54,8 +55,7 @@ def _file_size(path):
 
 def _needs_layout(doc):
     """A file whose nodes mostly share a position was written without a layout."""
-    positions = {node.pos for node in doc.nodes.values()}
-    return len(doc.nodes) > 1 and len(positions) < max(2, len(doc.nodes) // 2)
+    return positions_pile_up(node.pos for node in doc.nodes.values())
 
 
 # -----------------------------------------------------------------------------

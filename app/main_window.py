@@ -61,6 +61,7 @@ from app.theme import DEFAULT
 from app.undo import GraphSession
 from core.compile import trace
 from core.expr import ExprError, parse
+from core.layout import positions_pile_up
 
 MENU_ORDER = ("File", "Edit", "View", "Graph", "Help")
 
@@ -323,7 +324,12 @@ class MainWindow(QMainWindow):
         """Show doc (a fresh GraphDocument nobody else holds) as one undoable step,
         with its groups (core/groups.py). A large graph is laid out in a worker
         first (see `layout_pending`). Without a layout, `replacement` may be doc's
-        ReplaceDocument, made already (on a worker thread: app/file_actions.py)."""
+        ReplaceDocument, made already (on a worker thread: app/file_actions.py).
+        `layout=False` keeps the document's positions -- unless they pile up (a
+        trace, a file from another tool): such a graph is arranged all the same,
+        since drawn as given it is unreadable and every paint redraws all of it."""
+        if not layout and positions_pile_up(node.pos for node in doc.nodes.values()):
+            layout, replacement = True, None
         if not layout:
             if len(doc.nodes) < layout_runner.ASYNC_LAYOUT_NODES:
                 layout_runner.forget_pending(self)

@@ -66,6 +66,16 @@ class Layout:
     crossings_after: int
 
 
+def positions_pile_up(positions):
+    """True when most nodes share a position with another: the graph was made
+    without a layout (a trace, a file written by another tool) and must be
+    arranged before it is drawn. Drawn as given, every node would lie on the
+    same spot -- unreadable, and each one repainted under all the others
+    (O(n^2) paint work while a large graph is built on the canvas)."""
+    positions = list(positions)
+    return len(positions) > 1 and len(set(positions)) < max(2, len(positions) // 2)
+
+
 def layered_layout(nodes, edges, *, sizes=None, layer_gap=LAYER_GAP,
                    node_gap=NODE_GAP, sweeps=SWEEPS):
     """{node id: (x, y)} for a DAG, sources left; see `sugiyama` for details."""

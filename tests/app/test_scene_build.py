@@ -229,6 +229,30 @@ def test_closing_the_window_during_a_build_stops_it(qtbot, monkeypatch):
 # -----------------------------------------------------------------------------
 # the pieces
 
+def test_a_graph_with_every_node_at_one_spot_is_arranged_not_drawn_in_a_pile(window, qtbot):
+    # repro: a 5,169-node trace shown with layout=False was built at ~120 nodes/s, every
+    # slice repainting every node already in the pile (tests/app/test_recovery.py timed out)
+    from core.compile import trace
+    out, model = traced_mlp()
+    doc, _values = trace(out, model.parameters())
+    assert len({node.pos for node in doc.nodes.values()}) == 1
+    assert window.show_document(doc, "pile", layout=False)
+    qtbot.waitUntil(lambda: not window.layout_pending, timeout=120000)
+    positions = [node.pos for node in window.session.doc.nodes.values()]
+    assert len(set(positions)) == len(positions)
+    assert_scene_matches_document(window)
+
+
+def test_a_graph_with_its_own_positions_keeps_them_when_shown_unarranged(window):
+    from core.expr import parse
+    doc = parse("f = x*y + y**2")
+    for i, node in enumerate(doc.nodes.values()):
+        node.pos = (i * 300.0, (i % 2) * 200.0)
+    wanted = {nid: node.pos for nid, node in doc.nodes.items()}
+    assert window.show_document(doc, "mine", layout=False)
+    assert {nid: node.pos for nid, node in window.session.doc.nodes.items()} == wanted
+
+
 def test_planned_rect_is_the_union_of_the_boxes(window):
     items = list(window.scene.node_items().values())
     rect = scene_build.boxes_rect(items)

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from core.layout import Dummy, count_crossings, layered_layout, sugiyama
+from core.layout import Dummy, count_crossings, layered_layout, positions_pile_up, sugiyama
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -183,6 +183,14 @@ def test_strand_slides_next_to_its_use():
 def test_empty_and_single_node():
     assert layered_layout([], []) == {}
     assert layered_layout(["n1"], [], sizes={"n1": (80, 40)}) == {"n1": (40.0, 20.0)}
+
+
+def test_positions_that_pile_up_ask_for_a_layout():
+    assert positions_pile_up([(0.0, 0.0)] * 5169)            # a trace: every node at one spot
+    assert positions_pile_up([(0, 0)] * 5 + [(9, 9)])
+    assert not positions_pile_up([(0, 0), (1, 0), (2, 0), (3, 0)])
+    assert not positions_pile_up([(0, 0), (0, 0), (1, 0), (2, 0)])   # one shared spot is a user's
+    assert not positions_pile_up([]) and not positions_pile_up([(0, 0)])
 
 
 def test_disconnected_components():
