@@ -17,7 +17,7 @@ two younger generations -- anything cyclic made meanwhile is found there -- in i
 event-loop turn, then freezes (`gc.freeze`) all that is alive, the graph
 included: later collections no longer walk it, so a full collection while the
 user steps through the graph costs what it costs with no graph open.
-core/training.py freezes its recorded graph for the same reason.
+core/training/trainer.py freezes its recorded graph for the same reason.
 
 A frozen object is still freed by reference counting when the graph is
 replaced; only a cycle among frozen objects would wait for `gc.unfreeze`.

@@ -22,7 +22,7 @@ Extension points for later panels (debugger, builder, training):
                                        (layoutFinished then); wait_for_layout() for scripts
     window.training                    TrainingWorkspace (app/training/workspace.py): show('graph' |
                                        'training'), panel (the TrainingPanel, built on first use)
-    window.files                       FileActions (app/file_actions.py): path, open, save,
+    window.files                       FileActions (app/files/actions.py): path, open, save,
                                        recent files, examples, autosave and recovery, exports
     window.builder                     GraphBuilder (app/graph/builder.py): palette drops,
                                        quick add, clipboard, delete, edit, groups
@@ -33,7 +33,7 @@ re-exported here (the console script is `app.main_window:main`):
 
 The window's pieces, each a set of plain functions taking the window:
     app/window_actions.py      the basic menus, toolbar, status bar, graph actions, find, theme
-    app/layout_runner.py       LayoutWorker and arranging off the GUI thread
+    app/graph/layout_runner.py       LayoutWorker and arranging off the GUI thread
     app/graph/scene_build.py   the canvas items of a large graph, built in slices
     app/debugger/install.py    the Debugger dock and Debug menu
     app/graph/install.py       the builder: palette, history, edit actions
@@ -47,21 +47,23 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence, QUndoStack
 from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QToolBar, QWidget
 
-from app import collector, image_export, layout_runner, window_actions
+from app import collector, window_actions
+from app.files import image_export
+from app.graph import layout_runner
 from app.debugger.install import install_debugger
-from app.expression_bar import TUTORIAL, ExpressionBar
+from app.editor.expression_bar import TUTORIAL, ExpressionBar
 from app.graph.install import install_builder, toggle_group
 from app.graph.scene import GraphScene
 from app.graph.view import GraphView
-from app.inspector import InspectorPanel
+from app.editor.inspector import InspectorPanel
 from app.lessons import install as classroom
 from app.lessons.install import _has_tip  # noqa: F401  (tests import it from here)
 from app.startup import main  # noqa: F401  (the console script app.main_window:main)
-from app.theme import DEFAULT
+from app.look.theme import DEFAULT
 from app.undo import GraphSession
-from core.compile import trace
-from core.expr import ExprError, parse
-from core.layout import positions_pile_up
+from core.document.compile import trace
+from core.document.expr import ExprError, parse
+from core.document.layout import positions_pile_up
 
 MENU_ORDER = ("File", "Edit", "View", "Graph", "Help")
 
@@ -207,7 +209,7 @@ class MainWindow(QMainWindow):
 
     def _install_files(self):
         """File menu: new/open/save/recent/examples/revert, code in and out, autosave."""
-        from app.file_actions import FileActions
+        from app.files.actions import FileActions
         self.files = FileActions(self)
         self.files.install()
 
@@ -281,7 +283,7 @@ class MainWindow(QMainWindow):
         return self.show_document(doc, "Run expression")
 
     def lay_out(self, doc):
-        """({id: centre}, routes) for doc, from core.layout on the items' real sizes."""
+        """({id: centre}, routes) for doc, from core.document.layout on the items' real sizes."""
         return layout_runner._run_layout(*self._layout_input(doc))
 
     def _layout_input(self, doc):
@@ -306,7 +308,7 @@ class MainWindow(QMainWindow):
 
     def run_in_background(self, job, then, message):
         """job() on a worker thread, then then(its result or exception) here; pending
-        meanwhile like a layout (app/layout_runner.py)."""
+        meanwhile like a layout (app/graph/layout_runner.py)."""
         layout_runner.run_in_worker(self, job, then, message)
 
     def _release_collector(self):
@@ -322,9 +324,9 @@ class MainWindow(QMainWindow):
     def show_document(self, doc, text="Replace graph", layout=True, undoable=True, groups=(),
                       replacement=None):
         """Show doc (a fresh GraphDocument nobody else holds) as one undoable step,
-        with its groups (core/groups.py). A large graph is laid out in a worker
+        with its groups (core/document/groups.py). A large graph is laid out in a worker
         first (see `layout_pending`). Without a layout, `replacement` may be doc's
-        ReplaceDocument, made already (on a worker thread: app/file_actions.py).
+        ReplaceDocument, made already (on a worker thread: app/files/actions.py).
         `layout=False` keeps the document's positions -- unless they pile up (a
         trace, a file from another tool): such a graph is arranged all the same,
         since drawn as given it is unreadable and every paint redraws all of it."""
@@ -374,7 +376,7 @@ class MainWindow(QMainWindow):
         return self.show_document(doc, text)
 
     def open_file(self, path):
-        """Open a saved graph (app/file_actions.py); on any fault the graph shown stays."""
+        """Open a saved graph (app/files/actions.py); on any fault the graph shown stays."""
         return self.files.open(path)
 
     def save_file(self, path):
@@ -430,7 +432,7 @@ class MainWindow(QMainWindow):
     # -- export ------------------------------------------------------------------------------
 
     def export_png(self, path, scale=2.0):
-        """The whole graph as a PNG (app/image_export.py)."""
+        """The whole graph as a PNG (app/files/image_export.py)."""
         return image_export.export_png(self, path, scale)
 
     def export_svg(self, path):
@@ -442,12 +444,12 @@ class MainWindow(QMainWindow):
     # -- help ------------------------------------------------------------------------------
 
     def show_shortcuts(self):
-        """Every shortcut, read from the window's actions (app/help_dialogs.py)."""
-        from app.help_dialogs import show_shortcuts
+        """Every shortcut, read from the window's actions (app/help/dialogs.py)."""
+        from app.help.dialogs import show_shortcuts
         return show_shortcuts(self)
 
     def show_about(self):
-        from app.help_dialogs import show_about
+        from app.help.dialogs import show_about
         return show_about(self)
 
     # -- the classroom: lessons, themes, presenter mode, welcome (app/lessons/install.py) ---

@@ -15,7 +15,7 @@ from PySide6.QtCore import QCoreApplication, QEvent
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QApplication
 
-from app.theme import DARK, DEFAULT, FONT_FAMILY
+from app.look.theme import DARK, DEFAULT, FONT_FAMILY
 
 
 def _parse_args(argv):
@@ -65,8 +65,8 @@ def _application():
         font = QFont(FONT_FAMILY)
         font.setPixelSize(13)
         app.setFont(font)
-        app.setDesktopFileName("backprop-studio")   # matches the menu entry (app/desktop_entry.py)
-        from app.desktop_entry import app_icon
+        app.setDesktopFileName("backprop-studio")   # matches the menu entry (app/files/desktop_entry.py)
+        from app.files.desktop_entry import app_icon
         app.setWindowIcon(app_icon())
     return app
 
@@ -125,7 +125,7 @@ def main(argv=None):
     else:
         window.show()
     recovered = window.files.offer_recovery()   # work a crash left behind
-    from app.welcome import should_show_at_start
+    from app.help.welcome import should_show_at_start
     asked = args.no_welcome or args.lesson or args.file or args.workspace == "training"
     if not (asked or recovered) and should_show_at_start():
         window.show_welcome()

@@ -4,10 +4,10 @@
 
 * `doc`       -- the GraphDocument being shown and edited (never replaced; a
                  new graph arrives through the undoable `ReplaceDocument`);
-* `compiled`  -- the result of `core.compile.compile_document(doc)`: Values by
+* `compiled`  -- the result of `core.document.compile.compile_document(doc)`: Values by
                  node id, the output Value, missing ports;
 * `current_id` -- the selected node (not an edit, so not undoable);
-* `groups`    -- the document's groups (core/groups.py: neurons and layers the
+* `groups`    -- the document's groups (core/document/groups.py: neurons and layers the
                  canvas can collapse), changed only by commands, like `doc`.
 
 Edits go through `push(command)`, which wraps a core command in a
@@ -28,10 +28,10 @@ import math
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
-from core.commands import Macro, ReplaceDocument
-from core.compile import compile_document
-from core.graphdoc import GraphDocument
-from core.groups import GroupTable, SetGroups
+from core.document.commands import Macro, ReplaceDocument
+from core.document.compile import compile_document
+from core.document.graph import GraphDocument
+from core.document.groups import GroupTable, SetGroups
 
 # Node changes that cannot alter any number: the scene handles them alone.
 _COSMETIC_FIELDS = ("pos", "label")
@@ -133,7 +133,7 @@ class GraphSession(QObject):
         """Show another graph (GraphDocument or dict) as one undoable step; the
         groups of the old graph go, `groups` (plain dicts) come with the new one.
         `replacement` is graph's ReplaceDocument if one was made already (checking
-        a large graph takes a while: app/layout_runner.py makes it off the GUI thread)."""
+        a large graph takes a while: app/graph/layout_runner.py makes it off the GUI thread)."""
         try:
             swap = replacement if replacement is not None else ReplaceDocument(graph, text)
             command = Macro(text, [swap, SetGroups(self.groups, groups)])

@@ -8,8 +8,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QSizePolicy, QWidget
 
-from app.theme import DARK, LIGHT, format_number
-from core.commands import ApplyLayout
+from app.look.theme import DARK, LIGHT, format_number
+from core.document.commands import ApplyLayout
 
 # -----------------------------------------------------------------------------
 # Building
@@ -156,10 +156,10 @@ def toggle_dark(window):
 
 
 def apply_theme(window, theme):
-    """One palette and ONE scale factor for every pane (app/theme.py): the canvas
+    """One palette and ONE scale factor for every pane (app/look/theme.py): the canvas
     items, the widgets and menus, the plots; a panel with `set_theme(theme)`
     gets the theme too. The graph is framed again at its new size."""
-    from app.theme import apply_to_application, apply_to_widgets
+    from app.look.theme import apply_to_application, apply_to_widgets
     size = window.size()
     window.theme = theme
     window.view.set_theme(theme)

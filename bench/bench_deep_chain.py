@@ -83,7 +83,7 @@ def scaling(runs, collector_on):
 def main(runs=3):
     print("Python's cyclic garbage collector on (as a script runs by default):")
     with_gc = scaling(runs, collector_on=True)
-    print("the collector paused (as core.training runs a step; our graphs hold no cycles):")
+    print("the collector paused (as core.training.trainer runs a step; our graphs hold no cycles):")
     without_gc = scaling(runs, collector_on=False)
     print(f"time(1M) / time(100k), forward+backward: {with_gc:.1f} with the collector, "
           f"{without_gc:.1f} without (goal <= 12; linear = 10)")

@@ -3,7 +3,7 @@
     python bench/bench_engine.py            (needs `pip install micrograd==0.1.0`, the bench extra)
 
 Rows: micrograd as shipped and with its collector off; ours rebuilding the graph every step like
-micrograd (collector on and off); and ours as core.training runs a full batch (the same graph
+micrograd (collector on and off); and ours as core.training.trainer runs a full batch (the same graph
 recorded once and replayed, see core/tape.py). The step is the demo's: MLP(2, [16, 16, 1]) on 100 moons points, forward of the hinge + L2 loss,
 zero_grad, backward, SGD update. Both engines run the same code on the same graph (same node
 count), alternating, median of several runs. Reported as ratios, since timings on shared
@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from core import engine, nn  # noqa: E402
-from core.datasets import moons  # noqa: E402
+from core.training.datasets import moons  # noqa: E402
 
 
 def demo_step(model, Value, X, y, k=0):
@@ -40,7 +40,7 @@ def demo_step(model, Value, X, y, k=0):
 
 
 def replay_timer(Value, X, y):
-    """Our engine, the way core.training runs a full batch: build once, then replay."""
+    """Our engine, the way core.training.trainer runs a full batch: build once, then replay."""
     from core.tape import Tape
     model = nn.MLP(2, [16, 16, 1], rng=random.Random(1337))
     total, _, _ = demo_step(model, Value, X, y)
@@ -126,7 +126,7 @@ def main(runs=7):
 
 def batch16(X, y, mg_value, mg_nn, runs):
     """A small mini-batch step, where per-step overhead shows: MLP(2,[8,8,1]), 16 points.
-    Both engines build the batch's graph fresh (as core.training does for a mini-batch)."""
+    Both engines build the batch's graph fresh (as core.training.trainer does for a mini-batch)."""
     X16, y16 = X[:16], y[:16]
     ours = lambda: nn.MLP(2, [8, 8, 1], rng=random.Random(1337))  # noqa: E731
 
@@ -150,7 +150,7 @@ def batch16(X, y, mg_value, mg_nn, runs):
     for key in ("ours", "ours_nogc"):
         print(f"  {key:<10} / micrograd as shipped: {med[key] / med['micrograd']:.3f}"
               f"   / micrograd gc off: {med[key] / med['micrograd_nogc']:.3f}")
-    print("  (core.training switches the collector off during a step: our graphs hold no cycles,"
+    print("  (core.training.trainer switches the collector off during a step: our graphs hold no cycles,"
           " so that leaks nothing; it runs the ours_nogc row)")
 
 

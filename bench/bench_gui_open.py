@@ -35,7 +35,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from PySide6.QtCore import QEventLoop, Qt, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from core.compile import trace  # noqa: E402
+from core.document.compile import trace  # noqa: E402
 from core.nn import MLP  # noqa: E402
 
 SIZES = {1700: (3, [24, 20, 1]), 5000: (4, [36, 40, 1])}

@@ -1,8 +1,8 @@
-"""Benchmark core.layout: time and crossings on random DAGs and on MLP graphs.
+"""Benchmark core.document.layout: time and crossings on random DAGs and on MLP graphs.
 
     python bench/bench_layout.py            # the full table (about a minute)
     python bench/bench_layout.py --quick    # skip the 50k row
-    git show REV:core/layout.py > /tmp/old.py
+    git show REV:core/document/layout.py > /tmp/old.py
     python bench/bench_layout.py --against /tmp/old.py   # time both, taking turns
 
 For every graph: nodes, edges, dummy nodes added for long edges (and, if scipy
@@ -25,7 +25,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from core.layout import sugiyama  # noqa: E402
+from core.document.layout import sugiyama  # noqa: E402
 
 
 # -----------------------------------------------------------------------------
@@ -150,7 +150,7 @@ def interleaved(fns, repeat):
 
 
 def load_layout(path):
-    """Another version of core/layout.py, e.g. `git show REV:core/layout.py > old.py`."""
+    """Another version of core/document/layout.py, e.g. `git show REV:core/document/layout.py > old.py`."""
     spec = importlib.util.spec_from_file_location("layout_against", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -205,7 +205,7 @@ def main():
     parser.add_argument("--quick", action="store_true", help="skip the 50k row")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--against", metavar="LAYOUT.PY",
-                        help="also time this version of core/layout.py, taking turns")
+                        help="also time this version of core/document/layout.py, taking turns")
     parser.add_argument("--dot-limit", type=float, default=120.0,
                         help="seconds before Graphviz dot is given up on (default 120)")
     args = parser.parse_args()

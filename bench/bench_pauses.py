@@ -4,7 +4,7 @@
 
 A GUI that trains must never stall for long: a pause over ~20 ms is a visible hitch.
 We time every collection the cyclic GC makes (gc.callbacks) during 100 training steps of
-micrograd's demo (core.training.Trainer, as the app runs it), and the same 100 steps in
+micrograd's demo (core.training.trainer.Trainer, as the app runs it), and the same 100 steps in
 micrograd's own style for reference; then the time to drop a 65k-node graph (freed by
 reference counting alone, since our graphs hold no cycles).
 """
@@ -19,8 +19,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from core import engine, nn  # noqa: E402
-from core.datasets import moons  # noqa: E402
-from core.training import MICROGRAD_DEMO, Trainer  # noqa: E402
+from core.training.datasets import moons  # noqa: E402
+from core.training.trainer import MICROGRAD_DEMO, Trainer  # noqa: E402
 
 
 class PauseMeter:
@@ -96,7 +96,7 @@ def main(steps=100):
         trainer = Trainer(MICROGRAD_DEMO.replace(steps=steps))
         for _ in range(steps):
             trainer.step()
-    longest = ours.report(f"core.training, {steps} steps (the app's path)")
+    longest = ours.report(f"core.training.trainer, {steps} steps (the app's path)")
 
     with PauseMeter() as rebuilt:
         micrograd_style_steps(engine.Value, lambda: nn.MLP(2, [16, 16, 1], rng=random.Random(1)), 20)

@@ -27,7 +27,7 @@ import math
 
 from PySide6.QtCore import QObject, QTimer
 
-from app.theme import format_number
+from app.look.theme import format_number
 
 REFRESH_CHUNK = 700       # nodes redrawn per event-loop turn after a long jump
 PENDING, NO_GRAD = "?", "—"   # texts shown instead of numbers not known yet

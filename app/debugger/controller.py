@@ -33,9 +33,9 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.debugger.canvas import BACKWARD, FORWARD, IDLE, NO_GRAD, PENDING, CanvasSync
 from app.debugger.explain import display_names, formula, headline
-from app.theme import format_number
-from core.forward_stepper import ForwardRecord, ForwardStepper
-from core.stepper import BackwardStepper
+from app.look.theme import format_number
+from core.debugger.forward_stepper import ForwardRecord, ForwardStepper
+from core.debugger.stepper import BackwardStepper
 
 FULL_REFRESH = 300        # a move touching more nodes than this redraws all of them
 QUIZ_REL, QUIZ_ABS = 1e-3, 5e-4   # a prediction within this of the truth is right

@@ -16,9 +16,9 @@ no state.
 
 import html
 
-from app.theme import FONT_FAMILY, MONO_FAMILY, format_number
-from core.graphdoc import node_expression, short_number
-from core.stepper import FINAL, PARTIAL, forward_formula
+from app.look.theme import FONT_FAMILY, MONO_FAMILY, format_number
+from core.document.graph import node_expression, short_number
+from core.debugger.stepper import FINAL, PARTIAL, forward_formula
 
 NAME_MAX = 14   # an unlabelled op is named by its expression up to this length ('(x·y)')
 

@@ -15,7 +15,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPushButton,
                                QTableView, QVBoxLayout, QWidget)
 
-from app.theme import format_number
+from app.look.theme import format_number
 from core.gradcheck import gradcheck
 
 SLICE_SECONDS = 0.025

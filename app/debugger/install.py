@@ -8,8 +8,8 @@ from app.debugger.canvas import FORWARD
 
 def install_debugger(window):
     """The backprop debugger: a dock along the bottom, the Debug menu, its shortcuts."""
-    from app.stepper_panel import StepperPanel
-    window.debugger = StepperPanel(window.session, window.scene, window.view, window.theme)
+    from app.debugger.panel import DebuggerPanel
+    window.debugger = DebuggerPanel(window.session, window.scene, window.view, window.theme)
     dock = window.add_dock("debugger", "Debugger — step through backprop", window.debugger,
                          Qt.BottomDockWidgetArea)
     menu = window.menu("Debug")

@@ -29,7 +29,7 @@ from app.debugger.controller import BACKWARD, FORWARD, DebuggerController
 from app.debugger.explain import Style, describe
 from app.debugger.gradcheck_view import GradcheckView
 from app.debugger.step_list import StepListModel, StepListView
-from app.theme import DEFAULT
+from app.look.theme import DEFAULT
 
 # key, text, shortcut, tip, controller method
 ACTIONS = (

@@ -11,7 +11,7 @@ from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QStyle, QStyledItemDelegate,
                                QTableView)
 
-from app.theme import MONO_FAMILY
+from app.look.theme import MONO_FAMILY
 
 COLUMNS = ("#", "node", "op", "formula", "")
 # plain ints: comparing PySide6's enum members costs microseconds, and a repaint asks ~400 times

@@ -5,7 +5,7 @@ core commands pushed through the session (never a direct edit of the
 document), one command per gesture:
 
     add a part        AddNode (an op dropped on a wire: InsertOnEdge)
-    add a block       Macro of AddNode/Connect + AddGroup (core/blocks.py)
+    add a block       Macro of AddNode/Connect + AddGroup (core/document/blocks.py)
     delete            Macro(RemoveNodes, ForgetNodes) / Disconnect for a wire
     copy/cut/paste    a JSON fragment on the clipboard (FRAGMENT_MIME and text);
                       paste = PasteWithGroups, cut = copy + delete
@@ -25,13 +25,13 @@ from PySide6.QtGui import QGuiApplication
 
 from app.graph.node_geometry import node_size
 from app.graph.quick_add import NodeEditOverlay, QuickAddOverlay
-from core.blocks import ENTRIES, layer_block, neuron_block, node_for
-from core.commands import (AddNode, Disconnect, InsertOnEdge, Macro, RemoveNodes, SetLabel, SetOutput,
+from core.document.blocks import ENTRIES, layer_block, neuron_block, node_for
+from core.document.commands import (AddNode, Disconnect, InsertOnEdge, Macro, RemoveNodes, SetLabel, SetOutput,
                            SetParam, SetValue, copy_fragment, describe)
-from core.expr import ExprError, parse
-from core.fileformat import MAX_BYTES
-from core.graphdoc import OPS, GraphError
-from core.groups import AddGroup, ForgetNodes, PasteWithGroups, SetCollapsed, Ungroup
+from core.document.expr import ExprError, parse
+from core.files.graph_file import MAX_BYTES
+from core.document.graph import OPS, GraphError
+from core.document.groups import AddGroup, ForgetNodes, PasteWithGroups, SetCollapsed, Ungroup
 
 FRAGMENT_MIME = "application/x-backprop-studio-fragment"
 FRAGMENT_FORMAT = "backprop-studio.fragment"

@@ -11,14 +11,14 @@ group's border are redrawn to end at those ports; wires inside are hidden.
 Both items are presentation only. Where a collapsed box stands is the
 centroid of its nodes' positions, so dragging it moves every node of the
 group by the same amount (one MoveNodes on release) and nothing about the box
-needs saving beyond the group record itself (see core/groups.py).
+needs saving beyond the group record itself (see core/document/groups.py).
 """
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem
 
-from app.theme import format_number
+from app.look.theme import format_number
 
 GROUP_Z = 1.5
 FRAME_Z = -1.0

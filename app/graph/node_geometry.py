@@ -12,7 +12,7 @@ import math
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QPainterPath
 
-from core.graphdoc import op_symbol
+from core.document.graph import op_symbol
 
 LOD_TEXT = 0.42     # below this zoom level a node is a coloured block without text
 LOD_BLOCK = 0.12    # below this, a flat rectangle without border

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDoubleS
                                QListWidgetItem, QScrollArea, QSpinBox, QVBoxLayout, QWidget)
 
 from app.graph.view import PALETTE_MIME
-from core.blocks import CATALOGUE, MAX_BLOCK_INPUTS, MAX_LAYER_NEURONS, search
+from core.document.blocks import CATALOGUE, MAX_BLOCK_INPUTS, MAX_LAYER_NEURONS, search
 from core.nn import ACTIVATIONS
 
 SECTIONS = ("Leaves", "Operations", "Blocks")

@@ -17,7 +17,7 @@ from typing import NamedTuple, Optional
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QPen
 
-from core.graphdoc import OPS
+from core.document.graph import OPS
 
 PORT_RADIUS = 4.0      # drawn, in scene units at scale 1
 HIT_PIXELS = 11.0      # how close a press must be to a port, in view pixels

@@ -19,7 +19,7 @@ from PySide6.QtCore import QEvent, QPointF, Qt, Signal
 from PySide6.QtWidgets import (QApplication, QDoubleSpinBox, QFormLayout, QFrame, QLabel, QLineEdit,
                                QListWidget, QListWidgetItem, QVBoxLayout)
 
-from core.blocks import search
+from core.document.blocks import search
 
 _FRAME_STYLE = ("QFrame#overlay { background: palette(base); border: 1px solid palette(mid); "
                 "border-radius: 6px; }")

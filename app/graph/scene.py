@@ -13,7 +13,7 @@ shows the numbers of the session's compiled Values. It updates on three cues:
 * `session.gradsChanged(ids)`: the grad text of those nodes (or all) is
   refreshed in place -- what the debugger calls after each step.
 
-Groups (core/groups.py, `session.groups`): an expanded group gets a frame
+Groups (core/document/groups.py, `session.groups`): an expanded group gets a frame
 behind its nodes, a collapsed one a `GroupItem` that stands in for them
 (app/graph/groups.py).
 
@@ -33,8 +33,8 @@ from app.graph import scene_build, scene_gestures, scene_groups, scene_marks, sc
 from app.graph.edge_item import EdgeItem
 from app.graph.groups import GroupItem
 from app.graph.node_item import NodeItem
-from app.theme import DEFAULT
-from core.graphdoc import Edge
+from app.look.theme import DEFAULT
+from core.document.graph import Edge
 
 SCENE_MARGIN = 400.0
 

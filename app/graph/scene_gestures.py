@@ -22,9 +22,9 @@ from app.graph.groups import FRAME_Z, GroupItem
 from app.graph.node_item import NodeItem
 from app.graph.ports import HIT_PIXELS, port_at
 from app.graph.wires import WireGesture
-from core.commands import InsertOnEdge, Macro, MoveNodes, describe
-from core.graphdoc import Edge
-from core.groups import SetCollapsed
+from core.document.commands import InsertOnEdge, Macro, MoveNodes, describe
+from core.document.graph import Edge
+from core.document.groups import SetCollapsed
 
 
 def hit_radius(scene, widget=None):

@@ -1,4 +1,4 @@
-"""Groups on the canvas (core/groups.py, `session.groups`).
+"""Groups on the canvas (core/document/groups.py, `session.groups`).
 
 An expanded group gets a frame behind its nodes, a collapsed one a `GroupItem`
 that stands in for them (app/graph/groups.py): its members and their inner
@@ -9,7 +9,7 @@ Functions taking the GraphScene.
 from PySide6.QtCore import QRectF
 
 from app.graph.groups import GroupFrameItem, GroupItem
-from core.commands import describe
+from core.document.commands import describe
 
 
 def group_members(scene, gid):

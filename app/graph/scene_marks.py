@@ -26,7 +26,7 @@ built after a call gets its marks from `decorate_node` / `decorate_edge`. A new
 graph (`forget_marks`) starts without any.
 """
 
-from core.graphdoc import Edge
+from core.document.graph import Edge
 
 
 def set_highlight(scene, nodes=(), edges=()):

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QGraphicsPathItem, QMenu
 from app.graph.groups import FRAME_Z, GroupItem
 from app.graph.node_geometry import NODE_SELECTED_Z, NODE_Z
 from app.graph.node_item import NodeItem
-from core.graphdoc import Edge
+from core.document.graph import Edge
 
 
 def select_node(scene, nid):

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import QFrame, QGraphicsView, QToolTip, QWidget
 
 from app.graph.node_item import NodeItem
 from app.graph.minimap import MinimapOverlay
-from core.graphdoc import OPS
+from core.document.graph import OPS
 
 MIN_ZOOM, MAX_ZOOM = 0.02, 6.0
 GRID_STEP = 24.0        # scene units between background dots (times the theme's scale)

@@ -24,7 +24,7 @@ from PySide6.QtGui import QColor, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsEllipseItem, QGraphicsPathItem
 
 from app.graph.ports import PortRef, nearest_input, port_at, port_point
-from core.commands import Connect, Disconnect, Macro, describe
+from core.document.commands import Connect, Disconnect, Macro, describe
 
 WIRE_Z = 5.0
 

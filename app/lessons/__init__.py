@@ -1,4 +1,4 @@
-"""The Lessons panel: the guided track over `core.lesson_runner.LessonRunner`.
+"""The Lessons panel: the guided track over `core.lessons.runner.LessonRunner`.
 
     panel.py         LessonsPanel: the dock that puts it all together and shows a step
     moves.py         LessonMoves: open / next / back / goto, in place or in a worker; Stop

@@ -7,9 +7,9 @@ zero-grad bug shows exactly as the lesson text describes it.
 
 import math
 
-from core.compile import Compiled
+from core.document.compile import Compiled
 from core.engine import topological_order
-from core.graphdoc import GraphDocument
+from core.document.graph import GraphDocument
 
 READABLE_ZOOM = 0.5         # below this the canvas zooms in on the step's nodes
 

@@ -14,10 +14,10 @@ def install_classroom(window):
     the window icon, and tool tips on the shell's own actions."""
     from PySide6.QtGui import QActionGroup
     from PySide6.QtWidgets import QComboBox, QMenu
-    from app.desktop_entry import app_icon
+    from app.files.desktop_entry import app_icon
     from app.lessons.panel import LessonsPanel
-    from app.presenter import KEEP_PROPERTY, Appearance
-    from app.theme import PALETTE_TITLES, SCALES
+    from app.look.presenter import KEEP_PROPERTY, Appearance
+    from app.look.theme import PALETTE_TITLES, SCALES
     window.setWindowIcon(app_icon())
     window.appearance = Appearance(window)
     window.lessons = LessonsPanel(window)
@@ -164,7 +164,7 @@ def show_lessons(window, lesson_id=None, step=0):
 
 def show_welcome(window):
     """The welcome page (Help → Welcome; also at start unless turned off)."""
-    from app.welcome import WelcomeDialog
+    from app.help.welcome import WelcomeDialog
     dialog = getattr(window, "_welcome", None)
     if dialog is None:
         dialog = WelcomeDialog(window, window.lessons.lessons)

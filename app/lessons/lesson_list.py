@@ -15,7 +15,7 @@ LAST_KEY = "lessons/last"
 # The progress model
 
 def settings():
-    from app.file_actions import settings as app_settings
+    from app.files.actions import settings as app_settings
     return app_settings()
 
 

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QApplication
 
 from app.lessons.lesson_list import LAST_KEY, settings
 from app.lessons.worker import LessonWorker, Snapshot, Stopped, _move, _moves_train
-from core.lesson_runner import LessonRunner
+from core.lessons.runner import LessonRunner
 
 
 class LessonMoves:

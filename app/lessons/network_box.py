@@ -8,7 +8,7 @@ from PySide6.QtGui import QColor, QImage, QPainter, QPen
 from PySide6.QtWidgets import QFrame, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from app.lessons.reading import TEXT_PX
-from app.theme import set_base_font
+from app.look.theme import set_base_font
 
 NEGATIVE, POSITIVE = QColor("#f59322"), QColor("#0877bd")   # class -1 / +1 (Playground colours)
 

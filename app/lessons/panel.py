@@ -1,6 +1,6 @@
 """The Lessons panel: the guided track, one step at a time, with every number live.
 
-The panel is a thin shell over `core.lesson_runner.LessonRunner`, which owns
+The panel is a thin shell over `core.lessons.runner.LessonRunner`, which owns
 all lesson state (the step, the graph, the debugger, the training run). The
 panel shows what the runner says and turns clicks into runner moves:
 
@@ -40,8 +40,8 @@ from app.lessons.moves import LessonMoves
 from app.lessons.network_box import NetworkBox
 from app.lessons.question_box import QuestionBox
 from app.lessons.reading import TEXT_PX, TITLE_PX, set_markdown
-from app.theme import set_base_font
-from core.lessons import LessonError, load_all
+from app.look.theme import set_base_font
+from core.lessons.format import LessonError, load_all
 
 LESSONS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
                            "resources", "lessons")

@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout
 
 from app.lessons.reading import TEXT_PX
-from app.theme import set_base_font
+from app.look.theme import set_base_font
 
 
 class QuestionBox(QFrame):

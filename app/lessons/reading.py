@@ -3,7 +3,7 @@ code follows them."""
 
 from PySide6.QtGui import QTextCursor, QTextFormat
 
-from app.theme import MONO_FAMILY
+from app.look.theme import MONO_FAMILY
 
 TEXT_PX, TITLE_PX = 16, 20
 

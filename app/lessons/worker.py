@@ -15,7 +15,7 @@ import threading
 from PySide6.QtCore import QThread, Signal
 
 from core.engine import topological_order
-from core.lesson_runner import LessonRunner, fmt
+from core.lessons.runner import LessonRunner, fmt
 
 MAX_CANVAS_NODES = 600      # a network's loss graph goes on the canvas only up to this size
 

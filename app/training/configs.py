@@ -14,7 +14,7 @@ and the same edits can be tested without a window.
     feature_toggled(cfg, name)   {features} with one input switched, or None if it is the last one
 """
 
-from core.training import FEATURES, MICROGRAD_DEMO, TrainConfig
+from core.training.trainer import FEATURES, MICROGRAD_DEMO, TrainConfig
 
 MAX_LAYERS = 6
 MAX_NEURONS = 16

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (QButtonGroup, QDoubleSpinBox, QGridLayout, QHBoxL
 
 from app.training.plots import NEGATIVE, POSITIVE
 from app.training.widgets import caption, heading, set_silently
-from core.datasets import DATASETS, make_dataset, parse_csv
+from core.training.datasets import DATASETS, make_dataset, parse_csv
 
 COLUMN_WIDTH = 238
 

@@ -3,12 +3,12 @@
 The plots `setData` on views of these columns (no copy per repaint), so the
 arrays grow by doubling rather than per row. NaN marks "no value" (a run
 without test points has no test loss). The column names are
-`core.training_session.HISTORY_KEYS`, so a session file round-trips them.
+`core.files.training_session.HISTORY_KEYS`, so a session file round-trips them.
 """
 
 import numpy as np
 
-from core.training_session import HISTORY_KEYS
+from core.files.training_session import HISTORY_KEYS
 
 class History:
     """Progress rows as numpy columns that grow by doubling; NaN marks 'no value'."""

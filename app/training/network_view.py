@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (QGraphicsEllipseItem, QGraphicsLineItem, QGraphic
 
 from app.training.plots import NEGATIVE, POSITIVE, SCORE_LEVELS, diverging_lut
 from core.nn import ACTIVATIONS
-from core.training import FEATURES, feature_array
+from core.training.trainer import FEATURES, feature_array
 
 NODE = 34.0  # neuron diameter
 ROW = 46.0  # vertical distance between neurons

@@ -48,7 +48,7 @@ from app.training.output_box import OutputBox
 from app.training.redraw import RedrawScheduler
 from app.training.run_bar import RunBar, SettingsBar
 from app.training.widgets import StatusLine, vline
-from core import training_session
+from core.files import training_session
 
 class _WindowCloseWatcher(QObject):
     """Stops the run when the window that holds the panel closes (a dock gets no closeEvent)."""

@@ -13,7 +13,7 @@ import random
 from core.engine import Value, topological_order
 from core.losses import LOSSES
 from core.nn import MLP
-from core.training import feature_row
+from core.training.trainer import feature_row
 
 LIVE_GRAPH_MAX_NODES = 2000  # "Follow live" rebuilds only graphs a repaint can keep up with
 

@@ -1,6 +1,6 @@
 """The training loop, on its own thread, talking to the GUI only through plain data.
 
-`TrainingWorker.run()` owns one `core.training.Trainer`: it builds it, steps
+`TrainingWorker.run()` owns one `core.training.trainer.Trainer`: it builds it, steps
 it and edits it, and nothing else ever touches it, so the engine's `Value`s
 never cross a thread. The GUI steers the loop without waiting for it:
 
@@ -39,7 +39,7 @@ import traceback
 import numpy as np
 from PySide6.QtCore import QThread
 
-from core.training import Trainer
+from core.training.trainer import Trainer
 
 BOUNDARY_INTERVAL = 1 / 12  # seconds between decision-boundary snapshots while playing
 WEIGHTS_INTERVAL = 1 / 10  # seconds between weight snapshots while playing

@@ -34,7 +34,7 @@ from PySide6.QtGui import QActionGroup
 from PySide6.QtWidgets import (QApplication, QFrame, QLayout, QScrollArea, QStackedWidget, QStyle, QVBoxLayout,
                                QWidget)
 
-from core.compile import trace
+from core.document.compile import trace
 
 GRAPH, TRAINING = "graph", "training"
 # toolbar actions that work on the canvas: greyed out while it is not shown
@@ -155,7 +155,7 @@ class TrainingWorkspace(QObject):
     def panel(self):
         """The TrainingPanel, built on first use."""
         if self._panel is None:
-            from app.theme import apply_to_widgets
+            from app.look.theme import apply_to_widgets
             from app.training.panel import TrainingPanel
             panel = TrainingPanel()
             panel.openGraph.connect(self.open_graph)

@@ -43,7 +43,7 @@ def qt_hygiene(request):
         problems.append(f"{len(timers)} active QTimer(s) in leaked widgets")
     if look is not None and _application_look(app) != look:
         # a presenter scale left on the application made the next test's nodes twice as large
-        from app.theme import DEFAULT, apply_to_application
+        from app.look.theme import DEFAULT, apply_to_application
         apply_to_application(DEFAULT)
         problems.append("the application's font or palette was changed and not put back")
     if problems:
@@ -56,7 +56,7 @@ def isolated_files(tmp_path, monkeypatch):
     errors are recorded (the fixture's value), unsaved changes are discarded on close,
     recovery is postponed. A test that wants another answer monkeypatches it again."""
     monkeypatch.setenv("BACKPROP_STUDIO_DATA_DIR", str(tmp_path / "appdata"))
-    import app.file_actions as file_actions
+    import app.files.actions as file_actions
     shown = []
     monkeypatch.setattr(file_actions, "show_error", lambda parent, title, text: shown.append((title, text)))
     monkeypatch.setattr(file_actions, "ask_save_changes", lambda parent, name: "discard")
@@ -77,5 +77,5 @@ def window(qtbot):
     qtbot.waitExposed(w)
     yield w
     w.close()
-    from app.theme import DEFAULT, apply_to_application
+    from app.look.theme import DEFAULT, apply_to_application
     apply_to_application(DEFAULT)   # a theme or presenter scale the test chose is application-wide

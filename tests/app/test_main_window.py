@@ -110,7 +110,7 @@ def test_nonfinite_nodes_are_flagged(window, qtbot):
 
 
 def test_missing_inputs_are_marked(window):
-    from core.graphdoc import GraphDocument, Node
+    from core.document.graph import GraphDocument, Node
     doc = GraphDocument()
     doc.add_node(Node("n1", "input", value=2.0, label="a"))
     doc.add_node(Node("n2", "op", "mul", label="m"))
@@ -218,8 +218,8 @@ def test_a_bad_file_keeps_the_example_open(window, tmp_path):
 
 def test_screenshot_of_a_saved_file_and_of_a_bad_one(qtbot, tmp_path):
     good = tmp_path / "good.json"
-    from core.expr import parse
-    from core.fileformat import save
+    from core.document.expr import parse
+    from core.files.graph_file import save
     save(parse("a = Value(2.0, label='a')\nb = a.tanh()\n"), good)
     out = tmp_path / "good.png"
     assert main(["--screenshot", str(out), str(good)]) == 0

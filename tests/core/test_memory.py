@@ -4,7 +4,7 @@ import sys
 
 import pytest
 
-from core.training import TrainConfig, Trainer
+from core.training.trainer import TrainConfig, Trainer
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/status")
 

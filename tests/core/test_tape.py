@@ -1,11 +1,10 @@
 import random
 import sys
 
-import pytest
 
 from core.engine import Value, topological_order
 from core.tape import Tape, release
-from core.training import MICROGRAD_DEMO, Trainer
+from core.training.trainer import MICROGRAD_DEMO, Trainer
 
 
 def build(xs, ws):

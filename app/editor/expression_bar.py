@@ -1,0 +1,268 @@
+"""The editor dock: type a formula or paste micrograd code, press Ctrl+Enter.
+
+The text is the user's and is never changed by the app. A parse error
+underlines the faulty spot with a red wave and shows the message under the
+editor; the graph on the canvas stays as it was. Below the editor, a table
+lists the inputs of the graph on the canvas: changing a number there is an
+undoable edit of the document (the graph recomputes at once), and on the next
+Run it is kept for names the text uses without assigning (free names).
+
+Signals:
+    runRequested(str)   Run button / Ctrl+Enter, with the editor's text
+"""
+
+import ast
+
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel,
+                               QPlainTextEdit, QPushButton, QTableView, QTextEdit, QVBoxLayout,
+                               QWidget)
+
+from app.editor.input_table import InputTableModel
+from app.look.theme import MONO_FAMILY
+
+ERROR_COLOR = "#d42a3c"
+
+TUTORIAL = """x = Value(2.0, label='x')
+y = Value(3.0, label='y')
+f = x*y + y**2
+"""
+
+EXAMPLES = {
+    "Tutorial: f = x·y + y²": TUTORIAL,
+    "A neuron: tanh(w·x + b)": ("x1 = Value(2.0, label='x1')\nx2 = Value(0.0, label='x2')\n"
+                               "w1 = Value(-3.0, label='w1')\nw2 = Value(1.0, label='w2')\n"
+                               "b = Value(6.8813735870195432, label='b')\n"
+                               "n = x1*w1 + x2*w2 + b\no = n.tanh()\n"),
+    "A value used twice: b = a + a": "a = Value(3.0, label='a')\nb = a + a\n",
+    "Division: (a - b) / (a + b)": "(a - b) / (a + b)\n",
+    "Overflow to inf: exp(x·x)": "x = Value(30.0, label='x')\ny = (x*x).exp()\n",
+    "Not a number: log(-x)": "x = Value(2.0, label='x')\ny = (-x).log()\n",
+}
+
+
+def free_values(text, table):
+    """The table's {name: value} for names the text uses but never assigns.
+
+    A name assigned in the text (`x = 2`, `x = Value(...)`) gets its number from
+    the text; only free names keep what the user typed into the table."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return {}
+    assigned = set()
+    for node in ast.walk(tree):
+        targets = node.targets if isinstance(node, ast.Assign) else \
+            [node.target] if isinstance(node, ast.AugAssign) else []
+        assigned.update(t.id for t in targets if isinstance(t, ast.Name))
+    return {name: value for name, value in table.items() if name not in assigned}
+
+
+class CodeEditor(QPlainTextEdit):
+    """Plain text in a monospace font; Ctrl+Enter runs, Tab inserts four spaces."""
+
+    runRequested = Signal()
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        font = QFont(MONO_FAMILY)
+        font.setPixelSize(13)
+        font.setStyleHint(QFont.Monospace)
+        self.setFont(font)
+        self.setTabStopDistance(self.fontMetrics().horizontalAdvance(" ") * 4)
+        self.setLineWrapMode(QPlainTextEdit.NoWrap)
+        self.setPlaceholderText("x*y + y**2\n\nor micrograd code:\nx = Value(2.0, label='x')\n...")
+
+    def _is_run_key(self, event):
+        return event.key() in (Qt.Key_Return, Qt.Key_Enter) and \
+            event.modifiers() & Qt.ControlModifier
+
+    def event(self, event):
+        # claim Ctrl+Enter before any window shortcut, so it works the same everywhere
+        if event.type() == event.Type.ShortcutOverride and self._is_run_key(event):
+            event.accept()
+            return True
+        return super().event(event)
+
+    def keyPressEvent(self, event):
+        if self._is_run_key(event):
+            self.runRequested.emit()
+            event.accept()
+            return
+        if event.key() == Qt.Key_Tab and not event.modifiers():
+            self.insertPlainText("    ")
+            return
+        super().keyPressEvent(event)
+
+
+class ExpressionBar(QWidget):
+    runRequested = Signal(str)
+
+    def __init__(self, session, parent=None):
+        super().__init__(parent)
+        self.session = session
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 8, 10, 8)
+        layout.setSpacing(6)
+
+        top = QHBoxLayout()
+        title = QLabel("Expression or micrograd code")
+        title.setStyleSheet("font-weight: bold;")
+        top.addWidget(title, 1)
+        self.examples = QComboBox()
+        self.examples.addItem("Examples…")
+        self.examples.addItems(list(EXAMPLES))
+        self.examples.setToolTip("Replace the text with an example and run it")
+        self.examples.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+        self.examples.setMinimumContentsLength(9)
+        self.examples.activated.connect(self._example_chosen)
+        top.addWidget(self.examples)
+        layout.addLayout(top)
+
+        self.editor = CodeEditor()
+        self.editor.runRequested.connect(self.run)
+        self.editor.textChanged.connect(self._text_changed)
+        layout.addWidget(self.editor, 3)
+
+        self.error_label = QLabel()
+        self.error_label.setWordWrap(True)
+        self.error_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.error_label.setStyleSheet(
+            f"color: {ERROR_COLOR}; background: #fdecee; border: 1px solid #f3b7be; "
+            "border-radius: 4px; padding: 5px 7px;")
+        self.error_label.hide()
+        layout.addWidget(self.error_label)
+
+        row = QHBoxLayout()
+        self.hint = QLabel("Ctrl+Enter to run")
+        self.hint.setStyleSheet("color: palette(mid);")
+        row.addWidget(self.hint, 1)
+        self.run_button = QPushButton("Run")
+        self.run_button.setDefault(True)
+        self.run_button.setToolTip("Build the graph from the text (Ctrl+Enter)")
+        self.run_button.clicked.connect(self.run)
+        row.addWidget(self.run_button)
+        layout.addLayout(row)
+
+        inputs_title = QLabel("Inputs")
+        inputs_title.setStyleSheet("font-weight: bold; margin-top: 6px;")
+        layout.addWidget(inputs_title)
+        self.inputs = InputTableModel(session, self)
+        self.inputs.error.connect(self.show_error)
+        self.table = QTableView()
+        self.table.setModel(self.inputs)
+        self.table.verticalHeader().hide()
+        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.Stretch)
+        self.table.horizontalHeader().setSectionResizeMode(1, QHeaderView.Stretch)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.table.setEditTriggers(QAbstractItemView.DoubleClicked | QAbstractItemView.EditKeyPressed
+                                   | QAbstractItemView.AnyKeyPressed)
+        self.table.setToolTip("Double-click a value to change it; the graph recomputes")
+        layout.addWidget(self.table, 2)
+
+        session.recompiled.connect(self.refresh_inputs)
+        session.doc.changed.connect(self._doc_changed)
+
+    def sizeHint(self):
+        return QSize(300, 600)
+
+    # -- text ------------------------------------------------------------------------
+
+    def text(self):
+        return self.editor.toPlainText()
+
+    def set_source_note(self, note=None):
+        """Say what the canvas shows when it is not this text (an opened file, a trace)."""
+        if note:
+            self.hint.setText(f"Canvas: {note}. Run replaces it.")
+            self.hint.setToolTip(self.hint.text())
+        else:
+            self.hint.setText("Ctrl+Enter to run")
+            self.hint.setToolTip("")
+
+    def set_text(self, text):
+        self.editor.setPlainText(text)
+
+    def run(self):
+        self.runRequested.emit(self.text())
+
+    def _example_chosen(self, index):
+        if index > 0:
+            self.set_text(EXAMPLES[self.examples.itemText(index)])
+            self.examples.setCurrentIndex(0)
+            self.run()
+
+    def _text_changed(self):
+        # the underline points into text that has changed: drop it, keep the message
+        if self.editor.extraSelections():
+            self.editor.setExtraSelections([])
+
+    # -- errors ------------------------------------------------------------------------
+
+    def show_error(self, message, line=None, col=None, end_col=None):
+        """Show message under the editor; underline [col, end_col) of line (1-based)."""
+        where = f"Line {line}, column {col}: " if line is not None and col is not None else ""
+        self.error_label.setText(where + message)
+        self.error_label.show()
+        selections = []
+        if line is not None and col is not None:
+            cursor = self._cursor_at(line, col, end_col)
+            if cursor is not None:
+                selection = QTextEdit.ExtraSelection()
+                fmt = QTextCharFormat()
+                fmt.setUnderlineStyle(QTextCharFormat.WaveUnderline)
+                fmt.setUnderlineColor(QColor(ERROR_COLOR))
+                fmt.setBackground(QColor(212, 42, 60, 28))
+                selection.format = fmt
+                selection.cursor = cursor
+                selections.append(selection)
+        self.editor.setExtraSelections(selections)
+
+    def _cursor_at(self, line, col, end_col):
+        doc = self.editor.document()
+        block = doc.findBlockByNumber(max(0, line - 1))
+        if not block.isValid():
+            block = doc.lastBlock()
+        length = len(block.text())
+        start = max(0, min(col - 1, length))
+        end = (end_col - 1) if end_col is not None else start + 1
+        end = max(start + 1, min(end, length))
+        if start >= length:  # at the end of the line: mark the last character
+            start = max(0, length - 1)
+            end = max(length, start + 1)
+        if length == 0:
+            return None
+        cursor = QTextCursor(block)
+        cursor.setPosition(block.position() + start)
+        cursor.setPosition(block.position() + end, QTextCursor.KeepAnchor)
+        return cursor
+
+    def clear_error(self):
+        self.error_label.hide()
+        self.error_label.clear()
+        self.editor.setExtraSelections([])
+
+    def error_text(self):
+        """The message under the editor ('' when there is none)."""
+        return "" if self.error_label.isHidden() else self.error_label.text()
+
+    # -- the inputs table ---------------------------------------------------------------
+
+    def _doc_changed(self, event, *details):
+        if event == "node_changed" and details[1] == "label":
+            self.refresh_inputs()
+
+    def refresh_inputs(self):
+        self.inputs.refresh()
+
+    def table_values(self):
+        """{name: value} of the inputs listed in the table."""
+        doc = self.session.doc
+        return {n.label: n.value for n in doc.nodes.values() if n.kind == "input" and n.label}
+
+    def run_values(self, text=None):
+        """The values to parse `text` with: table values of its free names."""
+        return free_values(self.text() if text is None else text, self.table_values())
+

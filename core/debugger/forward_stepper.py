@@ -1,0 +1,79 @@
+"""The forward pass, one node at a time: the first half of the round trip.
+
+Before gradients can flow backward, every node's `data` must be computed, each
+from its operands, in topological order (operands first). `ForwardStepper`
+walks that order one op node per `step()`, recomputing the node from its
+operands' current data (`engine.refresh`) and describing the arithmetic:
+
+    m = x · y = 2.0000 · 3.0000 = 6.0000
+
+Nodes not yet reached count as "pending": a view shows them without a value.
+Leaves (inputs, weights, constants) are known from the start.
+"""
+
+from core.engine import refresh, topological_order
+from core.debugger.stepper import forward_formula
+
+
+class ForwardRecord:
+    __slots__ = ("index", "node", "text")
+
+    def __init__(self, index, node, text):
+        self.index = index
+        self.node = node
+        self.text = text
+
+    def __repr__(self):
+        return f"ForwardRecord({self.index}, {self.text!r})"
+
+
+class ForwardStepper:
+    def __init__(self, root, names=None):
+        self.root = root
+        self.topo = topological_order(root)
+        self.order = [node for node in self.topo if node._prev]
+        self._index = {node: i for i, node in enumerate(self.order)}
+        self._topo_index = {node: i for i, node in enumerate(self.topo)}
+        self._names = names or {}
+        self.position = 0
+
+    @property
+    def done(self):
+        return self.position >= len(self.order)
+
+    @property
+    def current(self):
+        return None if self.done else self.order[self.position]
+
+    def name(self, node):
+        return self._names.get(node) or node.label or f"#{self._topo_index.get(node, '?')}"
+
+    def computed(self, node):
+        """True once node's data is known (leaves always)."""
+        index = self._index.get(node)
+        return index is None or index < self.position
+
+    def reset(self):
+        self.position = 0
+
+    def step(self):
+        if self.done:
+            return None
+        node = self.order[self.position]
+        refresh(node)
+        record = ForwardRecord(self.position, node, self.describe(node))
+        self.position += 1
+        return record
+
+    def step_back(self):
+        if self.position:
+            self.position -= 1
+
+    def run_to_end(self):
+        return [self.step() for _ in range(len(self.order) - self.position)]
+
+    def describe(self, node):
+        """'m = x · y = 2.0000 · 3.0000 = 6.0000'."""
+        symbolic = forward_formula(node, self.name)
+        numbers = forward_formula(node, lambda v: f"{v.data:.4f}")
+        return f"{symbolic} = {numbers.split(' = ', 1)[1]} = {node.data:.4f}"

@@ -1,0 +1,180 @@
+"""From the edited graph to live Values, and back: `compile_document` and `trace`.
+
+The editor's `GraphDocument` is only a drawing -- boxes with ids and wires with
+ports. To compute anything we *compile* it: visit the nodes in topological order
+(every node after its inputs) and make each one into an engine `Value`:
+
+    input / const   ->  a leaf  Value(node.value, label=node.label)
+    add  sub  mul  div       ->  a + b   a - b   a * b   a / b   (port 0 is a)
+    neg                      ->  -a
+    pow   (param k)          ->  a ** k
+    rpow  (param c)          ->  c ** a
+    relu tanh exp log sigmoid -> a.relu()  a.tanh()  ...
+
+These are exactly the calls you would type to build the graph by hand, so the
+compiled graph *is* the hand-built one: same data, same `_op`s in the same
+order, and after `backward()` the same grads. One box on screen is one `Value`,
+and one chain-rule step.
+
+A half-built graph is normal while the user edits. An op with an unwired input
+cannot be computed, and neither can anything downstream of it; those nodes are
+simply left out of `values` (the view greys them), and `missing` says which
+ports to wire. Compiling never raises for that.
+
+`trace` goes the other way: any `Value` graph -- one sample pushed through an
+MLP, say -- becomes a read-only document with one node per Value, so a model
+built in code can be looked at, stepped through and explained like a drawn one.
+"""
+
+from core.engine import Value, pow_exponent, topological_order
+from core.document.graph import GraphDocument, Node
+
+
+# -----------------------------------------------------------------------------
+# GraphDocument -> Values
+
+class Compiled:
+    """The result of compiling a document.
+
+    values         {node id: Value} for every node that could be computed
+    value_to_node  {Value: node id}, the reverse map (the debugger's step
+                   records hold Values; the canvas needs node ids)
+    output         the Value of the document's effective output, or None when
+                   there is no single output or it could not be computed
+    missing        {op id: [unwired ports]}, what keeps the graph from computing
+    order          the compiled node ids, each after its inputs
+    """
+
+    def __init__(self, values, output, missing, order):
+        self.values = values
+        self.value_to_node = {value: nid for nid, value in values.items()}
+        self.output = output
+        self.missing = missing
+        self.order = order
+
+    def node_of(self, value):
+        """The id of the node that produced `value` (None if it is not from this document)."""
+        return self.value_to_node.get(value)
+
+    def __repr__(self):
+        return f"Compiled({len(self.values)} values, output={self.output!r}, missing={self.missing})"
+
+
+def compile_document(doc):
+    """Build one Value per node of `doc`, in topological order (see the module docstring)."""
+    values = {}
+    order = []
+    for nid in doc.topological_ids():
+        node = doc.nodes[nid]
+        if node.kind == "op":
+            sources = doc.inputs_of(nid)
+            if any(src not in values for src in sources):  # unwired, or fed by an uncomputed node
+                continue
+            value = _apply(node, [values[src] for src in sources])
+            value.label = node.label
+        else:
+            value = Value(node.value, label=node.label)
+        values[nid] = value
+        order.append(nid)
+    output_id = doc.effective_output()
+    return Compiled(values, values.get(output_id), doc.missing_inputs(), order)
+
+
+def _apply(node, args):
+    """The one engine call that op `node` stands for, on its operand Values."""
+    op = node.op
+    a = args[0]
+    if op == "add":
+        return a + args[1]
+    if op == "sub":
+        return a - args[1]
+    if op == "mul":
+        return a * args[1]
+    if op == "div":
+        return a / args[1]
+    if op == "neg":
+        return -a
+    if op == "pow":
+        return a ** _exponent(node.param)
+    if op == "rpow":
+        return float(node.param) ** a
+    if op == "relu":
+        return a.relu()
+    if op == "tanh":
+        return a.tanh()
+    if op == "exp":
+        return a.exp()
+    if op == "log":
+        return a.log()
+    if op == "sigmoid":
+        return a.sigmoid()
+    raise ValueError(f"node {node.id!r}: unknown op {op!r}")
+
+
+def _exponent(param):
+    """A pow exponent as the engine should see it: 2.0 becomes 2, so the op reads '**2'."""
+    if float(param).is_integer() and abs(param) < 2 ** 53:
+        return int(param)
+    return float(param)
+
+
+# -----------------------------------------------------------------------------
+# Value graph -> GraphDocument
+
+# engine `_op` -> document op, for the ops whose name carries no number
+_OP_NAMES = {
+    "+": "add",
+    "-": "sub",
+    "*": "mul",
+    "/": "div",
+    "neg": "neg",
+    "relu": "relu",
+    "tanh": "tanh",
+    "exp": "exp",
+    "log": "log",
+    "sigmoid": "sigmoid",
+}
+
+
+def trace(root, parameters=()):
+    """Turn the graph that produced `root` into a read-only document.
+
+    Returns (doc, {node id: Value}). Ids are "n1", "n2", ... in topological
+    order; `root` is the output. A leaf becomes an `input` if it has a label or
+    is one of `parameters` (e.g. `model.parameters()`), else a `const` -- the
+    engine wraps a plain number such as the 2 in `2 * x` as an unlabelled leaf.
+    Edges follow `_prev` order, duplicates kept: `a * a` gives two wires into
+    ports 0 and 1 of one mul.
+
+    A leaf whose data is inf or nan cannot be stored in a document: GraphError.
+    """
+    params = set(parameters)
+    order = topological_order(root)
+    ids = {value: f"n{i}" for i, value in enumerate(order, start=1)}
+    doc = GraphDocument()
+    for value in order:
+        nid = ids[value]
+        if value._prev:
+            op, param = op_of(value._op)
+            doc.add_node(Node(nid, "op", op, param=param, label=value.label))
+        else:
+            kind = "input" if value.label or value in params else "const"
+            doc.add_node(Node(nid, kind, value=value.data, label=value.label))
+    for value in order:
+        for port, child in enumerate(value._prev):
+            doc.connect(ids[child], ids[value], port)
+    doc.set_output(ids[root])
+    doc.read_only = True
+    return doc, {nid: value for value, nid in ids.items()}
+
+
+def op_of(engine_op):
+    """(document op, param) for an engine `_op` string: '*' -> ('mul', None),
+    '**2' -> ('pow', 2), '**0.5' -> ('pow', 0.5), '2.0**' -> ('rpow', 2.0)."""
+    if engine_op in _OP_NAMES:
+        return _OP_NAMES[engine_op], None
+    if engine_op.startswith("**"):
+        return "pow", pow_exponent(engine_op)
+    if engine_op.endswith("**"):
+        return "rpow", float(engine_op[:-2])
+    raise ValueError(f"cannot trace an unknown engine op {engine_op!r}")

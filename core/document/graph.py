@@ -1,0 +1,445 @@
+"""The graph the user edits: nodes, wires, an output -- the document behind the canvas.
+
+The engine's `Value` graph is built fresh by every computation and has no
+identity a user could point at. What the user edits, saves and undoes is a
+`GraphDocument`:
+
+* a **node** has a stable string id (`"n1"`, `"n2"`, ...), a `kind` -- `input`
+  (a named leaf with a value), `const` (a fixed number) or `op` -- and, for an
+  op, one name from a closed vocabulary (`OPS`). `pow` carries its exponent and
+  `rpow` its base in `param`. Every op is a primitive of the engine with its own
+  `_backward`, so one box on screen is one chain-rule step.
+* an **edge** `(src, dst, port)` feeds node `src`'s value into input `port` of op
+  `dst`. Ports are numbered from 0 in operand order (`sub`: 0 - 1). Each input
+  port takes at most one edge; one output can feed many ports -- even both
+  ports of the same op (`a*a`).
+* the **output** is the node whose gradient is 1 in the backward pass; by
+  default the single sink.
+
+The rules for a valid wire (no self loop, no cycle, a free port that exists)
+live here, in `can_connect`, so the editor and the file loader agree.
+
+Every change emits `changed(event, *details)`; views subscribe and redraw.
+The events: `node_added`, `node_removed` (id), `node_changed` (id, field),
+`edge_added`, `edge_removed` (Edge), `output_changed` (id or None), and
+`reset`: the whole graph was replaced at once (`clear`, `replace_with`), so a
+view reads it anew rather than patching. The document never pushes undo
+commands itself (see `commands.py`).
+"""
+
+import heapq
+import math
+
+from core.document.events import Signal
+
+# name: (arity, symbol shown in the op circle)
+OPS = {
+    "add": (2, "+"),
+    "sub": (2, "−"),
+    "mul": (2, "×"),
+    "div": (2, "÷"),
+    "neg": (1, "−x"),
+    "pow": (1, "xᵏ"),
+    "rpow": (1, "cˣ"),
+    "relu": (1, "relu"),
+    "tanh": (1, "tanh"),
+    "exp": (1, "exp"),
+    "log": (1, "log"),
+    "sigmoid": (1, "σ"),
+}
+KINDS = ("input", "const", "op")
+NODE_FIELDS = ("kind", "op", "param", "value", "label", "pos")
+
+
+class GraphError(ValueError):
+    """An edit that would make the document invalid; the message names the node."""
+
+
+def op_symbol(op, param=None):
+    """The text drawn in an op's circle: '+', '×', 'x²', '2ˣ' ..."""
+    if op == "pow" and param is not None:
+        return f"**{short_number(param)}"
+    if op == "rpow" and param is not None:
+        return f"{short_number(param)}**"
+    return OPS[op][1]
+
+
+def short_number(number):
+    """A number as written in a formula: '2' for 2.0, '0.5', '1e+20'."""
+    x = float(number)
+    return str(int(x)) if x.is_integer() and abs(x) < 1e15 else repr(x)
+
+
+_INFIX = {"add": " + ", "sub": " − ", "mul": "·", "div": "/"}
+
+
+def node_expression(node, args):
+    """How an op node reads as a formula of its operands' names: 'x·y', 'y^2', 'tanh(n)'."""
+    if node.op in _INFIX:
+        return _INFIX[node.op].join(args)
+    if node.op == "neg":
+        return "−" + args[0]
+    if node.op == "pow":
+        return f"{args[0]}^{short_number(node.param)}"
+    if node.op == "rpow":
+        return f"{short_number(node.param)}^{args[0]}"
+    return f"{node.op}({args[0]})"
+
+
+# -----------------------------------------------------------------------------
+# Nodes and edges
+
+class Node:
+    __slots__ = ("id", "kind", "op", "param", "value", "label", "pos")
+
+    def __init__(self, id, kind, op=None, param=None, value=None, label="", pos=(0.0, 0.0)):
+        self.id = id
+        self.kind = kind
+        self.op = op
+        self.param = param
+        self.value = value
+        self.label = label
+        self.pos = (float(pos[0]), float(pos[1]))
+
+    def arity(self):
+        return OPS[self.op][0] if self.kind == "op" else 0
+
+    def copy(self):
+        return Node(self.id, self.kind, self.op, self.param, self.value, self.label, self.pos)
+
+    def to_dict(self):
+        d = {"id": self.id, "kind": self.kind, "label": self.label, "pos": [self.pos[0], self.pos[1]]}
+        if self.kind == "op":
+            d["op"] = self.op
+            if self.param is not None:
+                d["param"] = self.param
+        else:
+            d["value"] = self.value
+        return d
+
+    def __eq__(self, other):
+        return isinstance(other, Node) and all(getattr(self, f) == getattr(other, f) for f in self.__slots__)
+
+    def __repr__(self):
+        what = self.op if self.kind == "op" else f"{self.kind}={self.value}"
+        return f"Node({self.id!r}, {what}, label={self.label!r})"
+
+
+class Edge(tuple):
+    """(src, dst, port): src's value feeds input `port` of op dst."""
+
+    __slots__ = ()
+
+    def __new__(cls, src, dst, port):
+        return super().__new__(cls, (src, dst, int(port)))
+
+    src = property(lambda self: self[0])
+    dst = property(lambda self: self[1])
+    port = property(lambda self: self[2])
+
+    def to_dict(self):
+        return {"src": self.src, "dst": self.dst, "port": self.port}
+
+
+def validate_node(node):
+    """Raise GraphError if a node's own fields are malformed."""
+    where = f"node {node.id!r}"
+    if not isinstance(node.id, str) or not node.id:
+        raise GraphError(f"node id must be a non-empty string, got {node.id!r}")
+    if node.kind not in KINDS:
+        raise GraphError(f"{where}: unknown kind {node.kind!r} (expected one of {', '.join(KINDS)})")
+    if not isinstance(node.label, str):
+        raise GraphError(f"{where}: label must be text")
+    if not all(math.isfinite(c) for c in node.pos):
+        raise GraphError(f"{where}: position must be finite")
+    if node.kind == "op":
+        if node.op not in OPS:
+            raise GraphError(f"{where}: unknown op {node.op!r} (known: {', '.join(OPS)})")
+        if node.op in ("pow", "rpow"):
+            if not _is_finite_number(node.param):
+                raise GraphError(f"{where}: {node.op} needs a finite number in 'param'")
+        elif node.param is not None:
+            raise GraphError(f"{where}: op {node.op} takes no param")
+        if node.value is not None:  # else set_field(op, "value") would store an invisible number
+            raise GraphError(f"{where}: an op computes its value; it has none to set")
+    else:
+        if node.op is not None or node.param is not None:
+            raise GraphError(f"{where}: an {node.kind} has no op or param")
+        if not _is_finite_number(node.value):
+            raise GraphError(f"{where}: value must be a finite number, got {node.value!r}")
+
+
+def _is_number(x):
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _is_finite_number(x):
+    # float() first: math.isfinite(10**400) raises OverflowError instead of answering
+    try:
+        return _is_number(x) and math.isfinite(float(x))
+    except OverflowError:
+        return False
+
+
+# -----------------------------------------------------------------------------
+# The document
+
+class GraphDocument:
+    def __init__(self, read_only=False):
+        self.nodes = {}          # id -> Node, in insertion order
+        self._inputs = {}        # (dst, port) -> src
+        self._consumers = {}     # src -> {dst: number of wires}, so `reaches` needs no full scan
+        self.output = None       # an explicit output id, or None for "the single sink"
+        self.read_only = read_only
+        self.changed = Signal()  # changed(event, *details)
+
+    # -- queries ---------------------------------------------------------------
+
+    @property
+    def edges(self):
+        """All edges, ordered by destination node then port (deterministic)."""
+        order = {nid: i for i, nid in enumerate(self.nodes)}
+        keys = sorted(self._inputs, key=lambda k: (order[k[0]], k[1]))
+        return [Edge(self._inputs[k], k[0], k[1]) for k in keys]
+
+    def node(self, nid):
+        try:
+            return self.nodes[nid]
+        except KeyError:
+            raise GraphError(f"no node {nid!r}") from None
+
+    def inputs_of(self, nid):
+        """The source id on each input port of nid (None where nothing is wired)."""
+        wired = self._inputs
+        return [wired.get((nid, port)) for port in range(self.node(nid).arity())]
+
+    def consumers_of(self, nid):
+        """Edges leaving nid, in document order."""
+        return [e for e in self.edges if e.src == nid]
+
+    def missing_inputs(self):
+        """{op id: [unwired ports]} -- what keeps the graph from computing."""
+        wired = self._inputs
+        missing = {}
+        for nid, node in self.nodes.items():
+            if node.kind == "op":   # inputs and constants have no ports
+                ports = [p for p in range(node.arity()) if (nid, p) not in wired]
+                if ports:
+                    missing[nid] = ports
+        return missing
+
+    def sinks(self):
+        used = {src for src in self._inputs.values()}
+        return [nid for nid in self.nodes if nid not in used]
+
+    def effective_output(self):
+        """The explicit output, or the single sink, or None when that is ambiguous."""
+        if self.output is not None:
+            return self.output
+        sinks = self.sinks()
+        return sinks[0] if len(sinks) == 1 else None
+
+    def reaches(self, start, goal):
+        """True if goal is downstream of start (following edges forward)."""
+        seen, todo = {start}, [start]
+        while todo:
+            nid = todo.pop()
+            if nid == goal:
+                return True
+            for nxt in self._consumers.get(nid, ()):
+                if nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+        return False
+
+    def can_connect(self, src, dst, port, replace=False):
+        """(ok, reason): may a wire run from src's output to input `port` of dst?"""
+        if src not in self.nodes:
+            return False, f"no node {src!r}"
+        if dst not in self.nodes:
+            return False, f"no node {dst!r}"
+        target = self.nodes[dst]
+        if target.kind != "op":
+            return False, f"{_name(target)} is a {target.kind}: it has no inputs"
+        if not isinstance(port, int) or not 0 <= port < target.arity():
+            return False, f"{_name(target)} has no input port {port!r} ({target.op} takes {target.arity()})"
+        if src == dst:
+            return False, "a node cannot feed itself"
+        if not replace and (dst, port) in self._inputs:
+            return False, f"input {port} of {_name(target)} is occupied"
+        if self.reaches(dst, src):
+            return False, f"that wire would make a cycle through {_name(target)}"
+        return True, ""
+
+    def topological_ids(self):
+        """Node ids with every node after its inputs (ties in document order)."""
+        order = {nid: i for i, nid in enumerate(self.nodes)}
+        pending = dict.fromkeys(self.nodes, 0)   # wired input ports not yet placed
+        for dst, _port in self._inputs:
+            pending[dst] += 1
+        ids = list(self.nodes)
+        # a heap of document positions (built ascending, so already a heap): ties go in document order
+        ready = [order[nid] for nid, k in pending.items() if k == 0]
+        result = []
+        while ready:
+            nid = ids[heapq.heappop(ready)]
+            result.append(nid)
+            for dst, wires in self._consumers.get(nid, {}).items():
+                pending[dst] -= wires    # nid may feed several ports of dst (a*a)
+                if pending[dst] == 0:
+                    heapq.heappush(ready, order[dst])
+        return result
+
+    def new_id(self):
+        k = 1 + max((int(nid[1:]) for nid in self.nodes
+                     if nid[:1] == "n" and nid[1:].isdigit()), default=0)
+        return f"n{k}"
+
+    # -- edits (each emits `changed`) ------------------------------------------
+
+    def add_node(self, node):
+        """Add a Node (its id must be new) and return its id."""
+        self._check_writable()
+        if node.id is None:
+            node.id = self.new_id()
+        if node.id in self.nodes:
+            raise GraphError(f"duplicate node id {node.id!r}")
+        validate_node(node)
+        self.nodes[node.id] = node
+        self.changed.emit("node_added", node.id)
+        return node.id
+
+    def remove_node(self, nid):
+        """Remove a node and every wire touching it; returns (node, removed edges)."""
+        self._check_writable()
+        node = self.node(nid)
+        touching = [e for e in self.edges if e.src == nid or e.dst == nid]
+        for edge in touching:
+            self.disconnect(edge.dst, edge.port)
+        del self.nodes[nid]
+        if self.output == nid:
+            self.output = None
+            self.changed.emit("output_changed", None)
+        self.changed.emit("node_removed", nid)
+        return node, touching
+
+    def connect(self, src, dst, port):
+        """Wire src into input `port` of dst; returns the edge it replaced, or None."""
+        self._check_writable()
+        ok, reason = self.can_connect(src, dst, port, replace=True)
+        if not ok:
+            raise GraphError(reason)
+        replaced = None
+        if (dst, port) in self._inputs:
+            replaced = self.disconnect(dst, port)
+        self._inputs[(dst, port)] = src
+        wires = self._consumers.setdefault(src, {})
+        wires[dst] = wires.get(dst, 0) + 1
+        self.changed.emit("edge_added", Edge(src, dst, port))
+        return replaced
+
+    def disconnect(self, dst, port):
+        """Remove the wire into input `port` of dst and return it."""
+        self._check_writable()
+        try:
+            src = self._inputs.pop((dst, port))
+        except KeyError:
+            raise GraphError(f"input {port} of node {dst!r} is not connected") from None
+        wires = self._consumers[src]
+        wires[dst] -= 1
+        if not wires[dst]:
+            del wires[dst]
+            if not wires:
+                del self._consumers[src]
+        edge = Edge(src, dst, port)
+        self.changed.emit("edge_removed", edge)
+        return edge
+
+    def set_field(self, nid, field, value):
+        """Change one field of a node (value, label, pos, param); returns the old value."""
+        self._check_writable()
+        if field not in ("value", "label", "pos", "param"):
+            raise GraphError(f"field {field!r} cannot be edited")
+        node = self.node(nid)
+        old = getattr(node, field)
+        trial = node.copy()
+        setattr(trial, field, (float(value[0]), float(value[1])) if field == "pos" else value)
+        validate_node(trial)
+        setattr(node, field, getattr(trial, field))
+        self.changed.emit("node_changed", nid, field)
+        return old
+
+    def set_output(self, nid):
+        self._check_writable()
+        if nid is not None:
+            self.node(nid)
+        old, self.output = self.output, nid
+        self.changed.emit("output_changed", nid)
+        return old
+
+    def clear(self):
+        self._check_writable()
+        self.nodes.clear()
+        self._inputs.clear()
+        self._consumers.clear()
+        self.output = None
+        self.changed.emit("reset")
+
+    def replace_with(self, other):
+        """Hold exactly other's graph, in place, with one "reset" event; other gets
+        this document's graph in exchange (no event: it is nobody's view).
+
+        Opening a file swaps a graph of thousands of nodes. Adding them one by
+        one would tell every view about each node and each wire in turn (12k
+        events for a 5k-node graph); a view that redraws on "reset" anyway only
+        needs to hear once that everything is new. And handing the old graph
+        over, rather than copying it out, lets an undo swap it straight back.
+        """
+        self._check_writable()
+        for mine, theirs in ((self.nodes, other.nodes), (self._inputs, other._inputs),
+                             (self._consumers, other._consumers)):
+            kept = dict(mine)
+            mine.clear()      # in place: whoever holds doc.nodes sees the new graph
+            mine.update(theirs)
+            theirs.clear()
+            theirs.update(kept)
+        self.output, other.output = other.output, self.output
+        self.changed.emit("reset")
+
+    def _check_writable(self):
+        if self.read_only:
+            raise GraphError("this graph is read-only (traced from a computation); copy it to edit")
+
+    # -- plain data --------------------------------------------------------------
+
+    def to_dict(self):
+        return {
+            "nodes": [n.to_dict() for n in self.nodes.values()],
+            "edges": [e.to_dict() for e in self.edges],
+            "output": self.output,
+        }
+
+    @classmethod
+    def from_dict(cls, data, read_only=False):
+        """Rebuild a document from `to_dict()` output; raises GraphError naming the fault."""
+        doc = cls()
+        for raw in data["nodes"]:
+            doc.add_node(Node(raw["id"], raw["kind"], raw.get("op"), raw.get("param"),
+                              raw.get("value"), raw.get("label", ""), tuple(raw.get("pos", (0, 0)))))
+        for raw in data["edges"]:
+            src, dst, port = raw["src"], raw["dst"], raw["port"]
+            ok, reason = doc.can_connect(src, dst, port)
+            if not ok:
+                raise GraphError(f"edge {src}→{dst}:{port}: {reason}")
+            doc.connect(src, dst, port)
+        if data.get("output") is not None:
+            doc.set_output(data["output"])
+        doc.read_only = read_only
+        return doc
+
+    def copy(self, read_only=False):
+        return GraphDocument.from_dict(self.to_dict(), read_only=read_only)
+
+
+def _name(node):
+    return f"{node.label or node.op or node.kind} ({node.id})"

@@ -1,0 +1,136 @@
+"""The editor dock: Ctrl+Enter, error underlines, the inputs table."""
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QTextCharFormat
+
+from app.editor.expression_bar import EXAMPLES, ExpressionBar, free_values
+from app.undo import GraphSession
+from core.document.expr import ExprError, parse
+from core.document.graph import GraphDocument, Node
+
+
+@pytest.fixture
+def bar(qtbot):
+    session = GraphSession()
+    bar = ExpressionBar(session)
+    qtbot.addWidget(bar)
+    bar.show()
+    yield session, bar
+    bar.close()
+
+
+def test_ctrl_enter_and_run_button_emit_the_text(bar, qtbot):
+    _session, bar = bar
+    bar.set_text("x*y")
+    with qtbot.waitSignal(bar.runRequested) as blocker:
+        qtbot.keyClick(bar.editor, Qt.Key_Return, Qt.ControlModifier)
+    assert blocker.args == ["x*y"]
+    assert bar.text() == "x*y"          # Ctrl+Enter does not insert a line break
+    with qtbot.waitSignal(bar.runRequested):
+        qtbot.keyClick(bar.editor, Qt.Key_Enter, Qt.ControlModifier)   # keypad Enter
+    with qtbot.waitSignal(bar.runRequested):
+        bar.run_button.click()
+
+
+def test_plain_enter_and_tab_edit_the_text(bar, qtbot):
+    _session, bar = bar
+    bar.set_text("")
+    qtbot.keyClicks(bar.editor, "f")
+    qtbot.keyClick(bar.editor, Qt.Key_Return)
+    qtbot.keyClick(bar.editor, Qt.Key_Tab)
+    assert bar.text() == "f\n    "
+
+
+def test_error_underlines_the_reported_spot(bar):
+    _session, bar = bar
+    text = "a = 1\nb = a +* 2\n"
+    bar.set_text(text)
+    with pytest.raises(ExprError) as info:
+        parse(text)
+    e = info.value
+    bar.show_error(e.message, e.line, e.col, e.end_col)
+    (selection,) = bar.editor.extraSelections()
+    assert selection.format.underlineStyle() == QTextCharFormat.WaveUnderline
+    assert selection.cursor.block().blockNumber() == e.line - 1
+    assert selection.cursor.selectionStart() - selection.cursor.block().position() == e.col - 1
+    assert f"Line {e.line}, column {e.col}" in bar.error_text()
+    bar.editor.insertPlainText(" ")          # editing drops the stale underline
+    assert bar.editor.extraSelections() == []
+    bar.clear_error()
+    assert bar.error_text() == ""
+
+
+def test_error_at_the_end_of_a_line_still_underlines(bar):
+    _session, bar = bar
+    bar.set_text("x * (y +")
+    bar.show_error("'(' was never closed", 1, 9)
+    assert len(bar.editor.extraSelections()) == 1
+    bar.set_text("")
+    bar.show_error("empty", 1, 1)
+    assert bar.editor.extraSelections() == []     # nothing to underline, message still shown
+    assert "empty" in bar.error_text()
+
+
+def _cell(bar, row, column):
+    return bar.inputs.index(row, column)
+
+
+def test_inputs_table_lists_inputs_and_edits_values(bar, qtbot):
+    session, bar = bar
+    session.replace(parse("x = Value(2.0, label='x')\ny = Value(3.0, label='y')\nf = x*y\n"))
+    assert bar.table.model().rowCount() == 2
+    assert [_cell(bar, r, 0).data() for r in range(2)] == ["x", "y"]
+    assert bar.inputs.flags(_cell(bar, 0, 1)) & Qt.ItemIsEditable
+    assert not bar.inputs.flags(_cell(bar, 0, 0)) & Qt.ItemIsEditable   # names are edited on the canvas
+    assert bar.inputs.setData(_cell(bar, 0, 1), "4")   # what the view's editor does on Enter
+    assert session.doc.nodes["n1"].value == 4.0
+    assert session.value("n3").data == 12.0
+    assert not bar.inputs.setData(_cell(bar, 0, 1), "not a number")
+    assert session.doc.nodes["n1"].value == 4.0
+    assert "not a number" in bar.error_text()
+    assert _cell(bar, 0, 1).data() == "4"
+    assert not bar.inputs.setData(_cell(bar, 1, 1), "inf")   # the document refuses it, and says why
+    assert session.doc.nodes["n2"].value == 3.0 and "finite" in bar.error_text()
+    session.undo_stack.undo()
+    assert _cell(bar, 0, 1).data() == "2"   # the table follows the document, undo included
+
+
+def test_a_value_typed_into_the_table_recomputes_the_graph(bar, qtbot):
+    from PySide6.QtWidgets import QLineEdit
+    session, bar = bar
+    session.replace(parse("x = Value(2.0, label='x')\ny = Value(3.0, label='y')\nf = x*y\n"))
+    index = _cell(bar, 1, 1)
+    bar.table.setCurrentIndex(index)
+    bar.table.edit(index)                      # what a double-click or a key press starts
+    editor = bar.table.findChild(QLineEdit)
+    assert editor is not None and editor.text() == "3"
+    editor.setText("5")
+    qtbot.keyClick(editor, Qt.Key_Return)
+    qtbot.waitUntil(lambda: session.doc.nodes["n2"].value == 5.0)
+    assert session.value("n3").data == 10.0
+    assert session.undo_stack.undoText().startswith("Set")
+
+
+def test_inputs_table_lists_every_input_of_a_large_graph(bar, qtbot):
+    # it stopped at 500 rows when each row was two table items made on every recompile
+    session, bar = bar
+    doc = GraphDocument()
+    for i in range(1200):
+        doc.add_node(Node(None, "input", value=float(i), label=f"w{i}"))
+    session.replace(doc)
+    assert bar.inputs.rowCount() == 1200
+    assert _cell(bar, 1199, 0).data() == "w1199" and _cell(bar, 1199, 1).data() == "1199"
+
+
+def test_free_values_keep_table_numbers_only_for_unassigned_names():
+    table = {"x": 5.0, "w": 0.5}
+    assert free_values("x = 2\nf = x * w", table) == {"w": 0.5}
+    assert free_values("f = x * w", table) == table
+    assert free_values("x += 1\nf = x", {"x": 3.0}) == {}
+    assert free_values("f = (", table) == {}
+
+
+def test_every_example_parses():
+    for name, text in EXAMPLES.items():
+        doc = parse(text)
+        assert doc.nodes, name

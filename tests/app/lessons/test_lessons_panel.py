@@ -1,0 +1,249 @@
+"""The Lessons panel: every lesson runs through it, and what it shows is the runner's."""
+import math
+
+import pytest
+from PySide6.QtCore import Qt
+
+from app.lessons.panel import LESSONS_DIR, LessonsPanel
+from app.lessons.reading import set_markdown
+from app.main_window import MainWindow
+from app.look.theme import format_number
+from core.lessons.runner import fmt
+from core.lessons.format import load_all
+
+LESSONS = load_all(LESSONS_DIR)
+TRAIN_LIMIT = 2   # keeps the network lessons quick
+
+
+@pytest.fixture
+def window(qtbot):
+    w = MainWindow()
+    w.files.prompt_on_close = False
+    w.lessons.train_limit = TRAIN_LIMIT
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    yield w
+    w.close()
+
+
+def wait(qtbot, panel):
+    qtbot.waitUntil(lambda: not panel.busy, timeout=30000)
+
+
+def check_screen(window, panel):
+    """Everything on screen for this step is the runner's own."""
+    runner, snap = panel.runner, panel.snapshot
+    assert snap.index == runner.index
+    assert panel.where.text() == f"Step {runner.index + 1} of {len(runner.lesson.steps)}"
+    assert snap.text == runner.render_text()
+    shown = panel.text.toPlainText()
+    for number in _numbers(runner.render_text()):
+        assert number in shown, f"{number} is in the lesson text but not on screen"
+    if snap.show_graph:
+        session, scene = window.session, window.scene
+        assert panel.bridge.showing_runner
+        by_id = runner.by_id
+        assert set(session.values) == set(by_id)
+        for nid, value in by_id.items():
+            assert session.values[nid] is value            # the very same Value objects
+            item = scene.node_item(nid)
+            assert item.data_text == format_number(value.data)
+            assert item.grad_text == format_number(value.grad)
+        highlighted = {nid for nid, item in scene.node_items().items() if item.highlighted}
+        assert highlighted == set(runner.highlight_ids())
+        for nid, node in session.doc.nodes.items():   # the inspector's leaf values agree too
+            if node.kind != "op" and math.isfinite(by_id[nid].data):
+                assert node.value == by_id[nid].data
+    if runner.kind == "network":
+        text = panel.metrics_label.text()
+        assert f"loss {runner.placeholder('loss')}" in text
+        assert f"accuracy {runner.placeholder('accuracy')}" in text
+        assert f"after {runner.trainer.steps_done} step" in text
+        assert f"{len(runner.trainer.params)} parameters" in text
+        assert panel.network_box.isVisibleTo(panel)
+
+
+def _numbers(text):
+    """The 4-decimal numbers a lesson text states (what the runner filled in)."""
+    import re
+    return re.findall(r"-?\d+\.\d{4}", text)
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=[lesson.id for lesson in LESSONS])
+def test_every_lesson_and_every_step_runs_through_the_panel(window, qtbot, lesson):
+    panel = window.lessons
+    window.show_lessons(lesson.id)
+    wait(qtbot, panel)
+    seen = []
+    while True:
+        assert panel.error.isHidden(), panel.error.text()
+        check_screen(window, panel)
+        seen.append(panel.runner.index)
+        step = panel.runner.step
+        if step.question is not None:
+            assert panel.question_box.isVisibleTo(panel)
+            assert panel.prompt.text() == panel.runner.render_prompt()
+            right, _how = panel.runner.answer()
+            panel.answer.setText(repr(right))
+            ok, explanation = panel.check()
+            assert ok and "Right" in explanation and fmt(right) in panel.result.text()
+            panel.answer.setText(repr(right + 10 * step.question.tolerance + 1.0))
+            ok, _ = panel.check()
+            assert not ok and "Not quite" in panel.result.text()
+        else:
+            assert not panel.question_box.isVisibleTo(panel)
+        if panel.runner.at_end:
+            break
+        assert panel.next_button.isEnabled()
+        qtbot.mouseClick(panel.next_button, Qt.LeftButton)
+        wait(qtbot, panel)
+    assert seen == list(range(len(lesson.steps)))
+
+
+def test_back_replays_to_the_same_numbers(window, qtbot):
+    panel = window.lessons
+    window.show_lessons("chain-rule", 3)
+    wait(qtbot, panel)
+    before = {nid: (v.data, v.grad) for nid, v in panel.runner.by_id.items()}
+    assert panel.back()
+    wait(qtbot, panel)
+    assert panel.runner.index == 2
+    check_screen(window, panel)
+    assert panel.next()
+    wait(qtbot, panel)
+    check_screen(window, panel)
+    assert {nid: (v.data, v.grad) for nid, v in panel.runner.by_id.items()} == before
+
+
+def test_keys_and_toolbar_move_the_lesson(window, qtbot):
+    panel = window.lessons
+    window.show_lessons("value-and-graph")
+    wait(qtbot, panel)
+    window.actions["lesson next"].trigger()
+    wait(qtbot, panel)
+    assert panel.runner.index == 1
+    assert window.actions["lesson back"].isEnabled()
+    window.actions["lesson back"].trigger()
+    wait(qtbot, panel)
+    assert panel.runner.index == 0 and not window.actions["lesson back"].isEnabled()
+
+
+def test_next_at_the_end_starts_the_next_lesson(window, qtbot):
+    panel = window.lessons
+    first, second = LESSONS[0], LESSONS[1]
+    window.show_lessons(first.id, -1)
+    wait(qtbot, panel)
+    assert panel.runner.at_end and panel.next_button.text().startswith("Next lesson")
+    panel.next()
+    wait(qtbot, panel)
+    assert panel.runner.lesson.id == second.id and panel.runner.index == 0
+    check_screen(window, panel)
+
+
+def test_grads_changed_outside_the_lesson_are_replayed(window, qtbot):
+    """Backward on the lesson's graph changes the runner's Values; the next move
+    replays the lesson so what it says is still true."""
+    panel = window.lessons
+    window.show_lessons("zero-grad-bug", 0)
+    wait(qtbot, panel)
+    window.backward()
+    window.backward()
+    assert panel.bridge.touched
+    panel.next()
+    wait(qtbot, panel)
+    assert not panel.bridge.touched
+    check_screen(window, panel)
+    assert panel.runner.claim_errors() == []
+
+
+def test_an_edit_detaches_the_canvas_and_the_next_step_brings_the_lesson_back(window, qtbot):
+    panel = window.lessons
+    window.show_lessons("chain-rule", 0)
+    wait(qtbot, panel)
+    window.run_expression("x = Value(1.0, label='x')\ny = x * x\n")
+    assert not panel.bridge.showing_runner
+    panel.next()
+    wait(qtbot, panel)
+    check_screen(window, panel)
+
+
+def test_a_long_step_runs_in_a_worker_and_can_be_stopped(window, qtbot):
+    panel = window.lessons
+    panel.train_limit = None        # train as written: the 80-step move takes a while
+    window.show_lessons("training-moons", 2)
+    wait(qtbot, panel)
+    steps_before = panel.runner.trainer.steps_done
+    with qtbot.waitSignal(panel.busyChanged, timeout=5000):
+        panel.next()
+    assert panel.busy and not panel.next_button.isEnabled() and not panel.back_button.isEnabled()
+    assert panel.busy_box.isVisibleTo(panel)
+    qtbot.waitUntil(lambda: "training step" in panel.busy_label.text().lower(), timeout=20000)
+    panel.stop()
+    wait(qtbot, panel)
+    assert panel.runner.index == 2 and panel.runner.trainer.steps_done == steps_before
+    check_screen(window, panel)
+
+
+def test_the_network_box_shows_the_boundary(window, qtbot):
+    panel = window.lessons
+    window.show_lessons("training-moons", 1)
+    wait(qtbot, panel)
+    assert panel.boundary_view._image is not None
+    assert not panel.snapshot.show_graph      # tens of thousands of Values: numbers, not a picture
+    image = panel.boundary_view.grab().toImage()
+    assert image.width() > 50
+
+
+def test_small_network_graph_goes_on_the_canvas(window, qtbot):
+    panel = window.lessons
+    window.show_lessons("mlp-loss-graph", 1)
+    wait(qtbot, panel)
+    assert panel.snapshot.show_graph and panel.snapshot.nodes <= 600
+    check_screen(window, panel)
+
+
+def test_quiz_mode_drives_the_debuggers_quiz(window, qtbot):
+    panel = window.lessons
+    quiz = window.debugger.actions["quiz"]
+    panel.quiz_check.setChecked(True)
+    assert quiz.isChecked() and window.docks["debugger"].isVisible()
+    quiz.setChecked(False)
+    assert not panel.quiz_check.isChecked()
+    window.show_lessons("chain-rule", 0)
+    wait(qtbot, panel)
+    panel.set_quiz_mode(True)
+    record = window.debugger.step()
+    assert record is not None
+    question = window.debugger.controller.quiz_question()
+    assert question                          # the new grad is hidden until predicted
+    panel.set_quiz_mode(False)
+
+
+def test_progress_is_remembered(window, qtbot):
+    panel = window.lessons
+    window.show_lessons("value-and-graph", 2)
+    wait(qtbot, panel)
+    row = [lesson.id for lesson in LESSONS].index("value-and-graph")
+    assert "3/4" in panel.list.item(row).text()
+    other = LessonsPanel(None, LESSONS)
+    qtbot.addWidget(other)
+    assert "3/4" in other.list.item(row).text()
+
+
+def test_markdown_code_follows_the_body_font(qtbot):
+    from PySide6.QtGui import QTextFormat
+    from PySide6.QtWidgets import QTextBrowser
+    browser = QTextBrowser()
+    qtbot.addWidget(browser)
+    set_markdown(browser, "Text with `code`.\n\n```\na.grad += 1.0000 * 2.0000 (a long line of code)\n```\n")
+    block = browser.document().begin()
+    while block.isValid():
+        assert not block.blockFormat().nonBreakableLines()   # code wraps instead of scrolling
+        it = block.begin()
+        while not it.atEnd():
+            fmt_ = it.fragment().charFormat()
+            assert not fmt_.hasProperty(QTextFormat.FontPointSize)
+            assert not fmt_.hasProperty(QTextFormat.FontPixelSize)
+            it += 1
+        block = block.next()

@@ -1,0 +1,151 @@
+"""The Training panel's Qt-free parts: config edits, the redraw schedule, CSV reading, metrics text, tuning."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from app.training import configs
+from app.training.data_box import read_points_csv
+from app.training.output_box import metrics_text
+from app.training.redraw import RedrawScheduler
+from core.training.trainer import MICROGRAD_DEMO, TrainConfig
+
+CFG = TrainConfig(hidden_sizes=(4, 3), activation=("tanh", "relu", "linear"))
+
+
+# -----------------------------------------------------------------------------
+# the NETWORK column's edits
+
+def test_adding_a_layer_repeats_the_last_hidden_activation():
+    assert configs.layers_changed(CFG, +1) == {"hidden_sizes": (4, 3, 4),
+                                               "activation": ("tanh", "relu", "relu", "linear")}
+    assert configs.layers_changed(CFG, -1) == {"hidden_sizes": (4,), "activation": ("tanh", "linear")}
+
+
+def test_layer_edits_stop_at_the_limits():
+    one = CFG.replace(hidden_sizes=(4,), activation=("tanh", "linear"))
+    assert configs.layers_changed(one, -1) is None
+    full = CFG.replace(hidden_sizes=(2,) * configs.MAX_LAYERS, activation="tanh")
+    assert configs.layers_changed(full, +1) is None
+
+
+def test_neurons_between_one_and_the_maximum():
+    assert configs.neurons_changed(CFG, 1, -2)["hidden_sizes"] == (4, 1)
+    assert configs.neurons_changed(CFG, 1, -3) is None
+    assert configs.neurons_changed(CFG, 0, configs.MAX_NEURONS - 4)["hidden_sizes"] == (configs.MAX_NEURONS, 3)
+    assert configs.neurons_changed(CFG, 0, configs.MAX_NEURONS - 3) is None
+
+
+def test_features_keep_their_order_and_the_last_one_stays():
+    assert configs.feature_toggled(CFG, "x1*x2") == {"features": ("x1", "x2", "x1*x2")}
+    assert configs.feature_toggled(CFG, "x1") == {"features": ("x2",)}
+    assert configs.feature_toggled(CFG.replace(features=("x2",)), "x2") is None
+    assert configs.activation_changed(CFG, 1, "sigmoid") == {"activation": ("tanh", "sigmoid", "linear")}
+
+
+def test_every_change_is_a_valid_config():
+    for changes in (configs.layers_changed(CFG, +1), configs.neurons_changed(CFG, 0, 1),
+                    configs.feature_toggled(CFG, "sin_x1"), configs.activation_changed(CFG, 0, "relu")):
+        CFG.replace(**changes)
+
+
+def test_presets_are_recognised_once_shown():
+    name = configs.DEFAULT_PRESET
+    assert configs.PRESETS[name] is MICROGRAD_DEMO
+    assert configs.preset_name(configs.for_display(MICROGRAD_DEMO)) == name
+    assert configs.preset_name(configs.for_display(MICROGRAD_DEMO).replace(lr=0.5)) == "custom"
+
+
+# -----------------------------------------------------------------------------
+# the redraw schedule
+
+class Clock:
+    def __init__(self):
+        self.t = 10.0
+
+    def __call__(self):
+        return self.t
+
+
+def test_one_part_per_tick_the_most_overdue_first():
+    clock = Clock()
+    r = RedrawScheduler({"curves": 0.1, "image": 0.1, "network": 0.3}, clock, cpu_clock=lambda: 0.0)
+    r.drawn_at.update(curves=9.5, image=9.0, network=9.8)
+    r.mark("curves", "image", "network")
+    assert r.take() == ["image"]
+    assert r.take() == ["curves"]
+    assert r.take() == []          # the network was drawn 0.2 s ago, its interval is 0.3 s
+    clock.t += 0.25
+    assert r.take() == ["network"]
+    assert r.take() == [] and not r.dirty
+
+
+def test_a_busy_gui_thread_redraws_only_every_max_interval():
+    from app.training import redraw
+    clock, cpu = Clock(), Clock()
+    r = RedrawScheduler({"curves": 0.1, "image": 0.1, "network": 0.1}, clock, cpu_clock=cpu)
+    r.mark("curves")
+    assert r.take() == ["curves"]              # the first sample: nothing measured yet
+    for _ in range(10):                        # then 0.3 s of wall time, 0.1 s of it the GUI's CPU
+        clock.t += 0.03
+        cpu.t += 0.01
+        r.mark("curves")
+        assert r.take() == []                  # 33% > GUI_CPU_SHARE: its 0.1 s interval is not enough
+    assert r.gui_cpu_share(clock.t) > redraw.GUI_CPU_SHARE
+    clock.t += redraw.MAX_INTERVAL             # a second on, with the GUI idle meanwhile...
+    assert r.take() == ["curves"]              # ...it is drawn again (and at least this often anyway)
+    r.mark("image")
+    clock.t += 0.1
+    assert r.take() == ["image"]               # an idle GUI thread: the normal interval again
+
+
+def test_everything_at_once_when_asked():
+    r = RedrawScheduler(clock=Clock())
+    r.mark("network", "curves")
+    assert r.take(everything=True) == ["curves", "network"]
+    r.mark("image")
+    r.clear()
+    assert r.take(everything=True) == []
+
+
+# -----------------------------------------------------------------------------
+# CSV and metrics
+
+def test_read_points_csv(tmp_path):
+    good = tmp_path / "good.csv"
+    good.write_text("x1,x2,label\n0,0,0\n1,1,1\n")
+    assert read_points_csv(str(good)) == ([(0.0, 0.0), (1.0, 1.0)], [-1.0, 1.0])
+    bad = tmp_path / "bad.csv"
+    bad.write_text("x1,x2,label\n0,0,0\n1,oops,1\n")
+    with pytest.raises(ValueError, match=r"bad.csv: .*line 3.*Nothing was imported"):
+        read_points_csv(str(bad))
+    one = tmp_path / "one.csv"
+    one.write_text("0,0,1\n")
+    with pytest.raises(ValueError, match="at least 2 points"):
+        read_points_csv(str(one))
+    with pytest.raises(ValueError, match="cannot read it"):
+        read_points_csv(str(tmp_path / "missing.csv"))
+
+
+def test_metrics_text():
+    assert metrics_text(0.5, 0.75, None, None) == "training  loss 0.5000   accuracy 75%"
+    assert metrics_text(float("nan"), 1.0, 0.25, 0.5).splitlines() == [
+        "training  loss —   accuracy 100%", "test      loss 0.2500   accuracy 50%"]
+
+
+# -----------------------------------------------------------------------------
+# process tuning at startup
+
+def test_tuning_before_numpy_sets_the_environment_and_the_switch_interval():
+    code = ("import os, sys\n"
+            "from app.training.tuning import tune_process\n"
+            "tune_process()\n"
+            "assert 'numpy' not in sys.modules and 'PySide6' not in sys.modules\n"
+            "print(os.environ['OPENBLAS_NUM_THREADS'], sys.getswitchinterval())\n")
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["1", "0.0005"]

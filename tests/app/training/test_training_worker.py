@@ -1,0 +1,307 @@
+"""The training worker and controller: threads, events, tokens, commands."""
+
+import collections
+import math
+import threading
+import time
+
+import pytest
+
+from app.training.controller import TrainingController
+from app.training.history import History
+from app.training.sample_graph import model_from_weights, sample_graph
+from app.training.worker import TrainingWorker, WorkerThread
+from core.training.trainer import Progress, TrainConfig, Trainer
+
+FAST = TrainConfig(dataset="moons", n_samples=40, hidden_sizes=(4,), steps=100_000, lr=0.1,
+                   lr_decay=0.0, batch_size=None, boundary_resolution=12, neuron_resolution=6)
+
+
+def wait_for(predicate, timeout=10.0):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if predicate():
+            return True
+        time.sleep(0.005)
+    return False
+
+
+class Run:
+    """A worker on a plain thread (the loop needs no Qt), with its outbox."""
+
+    def __init__(self, cfg=FAST, state=None):
+        self.outbox = collections.deque()
+        self.worker = TrainingWorker(cfg, 1, self.outbox, state)
+        self.thread = threading.Thread(target=self.worker.run, daemon=True)
+        self.thread.start()
+        self.events = []
+
+    def take(self):
+        while self.outbox:
+            self.events.append(self.outbox.popleft())
+        return self.events
+
+    def kinds(self, kind):
+        return [payload for _, k, payload in self.take() if k == kind]
+
+    def wait_idle(self, count=1, timeout=10.0):
+        assert wait_for(lambda: len(self.kinds("idle")) >= count, timeout), self.take()
+        return self.kinds("idle")[count - 1]
+
+    def close(self):
+        self.worker.stop()
+        self.thread.join(10)
+        assert not self.thread.is_alive()
+
+
+@pytest.fixture
+def run():
+    runs = []
+
+    def make(*args, **kwargs):
+        r = Run(*args, **kwargs)
+        runs.append(r)
+        return r
+    yield make
+    for r in runs:
+        r.close()
+
+
+# -----------------------------------------------------------------------------
+# the loop
+
+def test_worker_starts_idle_with_data_boundary_and_weights(run):
+    r = run()
+    idle = r.wait_idle()
+    assert idle["reason"] == "ready" and idle["steps"] == 0
+    assert r.kinds("data")[0]["train_points"]
+    assert r.kinds("boundary") and r.kinds("weights")
+    assert not r.kinds("progress")
+    loss, acc, test_loss, test_acc = idle["metrics"]
+    assert math.isfinite(loss) and 0 <= acc <= 1 and test_loss is None
+
+
+def test_play_pause_and_exactly_one_step(run):
+    r = run()
+    r.wait_idle()
+    r.worker.play()
+    assert wait_for(lambda: len(r.kinds("progress")) >= 5)
+    r.worker.pause()
+    r.wait_idle(2)
+    n = len(r.kinds("progress"))
+    time.sleep(0.1)
+    assert len(r.kinds("progress")) == n  # paused: no more steps
+    r.worker.send("step")
+    idle = r.wait_idle(3)
+    progress = r.kinds("progress")
+    assert len(progress) == n + 1
+    assert idle["reason"] == "stepped" and idle["steps"] == n + 1
+    assert progress[-1][0].step == n and progress[-1][1] == n + 1
+
+
+def test_only_plain_data_leaves_the_worker(run):
+    from core.engine import Value
+    r = run()
+    r.wait_idle()
+    r.worker.send("step")
+    r.wait_idle(2)
+
+    def plain(x):
+        assert not isinstance(x, Value)
+        if isinstance(x, dict):
+            for v in x.values():
+                plain(v)
+        elif isinstance(x, (list, tuple)):
+            for v in x:
+                plain(v)
+        elif hasattr(x, "__dataclass_fields__"):
+            for name in x.__dataclass_fields__:
+                plain(getattr(x, name))
+    for event in r.take():
+        plain(event)
+
+
+def test_steps_match_a_trainer_run_number_for_number(run):
+    r = run()
+    r.wait_idle()
+    for _ in range(3):
+        r.worker.send("step")
+    assert wait_for(lambda: len(r.kinds("progress")) == 3)
+    trainer = Trainer(FAST)
+    assert [p for p, _ in r.kinds("progress")] == [trainer.step() for _ in range(3)]
+
+
+def test_stop_while_playing_ends_the_thread_quickly(run):
+    r = run()
+    r.worker.play()
+    assert wait_for(lambda: r.kinds("progress"))
+    t0 = time.perf_counter()
+    r.worker.stop()
+    r.thread.join(5)
+    assert not r.thread.is_alive()
+    assert time.perf_counter() - t0 < 2.0
+    assert r.take()[-1][1] == "exited"
+
+
+def test_speed_limit_holds_the_step_rate(run):
+    r = run()
+    r.wait_idle()
+    r.worker.min_interval = 1 / 20
+    r.worker.play()
+    time.sleep(0.5)
+    r.worker.pause()
+    n = len(r.kinds("progress"))
+    assert 4 <= n <= 14, n
+
+
+def test_set_weight_command_changes_that_weight_only(run):
+    r = run()
+    r.wait_idle()
+    before = r.kinds("weights")[-1].weights
+    r.worker.send("set_weight", 0, 2, 1, 0.125)
+    idle = r.wait_idle(2)
+    after = r.kinds("weights")[-1].weights
+    assert idle["reason"] == "edited" and "L0.n2.w1" in idle["message"]
+    assert after[0][2][1] == 0.125
+    after[0][2][1] = before[0][2][1]
+    assert after == before
+
+
+def test_reconfigure_keeps_weights_and_steps(run):
+    r = run()
+    r.wait_idle()
+    for _ in range(3):
+        r.worker.send("step")
+    assert wait_for(lambda: len(r.kinds("progress")) == 3)
+    r.wait_idle(2)
+    weights = r.kinds("weights")[-1].weights
+    r.worker.send("reconfigure", FAST.replace(lr=0.01, optimizer="adam"))
+    idle = r.wait_idle(len(r.kinds("idle")) + 1)
+    assert idle["steps"] == 3 and idle["reason"] == "reconfigured"
+    assert r.kinds("weights")[-1].weights == weights
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_divergence_pauses_with_an_explanation_and_keeps_the_state(run):
+    r = run(FAST.replace(lr=1e6, loss="mse"))
+    r.wait_idle()
+    r.worker.play()
+    assert wait_for(lambda: any(i["reason"] == "diverged" for i in r.kinds("idle")))
+    idle = next(i for i in r.kinds("idle") if i["reason"] == "diverged")
+    assert "learning rate" in idle["message"] and "may be too high" in idle["message"]
+    assert idle["state"]["model"]
+    assert not r.worker.play_event.is_set()
+    assert r.thread.is_alive()  # paused, not crashed
+
+
+def test_a_bad_command_reports_an_error_and_ends(run):
+    r = run()
+    r.wait_idle()
+    r.worker.send("fly")
+    assert wait_for(lambda: r.kinds("error"))
+    assert "unknown worker command 'fly'" in r.kinds("error")[0]
+    r.thread.join(5)
+    assert not r.thread.is_alive()
+
+
+def test_single_step_time_of_the_demo_is_measured():
+    # decides where Step runs: above ~50 ms it must not run on the GUI thread
+    from core.training.trainer import MICROGRAD_DEMO
+    trainer = Trainer(MICROGRAD_DEMO)
+    trainer.step()
+    t0 = time.perf_counter()
+    for _ in range(3):
+        trainer.step()
+    ms = (time.perf_counter() - t0) / 3 * 1000
+    print(f"\nmicrograd demo: one full-batch step takes {ms:.0f} ms")
+    assert ms > 0
+
+
+def test_worker_thread_runs_the_loop_on_a_qthread(qtbot):
+    outbox = collections.deque()
+    worker = TrainingWorker(FAST, 5, outbox)
+    thread = WorkerThread(worker)
+    thread.start()
+    assert wait_for(lambda: any(k == "idle" for _, k, _ in list(outbox)))
+    worker.stop()
+    assert thread.wait(5000)
+    assert all(token == 5 for token, _, _ in outbox)
+
+
+# -----------------------------------------------------------------------------
+# the controller
+
+@pytest.fixture
+def controller(qtbot):
+    c = TrainingController(FAST)
+    c.start_run(FAST)
+    yield c
+    c.shutdown()
+    assert not any(t.isRunning() for t in c.threads())
+
+
+def test_controller_drops_a_replaced_runs_events(controller, qtbot):
+    qtbot.waitUntil(lambda: controller.idle, timeout=10000)
+    old_token = controller.token
+    controller._outbox.append((old_token - 1, "progress", (Progress(99, 1.0, 1.0, None, None, 0.1), 100)))
+    controller.drain()
+    assert len(controller.history) == 0 and controller.steps == 0
+
+
+def test_controller_reset_replaces_the_run_without_waiting(controller, qtbot):
+    controller.play()
+    qtbot.waitUntil(lambda: controller.steps > 3, timeout=10000)
+    token = controller.token
+    t0 = time.perf_counter()
+    controller.reset()
+    assert time.perf_counter() - t0 < 0.05  # no join on the GUI thread
+    assert controller.token == token + 1
+    assert len(controller.history) == 0
+    qtbot.waitUntil(lambda: controller.idle, timeout=10000)
+    assert controller.steps == 0
+    qtbot.waitUntil(lambda: len(controller.threads()) == 1, timeout=10000)
+
+
+def test_controller_hot_swaps_training_settings_and_restarts_for_the_network(controller, qtbot):
+    controller.step_once()
+    qtbot.waitUntil(lambda: controller.idle and controller.steps == 1, timeout=10000)
+    token = controller.token
+    controller.apply_config(controller.config.replace(lr=0.05))
+    assert controller.token == token  # same run
+    qtbot.waitUntil(lambda: controller.idle, timeout=10000)
+    assert controller.steps == 1
+    controller.apply_config(controller.config.replace(hidden_sizes=(5,)))
+    assert controller.token == token + 1  # a new run
+    qtbot.waitUntil(lambda: controller.idle and controller.weights is not None, timeout=10000)
+    assert controller.steps == 0 and len(controller.weights.weights[0]) == 5
+
+
+def test_history_grows_past_its_capacity():
+    h = History(capacity=4)
+    for k in range(10):
+        h.append(Progress(k, 1.0 / (k + 1), 0.5, None, None, 0.1))
+    assert len(h) == 10
+    assert list(h.column("step")) == list(range(10))
+    assert math.isnan(h.column("test_loss")[3])
+    copy = History()
+    copy.load(h.to_dict())
+    assert list(copy.column("loss")) == list(h.column("loss"))
+
+
+# -----------------------------------------------------------------------------
+# one sample's graph
+
+def test_sample_graph_data_equal_the_float_forward():
+    cfg = TrainConfig(hidden_sizes=(3, 2), activation=("tanh", "relu", "linear"), features=("x1", "x2", "x1*x2"))
+    weights = Trainer(cfg).model.state()
+    model = model_from_weights(cfg, weights)
+    x = [0.3, -0.7, 0.3 * -0.7]
+    root, _ = sample_graph(cfg, weights, (0.3, -0.7), 1.0, 2, 0)
+    assert root.data == model.forward_floats(x)
+    hidden = model.layers[0].forward_floats(x)
+    root, _ = sample_graph(cfg, weights, (0.3, -0.7), 1.0, 1, 1)
+    assert root.data == model.layers[1].forward_floats(hidden)[1]
+    loss, _ = sample_graph(cfg, weights, (0.3, -0.7), -1.0, 2, 0, through_loss=True)
+    s = model.forward_floats(x)
+    assert loss.data == pytest.approx(max(0.0, 1.0 + s))
+    assert loss.grad == 1.0

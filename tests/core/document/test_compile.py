@@ -1,0 +1,259 @@
+"""compile_document (GraphDocument -> Values) and trace (Values -> GraphDocument)."""
+import math
+import random
+
+import pytest
+
+from core.document.compile import compile_document, op_of, trace
+from core.engine import Value, topological_order
+from core.document.graph import GraphDocument, GraphError, Node
+
+
+def build(spec, output=None):
+    """A document from [(kind, op-or-value, param, label, [source ids])]; ids n1, n2, ..."""
+    doc = GraphDocument()
+    for kind, what, param, label, sources in spec:
+        if kind == "op":
+            nid = doc.add_node(Node(None, "op", what, param=param, label=label))
+            for port, src in enumerate(sources):
+                if src is not None:
+                    doc.connect(src, nid, port)
+        else:
+            doc.add_node(Node(None, kind, value=what, label=label))
+    if output:
+        doc.set_output(output)
+    return doc
+
+
+def tutorial_doc():
+    return build([
+        ("input", 2.0, None, "x", []),
+        ("input", 3.0, None, "y", []),
+        ("op", "mul", None, "", ["n1", "n2"]),
+        ("op", "pow", 2, "", ["n2"]),
+        ("op", "add", None, "f", ["n3", "n4"]),
+    ])
+
+
+def same_graph(a, b):
+    """Walk two Value graphs in topological order and compare them node by node."""
+    order_a, order_b = topological_order(a), topological_order(b)
+    assert len(order_a) == len(order_b)
+    for u, v in zip(order_a, order_b):
+        assert (u._op, u.data, u.grad, len(u._prev)) == (v._op, v.data, v.grad, len(v._prev))
+        assert [order_a.index(c) for c in u._prev] == [order_b.index(c) for c in v._prev]
+
+
+# -----------------------------------------------------------------------------
+# compile_document
+
+def test_tutorial_document_computes_and_backpropagates():
+    compiled = compile_document(tutorial_doc())
+    f = compiled.output
+    assert f.data == 15.0 and f.label == "f"
+    f.backward()
+    assert compiled.values["n1"].grad == 3.0  # df/dx = y
+    assert compiled.values["n2"].grad == 8.0  # df/dy = x + 2y
+    assert compiled.order == ["n1", "n2", "n3", "n4", "n5"]
+    assert compiled.missing == {}
+    assert [compiled.values[n].label for n in compiled.order] == ["x", "y", "", "", "f"]
+
+
+def test_value_to_node_is_the_reverse_map():
+    compiled = compile_document(tutorial_doc())
+    for nid, value in compiled.values.items():
+        assert compiled.value_to_node[value] == nid
+        assert compiled.node_of(value) == nid
+    assert compiled.node_of(Value(1.0)) is None
+
+
+def test_every_op_compiles_to_the_graph_built_with_the_engine():
+    doc = build([
+        ("input", 0.7, None, "a", []),
+        ("input", -1.3, None, "b", []),
+        ("const", 2.0, None, "", []),
+        ("op", "add", None, "", ["n1", "n2"]),      # n4 = a + b
+        ("op", "sub", None, "", ["n4", "n3"]),      # n5 = n4 - 2
+        ("op", "mul", None, "", ["n5", "n5"]),      # n6 = n5 * n5 (both ports)
+        ("op", "div", None, "", ["n6", "n1"]),      # n7 = n6 / a
+        ("op", "neg", None, "", ["n7"]),            # n8 = -n7
+        ("op", "pow", 3, "", ["n8"]),               # n9 = n8 ** 3
+        ("op", "pow", 0.5, "", ["n1"]),             # n10 = a ** 0.5
+        ("op", "rpow", 2.0, "", ["n2"]),            # n11 = 2.0 ** b
+        ("op", "relu", None, "", ["n2"]),           # n12 = relu(b) = 0
+        ("op", "tanh", None, "", ["n9"]),
+        ("op", "exp", None, "", ["n10"]),
+        ("op", "log", None, "", ["n11"]),
+        ("op", "sigmoid", None, "", ["n7"]),
+        ("op", "add", None, "", ["n12", "n13"]),
+        ("op", "add", None, "", ["n17", "n14"]),
+        ("op", "mul", None, "", ["n18", "n15"]),
+        ("op", "sub", None, "out", ["n19", "n16"]),
+    ])
+    compiled = compile_document(doc)
+    compiled.output.backward()
+
+    a, b, two = Value(0.7, label="a"), Value(-1.3, label="b"), Value(2.0)
+    n5 = a + b - two
+    n7 = n5 * n5 / a
+    n9 = (-n7) ** 3
+    expected = ((b.relu() + n9.tanh()) + (a ** 0.5).exp()) * (2.0 ** b).log() - n7.sigmoid()
+    expected.backward()
+    same_graph(compiled.output, expected)
+    assert [v._op for v in topological_order(compiled.output)] == \
+           [v._op for v in topological_order(expected)]
+
+
+def test_integral_pow_param_becomes_an_int_exponent():
+    doc = build([("input", 3.0, None, "x", []), ("op", "pow", 2.0, "", ["n1"])])
+    assert compile_document(doc).output._op == "**2"
+
+
+def test_missing_input_is_reported_and_downstream_is_absent():
+    doc = build([
+        ("input", 2.0, None, "x", []),
+        ("op", "mul", None, "", ["n1", None]),   # port 1 unwired
+        ("op", "tanh", None, "", ["n2"]),        # downstream of the gap
+        ("op", "exp", None, "", ["n1"]),         # fine
+        ("op", "add", None, "", [None, None]),   # nothing wired at all
+    ])
+    compiled = compile_document(doc)
+    assert compiled.missing == {"n2": [1], "n5": [0, 1]}
+    assert set(compiled.values) == {"n1", "n4"}
+    assert compiled.order == ["n1", "n4"]
+    assert compiled.output is None  # three sinks: no single output
+
+
+def test_output_missing_upstream_gives_none_and_explicit_output_is_used():
+    doc = build([("input", 2.0, None, "x", []), ("op", "mul", None, "", ["n1", None])], output="n2")
+    assert compile_document(doc).output is None
+    doc = build([("input", 2.0, None, "x", []), ("op", "exp", None, "", ["n1"]),
+                 ("op", "tanh", None, "", ["n1"])], output="n2")
+    assert compile_document(doc).output._op == "exp"
+
+
+def test_empty_document_compiles_to_nothing():
+    compiled = compile_document(GraphDocument())
+    assert (compiled.values, compiled.output, compiled.missing, compiled.order) == ({}, None, {}, [])
+
+
+# -----------------------------------------------------------------------------
+# trace
+
+def mlp_like_graph():
+    """One sample through a 2-3-1 tanh MLP with a squared-error loss, by hand."""
+    rng = random.Random(7)
+    x = [Value(0.5, label="x0"), Value(-1.5, label="x1")]
+    hidden_w = [[Value(rng.uniform(-1, 1)) for _ in x] for _ in range(3)]
+    hidden_b = [Value(0.0) for _ in range(3)]
+    out_w = [Value(rng.uniform(-1, 1)) for _ in range(3)]
+    out_b = Value(0.1)
+    h = []
+    for ws, b in zip(hidden_w, hidden_b):
+        act = b
+        for w, xi in zip(ws, x):
+            act = act + w * xi
+        h.append(act.tanh())
+    score = out_b
+    for w, hi in zip(out_w, h):
+        score = score + w * hi
+    diff = score - 1.0
+    loss = diff * diff + 2 ** (-score) / 4 + diff ** 2 + (score.relu() + score.sigmoid().log()).exp()
+    params = [w for ws in hidden_w for w in ws] + hidden_b + out_w + [out_b]
+    return loss, params
+
+
+def test_trace_makes_one_node_per_value_in_topological_order():
+    loss, params = mlp_like_graph()
+    doc, by_id = trace(loss, parameters=params)
+    order = topological_order(loss)
+    assert list(doc.nodes) == [f"n{i}" for i in range(1, len(order) + 1)]
+    assert [by_id[nid] for nid in doc.nodes] == order
+    assert doc.output == f"n{len(order)}" and by_id[doc.output] is loss
+    assert doc.read_only
+    for nid, node in doc.nodes.items():
+        value = by_id[nid]
+        assert node.label == value.label
+        if not value._prev:
+            assert node.value == value.data
+            want = "input" if (value.label or any(value is p for p in params)) else "const"
+            assert node.kind == want
+        else:
+            assert doc.inputs_of(nid) == [f"n{order.index(c) + 1}" for c in value._prev]
+    kinds = [n.kind for n in doc.nodes.values()]
+    assert kinds.count("input") == 2 + len(params)
+    assert kinds.count("const") > 0  # 1.0, 2, 4 wrapped by the engine
+
+
+def test_trace_keeps_both_edges_of_a_square():
+    a = Value(3.0, label="a")
+    doc, _ = trace(a * a)
+    assert doc.to_dict()["edges"] == [{"src": "n1", "dst": "n2", "port": 0},
+                                      {"src": "n1", "dst": "n2", "port": 1}]
+
+
+def test_trace_parses_pow_and_rpow_params():
+    x = Value(2.0, label="x")
+    doc, _ = trace(((x ** 2) ** 0.5 + x ** -1) * 3.0 ** x)
+    ops = [(n.op, n.param) for n in doc.nodes.values() if n.kind == "op"]
+    assert ("pow", 2) in ops and ("pow", 0.5) in ops and ("pow", -1) in ops and ("rpow", 3.0) in ops
+    assert all(type(p) is int for op, p in ops if op == "pow" and p in (2, -1))
+
+
+@pytest.mark.parametrize("engine_op, expected", [
+    ("+", ("add", None)), ("-", ("sub", None)), ("*", ("mul", None)), ("/", ("div", None)),
+    ("neg", ("neg", None)), ("**2", ("pow", 2)), ("**0.5", ("pow", 0.5)), ("**-1", ("pow", -1)),
+    ("2.0**", ("rpow", 2.0)), ("relu", ("relu", None)), ("sigmoid", ("sigmoid", None)),
+])
+def test_op_of(engine_op, expected):
+    assert op_of(engine_op) == expected
+
+
+def test_trace_then_compile_reproduces_data_and_grads():
+    loss, params = mlp_like_graph()
+    doc, by_id = trace(loss, parameters=params)
+    compiled = compile_document(doc)
+    assert compiled.order == list(doc.nodes)
+    for nid, value in by_id.items():
+        assert compiled.values[nid].data == value.data
+    loss.backward()
+    compiled.output.backward()
+    same_graph(compiled.output, loss)
+
+
+def test_trace_of_a_real_mlp_round_trips():
+    from core.nn import MLP
+    model = MLP(2, [8, 8, 1], rng=random.Random(1))
+    score = model([0.3, -0.2])
+    doc, by_id = trace(score, parameters=model.parameters())
+    assert all(doc.nodes[nid].kind == "input" for nid, v in by_id.items()
+               if any(v is p for p in model.parameters()))
+    compiled = compile_document(doc)
+    assert compiled.output.data == score.data
+    score.backward()
+    compiled.output.backward()
+    same_graph(compiled.output, score)
+
+
+def test_traced_documents_are_read_only_and_non_finite_leaves_are_refused():
+    doc, _ = trace(Value(1.0, label="x").exp())
+    with pytest.raises(GraphError, match="read-only"):
+        doc.set_field("n1", "value", 2.0)
+    with pytest.raises(GraphError, match="finite"):
+        trace(Value(math.inf, label="w") * 2)
+
+
+def test_trace_of_a_leaf_alone():
+    doc, by_id = trace(Value(4.0))
+    assert [(n.kind, n.value) for n in doc.nodes.values()] == [("const", 4.0)]
+    assert doc.output == "n1"
+
+
+def test_trace_of_a_deep_chain_is_fast_enough():
+    x = Value(0.5, label="x")
+    y = x
+    for _ in range(5_000):
+        y = y * 1.0001 + 0.0
+    doc, _ = trace(y)
+    assert len(doc.nodes) == 1 + 4 * 5_000
+    assert compile_document(doc).output.data == y.data
