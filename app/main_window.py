@@ -1,6 +1,6 @@
 """The main window: editor dock on the left, the graph in the middle, inspector on the right.
 
-`MainWindow` composes the panels around one `GraphSession` (app/undo.py), the
+`MainWindow` composes the panels around one `GraphSession` (app/session.py), the
 single source of truth for the current document and its compiled Values. The
 panels never import each other; the window wires their signals.
 
@@ -27,8 +27,8 @@ Extension points for later panels (debugger, builder, training):
     window.builder                     GraphBuilder (app/graph/builder.py): palette drops,
                                        quick add, clipboard, delete, edit, groups
 
-`main(argv)`, the `backprop-studio` entry point, lives in app/startup.py and is
-re-exported here (the console script is `app.main_window:main`):
+`main(argv)`, the `backprop-studio` entry point, lives in app/startup.py (the
+console script is `app.startup:main`; it imports this module, never the reverse):
     backprop-studio [FILE] [--screenshot OUT.png] [--size WxH] [--dark]
 
 The window's pieces, each a set of plain functions taking the window:
@@ -58,9 +58,8 @@ from app.graph.view import GraphView
 from app.editor.inspector import InspectorPanel
 from app.lessons import install as classroom
 from app.lessons.install import _has_tip  # noqa: F401  (tests import it from here)
-from app.startup import main  # noqa: F401  (the console script app.main_window:main)
 from app.look.theme import DEFAULT
-from app.undo import GraphSession
+from app.session import GraphSession
 from core.document.compile import trace
 from core.document.expr import ExprError, parse
 from core.document.layout import positions_pile_up

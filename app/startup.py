@@ -2,8 +2,9 @@
 
     backprop-studio [FILE] [--screenshot OUT.png] [--size WxH] [--dark]
 
-`main(argv)` is re-exported by app.main_window (the console script is
-`app.main_window:main`).
+`main(argv)` is the console script (`app.startup:main`) and what main.py calls.
+It imports app.main_window late, after the process is tuned; nothing imports
+this module back.
 """
 
 import argparse

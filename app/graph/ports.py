@@ -11,10 +11,9 @@ is given in view pixels, so a port stays as easy to grab when zoomed out.
 `PortRef(nid, side, port)`: side is 'out' (port None) or 'in' (port 0, 1).
 """
 
-import math
 from typing import NamedTuple, Optional
 
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QPointF
 from PySide6.QtGui import QPen
 
 from core.document.graph import OPS
@@ -45,26 +44,6 @@ def ports_of(item):
 
 def port_point(item, ref):
     return item.out_point() if ref.side == "out" else item.port_point(ref.port)
-
-
-def port_at(scene, pos, radius, side=None):
-    """The PortRef nearest to scene point pos within radius (None if none).
-
-    `side` ('in' / 'out') restricts the search. Hidden nodes (inside a
-    collapsed group) have no ports to grab."""
-    from app.graph.node_item import NodeItem
-    area = QRectF(pos.x() - radius - 40, pos.y() - radius - 40, 2 * radius + 80, 2 * radius + 80)
-    best, best_d = None, radius
-    for item in scene.items(area, Qt.IntersectsItemBoundingRect):
-        if not isinstance(item, NodeItem) or not item.isVisible() or not scene.owns(item):
-            continue   # (not owned: an item of a replaced graph, still being removed)
-        for ref, point in ports_of(item):
-            if side is not None and ref.side != side:
-                continue
-            d = math.hypot(point.x() - pos.x(), point.y() - pos.y())
-            if d <= best_d:
-                best, best_d = ref, d
-    return best
 
 
 def nearest_input(item, pos, free=None):

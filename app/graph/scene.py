@@ -339,9 +339,6 @@ class GraphScene(QGraphicsScene):
     def set_highlight(self, nodes=(), edges=()):
         scene_marks.set_highlight(self, nodes, edges)
 
-    def _apply_highlight(self):
-        scene_marks.apply_highlight(self)
-
     def set_node_status(self, statuses):
         scene_marks.set_node_status(self, statuses)
 

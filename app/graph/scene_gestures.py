@@ -20,8 +20,8 @@ from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsScene, QToolTip
 from app.graph.edge_item import EdgeItem
 from app.graph.groups import FRAME_Z, GroupItem
 from app.graph.node_item import NodeItem
-from app.graph.ports import HIT_PIXELS, port_at
-from app.graph.wires import WireGesture
+from app.graph.ports import HIT_PIXELS
+from app.graph.wires import WireGesture, port_at
 from core.document.commands import InsertOnEdge, Macro, MoveNodes, describe
 from core.document.graph import Edge
 from core.document.groups import SetCollapsed

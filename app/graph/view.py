@@ -86,10 +86,6 @@ class GraphView(QGraphicsView):
         scene.valuesRefreshed.connect(self.legend.values_refreshed)
         scene.structureChanged.connect(self._place_overlays)
 
-    @property
-    def graph_scene(self):
-        return self.scene()
-
     # -- zoom ----------------------------------------------------------------------
 
     def zoom(self):

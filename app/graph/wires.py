@@ -19,14 +19,37 @@ a ring on the target turn red for a refused target and the reason is shown
 document before the release, and then only through one pushed command.
 """
 
-from PySide6.QtCore import QPointF, Qt
+import math
+
+from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsEllipseItem, QGraphicsPathItem
 
-from app.graph.ports import PortRef, nearest_input, port_at, port_point
+from app.graph.node_item import NodeItem
+from app.graph.ports import PortRef, nearest_input, port_point, ports_of
 from core.document.commands import Connect, Disconnect, Macro, describe
 
 WIRE_Z = 5.0
+
+
+def port_at(scene, pos, radius, side=None):
+    """The PortRef nearest to scene point pos within radius (None if none).
+
+    `side` ('in' / 'out') restricts the search. Hidden nodes (inside a
+    collapsed group) have no ports to grab."""
+    area = QRectF(pos.x() - radius - 40, pos.y() - radius - 40, 2 * radius + 80, 2 * radius + 80)
+    best, best_d = None, radius
+    for item in scene.items(area, Qt.IntersectsItemBoundingRect):
+        if not isinstance(item, NodeItem) or not item.isVisible() or not scene.owns(item):
+            continue   # (not owned: an item of a replaced graph, still being removed)
+        for ref, point in ports_of(item):
+            if side is not None and ref.side != side:
+                continue
+            d = math.hypot(point.x() - pos.x(), point.y() - pos.y())
+            if d <= best_d:
+                best, best_d = ref, d
+    return best
+
 
 
 class WireGesture:

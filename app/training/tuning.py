@@ -16,7 +16,7 @@
    machine that spinning took the core the GUI thread needed: live plots
    halved the training speed until BLAS ran single-threaded.
 
-`app.main_window.main()` calls `tune_process()` before numpy is first
+`app.startup.main()` calls `tune_process()` before numpy is first
 imported, so OPENBLAS_NUM_THREADS=1 takes effect when numpy loads OpenBLAS.
 When numpy is already loaded (the panel used on its own: tests, embedding),
 OpenBLAS's own setter does it at run time instead. A thread count the user

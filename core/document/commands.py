@@ -528,10 +528,6 @@ class CommandStack:
     def undo_text(self):
         return self.commands[self.index - 1].text if self.can_undo else ""
 
-    @property
-    def redo_text(self):
-        return self.commands[self.index].text if self.can_redo else ""
-
     def set_clean(self):
         self.clean_index = self.index
 

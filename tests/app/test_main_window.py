@@ -5,7 +5,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage, QTextCharFormat
 
-from app.main_window import MainWindow, main
+from app.main_window import MainWindow
+from app.startup import main
 from core.engine import Value
 from core.nn import MLP
 

@@ -387,7 +387,7 @@ def test_gradient_check_table_and_the_debugger_state_survive(window, qtbot):
 
 def test_standalone_panel_without_a_canvas(qtbot):
     from app.debugger.panel import DebuggerPanel
-    from app.undo import GraphSession
+    from app.session import GraphSession
     from core.document.expr import parse
     session = GraphSession()
     session.replace(parse(TUTORIAL, {}))

@@ -4,7 +4,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextCharFormat
 
 from app.editor.expression_bar import EXAMPLES, ExpressionBar, free_values
-from app.undo import GraphSession
+from app.session import GraphSession
 from core.document.expr import ExprError, parse
 from core.document.graph import GraphDocument, Node
 

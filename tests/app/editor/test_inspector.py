@@ -2,7 +2,7 @@
 import pytest
 
 from app.editor.inspector import InspectorPanel, derivative_lines
-from app.undo import GraphSession
+from app.session import GraphSession
 from core.document.compile import compile_document
 from core.document.expr import parse
 

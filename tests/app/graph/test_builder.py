@@ -9,7 +9,8 @@ from PySide6.QtWidgets import QMenu, QUndoView
 
 from app.graph.builder import FRAGMENT_MIME
 from app.graph.groups import GroupItem
-from app.graph.ports import PortRef, port_at
+from app.graph.ports import PortRef
+from app.graph.wires import port_at
 from app.graph.view import PALETTE_MIME
 from app.main_window import MainWindow
 from core.engine import Value

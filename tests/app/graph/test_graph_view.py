@@ -8,7 +8,7 @@ from app.graph.node_item import NodeItem
 from app.graph.scene import GraphScene
 from app.graph.view import GraphView
 from app.look.theme import DARK, DEFAULT, format_number
-from app.undo import GraphSession
+from app.session import GraphSession
 from core.document.commands import AddNode, Connect, MoveNodes, RemoveNodes, SetLabel, SetValue
 from core.document.expr import parse
 from core.document.graph import Node

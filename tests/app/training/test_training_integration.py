@@ -5,7 +5,8 @@ import time
 from PySide6.QtCore import Qt, QThread
 from PySide6.QtGui import QKeySequence
 
-from app.main_window import MainWindow, main
+from app.main_window import MainWindow
+from app.startup import main
 from app.training.panel import TrainingPanel
 from app.training.sample_graph import model_from_weights
 from app.training.workspace import GRAPH, TRAINING
