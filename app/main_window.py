@@ -41,7 +41,6 @@ The window's pieces, each a set of plain functions taking the window:
 """
 
 
-import sys
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence, QUndoStack
@@ -482,6 +481,3 @@ class MainWindow(QMainWindow):
     def _appearance_changed(self):
         return classroom.appearance_changed(self)
 
-
-if __name__ == "__main__":
-    sys.exit(main())

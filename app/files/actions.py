@@ -24,11 +24,12 @@ and never meet a modal window; `show_error` is not modal anyway.
 
 import os
 
-from PySide6.QtCore import QObject, QSettings, Qt
+from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
-from app.files.autosave import AutosaveManager, data_dir
+from app.files.autosave import AutosaveManager
+from app.settings import settings
 from core.files.atomic import write_atomically
 from core.files import graph_file
 from core.document.codegen import to_pytorch, to_python
@@ -113,13 +114,6 @@ def ask_recover(parent, recovered, saved_at):
     box.exec()
     clicked = box.clickedButton()
     return "restore" if clicked is restore else "discard" if clicked is discard else "later"
-
-
-def settings():
-    """The app's QSettings (an ini file in BACKPROP_STUDIO_DATA_DIR when that is set)."""
-    if os.environ.get("BACKPROP_STUDIO_DATA_DIR"):
-        return QSettings(os.path.join(data_dir(), "settings.ini"), QSettings.IniFormat)
-    return QSettings("Backprop Studio", "Backprop Studio")
 
 
 def examples():

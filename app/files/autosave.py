@@ -29,18 +29,12 @@ import threading
 import uuid
 from datetime import datetime, timezone
 
-from PySide6.QtCore import QLockFile, QObject, QStandardPaths, QTimer
+from PySide6.QtCore import QLockFile, QObject, QTimer
 
+from app.settings import data_dir
 from core.files import recovery
 
 INTERVAL_MS = 30_000
-ENV_DIR = "BACKPROP_STUDIO_DATA_DIR"
-
-
-def data_dir():
-    """Where Backprop Studio keeps its own files (recovery, settings in tests)."""
-    path = os.environ.get(ENV_DIR) or QStandardPaths.writableLocation(QStandardPaths.AppDataLocation)
-    return path or os.path.join(os.path.expanduser("~"), ".backprop-studio")
 
 
 class Orphan:

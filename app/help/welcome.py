@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (QCheckBox, QDialog, QHBoxLayout, QLabel, QListWid
 
 from app.files.actions import examples
 from app.look.theme import set_base_font
+from app.settings import settings
 
 KEY_DONT_SHOW = "welcome/dont_show"
 KEY_SHOWN = "welcome/shown"
@@ -24,11 +25,6 @@ MAX_RECENT = 8
 
 def should_show_at_start():
     return not _bool(settings().value(KEY_DONT_SHOW, False))
-
-
-def settings():
-    from app.files.actions import settings as app_settings
-    return app_settings()
 
 
 def recent_files(window=None):

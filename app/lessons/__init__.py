@@ -6,7 +6,7 @@
     graph_bridge.py  GraphBridge: the runner's own Values and highlights on the main canvas
     lesson_list.py   LessonList and the progress kept in QSettings
     question_box.py  QuestionBox: prompt, answer, Check and the verdict
-    network_box.py   NetworkBox, BoundaryView: a network lesson's numbers and decision boundary
+    lesson_network.py LessonNetworkView, BoundaryView: a network lesson's numbers and decision boundary
     reading.py       text sizes and set_markdown, readable from the back of a room
 
 Import the panel from `app.lessons.panel`.

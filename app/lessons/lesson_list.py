@@ -7,17 +7,14 @@ furthest step reached, 0-based, and the lesson opened last.
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QListWidget, QListWidgetItem
 
+from app.settings import settings
+
 PROGRESS_KEY = "lessons/progress/"   # + lesson id -> the furthest step reached (0-based)
 LAST_KEY = "lessons/last"
 
 
 # -----------------------------------------------------------------------------
 # The progress model
-
-def settings():
-    from app.files.actions import settings as app_settings
-    return app_settings()
-
 
 def furthest_step(s, lesson_id):
     """The furthest step of the lesson reached so far in settings `s`; -1 if none."""

@@ -80,7 +80,7 @@ class BoundaryView(QWidget):
         p.end()
 
 
-class NetworkBox(QFrame):
+class LessonNetworkView(QFrame):
     """The network now, on its training set: its metrics above its decision boundary."""
 
     def __init__(self, parent=None):

@@ -20,7 +20,8 @@ import time
 
 from PySide6.QtWidgets import QApplication
 
-from app.lessons.lesson_list import LAST_KEY, settings
+from app.lessons.lesson_list import LAST_KEY
+from app.settings import settings
 from app.lessons.worker import LessonWorker, Snapshot, Stopped, _move, _moves_train
 from core.lessons.runner import LessonRunner
 

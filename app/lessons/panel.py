@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (QBoxLayout, QCheckBox, QHBoxLayout, QLabel, QProg
 from app.lessons.graph_bridge import GraphBridge
 from app.lessons.lesson_list import LessonList, record_step
 from app.lessons.moves import LessonMoves
-from app.lessons.network_box import NetworkBox
+from app.lessons.lesson_network import LessonNetworkView
 from app.lessons.question_box import QuestionBox
 from app.lessons.reading import TEXT_PX, TITLE_PX, set_markdown
 from app.look.theme import set_base_font
@@ -121,11 +121,11 @@ class LessonsPanel(LessonMoves, QWidget):
         col.addLayout(self.body, 1)
 
         # the network's numbers and picture
-        self.network_box = NetworkBox()
-        self.metrics_label = self.network_box.metrics_label
-        self.boundary_view = self.network_box.boundary_view
-        self.network_box.hide()
-        self.body.addWidget(self.network_box, 2)
+        self.network_view = LessonNetworkView()
+        self.metrics_label = self.network_view.metrics_label
+        self.boundary_view = self.network_view.boundary_view
+        self.network_view.hide()
+        self.body.addWidget(self.network_view, 2)
 
         # a question
         self.question_box = QuestionBox()
@@ -238,7 +238,7 @@ class LessonsPanel(LessonMoves, QWidget):
             self.question_box.ask(snapshot.prompt)
 
         # a network's numbers
-        self.network_box.setVisible(snapshot.kind == "network")
+        self.network_view.setVisible(snapshot.kind == "network")
         if snapshot.kind == "network":
             self.metrics_label.setText(self.metrics_text())
             self.boundary_view.set_boundary(snapshot.boundary, snapshot.points)

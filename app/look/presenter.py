@@ -24,8 +24,9 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QSizeGrip, QWidget
 
 from app.look.theme import PALETTES, SCALES, Theme, clamp_scale
+from app.settings import settings
 
-# Settings keys (app/file_actions.settings(): the app's one QSettings store)
+# Settings keys (app/settings.py: the app's one QSettings store)
 KEY_THEME = "appearance/theme"
 KEY_SCALE = "appearance/scale"
 KEY_PRESENTER_THEME = "presenter/theme"
@@ -37,11 +38,6 @@ PRESENTER_THEME = "high-contrast"
 ESSENTIAL_TOOLBAR = ("run", "backward", "zero grads", "fit", "zoom in", "zoom out",
                      "lesson back", "lesson next", "presenter", "presenter scale")
 KEEP_PROPERTY = "presenter_keep"   # a widget with this property set stays visible
-
-
-def settings():
-    from app.files.actions import settings as app_settings
-    return app_settings()
 
 
 def _palette_name(value, default):

@@ -19,6 +19,16 @@ identity a user could point at. What the user edits, saves and undoes is a
 The rules for a valid wire (no self loop, no cycle, a free port that exists)
 live here, in `can_connect`, so the editor and the file loader agree.
 
+Behind the wires sits a `networkx.DiGraph` (`digraph()`): one vertex per
+node, one edge per (src, dst) pair carrying the number of wires between them
+(`a*a` is one edge with `wires=2`). It is kept up to date by every edit, so
+the questions a graph library answers well are asked of it: is there a path
+(`has_path`, the cycle rule), in what order may nodes compute
+(`lexicographical_topological_sort`), what feeds or depends on a node
+(`analysis.py`). Loading a whole graph checks for cycles once, at the end, in
+linear time, rather than asking "would this wire close a loop?" per wire --
+a walk per wire made an 8,000-node chain saved output-first take 20 s.
+
 Every change emits `changed(event, *details)`; views subscribe and redraw.
 The events: `node_added`, `node_removed` (id), `node_changed` (id, field),
 `edge_added`, `edge_removed` (Edge), `output_changed` (id or None), and
@@ -27,8 +37,9 @@ view reads it anew rather than patching. The document never pushes undo
 commands itself (see `commands.py`).
 """
 
-import heapq
 import math
+
+import networkx as nx
 
 from core.document.events import Signal
 
@@ -188,7 +199,8 @@ class GraphDocument:
     def __init__(self, read_only=False):
         self.nodes = {}          # id -> Node, in insertion order
         self._inputs = {}        # (dst, port) -> src
-        self._consumers = {}     # src -> {dst: number of wires}, so `reaches` needs no full scan
+        self._graph = nx.DiGraph()  # the wiring: src -> dst edges with a `wires` count
+        self.revision = 0        # grows with every change to nodes, wires or output
         self.output = None       # an explicit output id, or None for "the single sink"
         self.read_only = read_only
         self.changed = Signal()  # changed(event, *details)
@@ -239,56 +251,47 @@ class GraphDocument:
         sinks = self.sinks()
         return sinks[0] if len(sinks) == 1 else None
 
+    def digraph(self):
+        """The wiring as a read-only `networkx.DiGraph`, live (no copy): vertices are
+        node ids in document order, an edge src -> dst has `wires`, the number of
+        ports of dst that src feeds. Ask networkx anything; change it through the document."""
+        return self._graph.copy(as_view=True)
+
     def reaches(self, start, goal):
         """True if goal is downstream of start (following edges forward)."""
-        seen, todo = {start}, [start]
-        while todo:
-            nid = todo.pop()
-            if nid == goal:
-                return True
-            for nxt in self._consumers.get(nid, ()):
-                if nxt not in seen:
-                    seen.add(nxt)
-                    todo.append(nxt)
-        return False
+        return nx.has_path(self._graph, start, goal)
 
     def can_connect(self, src, dst, port, replace=False):
         """(ok, reason): may a wire run from src's output to input `port` of dst?"""
+        reason = self._port_problem(src, dst, port, replace)
+        if reason:
+            return False, reason
+        if self.reaches(dst, src):
+            return False, f"that wire would make a cycle through {_name(self.nodes[dst])}"
+        return True, ""
+
+    def _port_problem(self, src, dst, port, replace):
+        """Why the wire is wrong on its own (nodes, port, self loop), or ""; the
+        cycle rule needs the whole graph and is checked apart."""
         if src not in self.nodes:
-            return False, f"no node {src!r}"
+            return f"no node {src!r}"
         if dst not in self.nodes:
-            return False, f"no node {dst!r}"
+            return f"no node {dst!r}"
         target = self.nodes[dst]
         if target.kind != "op":
-            return False, f"{_name(target)} is a {target.kind}: it has no inputs"
+            return f"{_name(target)} is a {target.kind}: it has no inputs"
         if not isinstance(port, int) or not 0 <= port < target.arity():
-            return False, f"{_name(target)} has no input port {port!r} ({target.op} takes {target.arity()})"
+            return f"{_name(target)} has no input port {port!r} ({target.op} takes {target.arity()})"
         if src == dst:
-            return False, "a node cannot feed itself"
+            return "a node cannot feed itself"
         if not replace and (dst, port) in self._inputs:
-            return False, f"input {port} of {_name(target)} is occupied"
-        if self.reaches(dst, src):
-            return False, f"that wire would make a cycle through {_name(target)}"
-        return True, ""
+            return f"input {port} of {_name(target)} is occupied"
+        return ""
 
     def topological_ids(self):
         """Node ids with every node after its inputs (ties in document order)."""
         order = {nid: i for i, nid in enumerate(self.nodes)}
-        pending = dict.fromkeys(self.nodes, 0)   # wired input ports not yet placed
-        for dst, _port in self._inputs:
-            pending[dst] += 1
-        ids = list(self.nodes)
-        # a heap of document positions (built ascending, so already a heap): ties go in document order
-        ready = [order[nid] for nid, k in pending.items() if k == 0]
-        result = []
-        while ready:
-            nid = ids[heapq.heappop(ready)]
-            result.append(nid)
-            for dst, wires in self._consumers.get(nid, {}).items():
-                pending[dst] -= wires    # nid may feed several ports of dst (a*a)
-                if pending[dst] == 0:
-                    heapq.heappush(ready, order[dst])
-        return result
+        return list(nx.lexicographical_topological_sort(self._graph, key=order.__getitem__))
 
     def new_id(self):
         k = 1 + max((int(nid[1:]) for nid in self.nodes
@@ -306,6 +309,8 @@ class GraphDocument:
             raise GraphError(f"duplicate node id {node.id!r}")
         validate_node(node)
         self.nodes[node.id] = node
+        self._graph.add_node(node.id)
+        self.revision += 1
         self.changed.emit("node_added", node.id)
         return node.id
 
@@ -317,6 +322,8 @@ class GraphDocument:
         for edge in touching:
             self.disconnect(edge.dst, edge.port)
         del self.nodes[nid]
+        self._graph.remove_node(nid)
+        self.revision += 1
         if self.output == nid:
             self.output = None
             self.changed.emit("output_changed", None)
@@ -332,11 +339,19 @@ class GraphDocument:
         replaced = None
         if (dst, port) in self._inputs:
             replaced = self.disconnect(dst, port)
-        self._inputs[(dst, port)] = src
-        wires = self._consumers.setdefault(src, {})
-        wires[dst] = wires.get(dst, 0) + 1
-        self.changed.emit("edge_added", Edge(src, dst, port))
+        self._wire(src, dst, port)
         return replaced
+
+    def _wire(self, src, dst, port):
+        # unchecked: callers have made sure the port is free and no cycle forms
+        self._inputs[(dst, port)] = src
+        edge = self._graph.get_edge_data(src, dst)
+        if edge is None:
+            self._graph.add_edge(src, dst, wires=1)
+        else:
+            edge["wires"] += 1
+        self.revision += 1
+        self.changed.emit("edge_added", Edge(src, dst, port))
 
     def disconnect(self, dst, port):
         """Remove the wire into input `port` of dst and return it."""
@@ -345,12 +360,11 @@ class GraphDocument:
             src = self._inputs.pop((dst, port))
         except KeyError:
             raise GraphError(f"input {port} of node {dst!r} is not connected") from None
-        wires = self._consumers[src]
-        wires[dst] -= 1
-        if not wires[dst]:
-            del wires[dst]
-            if not wires:
-                del self._consumers[src]
+        data = self._graph[src][dst]
+        data["wires"] -= 1
+        if not data["wires"]:
+            self._graph.remove_edge(src, dst)
+        self.revision += 1
         edge = Edge(src, dst, port)
         self.changed.emit("edge_removed", edge)
         return edge
@@ -374,6 +388,7 @@ class GraphDocument:
         if nid is not None:
             self.node(nid)
         old, self.output = self.output, nid
+        self.revision += 1
         self.changed.emit("output_changed", nid)
         return old
 
@@ -381,8 +396,9 @@ class GraphDocument:
         self._check_writable()
         self.nodes.clear()
         self._inputs.clear()
-        self._consumers.clear()
+        self._graph.clear()
         self.output = None
+        self.revision += 1
         self.changed.emit("reset")
 
     def replace_with(self, other):
@@ -396,14 +412,16 @@ class GraphDocument:
         over, rather than copying it out, lets an undo swap it straight back.
         """
         self._check_writable()
-        for mine, theirs in ((self.nodes, other.nodes), (self._inputs, other._inputs),
-                             (self._consumers, other._consumers)):
+        for mine, theirs in ((self.nodes, other.nodes), (self._inputs, other._inputs)):
             kept = dict(mine)
             mine.clear()      # in place: whoever holds doc.nodes sees the new graph
             mine.update(theirs)
             theirs.clear()
             theirs.update(kept)
+        self._graph, other._graph = other._graph, self._graph
         self.output, other.output = other.output, self.output
+        self.revision += 1
+        other.revision += 1
         self.changed.emit("reset")
 
     def _check_writable(self):
@@ -421,17 +439,31 @@ class GraphDocument:
 
     @classmethod
     def from_dict(cls, data, read_only=False):
-        """Rebuild a document from `to_dict()` output; raises GraphError naming the fault."""
+        """Rebuild a document from `to_dict()` output; raises GraphError naming the fault.
+
+        Linear in the size of the graph, whatever the order of the edges: each
+        wire is checked on its own as it comes, and the cycle rule once for
+        all of them at the end (asking it per wire walked the graph per wire)."""
         doc = cls()
         for raw in data["nodes"]:
             doc.add_node(Node(raw["id"], raw["kind"], raw.get("op"), raw.get("param"),
                               raw.get("value"), raw.get("label", ""), tuple(raw.get("pos", (0, 0)))))
-        for raw in data["edges"]:
+        position = {}  # (src, dst) -> index of its last wire in the file, to name a cycle's edge
+        for i, raw in enumerate(data["edges"]):
             src, dst, port = raw["src"], raw["dst"], raw["port"]
-            ok, reason = doc.can_connect(src, dst, port)
-            if not ok:
+            reason = doc._port_problem(src, dst, port, replace=False)
+            if reason:
                 raise GraphError(f"edge {src}→{dst}:{port}: {reason}")
-            doc.connect(src, dst, port)
+            doc._wire(src, dst, port)
+            position[(src, dst)] = i
+        if not nx.is_directed_acyclic_graph(doc._graph):
+            loop = nx.find_cycle(doc._graph)
+            # name the loop's wire that comes last in the file: the one that closed this loop
+            src, dst = max(loop, key=position.__getitem__)
+            port = data["edges"][position[(src, dst)]]["port"]
+            around = " → ".join([a for a, _b in loop] + [loop[0][0]])
+            raise GraphError(f"edge {src}→{dst}:{port}: that wire would make a cycle through "
+                             f"{_name(doc.nodes[dst])} ({around})")
         if data.get("output") is not None:
             doc.set_output(data["output"])
         doc.read_only = read_only

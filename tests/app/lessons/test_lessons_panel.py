@@ -61,7 +61,7 @@ def check_screen(window, panel):
         assert f"accuracy {runner.placeholder('accuracy')}" in text
         assert f"after {runner.trainer.steps_done} step" in text
         assert f"{len(runner.trainer.params)} parameters" in text
-        assert panel.network_box.isVisibleTo(panel)
+        assert panel.network_view.isVisibleTo(panel)
 
 
 def _numbers(text):
@@ -185,7 +185,7 @@ def test_a_long_step_runs_in_a_worker_and_can_be_stopped(window, qtbot):
     check_screen(window, panel)
 
 
-def test_the_network_box_shows_the_boundary(window, qtbot):
+def test_the_network_view_shows_the_boundary(window, qtbot):
     panel = window.lessons
     window.show_lessons("training-moons", 1)
     wait(qtbot, panel)
