@@ -1,7 +1,9 @@
 """What a debugger move looks like on the canvas, at the cost of what it changed.
 
-`CanvasSync` is the controller's hand on the graph scene. One step changes the
-grads of a handful of operands, so it touches only those: their grad text
+`CanvasSync` is the controller's hand on the graph scene: it draws what a
+`Move` of core's DebugSession changed, and decides nothing about debugging.
+One step changes the grads of a handful of operands, so it touches only those:
+their grad text
 (`session.notify_grads(ids)`), their status stripe, the 'current' / 'target'
 marks with their chips, the glowing wires -- each through the scene's diffing
 hooks (app/graph/scene_marks.py), never a loop over every item.
@@ -23,16 +25,14 @@ not in sight, and then centres it with its operands. A scroll repaints the
 whole view, so it must stay rare.
 """
 
-import math
-
 from PySide6.QtCore import QObject, QTimer
 
-from app.look.theme import format_number
+from core.debugger.session import BACKWARD, FORWARD, IDLE
+from core.format import format_number
 
 REFRESH_CHUNK = 700       # nodes redrawn per event-loop turn after a long jump
 PENDING, NO_GRAD = "?", "—"   # texts shown instead of numbers not known yet
-# the debugger's phases (app/debugger/controller.py), each with its look of a node
-IDLE, FORWARD, BACKWARD = "idle", "forward", "backward"
+__all__ = ["BACKWARD", "FORWARD", "IDLE", "NO_GRAD", "PENDING", "REFRESH_CHUNK", "CanvasSync"]
 
 
 class CanvasSync(QObject):
@@ -60,19 +60,14 @@ class CanvasSync(QObject):
         finally:
             self.notifying = False
 
-    def changed(self, values):
-        """Redraw these Values' grads and status stripes (a step or a few)."""
-        nid, st = self.ctrl._nid, self.ctrl.stepper
-        ids = [nid[v] for v in values if v in nid]
-        self.notify(ids)
-        if self.scene is not None:
-            self.scene.set_node_status({nid[v]: st.status(v) for v in values if v in nid})
+    def changed(self, ids):
+        """Redraw these nodes (the few a move touched) in the look of the phase now."""
+        self._redraw(list(ids), self.ctrl.phase)
 
     def redraw_all(self, look=BACKWARD):
         """Every node of the stepper's graph in the look of a phase (`look`): those in
         sight now, the rest a chunk per event-loop turn."""
-        nid = self.ctrl._nid
-        ids = [nid[v] for v in self.ctrl.stepper.topo if v in nid]
+        ids = self.ctrl.debug.ids_of(self.ctrl.stepper.topo)
         self.cancel()
         self._look = look
         if self.scene is None or self.view is None or len(ids) <= REFRESH_CHUNK:
@@ -91,20 +86,22 @@ class CanvasSync(QObject):
         self._timer.stop()
         self._pending = []
 
-    def _redraw(self, ids):
-        """Bring these nodes in line with the stepper's state now, whatever they showed
-        before. Backward: grads, status stripes, the quiz's hidden grads; forward:
-        '?' until computed, grads hidden, no stripes; idle: the numbers only."""
+    def _redraw(self, ids, look=None):
+        """Bring these nodes in line with the debugger's state now, whatever they showed
+        before, in the look of a phase (default: the last long jump's). Backward:
+        grads, status stripes, the quiz's hidden grads; forward: '?' until computed,
+        grads hidden, no stripes; idle: the numbers only."""
         scene, value = self.scene, self.session.values.get
+        look = look or self._look
         self.notify(ids)
         if scene is None:
             return
-        if self._look == BACKWARD:
+        if look == BACKWARD:
             st = self.ctrl.stepper
             hidden = {self.ctrl.nid(v) for v in self.ctrl.quiz_hidden()}
             scene.set_node_status({n: st.status(value(n)) for n in ids})
             scene.update_masks({n: (None, PENDING, False) if n in hidden else None for n in ids})
-        elif self._look == FORWARD:
+        elif look == FORWARD:
             fs = self.ctrl.forward_stepper
             scene.set_node_status({n: None for n in ids})
             scene.update_masks({n: (None, NO_GRAD, False) if fs.computed(value(n))
@@ -120,21 +117,11 @@ class CanvasSync(QObject):
         if not self._pending:
             self._timer.stop()
 
-    def pin_grad_scale(self):
-        """Colour grads on the scale of the finished pass while stepping: one quick
-        backward to learn its largest |grad| (the stepper resets right after)."""
-        if self.scene is None:
-            return
-        st = self.ctrl.stepper
-        st.reset()
-        for node in reversed(st.topo):
-            node._backward(node)
-        biggest = 0.0
-        for node in st.topo:
-            g = abs(node.grad)
-            if g > biggest and g != math.inf:
-                biggest = g
-        self.scene.set_grad_scale(biggest or None)
+    def pin_grad_scale(self, grad_max):
+        """Colour grads on the scale of the finished pass while stepping (its largest
+        finite |grad|, which the DebugSession measures when the pass starts)."""
+        if self.scene is not None:
+            self.scene.set_grad_scale(grad_max)
 
     def hold_grad_scale(self):
         """Keep the colour scale shown now (the forward pass: grads are hidden, and a
@@ -159,12 +146,6 @@ class CanvasSync(QObject):
             self.scene.set_debug_marks({}, [])
             self.scene.set_grad_scale(None)
         self.redraw_all(IDLE)
-
-    def masks(self, masks):
-        """{Value: (data text, grad text, dimmed) or None}."""
-        if self.scene is not None:
-            nid = self.ctrl._nid
-            self.scene.update_masks({nid.get(v): mask for v, mask in masks.items()})
 
     def breakpoints(self, ids):
         if self.scene is not None:

@@ -1,4 +1,4 @@
-"""What the debugger says: node names, and each step explained as rich text.
+"""What the debugger says: each step explained as rich text.
 
 A teacher presses F10 and narrates from the screen alone, so every step answers
 four questions in words and real numbers:
@@ -9,60 +9,18 @@ four questions in words and real numbers:
     why a grad is a sum       y is used twice (by p and m): 6.0000 + 2.0000 = 8.0000
 
 The texts of the arithmetic come from core (`StepRecord.lines`,
-`BackwardStepper.local_terms`, `ForwardStepper.describe`); this module only
-arranges them. Functions here read the controller and return HTML; they hold
-no state.
+`BackwardStepper.local_terms`, `ForwardStepper.describe`), and so do the names
+of nodes and the formulas that introduce a step (core/debugger/explain.py);
+this module only arranges them. Functions here read the controller and return
+HTML; they hold no state.
 """
 
 import html
 
-from app.look.theme import FONT_FAMILY, MONO_FAMILY, format_number
-from core.document.graph import node_expression, short_number
+from app.look.theme import FONT_FAMILY, MONO_FAMILY
+from core.debugger.explain import formula, headline
 from core.debugger.stepper import FINAL, PARTIAL, forward_formula
-
-NAME_MAX = 14   # an unlabelled op is named by its expression up to this length ('(x·y)')
-
-
-
-# -----------------------------------------------------------------------------
-# Names
-
-def display_names(doc, compiled):
-    """{Value: name} for every compiled node: its label; a constant's number; an
-    unlabelled op whose operands are labelled or constant, its expression in
-    brackets ('(x·y)', '(y^2)'); anything else its node id ('n7')."""
-    names, simple = {}, {}
-    for nid in compiled.order:
-        node = doc.nodes[nid]
-        value = compiled.values[nid]
-        if node.label:
-            name, plain = node.label, True
-        elif node.kind == "const":
-            name, plain = short_number(node.value), True
-        elif node.kind == "op":
-            args = [simple.get(src) for src in doc.inputs_of(nid)]
-            expr = node_expression(node, args) if all(args) else None
-            name, plain = (f"({expr})", False) if expr and len(expr) <= NAME_MAX else (nid, False)
-        else:
-            name, plain = nid, False
-        names[value] = name
-        simple[nid] = name if plain else None
-    return names
-
-
-def headline(stepper, node):
-    """How a step's node is introduced: 'm = x · y', or just '(x·y)' when that is its name."""
-    name = stepper.name(node)
-    return name if name.startswith("(") else forward_formula(node, stepper.name)
-
-
-def formula(stepper, node):
-    """'m = x · y' for a labelled node, just 'x · y' for one named by its expression."""
-    text = forward_formula(node, stepper.name)
-    name = stepper.name(node)
-    if name.startswith("("):
-        return text.split(" = ", 1)[1]
-    return text
+from core.format import format_number
 
 
 # -----------------------------------------------------------------------------

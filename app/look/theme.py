@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from PySide6.QtCore import QSize
 from PySide6.QtGui import QColor, QFont, QFontInfo, QFontMetricsF, QPalette
 
+from core.format import format_number  # one formatter for every view (re-exported)
+
 FONT_FAMILY = "DejaVu Sans"
 MONO_FAMILY = "DejaVu Sans Mono"
 
@@ -245,20 +247,6 @@ def _mix(a, b, t):
     return QColor.fromRgbF(a.redF() + (b.redF() - a.redF()) * t,
                            a.greenF() + (b.greenF() - a.greenF()) * t,
                            a.blueF() + (b.blueF() - a.blueF()) * t)
-
-
-def format_number(x):
-    """A number as shown in a node: 4 decimals, scientific when very large."""
-    if x is None:
-        return "—"
-    if x != x:
-        return "nan"
-    if math.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    if abs(x) >= 1e6:
-        return f"{x:.3e}"
-    text = f"{x:.4f}"
-    return "0.0000" if text == "-0.0000" else text
 
 
 DEFAULT = Theme(LIGHT)
