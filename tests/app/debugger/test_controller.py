@@ -1,0 +1,45 @@
+"""The app's debugger is a thin adapter: the decisions live in core's DebugSession.
+
+No module in app/debugger runs a `_backward` itself (the steppers in core do,
+inside a DebugSession), and the controller holds no stepper of its own making.
+These scans read the source with `ast`; they need no window.
+"""
+import ast
+from pathlib import Path
+
+import app.debugger
+
+PACKAGE = Path(app.debugger.__file__).parent
+
+
+def backward_calls(source, filename="<text>"):
+    """(line, text) of every call of something named `_backward` in source."""
+    calls = []
+    for node in ast.walk(ast.parse(source, filename)):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+            if name == "_backward":
+                calls.append((node.lineno, ast.get_source_segment(source, node)))
+    return calls
+
+
+def test_the_scan_finds_a_backward_call():
+    source = "def pin(st):\n    for node in st.topo:\n        node._backward(node)\n"
+    assert backward_calls(source) == [(3, "node._backward(node)")]
+    assert backward_calls("_backward(x)\nprint('_backward(')\n") == [(1, "_backward(x)")]
+
+
+def test_no_module_in_app_debugger_calls_backward():
+    modules = sorted(PACKAGE.glob("*.py"))
+    assert len(modules) >= 7
+    found = {path.name: backward_calls(path.read_text(encoding="utf-8"), str(path)) for path in modules}
+    assert {name: calls for name, calls in found.items() if calls} == {}
+
+
+def test_the_controller_makes_no_stepper_itself():
+    tree = ast.parse((PACKAGE / "controller.py").read_text(encoding="utf-8"))
+    imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                for alias in node.names}
+    assert "DebugSession" in imported
+    assert not imported & {"BackwardStepper", "ForwardStepper", "ForwardRecord"}
