@@ -27,68 +27,24 @@ Two differences from micrograd, both visible in the code below:
 * Numbers follow IEEE float64 like numpy: overflow gives +-inf, log(0) gives
   -inf, log(-1) and (-8)**0.5 give nan, x/0 gives +-inf or nan. A model that
   diverges shows inf/nan in its nodes instead of raising halfway through.
+  At the edges the derivatives take the limits a float64 reference takes:
+  d(x^0)/dx = 0 at x = 0, d(0^x)/dx = 0 for x >= 0, and divisions divide
+  (-(a/b)/b, never -a/(b*b), which underflows for b = 1e-200).
+
+Everything the rest of the studio needs to know about an op (its name in a
+document, its symbol, its derivative in math) is in `core/ops.py`, the op
+table; the methods below are the ops themselves, written out one by one.
 
 `topological_order()` is iterative, so graphs a million nodes deep work.
 """
 
 import math
 
-INF = math.inf
-NAN = math.nan
-
+from core import ops
+from core.ops import ieee_div, ieee_exp, ieee_log, ieee_pow, sigmoid_float
 
 # -----------------------------------------------------------------------------
-# IEEE-style float helpers (Python raises where numpy returns inf or nan)
-
-def ieee_div(a, b):
-    """a / b with x/0 -> +-inf and 0/0 -> nan, as in numpy float64."""
-    try:
-        return a / b
-    except ZeroDivisionError:
-        if a == 0.0 or a != a:
-            return NAN
-        return math.copysign(INF, a) * math.copysign(1.0, b)
-
-
-def ieee_pow(a, k):
-    """a ** k for a float base and a number exponent, never complex, never raising."""
-    try:
-        result = a ** k
-    except ZeroDivisionError:  # 0.0 ** negative
-        odd = float(k).is_integer() and int(k) % 2 == 1
-        return math.copysign(INF, a) if odd else INF
-    except OverflowError:
-        odd = float(k).is_integer() and int(k) % 2 == 1
-        return -INF if (a < 0 and odd) else INF
-    if isinstance(result, complex):  # negative base, fractional exponent
-        return NAN
-    return float(result)
-
-
-def ieee_exp(x):
-    try:
-        return math.exp(x)
-    except OverflowError:
-        return INF
-
-
-def ieee_log(x):
-    if x > 0.0:
-        return math.log(x)
-    if x == 0.0:
-        return -INF
-    return NAN  # negative or nan
-
-
-def sigmoid_float(x):
-    """1 / (1 + e^-x), computed without overflow for large |x|."""
-    if x >= 0.0:
-        return 1.0 / (1.0 + math.exp(-x))
-    if x != x:
-        return NAN
-    e = ieee_exp(x)
-    return e / (1.0 + e)
-
+# Value
 
 def _no_backward(out):
     """A leaf has no operands to pass gradient to."""
@@ -99,9 +55,6 @@ def _as_float(data):
         raise TypeError(f"Value needs a real number, got {type(data).__name__} {data!r}")
     return float(data)
 
-
-# -----------------------------------------------------------------------------
-# Value
 
 class Value:
     """Stores a single scalar value and its gradient."""
@@ -156,9 +109,11 @@ class Value:
         out = Value(ieee_div(self.data, other.data), (self, other), "/")
 
         def _backward(out):
-            # d(a/b)/da = 1/b, d(a/b)/db = -a/b^2
-            self.grad += ieee_div(1.0, other.data) * out.grad
-            other.grad += ieee_div(-self.data, other.data * other.data) * out.grad
+            # d(a/b)/da = 1/b, d(a/b)/db = -a/b^2 = -(a/b)/b
+            # (divided, not multiplied: b*b underflows to 0 for b = 1e-200, 1/b overflows
+            # for a tiny b, where out.grad / b may still be a fine number)
+            self.grad += ieee_div(out.grad, other.data)
+            other.grad -= ieee_div(out.data, other.data) * out.grad
         out._backward = _backward
         return out
 
@@ -171,8 +126,9 @@ class Value:
         out = Value(ieee_pow(self.data, k), (self,), f"**{k!r}")
 
         def _backward(out):
-            # d(x^k)/dx = k * x^(k-1)
-            self.grad += k * ieee_pow(self.data, k - 1) * out.grad
+            # d(x^k)/dx = k * x^(k-1); for k = 0, x^0 = 1 is constant: 0, also at x = 0
+            if k != 0:
+                self.grad += k * ieee_pow(self.data, k - 1) * out.grad
         out._backward = _backward
         return out
 
@@ -221,8 +177,8 @@ class Value:
         out = Value(ieee_log(self.data), (self,), "log")
 
         def _backward(out):
-            # d ln(x)/dx = 1/x
-            self.grad += ieee_div(1.0, self.data) * out.grad
+            # d ln(x)/dx = 1/x  (out.grad / x: no 1/x that overflows on the way)
+            self.grad += ieee_div(out.grad, self.data)
         out._backward = _backward
         return out
 
@@ -257,8 +213,9 @@ class Value:
         log_base = ieee_log(base)
 
         def _backward(out):
-            # d(c^x)/dx = c^x * ln(c)
-            self.grad += out.data * log_base * out.grad
+            # d(c^x)/dx = c^x * ln(c); for c = 0 and x >= 0, 0^x is constant: 0, not 0 * -inf
+            if base != 0.0 or not self.data >= 0.0:
+                self.grad += out.data * log_base * out.grad
         out._backward = _backward
         return out
 
@@ -350,17 +307,11 @@ def zero_grad(root):
         node.grad = 0.0
 
 
-def pow_exponent(op):
-    """The exponent k of a '**k' op, as the int or float it was written with."""
-    text = op[2:]
-    try:
-        return int(text)
-    except ValueError:
-        return float(text)
-
-
 # -----------------------------------------------------------------------------
 # Re-running the forward pass of an existing graph
+
+_FORWARD = ops.FORWARD
+
 
 def refresh(node):
     """Recompute one op node's data from its operands' current data, in place.
@@ -370,38 +321,20 @@ def refresh(node):
     re-run the forward pass of the graph they already have, one node at a time
     in topological order; this is that one step. The `_backward` closures stay
     valid because they read data when they run. Leaves are left unchanged.
+    The forward formula is the op's row in the table (`core.ops`), the same
+    function the method above computes; tests/core/test_ops.py proves they agree.
     """
     prev = node._prev
     if not prev:
         return
-    op = node._op
-    a = prev[0].data
-    if op == "*":
-        node.data = a * prev[1].data
-    elif op == "+":
-        node.data = a + prev[1].data
-    elif op == "-":
-        node.data = a - prev[1].data
-    elif op == "/":
-        node.data = ieee_div(a, prev[1].data)
-    elif op == "relu":
-        node.data = 0.0 if a <= 0.0 else a
-    elif op == "tanh":
-        node.data = math.tanh(a)
-    elif op == "neg":
-        node.data = -a
-    elif op == "exp":
-        node.data = ieee_exp(a)
-    elif op == "log":
-        node.data = ieee_log(a)
-    elif op == "sigmoid":
-        node.data = sigmoid_float(a)
-    elif op.startswith("**"):
-        node.data = ieee_pow(a, pow_exponent(op))
-    elif op.endswith("**"):
-        node.data = ieee_pow(float(op[:-2]), a)
+    forward = _FORWARD.get(node._op)
+    if forward is None:  # pow and rpow carry their number in the op: '**2', '2.0**'
+        op, param = ops.lookup(node._op)
+        node.data = op.forward(prev[0].data, param)
+    elif len(prev) == 2:
+        node.data = forward(prev[0].data, prev[1].data)
     else:
-        raise ValueError(f"unknown op {op!r}")
+        node.data = forward(prev[0].data)
 
 
 def recompute(root, order=None):

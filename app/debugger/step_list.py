@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QStyle, QStyledIt
                                QTableView)
 
 from app.look.theme import MONO_FAMILY
+from core.ops import short_text
 
 COLUMNS = ("#", "node", "op", "formula", "")
 # plain ints: comparing PySide6's enum members costs microseconds, and a repaint asks ~400 times
@@ -133,12 +134,7 @@ class StepListModel(QAbstractTableModel):
 
 
 def _op_text(node):
-    op = node._op
-    if op.startswith("**"):
-        return f"^{op[2:]}"
-    if op.endswith("**"):
-        return f"{op[:-2]}^x"
-    return {"+": "+", "-": "−", "*": "·", "/": "/", "neg": "−x"}.get(op, op)
+    return short_text(node._op)
 
 
 class _TintedSelection(QStyledItemDelegate):

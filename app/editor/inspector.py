@@ -8,38 +8,23 @@ with respect to each operand, written out and evaluated:
     d(x·y)/dx = y = 3.0000
     x.grad += 3.0000 · f.grad 1.0000 = 3.0000
 
-The numbers come from core (`core.debugger.stepper.local_derivatives`), the text names
-the operands by their labels. Edits (label, value of an input) are pushed as
-undoable commands; the inspector keeps no state of its own.
+The numbers come from core (`core.debugger.stepper.local_derivatives`), the math from
+the op table (`core.ops.notation`); the text names the operands by their labels.
+Edits (label, value of an input) are pushed as undoable commands; the inspector
+keeps no state of its own.
 """
 
 import html
 import math
 
 from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtWidgets import (QDoubleSpinBox, QFormLayout, QFrame, QLabel, QLineEdit,
-                               QScrollArea, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QDoubleSpinBox, QFormLayout, QFrame, QLabel, QLineEdit, QScrollArea, QVBoxLayout, QWidget
 
 from app.look.theme import FONT_FAMILY, MONO_FAMILY, format_number
+from core.debugger.stepper import local_derivatives
 from core.document.commands import SetLabel, SetValue
 from core.document.graph import OPS, node_expression, op_symbol, short_number
-from core.debugger.stepper import local_derivatives
-
-_SYMBOLIC = {
-    # op: per operand, (expression of out, derivative as text) with {a} {b} {k} {c}
-    "add": [("{a} + {b}", "1"), ("{a} + {b}", "1")],
-    "sub": [("{a} − {b}", "1"), ("{a} − {b}", "−1")],
-    "mul": [("{a}·{b}", "{b}"), ("{a}·{b}", "{a}")],
-    "div": [("{a}/{b}", "1/{b}"), ("{a}/{b}", "−{a}/{b}²")],
-    "neg": [("−{a}", "−1")],
-    "pow": [("{a}^{k}", "{k}·{a}{km1}")],
-    "rpow": [("{c}^{a}", "{c}^{a}·ln {c}")],
-    "relu": [("relu({a})", "1 if {a} > 0 else 0")],
-    "tanh": [("tanh({a})", "1 − tanh({a})²")],
-    "exp": [("exp({a})", "exp({a})")],
-    "log": [("ln({a})", "1/{a}")],
-    "sigmoid": [("σ({a})", "σ({a})·(1 − σ({a}))")],
-}
+from core.ops import BY_NAME, notation
 
 
 def _bracket(name):
@@ -56,24 +41,14 @@ def derivative_lines(node, operand_names, out_name, value, out_grad):
     the operands' names and evaluated, and what it adds to each operand's grad."""
     if node.kind != "op" or value is None:
         return []
-    names = {"a": _bracket(operand_names[0]), "b": _bracket(operand_names[-1])}
-    if node.op == "pow":
-        names["k"] = short_number(node.param)
-        names["km1"] = "^" + short_number(node.param - 1)
-        if node.param - 1 == 1:   # d(y^2)/dy = 2·y, not 2·y^1
-            names["km1"] = ""
-    if node.op == "rpow":
-        names["c"] = short_number(node.param)
+    op = BY_NAME[node.op]
+    names = [_bracket(name) for name in operand_names]
     local = local_derivatives(value)
-    wrt = ["a", "b"]
     lines = []
-    for i, ((expr, deriv), (_sym, number)) in enumerate(zip(_SYMBOLIC[node.op], local)):
-        d_expr = expr.format(**names)
-        d_text = deriv.format(**names)
-        operand = names[wrt[i]]
-        formula = f"d({d_expr})/d{operand} = {d_text}"
-        if d_text not in ("1", "−1"):
+    for i, (formula, (_sym, number)) in enumerate(zip(notation(op, names, node.param), local)):
+        if op.math[i] not in ("1", "−1"):
             formula += f" = {format_number(number)}"
+        operand = names[i] if i < len(names) else names[-1]
         contribution = (f"{operand}.grad += {format_number(number)} · {out_name}.grad "
                         f"{format_number(out_grad)} = {format_number(number * out_grad)}")
         lines.append((formula, contribution))

@@ -11,8 +11,8 @@ Nodes not yet reached count as "pending": a view shows them without a value.
 Leaves (inputs, weights, constants) are known from the start.
 """
 
-from core.engine import refresh, topological_order
 from core.debugger.stepper import forward_formula
+from core.engine import refresh, topological_order
 
 
 class ForwardRecord:

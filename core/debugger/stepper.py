@@ -26,13 +26,15 @@ import bisect
 import math
 import re
 
-from core.engine import ieee_div, ieee_log, ieee_pow, pow_exponent, topological_order
+from core import ops
+from core.engine import topological_order
 
 UNTOUCHED, PARTIAL, FINAL = "untouched", "partial", "final"
 
 
 # -----------------------------------------------------------------------------
-# Local derivatives, as text and as numbers (the lesson material of each op)
+# Local derivatives, as text and as numbers (the lesson material of each op,
+# read from the op table in core/ops.py)
 
 def local_derivatives(node):
     """[(symbolic text, value)] for each operand of node, in `_prev` order.
@@ -40,57 +42,32 @@ def local_derivatives(node):
     The symbolic text names operands 'a' and 'b' (and the output 'out'): for
     `out = a * b` it is [('b.data', b), ('a.data', a)].
     """
-    op, prev = node._op, node._prev
+    prev = node._prev
     if not prev:
         return []
-    a = prev[0].data
-    b = prev[1].data if len(prev) > 1 else None
-    if op == "+":
-        return [("1", 1.0), ("1", 1.0)]
-    if op == "-":
-        return [("1", 1.0), ("-1", -1.0)]
-    if op == "*":
-        return [("b.data", b), ("a.data", a)]
-    if op == "/":
-        return [("1/b.data", ieee_div(1.0, b)), ("-a.data/b.data²", ieee_div(-a, b * b))]
-    if op == "neg":
-        return [("-1", -1.0)]
-    if op == "relu":
-        return [("(a.data > 0)", 1.0 if a > 0.0 else 0.0)]
-    if op == "tanh":
-        t = node.data
-        return [("1 - out.data²", 1.0 - t * t)]
-    if op == "exp":
-        return [("out.data", node.data)]
-    if op == "log":
-        return [("1/a.data", ieee_div(1.0, a))]
-    if op == "sigmoid":
-        s = node.data
-        return [("out.data·(1 - out.data)", s * (1.0 - s))]
-    if op.startswith("**"):
-        k = pow_exponent(op)
-        power = "a.data" if k - 1 == 1 else f"a.data^{k - 1}"
-        return [(f"{k}·{power}", k * ieee_pow(a, k - 1))]
-    if op.endswith("**"):
-        base = float(op[:-2])
-        return [(f"out.data·ln({base})", node.data * ieee_log(base))]
-    raise ValueError(f"unknown op {op!r}")
+    op, param = ops.lookup(node._op)
+    args = [child.data for child in prev]
+    args.extend(ops.params_of(op, param))
+    fill = _code_names(op, param)
+    return [(code.format(**fill), local(node.data, *args)) for code, local in zip(op.code, op.local)]
+
+
+def _code_names(op, param):
+    """The numbers of pow's and rpow's code templates, written as the engine's `_op` writes them."""
+    if not op.param:
+        return {}
+    return {"k": param, "c": param, "km1": "" if param - 1 == 1 else f"^{param - 1}"}
 
 
 def forward_formula(node, name):
     """How `node` was computed, e.g. 'f = a + b' or 't = tanh(n)'."""
-    op, prev = node._op, node._prev
-    names = [name(child) for child in prev]
-    if op in ("+", "-", "*", "/"):
-        symbol = {"+": "+", "-": "−", "*": "·", "/": "/"}[op]
-        return f"{name(node)} = {names[0]} {symbol} {names[1]}"
-    if op == "neg":
-        return f"{name(node)} = −{names[0]}"
-    if op.startswith("**"):
-        return f"{name(node)} = {names[0]}^{op[2:]}"
-    if op.endswith("**"):
-        return f"{name(node)} = {op[:-2]}^{names[0]}"
-    return f"{name(node)} = {op}({names[0]})"
+    op, _param = ops.lookup(node._op)
+    names = [name(child) for child in node._prev]
+    if op.infix:
+        return f"{name(node)} = {names[0]} {op.infix} {names[1]}"
+    # pow's and rpow's number as the engine's `_op` spells it: 'x^2', '2.0^x'
+    number = node._op.strip("*")
+    return f"{name(node)} = {op.text.format(a=names[0], k=number, c=number)}"
 
 
 # -----------------------------------------------------------------------------

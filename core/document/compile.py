@@ -26,9 +26,9 @@ MLP, say -- becomes a read-only document with one node per Value, so a model
 built in code can be looked at, stepped through and explained like a drawn one.
 """
 
-from core.engine import Value, pow_exponent, topological_order
 from core.document.graph import GraphDocument, Node
-
+from core.engine import Value, topological_order
+from core.ops import lookup
 
 # -----------------------------------------------------------------------------
 # GraphDocument -> Values
@@ -81,7 +81,10 @@ def compile_document(doc):
 
 
 def _apply(node, args):
-    """The one engine call that op `node` stands for, on its operand Values."""
+    """The one engine call that op `node` stands for, on its operand Values.
+
+    Written out call by call on purpose: these are the calls a learner types
+    (tests/core/test_ops.py checks that every op of the table is here)."""
     op = node.op
     a = args[0]
     if op == "add":
@@ -121,21 +124,6 @@ def _exponent(param):
 # -----------------------------------------------------------------------------
 # Value graph -> GraphDocument
 
-# engine `_op` -> document op, for the ops whose name carries no number
-_OP_NAMES = {
-    "+": "add",
-    "-": "sub",
-    "*": "mul",
-    "/": "div",
-    "neg": "neg",
-    "relu": "relu",
-    "tanh": "tanh",
-    "exp": "exp",
-    "log": "log",
-    "sigmoid": "sigmoid",
-}
-
-
 def trace(root, parameters=()):
     """Turn the graph that produced `root` into a read-only document.
 
@@ -171,10 +159,8 @@ def trace(root, parameters=()):
 def op_of(engine_op):
     """(document op, param) for an engine `_op` string: '*' -> ('mul', None),
     '**2' -> ('pow', 2), '**0.5' -> ('pow', 0.5), '2.0**' -> ('rpow', 2.0)."""
-    if engine_op in _OP_NAMES:
-        return _OP_NAMES[engine_op], None
-    if engine_op.startswith("**"):
-        return "pow", pow_exponent(engine_op)
-    if engine_op.endswith("**"):
-        return "rpow", float(engine_op[:-2])
-    raise ValueError(f"cannot trace an unknown engine op {engine_op!r}")
+    try:
+        op, param = lookup(engine_op)
+    except ValueError:
+        raise ValueError(f"cannot trace an unknown engine op {engine_op!r}") from None
+    return op.name, param

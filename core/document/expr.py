@@ -64,6 +64,7 @@ import re
 import warnings
 
 from core.document.graph import GraphDocument, Node
+from core.ops import BY_ENGINE, METHODS
 
 MAX_TEXT = 100_000
 MAX_NESTING = 100
@@ -73,10 +74,12 @@ MAX_NODES = 20_000
 MAX_EXPONENT = 1_000
 DEFAULT_VALUE = 1.0
 
-FUNCTIONS = ("relu", "tanh", "exp", "log", "sigmoid")
+FUNCTIONS = METHODS  # relu tanh exp log sigmoid, from the op table
 RESERVED = ("Value",) + FUNCTIONS
 
-_BINARY = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div"}
+# Python's operator -> the document op whose engine `_op` it is
+_BINARY = {ast.Add: BY_ENGINE["+"].name, ast.Sub: BY_ENGINE["-"].name,
+           ast.Mult: BY_ENGINE["*"].name, ast.Div: BY_ENGINE["/"].name}
 _SYMBOLS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**",
             ast.FloorDiv: "//", ast.Mod: "%", ast.MatMult: "@", ast.LShift: "<<",
             ast.RShift: ">>", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^"}

@@ -42,22 +42,10 @@ import math
 import networkx as nx
 
 from core.document.events import Signal
+from core.ops import TABLE, formula, op_symbol, short_number  # noqa: F401 (op_symbol, short_number: re-exported)
 
-# name: (arity, symbol shown in the op circle)
-OPS = {
-    "add": (2, "+"),
-    "sub": (2, "−"),
-    "mul": (2, "×"),
-    "div": (2, "÷"),
-    "neg": (1, "−x"),
-    "pow": (1, "xᵏ"),
-    "rpow": (1, "cˣ"),
-    "relu": (1, "relu"),
-    "tanh": (1, "tanh"),
-    "exp": (1, "exp"),
-    "log": (1, "log"),
-    "sigmoid": (1, "σ"),
-}
+# name: (arity, symbol shown in the op circle), from the op table
+OPS = {op.name: (op.arity, op.symbol) for op in TABLE}
 KINDS = ("input", "const", "op")
 NODE_FIELDS = ("kind", "op", "param", "value", "label", "pos")
 
@@ -66,35 +54,9 @@ class GraphError(ValueError):
     """An edit that would make the document invalid; the message names the node."""
 
 
-def op_symbol(op, param=None):
-    """The text drawn in an op's circle: '+', '×', 'x²', '2ˣ' ..."""
-    if op == "pow" and param is not None:
-        return f"**{short_number(param)}"
-    if op == "rpow" and param is not None:
-        return f"{short_number(param)}**"
-    return OPS[op][1]
-
-
-def short_number(number):
-    """A number as written in a formula: '2' for 2.0, '0.5', '1e+20'."""
-    x = float(number)
-    return str(int(x)) if x.is_integer() and abs(x) < 1e15 else repr(x)
-
-
-_INFIX = {"add": " + ", "sub": " − ", "mul": "·", "div": "/"}
-
-
 def node_expression(node, args):
     """How an op node reads as a formula of its operands' names: 'x·y', 'y^2', 'tanh(n)'."""
-    if node.op in _INFIX:
-        return _INFIX[node.op].join(args)
-    if node.op == "neg":
-        return "−" + args[0]
-    if node.op == "pow":
-        return f"{args[0]}^{short_number(node.param)}"
-    if node.op == "rpow":
-        return f"{short_number(node.param)}^{args[0]}"
-    return f"{node.op}({args[0]})"
+    return formula(node.op, args, node.param)
 
 
 # -----------------------------------------------------------------------------

@@ -1,0 +1,301 @@
+"""The op table: everything the studio knows about each operation, written once.
+
+An operation such as multiplication shows up in many places: the engine computes
+it (`Value.__mul__`), the forward pass is re-run in place (`engine.refresh`),
+the debugger explains its chain-rule step, the inspector writes its derivative in
+math, the canvas draws its symbol, documents and files name it, code export
+writes it. Each of those reads this table, so they cannot disagree:
+
+    name     'mul'               what documents, files and the editor call it
+    engine   '*'                 the `_op` string the engine's Value carries
+    arity    2                   how many operands (wires into the op)
+    symbol   '×'                 drawn in the op's circle on the canvas
+    forward  a * b               the output from its operands' data
+    local    b, a                d out / d a and d out / d b, one function each
+    math     'b', 'a'            the same derivatives in math notation
+
+so that `d(a·b)/da = b` is `notation(MUL)[0]`. The `Value` methods in
+`core/engine.py` stay written out one by one -- that is where a learner looks for
+`__mul__` and its `_backward` -- and `tests/core/test_ops.py` proves, op by op,
+that each method computes exactly what its row here says. (The forward functions
+of +, -, * and neg are Python's own `operator.add` ...: the same arithmetic,
+called without a Python frame, which keeps replaying a recorded graph fast.)
+
+Two ops carry a number that is not an operand: `pow` (x ** k, the exponent k)
+and `rpow` (c ** x, the base c). Their engine `_op` spells the number out,
+'**2' or '2.0**', and their functions take it as a last argument.
+
+How the functions are called
+----------------------------
+`forward(*operands, *param)` and each `local[i](out, *operands, *param)`, with
+floats: `MUL.forward(2.0, 3.0)`, `POW.local[0](9.0, 3.0, 2)` (= 2 * 3.0). A local
+derivative gets the output as well, because some are cheapest in terms of it:
+d tanh(x)/dx = 1 - tanh(x)^2 = 1 - out^2.
+
+Numbers follow IEEE float64 like numpy (the helpers below): overflow gives +-inf,
+log(0) -inf, 0/0 nan; nothing raises. At the edges the derivatives take the limit
+a float64 reference (PyTorch) takes: d(x^0)/dx = 0 even at x = 0, d(0^x)/dx = 0
+for x >= 0, and d(a/b)/db is -(a/b)/b, never -a/(b*b), whose b*b underflows to
+0 for b = 1e-200 and turns a true -1e200 into -inf.
+"""
+
+import math
+import operator
+from collections.abc import Callable
+from typing import NamedTuple
+
+INF = math.inf
+NAN = math.nan
+
+
+# -----------------------------------------------------------------------------
+# IEEE-style float helpers (Python raises where numpy returns inf or nan)
+
+def ieee_div(a, b):
+    """a / b with x/0 -> +-inf and 0/0 -> nan, as in numpy float64."""
+    try:
+        return a / b
+    except ZeroDivisionError:
+        if a == 0.0 or a != a:
+            return NAN
+        return math.copysign(INF, a) * math.copysign(1.0, b)
+
+
+def ieee_pow(a, k):
+    """a ** k for a float base and a number exponent, never complex, never raising."""
+    try:
+        result = a ** k
+    except ZeroDivisionError:  # 0.0 ** negative
+        odd = float(k).is_integer() and int(k) % 2 == 1
+        return math.copysign(INF, a) if odd else INF
+    except OverflowError:
+        odd = float(k).is_integer() and int(k) % 2 == 1
+        return -INF if (a < 0 and odd) else INF
+    if isinstance(result, complex):  # negative base, fractional exponent
+        return NAN
+    return float(result)
+
+
+def ieee_exp(x):
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return INF
+
+
+def ieee_log(x):
+    if x > 0.0:
+        return math.log(x)
+    if x == 0.0:
+        return -INF
+    return NAN  # negative or nan
+
+
+def sigmoid_float(x):
+    """1 / (1 + e^-x), computed without overflow for large |x|."""
+    if x >= 0.0:
+        return 1.0 / (1.0 + math.exp(-x))
+    if x != x:
+        return NAN
+    e = ieee_exp(x)
+    return e / (1.0 + e)
+
+
+# -----------------------------------------------------------------------------
+# The derivatives that need a word of care at the edges
+
+def pow_local(out, a, k):
+    """d(a^k)/da = k * a^(k-1); for k = 0, a^0 is the constant 1, so 0 (also at a = 0,
+    where k * a^(k-1) would be 0 * inf = nan)."""
+    if k == 0:
+        return 0.0
+    return k * ieee_pow(a, k - 1)
+
+
+def rpow_local(out, a, c):
+    """d(c^a)/da = c^a * ln(c); for c = 0 and a >= 0, 0^a is the constant 0 (or 1 at
+    a = 0), so 0 -- not 0 * ln(0) = 0 * -inf = nan."""
+    if c == 0.0 and a >= 0.0:
+        return 0.0
+    return out * ieee_log(c)
+
+
+# -----------------------------------------------------------------------------
+# The table
+
+class Op(NamedTuple):
+    """One row of the table (see the module docstring). Templates use {a} and {b}
+    for the operands, {k} for pow's exponent and {c} for rpow's base."""
+
+    name: str                   # in documents and files: 'mul'
+    engine: str                 # Value._op: '*' ('**{k}' and '{c}**' carry their number)
+    arity: int                  # operands: wires into the op
+    symbol: str                 # in the op's circle on the canvas (pow/rpow: see op_symbol)
+    forward: Callable           # forward(*operands, *param) -> out
+    local: tuple                # per operand: local[i](out, *operands, *param) -> d out/d operand i
+    text: str                   # out as a formula of its operands' names: '{a}·{b}', 'tanh({a})'
+    math_text: str              # the same in math notation: 'ln({a})', 'σ({a})'
+    math: tuple                 # per operand, the local derivative in math: '{b}'
+    code: tuple                 # per operand, the same in the engine's words: 'b.data'
+    short: str                  # the op in one short word, for lists: '·', '^{k}', 'tanh'
+    infix: str = ""             # binary ops: the operator between the operands: '·'
+    param: str = ""             # 'k' (pow) or 'c' (rpow): the number the op carries
+
+
+ADD = Op("add", "+", 2, "+",
+         forward=operator.add,   # a + b
+         local=(lambda out, a, b: 1.0, lambda out, a, b: 1.0),
+         text="{a} + {b}", math_text="{a} + {b}", math=("1", "1"), code=("1", "1"),
+         short="+", infix="+")
+SUB = Op("sub", "-", 2, "−",
+         forward=operator.sub,   # a - b
+         local=(lambda out, a, b: 1.0, lambda out, a, b: -1.0),
+         text="{a} − {b}", math_text="{a} − {b}", math=("1", "−1"), code=("1", "-1"),
+         short="−", infix="−")
+MUL = Op("mul", "*", 2, "×",
+         forward=operator.mul,   # a * b
+         local=(lambda out, a, b: b, lambda out, a, b: a),
+         text="{a}·{b}", math_text="{a}·{b}", math=("{b}", "{a}"), code=("b.data", "a.data"),
+         short="·", infix="·")
+DIV = Op("div", "/", 2, "÷",
+         forward=ieee_div,
+         # d(a/b)/db = -a/b^2, computed as -(a/b)/b = -out/b: b*b would underflow
+         local=(lambda out, a, b: ieee_div(1.0, b), lambda out, a, b: -ieee_div(out, b)),
+         text="{a}/{b}", math_text="{a}/{b}", math=("1/{b}", "−{a}/{b}²"),
+         code=("1/b.data", "-a.data/b.data²"), short="/", infix="/")
+NEG = Op("neg", "neg", 1, "−x",
+         forward=operator.neg,   # -a
+         local=(lambda out, a: -1.0,),
+         text="−{a}", math_text="−{a}", math=("−1",), code=("-1",), short="−x")
+POW = Op("pow", "**{k}", 1, "xᵏ",
+         forward=ieee_pow,
+         local=(pow_local,),
+         text="{a}^{k}", math_text="{a}^{k}", math=("{k}·{a}{km1}",), code=("{k}·a.data{km1}",),
+         short="^{k}", param="k")
+RPOW = Op("rpow", "{c}**", 1, "cˣ",
+          forward=lambda a, c: ieee_pow(c, a),
+          local=(rpow_local,),
+          text="{c}^{a}", math_text="{c}^{a}", math=("{c}^{a}·ln {c}",), code=("out.data·ln({c})",),
+          short="{c}^x", param="c")
+RELU = Op("relu", "relu", 1, "relu",
+          # `0 if x <= 0 else x` keeps nan as nan: a diverged model must not look healthy
+          forward=lambda a: 0.0 if a <= 0.0 else a,
+          local=(lambda out, a: 0.0 if a <= 0.0 else 1.0,),
+          text="relu({a})", math_text="relu({a})", math=("1 if {a} > 0 else 0",),
+          code=("(a.data > 0)",), short="relu")
+TANH = Op("tanh", "tanh", 1, "tanh",
+          forward=math.tanh,
+          local=(lambda out, a: 1.0 - out * out,),
+          text="tanh({a})", math_text="tanh({a})", math=("1 − tanh({a})²",),
+          code=("1 - out.data²",), short="tanh")
+EXP = Op("exp", "exp", 1, "exp",
+         forward=ieee_exp,
+         local=(lambda out, a: out,),
+         text="exp({a})", math_text="exp({a})", math=("exp({a})",), code=("out.data",),
+         short="exp")
+LOG = Op("log", "log", 1, "log",
+         forward=ieee_log,
+         local=(lambda out, a: ieee_div(1.0, a),),
+         text="log({a})", math_text="ln({a})", math=("1/{a}",), code=("1/a.data",), short="log")
+SIGMOID = Op("sigmoid", "sigmoid", 1, "σ",
+             forward=sigmoid_float,
+             local=(lambda out, a: out * (1.0 - out),),
+             text="sigmoid({a})", math_text="σ({a})", math=("σ({a})·(1 − σ({a}))",),
+             code=("out.data·(1 - out.data)",), short="sigmoid")
+
+TABLE = (ADD, SUB, MUL, DIV, NEG, POW, RPOW, RELU, TANH, EXP, LOG, SIGMOID)
+
+BY_NAME = {op.name: op for op in TABLE}
+# the engine `_op` strings that carry no number; '**2' and '2.0**' go through `lookup`
+BY_ENGINE = {op.engine: op for op in TABLE if not op.param}
+# engine `_op` -> forward function, for `engine.refresh`: replaying a recorded graph
+# calls it once per node, so it is one dict lookup away
+FORWARD = {op.engine: op.forward for op in TABLE if not op.param}
+# the ops written as a method call in micrograd code: x.tanh()
+METHODS = tuple(op.name for op in TABLE if op.arity == 1 and not op.param and op is not NEG)
+
+
+# -----------------------------------------------------------------------------
+# From an engine `_op` string to its row, and back
+
+def pow_exponent(engine_op):
+    """The exponent k of a '**k' op, as the int or float it was written with."""
+    text = engine_op[2:]
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)
+
+
+def lookup(engine_op):
+    """(Op, param) for an engine `_op`: '*' -> (MUL, None), '**2' -> (POW, 2),
+    '**0.5' -> (POW, 0.5), '2.0**' -> (RPOW, 2.0). ValueError for an unknown op."""
+    op = BY_ENGINE.get(engine_op)
+    if op is not None:
+        return op, None
+    if engine_op.startswith("**"):
+        return POW, pow_exponent(engine_op)
+    if engine_op.endswith("**"):
+        return RPOW, float(engine_op[:-2])
+    raise ValueError(f"unknown op {engine_op!r}")
+
+
+def params_of(op, param):
+    """The extra arguments op's functions take after the operands: () or (param,)."""
+    return (param,) if op.param else ()
+
+
+# -----------------------------------------------------------------------------
+# Writing ops as text
+
+def short_number(number):
+    """A number as written in a formula: '2' for 2.0, '0.5', '1e+20'."""
+    x = float(number)
+    return str(int(x)) if x.is_integer() and abs(x) < 1e15 else repr(x)
+
+
+def op_symbol(name, param=None):
+    """The text drawn in an op's circle: '+', '×', '**2', '2**' ..."""
+    op = BY_NAME[name]
+    if op.param and param is not None:
+        return op.engine.format(k=short_number(param), c=short_number(param))
+    return op.symbol
+
+
+def short_text(engine_op):
+    """How a list names the op of a Value, its number as the engine spells it:
+    '+', '·', '^2', '2.0^x', 'tanh'."""
+    op, _param = lookup(engine_op)
+    number = engine_op.strip("*") if op.param else ""
+    return op.short.format(k=number, c=number)
+
+
+def formula(name, args, param=None):
+    """How an op reads as a formula of its operands' names: 'x·y', 'y^2', 'tanh(n)'."""
+    op = BY_NAME[name]
+    number = short_number(param) if op.param else ""
+    return op.text.format(a=args[0], b=args[-1], k=number, c=number)
+
+
+def notation(op, names=None, param=None):
+    """The local derivatives of `op` in math, one string per operand:
+    notation(MUL) == ['d(a·b)/da = b', 'd(a·b)/db = a'], or with the operands'
+    names: notation(MUL, ['x', 'y']) == ['d(x·y)/dx = y', 'd(x·y)/dy = x']."""
+    names = list(names) if names else ["a", "b"][:op.arity]
+    fill = math_names(op, names, param)
+    out = op.math_text.format(**fill)
+    wrt = [fill["a"], fill["b"]]
+    return [f"d({out})/d{wrt[i]} = {d.format(**fill)}" for i, d in enumerate(op.math)]
+
+
+def math_names(op, names, param=None):
+    """The values of a row's math templates: {a}, {b}, {k}, {km1}, {c}."""
+    k = param if param is not None else "k"
+    fill = {"a": names[0], "b": names[-1], "k": k, "c": k, "km1": ""}
+    if op.param and param is not None:
+        fill["k"] = fill["c"] = short_number(param)
+        if param - 1 != 1:  # d(y^2)/dy = 2·y, not 2·y^1
+            fill["km1"] = "^" + short_number(param - 1)
+    elif op.param:
+        fill["km1"] = "^(k−1)"
+    return fill
