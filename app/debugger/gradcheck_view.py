@@ -12,13 +12,22 @@ import time
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPushButton,
-                               QTableView, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
 
 from app.look.theme import format_number
 from core.gradcheck import gradcheck
 
 SLICE_SECONDS = 0.025
+_TOP = QModelIndex()   # the invisible root of a table model
 COLUMNS = ("leaf", "analytic (backprop)", "numeric (finite diff.)", "rel. error", "")
 
 
@@ -40,10 +49,10 @@ class GradcheckModel(QAbstractTableModel):
             self.checks.extend(checks)
             self.endInsertRows()
 
-    def rowCount(self, parent=QModelIndex()):
+    def rowCount(self, parent=_TOP):
         return 0 if parent.isValid() else len(self.checks)
 
-    def columnCount(self, parent=QModelIndex()):
+    def columnCount(self, parent=_TOP):
         return 0 if parent.isValid() else len(COLUMNS)
 
     def headerData(self, section, orientation, role=Qt.DisplayRole):

@@ -3,8 +3,6 @@ Debug menu, its shortcuts."""
 
 from PySide6.QtCore import Qt
 
-from app.debugger.canvas import FORWARD
-
 
 def install_debugger(window):
     """The backprop debugger: a dock along the bottom, the Debug menu, its shortcuts."""
@@ -34,16 +32,5 @@ def install_debugger(window):
 
 def concealed(window, nid):
     """Why the inspector must not show node nid's numbers now: {} when it may,
-    else {'grad': why} or {'grad': why, 'data': why}."""
-    if nid not in getattr(window.scene, "_masked", ()):
-        return {}
-    controller = window.debugger.controller
-    if controller.phase != FORWARD:
-        return {"grad": "quiz: predict it in the debugger"}
-    value = window.session.value(nid)
-    pending = controller.forward_stepper is not None and value is not None \
-        and not controller.forward_stepper.computed(value)
-    if pending:
-        reason = "the forward pass has not computed it yet"
-        return {"grad": reason, "data": reason}
-    return {"grad": "the backward pass comes after the forward pass"}
+    else {'grad': why} or {'grad': why, 'data': why} (the DebugSession decides)."""
+    return window.debugger.controller.debug.concealed(nid)

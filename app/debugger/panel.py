@@ -1,7 +1,7 @@
 """The debugger dock: controls, timeline, step list, explanation, breakpoints, gradient check.
 
 `DebuggerPanel` is a thin view over a `DebuggerController` (controller.py),
-which in turn drives core's steppers. Everything a lesson needs is reachable
+which in turn forwards to core's headless `DebugSession`. Everything a lesson needs is reachable
 from the panel as a small API:
 
     panel.reset()  step()  step_back()  seek(k)  run_to_end()  run_to(nid)
@@ -20,10 +20,26 @@ Shift+F7 / Ctrl+F7 forward step / back / all, Ctrl+Shift+F5 reset, Shift+F5 stop
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence, QPainter, QPixmap
-from PySide6.QtWidgets import (QCheckBox, QDoubleSpinBox, QFrame, QHBoxLayout, QLabel, QLineEdit,
-                               QPushButton, QScrollBar, QSlider, QSplitter, QStyle,
-                               QStyleOptionSlider, QTabWidget, QTextBrowser, QToolBar, QToolButton,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDoubleSpinBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QScrollBar,
+    QSlider,
+    QSplitter,
+    QStyle,
+    QStyleOptionSlider,
+    QTabWidget,
+    QTextBrowser,
+    QToolBar,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from app.debugger.controller import BACKWARD, FORWARD, DebuggerController
 from app.debugger.explain import Style, describe

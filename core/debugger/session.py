@@ -180,6 +180,22 @@ class DebugSession:
         nid = self._nid
         return [nid[v] for v in values if v in nid]
 
+    def concealed(self, nid):
+        """Why node nid's numbers must not be shown now: {} when they may, else
+        {'grad': why} or {'grad': why, 'data': why}. A view (the inspector) that
+        shows numbers hides what the canvas hides, and says why."""
+        value = self.value(nid)
+        if value is None or self.stepper is None or value not in self._graph():
+            return {}
+        if self.phase == FORWARD:
+            if not self.forward_stepper.computed(value):
+                reason = "the forward pass has not computed it yet"
+                return {"grad": reason, "data": reason}
+            return {"grad": "the backward pass comes after the forward pass"}
+        if value in self._quiz_pending:
+            return {"grad": "quiz: predict it in the debugger"}
+        return {}
+
     def _ids(self, values):
         nid = self._nid
         return {nid[v] for v in values if v in nid}

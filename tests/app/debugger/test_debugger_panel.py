@@ -6,9 +6,9 @@ the same graph, or backward() itself.
 import pytest
 from PySide6.QtCore import Qt
 
+from core.debugger.stepper import BackwardStepper
 from core.document.commands import SetValue
 from core.engine import Value, topological_order
-from core.debugger.stepper import BackwardStepper
 
 TUTORIAL = "x = Value(2.0, label='x')\ny = Value(3.0, label='y')\nf = x*y + y**2\n"
 

@@ -393,3 +393,21 @@ def test_stop_leaves_the_grads_of_one_backward_to_the_last_bit(h):
     f.backward()
     assert h.grads() == grads_by_topo(f)
     assert d.stop().new_plan                           # stopping when idle: a fresh plan
+
+
+# -----------------------------------------------------------------------------
+# what other views must hide
+
+def test_concealed_says_which_numbers_a_view_must_hide_and_why(h):
+    d = h.debug
+    assert d.concealed("n3") == {}                     # idle: every number may show
+    d.forward_start()
+    assert d.concealed("n3") == {"grad": "the forward pass has not computed it yet",
+                                 "data": "the forward pass has not computed it yet"}
+    assert d.concealed("n1") == {"grad": "the backward pass comes after the forward pass"}
+    d.set_quiz_mode(True)
+    d.run_to("n3")
+    d.step()
+    assert d.concealed("n1") == {"grad": "quiz: predict it in the debugger"} and d.concealed("n3") == {}
+    d.answer_quiz("3")
+    assert d.concealed("n1") == {} and d.concealed("n99") == {}
