@@ -283,3 +283,39 @@ def test_no_cyclic_garbage_after_dropping_a_big_graph():
         assert gc.collect() == 0
     finally:
         gc.enable()
+
+
+# -- gradients at the edges (issue 20): the limits a float64 reference takes -------------
+
+def test_zero_to_a_positive_power_has_zero_grad_not_nan():
+    x = Value(2.0)
+    out = 0.0 ** x
+    out.backward()
+    assert out.data == 0.0 and x.grad == 0.0
+
+
+def test_x_to_the_zero_at_zero_has_zero_grad_not_nan():
+    x = Value(0.0)
+    out = x ** 0
+    out.backward()
+    assert out.data == 1.0 and x.grad == 0.0
+
+
+def test_division_by_a_tiny_denominator_does_not_underflow():
+    a, b = Value(1e-200), Value(1e-200)
+    (a / b).backward()
+    assert b.grad == pytest.approx(-1e200, rel=1e-15)  # -a/(b*b) gave -inf: b*b underflows to 0
+    assert a.grad == pytest.approx(1e200, rel=1e-15)
+    a, b = Value(1e-160), Value(1e-160)
+    (a / b).backward()
+    assert b.grad == pytest.approx(-1e160, rel=1e-15)  # b*b subnormal: was 1e-5 off
+
+
+def test_division_and_log_divide_out_grad_instead_of_multiplying_by_an_overflowing_reciprocal():
+    # 1/1e-310 overflows to inf; out.grad / 1e-310 with out.grad = 1e-20 is 1e290
+    a, b = Value(1.0), Value(1e-310)
+    (a / b * 1e-20 * 1e-300).backward()
+    assert math.isfinite(a.grad) and a.grad == pytest.approx(1e-20 * 1e-300 / 1e-310, rel=1e-12)
+    x = Value(1e-310)
+    (x.log() * 1e-20).backward()
+    assert x.grad == pytest.approx(1e-20 / 1e-310, rel=1e-12)
