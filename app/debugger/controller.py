@@ -192,7 +192,8 @@ class DebuggerController(QObject):
         move = self.debug.play_step()
         if not move.go_on:
             self.pause()
-        self._apply(move)
+        if move.moved:       # a beat that waits for a quiz answer changes nothing
+            self._apply(move)
 
     # -- forward ---------------------------------------------------------------------
 

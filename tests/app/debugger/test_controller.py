@@ -43,3 +43,23 @@ def test_the_controller_makes_no_stepper_itself():
                 for alias in node.names}
     assert "DebugSession" in imported
     assert not imported & {"BackwardStepper", "ForwardStepper", "ForwardRecord"}
+
+
+def test_play_waits_for_a_quiz_answer_without_redrawing(window, qtbot):
+    """Each beat of play while a quiz question is open changes nothing, and says nothing:
+    the panel is not re-synced on every tick of the timer."""
+    ctrl = window.debugger.controller
+    ctrl.set_quiz_mode(True)
+    ctrl.set_speed(20)
+    ctrl.play()
+    qtbot.waitUntil(lambda: ctrl.quiz_question() != "", timeout=5000)
+    position = ctrl.position
+    changes = []
+    ctrl.stateChanged.connect(lambda: changes.append(1))
+    for _ in range(5):
+        ctrl._tick()                  # what the play timer calls
+    assert ctrl.position == position and changes == [] and ctrl.playing
+    ctrl.reveal_quiz()
+    qtbot.waitUntil(lambda: ctrl.position > position, timeout=5000)
+    ctrl.pause()
+    assert not ctrl.playing
