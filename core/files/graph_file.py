@@ -21,11 +21,14 @@ which is atomic. A crash, a full disk or a kill at any instant leaves either
 the old file or the new one. Keys are sorted and NaN is refused
 (`allow_nan=False`), so the same graph always gives the same bytes.
 
-Reading. A file may come from anywhere, so `load` trusts nothing: it refuses
-a file over `MAX_BYTES` before reading it, text that is not UTF-8, malformed
-JSON (with line and column), the tokens NaN and Infinity that Python's json
-module would otherwise accept, numbers too large for a float (1e400 would
-silently become infinity), and any graph that `GraphDocument` could not hold:
+Reading. A file may come from anywhere, so `load` trusts nothing. The strict
+reader every file kind shares (core/files/strict_json.py) refuses what is not
+a regular file (a FIFO, /dev/zero) before reading it, a file over `MAX_BYTES`,
+text that is not UTF-8, malformed JSON (with line and column), nesting too
+deep to parse, duplicate keys and strings no file could store (a lone
+surrogate). On top of it this module refuses the tokens NaN and Infinity,
+numbers too large for a float (1e400 would silently become infinity), and any
+graph that `GraphDocument` could not hold:
 unknown ops, wires to missing nodes, two wires into one port, cycles. Every
 refusal is a `FormatError` whose message says what is wrong and where (the
 line, the node id, the edge index). Nothing is skipped silently: a file that
@@ -42,14 +45,16 @@ import json
 import math
 import os
 
+from core.document.graph import KINDS, OPS, GraphDocument, GraphError
+from core.files import strict_json
 from core.files.atomic import write_atomically
-from core.document.graph import GraphDocument, GraphError, KINDS, OPS
 
 FORMAT = "backprop-studio.graph"
 SCHEMA_VERSION = 1
 MAX_BYTES = 20 * 1024 * 1024   # a 10,000-node graph is ~2 MB
 MAX_META_DEPTH = 16
 MAX_DIGITS = 400               # an integer this long cannot be a float anyway
+WHAT = "a graph file"          # how error messages name what the file should have been
 
 NODE_KEYS = ("id", "kind", "op", "param", "value", "label", "pos")
 EDGE_KEYS = ("src", "dst", "port")
@@ -80,46 +85,28 @@ def save(doc, path, meta=None):
 # Reading: bytes -> text -> JSON values
 
 def load(path):
-    """(GraphDocument, meta) from a file; FormatError names the fault and the file."""
+    """(GraphDocument, meta) from a file; FormatError names the fault and the file.
+
+    The file must be a regular file of at most MAX_BYTES (core.files.strict_json):
+    a FIFO, a device, a folder or a missing path is refused before any reading."""
     path = os.fspath(path)
-    size = os.path.getsize(path)
-    if size > MAX_BYTES:
-        raise FormatError(f"{path}: the file is {size / 1e6:.1f} MB; a graph file is at most "
-                          f"{MAX_BYTES // (1024 * 1024)} MB, so this is not one")
-    with open(path, "rb") as f:
-        raw = f.read(MAX_BYTES + 1)  # the file may have grown since getsize
     try:
+        raw = strict_json.read_bytes(path, MAX_BYTES, WHAT)
         return loads(raw)
+    except strict_json.JSONFileError as e:
+        raise FormatError(f"{path}: {e.message}") from None
     except FormatError as e:
         raise FormatError(f"{path}: {e}") from None
 
 
 def loads(text):
     """(GraphDocument, meta) from the file's text (str, or bytes that must be UTF-8)."""
-    if isinstance(text, (bytes, bytearray)):
-        text = _decode(bytes(text))
-    if len(text) > MAX_BYTES:
-        raise FormatError(f"the text is over {MAX_BYTES // (1024 * 1024)} MB; a graph file is smaller")
-    if not text.strip():
-        raise FormatError("the file is empty")
-    return read(_parse_json(text))
-
-
-def _decode(raw):
-    if raw.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte-order mark, as Notepad writes: harmless
-        raw = raw[3:]
-    if raw[:2] in (b"\xff\xfe", b"\xfe\xff") or b"\x00" in raw[:4]:
-        raise FormatError("the file is UTF-16 (or UTF-32) text; graph files are UTF-8. "
-                          "Re-save it as UTF-8")
-    if raw[:1] == b"\x80" and raw[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05"):
-        raise FormatError("this looks like a Python pickle, not a graph file; "
-                          "Backprop Studio never loads pickles (they can run any code)")
     try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = raw.count(b"\n", 0, e.start) + 1
-        raise FormatError(f"the file is not UTF-8 text: byte 0x{raw[e.start]:02x} at offset {e.start} "
-                          f"(line {line}); re-save it as UTF-8") from None
+        data = strict_json.loads(text, WHAT, MAX_BYTES, parse_constant=_constant, parse_float=_float,
+                                 parse_int=_int)
+    except strict_json.JSONFileError as e:
+        raise FormatError(e.message) from None
+    return read(data)
 
 
 class BadNumber:
@@ -152,27 +139,6 @@ def _int(text):
     if len(text) > MAX_DIGITS:
         return BadNumber(text, "too large: it overflows a float to infinity")
     return int(text)
-
-
-def _object(pairs):
-    data = {}
-    for key, value in pairs:
-        if key in data:
-            where = f" (in the object with id {data['id']!r})" if isinstance(data.get("id"), str) else ""
-            raise FormatError(f"the key {key!r} appears twice in one object{where}; "
-                              f"JSON readers would silently keep only the last")
-        data[key] = value
-    return data
-
-
-def _parse_json(text):
-    try:
-        return json.loads(text, parse_constant=_constant, parse_float=_float, parse_int=_int,
-                          object_pairs_hook=_object)
-    except json.JSONDecodeError as e:
-        raise FormatError(f"not valid JSON: {e.msg} (line {e.lineno}, column {e.colno})") from None
-    except RecursionError:
-        raise FormatError("the JSON is nested too deeply to be a graph file") from None
 
 
 # -----------------------------------------------------------------------------

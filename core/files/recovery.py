@@ -20,10 +20,11 @@ meta (without the recovery record) and its groups exactly as they were.
 """
 
 import json
+import os
 from dataclasses import dataclass
 
-from core.files import graph_file
 from core.document.groups import GroupError, join_meta, split_meta
+from core.files import graph_file, strict_json
 
 RECOVERY_KEY = "recovery"
 
@@ -79,6 +80,21 @@ def dumps_snapshot(plain, meta, groups, source, saved_at, title=""):
     data = {"format": graph_file.FORMAT, "schema_version": graph_file.SCHEMA_VERSION, "meta": full,
             "graph": graph}
     return json.dumps(data, allow_nan=False, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+
+
+def load(path):
+    """A Recovered from a recovery file; FormatError names the fault and the file.
+
+    The recovery folder is scanned at every start, so whatever sits there is read
+    by the strict reader (core.files.strict_json): a FIFO or a link to /dev/zero
+    named *.json is refused before reading, never waited on or read without end."""
+    path = os.fspath(path)
+    try:
+        return loads(strict_json.read_bytes(path, graph_file.MAX_BYTES, "an autosave"))
+    except strict_json.JSONFileError as e:
+        raise graph_file.FormatError(f"{path}: {e.message}") from None
+    except graph_file.FormatError as e:
+        raise graph_file.FormatError(f"{path}: {e}") from None
 
 
 def loads(text):

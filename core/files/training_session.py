@@ -35,12 +35,16 @@ import json
 import math
 import os
 
+from core.files import strict_json
 from core.files.atomic import write_atomically
 from core.training.trainer import TrainConfig, Trainer
 
 FORMAT = "backprop-studio.training"
 SCHEMA_VERSION = 1
 MAX_BYTES = 50 * 1024 * 1024
+WHAT = "a training session"
+RNG_VERSION = 3          # what random.Random.getstate() gives in every Python 3
+RNG_WORDS = 624          # the Mersenne Twister's state words, each 32 bits, then its position
 HISTORY_KEYS = ("step", "loss", "accuracy", "test_loss", "test_accuracy", "lr")
 TOP_KEYS = ("format", "schema_version", "meta", "config", "state", "history")
 STATE_KEYS = ("step", "model", "optimizer", "rng")
@@ -67,7 +71,7 @@ class Session:
         trainer = Trainer(self.config)
         try:
             trainer.load_state(self.state)
-        except (KeyError, TypeError, ValueError, IndexError) as e:
+        except (KeyError, TypeError, ValueError, IndexError, OverflowError) as e:
             raise SessionError(f"state: does not fit the config ({_reason(e)})") from None
         return trainer
 
@@ -147,41 +151,32 @@ def save(session, path):
 # -----------------------------------------------------------------------------
 # reading
 
-def _refuse_constant(token):
-    raise SessionError(f"the file holds {token}, which is not a number in JSON")
-
-
 def load(path):
-    """A Session from a file; SessionError names the fault and the file."""
+    """A Session from a file; SessionError names the fault and the file.
+
+    The strict reader (core.files.strict_json) refuses a FIFO, a device, a folder
+    or a missing path before reading, and reads at most MAX_BYTES."""
     path = os.fspath(path)
     try:
-        size = os.path.getsize(path)
-        if size > MAX_BYTES:
-            raise SessionError(f"the file is {size / 1e6:.1f} MB, too large for a training session")
-        with open(path, "rb") as f:
-            raw = f.read(MAX_BYTES + 1)
-        return loads(raw)
+        return loads(strict_json.read_bytes(path, MAX_BYTES, WHAT))
+    except strict_json.JSONFileError as e:
+        raise SessionError(f"{path}: {_cannot_read(e)}") from None
     except SessionError as e:
         raise SessionError(f"{os.path.basename(path)}: {e}") from None
-    except OSError as e:
-        raise SessionError(f"{path}: cannot read the file ({e.strerror})") from None
+
+
+def _cannot_read(error):
+    if error.fault in ("missing", "directory", "special", "unreadable"):
+        return f"cannot read the file: {error.message}"
+    return error.message
 
 
 def loads(text):
     """A Session from the file's text (str or UTF-8 bytes)."""
-    if isinstance(text, (bytes, bytearray)):
-        try:
-            text = bytes(text).decode("utf-8-sig")
-        except UnicodeDecodeError as e:
-            raise SessionError(f"not UTF-8 text (byte offset {e.start})") from None
-    if not text.strip():
-        raise SessionError("the file is empty")
     try:
-        data = json.loads(text, parse_constant=_refuse_constant)
-    except json.JSONDecodeError as e:
-        raise SessionError(f"not valid JSON: {e.msg} (line {e.lineno}, column {e.colno})") from None
-    except RecursionError:
-        raise SessionError("the JSON is nested too deeply to be a training session") from None
+        data = strict_json.loads(text, WHAT, MAX_BYTES)
+    except strict_json.JSONFileError as e:
+        raise SessionError(e.message) from None
     return read(data)
 
 
@@ -218,7 +213,7 @@ def read(data):
         raise SessionError("config must be an object")
     try:
         config = TrainConfig.from_dict(data["config"])
-    except (TypeError, ValueError) as e:
+    except (TypeError, ValueError, OverflowError) as e:
         raise SessionError(f"config: {e}") from None
 
     state = data["state"]
@@ -227,17 +222,15 @@ def read(data):
     missing = [key for key in STATE_KEYS if key not in state]
     if missing:
         raise SessionError(f"state: missing {', '.join(missing)}")
-    if not isinstance(state["step"], int) or isinstance(state["step"], bool) or state["step"] < 0:
-        raise SessionError(f"state: step must be an integer >= 0, got {state['step']!r}")
+    if not _is_int(state["step"]) or not 0 <= state["step"] < 2**63:
+        raise SessionError(f"state: step must be an integer >= 0, got {_show(state['step'])}")
     if not isinstance(state["optimizer"], dict):
         raise SessionError("state: optimizer must be an object")
     _check_numbers(state["model"], "state: model")
     for key, numbers in state["optimizer"].items():
         if isinstance(numbers, list):
             _check_numbers(numbers, f"state: optimizer {key}")
-    rng = state["rng"]
-    if not (isinstance(rng, list) and len(rng) == 3 and isinstance(rng[1], list)):
-        raise SessionError("state: rng must be [version, [ints...], gauss_next]")
+    _check_rng(state["rng"])
 
     history = _read_history(data.get("history", empty_history()))
     session = Session(config, state, history, meta)
@@ -245,13 +238,54 @@ def read(data):
     return session
 
 
+def _check_rng(rng):
+    """The state of a random.Random, word by word: random.setstate would raise
+    OverflowError for a word of 2**70 or -1, and silently cut 2**40 to 32 bits."""
+    if not (isinstance(rng, list) and len(rng) == 3 and isinstance(rng[1], list)):
+        raise SessionError("state: rng must be [version, [ints...], gauss_next]")
+    version, words, gauss_next = rng
+    if not _is_int(version) or version != RNG_VERSION:
+        raise SessionError(f"state: rng[0] (the version) must be {RNG_VERSION}, got {_show(version)}")
+    if len(words) != RNG_WORDS + 1:
+        raise SessionError(f"state: rng[1] must hold {RNG_WORDS + 1} integers, got {len(words)}")
+    for i, word in enumerate(words[:RNG_WORDS]):
+        if not _is_int(word) or not 0 <= word < 2**32:
+            raise SessionError(f"state: rng[1][{i}] must be an integer from 0 to 2**32 - 1, "
+                               f"got {_show(word)}")
+    position = words[RNG_WORDS]
+    if not _is_int(position) or not 0 <= position <= RNG_WORDS:
+        raise SessionError(f"state: rng[1][{RNG_WORDS}] (the position) must be an integer from 0 to "
+                           f"{RNG_WORDS}, got {_show(position)}")
+    if gauss_next is not None and not _is_finite(gauss_next):
+        raise SessionError(f"state: rng[2] must be null or a finite number, got {_show(gauss_next)}")
+
+
+def _is_int(x):
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _is_finite(x):
+    """x is a number (not true/false) that a float holds finitely (10**400 is not)."""
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return False
+    try:
+        return math.isfinite(x)
+    except OverflowError:
+        return False
+
+
+def _show(x):
+    text = repr(x)
+    return text if len(text) <= 40 else f"{text[:24]}… ({len(text)} characters)"
+
+
 def _check_numbers(nested, where):
     """Every leaf of a nested list is a finite number."""
     if isinstance(nested, list):
         for i, item in enumerate(nested):
             _check_numbers(item, f"{where}[{i}]")
-    elif isinstance(nested, bool) or not isinstance(nested, (int, float)) or not math.isfinite(nested):
-        raise SessionError(f"{where}: expected a finite number, got {nested!r}")
+    elif not _is_finite(nested):
+        raise SessionError(f"{where}: expected a finite number, got {_show(nested)}")
 
 
 def _read_history(history):
@@ -268,13 +302,13 @@ def _read_history(history):
         values = []
         for i, x in enumerate(column):
             if key == "step":
-                if not isinstance(x, int) or isinstance(x, bool):
-                    raise SessionError(f"history: step[{i}] must be an integer, got {x!r}")
+                if not _is_int(x):
+                    raise SessionError(f"history: step[{i}] must be an integer, got {_show(x)}")
                 values.append(x)
             elif x is None:
                 values.append(math.nan)
-            elif isinstance(x, bool) or not isinstance(x, (int, float)):
-                raise SessionError(f"history: {key}[{i}] must be a number or null, got {x!r}")
+            elif not _is_finite(x):
+                raise SessionError(f"history: {key}[{i}] must be a number or null, got {_show(x)}")
             else:
                 values.append(float(x))
         out[key] = values

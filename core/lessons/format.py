@@ -61,7 +61,6 @@ step and the field (`steps[2].actions[0].do`). Nothing is skipped silently.
 Running a lesson -- the state behind the lessons panel -- is core/lessons/runner.py.
 """
 
-import json
 import math
 import os
 import re
@@ -69,13 +68,16 @@ from dataclasses import dataclass
 
 from core.document.compile import compile_document
 from core.document.expr import ExprError, parse
-from core.files.graph_file import FormatError, load as load_graph
+from core.files import strict_json
+from core.files.graph_file import FormatError
+from core.files.graph_file import load as load_graph
 from core.nn import MLP
 from core.training.trainer import TrainConfig
 
 FORMAT = "backprop-studio.lesson"
 SCHEMA_VERSION = 1
 MAX_BYTES = 1024 * 1024
+WHAT = "a lesson"
 
 TOP_KEYS = ("format", "schema_version", "id", "title", "summary", "order", "steps")
 STEP_KEYS = ("text", "setup", "highlight", "actions", "question", "claims")
@@ -183,25 +185,16 @@ class Lesson:
 # Loading: JSON -> Lesson, every field checked
 
 def load_lesson(path):
-    """Read and validate one lesson file; LessonError names the fault."""
+    """Read and validate one lesson file; LessonError names the fault.
+
+    The strict reader (core.files.strict_json) refuses a FIFO, a device, a folder
+    or a missing path before reading, reads at most MAX_BYTES, and refuses bad
+    UTF-8, duplicate keys, NaN and nesting too deep to parse."""
     path = os.fspath(path)
     try:
-        with open(path, "rb") as f:
-            raw = f.read(MAX_BYTES + 1)
-    except OSError as e:
-        raise LessonError(path, f"cannot read the file: {e.strerror}") from None
-    if len(raw) > MAX_BYTES:
-        raise LessonError(path, f"the file is over {MAX_BYTES // 1024} KB; a lesson is much smaller")
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise LessonError(path, f"the file is not UTF-8 text (byte {e.start}); re-save it as UTF-8") from None
-    try:
-        data = json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_object)
-    except json.JSONDecodeError as e:
-        raise LessonError(path, f"bad JSON at line {e.lineno}, column {e.colno}: {e.msg}") from None
-    except ValueError as e:
-        raise LessonError(path, str(e)) from None
+        data = strict_json.load(path, MAX_BYTES, WHAT)
+    except strict_json.JSONFileError as e:
+        raise LessonError(path, e.message) from None
     return lesson_from_dict(data, path)
 
 
@@ -223,20 +216,6 @@ def load_all(directory):
                                            f"{seen_orders[lesson.order]}", field="order")
         seen_ids[lesson.id] = seen_orders[lesson.order] = os.path.basename(lesson.path)
     return sorted(lessons, key=lambda lesson: lesson.order)
-
-
-def _object(pairs):
-    """A JSON object, refusing a key given twice (json would silently keep the last)."""
-    result = {}
-    for key, value in pairs:
-        if key in result:
-            raise ValueError(f"the key {key!r} appears twice in one object")
-        result[key] = value
-    return result
-
-
-def _refuse_constant(token):
-    raise ValueError(f"{token} is not a number JSON allows; write a finite number")
 
 
 def lesson_from_dict(data, path="<lesson>"):
@@ -350,8 +329,6 @@ def _setup(raw, lesson_dir, scope, fail):
         example = os.path.join(os.path.dirname(lesson_dir), "examples", value)
         try:
             doc, _meta = load_graph(example)
-        except OSError as e:
-            fail("example", f"cannot open the example {value!r}: {e.strerror}")
         except FormatError as e:
             fail("example", f"the example {value!r} does not load: {e}")
         scope.reset("graph", *_graph_labels(doc, lambda m: fail("example", m)))

@@ -9,12 +9,13 @@ import sys
 import time
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from core.files import graph_file
 from core.document.compile import compile_document
-from core.files.graph_file import FormatError, dumps, load, loads, save
 from core.document.graph import GraphDocument, Node
+from core.files import graph_file, strict_json
+from core.files.graph_file import FormatError, dumps, load, loads, save
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 DATA = os.path.join(ROOT, "tests", "data")
@@ -197,7 +198,7 @@ def test_a_file_over_the_size_limit_is_refused_before_reading(tmp_path, monkeypa
     def no_reading(*args, **kwargs):
         raise AssertionError("the file was opened")
 
-    monkeypatch.setattr(graph_file, "open", no_reading, raising=False)
+    monkeypatch.setattr(strict_json, "_open_for_reading", no_reading)
     with pytest.raises(FormatError, match=r"104\.9 MB; a graph file is at most 20 MB"):
         load(path)
 
@@ -207,9 +208,11 @@ def test_text_over_the_size_limit_is_refused():
         loads(" " * (graph_file.MAX_BYTES + 1))
 
 
-def test_a_missing_file_is_an_os_error_not_a_format_error(tmp_path):
-    with pytest.raises(FileNotFoundError):
-        load(tmp_path / "nothing.json")
+def test_a_missing_file_is_a_format_error_naming_it(tmp_path):
+    # issue 20: was FileNotFoundError; every loader now raises its own error
+    path = tmp_path / "nothing.json"
+    with pytest.raises(FormatError, match="nothing.json: there is no such file"):
+        load(path)
 
 
 def test_a_utf8_byte_order_mark_is_accepted(tmp_path):
@@ -308,7 +311,7 @@ def test_killing_a_save_midway_never_damages_the_file(tmp_path):
     save(small, path, {"round": 0})
     rng = random.Random(20240607)
     rounds, torn = [], 0
-    for trial in range(8):
+    for _trial in range(8):
         child = subprocess.Popen([sys.executable, "-c", KILLED_SAVER, ROOT, str(path)],
                                  stdout=subprocess.PIPE, text=True)
         try:

@@ -1,10 +1,10 @@
 """Recovery files are graph files with a recovery record: written and read back exactly."""
 import pytest
 
-from core.files import graph_file, recovery
 from core.document.blocks import neuron_block
 from core.document.commands import CommandStack
 from core.document.expr import parse
+from core.files import graph_file, recovery
 from core.files.graph_file import FormatError
 
 
