@@ -34,21 +34,38 @@ The snippet follows the rules `expr.parse` reads by:
   that order comes back with the same ids. The output is the last line (a bare
   `name` when the output is used by later nodes).
 
+Names that are what they say
+----------------------------
+Python reads identifiers after NFKC normalisation: the labels `ｘ` (fullwidth),
+`𝐱` (bold) and `x` are one variable to it, as are `ﬁ` and `fi`, and `ｐｒｉｎｔ`
+is `print`. A label becomes a variable only when it is already NFKC-normal, a
+valid identifier, no keyword, no builtin (`print`, `repr`, `len`...), no dunder
+and none of the names the code itself uses (`Value`, `torch`, `grad`, the
+method names); any other label is kept as the node's label (`label='ｘ'`) and the
+variable is named after the node's id. Two nodes never share a live variable,
+so the exported code computes what the graph computes.
+
 Python precedence decides the parentheses: `**` binds tighter than unary minus,
 which binds tighter than `* /`, then `+ -`; `a - (b - c)` keeps its brackets
 because subtraction groups to the left.
 """
 
+import builtins
 import keyword
+import unicodedata
 
 from core.document.graph import GraphError
+from core.ops import BY_NAME, METHODS
 
-RESERVED = ("Value", "relu", "tanh", "exp", "log", "sigmoid", "torch", "grad", "print", "repr")
+# names the exported code uses itself, and every builtin: a label never shadows them
+RESERVED = frozenset(("Value", "torch", "grad", "print", "repr", *METHODS, *dir(builtins)))
 MAX_INLINE = 8  # nodes written in one statement at most, so lines stay readable
 
 # precedence of what an expression is, low to high
 SUM, PRODUCT, UNARY, POWER, ATOM = 1, 2, 3, 4, 5
-_BINARY = {"add": ("+", SUM), "sub": ("-", SUM), "mul": ("*", PRODUCT), "div": ("/", PRODUCT)}
+# Python's binary operators (an op's engine `_op`) and how tightly they bind
+_PRECEDENCE = {"+": SUM, "-": SUM, "*": PRODUCT, "/": PRODUCT}
+_BINARY = {op.name: (op.engine, _PRECEDENCE[op.engine]) for op in BY_NAME.values() if op.arity == 2}
 
 
 # -----------------------------------------------------------------------------
@@ -188,7 +205,9 @@ class _Plan:
 
 
 def _usable(name):
-    return name.isidentifier() and not keyword.iskeyword(name) and name not in RESERVED
+    """True when `name` can be a variable that means exactly `name` (see the docstring)."""
+    return (name.isidentifier() and unicodedata.normalize("NFKC", name) == name
+            and not keyword.iskeyword(name) and not name.startswith("__") and name not in RESERVED)
 
 
 def _wrap(arg, level):

@@ -7,13 +7,14 @@ import subprocess
 import sys
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from core.document.codegen import to_python, to_pytorch, variable_names
 from core.document.compile import compile_document
 from core.document.expr import parse
-from core.files.graph_file import load
 from core.document.graph import OPS, GraphDocument, GraphError, Node
+from core.files.graph_file import load
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 EXAMPLES = os.path.join(ROOT, "resources", "examples")
@@ -193,7 +194,7 @@ def random_doc(rng, size):
         return doc.add_node(node)
 
     for _ in range(rng.randint(1, 3)):
-        add(Node(None, "input", value=rng.choice(VALUES), label=rng.choice([l for l in LABELS if l])))
+        add(Node(None, "input", value=rng.choice(VALUES), label=rng.choice([label for label in LABELS if label])))
     for _ in range(size):
         ids = list(doc.nodes)
         if rng.random() < 0.15:
@@ -347,3 +348,91 @@ def test_the_pytorch_script_for_the_tutorial():
     assert "f = x * y + y ** 2" in script
     assert "f.backward()" in script
     assert "print('grad', 'x', repr(grad(x)))" in script
+
+
+# -- faithful exports: labels Python would read as another name (issue 20) ------------
+
+# Each group holds labels that Python would turn into one identifier (NFKC) or that
+# would shadow what the exported code uses; a faithful export keeps them apart.
+HOSTILE_GROUPS = [
+    ["x", "ｘ", "𝐱", "𝑥"],                        # fullwidth, bold, italic x
+    ["fi", "ﬁ"],                                 # the ligature
+    ["print", "ｐｒｉｎｔ", "repr", "ｒｅｐｒ"],
+    ["torch", "ｔｏｒｃｈ", "grad", "ｇｒａｄ"],
+    ["Value", "Ｖａｌｕｅ", "f", "ｆ"],
+    ["def", "ｄｅｆ", "True", "Ｔｒｕｅ", "None", "Ｎｏｎｅ"],  # keywords in disguise
+    ["len", "sum", "float", "__import__", "__builtins__", "__name__", "t"],
+    ["K", "\u212a", "Å", "\u212b", "é", "e\u0301"],  # Kelvin sign, Angstrom sign, combining accent
+    ["relu", "tanh", "exp", "log", "sigmoid", "ｒｅｌｕ"],
+    ["n1", "n2", "v1", "_n1", "_n2", "n7"],       # ids and the names made from them
+    ["", " ", "x y", "1x", "it's", 'a"b', "\\", "\n", "ı", "ℌ", "ª", "x²", "\ud800"],
+]
+
+
+def hostile_doc(labels):
+    """Inputs labelled with `labels` (distinct values), ops labelled the same, every
+    input weighing on the output differently: merging two variables changes the numbers."""
+    doc = GraphDocument()
+
+    def add(node):
+        node.id = f"n{len(doc.nodes) + 1}"
+        return doc.add_node(node)
+
+    inputs = [add(Node(None, "input", value=0.3 + 0.17 * i, label=label)) for i, label in enumerate(labels)]
+    acc = inputs[0]
+    for i, src in enumerate(inputs[1:] + inputs[:1]):
+        square = add(Node(None, "op", "mul", label=labels[-1 - i]))
+        doc.connect(src, square, 0)
+        doc.connect(src, square, 1)
+        scaled = add(Node(None, "op", "pow", param=1 + i % 3, label=labels[i]))
+        doc.connect(acc, scaled, 0)
+        acc = add(Node(None, "op", "add", label=labels[(i + 1) % len(labels)]))
+        doc.connect(scaled, acc, 0)
+        doc.connect(square, acc, 1)
+    out = add(Node(None, "op", "tanh", label=labels[0]))
+    doc.connect(acc, out, 0)
+    doc.set_output(out)
+    return doc
+
+
+def test_variable_names_are_nfkc_normal_distinct_and_shadow_nothing():
+    import builtins
+    import keyword
+    import unicodedata
+    for labels in HOSTILE_GROUPS:
+        names = variable_names(hostile_doc(labels))
+        for name in names.values():
+            assert name.isidentifier() and unicodedata.normalize("NFKC", name) == name, name
+            assert not keyword.iskeyword(name) and not hasattr(builtins, name), name
+            assert name not in ("Value", "torch", "grad", "print", "repr"), name
+
+
+def test_hostile_labels_come_back_as_they_were():
+    for labels in HOSTILE_GROUPS:
+        doc = hostile_doc(labels)
+        back = parse(to_python(doc))
+        assert [n.label for n in back.nodes.values()] == [n.label for n in doc.nodes.values()]
+
+
+def test_the_exports_of_hostile_labels_compute_what_the_graph_computes(tmp_path):
+    docs = [hostile_doc(labels) for labels in HOSTILE_GROUPS]
+    outputs = run_scripts([to_python(doc) + engine_epilogue(doc) for doc in docs], tmp_path,
+                          prelude="from core.engine import Value\n")
+    for doc, lines in zip(docs, outputs):
+        check_agree(doc, lines)
+
+
+def test_the_pytorch_exports_of_hostile_labels_compute_what_the_graph_computes(tmp_path):
+    pytest.importorskip("torch")
+    docs = [hostile_doc(labels) for labels in HOSTILE_GROUPS]
+    outputs = run_scripts([to_pytorch(doc) for doc in docs], tmp_path)
+    for doc, lines in zip(docs, outputs):
+        check_agree(doc, lines)
+
+
+def test_fullwidth_x_and_x_stay_two_variables():
+    """The issue's case: with ｘ and x one variable, the script printed another f."""
+    doc = hostile_doc(["x", "ｘ"])
+    names = variable_names(doc)
+    assert names["n1"] == "x" and names["n2"] not in ("x", "ｘ")
+    assert "label='ｘ'" in to_python(doc)
