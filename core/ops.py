@@ -218,7 +218,7 @@ METHODS = tuple(op.name for op in TABLE if op.arity == 1 and not op.param and op
 # -----------------------------------------------------------------------------
 # From an engine `_op` string to its row, and back
 
-def pow_exponent(engine_op):
+def pow_exponent(engine_op: str) -> int | float:
     """The exponent k of a '**k' op, as the int or float it was written with."""
     text = engine_op[2:]
     try:
@@ -227,7 +227,7 @@ def pow_exponent(engine_op):
         return float(text)
 
 
-def lookup(engine_op):
+def lookup(engine_op: str) -> tuple[Op, int | float | None]:
     """(Op, param) for an engine `_op`: '*' -> (MUL, None), '**2' -> (POW, 2),
     '**0.5' -> (POW, 0.5), '2.0**' -> (RPOW, 2.0). ValueError for an unknown op."""
     op = BY_ENGINE.get(engine_op)
@@ -240,7 +240,7 @@ def lookup(engine_op):
     raise ValueError(f"unknown op {engine_op!r}")
 
 
-def params_of(op, param):
+def params_of(op: Op, param: int | float | None) -> tuple:
     """The extra arguments op's functions take after the operands: () or (param,)."""
     return (param,) if op.param else ()
 
@@ -248,13 +248,13 @@ def params_of(op, param):
 # -----------------------------------------------------------------------------
 # Writing ops as text
 
-def short_number(number):
+def short_number(number: float) -> str:
     """A number as written in a formula: '2' for 2.0, '0.5', '1e+20'."""
     x = float(number)
     return str(int(x)) if x.is_integer() and abs(x) < 1e15 else repr(x)
 
 
-def op_symbol(name, param=None):
+def op_symbol(name: str, param: float | None = None) -> str:
     """The text drawn in an op's circle: '+', '×', '**2', '2**' ..."""
     op = BY_NAME[name]
     if op.param and param is not None:
@@ -262,7 +262,7 @@ def op_symbol(name, param=None):
     return op.symbol
 
 
-def short_text(engine_op):
+def short_text(engine_op: str) -> str:
     """How a list names the op of a Value, its number as the engine spells it:
     '+', '·', '^2', '2.0^x', 'tanh'."""
     op, _param = lookup(engine_op)
@@ -270,14 +270,14 @@ def short_text(engine_op):
     return op.short.format(k=number, c=number)
 
 
-def formula(name, args, param=None):
+def formula(name: str, args: list[str], param: float | None = None) -> str:
     """How an op reads as a formula of its operands' names: 'x·y', 'y^2', 'tanh(n)'."""
     op = BY_NAME[name]
     number = short_number(param) if op.param else ""
     return op.text.format(a=args[0], b=args[-1], k=number, c=number)
 
 
-def notation(op, names=None, param=None):
+def notation(op: Op, names: list[str] | None = None, param: float | None = None) -> list[str]:
     """The local derivatives of `op` in math, one string per operand:
     notation(MUL) == ['d(a·b)/da = b', 'd(a·b)/db = a'], or with the operands'
     names: notation(MUL, ['x', 'y']) == ['d(x·y)/dx = y', 'd(x·y)/dy = x']."""
@@ -288,7 +288,7 @@ def notation(op, names=None, param=None):
     return [f"d({out})/d{wrt[i]} = {d.format(**fill)}" for i, d in enumerate(op.math)]
 
 
-def math_names(op, names, param=None):
+def math_names(op: Op, names: list[str], param: float | None = None) -> dict[str, str]:
     """The values of a row's math templates: {a}, {b}, {k}, {km1}, {c}."""
     k = param if param is not None else "k"
     fill = {"a": names[0], "b": names[-1], "k": k, "c": k, "km1": ""}
