@@ -1,0 +1,111 @@
+"""Questions about a graph's shape: what feeds a node, what it affects, what the
+output ignores, how big and deep the graph is.
+
+A computation graph is a DAG, and a DAG answers a few questions cheaply that
+are worth asking while building one:
+
+* **Ancestors** of a node: everything that feeds it, directly or through other
+  nodes. Its value (and, in the backward pass, what receives a gradient from
+  it) depends on exactly these. Walking the wires backwards finds them.
+* **Descendants**: everything the node affects. Change its value and exactly
+  these change with it; its gradient is the sum over the paths to the output
+  through them.
+* **Inputs the output does not depend on**: the inputs that are not ancestors
+  of the output. Their gradient is 0 whatever the numbers -- often a wire that
+  was forgotten.
+* A **summary**: node and wire counts; the depth (the most wires on one path,
+  so a chain of k ops after an input has depth k); the widest layer (the most
+  nodes that could compute at the same time: networkx's topological
+  generations, where generation k holds the nodes whose inputs all sit in
+  generations before k); and the largest fan-out (the most wires leaving one
+  node -- a weight shared by many samples).
+
+networkx answers them all in time linear in the graph, on the document's own
+`digraph()`. The summary is remembered per document revision, so a status bar
+may ask after every edit and pay only when the structure has changed.
+"""
+
+import weakref
+from dataclasses import dataclass
+
+import networkx as nx
+
+from core.document.graph import GraphError
+
+
+def ancestors(doc, nid):
+    """Ids of every node that feeds `nid` (not nid itself), in document order."""
+    doc.node(nid)
+    found = nx.ancestors(doc.digraph(), nid)
+    return [v for v in doc.nodes if v in found]
+
+
+def descendants(doc, nid):
+    """Ids of every node `nid` feeds (not nid itself), in document order."""
+    doc.node(nid)
+    found = nx.descendants(doc.digraph(), nid)
+    return [v for v in doc.nodes if v in found]
+
+
+def unused_inputs(doc):
+    """Ids of the inputs the output does not depend on, in document order.
+    Raises GraphError when the graph has no single output to ask about."""
+    output = doc.effective_output()
+    if output is None:
+        raise GraphError("the graph has several ends and no output is set: "
+                         "mark one node as the output first")
+    feeding = nx.ancestors(doc.digraph(), output)
+    return [nid for nid, node in doc.nodes.items()
+            if node.kind == "input" and nid != output and nid not in feeding]
+
+
+def generations(doc):
+    """Node ids by topological generation: sources first, then each node one
+    generation after its latest input (document order inside a generation)."""
+    order = {nid: i for i, nid in enumerate(doc.nodes)}
+    return [sorted(g, key=order.__getitem__) for g in nx.topological_generations(doc.digraph())]
+
+
+@dataclass(frozen=True)
+class Summary:
+    nodes: int
+    wires: int
+    depth: int        # the most wires on one path
+    widest: int       # the most nodes in one topological generation
+    fan_out: int      # the most wires leaving one node
+    fan_out_id: object  # the first node (document order) with that many, or None
+
+    def text(self, names=None):
+        """'12 nodes · 14 wires · depth 4 · widest layer 5 · fan-out 3 (x)'; `names`
+        maps an id to what the user calls the node (core.document.names)."""
+        parts = [_count(self.nodes, "node"), _count(self.wires, "wire"),
+                 f"depth {self.depth}", f"widest layer {self.widest}"]
+        if self.fan_out > 1:
+            who = names.get(self.fan_out_id) if names else None
+            parts.append(f"fan-out {self.fan_out}" + (f" ({who})" if who else ""))
+        return " · ".join(parts)
+
+
+_remembered = weakref.WeakKeyDictionary()  # doc -> (revision, Summary)
+
+
+def summary(doc):
+    """The Summary of `doc`, computed once per revision."""
+    seen = _remembered.get(doc)
+    if seen is not None and seen[0] == doc.revision:
+        return seen[1]
+    graph = doc.digraph()
+    layers = list(nx.topological_generations(graph))
+    wires_out = dict(graph.out_degree(weight="wires"))
+    fan_out = max(wires_out.values(), default=0)
+    fan_out_id = next((nid for nid in doc.nodes if wires_out[nid] == fan_out), None)
+    result = Summary(nodes=len(doc.nodes), wires=sum(wires_out.values()),
+                     depth=nx.dag_longest_path_length(graph) if len(graph) else 0,
+                     widest=max(map(len, layers), default=0),
+                     fan_out=fan_out, fan_out_id=fan_out_id if fan_out else None)
+    _remembered[doc] = (doc.revision, result)
+    return result
+
+
+def _count(k, word):
+    return f"{k:,} {word}" + ("" if k == 1 else "s")

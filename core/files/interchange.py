@@ -1,0 +1,90 @@
+"""The graph in formats other tools open: GraphML (yEd, Gephi, Cytoscape,
+networkx) and Graphviz DOT (dot, xdot, most graph viewers).
+
+Both describe the same thing as our own file, a directed graph with data on
+its nodes and edges, minus what only Backprop Studio understands (groups, the
+file's meta). They are exports, one way: a graph is opened again from its
+.json file, never from these.
+
+* a node keeps its id (`n7`) as the id other tools use, and carries `label`,
+  the name the canvas shows (its label, else the formula computing it), plus
+  `kind` (input, const, op), `op`, `value` or `param` where they apply, and
+  its position `x`, `y`.
+* an edge is one wire, with `input`, the port of the op it feeds (0 = left
+  operand of `-` and `/`). `a*a` is two edges from a to the same op, so the
+  GraphML graph is a multigraph, as networkx's `read_graphml` reads it back.
+
+GraphML is written by networkx. DOT is written here: it is a short grammar,
+and networkx writes it only through pydot or pygraphviz, which the project
+does not depend on. Every DOT id and attribute is a quoted string, with `"`
+and `\\` escaped, so no label can break out of it.
+"""
+
+import networkx as nx
+
+from core.document.names import node_names
+from core.files.atomic import write_atomically
+
+
+def to_networkx(doc):
+    """A networkx.MultiDiGraph of the document: one edge per wire, keyed by its
+    port, with the node and edge attributes of the module docstring."""
+    names = node_names(doc)
+    graph = nx.MultiDiGraph()
+    for nid, node in doc.nodes.items():
+        attrs = {"label": names[nid], "kind": node.kind, "x": node.pos[0], "y": node.pos[1]}
+        if node.kind == "op":
+            attrs["op"] = node.op
+            if node.param is not None:
+                attrs["param"] = float(node.param)
+        else:
+            attrs["value"] = float(node.value)
+        graph.add_node(nid, **attrs)
+    for edge in doc.edges:
+        graph.add_edge(edge.src, edge.dst, key=edge.port, input=edge.port)
+    if doc.effective_output() is not None:
+        graph.graph["output"] = doc.effective_output()
+    return graph
+
+
+def graphml(doc):
+    """The document as GraphML text."""
+    return "\n".join(nx.generate_graphml(to_networkx(doc))) + "\n"
+
+
+def dot(doc):
+    """The document as Graphviz DOT text: left to right, inputs and constants as
+    boxes, ops as ellipses, the output drawn with a double border."""
+    graph = to_networkx(doc)
+    output = graph.graph.get("output")
+    lines = ["digraph computation {", "  rankdir=LR;"]
+    for nid, attrs in graph.nodes(data=True):
+        shown = dict(attrs)
+        shown["shape"] = "ellipse" if attrs["kind"] == "op" else "box"
+        if nid == output:
+            shown["peripheries"] = 2
+        shown["pos"] = f"{attrs['x']},{-attrs['y']}"   # Graphviz's y axis points up
+        del shown["x"], shown["y"]
+        lines.append(f"  {_quote(nid)} [{_attributes(shown)}];")
+    for src, dst, attrs in graph.edges(data=True):
+        lines.append(f"  {_quote(src)} -> {_quote(dst)} [{_attributes(attrs)}];")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def save_graphml(doc, path):
+    write_atomically(path, graphml(doc))
+
+
+def save_dot(doc, path):
+    write_atomically(path, dot(doc))
+
+
+def _attributes(attrs):
+    return ", ".join(f"{key}={_quote(value)}" for key, value in attrs.items())
+
+
+def _quote(value):
+    text = repr(value) if isinstance(value, float) else str(value)
+    text = text.replace("\\", "\\\\").replace('"', '\\"').replace("\r", "\\r").replace("\n", "\\n")
+    return f'"{text}"'
