@@ -318,3 +318,44 @@ def test_two_thousand_node_random_dag():
     assert lay.crossings_after <= lay.crossings_before
     column = {v: i for i, layer in enumerate(lay.layers) for v in layer}
     assert all(column[dst] == column[src] + 1 for src, dst in lay.edges)
+
+
+# -- networkx's generations are the layering's start ---------------------------
+
+def kahn_generations(ids, pairs):
+    """The previous hand-written Kahn's algorithm (commit cf73ed4), as the oracle."""
+    preds, succs = [[] for _ in ids], [[] for _ in ids]
+    for u, v in pairs:
+        succs[u].append(v)
+        preds[v].append(u)
+    missing = [len(p) for p in preds]
+    generation = [v for v in range(len(ids)) if not missing[v]]
+    order, layer, k = [], [0] * len(ids), 0
+    while generation:
+        later = []
+        for v in generation:
+            layer[v] = k
+            order.append(v)
+            for w in succs[v]:
+                missing[w] -= 1
+                if not missing[w]:
+                    later.append(w)
+        generation, k = later, k + 1
+    return order, layer
+
+
+def corpus_graphs():
+    from tests.core.document.graph_corpus import corpus
+    graphs = [(name, list(doc.nodes), [(e.src, e.dst) for e in doc.edges]) for name, doc in corpus()]
+    graphs += [(f"strands-{seed}", *random_dag(300, seed)) for seed in range(10)]
+    return graphs + [("mlp-loss-3", *mlp_loss(3))]
+
+
+@pytest.mark.parametrize("name, nodes, edges", corpus_graphs())
+def test_networkx_generations_agree_with_kahn(name, nodes, edges):
+    from core.document.layout import _longest_path
+    index = {v: i for i, v in enumerate(nodes)}
+    pairs = list(dict.fromkeys((index[a], index[b]) for a, b in edges))
+    assert _longest_path(nodes, pairs) == kahn_generations(nodes, pairs)
+    lay = sugiyama(nodes, edges)
+    assert_left_to_right(lay.positions, edges)
