@@ -8,8 +8,8 @@ zero-grad bug shows exactly as the lesson text describes it.
 import math
 
 from core.document.compile import Compiled
-from core.engine import topological_order
 from core.document.graph import GraphDocument
+from core.engine import topological_order
 
 READABLE_ZOOM = 0.5         # below this the canvas zooms in on the step's nodes
 
@@ -30,6 +30,9 @@ class GraphBridge:
         self._adopting = False
         self._pending = None         # a (doc, by_id, root, highlight, statuses) waiting for a layout
         self.touched = False         # the runner's Values were changed from outside the lesson
+        self._masks = {}
+        self._keep_clean = False     # the user's document was saved when the lesson took the canvas
+        self._title = ""
         self.session.gradsChanged.connect(self._grads_changed)
         window.layoutFinished.connect(self._layout_finished)
 
@@ -51,7 +54,16 @@ class GraphBridge:
                 self._adopting = False
         self.adopted = None
 
-    def show(self, runner, highlight=(), statuses=None, label=""):
+    def show(self, runner, highlight=(), statuses=None, label="", masks=None):
+        """Put runner's graph on the canvas; `masks` {node id: (data text or None, grad
+        text or None, dimmed)} covers values the screen must not show yet (a forward
+        pass not there yet, a quiz answer). A lesson never marks the user's document
+        modified: if it was saved (or empty) before, it still counts as saved, and as
+        untitled, so Save never writes the lesson's graph over the user's file."""
+        self._masks = masks or {}
+        files = getattr(self.window, "files", None)
+        self._keep_clean = files is not None and not files.modified
+        self._title = label.split(",")[0]
         doc = _with_leaf_values(runner.document, runner.by_id)
         by_id, root = runner.by_id, runner.root
         current = self.session.doc
@@ -93,7 +105,26 @@ class GraphBridge:
             scene.set_node_status(statuses)
         else:
             scene.clear_node_status()
+        self.set_masks(self._masks)
+        self._keep_saved()
         self._follow(highlight)
+
+    def set_masks(self, masks):
+        """{node id: (data text, grad text, dimmed) or None}; every other node of the
+        lesson's graph shows its real numbers."""
+        self._masks = dict(masks)
+        scene = self.window.scene
+        ids = scene.node_items().keys()
+        scene.update_masks({nid: self._masks.get(nid) for nid in ids})
+
+    def _keep_saved(self):
+        files = getattr(self.window, "files", None)
+        if not self._keep_clean or files is None:
+            return
+        if files.modified:
+            self.window.undo_stack.setClean()
+        if files.path is not None or not files.name.startswith("Lesson"):
+            files._set_file(None, {}, name=f"Lesson: {self._title}")
 
     def _follow(self, highlight):
         """Bring the step's nodes into view when the graph is too big to read whole

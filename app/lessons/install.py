@@ -14,6 +14,7 @@ def install_classroom(window):
     the window icon, and tool tips on the shell's own actions."""
     from PySide6.QtGui import QActionGroup
     from PySide6.QtWidgets import QComboBox, QMenu
+
     from app.files.desktop_entry import app_icon
     from app.lessons.panel import LessonsPanel
     from app.look.presenter import KEEP_PROPERTY, Appearance
@@ -140,7 +141,7 @@ def install_classroom(window):
         if action is not None and not _has_tip(action):
             action.setToolTip(tip)
             action.setStatusTip(tip)
-    for key, dock_widget in window.docks.items():
+    for dock_widget in window.docks.values():
         toggle = dock_widget.toggleViewAction()
         if not _has_tip(toggle):
             toggle.setToolTip(f"Show or hide the {dock_widget.windowTitle()} panel")

@@ -21,8 +21,8 @@ import time
 from PySide6.QtWidgets import QApplication
 
 from app.lessons.lesson_list import LAST_KEY
-from app.settings import settings
 from app.lessons.worker import LessonWorker, Snapshot, Stopped, _move, _moves_train
+from app.settings import settings
 from core.lessons.runner import LessonRunner
 
 

@@ -15,8 +15,11 @@ panel shows what the runner says and turns clicks into runner moves:
   small enough to read;
 * a question: a prompt, an answer box, Check -> right or wrong and how the
   engine gets the answer (`runner.check_answer`);
-* quiz mode: the debugger's own quiz (`set_quiz_mode`) hides each step's new
-  grads until the student predicts them.
+* quiz mode (`set_quiz_mode`, core/lessons/quiz.py): the text and the canvas
+  hide each value the step asks or computes until it is answered; answers are
+  scored per lesson (right first time, after a hint, revealed) and the score
+  can be shown to the class and saved (`show_score`). The debugger's own quiz
+  follows the same box, for stepping by hand.
 
 Moves that train (network lessons) run in a `LessonWorker` on a QThread, which
 drives `runner.goto_iter` and reports progress; the window stays responsive,
@@ -31,17 +34,29 @@ Hooks: `open_lesson(id, step)`, `next()`, `back()`, `goto(i)`, `busy`,
 import os
 
 from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtWidgets import (QBoxLayout, QCheckBox, QHBoxLayout, QLabel, QProgressBar,
-                               QPushButton, QSplitter, QTextBrowser, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QBoxLayout,
+    QCheckBox,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
 
 from app.lessons.graph_bridge import GraphBridge
 from app.lessons.lesson_list import LessonList, record_step
-from app.lessons.moves import LessonMoves
 from app.lessons.lesson_network import LessonNetworkView
+from app.lessons.moves import LessonMoves
 from app.lessons.question_box import QuestionBox
 from app.lessons.reading import TEXT_PX, TITLE_PX, set_markdown
 from app.look.theme import set_base_font
 from core.lessons.format import LessonError, load_all
+from core.lessons.quiz import LessonQuiz
+from core.lessons.runner import PENDING
 
 LESSONS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
                            "resources", "lessons")
@@ -76,6 +91,7 @@ class LessonsPanel(LessonMoves, QWidget):
         self._last_answer = None
         self._needs_replay = False
         self._previous = (None, -1)
+        self.quiz = LessonQuiz()
         self._build()
         self._fill_list()
         self._update_controls()
@@ -133,6 +149,7 @@ class LessonsPanel(LessonMoves, QWidget):
         self.check_button, self.result = self.question_box.check_button, self.question_box.result
         self.answer.returnPressed.connect(self.check)
         self.check_button.clicked.connect(self.check)
+        self.question_box.reveal_button.clicked.connect(self.reveal)
         self.question_box.hide()
         col.addWidget(self.question_box)
 
@@ -167,11 +184,17 @@ class LessonsPanel(LessonMoves, QWidget):
         self.quiz_check = QCheckBox("Quiz: predict each grad")
         self.quiz_check.setToolTip("While you step in the debugger, hide each new grad until "
                                    "you type a prediction")
+        self.quiz_check.setToolTip("Hide each value this step asks or computes, on the canvas and in the "
+                                   "text, until you predict it; answers are scored")
         self.quiz_check.toggled.connect(self.set_quiz_mode)
+        self.score_button = QPushButton("Score…")
+        self.score_button.setToolTip("The quiz score of each lesson: show it to the class, or save it")
+        self.score_button.clicked.connect(self.show_score)
         nav.addWidget(self.back_button)
         nav.addWidget(self.next_button)
         nav.addStretch(1)
         nav.addWidget(self.quiz_check)
+        nav.addWidget(self.score_button)
         col.addLayout(nav)
         split.addWidget(page)
         split.setStretchFactor(0, 0)
@@ -227,15 +250,12 @@ class LessonsPanel(LessonMoves, QWidget):
         self.where.setText(f"Step {k} of {n}")
         self.step_bar.setRange(0, n)
         self.step_bar.setValue(k)
-        set_markdown(self.text, snapshot.text)
-        self.text.verticalScrollBar().setValue(0)
         record_step(lesson.id, snapshot.index)
-
-        # the question
+        self.quiz.enter(runner)
         self._last_answer = None
-        self.question_box.setVisible(snapshot.prompt is not None)
-        if snapshot.prompt is not None:
-            self.question_box.ask(snapshot.prompt)
+        self._show_text()
+        self.text.verticalScrollBar().setValue(0)
+        self._ask()
 
         # a network's numbers
         self.network_view.setVisible(snapshot.kind == "network")
@@ -249,14 +269,44 @@ class LessonsPanel(LessonMoves, QWidget):
         if self.bridge is not None:
             if snapshot.show_graph:
                 self.bridge.show(runner, snapshot.highlight, snapshot.statuses,
-                                 f"{lesson.title}, step {k}")
-                self.window.editor.set_source_note(f"lesson “{lesson.title}”, step {k} of {n}")
+                                 f"{lesson.title}, step {k}", self.masks())
+                note = f"lesson “{lesson.title}”, step {k} of {n}"
+                self.window.editor.set_source_note(note + (f". {snapshot.canvas_note}" if snapshot.canvas_note
+                                                           else ""))
             else:
                 self.bridge.detach()
                 self.bridge.clear_highlight()
         self._refresh_list()
         self._update_controls()
         self.stepShown.emit(snapshot.index)
+
+    def masks(self):
+        """What the canvas must not show yet: '?' for a value the forward pass has not
+        reached or the quiz keeps back (the runner's `shown` decides, as for the text)."""
+        if self.runner is None:
+            return {}
+        masks = {}
+        for nid, (data, grad) in self.runner.shown(self.quiz.hidden()).items():
+            if PENDING in (data, grad):
+                pending = data == PENDING and grad == PENDING and self.runner.pending(self.runner.by_id[nid])
+                masks[nid] = (data if data == PENDING else None, grad if grad == PENDING else None, pending)
+        return masks
+
+    def _show_text(self):
+        """The step's text, with the values the quiz keeps back as '?'."""
+        text = self.runner.render_text(self.quiz.hidden())
+        if self.snapshot is not None and self.snapshot.canvas_note:
+            text += "\n\n*" + self.snapshot.canvas_note + "*"
+        set_markdown(self.text, text)
+
+    def _ask(self):
+        """The question box: the quiz's current item, or the step's answered question."""
+        item = self.quiz.current
+        prompt = item.prompt if item is not None else (self.snapshot.prompt if self.snapshot else None)
+        self.question_box.setVisible(prompt is not None)
+        if prompt is not None:
+            self.question_box.ask(prompt)
+        self.question_box.reveal_button.setEnabled(item is not None)
 
     def set_theme(self, theme):
         """The window's theme changed (fonts follow by themselves): the colours of
@@ -300,22 +350,63 @@ class LessonsPanel(LessonMoves, QWidget):
     # -- questions ---------------------------------------------------------------------------
 
     def check(self):
-        """Check the typed answer; (ok, explanation), also shown under the box."""
-        if self.busy or self.runner is None or self.snapshot is None or self.snapshot.prompt is None:
+        """Check the typed answer; (ok, explanation), also shown under the box. The
+        quiz scores it; a wrong first try gets a hint, a second one the answer."""
+        if self.busy or self.runner is None or self.snapshot is None:
+            return None
+        if self.quiz.current is not None:
+            verdict, explanation = self.quiz.answer(self.answer.text())
+            ok = verdict in ("first", "hint")
+            self._answered(verdict, ok, explanation)
+            return ok, explanation
+        if self.snapshot.prompt is None:
             return None
         ok, explanation = self.runner.check_answer(self.answer.text())
         self._last_answer = (ok, explanation)
         self.question_box.show_result(explanation, self._colors["right" if ok else "wrong"])
         return ok, explanation
 
+    def reveal(self):
+        """Show the value asked now, scored as revealed."""
+        if self.busy or self.quiz.current is None:
+            return None
+        verdict, explanation = self.quiz.reveal()
+        self._answered(verdict, False, explanation)
+        return explanation
+
+    def _answered(self, verdict, ok, explanation):
+        self._last_answer = (ok, explanation)
+        if verdict in ("first", "hint", "revealed"):   # the item is done: its value may show now
+            self._show_text()
+            if self.bridge is not None and self.bridge.showing_runner:
+                self.bridge.set_masks(self.masks())
+            following = self.quiz.current
+            if following is not None:
+                self.question_box.prompt.setText(following.prompt)
+                self.answer.clear()
+            self.question_box.reveal_button.setEnabled(following is not None)
+        self.question_box.show_result(explanation, self._colors["right" if ok else "wrong"])
+
+    def show_score(self):
+        """The quiz's score per lesson, large enough for the class, with Save."""
+        from app.lessons.score_dialog import ScoreDialog
+        dialog = ScoreDialog(self.quiz, self)
+        dialog.setAttribute(Qt.WA_DeleteOnClose)
+        dialog.show()
+        return dialog
+
     # -- quiz mode (the debugger's) ------------------------------------------------------------
 
     def set_quiz_mode(self, on):
-        """Quiz mode of the debugger: its new grads stay hidden until predicted."""
+        """Quiz mode: the step's values stay hidden until predicted (the lesson's quiz),
+        and so do the debugger's new grads when stepping by hand."""
         debugger = getattr(self.window, "debugger", None) if self.window is not None else None
         if self.quiz_check.isChecked() != bool(on):
             self.quiz_check.setChecked(bool(on))   # re-enters through toggled
             return
+        self.quiz.on = bool(on)
+        if self.runner is not None and self.snapshot is not None and not self.busy:
+            self._show(self.snapshot)   # the step again, with its values hidden or shown
         if debugger is None or not hasattr(debugger, "set_quiz_mode"):
             self._show_error("Quiz mode needs the debugger panel, which is not available.")
             return

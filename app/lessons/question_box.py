@@ -6,7 +6,7 @@ explanation back here to be shown under the box.
 """
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton, QScrollArea, QVBoxLayout
 
 from app.lessons.reading import TEXT_PX
 from app.look.theme import set_base_font
@@ -31,22 +31,34 @@ class QuestionBox(QFrame):
         set_base_font(self.answer, TEXT_PX)
         self.check_button = QPushButton("Check")
         self.check_button.setToolTip("Compare your answer with the engine's (Enter)")
+        self.reveal_button = QPushButton("Show me")
+        self.reveal_button.setToolTip("Show the answer and how the engine gets it (scored as revealed)")
         row.addWidget(self.answer, 1)
         row.addWidget(self.check_button)
+        row.addWidget(self.reveal_button)
         self.result = QLabel()
         self.result.setWordWrap(True)
         self.result.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.result.setAlignment(Qt.AlignLeft | Qt.AlignTop)
         set_base_font(self.result, TEXT_PX - 1)
+        # a long worked answer scrolls instead of being cut off
+        self.result_area = QScrollArea()
+        self.result_area.setWidgetResizable(True)
+        self.result_area.setFrameShape(QFrame.NoFrame)
+        self.result_area.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.result_area.setWidget(self.result)
+        self.result_area.setMaximumHeight(260)
+        self.result_area.hide()
         q.addWidget(self.prompt)
         q.addLayout(row)
-        q.addWidget(self.result)
+        q.addWidget(self.result_area)
 
     def ask(self, prompt):
         """A new question: its prompt, an empty answer and no verdict yet."""
         self.prompt.setText(prompt)
         self.answer.clear()
         self.result.clear()
-        self.result.hide()
+        self.result_area.hide()
 
     def show_result(self, explanation, color):
         """The verdict (the explanation's first line) in `color`, the working below it."""
@@ -55,7 +67,8 @@ class QuestionBox(QFrame):
         mono = "font-family:'DejaVu Sans Mono'"
         self.result.setText(f"<b style='color:{color}'>{_html(head)}</b>"
                             + (f"<br><span style='{mono}'>{body}</span>" if body else ""))
-        self.result.show()
+        self.result_area.show()
+        self.result_area.verticalScrollBar().setValue(0)
 
 
 def _html(text):

@@ -14,11 +14,7 @@ import threading
 
 from PySide6.QtCore import QThread, Signal
 
-from core.engine import topological_order
 from core.lessons.runner import LessonRunner, fmt
-
-MAX_CANVAS_NODES = 600      # a network's loss graph goes on the canvas only up to this size
-
 
 # -----------------------------------------------------------------------------
 # What the GUI needs after a move, gathered where the runner is (maybe a worker)
@@ -38,7 +34,6 @@ class Snapshot:
         self.boundary = None
         self.points = None
         self.diverged = None
-        self.show_graph = runner.kind == "graph"
         self.nodes = None
         if runner.kind == "network":
             trainer = runner.trainer
@@ -49,13 +44,13 @@ class Snapshot:
             self.diverged = trainer.diverged
             self.boundary = trainer.boundary()
             self.points = (list(trainer.train_points), list(trainer.train_labels))
-            estimate = 2.5 * len(trainer.train_inputs) * len(trainer.params) + len(trainer.params)
-            if estimate <= MAX_CANVAS_NODES:
-                self.nodes = len(topological_order(runner.root))
-                self.show_graph = self.nodes <= MAX_CANVAS_NODES
+        # the canvas always shows the graph the step speaks of: the graph itself, or for a
+        # network too big to draw one of its neurons (traced here, off the GUI thread)
+        document = runner.document
+        self.show_graph = document is not None
+        self.nodes = len(document.nodes) if document is not None else None
+        self.canvas_note = runner.canvas_note
         self.highlight = runner.highlight_ids() if self.show_graph else []
-        if self.show_graph:
-            runner.document   # traced here, off the GUI thread, for a network
         self.statuses = None
         if self.show_graph and runner.stepper is not None:
             stepper = runner.stepper

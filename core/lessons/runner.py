@@ -15,38 +15,34 @@ import math
 
 import numpy as np
 
-from core.document.compile import compile_document, trace
-from core.engine import recompute, topological_order, zero_grad
-from core.document.expr import parse
-from core.files.graph_file import load as load_graph
 from core.debugger.forward_stepper import ForwardStepper
+from core.debugger.session import parse_number as parse_plain_number
 from core.debugger.stepper import BackwardStepper
-from core.training.trainer import Trainer
+from core.document.compile import compile_document, trace
+from core.document.expr import parse
+from core.document.names import node_names
+from core.engine import Value, recompute, topological_order, zero_grad
+from core.files.graph_file import load as load_graph
+from core.format import format_number as fmt
 from core.lessons.format import CLAIM_TOLERANCE, MAX_EXPLAIN_LINES, NETWORK_KEYS, NUDGE_KEYS, PLACEHOLDER
+from core.training.trainer import Trainer
+
+PENDING = "?"               # what the canvas and the text show for a value not known (or not revealed) yet
+MAX_CANVAS_NODES = 600      # a network's loss graph goes on the canvas only up to this size
 
 # -----------------------------------------------------------------------------
-# Formatting numbers for the screen
-
-def fmt(x):
-    """4 decimals; a tiny negative number shows as 0.0000, not -0.0000."""
-    text = f"{x:.4f}"
-    return "0.0000" if text == "-0.0000" else text
-
+# Numbers typed by a learner (the numbers shown are core.format's: `fmt`)
 
 def parse_number(text):
-    """A typed answer as a float: '-1.5', '−1.5', '1,5', '3/4' (None if it is not a number)."""
-    t = str(text).strip().replace("−", "-").replace(" ", "")
-    if "," in t and "." not in t:
-        t = t.replace(",", ".")
-    try:
-        if t.count("/") == 1:
-            top, bottom = t.split("/")
-            number = float(top) / float(bottom)
-        else:
-            number = float(t)
-    except (ValueError, ZeroDivisionError):
-        return None
-    return number if math.isfinite(number) else None
+    """A typed answer as a float: the debugger's parser (core/debugger/session.py),
+    plus a fraction such as 3/4; None if it is not a finite number."""
+    t = str(text).strip().replace(" ", "")
+    if t.count("/") == 1:
+        top, bottom = (parse_plain_number(part) for part in t.split("/"))
+        number = None if top is None or bottom is None or bottom == 0 else top / bottom
+    else:
+        number = parse_plain_number(t)
+    return number if number is not None and math.isfinite(number) else None
 
 
 class Nudge:
@@ -145,6 +141,9 @@ class LessonRunner:
         self._document = None
         self._by_id = None
         self._by_label = None
+        self._names = None
+        self.new_grads = []       # labels/ids whose grad this step's actions changed (the quiz asks them)
+        self.canvas_note = ""     # what the canvas shows when it is not the whole graph
 
     @property
     def root(self):
@@ -167,7 +166,75 @@ class LessonRunner:
 
     def _trace_network(self):
         if self._document is None and self.kind == "network":
-            self._document, self._by_id = trace(self.root, self.trainer.params)
+            if self.network_fits():
+                self._document, self._by_id = trace(self.root, self.trainer.params)
+                self.canvas_note = ""
+            else:
+                self._document, self._by_id = trace(self._neuron_view(), self.trainer.params)
+
+    def network_fits(self):
+        """Is a network's whole loss graph small enough to read on the canvas? (An
+        estimate from its size, so the big graph is never built just to count it.)"""
+        trainer = self.trainer
+        n, p = len(trainer.train_inputs), len(trainer.params)
+        return 2.5 * n * p + p <= MAX_CANVAS_NODES and len(topological_order(self.root)) <= MAX_CANVAS_NODES
+
+    def _neuron_view(self):
+        """What the canvas shows of a network too big to draw: its first neuron on the
+        first training point -- real weights (grads: dloss/dw from the last backward
+        pass), real inputs -- so the canvas is never blank nor a stale graph."""
+        trainer = self.trainer
+        neuron = trainer.model.layers[0].neurons[0]
+        point = [Value(x, label=name) for x, name in zip(trainer.train_inputs[0], trainer.cfg.features)]
+        out = neuron(point)
+        out.label = "L0.n0 out"
+        total = "" if trainer.diverged else " (the whole loss graph is too big to draw)"
+        self.canvas_note = (f"The canvas shows one neuron of this network, L0.n0, on training point 1: "
+                            f"its weights are the network's own{total}.")
+        return out
+
+    @property
+    def names(self):
+        """{document node id: the name the canvas shows} (core/document/names.py)."""
+        if self._names is None and self.document is not None:
+            self._names = node_names(self.document)
+        return self._names or {}
+
+    @property
+    def value_names(self):
+        """{Value: the name the canvas shows}: what the steppers call each node in text.
+        A formula is bracketed, so `(x·y).grad` reads as one node's grad."""
+        names = self.names
+        return {v: _bracketed(names[nid]) for nid, v in self.by_id.items() if nid in names}
+
+    def name_of(self, value):
+        return self.value_names.get(value) or value.label or "a node"
+
+    def pending(self, value):
+        """True while the forward pass is being stepped and has not reached this node:
+        its data is not known yet, whatever the Value holds."""
+        return self.forward is not None and not self.forward.computed(value)
+
+    def shown(self, hidden=()):
+        """{node id: (data text, grad text)}: exactly what the canvas shows now. A node
+        the forward pass has not reached shows '?' for both; `hidden` is a set of
+        (node id, 'data' or 'grad') the quiz keeps back until answered."""
+        result = {}
+        for nid, v in self.by_id.items():
+            if self.pending(v):
+                result[nid] = (PENDING, PENDING)
+                continue
+            data = PENDING if (nid, "data") in hidden else fmt(v.data)
+            grad = PENDING if (nid, "grad") in hidden else fmt(v.grad)
+            result[nid] = (data, grad)
+        return result
+
+    def nid_of_label(self, label):
+        """The document id of the node with this label on the canvas (None if not shown)."""
+        for nid, v in self.by_id.items():
+            if v.label == label:
+                return nid
+        return None
 
     @property
     def values(self):
@@ -201,12 +268,20 @@ class LessonRunner:
         if step.setup is not None:
             self._set_up(step.setup)
             yield f"set up {step.setup.kind}"
+        before = self._grads() if self.kind == "graph" else {}
         for k, action in enumerate(step.actions):
             if action.do == "train":
                 yield from self._train(action.steps, (step.index, k))
             else:
                 self._act(action)
             yield action.do
+        after = self._grads() if self.kind == "graph" else {}
+        self.new_grads = [nid for nid, g in after.items()
+                          if nid in before and g != before[nid] and self.by_id[nid] is not self.root
+                          and any(a.do.startswith("backward") for a in step.actions)]
+
+    def _grads(self):
+        return {nid: v.grad for nid, v in self.by_id.items()}
 
     def _set_up(self, setup):
         self._clear()
@@ -227,7 +302,7 @@ class LessonRunner:
         root = self.root
         if do in ("forward_step", "forward_all"):
             if self.forward is None:
-                self.forward = ForwardStepper(root)
+                self.forward = ForwardStepper(root, self.value_names)
             count = action.count if do == "forward_step" else len(self.forward.order)
             for _ in range(count):
                 record = self.forward.step()
@@ -235,14 +310,14 @@ class LessonRunner:
                     self.last_forward.append(record)
         elif do in ("backward_step", "backward_all"):
             if self.stepper is None:
-                self.stepper = BackwardStepper(root)
+                self.stepper = BackwardStepper(root, names=self.value_names)
             count = action.count if do == "backward_step" else len(self.stepper.order)
             for _ in range(count):
                 record = self.stepper.step()  # unlike run_to_end, never stops at inf or nan
                 if record is not None:
                     self.last_backward.append(record)
         elif do == "reset_stepper":
-            self.stepper = BackwardStepper(root)
+            self.stepper = BackwardStepper(root, names=self.value_names)
         elif do == "backward_call":
             root.backward()
             self.stepper = None
@@ -293,23 +368,24 @@ class LessonRunner:
 
     def _forget_graph(self):
         """The network changed: its loss graph (and all that hangs on it) is rebuilt on demand."""
-        self._root = self._document = self._by_id = self._by_label = None
+        self._root = self._document = self._by_id = self._by_label = self._names = None
         self.stepper = self.forward = None
 
     # -- text -------------------------------------------------------------------------
 
-    def render_text(self):
-        """This step's Markdown with every placeholder filled in from the engine."""
-        return self.fill(self.step.text)
+    def render_text(self, hidden=()):
+        """This step's Markdown with every placeholder filled in from the engine;
+        a value the canvas does not show (see `shown`) reads '?' here too."""
+        return self.fill(self.step.text, hidden)
 
-    def render_prompt(self):
+    def render_prompt(self, hidden=()):
         question = self.step.question
-        return None if question is None else self.fill(question.prompt)
+        return None if question is None else self.fill(question.prompt, hidden)
 
-    def fill(self, text):
-        return PLACEHOLDER.sub(lambda m: self.placeholder(m.group(1)), text)
+    def fill(self, text, hidden=()):
+        return PLACEHOLDER.sub(lambda m: self.placeholder(m.group(1), hidden), text)
 
-    def placeholder(self, name):
+    def placeholder(self, name, hidden=()):
         """The text for one placeholder, e.g. 'x.grad' -> '3.0000'."""
         if name in NUDGE_KEYS:
             n = self.last_nudge
@@ -319,7 +395,10 @@ class LessonRunner:
         if name == "forward":
             return "\n".join(record.text for record in self.last_forward)
         if name == "backward":
-            return "\n".join(line for record in self.last_backward for line in record.lines)
+            hidden_values = {self.by_id.get(nid) for nid, quantity in hidden if quantity == "grad"}
+            return "\n".join(
+                line if child not in hidden_values else f"{self.name_of(child)}.grad += … (hidden: predict it)"
+                for record in self.last_backward for child, line in zip(record.children, record.lines))
         if name == "nodes":
             return str(len(topological_order(self.root)))
         if name in NETWORK_KEYS:
@@ -328,6 +407,9 @@ class LessonRunner:
         node = self.node(label)
         if attr == "status":
             return self.stepper.status(node)
+        nid = self.nid_of_label(label) if self.kind == "graph" or self._document is not None else None
+        if self.pending(node) or (nid, attr) in hidden:
+            return PENDING
         return fmt(node.data if attr == "data" else node.grad)
 
     def _network_number(self, name):
@@ -360,7 +442,46 @@ class LessonRunner:
         right, how = self.answer()
         ok = abs(given - right) <= question.tolerance
         head = "Right!" if ok else f"Not quite: you said {str(text).strip()}."
-        return ok, f"{head} {question.node}.{question.quantity} = {fmt(right)}.\n{how}"
+        return ok, f"{head} {question.node}.{question.quantity} = {fmt(right)}.\n{how}{self._canvas_differs(right)}"
+
+    def _canvas_differs(self, right):
+        """A note when the canvas shows another value than the answer (a grad not
+        computed yet, or accumulated by a buggy second pass): say which is which."""
+        question = self.step.question
+        node = self.node(question.node)
+        if self.pending(node):
+            return ""
+        shown = getattr(node, question.quantity)
+        if fmt(shown) == fmt(right):
+            return ""
+        why = ("backpropagation has not reached it yet" if shown == 0.0 and question.quantity == "grad"
+               else "that is what the graph holds now, after the passes this lesson ran")
+        return (f"\nThe canvas shows {question.node}.{question.quantity} = {fmt(shown)}: {why}. "
+                f"{fmt(right)} is what one clean pass gives.")
+
+    def hint(self):
+        """A nudge toward this step's answer without giving it: the formula (data) or
+        the local derivatives each use of the node contributes (grad), in symbols."""
+        question = self.step.question
+        if question is None:
+            return ""
+        node = self.node(question.node)
+        names = self.value_names
+        name = self.name_of(node)
+        if question.quantity == "data":
+            if not node._prev:
+                return f"{name} is a leaf: read its value where it is set."
+            formula = ForwardStepper(self.root, names).describe(node).split(" = ")[:2]
+            return f"Compute {' = '.join(formula)} from its operands' data."
+        if node is self.root:
+            return f"What is d{name}/d{name}?"
+        scratch = BackwardStepper(self.root, names=names, reset=False)
+        uses = [user for user in scratch.topo if any(child is node for child in user._prev)]
+        if not uses:
+            return f"Does {name} feed the output at all?"
+        users = ", ".join(self.name_of(user) for user in uses)
+        return (f"{name} feeds {users}. Add up, over every use, (local derivative of that node "
+                f"with respect to {name}) × (that node's grad).")
 
     def answer(self):
         """(the right answer, how the engine gets it) for this step's question."""
@@ -373,33 +494,34 @@ class LessonRunner:
     def _explain_data(self, node):
         if not node._prev:
             return f"{node.label} is a leaf: its data is {fmt(node.data)}, as given."
-        return "The forward pass computes it: " + ForwardStepper(self.root).describe(node)
+        return "The forward pass computes it: " + ForwardStepper(self.root, self.value_names).describe(node)
 
     def _clean_grad(self, node):
         """node's grad after a clean backward pass from the output, and its chain-rule
         arithmetic; every grad in the graph is put back as it was."""
         root = self.root
         topo = topological_order(root)
-        name = node.label
+        name = self.name_of(node)
         if node is root:
             return 1.0, (f"{name} is the output: backpropagation starts by setting its grad "
                          f"to 1, since d{name}/d{name} = 1.")
         if node not in set(topo):
             return 0.0, f"{name} does not feed the output, so its grad is 0."
         saved = [v.grad for v in topo]
-        scratch = BackwardStepper(root)
+        scratch = BackwardStepper(root, names=self.value_names)
         scratch.seek(len(scratch.order))
         grad = node.grad
-        history = scratch.history
-        uses = sum(1 for record in history for child in record.children if child is node)
-        for v, g in zip(topo, saved):
-            v.grad = g
         on_path = set()  # node and every node whose gradient flows down to it
         for v in topo:
             if v is node or any(child in on_path for child in v._prev):
                 on_path.add(v)
+        # the records' text is read while the scratch pass's grads are still in place
+        history = list(scratch.history)
+        uses = sum(1 for record in history for child in record.children if child is node)
         lines = [line for record in history if record.node in on_path
                  for child, line in zip(record.children, record.lines) if child in on_path]
+        for v, g in zip(topo, saved):
+            v.grad = g
         if len(lines) > MAX_EXPLAIN_LINES:
             lines = lines[:3] + [f"... {len(lines) - 9} more steps ..."] + lines[-6:]
         text = f"By the chain rule, from the output back to {name}:\n" + "\n".join(lines)
@@ -416,6 +538,12 @@ class LessonRunner:
                 errors.append(f"steps[{self.index}]: the text says {claim.node}.{claim.quantity} = "
                               f"{claim.value}, the engine gives {actual!r}")
         return errors
+
+
+def _bracketed(name):
+    """'x' and 'L0.n0.w0' as they are; a formula or a number in brackets: '(x·y)', '(4)'."""
+    simple = name[:1].isalpha() and all(c.isalnum() or c in "_." for c in name)
+    return name if simple else f"({name})"
 
 
 # -----------------------------------------------------------------------------

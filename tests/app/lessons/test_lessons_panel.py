@@ -6,10 +6,10 @@ from PySide6.QtCore import Qt
 
 from app.lessons.panel import LESSONS_DIR, LessonsPanel
 from app.lessons.reading import set_markdown
-from app.main_window import MainWindow
 from app.look.theme import format_number
-from core.lessons.runner import fmt
+from app.main_window import MainWindow
 from core.lessons.format import load_all
+from core.lessons.runner import fmt
 
 LESSONS = load_all(LESSONS_DIR)
 TRAIN_LIMIT = 2   # keeps the network lessons quick
@@ -190,7 +190,10 @@ def test_the_network_view_shows_the_boundary(window, qtbot):
     window.show_lessons("training-moons", 1)
     wait(qtbot, panel)
     assert panel.boundary_view._image is not None
-    assert not panel.snapshot.show_graph      # tens of thousands of Values: numbers, not a picture
+    # tens of thousands of Values: the numbers and the boundary here, and on the canvas one of
+    # the network's own neurons -- never the graph of the lesson before, never nothing (issue 17)
+    assert panel.snapshot.show_graph and panel.snapshot.nodes <= 20
+    assert "L0.n0" in panel.snapshot.canvas_note
     image = panel.boundary_view.grab().toImage()
     assert image.width() > 50
 
@@ -247,3 +250,96 @@ def test_markdown_code_follows_the_body_font(qtbot):
             assert not fmt_.hasProperty(QTextFormat.FontPixelSize)
             it += 1
         block = block.next()
+
+
+# -----------------------------------------------------------------------------
+# issue 17: the canvas is the graph the text speaks of; the quiz keeps score; no dirty document
+
+def canvas_matches_runner(window, panel):
+    """The canvas's items are the runner's graph now: same nodes, and each shows what
+    the runner says the canvas shows (numbers, or '?' for what is not known yet)."""
+    runner, scene = panel.runner, window.scene
+    items = scene.node_items()
+    assert items, "the canvas is blank"
+    assert set(items) == set(runner.by_id), "the canvas shows another graph than the step's"
+    shown = runner.shown(panel.quiz.hidden())
+    for nid, item in items.items():
+        _name, data, grad = item.texts()
+        assert (data, grad) == shown[nid], f"{item.name}: canvas {data, grad}, runner {shown[nid]}"
+        assert item.name == runner.names[nid]
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=[lesson.id for lesson in LESSONS])
+def test_every_step_shows_the_runners_graph_never_stale_never_empty(window, qtbot, lesson):
+    panel = window.lessons
+    window.show_lessons(lesson.id)
+    wait(qtbot, panel)
+    while True:
+        qtbot.waitUntil(lambda: panel.bridge.showing_runner, timeout=30000)   # a layout may be pending
+        canvas_matches_runner(window, panel)
+        if panel.runner.at_end:
+            break
+        panel.next()
+        wait(qtbot, panel)
+
+
+def test_a_lesson_never_marks_the_document_modified(window, qtbot):
+    panel = window.lessons
+    assert not window.files.modified
+    window.show_lessons("chain-rule", 0)
+    wait(qtbot, panel)
+    panel.next()
+    wait(qtbot, panel)
+    window.show_lessons("training-moons", 0)
+    wait(qtbot, panel)
+    qtbot.waitUntil(lambda: panel.bridge.showing_runner, timeout=30000)
+    assert not window.files.modified          # was: quitting asked to save the lesson's graph
+    assert window.files.path is None          # and Save would never write it over the user's file
+
+
+def test_quiz_hides_values_until_answered_and_keeps_score(window, qtbot, tmp_path):
+    panel = window.lessons
+    panel.quiz_check.setChecked(True)
+    window.show_lessons("chain-rule", 1)      # one backward step: d.grad and f.grad are new
+    wait(qtbot, panel)
+    runner = panel.runner
+    d = runner.nid_of_label("d")
+    assert (d, "grad") in panel.quiz.hidden()
+    assert window.scene.node_item(d).texts()[2] == "?"
+    assert "-2.0000" not in panel.text.toPlainText()       # the text does not give it away either
+    canvas_matches_runner(window, panel)
+    # first item: wrong once (a hint, no answer), then right -> "after a hint"
+    item = panel.quiz.current
+    panel.answer.setText(repr(item.truth + 5))
+    ok, explanation = panel.check()
+    assert not ok and "Hint" in explanation and fmt(item.truth) not in explanation
+    panel.answer.setText(repr(item.truth))
+    ok, _ = panel.check()
+    assert ok
+    assert window.scene.node_item(item.nid).texts()[2] == fmt(item.truth)   # revealed once answered
+    while panel.quiz.current is not None:       # the rest: shown without an answer
+        panel.reveal()
+    assert panel.quiz.hidden() == set()
+    canvas_matches_runner(window, panel)
+    summary = panel.quiz.summary()
+    row = summary["lessons"][0]
+    assert row["id"] == "chain-rule" and row["hint"] == 1 and row["revealed"] == row["asked"] - 1
+    dialog = panel.show_score()
+    qtbot.addWidget(dialog)
+    assert dialog.table.rowCount() == 2 and dialog.table.item(0, 3).text() == "1"
+    path = tmp_path / "score.json"
+    dialog.save(path)
+    import json
+    saved = json.loads(path.read_text(encoding="utf-8"))
+    assert saved["format"] == "backprop-studio.quiz-score" and saved["total"]["hint"] == 1
+    panel.quiz_check.setChecked(False)
+
+
+def test_a_long_answer_scrolls_instead_of_being_cut_off(window, qtbot):
+    panel = window.lessons
+    window.show_lessons("derivatives-as-nudges", 3)
+    wait(qtbot, panel)
+    panel.answer.setText("14")
+    ok, explanation = panel.check()
+    assert ok and "now 14.0000" in panel.result.text()
+    assert panel.question_box.result_area.widget() is panel.result
