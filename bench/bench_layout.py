@@ -9,6 +9,11 @@ For every graph: nodes, edges, dummy nodes added for long edges (and, if scipy
 imports, the fewest any layering could need), seconds and CPU seconds (medians
 of 3 runs of `sugiyama`), crossings in the given order (plain generation order,
 dummies last) and after barycenter reduction, both counted on the proper graph.
+With --against, the other version's dummies, times and crossings after, too.
+With --networkx, the same layout run on networkx's plain layerings instead of
+ours (`topological_generations` from the sources, and from the output on the
+reversed graph), our crossing reduction and coordinates on top: dummies and
+crossings after, to show what our layering passes add.
 If Graphviz's `dot` program is installed (Debian: graphviz), it lays out the
 same graphs once each, side by side, given up after `--dot-limit` seconds.
 """
@@ -23,10 +28,11 @@ import subprocess
 import sys
 import time
 
+import networkx as nx
+
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from core.document.layout import sugiyama  # noqa: E402
-
 
 # -----------------------------------------------------------------------------
 # graphs
@@ -134,6 +140,33 @@ def mlp_loss(n_samples, n_in=2, sizes=(16, 16, 1)):
 
 
 # -----------------------------------------------------------------------------
+# networkx's own layerings, for `sugiyama(..., layering=...)`
+
+def networkx_from_sources(ids, pairs):
+    """Generation k: the nodes whose operands all sit in generations < k."""
+    graph = nx.DiGraph(pairs)
+    graph.add_nodes_from(range(len(ids)))
+    layer = [0] * len(ids)
+    for k, generation in enumerate(nx.topological_generations(graph)):
+        for v in generation:
+            layer[v] = k
+    return layer
+
+
+def networkx_from_output(ids, pairs):
+    """Generations measured from the sinks on the reversed graph, mirrored: a
+    weight sits just before its consumer, a long chain's start far left."""
+    graph = nx.DiGraph(pairs).reverse(copy=False)
+    graph.add_nodes_from(range(len(ids)))
+    depth, layer = 0, [0] * len(ids)
+    for k, generation in enumerate(nx.topological_generations(graph)):
+        depth = k
+        for v in generation:
+            layer[v] = k
+    return [depth - k for k in layer]
+
+
+# -----------------------------------------------------------------------------
 # measuring
 
 def interleaved(fns, repeat):
@@ -206,6 +239,8 @@ def main():
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--against", metavar="LAYOUT.PY",
                         help="also time this version of core/document/layout.py, taking turns")
+    parser.add_argument("--networkx", action="store_true",
+                        help="also lay out on networkx's plain layerings (from the sources, from the output)")
     parser.add_argument("--dot-limit", type=float, default=120.0,
                         help="seconds before Graphviz dot is given up on (default 120)")
     args = parser.parse_args()
@@ -229,15 +264,19 @@ def main():
     header = ("| graph | nodes | edges | dummies | fewest possible | seconds | CPU seconds "
               "| crossings before | crossings after |")
     if other:
-        header += " other: dummies | other: seconds | other: CPU seconds | CPU / other |"
+        header += (" other: dummies | other: seconds | other: CPU seconds | CPU / other "
+                   "| other: crossings after |")
+    if args.networkx:
+        header += (" nx sources: dummies | nx sources: crossings after "
+                   "| nx output: dummies | nx output: crossings after |")
     if have_dot:
         header += " dot seconds |"
     print(header)
     print("|" + "---|" * (header.count("|") - 1))
     for name, (nodes, edges) in cases:
-        fns = [lambda: sugiyama(nodes, edges)]
+        fns = [lambda nodes=nodes, edges=edges: sugiyama(nodes, edges)]
         if other:
-            fns.append(lambda: other.sugiyama(nodes, edges))
+            fns.append(lambda nodes=nodes, edges=edges: other.sugiyama(nodes, edges))
         times = interleaved(fns, args.repeat)
         (seconds, cpu), lay = times[0], sugiyama(nodes, edges)
         fewest = optimal_dummies(nodes, edges)
@@ -247,7 +286,12 @@ def main():
         if other:
             old = other.sugiyama(nodes, edges)
             (old_seconds, old_cpu) = times[1]
-            row += f" {dummies(old, nodes):,} | {old_seconds:.3f} | {old_cpu:.3f} | {cpu / old_cpu:.2f} |"
+            row += (f" {dummies(old, nodes):,} | {old_seconds:.3f} | {old_cpu:.3f} | {cpu / old_cpu:.2f} "
+                    f"| {old.crossings_after:,} |")
+        if args.networkx:
+            for layering in (networkx_from_sources, networkx_from_output):
+                plain = sugiyama(nodes, edges, layering=layering)
+                row += f" {dummies(plain, nodes):,} | {plain.crossings_after:,} |"
         if have_dot:
             dot = dot_seconds(nodes, edges, args.dot_limit) if len(nodes) <= 10_000 else None
             row += (" - |" if dot is None else f" > {args.dot_limit:.0f} |" if dot == float("inf")

@@ -90,9 +90,12 @@ def layered_layout(nodes, edges, *, sizes=None, layer_gap=LAYER_GAP,
 
 
 def sugiyama(nodes, edges, *, sizes=None, layer_gap=LAYER_GAP,
-             node_gap=NODE_GAP, sweeps=SWEEPS):
+             node_gap=NODE_GAP, sweeps=SWEEPS, layering=None):
     """Lay out `nodes` (ordered hashable ids) joined by `edges` ((src, dst) pairs,
     repeats allowed). `sizes` maps an id to its box (w, h); missing ids are points.
+    `layering(ids, pairs)` may replace step 1: it gets the node ids and the
+    distinct edges as index pairs and returns a column per node, each edge
+    pointing right (bench/bench_layout.py compares networkx's own this way).
     Raises ValueError for a cycle, a repeated node or an edge to an unknown node."""
     ids = list(nodes)
     index = {}
@@ -110,7 +113,11 @@ def sugiyama(nodes, edges, *, sizes=None, layer_gap=LAYER_GAP,
         mult[key] = mult.get(key, 0) + 1
 
     n = len(ids)
-    layer = _assign_layers(ids, list(mult))
+    layer = list((layering or _assign_layers)(ids, list(mult)))
+    for u, v in mult:
+        if layer[v] <= layer[u]:
+            raise ValueError(f"the layering puts {ids[v]!r} in column {layer[v]}, not right of "
+                             f"its operand {ids[u]!r} in column {layer[u]}")
     # 1. cut long edges into unit steps; dummies get the indices n, n+1, ...
     preds, succs, chains, owner = [[] for _ in range(n)], [[] for _ in range(n)], {}, []
     for (u, v), m in mult.items():
