@@ -30,14 +30,14 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from app.files.autosave import AutosaveManager
 from app.settings import settings
-from core.files.atomic import write_atomically
-from core.files import graph_file
-from core.document.codegen import to_pytorch, to_python
+from core.document.codegen import to_python, to_pytorch
 from core.document.commands import ReplaceDocument
 from core.document.expr import ExprError, parse
 from core.document.graph import GraphDocument
 from core.document.groups import GroupError, join_meta, split_meta
 from core.document.layout import positions_pile_up
+from core.files import graph_file, strict_json
+from core.files.atomic import write_atomically
 
 MAX_RECENT = 10
 GRAPH_FILTER = "Graphs (*.json);;All files (*)"
@@ -348,7 +348,7 @@ class FileActions(QObject):
 
     def _open_failed(self, path, error):
         name = os.path.basename(str(path))
-        if isinstance(error, FileNotFoundError):
+        if isinstance(error, FileNotFoundError) or getattr(error, "fault", None) == "missing":
             text = f"There is no file {path}."
         elif isinstance(error, OSError):
             text = f"{path} could not be read: {error.strerror or error}."
@@ -445,14 +445,17 @@ class FileActions(QObject):
     def import_snippet(self, path):
         """Read micrograd-style code into the graph (one undoable step)."""
         try:
-            if os.path.getsize(path) > graph_file.MAX_BYTES:
-                raise ValueError("the file is too large to be a snippet")
-            with open(path, "rb") as f:
-                text = f.read().decode("utf-8")
+            # the strict reader: a FIFO or a device is refused before it is opened
+            text = strict_json.decode(strict_json.read_bytes(path, graph_file.MAX_BYTES, "a snippet"),
+                                      "a snippet")
             doc = parse(text)
         except ExprError as e:
             show_error(self.window, "Could not import",
                        f"{os.path.basename(path)}, line {e.line}, column {e.col}: {e.message}\n\n"
+                       "The graph shown is unchanged.")
+            return False
+        except strict_json.JSONFileError as e:
+            show_error(self.window, "Could not import", f"{os.path.basename(path)}: {e.message}\n\n"
                        "The graph shown is unchanged.")
             return False
         except (OSError, UnicodeDecodeError, ValueError) as e:
@@ -491,7 +494,7 @@ class FileActions(QObject):
         """Offer autosaved work that a crash left behind; True if some was restored."""
         orphans = self.autosave.orphans()
         restored = False
-        for i, orphan in enumerate(orphans):
+        for orphan in orphans:
             if restored:
                 orphan.release()        # any others wait for the next start
                 continue

@@ -17,14 +17,18 @@ live window just because it is old), so two windows open at once never take
 each other's work. Taking an orphan's lock first means two new windows never
 offer the same work twice.
 
-Writes are atomic (temporary file + os.replace): a crash during an autosave
-leaves the previous autosave whole. The JSON is made and written on a worker
+Writes are atomic (core.files.atomic: temporary file + os.replace): a crash
+during an autosave leaves the previous autosave whole. The scan at start-up
+looks only at regular files and reads them with the strict reader, so a FIFO
+or a link to /dev/zero named `*.json` in the folder can neither hang it nor
+fill the memory. The JSON is made and written on a worker
 thread from a plain-data snapshot of the document; a save or a clean exit that
 happens meanwhile voids that write, so a saved document never leaves a
 recovery file behind.
 """
 
 import os
+import stat
 import threading
 import uuid
 from datetime import datetime, timezone
@@ -33,8 +37,16 @@ from PySide6.QtCore import QLockFile, QObject, QTimer
 
 from app.settings import data_dir
 from core.files import recovery
+from core.files.atomic import write_atomically
 
 INTERVAL_MS = 30_000
+
+
+def _is_regular_file(path):
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 class Orphan:
@@ -46,9 +58,8 @@ class Orphan:
         self.error = None        # the FormatError / OSError if it could not be read
 
     def read(self):
-        try:
-            with open(self.path, "rb") as f:
-                self.recovered = recovery.loads(f.read())
+        try:   # the strict reader: regular files only, at most graph_file.MAX_BYTES
+            self.recovered = recovery.load(self.path)
         except (OSError, ValueError) as e:
             self.error = e
         return self.recovered
@@ -137,24 +148,13 @@ class AutosaveManager(QObject):
 
     def _replace(self, text, generation):
         """Put text in place, unless the work was saved (or closed) since it was taken."""
-        temp = f"{self.path}.{os.urandom(4).hex()}.tmp"
-        try:
-            with open(temp, "w", encoding="utf-8", newline="\n") as f:
-                f.write(text)
-                f.flush()
-                os.fsync(f.fileno())
-        except OSError:
-            try:
-                os.unlink(temp)
-            except OSError:
-                pass
-            raise
-        with self._io:
-            if generation != self._generation:
-                os.unlink(temp)
-                return False
-            os.replace(temp, self.path)
-            return True
+        def commit(rename):
+            with self._io:
+                if generation != self._generation:
+                    return False
+                rename()
+                return True
+        return write_atomically(self.path, text, commit=commit)
 
     def wait(self, timeout=10.0):
         if self._worker is not None:
@@ -187,6 +187,8 @@ class AutosaveManager(QObject):
             if not name.endswith(".json") or name == os.path.basename(self.path):
                 continue
             path = os.path.join(self.directory, name)
+            if not _is_regular_file(path):
+                continue   # we only ever write regular files: a FIFO or a link to /dev/zero is not ours
             lock = QLockFile(path[:-len(".json")] + ".lock")
             lock.setStaleLockTime(0)
             if lock.tryLock(0):   # its owner is gone (or there never was a lock)

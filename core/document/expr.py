@@ -84,6 +84,7 @@ _SYMBOLS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "*
             ast.FloorDiv: "//", ast.Mod: "%", ast.MatMult: "@", ast.LShift: "<<",
             ast.RShift: ">>", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^"}
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 _EXPRESSIONS_REFUSED = {
     ast.Lambda: "lambda",
@@ -163,7 +164,12 @@ def parse(text, values=None):
         raise ExprError(error.msg, *_syntax_position(error)) from None
     except (MemoryError, RecursionError):  # the prescan should make this unreachable
         raise ExprError("the text is too deeply nested to read; split it into several lines") from None
-    return _Builder(text, values).program(tree)
+    builder = _Builder(text, values)
+    for node in ast.walk(tree):   # an escape like '\\ud800' in quotes makes one too
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and _SURROGATE.search(node.value):
+            builder.fail(node, "this text holds half of a UTF-16 surrogate pair (like \\ud800): "
+                               "not a character, and it cannot be saved")
+    return builder.program(tree)
 
 
 def _syntax_position(error):
@@ -188,6 +194,11 @@ def _prescan(text):
                         *_position(text, MAX_TEXT))
     if "\0" in text:
         raise ExprError("the text contains a NUL character", *_position(text, text.index("\0")))
+    surrogate = _SURROGATE.search(text)   # ast.parse would raise UnicodeEncodeError
+    if surrogate:
+        raise ExprError(f"the text holds U+{ord(surrogate.group()):04X}, half of a UTF-16 surrogate pair: "
+                        "not a character, and it cannot be saved; delete it and type the character again",
+                        *_position(text, surrogate.start()))
     depth = tokens = 0
     line, line_start = 1, 0
     i, n = 0, len(text)

@@ -123,6 +123,13 @@ def validate_node(node):
         raise GraphError(f"{where}: unknown kind {node.kind!r} (expected one of {', '.join(KINDS)})")
     if not isinstance(node.label, str):
         raise GraphError(f"{where}: label must be text")
+    if not node.label.isascii():
+        try:
+            node.label.encode("utf-8")
+        except UnicodeEncodeError as e:   # a lone surrogate: it would load, and never save
+            raise GraphError(f"{where}: the label holds U+{ord(node.label[e.start]):04X} (character "
+                             f"{e.start + 1}), half of a UTF-16 surrogate pair; no file can store it, "
+                             "so the label must not hold it") from None
     if not all(math.isfinite(c) for c in node.pos):
         raise GraphError(f"{where}: position must be finite")
     if node.kind == "op":

@@ -5,18 +5,22 @@ leaves neither the old content nor the new. Instead the new bytes go to a temp
 file in the same directory, are flushed to the disk (`os.fsync`), and only then
 renamed over the old name with `os.replace`, which is atomic: whoever opens the
 file sees either the old version or the new one, never a mix. Graph files,
-training sessions and the autosave all use this one function.
+training sessions, code exports and the autosave all use this one function.
 """
 
 import os
 import stat
 
 
-def write_atomically(path, payload):
-    """Replace the file at path by payload (bytes or str, UTF-8) atomically.
+def write_atomically(path, payload, commit=None):
+    """Replace the file at path by payload (bytes or str, UTF-8) atomically; True once done.
 
     A symlink is followed (its target is replaced, the link stays) and the old
-    file's permissions are kept.
+    file's permissions are kept. `commit`, if given, is called with a function
+    that does the final rename, and decides whether to call it (returning
+    whether it did): the autosave uses it to drop a write that a save made
+    stale, checking and renaming under its own lock. Without the rename the
+    temporary file is removed and the result is False.
     """
     if isinstance(payload, str):
         payload = payload.encode("utf-8")
@@ -31,7 +35,11 @@ def write_atomically(path, payload):
             os.fsync(f.fileno())
         if os.path.exists(path):
             os.chmod(temp, stat.S_IMODE(os.stat(path).st_mode))
-        os.replace(temp, path)
+        if commit is None:
+            os.replace(temp, path)
+        elif not commit(lambda: os.replace(temp, path)):
+            os.unlink(temp)
+            return False
     except BaseException:
         try:
             os.unlink(temp)
@@ -39,6 +47,7 @@ def write_atomically(path, payload):
             pass
         raise
     _fsync_directory(directory)
+    return True
 
 
 def _fsync_directory(directory):

@@ -62,7 +62,14 @@ TOP_KEYS = ("format", "schema_version", "meta", "graph")
 
 
 class FormatError(ValueError):
-    """A file we will not load; the message says what is wrong and where."""
+    """A file we will not load; the message says what is wrong and where.
+
+    `fault` is set when the strict reader refused the file itself (one of
+    strict_json.FAULTS: 'missing', 'special', ...), else None."""
+
+    def __init__(self, message, fault=None):
+        super().__init__(message)
+        self.fault = fault
 
 
 # -----------------------------------------------------------------------------
@@ -94,9 +101,9 @@ def load(path):
         raw = strict_json.read_bytes(path, MAX_BYTES, WHAT)
         return loads(raw)
     except strict_json.JSONFileError as e:
-        raise FormatError(f"{path}: {e.message}") from None
+        raise FormatError(f"{path}: {e.message}", e.fault) from None
     except FormatError as e:
-        raise FormatError(f"{path}: {e}") from None
+        raise FormatError(f"{path}: {e}", e.fault) from None
 
 
 def loads(text):
@@ -105,7 +112,7 @@ def loads(text):
         data = strict_json.loads(text, WHAT, MAX_BYTES, parse_constant=_constant, parse_float=_float,
                                  parse_int=_int)
     except strict_json.JSONFileError as e:
-        raise FormatError(e.message) from None
+        raise FormatError(e.message, e.fault) from None
     return read(data)
 
 

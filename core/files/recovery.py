@@ -92,9 +92,9 @@ def load(path):
     try:
         return loads(strict_json.read_bytes(path, graph_file.MAX_BYTES, "an autosave"))
     except strict_json.JSONFileError as e:
-        raise graph_file.FormatError(f"{path}: {e.message}") from None
+        raise graph_file.FormatError(f"{path}: {e.message}", e.fault) from None
     except graph_file.FormatError as e:
-        raise graph_file.FormatError(f"{path}: {e}") from None
+        raise graph_file.FormatError(f"{path}: {e}", e.fault) from None
 
 
 def loads(text):

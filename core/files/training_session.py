@@ -37,7 +37,8 @@ import os
 
 from core.files import strict_json
 from core.files.atomic import write_atomically
-from core.training.trainer import TrainConfig, Trainer
+from core.training.config import TrainConfig
+from core.training.trainer import Trainer
 
 FORMAT = "backprop-studio.training"
 SCHEMA_VERSION = 1

@@ -20,7 +20,7 @@ lesson reads well in an editor.
 
 Setups. `{"snippet": code}` reads micrograd-style code (core/document/expr.py, never
 run); `{"example": "tutorial.json"}` opens a graph from resources/examples/;
-`{"network": {TrainConfig fields}}` builds a training run (core/training/trainer.py)
+`{"network": {TrainConfig fields}}` builds a training run (core/training/config.py)
 whose graph is the loss over the training set, built only when something
 looks at it. A setup replaces everything before it.
 
@@ -72,7 +72,7 @@ from core.files import strict_json
 from core.files.graph_file import FormatError
 from core.files.graph_file import load as load_graph
 from core.nn import MLP
-from core.training.trainer import TrainConfig
+from core.training.config import TrainConfig
 
 FORMAT = "backprop-studio.lesson"
 SCHEMA_VERSION = 1
