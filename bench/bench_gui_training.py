@@ -29,7 +29,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from PySide6.QtCore import QElapsedTimer, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from core.training.trainer import MICROGRAD_DEMO, TrainConfig, Trainer  # noqa: E402
+from core.training.config import MICROGRAD_DEMO, TrainConfig  # noqa: E402
+from core.training.trainer import Trainer  # noqa: E402
 
 CONFIGS = {
     "micrograd demo (full batch 100, 16-16)": MICROGRAD_DEMO.replace(steps=10**6, lr_decay=0.0, lr=0.05),

@@ -20,7 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from core import engine, nn  # noqa: E402
 from core.training.datasets import moons  # noqa: E402
-from core.training.trainer import MICROGRAD_DEMO, Trainer  # noqa: E402
+from core.training.config import MICROGRAD_DEMO  # noqa: E402
+from core.training.trainer import Trainer  # noqa: E402
 
 
 class PauseMeter:

@@ -1,4 +1,4 @@
-"""The Training workspace: TensorFlow Playground's controls over core.training.trainer, on a worker thread.
+"""The Training workspace: TensorFlow Playground's controls over core.training, on a worker thread.
 
     from app.training.panel import TrainingPanel
     panel = TrainingPanel()

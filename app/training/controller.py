@@ -18,8 +18,8 @@ boundary, weights, state). It starts and stops `TrainingWorker`s:
 * `shutdown()` stops every worker and joins its thread; the panel calls it
   when it closes.
 
-The metric history is app/training/history.py; the one-sample scalar graph
-behind a neuron, built from a weights snapshot, is app/training/sample_graph.py.
+The metric history is core/training/history.py; the one-sample scalar graph
+behind a neuron, built from a weights snapshot, is core/training/sample_graph.py.
 """
 
 import collections
@@ -27,10 +27,10 @@ import math
 
 from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
 
-from app.training.history import History
 from app.training.tuning import tune_process
 from app.training.worker import TrainingWorker, WorkerThread
 from core.files.training_session import Session
+from core.training.history import History
 
 DRAIN_INTERVAL_MS = 33
 # Changing any of these changes the data or the network itself: a new run.
@@ -46,8 +46,8 @@ class TrainingController(QObject):
     runStarted = Signal()  # a new run: the history was cleared (or loaded)
     progressed = Signal(int)  # new history rows arrived; the argument is the step count
     dataChanged = Signal(object)  # {"train_points", "train_labels", "test_points", "test_labels", "bounds"}
-    boundaryChanged = Signal(object)  # core.training.trainer.Boundary
-    weightsChanged = Signal(object)  # core.training.trainer.Weights
+    boundaryChanged = Signal(object)  # core.training.events.Boundary
+    weightsChanged = Signal(object)  # core.training.events.Weights
     statusChanged = Signal(str, str)  # status ('playing' 'paused' 'diverged' 'finished' 'error'), message
     idleReached = Signal(object)  # the worker's idle report (state, metrics, reason)
     ticked = Signal()  # a drain has finished: the moment to redraw (at most ~30 Hz)

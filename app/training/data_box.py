@@ -16,8 +16,19 @@ import os
 import numpy as np
 from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
-from PySide6.QtWidgets import (QButtonGroup, QDoubleSpinBox, QGridLayout, QHBoxLayout, QLabel, QPushButton,
-                               QSlider, QSpinBox, QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QDoubleSpinBox,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSlider,
+    QSpinBox,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from app.training.plots import NEGATIVE, POSITIVE
 from app.training.widgets import caption, heading, set_silently

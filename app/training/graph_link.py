@@ -21,7 +21,7 @@ import time
 
 from PySide6.QtCore import QObject, Signal
 
-from app.training.sample_graph import LIVE_GRAPH_MAX_NODES, graph_size, sample_graph
+from core.training.sample_graph import LIVE_GRAPH_MAX_NODES, graph_size, sample_graph
 
 LIVE_GRAPH_INTERVAL = 0.3  # seconds between live graph rebuilds
 

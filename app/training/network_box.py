@@ -8,7 +8,7 @@ Follow live, and which sample the graph pushes through the network.
 `NetworkBox` shows a config (`show_config`) and the sample (`show_sample`).
 Every gesture that changes the network -- + and − layers and neurons, an
 activation, an input feature, the init seed -- becomes `edited(changes)`, the
-changes to the current config (app/training/configs.py), for the panel to apply.
+changes to the current config (core/training/network_edits.py), for the panel to apply.
 The weight editor is the box's own: a weight clicked in the diagram is shown
 with its last gradient, follows the controller's snapshots, and is edited
 through `controller.set_weight` -- only while paused (else `message` says so).
@@ -18,13 +18,23 @@ A click on a neuron and Open graph are the panel's to wire.
 import math
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QPushButton, QSpinBox,
-                               QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSpinBox,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
-from app.training import configs
-from app.training.configs import MAX_LAYERS, activations_of
 from app.training.network_view import NetworkView
 from app.training.widgets import caption, heading, set_silently
+from core.training import network_edits
+from core.training.network_edits import MAX_LAYERS, activations_of
 
 NO_WEIGHT = "weight: click one in the diagram"
 
@@ -153,16 +163,16 @@ class NetworkBox(QWidget):
     # -- editing the network ---------------------------------------------------------
 
     def change_layers(self, delta):
-        self._propose(configs.layers_changed(self.controller.config, delta))
+        self._propose(network_edits.layers_changed(self.controller.config, delta))
 
     def change_neurons(self, layer, delta):
-        self._propose(configs.neurons_changed(self.controller.config, layer, delta))
+        self._propose(network_edits.neurons_changed(self.controller.config, layer, delta))
 
     def set_activation(self, layer, name):
-        self._propose(configs.activation_changed(self.controller.config, layer, name))
+        self._propose(network_edits.activation_changed(self.controller.config, layer, name))
 
     def toggle_feature(self, name):
-        changes = configs.feature_toggled(self.controller.config, name)
+        changes = network_edits.feature_toggled(self.controller.config, name)
         if changes is None:
             self.message.emit("the network needs at least one input feature", True)
         self._propose(changes)

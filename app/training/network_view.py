@@ -26,12 +26,20 @@ under the mouse (`item.data(KEY)`).
 import numpy as np
 from PySide6.QtCore import QEvent, QPointF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QImage, QPainter, QPainterPath, QPen, QPixmap, QTransform
-from PySide6.QtWidgets import (QGraphicsEllipseItem, QGraphicsLineItem, QGraphicsPathItem,
-                               QGraphicsRectItem, QGraphicsScene, QGraphicsView, QMenu, QToolTip)
+from PySide6.QtWidgets import (
+    QGraphicsEllipseItem,
+    QGraphicsLineItem,
+    QGraphicsPathItem,
+    QGraphicsRectItem,
+    QGraphicsScene,
+    QGraphicsView,
+    QMenu,
+    QToolTip,
+)
 
 from app.training.plots import NEGATIVE, POSITIVE, SCORE_LEVELS, diverging_lut
 from core.nn import ACTIVATIONS
-from core.training.trainer import FEATURES, feature_array
+from core.training.features import FEATURES, feature_array
 
 NODE = 34.0  # neuron diameter
 ROW = 46.0  # vertical distance between neurons

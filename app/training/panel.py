@@ -16,12 +16,11 @@ This module composes the parts and is the panel's public API:
     network_box.py   NetworkBox: the NETWORK column (NetworkView, weight editor, graph row)
     output_box.py    OutputBox: the OUTPUT column (metrics, MetricsPlot, DataPlot)
     graph_link.py    GraphLink: which neuron and sample the scalar graph is about; Follow live
-    configs.py       presets and the network edits, as plain config changes
     redraw.py        which part of the picture to repaint on which tick
     widgets.py       shared label styles, the status line
 
-and under it controller.py (the run), worker.py (its thread), history.py,
-sample_graph.py, plots.py, network_view.py; workspace.py puts the panel in the
+and under it controller.py (the run), worker.py (its thread, running core's
+training loop), plots.py, network_view.py; workspace.py puts the panel in the
 main window, tuning.py holds the process settings training needs.
 
 Signals for the main window:
@@ -39,7 +38,6 @@ from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QVBoxLayout, QWidget
 
-from app.training.configs import DEFAULT_PRESET, PRESETS, for_display
 from app.training.controller import TrainingController
 from app.training.data_box import DataBox, read_points_csv
 from app.training.graph_link import GraphLink
@@ -49,6 +47,8 @@ from app.training.redraw import RedrawScheduler
 from app.training.run_bar import RunBar, SettingsBar
 from app.training.widgets import StatusLine, vline
 from core.files import training_session
+from core.training.presets import DEFAULT_PRESET, PRESETS, for_display
+
 
 class _WindowCloseWatcher(QObject):
     """Stops the run when the window that holds the panel closes (a dock gets no closeEvent)."""

@@ -14,12 +14,23 @@ public API they call. `SettingsBar` only shows a config (`show_config`);
 """
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QAbstractSpinBox, QCheckBox, QComboBox, QDoubleSpinBox, QFrame, QHBoxLayout,
-                               QLabel, QPushButton, QSlider, QSpinBox, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractSpinBox,
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSlider,
+    QSpinBox,
+    QWidget,
+)
 
-from app.training.configs import PRESETS, preset_name
 from app.training.widgets import caption, set_silently
 from core.losses import LOSSES
+from core.training.presets import PRESETS, preset_name
 
 MAX_SPEED = 60  # the slider's last notch means "max"
 

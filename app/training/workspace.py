@@ -31,8 +31,7 @@ From training to the graph:
 
 from PySide6.QtCore import QDeadlineTimer, QEventLoop, QObject, Qt, QThread, Signal
 from PySide6.QtGui import QActionGroup
-from PySide6.QtWidgets import (QApplication, QFrame, QLayout, QScrollArea, QStackedWidget, QStyle, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import QApplication, QFrame, QLayout, QScrollArea, QStackedWidget, QStyle, QVBoxLayout, QWidget
 
 from core.document.compile import trace
 
@@ -264,7 +263,7 @@ class TrainingWorkspace(QObject):
         """Pick a preset (its name or first words), give the network `hidden_layers` hidden layers
         as the + and − buttons would, then press Play; the run pauses after `steps` steps (the
         Steps setting). With `wait`, return once it has. Returns a problem to report, or ''."""
-        from app.training.configs import PRESETS
+        from core.training.presets import PRESETS
         panel = self.panel
         if preset:
             names = [name for name in PRESETS if name.lower().startswith(preset.lower())]

@@ -26,7 +26,6 @@ numpy's random stream is not Python's.
 import math
 import random
 
-
 # -----------------------------------------------------------------------------
 # helpers
 

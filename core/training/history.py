@@ -10,6 +10,7 @@ import numpy as np
 
 from core.files.training_session import HISTORY_KEYS
 
+
 class History:
     """Progress rows as numpy columns that grow by doubling; NaN marks 'no value'."""
 

@@ -1,24 +1,12 @@
-"""The panel's vocabulary of configs: ready-made experiments, and the network edits its buttons make.
+"""Ready-made experiments: the Training panel's Preset box, as named TrainConfigs.
 
-Plain functions of a frozen `TrainConfig` (no Qt): every button of the NETWORK
-column turns into "the changes to the current config", which the panel hands
-to `TrainConfig.replace` -- so a refused edit is explained once, in one place,
-and the same edits can be tested without a window.
-
-    PRESETS                      name -> TrainConfig (the Preset box)
-    for_display(cfg)             cfg with the per-neuron heatmaps switched on
-    preset_name(cfg)             the preset cfg is, or "custom"
-    layers_changed(cfg, delta)   {hidden_sizes, activation} with a layer more or less, or None
-    neurons_changed(cfg, layer, delta)   likewise for one layer's width
-    activation_changed(cfg, layer, name)
-    feature_toggled(cfg, name)   {features} with one input switched, or None if it is the last one
+    PRESETS            name (as shown) -> TrainConfig
+    DEFAULT_PRESET     the one a new panel starts with: micrograd's demo
+    for_display(cfg)   cfg with the per-neuron heatmaps the network view needs switched on
+    preset_name(cfg)   the preset cfg is, or "custom"
 """
 
-from core.training.trainer import FEATURES, MICROGRAD_DEMO, TrainConfig
-
-MAX_LAYERS = 6
-MAX_NEURONS = 16
-NEW_LAYER_SIZE = 4
+from core.training.config import MICROGRAD_DEMO, TrainConfig
 
 PRESETS = {
     "micrograd demo (moons, 16-16 ReLU)": MICROGRAD_DEMO,
@@ -42,13 +30,6 @@ PRESETS = {
 DEFAULT_PRESET = "micrograd demo (moons, 16-16 ReLU)"
 
 
-def activations_of(cfg):
-    """The config's activations as one name per layer (hidden layers, then the output)."""
-    if isinstance(cfg.activation, str):
-        return (cfg.activation,) * len(cfg.hidden_sizes) + ("linear",)
-    return tuple(cfg.activation)
-
-
 def for_display(cfg):
     """cfg with the per-neuron heatmaps the network view needs switched on."""
     return cfg if cfg.neuron_resolution else cfg.replace(neuron_resolution=16)
@@ -57,50 +38,3 @@ def for_display(cfg):
 def preset_name(cfg):
     """The name of the preset cfg is (as shown), else "custom"."""
     return next((name for name, p in PRESETS.items() if for_display(p) == cfg), "custom")
-
-
-# -----------------------------------------------------------------------------
-# the NETWORK column's edits, as changes to the current config
-
-def layers_changed(cfg, delta):
-    """One hidden layer more (+1, NEW_LAYER_SIZE neurons, the activation of the layer before)
-    or fewer (-1, the last one); None at the limits (1 and MAX_LAYERS layers)."""
-    sizes = list(cfg.hidden_sizes)
-    acts = list(activations_of(cfg))
-    if delta > 0 and len(sizes) < MAX_LAYERS:
-        sizes.append(NEW_LAYER_SIZE)
-        acts.insert(len(acts) - 1, acts[-2] if len(acts) > 1 else "relu")
-    elif delta < 0 and len(sizes) > 1:
-        sizes.pop()
-        acts.pop(len(acts) - 2)
-    else:
-        return None
-    return {"hidden_sizes": tuple(sizes), "activation": tuple(acts)}
-
-
-def neurons_changed(cfg, layer, delta):
-    """Hidden layer `layer` delta neurons wider; None outside 1..MAX_NEURONS."""
-    sizes = list(cfg.hidden_sizes)
-    new = sizes[layer] + delta
-    if not 1 <= new <= MAX_NEURONS:
-        return None
-    sizes[layer] = new
-    return {"hidden_sizes": tuple(sizes), "activation": activations_of(cfg)}
-
-
-def activation_changed(cfg, layer, name):
-    acts = list(activations_of(cfg))
-    acts[layer] = name
-    return {"activation": tuple(acts)}
-
-
-def feature_toggled(cfg, name):
-    """The input feature `name` switched on or off, in FEATURES order; None if it is the last one on."""
-    on = list(cfg.features)
-    if name in on:
-        if len(on) == 1:
-            return None
-        on.remove(name)
-    else:
-        on.append(name)
-    return {"features": tuple(f for f in FEATURES if f in on)}

@@ -1,6 +1,6 @@
 """One sample's scalar graph: the micrograd Values behind one neuron, from plain weights.
 
-The worker owns the training's live `Value`s and never shares them across
+The app's training worker owns the training's live `Value`s and never shares them across
 threads; what the GUI gets is a snapshot of the weights (`MLP.state()` form).
 From it `sample_graph` builds a fresh model and pushes ONE sample through it,
 so the graph a student opens is small (one forward pass of one point, up to
@@ -13,7 +13,7 @@ import random
 from core.engine import Value, topological_order
 from core.losses import LOSSES
 from core.nn import MLP
-from core.training.trainer import feature_row
+from core.training.features import feature_row
 
 LIVE_GRAPH_MAX_NODES = 2000  # "Follow live" rebuilds only graphs a repaint can keep up with
 

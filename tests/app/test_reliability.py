@@ -8,7 +8,7 @@ import time
 import pytest
 
 from app.training.controller import TrainingController
-from core.training.trainer import MICROGRAD_DEMO, TrainConfig
+from core.training.config import MICROGRAD_DEMO, TrainConfig
 
 SMALL = TrainConfig(dataset="xor", n_samples=40, hidden_sizes=(4,), activation=("tanh", "linear"),
                     steps=10_000, boundary_every=5, boundary_resolution=12, neuron_resolution=6)

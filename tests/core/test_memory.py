@@ -4,7 +4,8 @@ import sys
 
 import pytest
 
-from core.training.trainer import TrainConfig, Trainer
+from core.training.config import TrainConfig
+from core.training.trainer import Trainer
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/status")
 

@@ -4,7 +4,8 @@ import sys
 
 from core.engine import Value, topological_order
 from core.tape import Tape, release
-from core.training.trainer import MICROGRAD_DEMO, Trainer
+from core.training.config import MICROGRAD_DEMO
+from core.training.trainer import Trainer
 
 
 def build(xs, ws):

@@ -8,9 +8,10 @@ from PySide6.QtGui import QKeySequence
 from app.main_window import MainWindow
 from app.startup import main
 from app.training.panel import TrainingPanel
-from app.training.sample_graph import model_from_weights
 from app.training.workspace import GRAPH, TRAINING
-from core.training.trainer import TrainConfig, feature_row
+from core.training.config import TrainConfig
+from core.training.features import feature_row
+from core.training.sample_graph import model_from_weights
 
 FAST = TrainConfig(dataset="moons", n_samples=40, hidden_sizes=(4, 3), steps=100_000, lr=0.1, lr_decay=0.0,
                    batch_size=None, test_ratio=0.25, activation=("tanh", "relu", "linear"))

@@ -9,11 +9,12 @@ import pytest
 from PySide6.QtCore import QElapsedTimer, Qt, QThread, QTimer
 from PySide6.QtWidgets import QAbstractButton, QAbstractSlider, QAbstractSpinBox, QComboBox
 
-from app.training.configs import PRESETS
 from app.training.panel import TrainingPanel
-from app.training.sample_graph import model_from_weights
 from core.engine import Value, topological_order
-from core.training.trainer import MICROGRAD_DEMO, TrainConfig, feature_row
+from core.training.config import MICROGRAD_DEMO, TrainConfig
+from core.training.features import feature_row
+from core.training.presets import PRESETS
+from core.training.sample_graph import model_from_weights
 
 FAST = TrainConfig(dataset="moons", n_samples=40, hidden_sizes=(4, 3), steps=100_000, lr=0.1, lr_decay=0.0,
                    batch_size=None, test_ratio=0.25, activation=("tanh", "relu", "linear"))

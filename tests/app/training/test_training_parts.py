@@ -1,4 +1,4 @@
-"""The Training panel's Qt-free parts: config edits, the redraw schedule, CSV reading, metrics text, tuning."""
+"""The Training panel's Qt-free parts: the redraw schedule, CSV reading, metrics text, tuning."""
 
 import os
 import subprocess
@@ -6,57 +6,9 @@ import sys
 
 import pytest
 
-from app.training import configs
 from app.training.data_box import read_points_csv
 from app.training.output_box import metrics_text
 from app.training.redraw import RedrawScheduler
-from core.training.trainer import MICROGRAD_DEMO, TrainConfig
-
-CFG = TrainConfig(hidden_sizes=(4, 3), activation=("tanh", "relu", "linear"))
-
-
-# -----------------------------------------------------------------------------
-# the NETWORK column's edits
-
-def test_adding_a_layer_repeats_the_last_hidden_activation():
-    assert configs.layers_changed(CFG, +1) == {"hidden_sizes": (4, 3, 4),
-                                               "activation": ("tanh", "relu", "relu", "linear")}
-    assert configs.layers_changed(CFG, -1) == {"hidden_sizes": (4,), "activation": ("tanh", "linear")}
-
-
-def test_layer_edits_stop_at_the_limits():
-    one = CFG.replace(hidden_sizes=(4,), activation=("tanh", "linear"))
-    assert configs.layers_changed(one, -1) is None
-    full = CFG.replace(hidden_sizes=(2,) * configs.MAX_LAYERS, activation="tanh")
-    assert configs.layers_changed(full, +1) is None
-
-
-def test_neurons_between_one_and_the_maximum():
-    assert configs.neurons_changed(CFG, 1, -2)["hidden_sizes"] == (4, 1)
-    assert configs.neurons_changed(CFG, 1, -3) is None
-    assert configs.neurons_changed(CFG, 0, configs.MAX_NEURONS - 4)["hidden_sizes"] == (configs.MAX_NEURONS, 3)
-    assert configs.neurons_changed(CFG, 0, configs.MAX_NEURONS - 3) is None
-
-
-def test_features_keep_their_order_and_the_last_one_stays():
-    assert configs.feature_toggled(CFG, "x1*x2") == {"features": ("x1", "x2", "x1*x2")}
-    assert configs.feature_toggled(CFG, "x1") == {"features": ("x2",)}
-    assert configs.feature_toggled(CFG.replace(features=("x2",)), "x2") is None
-    assert configs.activation_changed(CFG, 1, "sigmoid") == {"activation": ("tanh", "sigmoid", "linear")}
-
-
-def test_every_change_is_a_valid_config():
-    for changes in (configs.layers_changed(CFG, +1), configs.neurons_changed(CFG, 0, 1),
-                    configs.feature_toggled(CFG, "sin_x1"), configs.activation_changed(CFG, 0, "relu")):
-        CFG.replace(**changes)
-
-
-def test_presets_are_recognised_once_shown():
-    name = configs.DEFAULT_PRESET
-    assert configs.PRESETS[name] is MICROGRAD_DEMO
-    assert configs.preset_name(configs.for_display(MICROGRAD_DEMO)) == name
-    assert configs.preset_name(configs.for_display(MICROGRAD_DEMO).replace(lr=0.5)) == "custom"
-
 
 # -----------------------------------------------------------------------------
 # the redraw schedule

@@ -8,10 +8,10 @@ import time
 import pytest
 
 from app.training.controller import TrainingController
-from app.training.history import History
-from app.training.sample_graph import model_from_weights, sample_graph
 from app.training.worker import TrainingWorker, WorkerThread
-from core.training.trainer import Progress, TrainConfig, Trainer
+from core.training.config import TrainConfig
+from core.training.events import Progress
+from core.training.trainer import Trainer
 
 FAST = TrainConfig(dataset="moons", n_samples=40, hidden_sizes=(4,), steps=100_000, lr=0.1,
                    lr_decay=0.0, batch_size=None, boundary_resolution=12, neuron_resolution=6)
@@ -206,7 +206,7 @@ def test_a_bad_command_reports_an_error_and_ends(run):
 
 def test_single_step_time_of_the_demo_is_measured():
     # decides where Step runs: above ~50 ms it must not run on the GUI thread
-    from core.training.trainer import MICROGRAD_DEMO
+    from core.training.config import MICROGRAD_DEMO
     trainer = Trainer(MICROGRAD_DEMO)
     trainer.step()
     t0 = time.perf_counter()
@@ -276,32 +276,46 @@ def test_controller_hot_swaps_training_settings_and_restarts_for_the_network(con
     assert controller.steps == 0 and len(controller.weights.weights[0]) == 5
 
 
-def test_history_grows_past_its_capacity():
-    h = History(capacity=4)
-    for k in range(10):
-        h.append(Progress(k, 1.0 / (k + 1), 0.5, None, None, 0.1))
-    assert len(h) == 10
-    assert list(h.column("step")) == list(range(10))
-    assert math.isnan(h.column("test_loss")[3])
-    copy = History()
-    copy.load(h.to_dict())
-    assert list(copy.column("loss")) == list(h.column("loss"))
-
-
 # -----------------------------------------------------------------------------
-# one sample's graph
+# one loop: the worker runs core's
 
-def test_sample_graph_data_equal_the_float_forward():
-    cfg = TrainConfig(hidden_sizes=(3, 2), activation=("tanh", "relu", "linear"), features=("x1", "x2", "x1*x2"))
-    weights = Trainer(cfg).model.state()
-    model = model_from_weights(cfg, weights)
-    x = [0.3, -0.7, 0.3 * -0.7]
-    root, _ = sample_graph(cfg, weights, (0.3, -0.7), 1.0, 2, 0)
-    assert root.data == model.forward_floats(x)
-    hidden = model.layers[0].forward_floats(x)
-    root, _ = sample_graph(cfg, weights, (0.3, -0.7), 1.0, 1, 1)
-    assert root.data == model.layers[1].forward_floats(hidden)[1]
-    loss, _ = sample_graph(cfg, weights, (0.3, -0.7), -1.0, 2, 0, through_loss=True)
-    s = model.forward_floats(x)
-    assert loss.data == pytest.approx(max(0.0, 1.0 + s))
-    assert loss.grad == 1.0
+def test_the_worker_has_no_training_loop_of_its_own():
+    """The worker must not step, differentiate or score a model itself: core.training.loop does."""
+    import ast
+    import pathlib
+
+    import app.training.worker as worker_module
+
+    tree = ast.parse(pathlib.Path(worker_module.__file__).read_text(encoding="utf-8"))
+    forbidden_calls = {"step", "backward", "zero_grad", "evaluate", "predict_floats", "loss_floats"}
+    called = {node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
+              for node in ast.walk(tree) if isinstance(node, ast.Call)}
+    assert not called & forbidden_calls, called & forbidden_calls
+    imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    assert not imported & {"core.losses", "core.optim", "core.engine", "core.nn", "core.tape"}
+    names = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+    assert not names & {"LOSSES", "SGD", "Adam", "Value"}
+    assert "core.training.loop" in imported and "run" in called
+
+
+def test_the_worker_steps_through_core_loop(run, monkeypatch):
+    import app.training.worker as worker_module
+    from core.training import loop
+
+    calls = []
+
+    def counting_run(trainer, **kwargs):
+        calls.append(kwargs.get("until"))
+        yield from loop.run(trainer, **kwargs)
+
+    monkeypatch.setattr(worker_module, "run", counting_run)
+    r = run()
+    r.wait_idle()
+    r.worker.send("step")
+    r.wait_idle(2)
+    assert calls == [1]
+    r.worker.play()
+    assert wait_for(lambda: len(r.kinds("progress")) >= 3)
+    r.worker.pause()
+    r.wait_idle(3)
+    assert calls[1] == FAST.steps  # Play runs the loop towards cfg.steps

@@ -7,7 +7,8 @@ import os
 import pytest
 
 from core.files import training_session as ts
-from core.training.trainer import TrainConfig, Trainer
+from core.training.config import TrainConfig
+from core.training.trainer import Trainer
 
 SMALL = TrainConfig(dataset="moons", n_samples=30, hidden_sizes=(4,), steps=50, lr=0.3, test_ratio=0.2,
                     batch_size=8, optimizer="adam", data_seed=7, init_seed=11)

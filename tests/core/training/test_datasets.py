@@ -8,7 +8,6 @@ import pytest
 
 from core.training.datasets import DATASETS, circles, make_dataset, moons, parse_csv, train_test_split, xor
 
-
 # -----------------------------------------------------------------------------
 # every generator
 
