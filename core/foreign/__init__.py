@@ -1,0 +1,10 @@
+"""A learner's own autograd engine, checked by the studio.
+
+People learn backprop by writing a `Value` class. This package reads such a
+class without trusting it: `trace` walks any micrograd-like graph read-only,
+`battery` builds test expressions with the learner's class, `check` steps
+their `_backward` code one node at a time against the studio's reference, and
+`runner` does all of that in a child process with time and memory limits,
+so the learner's file never runs inside the studio. `report` turns the
+result into text and an exit code for `main.py --check-engine`.
+"""

@@ -1,0 +1,476 @@
+"""Stepping a learner's backward pass against the studio's reference.
+
+For one test expression built with *their* class:
+
+    1. trace the graph (read-only, `trace.py`), zero every grad, set out.grad = 1;
+    2. visit the nodes in a correct reverse topological order and run THEIR code
+       for one node at a time -- its `_backward` closure, or in the local-grads
+       style `child.grad += local_grad * out.grad` with their `_local_grads`;
+    3. after each node, compare what was added to each operand's grad with the
+       chain rule:   expected = (local derivative) * out.grad
+       The local derivative is the studio's own (`core/ops.py`) where the op is
+       one it knows, else a central difference of their own forward:
+       (f(a + h) - f(a - h)) / 2h, with f their method re-run on fresh Values.
+    4. stop at the first operand whose change disagrees, and say why
+       (`diagnose`): the classic bugs each leave a recognisable number behind
+       -- `=` instead of `+=` keeps only the last contribution, a missing
+       `* out.grad` gives the bare local derivative, swapped operands in `*`
+       give the operand's own data, and so on.
+    5. if every step agrees, run THEIR `backward()` on the same graph and
+       compare its result and the order in which it called each `_backward`
+       with the correct one: a walk in the wrong order is reported as "order".
+
+Everything returned is plain data (dicts, lists, floats, strings), because it
+crosses a process boundary (`runner.py`). This module runs the learner's code:
+the studio itself only ever calls it in the child process.
+"""
+
+import inspect
+import math
+
+from core import ops
+from core.foreign import battery
+from core.foreign.trace import trace
+
+REL, ABS = 1e-6, 1e-9          # a step agrees with the studio's derivative
+FD_REL, FD_ABS = 1e-4, 1e-6    # ... with a central difference of their forward
+
+
+class EngineError(Exception):
+    """The learner's file cannot be used: the message says why and what to do."""
+
+
+# -----------------------------------------------------------------------------
+# Finding their class
+
+def find_value_class(namespace):
+    """Their Value class from a module's globals: `Value` if it is a class, else the
+    one class that has `data` and `grad` on an instance and `__add__` or `__mul__`."""
+    classes = [obj for name, obj in namespace.items() if isinstance(obj, type) and not name.startswith("_")]
+    classes.sort(key=lambda cls: cls.__name__ != "Value")
+    for cls in classes:
+        if not any(op in base.__dict__ for base in cls.__mro__[:-1] for op in ("__add__", "__mul__")):
+            continue
+        try:
+            leaf = cls(2.0)
+            float(leaf.data)
+            float(leaf.grad)
+        except Exception:   # noqa: BLE001 -- their constructor: any failure rules it out
+            continue
+        return cls
+    raise EngineError("no Value class: the file defines no class whose instances have .data and "
+                      ".grad and that can be added or multiplied (micrograd's Value(2.0) must work)")
+
+
+# -----------------------------------------------------------------------------
+# Reference derivatives
+
+def close(got, want, rel=REL, abs_=ABS):
+    if got != got or want != want:
+        return got != got and want != want
+    if math.isinf(got) or math.isinf(want):
+        return got == want
+    return math.isclose(got, want, rel_tol=rel, abs_tol=abs_)
+
+
+def _rerun(V, node, operands):
+    """Their forward for `node`'s op on fresh leaves with data `operands`, or None."""
+    raw = node.raw_op.strip()
+    leaves = [V(float(x)) for x in operands]
+    if node.op is not None:
+        name = node.op
+        if name in ("add", "sub", "mul", "div") and len(leaves) == 2:
+            return battery.apply_binary(name, *leaves)
+        if name == "pow" and len(leaves) == 1:
+            return leaves[0] ** node.param
+        if name in ("neg", "relu", "tanh", "exp", "log", "sigmoid") and len(leaves) == 1:
+            return battery.apply_unary(name, leaves[0])
+    method = getattr(leaves[0], raw, None) or getattr(leaves[0], raw.lower(), None)
+    if callable(method) and raw.isidentifier():
+        return method(*leaves[1:])
+    return None
+
+
+def reference_locals(V, node, data):
+    """(local derivative per operand port, tolerance pair, how) for `node`, from the
+    op table when the studio knows the op, else central differences of their forward.
+    None when neither is possible (an unknown op that is no method of theirs)."""
+    operands = [data[c] for c in node.children]
+    if node.op is not None:
+        row = ops.BY_NAME[node.op]
+        extra = ops.params_of(row, node.param)
+        return [float(f(node.data, *operands, *extra)) for f in row.local], (REL, ABS), "table"
+    locals_ = []
+    for i, a in enumerate(operands):
+        h = 1e-5 * max(1.0, abs(a))
+        try:
+            up = _rerun(V, node, operands[:i] + [a + h] + operands[i + 1:])
+            down = _rerun(V, node, operands[:i] + [a - h] + operands[i + 1:])
+            if up is None or down is None:
+                return None
+            locals_.append((float(up.data) - float(down.data)) / (2 * h))
+        except Exception:   # noqa: BLE001 -- their forward failed: no reference
+            return None
+    return locals_, (FD_REL, FD_ABS), "central differences of your forward"
+
+
+# -----------------------------------------------------------------------------
+# One case
+
+def check_case(V, case):
+    """Build `case` with class V, step its backward pass, return a plain-data result:
+    {name, status: pass|fail|error, steps, notes, fault (the first wrong step), graph}."""
+    names = {}
+
+    def leaf(x, name):
+        value = V(x)
+        names[id(value)] = name
+        return value
+
+    result = {"name": case.name, "status": "pass", "steps": 0, "notes": [], "fault": None}
+    try:
+        root = case.build(leaf)
+        tr = trace(root, names)
+    except Exception as e:   # noqa: BLE001
+        return _error(result, "building the expression", e)
+    result["notes"] = list(tr.notes)
+    result["style"] = tr.style
+    objs = tr.objects
+    try:
+        for nid in objs:
+            objs[nid].grad = 0.0
+        objs[tr.root].grad = 1.0
+    except Exception as e:   # noqa: BLE001
+        return _error(result, "setting .grad", e)
+    records = []
+    for node in reversed(tr.nodes):
+        if not node.children:
+            continue
+        record = _step(V, tr, node)
+        if isinstance(record, Exception):
+            _error(result, f"the _backward of {node.name}", record)
+            result["graph"] = [n.as_dict() for n in tr.nodes]
+            result["records"] = records
+            result["fault"] = {"node": node.name, "node_id": node.id, "op": node.raw_op or node.op,
+                               "studio_op": node.op, "diagnosis": "raised", "cause": result["error"]}
+            return result
+        records.append(record)
+        result["steps"] += 1
+        if not record["ok"]:
+            result["status"] = "fail"
+            result["fault"] = record["fault"]
+            result["graph"] = [n.as_dict() for n in tr.nodes]
+            result["records"] = records
+            return result
+    fault = check_their_backward(tr)
+    if fault:
+        result["status"] = "fail"
+        result["fault"] = fault
+        result["graph"] = [n.as_dict() for n in tr.nodes]
+        result["records"] = records
+    return result
+
+
+def _error(result, where, e):
+    result["status"] = "error"
+    result["error"] = f"{where} raised {type(e).__name__}: {e}"[:500]
+    return result
+
+
+def call_backward(fn, out):
+    """Their `_backward`: micrograd's takes no argument; some take out."""
+    try:
+        wants_out = len(inspect.signature(fn).parameters) >= 1
+    except (TypeError, ValueError):
+        wants_out = False
+    return fn(out) if wants_out else fn()
+
+
+def _step(V, tr, node):
+    """Run their code for one node; return its record (plain data) or the exception."""
+    objs = tr.objects
+    out = objs[node.id]
+    data = {n.id: n.data for n in tr.nodes}
+    unique = list(dict.fromkeys(node.children))
+    try:
+        out_grad = float(out.grad)
+        before = {c: float(objs[c].grad) for c in unique}
+        if tr.style == "local-grads":
+            for child, g in zip(out._children, out._local_grads):
+                child.grad += g * out.grad
+        else:
+            call_backward(out._backward, out)
+        after = {c: float(objs[c].grad) for c in unique}
+    except Exception as e:   # noqa: BLE001 -- their closure
+        return e
+    record = {"node_id": node.id, "node": node.name, "op": node.raw_op or node.op, "out_grad": out_grad,
+              "operands": [], "ok": True, "fault": None}
+    reference = reference_locals(V, node, data)
+    if reference is None:
+        record["unchecked"] = f"op {node.raw_op!r}: no studio derivative and no method to re-run"
+        for c in unique:
+            record["operands"].append({"id": c, "name": tr.by_id[c].name, "before": before[c],
+                                       "after": after[c], "expected": None})
+        return record
+    local, (rel, abs_), how = reference
+    orders = [local]
+    if node.ambiguous and len(local) == 2:
+        orders.append(local[::-1])
+    for c in unique:
+        ports = [p for p, child in enumerate(node.children) if child == c]
+        got = after[c] - before[c]
+        candidates = [sum(loc[p] for p in ports) * out_grad for loc in orders]
+        if node.op == "relu" and tr.by_id[c].data == 0.0:
+            candidates.append(out_grad)    # relu'(0): 0 or 1 are both fine
+        expected = candidates[0]
+        operand = {"id": c, "name": tr.by_id[c].name, "before": before[c], "after": after[c],
+                   "got": got, "expected": expected, "local": [local[p] for p in ports], "how": how}
+        record["operands"].append(operand)
+        if record["ok"] and not any(close(got, want, rel, abs_) for want in candidates):
+            record["ok"] = False
+            code, cause = diagnose(tr, node, c, ports, local, out_grad, before[c], after[c], got, expected)
+            record["fault"] = {"node": node.name, "node_id": node.id, "op": node.raw_op or node.op,
+                               "studio_op": node.op, "operand": tr.by_id[c].name, "operand_id": c,
+                               "expected": expected, "got": got, "before": before[c], "after": after[c],
+                               "out_grad": out_grad, "reference": how, "diagnosis": code, "cause": cause}
+    return record
+
+
+# -----------------------------------------------------------------------------
+# Why a step is wrong
+
+def diagnose(tr, node, child, ports, local, out_grad, before, after, got, expected):
+    """(code, sentence) naming the likely bug behind one wrong gradient change."""
+    name, x = tr.by_id[child].name, tr.by_id[child].data
+    op = node.op
+    g = out_grad
+    raw = node.raw_op or op or "?"
+    if before != 0.0 and close(after, expected):
+        return "assign", (f"`=` instead of `+=`: {ref(name)}.grad was already {fmt(before)} (from another use of "
+                          f"{name}) and the {raw} op's _backward replaced it with {fmt(after)} instead of "
+                          f"adding {fmt(expected)} to it; gradients must accumulate (+=)")
+    if len(ports) > 1 and any(close(got, local[p] * g) for p in ports):
+        return "assign", (f"`=` instead of `+=`: {name} is both operands of {node.name}, so the {raw} op's "
+                          f"_backward must add two contributions to {ref(name)}.grad; it kept only one "
+                          f"({fmt(got)} instead of {fmt(expected)})")
+    if not close(g, 1.0) and g != 0.0 and close(got, expected / g):
+        return "missing-out-grad", (f"missing `* out.grad` in the {raw} op: it added the local derivative "
+                                    f"{fmt(got)} to {ref(name)}.grad, but the chain rule multiplies it by "
+                                    f"out.grad = {fmt(g)}: {fmt(expected)}")
+    if op == "mul" and len(ports) == 1:
+        other = tr.by_id[node.children[1 - ports[0]]]
+        if not close(x, other.data) and close(got, x * g):
+            return "swapped-operands", (f"operands swapped in `*`: {ref(name)}.grad got {ref(name)}.data · out.grad = "
+                                        f"{fmt(got)}; d(a·b)/da = b, so it should get {ref(other.name)}.data · "
+                                        f"out.grad = {fmt(expected)}")
+    if op in ("sub", "neg", "add") and close(got, -expected):
+        return "sign", (f"wrong sign in `{raw}`: {ref(name)}.grad changed by {fmt(got)}, should be "
+                        f"{fmt(expected)} (d(a−b)/da = 1, d(a−b)/db = −1)")
+    if op == "pow":
+        k = node.param
+        for text, want in (("k·x^k (the exponent not lowered by one)", k * ops.ieee_pow(x, k)),
+                           ("(k−1)·x^(k−1)", (k - 1) * ops.ieee_pow(x, k - 1)),
+                           ("k·x^(k−2) (lowered by two)", k * ops.ieee_pow(x, k - 2)),
+                           ("x^(k−1) (the factor k missing)", ops.ieee_pow(x, k - 1))):
+            if close(got, want * g):
+                return "power-rule", (f"power rule off: the {raw} op computes {text} = {fmt(got / g if g else got)}; "
+                                      f"d(x^k)/dx = k·x^(k−1) = {fmt(expected / g if g else expected)}")
+    if op in ("relu", "tanh", "exp"):
+        guess = _unary_guess(op, x, node.data, g, got)
+        if guess:
+            return f"{op}-derivative", _unary_cause(op, raw, name, guess, expected, got)
+    if got == 0.0 and expected != 0.0 and all(
+            close(float(tr.objects[c].grad), 0.0) for c in node.children if c != child) and before == 0.0:
+        return "no-backward", (f"{ref(node.name)}'s _backward added nothing to {ref(name)}.grad: is `out._backward = "
+                               f"_backward` missing in the {raw} op, or does it write to a copy?")
+    if op in ("relu", "tanh", "exp"):
+        return f"{op}-derivative", _unary_cause(op, raw, name, None, expected, got)
+    return "wrong-derivative", (f"the {raw} op added {fmt(got)} to {ref(name)}.grad; the chain rule says "
+                                f"local derivative · out.grad = {fmt(expected)}")
+
+
+RIGHT = {"relu": "1 if x > 0 else 0", "tanh": "1 − tanh(x)²", "exp": "exp(x)"}
+
+
+def _unary_guess(op, x, out, g, got):
+    """Which classic slip explains `got` for a relu/tanh/exp step, or None."""
+    guesses = {"relu": (("x (the input) instead of the step (x > 0)", x), ("relu(x) instead of (x > 0)", out),
+                        ("1 whatever the sign of x", 1.0)),
+               "tanh": (("1 − x² (the input, not tanh(x))", 1 - x * x), ("1 − tanh(x) (not squared)", 1 - out),
+                        ("tanh(x)²", out * out), ("1 + tanh(x)²", 1 + out * out)),
+               "exp": (("x (the input) instead of exp(x)", x), ("1 (the exp(x) factor missing)", 1.0))}[op]
+    for text, local in guesses:
+        if close(got, local * g):
+            return text
+    return None
+
+
+def _unary_cause(op, raw, name, guess, expected, got):
+    uses = f"it uses {guess}; " if guess else ""
+    return (f"{raw} derivative wrong: {uses}d {op}(x)/dx = {RIGHT[op]}, so {ref(name)}.grad should change by "
+            f"{fmt(expected)}, not {fmt(got)}")
+
+
+def ref(name):
+    """A node's name before .grad or .data: (x + y).grad, not x + y.grad."""
+    return f"({name})" if " " in name else name
+
+
+def fmt(x):
+    return f"{x:.6g}"
+
+
+# -----------------------------------------------------------------------------
+# Their backward(): its result and its order
+
+def check_their_backward(tr):
+    """Run their `backward()` on the traced graph (grads zeroed first) and compare with
+    the stepped result; None if it agrees, else a fault ("order", or what differs)."""
+    objs = tr.objects
+    want = {nid: float(objs[nid].grad) for nid in objs}
+    root = objs[tr.root]
+    if not callable(getattr(root, "backward", None)):
+        return None
+    calls, originals = [], {}
+    for node in tr.nodes:
+        obj = objs[node.id]
+        obj.grad = 0.0
+        if node.children and tr.style == "closures":
+            original = obj._backward
+            try:
+                obj._backward = _recorder(calls, node.id, original, obj)
+            except (AttributeError, TypeError):
+                continue
+            originals[node.id] = original
+    try:
+        root.backward()
+    except Exception as e:   # noqa: BLE001
+        return {"node": tr.by_id[tr.root].name, "node_id": tr.root, "op": "backward()", "studio_op": None,
+                "diagnosis": "raised", "cause": f"your backward() raised {type(e).__name__}: {e}"[:500]}
+    finally:
+        for nid, original in originals.items():
+            objs[nid]._backward = original
+    got = {nid: float(objs[nid].grad) for nid in objs}
+    if originals:
+        fault = _order_fault(tr, calls)
+        if fault:
+            return fault
+    wrong = [nid for nid in objs if not close(got[nid], want[nid])]
+    if not wrong:
+        return None
+    first = next(n for n in tr.nodes if n.id in wrong)
+    base = {"node": first.name, "node_id": first.id, "op": "backward()", "studio_op": None,
+            "expected": want[first.id], "got": got[first.id]}
+    if all(v == 0.0 for v in got.values()):
+        return {**base, "diagnosis": "no-seed", "cause": "your backward() left every grad at 0: "
+                "does it start with self.grad = 1?"}
+    if tr.style == "local-grads" and _simulate(tr, list(tr.nodes)) == got:
+        return {**base, "op": "order", "diagnosis": "order",
+                "cause": "your backward() walks the nodes forwards (inputs first): it must visit them in "
+                         "reverse topological order, the output first"}
+    return {**base, "op": "order" if tr.style == "local-grads" else "backward()", "diagnosis": "order",
+            "cause": f"every node's own step is right, but your backward() gives {ref(first.name)}.grad = "
+                     f"{fmt(got[first.id])} instead of {fmt(want[first.id])}: check the order it visits "
+                     f"nodes in and that it visits each once"}
+
+
+def _recorder(calls, nid, original, out):
+    def recorded(*args):
+        calls.append(nid)
+        return original(*args)
+    return recorded
+
+
+def _order_fault(tr, calls):
+    """A fault if their backward() called some node's _backward twice, never, or before
+    all the nodes that use it had passed their gradient down."""
+    users = tr.consumers()
+    done = set()
+    for nid in calls:
+        node = tr.by_id[nid]
+        if nid in done:
+            return _order(tr, node, f"your backward() ran {ref(node.name)}'s _backward more than once, so its "
+                                    f"operands got its gradient more than once: visit each node once, "
+                                    f"in reverse topological order")
+        early = [u for u in users[nid] if u not in done]
+        if early:
+            return _order(tr, node, f"your backward() ran {ref(node.name)}'s _backward before "
+                                    f"{tr.by_id[early[0]].name}'s, which still had to add to "
+                                    f"{ref(node.name)}.grad: visit nodes in reverse topological order "
+                                    f"(build the topological order first, then walk it backwards)")
+        done.add(nid)
+    missing = [n for n in tr.nodes if n.children and n.id not in done]
+    if missing:
+        return _order(tr, missing[-1], f"your backward() never ran {ref(missing[-1].name)}'s _backward")
+    return None
+
+
+def _order(tr, node, cause):
+    return {"node": node.name, "node_id": node.id, "op": "order", "studio_op": None,
+            "diagnosis": "order", "cause": cause}
+
+
+def _simulate(tr, order):
+    """The grads a generic local-grads loop gives when it walks `order`."""
+    grads = {n.id: 0.0 for n in tr.nodes}
+    grads[tr.root] = 1.0
+    for node in order:
+        if node.local_grads:
+            for c, g in zip(node.children, node.local_grads):
+                grads[c] += g * grads[node.id]
+    return grads
+
+
+# -----------------------------------------------------------------------------
+# Zeroing between passes
+
+def check_zeroing(V, ops_offered):
+    """If the class offers `zero_grad()`, check it zeroes the whole graph: two passes
+    of backward() with zero_grad() between must give the same grads. Returns a fault,
+    a note (str) or None."""
+    if "mul" not in ops_offered or "add" not in ops_offered:
+        return None
+    x, y = V(2.0), V(-3.0)
+    h = x * y
+    root = h + x * h
+    if not callable(getattr(root, "zero_grad", None)):
+        root.backward()
+        first = float(x.grad)
+        root.backward()
+        if not close(float(x.grad), first):
+            return ("backward() adds to the grads already there (as micrograd's does): "
+                    "zero every grad before each pass")
+        return None
+    root.backward()
+    first = {"x": float(x.grad), "y": float(y.grad)}
+    root.zero_grad()
+    left = [n for n, v in (("x", x), ("y", y), ("x*y", h)) if float(v.grad) != 0.0]
+    root.backward()
+    second = {"x": float(x.grad), "y": float(y.grad)}
+    if left or any(not close(second[k], first[k]) for k in first):
+        who = left[0] if left else "x"
+        return {"node": who, "node_id": None, "op": "zero_grad", "studio_op": None, "diagnosis": "not-zeroed",
+                "expected": first["x"], "got": second["x"],
+                "cause": f"grads not zeroed between passes: after your zero_grad(), {who}.grad is not 0, so the "
+                         f"second backward() gives x.grad = {fmt(second['x'])} instead of {fmt(first['x'])}"}
+    return None
+
+
+def check_class(V, report):
+    """Every battery case for class V; calls report(result) after each (plain data)."""
+    offered = battery.offered(V)
+    cases, skipped = battery.cases_for(offered)
+    report({"kind": "start", "class": V.__name__, "offered": sorted(offered),
+            "skipped": [{"name": n, "missing": m} for n, m in skipped], "cases": len(cases)})
+    for case in cases:
+        report({"kind": "begin", "name": case.name})
+        report({"kind": "case", **check_case(V, case)})
+    try:
+        zero = check_zeroing(V, offered)
+    except Exception as e:   # noqa: BLE001
+        zero = f"checking zero_grad raised {type(e).__name__}: {e}"
+    if isinstance(zero, dict):
+        report({"kind": "case", "name": "zero_grad between two passes", "status": "fail", "steps": 0,
+                "notes": [], "fault": zero})
+    elif zero:
+        report({"kind": "note", "text": zero})

@@ -1,0 +1,65 @@
+"""A check's report as text for people and as JSON for autograders, and its exit code.
+
+    0   every gradient is right
+    1   a wrong gradient was found (the report names the op, or "order")
+    2   the file cannot be used: no Value class, an import error, a timeout ...
+"""
+
+import json
+
+from core.foreign.runner import plain
+
+OK, WRONG, UNUSABLE = 0, 1, 2
+
+
+def exit_code(report):
+    return {"ok": OK, "wrong": WRONG}.get(report["status"], UNUSABLE)
+
+
+def to_json(report):
+    return json.dumps(plain(report), indent=2, sort_keys=True, allow_nan=False)
+
+
+def number(x):
+    return x if isinstance(x, str) else f"{x:.6g}"
+
+
+def fault_lines(fault):
+    """The first wrong gradient, as lines of text."""
+    lines = [f"First wrong gradient, in test: {fault['case']}"]
+    if fault.get("node"):
+        lines.append(f"  node:      {fault['node']}")
+    lines.append(f"  op:        {fault.get('op') or '?'}")
+    if fault.get("operand"):
+        lines.append(f"  operand:   {fault['operand']}  (out.grad = {number(fault['out_grad'])})")
+    if fault.get("expected") is not None and fault.get("got") is not None:
+        lines.append(f"  expected:  {number(fault['expected'])}")
+        lines.append(f"  got:       {number(fault['got'])}")
+    lines.append(f"  likely cause: {fault['cause']}")
+    return lines
+
+
+def to_text(report):
+    """The report as a person reads it: each test, then the first wrong gradient."""
+    lines = [f"Checking {report['file']}"]
+    if report.get("class"):
+        lines.append(f"Value class: {report['class']} (offers {', '.join(report['offered'])})")
+    lines.append("The file ran in a separate process with time and memory limits.")
+    for case in report.get("cases", []):
+        mark = {"pass": "ok  ", "fail": "FAIL", "error": "ERR "}.get(case["status"], "?   ")
+        lines.append(f"  {mark} {case['name']}  ({case['steps']} steps)")
+        for note in case.get("notes", [])[:3]:
+            lines.append(f"         note: {note}")
+    for skipped in report.get("skipped", []):
+        lines.append(f"  skip {skipped['name']}  (needs {', '.join(skipped['missing'])})")
+    for note in report.get("notes", []):
+        lines.append(f"Note: {note}")
+    if report["status"] == "unusable":
+        lines.append(f"Cannot use this file: {report['message']}")
+    elif report["fault"]:
+        lines += fault_lines(report["fault"])
+        op = report["fault"].get("op") or "?"
+        lines.append(f"Result: a wrong gradient ({'order of the backward pass' if op == 'order' else 'op ' + op}).")
+    else:
+        lines.append("Result: every gradient is right.")
+    return "\n".join(lines)

@@ -1,0 +1,329 @@
+"""Reading a learner's Value graph, whatever shape their class has.
+
+Learners write their engine in a few recognisable styles:
+
+    the lecture / micrograd     data, grad, _prev = set(children), _op,
+                                _backward closures, a recursive build_topo
+    tuples or lists             the same with _prev = (self, other)
+    "local grads"               _children + _local_grads (one number per child),
+                                a generic backward() loop, no closures, __slots__
+
+`trace(root)` walks any of them *read-only* (it only reads attributes) and
+returns a `Trace`: one `TracedNode` per Value, in topological order (every
+node after its operands), each with the studio's name for its op where it
+recognises the spelling ('*', 'ReLU', '^2', '**2', 'neg' ...) and the
+learner's spelling kept as it is otherwise -- an unknown op stays on screen
+with its own name and its numbers.
+
+A `set` of children loses two things. The order of the operands: `a - b` and
+`b - a` look alike. And duplicates: `x*x` keeps one child, not two. Both are
+recovered from the data where the data can tell -- the operand order is the
+one whose forward gives `out.data`; one child under a binary op whose
+forward of (x, x) gives `out.data` was `x` used twice -- and every such
+recovery, or failure to recover, is written in `Trace.notes` so the report
+says what was guessed instead of guessing silently. A node whose operand
+order stays unknown is marked `ambiguous`; the checker then accepts either
+order and says so.
+"""
+
+import math
+
+from core import ops
+
+# -----------------------------------------------------------------------------
+# Op names as learners write them
+
+SPELLINGS = {
+    "+": "add", "add": "add",
+    "*": "mul", "mul": "mul", "×": "mul", "·": "mul",
+    "/": "div", "div": "div", "truediv": "div",
+    "sub": "sub", "neg": "neg",
+    "relu": "relu", "tanh": "tanh", "exp": "exp", "log": "log", "ln": "log",
+    "sigmoid": "sigmoid", "σ": "sigmoid",
+}
+
+
+def normalize_op(raw, count):
+    """(studio op name or None, param) for a learner's `_op` string with `count`
+    children: '*' -> ('mul', None), 'ReLU' -> ('relu', None), '^2' and '**2' ->
+    ('pow', 2), '-' -> 'sub' with two children and 'neg' with one, '2**' ->
+    ('rpow', 2.0); anything else -> (None, None)."""
+    text = str(raw).strip()
+    low = text.lower()
+    if low == "-":
+        return ("sub" if count == 2 else "neg"), None
+    if low in SPELLINGS:
+        return SPELLINGS[low], None
+    for prefix in ("**", "^", "pow"):
+        if low.startswith(prefix) and len(low) > len(prefix):
+            number = _number(low[len(prefix):].strip("() "))
+            return ("pow", number) if number is not None else (None, None)
+    if low.endswith("**") and len(low) > 2:
+        number = _number(low[:-2])
+        return ("rpow", float(number)) if number is not None else (None, None)
+    return None, None
+
+
+def _number(text):
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        number = float(text)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def same(a, b):
+    """Two floats equal up to rounding (nan equals nan: both computed the same nan)."""
+    if a != a or b != b:
+        return a != a and b != b
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+
+
+def forward_of(op, param, operands):
+    """The studio's forward of op on plain floats, or None if it does not apply."""
+    row = ops.BY_NAME[op]
+    if len(operands) != row.arity:
+        return None
+    try:
+        return float(row.forward(*operands, *ops.params_of(row, param)))
+    except (ArithmeticError, ValueError, TypeError):
+        return None
+
+
+# -----------------------------------------------------------------------------
+# Reading one Value, duck-typed
+
+def read_children(value):
+    """(children list, ordered?) of a learner's Value: `_prev` or `_children`,
+    as a set, tuple or list. A set is unordered and holds no duplicates."""
+    children = getattr(value, "_prev", None)
+    if children is None:
+        children = getattr(value, "_children", None)
+    if children is None:
+        return [], True
+    ordered = not isinstance(children, (set, frozenset))
+    return list(children), ordered
+
+
+def read_local_grads(value):
+    """The "local grads" style: one local derivative per child, or None."""
+    grads = getattr(value, "_local_grads", None)
+    if grads is None:
+        return None
+    return [float(g) for g in grads]
+
+
+def read_float(value, field):
+    number = getattr(value, field, None)
+    try:
+        return float(number)
+    except (TypeError, ValueError):
+        raise TraceError(f"a Value's {field} is {number!r}, not a number") from None
+
+
+class TraceError(ValueError):
+    """The graph cannot be read as a Value graph; the message says which field."""
+
+
+# -----------------------------------------------------------------------------
+# The trace
+
+class TracedNode:
+    """One Value of a learner's graph, as plain data.
+
+    id        'n1', 'n2' ... in topological order (not shown on screen)
+    name      what the report calls it: the learner's label, a name the battery
+              gave a leaf, else a short formula of its operands ('x·y')
+    raw_op    their `_op` exactly as written ('' for a leaf or a class without _op)
+    op        the studio's op name ('mul') or None for an unknown or leaf
+    param     pow's exponent / rpow's base
+    children  operand ids in operand order, duplicates recovered (x*x: two)
+    data      out.data
+    local_grads  their `_local_grads` (local-grads style), else None
+    ambiguous True when the operand order could not be recovered
+    """
+
+    __slots__ = ("id", "name", "raw_op", "op", "param", "children", "data",
+                 "local_grads", "ambiguous")
+
+    def __init__(self, id, name, raw_op, op, param, children, data, local_grads, ambiguous):
+        self.id = id
+        self.name = name
+        self.raw_op = raw_op
+        self.op = op
+        self.param = param
+        self.children = children
+        self.data = data
+        self.local_grads = local_grads
+        self.ambiguous = ambiguous
+
+    def as_dict(self):
+        return {"id": self.id, "name": self.name, "raw_op": self.raw_op, "op": self.op,
+                "param": self.param, "children": list(self.children), "data": self.data,
+                "local_grads": self.local_grads, "ambiguous": self.ambiguous}
+
+
+class Trace:
+    """A learner's graph read-only: `nodes` in topological order, `objects`
+    {id: their Value} (to step it), `root` (the output's id), `style`
+    ('closures' or 'local-grads') and `notes` (what was recovered or guessed)."""
+
+    def __init__(self, nodes, objects, root, style, notes):
+        self.nodes = nodes
+        self.by_id = {node.id: node for node in nodes}
+        self.objects = objects
+        self.root = root
+        self.style = style
+        self.notes = notes
+
+    def consumers(self):
+        """{id: [ids of the nodes that use it as an operand]}."""
+        users = {node.id: [] for node in self.nodes}
+        for node in self.nodes:
+            for child in dict.fromkeys(node.children):
+                users[child].append(node.id)
+        return users
+
+
+def trace(root, names=None):
+    """Read the graph that produced `root` (see the module docstring). `names` maps
+    id(value) -> name for values the caller named (the battery's leaves)."""
+    names = names or {}
+    order = _topological(root)
+    key_to_id = {id(v): f"n{i}" for i, v in enumerate(order, start=1)}
+    nodes, objects, notes, names_by_id = [], {}, [], {}
+    style = "local-grads" if getattr(root, "_local_grads", None) is not None else "closures"
+    for value in order:
+        nid = key_to_id[id(value)]
+        children, ordered = read_children(value)
+        data = read_float(value, "data")
+        raw = getattr(value, "_op", "")
+        raw = "" if raw is None else str(raw)
+        local = read_local_grads(value)
+        child_data = [read_float(c, "data") for c in children]
+        op, param, order_ix, ambiguous, note = _recover(raw, children, child_data, ordered, data, local)
+        child_ids = [key_to_id[id(children[i])] for i in order_ix]
+        if local is not None and order_ix != list(range(len(children))):
+            local = [local[i] if i < len(local) else math.nan for i in order_ix]
+        name = _name(value, names, op, param, raw, [names_by_id[c] for c in child_ids])
+        names_by_id[nid] = name
+        nodes.append(TracedNode(nid, name, raw, op, param, child_ids, data, local, ambiguous))
+        objects[nid] = value
+        if note:
+            notes.append(f"{name}: {note}")
+    return Trace(nodes, objects, key_to_id[id(root)], style, notes)
+
+
+def _name(value, names, op, param, raw, args):
+    label = getattr(value, "label", "")
+    if isinstance(label, str) and label.strip():
+        return label.strip()
+    if id(value) in names:
+        return names[id(value)]
+    if not args:
+        return ops.short_number(read_float(value, "data"))
+    short = [a if len(a) <= 12 else "…" for a in args]
+    if len(short) == 2:   # (x + y)·s, not x + y·s
+        short = [f"({a})" if any(ch in a for ch in " +−-·/") else a for a in short]
+    if op is not None:
+        return ops.formula(op, short, param)
+    return f"{raw or '?'}({', '.join(short)})"
+
+
+def _topological(root):
+    """Every Value reachable from root, each after its children; iterative, so a
+    learner's 100 000-deep chain does not hit Python's recursion limit."""
+    order, seen = [], {id(root)}
+    stack = [(root, iter(read_children(root)[0]))]
+    while stack:
+        value, pending = stack[-1]
+        for child in pending:
+            if id(child) not in seen:
+                seen.add(id(child))
+                stack.append((child, iter(read_children(child)[0])))
+                break
+        else:
+            stack.pop()
+            order.append(value)
+    return order
+
+
+# -----------------------------------------------------------------------------
+# Recovering the op and the operand order from the data
+
+INFER = ("add", "mul", "sub", "div", "tanh", "exp", "relu", "log", "sigmoid")
+
+
+def _recover(raw, children, child_data, ordered, out, local):
+    """(op, param, operand order as indices into children, ambiguous, note)."""
+    n = len(children)
+    if n == 0:
+        return None, None, [], False, ""
+    identity = list(range(n))
+    if raw.strip():
+        op, param = normalize_op(raw, n)
+        note = ""
+    else:
+        op, param, note = _infer(child_data, out, local)
+    if op is None:
+        if not ordered and n > 1:
+            return None, None, identity, True, f"unknown op {raw!r} with a set of operands: their order is unknown"
+        return None, None, identity, False, note
+    arity = ops.BY_NAME[op].arity
+    if not ordered and n == 1 and arity == 2:
+        if same(forward_of(op, param, child_data * 2) or math.nan, out):
+            return op, param, [0, 0], False, (
+                "_prev is a set, so one child stands for both operands; recovered from the "
+                "data as the same value used twice")
+        return op, param, identity, True, "one child for a two-operand op, and it does not fit the data"
+    if n != arity:
+        return None, None, identity, False, f"op {raw!r} has {n} operands, the studio's {op} has {arity}"
+    if ordered or n == 1:
+        return op, param, identity, False, note
+    fits = [order for order in ([0, 1], [1, 0])
+            if same(forward_of(op, param, [child_data[i] for i in order]) or math.nan, out)]
+    if len(fits) == 1:
+        swapped = fits[0] == [1, 0]
+        return op, param, fits[0], False, ("_prev is a set: operand order recovered from the data"
+                                           if op in ("sub", "div") or swapped else note)
+    if op in ("add", "mul"):
+        return op, param, identity, False, note    # either order: the same derivatives
+    if not fits:
+        return op, param, identity, True, "neither operand order gives out.data: is the forward pass right?"
+    return op, param, identity, True, "_prev is a set and both operand orders fit the data: order unknown"
+
+
+def _infer(child_data, out, local):
+    """A class without `_op`: the op whose forward fits the data (and, in the
+    local-grads style, whose derivatives match theirs best)."""
+    fits = []
+    for op in INFER:
+        if len(child_data) == ops.BY_NAME[op].arity and same(forward_of(op, None, child_data) or math.nan, out):
+            fits.append((op, None))
+    if len(child_data) == 1 and local:
+        a = child_data[0]
+        if a != 0 and out != 0 and local[0] == local[0]:
+            k = local[0] * a / out
+            k = round(k) if abs(k - round(k)) < 1e-9 else k
+            if same(forward_of("pow", k, child_data) or math.nan, out):
+                fits.append(("pow", k))
+    if local is not None:
+        fits.sort(key=lambda f: not _locals_match(f, child_data, out, local))
+    if not fits:
+        return None, None, "no _op, and no op the studio knows fits the data"
+    note = f"no _op: taken as {fits[0][0]} from the data"
+    if len(fits) > 1 and not (local is not None and _locals_match(fits[0], child_data, out, local)):
+        note += f" (also fits: {', '.join(f[0] for f in fits[1:])})"
+    return fits[0][0], fits[0][1], note
+
+
+def _locals_match(fit, child_data, out, local):
+    op, param = fit
+    row = ops.BY_NAME[op]
+    extra = ops.params_of(row, param)
+    want = [float(f(out, *child_data, *extra)) for f in row.local]
+    return len(want) == len(local) and all(same(w, g) for w, g in zip(want, local))

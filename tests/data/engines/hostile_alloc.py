@@ -1,0 +1,2 @@
+"""Hostile: asks for 10 GB while loading."""
+big = bytearray(10 * 1024 ** 3)

@@ -1,0 +1,3 @@
+"""Hostile: never finishes loading."""
+while True:
+    pass

@@ -1,0 +1,4 @@
+"""Hostile: calls sys.exit while loading."""
+import sys
+
+sys.exit("bye")
