@@ -46,6 +46,7 @@ placeholders are
     {loss} {accuracy} {step} {params} {dead} {relus}    a network: its training-set
                               loss and accuracy, updates done, parameters, ReLU
                               neurons dead on every training point, ReLU neurons
+    {test_loss} {test_accuracy}    the same on the held-out test points (test_ratio > 0)
 
 A question's answer is never in the file either: it is the engine's value of
 `node.quantity` -- for a grad, what a clean backward pass from the output gives,
@@ -103,7 +104,7 @@ ACTIONS = {
 REQUIRED_ARGS = ("node", "steps", "value")
 
 NUDGE_KEYS = ("nudge", "nudge.h", "nudge.before", "nudge.after")
-NETWORK_KEYS = ("loss", "accuracy", "step", "params", "dead", "relus")
+NETWORK_KEYS = ("loss", "accuracy", "step", "params", "dead", "relus", "test_loss", "test_accuracy")
 NODE_ATTRS = ("data", "grad", "status")
 PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 
@@ -293,7 +294,7 @@ def _step(raw, i, path, lesson_dir, scope):
     if not isinstance(actions, list):
         fail("actions", "'actions' must be a list")
     ran = set()
-    built_actions = tuple(_action(a, k, scope, ran, lambda f, m: fail(f"actions[{k}]" + f, m))
+    built_actions = tuple(_action(a, k, scope, ran, lambda f, m, k=k: fail(f"actions[{k}]" + f, m))
                           for k, a in enumerate(actions))
 
     _check_placeholders(text, scope, ran, lambda m: fail("text", m))

@@ -414,9 +414,9 @@ class LessonRunner:
 
     def _network_number(self, name):
         trainer = self.trainer
-        if name == "loss" or name == "accuracy":
-            loss, acc = self.metrics()
-            return fmt(loss) if name == "loss" else f"{acc:.1%}"
+        if name in ("loss", "accuracy", "test_loss", "test_accuracy"):
+            loss, acc = self.metrics(test=name.startswith("test_"))
+            return fmt(loss) if name.endswith("loss") else f"{acc:.1%}"
         if name == "step":
             return str(trainer.steps_done)
         if name == "params":
@@ -424,10 +424,15 @@ class LessonRunner:
         dead, relus = dead_relus(trainer)
         return str(dead if name == "dead" else relus)
 
-    def metrics(self):
-        """(loss, accuracy) of the network now, on its training set."""
+    def metrics(self, test=False):
+        """(loss, accuracy) of the network now, on its training set (or its test set)."""
+        trainer = self.trainer
+        inputs, labels = ((trainer.test_inputs, trainer.test_labels) if test
+                          else (trainer.train_inputs, trainer.train_labels))
+        if not inputs:
+            raise ValueError("this network has no test points: give its setup a test_ratio > 0")
         with np.errstate(all="ignore"):  # a diverged model overflows: its loss is simply inf
-            return self.trainer.evaluate(self.trainer.train_inputs, self.trainer.train_labels)
+            return trainer.evaluate(inputs, labels)
 
     # -- questions and claims ---------------------------------------------------------
 

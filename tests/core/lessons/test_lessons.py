@@ -60,12 +60,14 @@ TUTORIAL = "x = Value(2.0, label='x')\ny = Value(3.0, label='y')\nxy = x*y\nf = 
 # -----------------------------------------------------------------------------
 # the track
 
-def test_the_track_has_twelve_lessons_in_order():
+def test_the_track_has_eighteen_lessons_in_order():
+    # the twelve of the first track, then the rest of the course (issue 17 item 3)
     lessons = load_all(LESSONS)
-    assert len(lessons) == 12
+    assert len(lessons) == 18
     assert [lesson.order for lesson in lessons] == sorted(lesson.order for lesson in lessons)
-    assert len({lesson.id for lesson in lessons}) == 12
-    assert lessons[0].id == "derivatives-as-nudges" and lessons[-1].id == "dead-relus"
+    assert len({lesson.id for lesson in lessons}) == 18
+    assert lessons[0].id == "derivatives-as-nudges" and lessons[11].id == "dead-relus"
+    assert lessons[-1].id == "final-assessment"
 
 
 @pytest.mark.parametrize("path", LESSON_FILES, ids=[p.stem for p in LESSON_FILES])
