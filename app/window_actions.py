@@ -8,6 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QSizePolicy, QWidget
 
+from app.graph.reach import SHAPE_TIP, ReachActions
 from app.look.theme import DARK, LIGHT, format_number
 from core.document.commands import ApplyLayout
 
@@ -48,6 +49,8 @@ def build_actions(window):
     window.menus["Graph"].addSeparator()
     a("Graph", "Re-&arrange", window.relayout, "Ctrl+L", key="arrange",
       tip="Lay the graph out again, left to right (undoable)")
+    window.reach = ReachActions(window)
+    window.reach.install()
     window.toolbar.addSeparator()
 
     a("View", "&Fit", window.view.fit, "F", toolbar=True, key="fit", tip="Show the whole graph (F)")
@@ -91,12 +94,14 @@ def build_status_bar(window):
     for label in (window.output_label, window.zoom_label, window.counts_label):
         label.setContentsMargins(8, 0, 8, 0)
         bar.addPermanentWidget(label)
+    window.counts_label.setToolTip(SHAPE_TIP)
     window.view.zoomChanged.connect(lambda z: window.zoom_label.setText(f"{z * 100:.0f}%"))
 
 
 def update_status(window, *_):
     nodes, edges = window.scene.counts()
-    window.counts_label.setText(f"{nodes:,} nodes · {edges:,} edges")
+    shape = window.reach.shape_text()
+    window.counts_label.setText(f"{nodes:,} nodes · {edges:,} edges" + (f" · {shape}" if shape else ""))
     out = window.session.output_value
     doc = window.session.doc
     out_id = doc.effective_output()

@@ -78,8 +78,13 @@ class Summary:
     def text(self, names=None):
         """'12 nodes · 14 wires · depth 4 · widest layer 5 · fan-out 3 (x)'; `names`
         maps an id to what the user calls the node (core.document.names)."""
-        parts = [_count(self.nodes, "node"), _count(self.wires, "wire"),
-                 f"depth {self.depth}", f"widest layer {self.widest}"]
+        return " · ".join([_count(self.nodes, "node"), _count(self.wires, "wire"),
+                           self.shape_text(names)])
+
+    def shape_text(self, names=None):
+        """The shape alone: 'depth 4 · widest layer 5 · fan-out 3 (x)' (fan-out
+        only when some node feeds more than one port)."""
+        parts = [f"depth {self.depth}", f"widest layer {self.widest}"]
         if self.fan_out > 1:
             who = names.get(self.fan_out_id) if names else None
             parts.append(f"fan-out {self.fan_out}" + (f" ({who})" if who else ""))

@@ -1,0 +1,127 @@
+"""Graph menu: light up what feeds the selected node, what it affects, and the
+inputs the output ignores; the graph's shape in the status bar.
+
+The questions are answered by core/document/analysis.py (networkx on the
+document's graph); this module only turns the answers into a glow on the canvas
+(`scene.set_highlight`, the same glow lessons use) and a sentence in the status
+bar, naming nodes as the canvas does (core/document/names.py). The glow is
+taken off at the next change of the graph's structure, whose answer it no
+longer is.
+"""
+
+import weakref
+
+from core.document.analysis import ancestors, descendants, summary, unused_inputs
+from core.document.graph import GraphError
+from core.document.names import node_names
+
+SHAPE_TIP = ("depth: the most wires on one path · widest layer: the most nodes that could compute "
+             "at the same time · fan-out: the most wires leaving one node")
+STRUCTURE_EVENTS = ("node_added", "node_removed", "edge_added", "edge_removed", "output_changed", "reset")
+
+
+class ReachActions:
+    """The menu actions and the status text; one per window."""
+
+    def __init__(self, window):
+        self.window = window
+        self.lit = False              # our glow is on
+        self._names = weakref.WeakKeyDictionary()   # doc -> (revision, {id: name})
+        window.session.doc.changed.connect(self._doc_changed)
+
+    def install(self):
+        a = self.window.add_action
+        self.window.menus["Graph"].addSeparator()
+        a("Graph", "Highlight What &Feeds It", self.show_ancestors, key="highlight ancestors",
+          tip="Light up every node the selected node's value depends on")
+        a("Graph", "Highlight What It A&ffects", self.show_descendants, key="highlight descendants",
+          tip="Light up every node whose value depends on the selected node")
+        a("Graph", "Inputs the Output &Ignores", self.show_unused_inputs, key="unused inputs",
+          tip="Light up the inputs the output does not depend on (their grad stays 0)")
+        a("Graph", "Clear Hi&ghlight", self.clear, key="clear highlight")
+
+    # -- names and the status bar ---------------------------------------------
+
+    def names(self):
+        doc = self.window.session.doc
+        seen = self._names.get(doc)
+        if seen is None or seen[0] != doc.revision:
+            seen = (doc.revision, node_names(doc))
+            self._names[doc] = seen
+        return seen[1]
+
+    def shape_text(self):
+        """'depth 4 · widest layer 5 · fan-out 3 (w)' for the status bar, or ''."""
+        doc = self.window.session.doc
+        if not doc.nodes:
+            return ""
+        shape = summary(doc)
+        return shape.shape_text(self.names() if shape.fan_out > 1 else None)
+
+    # -- the actions ----------------------------------------------------------
+
+    def _selected(self):
+        nid = self.window.session.current_id
+        if nid is None or nid not in self.window.session.doc.nodes:
+            self.window.show_message("Select a node first.")
+            return None
+        return nid
+
+    def show_ancestors(self):
+        """Glow on the selected node and all that feeds it; returns their ids."""
+        nid = self._selected()
+        if nid is None:
+            return None
+        found = ancestors(self.window.session.doc, nid)
+        self._light([nid] + found)
+        name = self.names()[nid]
+        inputs = sum(1 for v in found if self.window.session.doc.nodes[v].kind == "input")
+        self.window.show_message(f"{_count(len(found), 'node')} feed {name} "
+                                 f"({_count(inputs, 'input')}).")
+        return found
+
+    def show_descendants(self):
+        """Glow on the selected node and all it affects; returns their ids."""
+        nid = self._selected()
+        if nid is None:
+            return None
+        found = descendants(self.window.session.doc, nid)
+        self._light([nid] + found)
+        self.window.show_message(f"{self.names()[nid]} affects {_count(len(found), 'node')}.")
+        return found
+
+    def show_unused_inputs(self):
+        """Glow on the inputs the output does not depend on; returns their ids."""
+        doc = self.window.session.doc
+        try:
+            found = unused_inputs(doc)
+        except GraphError as e:
+            self.window.show_message(f"No answer: {e}.")
+            return None
+        self._light(found)
+        out = self.names()[doc.effective_output()]
+        if found:
+            listed = ", ".join(self.names()[v] for v in found[:8]) + (", …" if len(found) > 8 else "")
+            self.window.show_message(f"{out} does not depend on {_count(len(found), 'input')}: {listed} "
+                                     "(their grad stays 0).")
+        else:
+            self.window.show_message(f"{out} depends on every input.")
+        return found
+
+    def clear(self):
+        self.window.scene.set_highlight(())
+        self.lit = False
+
+    def _light(self, nodes):
+        inside = set(nodes)
+        wires = [e for e in self.window.session.doc.edges if e.src in inside and e.dst in inside]
+        self.window.scene.set_highlight(nodes, wires)
+        self.lit = True
+
+    def _doc_changed(self, event, *_details):
+        if self.lit and event in STRUCTURE_EVENTS:
+            self.clear()
+
+
+def _count(k, word):
+    return f"{k:,} {word}" + ("" if k == 1 else "s")
