@@ -82,32 +82,26 @@ BINARY_POINTS = ((-1.5, 2.0), (0.0, 3.0), (2.0, -0.5))
 UNARY_POINTS = (-1.5, 0.0, 0.5, 2.0)
 
 
-def op_cases(ops_offered):
-    """Each op alone at several points, then scaled by s = -2 (out.grad = -2 at the op)."""
-    cases = []
+def op_cases():
+    """Each op alone at several points; then each scaled by s = -2 (out.grad = -2 at the op)."""
+    alone, scaled = [], []
     for op in ("add", "mul", "sub", "div"):
-        if op not in ops_offered:
-            continue
         for x, y in BINARY_POINTS:
-            cases.append(Case(f"x {SYMBOL[op]} y at x={x}, y={y}", (op,),
+            alone.append(Case(f"x {SYMBOL[op]} y at x={x}, y={y}", (op,),
                               lambda leaf, op=op, x=x, y=y: apply_binary(op, leaf(x, "x"), leaf(y, "y"))))
-        cases.append(Case(f"(x {SYMBOL[op]} y)*s at x=2, y=-0.5, s=-2", (op, "mul"),
-                          lambda leaf, op=op: apply_binary(op, leaf(2.0, "x"), leaf(-0.5, "y")) * leaf(-2.0, "s")))
+        scaled.append(Case(f"(x {SYMBOL[op]} y)*s at x=2, y=-0.5, s=-2", (op, "mul"),
+                           lambda leaf, op=op: apply_binary(op, leaf(2.0, "x"), leaf(-0.5, "y")) * leaf(-2.0, "s")))
     for k in (2, 3, -1):
-        if "pow" in ops_offered:
-            for x in (-1.5, 0.5, 2.0):
-                cases.append(Case(f"x**{k} at x={x}", ("pow",), lambda leaf, k=k, x=x: leaf(x, "x") ** k))
+        for x in (-1.5, 0.5, 2.0):
+            alone.append(Case(f"x**{k} at x={x}", ("pow",), lambda leaf, k=k, x=x: leaf(x, "x") ** k))
+    scaled.append(Case("x**2*s at x=1.5, s=-2", ("pow", "mul"), lambda leaf: leaf(1.5, "x") ** 2 * leaf(-2.0, "s")))
     for op in ("neg", "relu", "tanh", "exp", "log", "sigmoid"):
-        if op not in ops_offered:
-            continue
         points = (0.5, 2.0) if op == "log" else UNARY_POINTS
         for x in points:
-            cases.append(Case(f"{op}(x) at x={x}", (op,), lambda leaf, op=op, x=x: apply_unary(op, leaf(x, "x"))))
-        cases.append(Case(f"{op}(x)*s at x=0.5, s=-2", (op, "mul"),
-                          lambda leaf, op=op: apply_unary(op, leaf(0.5, "x")) * leaf(-2.0, "s")))
-    if "pow" in ops_offered and "mul" in ops_offered:
-        cases.append(Case("x**2*s at x=1.5, s=-2", ("pow", "mul"), lambda leaf: leaf(1.5, "x") ** 2 * leaf(-2.0, "s")))
-    return cases
+            alone.append(Case(f"{op}(x) at x={x}", (op,), lambda leaf, op=op, x=x: apply_unary(op, leaf(x, "x"))))
+        scaled.append(Case(f"{op}(x)*s at x=0.5, s=-2", (op, "mul"),
+                           lambda leaf, op=op: apply_unary(op, leaf(0.5, "x")) * leaf(-2.0, "s")))
+    return alone + scaled
 
 
 def _tutorial(leaf):
@@ -193,7 +187,7 @@ EXPRESSIONS = (
 def cases_for(ops_offered):
     """(cases to run, [(case name, missing ops)] skipped) for a class offering `ops_offered`."""
     run, skipped = [], []
-    for case in op_cases(ops_offered) + list(EXPRESSIONS):
+    for case in op_cases() + list(EXPRESSIONS):
         missing = [op for op in case.needs if op not in ops_offered]
         if missing:
             skipped.append((case.name, missing))

@@ -94,6 +94,12 @@ def forward_of(op, param, operands):
         return None
 
 
+def fits(op, param, operands, out):
+    """Does the studio's forward of op on `operands` give `out`?"""
+    value = forward_of(op, param, operands)
+    return value is not None and same(value, out)
+
+
 # -----------------------------------------------------------------------------
 # Reading one Value, duck-typed
 
@@ -193,13 +199,15 @@ def trace(root, names=None):
     """Read the graph that produced `root` (see the module docstring). `names` maps
     id(value) -> name for values the caller named (the battery's leaves)."""
     names = names or {}
-    order = _topological(root)
+    order = _topological(root, names)
     key_to_id = {id(v): f"n{i}" for i, v in enumerate(order, start=1)}
     nodes, objects, notes, names_by_id = [], {}, [], {}
     style = "local-grads" if getattr(root, "_local_grads", None) is not None else "closures"
     for value in order:
         nid = key_to_id[id(value)]
         children, ordered = read_children(value)
+        if not ordered:
+            children = _stable_children(value, names)
         data = read_float(value, "data")
         raw = getattr(value, "_op", "")
         raw = "" if raw is None else str(raw)
@@ -228,28 +236,49 @@ def _name(value, names, op, param, raw, args):
         return ops.short_number(read_float(value, "data"))
     short = [a if len(a) <= 12 else "…" for a in args]
     if len(short) == 2:   # (x + y)·s, not x + y·s
-        short = [f"({a})" if any(ch in a for ch in " +−-·/") else a for a in short]
+        short = [f"({a})" if " " in a else a for a in short]
     if op is not None:
         return ops.formula(op, short, param)
     return f"{raw or '?'}({', '.join(short)})"
 
 
-def _topological(root):
+def _topological(root, names):
     """Every Value reachable from root, each after its children; iterative, so a
     learner's 100 000-deep chain does not hit Python's recursion limit."""
     order, seen = [], {id(root)}
-    stack = [(root, iter(read_children(root)[0]))]
+    stack = [(root, iter(_stable_children(root, names)))]
     while stack:
         value, pending = stack[-1]
         for child in pending:
             if id(child) not in seen:
                 seen.add(id(child))
-                stack.append((child, iter(read_children(child)[0])))
+                stack.append((child, iter(_stable_children(child, names))))
                 break
         else:
             stack.pop()
             order.append(value)
     return order
+
+
+def _stable_children(value, names):
+    """Children in a fixed order: a set's iteration order changes from run to run
+    (it follows memory addresses), so a set is walked in a fixed order: computed
+    operands before leaves, then by name, then by data -- for + and * any order
+    is right, and `_recover` fixes the order of - and / from the data."""
+    children, ordered = read_children(value)
+    if ordered:
+        return children
+    return sorted(children, key=lambda child: _sort_key(child, names))
+
+
+def _sort_key(value, names):
+    label = names.get(id(value)) or getattr(value, "label", "")
+    try:
+        data = float(getattr(value, "data", 0.0))
+    except (TypeError, ValueError):
+        data = 0.0
+    leaf = not read_children(value)[0]
+    return (leaf, label if isinstance(label, str) else "", data if data == data else 0.0)
 
 
 # -----------------------------------------------------------------------------
@@ -275,7 +304,7 @@ def _recover(raw, children, child_data, ordered, out, local):
         return None, None, identity, False, note
     arity = ops.BY_NAME[op].arity
     if not ordered and n == 1 and arity == 2:
-        if same(forward_of(op, param, child_data * 2) or math.nan, out):
+        if fits(op, param, child_data * 2, out):
             return op, param, [0, 0], False, (
                 "_prev is a set, so one child stands for both operands; recovered from the "
                 "data as the same value used twice")
@@ -284,15 +313,15 @@ def _recover(raw, children, child_data, ordered, out, local):
         return None, None, identity, False, f"op {raw!r} has {n} operands, the studio's {op} has {arity}"
     if ordered or n == 1:
         return op, param, identity, False, note
-    fits = [order for order in ([0, 1], [1, 0])
-            if same(forward_of(op, param, [child_data[i] for i in order]) or math.nan, out)]
-    if len(fits) == 1:
-        swapped = fits[0] == [1, 0]
-        return op, param, fits[0], False, ("_prev is a set: operand order recovered from the data"
+    matching = [order for order in ([0, 1], [1, 0])
+            if fits(op, param, [child_data[i] for i in order], out)]
+    if len(matching) == 1:
+        swapped = matching[0] == [1, 0]
+        return op, param, matching[0], False, ("_prev is a set: operand order recovered from the data"
                                            if op in ("sub", "div") or swapped else note)
-    if op in ("add", "mul"):
-        return op, param, identity, False, note    # either order: the same derivatives
-    if not fits:
+    if op in ("add", "mul"):   # either order: the same derivatives
+        return op, param, identity, False, note
+    if not matching:
         return op, param, identity, True, "neither operand order gives out.data: is the forward pass right?"
     return op, param, identity, True, "_prev is a set and both operand orders fit the data: order unknown"
 
@@ -300,25 +329,25 @@ def _recover(raw, children, child_data, ordered, out, local):
 def _infer(child_data, out, local):
     """A class without `_op`: the op whose forward fits the data (and, in the
     local-grads style, whose derivatives match theirs best)."""
-    fits = []
+    found = []
     for op in INFER:
-        if len(child_data) == ops.BY_NAME[op].arity and same(forward_of(op, None, child_data) or math.nan, out):
-            fits.append((op, None))
+        if len(child_data) == ops.BY_NAME[op].arity and fits(op, None, child_data, out):
+            found.append((op, None))
     if len(child_data) == 1 and local:
         a = child_data[0]
         if a != 0 and out != 0 and local[0] == local[0]:
             k = local[0] * a / out
             k = round(k) if abs(k - round(k)) < 1e-9 else k
-            if same(forward_of("pow", k, child_data) or math.nan, out):
-                fits.append(("pow", k))
+            if fits("pow", k, child_data, out):
+                found.append(("pow", k))
     if local is not None:
-        fits.sort(key=lambda f: not _locals_match(f, child_data, out, local))
-    if not fits:
+        found.sort(key=lambda f: not _locals_match(f, child_data, out, local))
+    if not found:
         return None, None, "no _op, and no op the studio knows fits the data"
-    note = f"no _op: taken as {fits[0][0]} from the data"
-    if len(fits) > 1 and not (local is not None and _locals_match(fits[0], child_data, out, local)):
-        note += f" (also fits: {', '.join(f[0] for f in fits[1:])})"
-    return fits[0][0], fits[0][1], note
+    note = f"no _op: taken as {found[0][0]} from the data"
+    if len(found) > 1 and not (local is not None and _locals_match(found[0], child_data, out, local)):
+        note += f" (also fits: {', '.join(f[0] for f in found[1:])})"
+    return found[0][0], found[0][1], note
 
 
 def _locals_match(fit, child_data, out, local):

@@ -1,4 +1,5 @@
-"""The lecture's Value (tests/data/engines/tutorial.py) with one classic bug: `=` instead of `+=` in + and *."""
+"""The lecture's Value (tests/data/engines/tutorial.py) with one classic bug:
+`=` instead of `+=` in + and *."""
 import math
 
 

@@ -1,4 +1,5 @@
-"""The lecture's Value (tests/data/engines/tutorial.py) with one classic bug: exp's derivative written with x instead of exp(x)."""
+"""The lecture's Value (tests/data/engines/tutorial.py) with one classic bug:
+exp's derivative written with x instead of exp(x)."""
 import math
 
 

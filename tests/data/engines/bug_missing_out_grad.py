@@ -1,4 +1,5 @@
-"""The lecture's Value (tests/data/engines/tutorial.py) with one classic bug: the * op forgets `* out.grad`."""
+"""The lecture's Value (tests/data/engines/tutorial.py) with one classic bug:
+the * op forgets `* out.grad`."""
 import math
 
 

@@ -1,4 +1,5 @@
-"""The lecture's Value (tests/data/engines/tutorial.py) with one classic bug: the + op never attaches its _backward."""
+"""The lecture's Value (tests/data/engines/tutorial.py) with one classic bug:
+the + op never attaches its _backward."""
 import math
 
 

@@ -1,4 +1,5 @@
-"""The lecture's Value (tests/data/engines/tutorial.py) with one classic bug: zero_grad() zeroes only the output, so grads are not zeroed between passes."""
+"""The lecture's Value (tests/data/engines/tutorial.py) with one classic bug:
+zero_grad() zeroes only the output, so grads are not zeroed between passes."""
 import math
 
 

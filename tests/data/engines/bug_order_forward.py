@@ -1,4 +1,5 @@
-"""The lecture's Value (tests/data/engines/tutorial.py) with one classic bug: backward() walks the topological order forwards."""
+"""The lecture's Value (tests/data/engines/tutorial.py) with one classic bug:
+backward() walks the topological order forwards."""
 import math
 
 

@@ -1,4 +1,5 @@
-"""The lecture's Value (tests/data/engines/tutorial.py) with one classic bug: backward() recurses through the children without a topological order."""
+"""The lecture's Value (tests/data/engines/tutorial.py) with one classic bug:
+backward() recurses through the children without a topological order."""
 import math
 
 

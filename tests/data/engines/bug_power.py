@@ -1,4 +1,5 @@
-"""The lecture's Value (tests/data/engines/tutorial.py) with one classic bug: the power rule's exponent not lowered by one."""
+"""The lecture's Value (tests/data/engines/tutorial.py) with one classic bug:
+the power rule's exponent not lowered by one."""
 import math
 
 

@@ -1,4 +1,5 @@
-"""The lecture's Value (tests/data/engines/tutorial.py) with one classic bug: relu's derivative taken as the input x."""
+"""The lecture's Value (tests/data/engines/tutorial.py) with one classic bug:
+relu's derivative taken as the input x."""
 import math
 
 

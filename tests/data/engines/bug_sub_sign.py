@@ -1,4 +1,5 @@
-"""The lecture's Value (tests/data/engines/tutorial.py) with one classic bug: a native - whose _backward forgets the minus sign."""
+"""The lecture's Value (tests/data/engines/tutorial.py) with one classic bug:
+a native - whose _backward forgets the minus sign."""
 import math
 
 

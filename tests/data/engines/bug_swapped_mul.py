@@ -1,4 +1,5 @@
-"""The lecture's Value (tests/data/engines/tutorial.py) with one classic bug: operands swapped in *."""
+"""The lecture's Value (tests/data/engines/tutorial.py) with one classic bug:
+operands swapped in *."""
 import math
 
 

@@ -1,4 +1,5 @@
-"""The lecture's Value (tests/data/engines/tutorial.py) with one classic bug: tanh's derivative written with x instead of tanh(x)."""
+"""The lecture's Value (tests/data/engines/tutorial.py) with one classic bug:
+tanh's derivative written with x instead of tanh(x)."""
 import math
 
 
