@@ -38,6 +38,7 @@ from core.document.groups import GroupError, join_meta, split_meta
 from core.document.layout import positions_pile_up
 from core.files import graph_file, strict_json
 from core.files.atomic import write_atomically
+from core.files.interchange import dot, graphml
 
 MAX_RECENT = 10
 GRAPH_FILTER = "Graphs (*.json);;All files (*)"
@@ -187,6 +188,10 @@ class FileActions(QObject):
           tip="Save the graph as micrograd-style code")
         a("File", "Export as Py&Torch…", lambda: self.export_code_dialog("pytorch"),
           key="export pytorch", tip="Save the graph as a PyTorch script that checks its gradients")
+        a("File", "Export as &GraphML…", lambda: self.export_graph_dialog("graphml"), key="export graphml",
+          tip="Save the graph for yEd, Gephi, Cytoscape or networkx (.graphml)")
+        a("File", "Export as Graphviz &DOT…", lambda: self.export_graph_dialog("dot"), key="export dot",
+          tip="Save the graph for Graphviz and other graph viewers (.dot)")
         menu.addSeparator()
         self.update_title()
 
@@ -441,6 +446,23 @@ class FileActions(QObject):
         path = ask_save_path(self.window, "Export as PyTorch" if kind == "pytorch" else "Export as Python",
                              suggested, "Python (*.py)")
         return self.export_code(kind, path) if path else False
+
+    def export_graph(self, kind, path):
+        """Write the graph as GraphML or DOT (core/files/interchange.py)."""
+        try:
+            write_atomically(str(path), graphml(self.session.doc) if kind == "graphml" else dot(self.session.doc))
+        except (OSError, ValueError) as e:
+            show_error(self.window, "Could not export", f"The graph was not exported: {e}")
+            return False
+        self.window.show_message(f"Exported {path}")
+        return True
+
+    def export_graph_dialog(self, kind):
+        stem = os.path.splitext(self.name)[0] if self.path else "graph"
+        title, pattern = ("Export as GraphML", "GraphML (*.graphml)") if kind == "graphml" \
+            else ("Export as Graphviz DOT", "Graphviz DOT (*.dot *.gv)")
+        path = ask_save_path(self.window, title, f"{stem}.{'graphml' if kind == 'graphml' else 'dot'}", pattern)
+        return self.export_graph(kind, path) if path else False
 
     def import_snippet(self, path):
         """Read micrograd-style code into the graph (one undoable step)."""
