@@ -65,7 +65,9 @@ class GraphBridge:
         self._keep_clean = files is not None and not files.modified
         self._title = label.split(",")[0]
         doc = _with_leaf_values(runner.document, runner.by_id)
-        by_id, root = runner.by_id, runner.root
+        by_id = runner.by_id
+        # the output of the graph on the canvas (for a big network: its neuron, not the loss)
+        root = by_id.get(runner.document.output) or runner.root
         current = self.session.doc
         if _signature(current) == _signature(doc) and _leaf_values(current) == _leaf_values(doc):
             self._adopt(by_id, root, highlight, statuses)

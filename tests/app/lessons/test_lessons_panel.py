@@ -343,3 +343,12 @@ def test_a_long_answer_scrolls_instead_of_being_cut_off(window, qtbot):
     ok, explanation = panel.check()
     assert ok and "now 14.0000" in panel.result.text()
     assert panel.question_box.result_area.widget() is panel.result
+
+
+def test_a_big_networks_canvas_output_is_the_neuron_shown(window, qtbot):
+    panel = window.lessons
+    window.show_lessons("training-moons", 0)
+    wait(qtbot, panel)
+    qtbot.waitUntil(lambda: panel.bridge.showing_runner, timeout=30000)
+    shown_out = panel.runner.by_id[panel.runner.document.output]
+    assert window.session.compiled.output is shown_out   # was: the loss, which is not on the canvas
