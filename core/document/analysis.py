@@ -101,11 +101,12 @@ def summary(doc):
         return seen[1]
     graph = doc.digraph()
     layers = list(nx.topological_generations(graph))
-    wires_out = dict(graph.out_degree(weight="wires"))
+    wires_out = {nid: sum(edge["wires"] for edge in consumers.values())
+                 for nid, consumers in graph.adjacency()}
     fan_out = max(wires_out.values(), default=0)
     fan_out_id = next((nid for nid in doc.nodes if wires_out[nid] == fan_out), None)
     result = Summary(nodes=len(doc.nodes), wires=sum(wires_out.values()),
-                     depth=nx.dag_longest_path_length(graph) if len(graph) else 0,
+                     depth=max(len(layers) - 1, 0),   # generation k: the longest path to it has k wires
                      widest=max(map(len, layers), default=0),
                      fan_out=fan_out, fan_out_id=fan_out_id if fan_out else None)
     _remembered[doc] = (doc.revision, result)
