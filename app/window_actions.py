@@ -8,6 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QSizePolicy, QWidget
 
+from app.foreign.engine_dialog import debug_my_engine
 from app.graph.reach import SHAPE_TIP, ReachActions
 from app.look.theme import DARK, LIGHT, format_number
 from core.document.commands import ApplyLayout
@@ -22,6 +23,8 @@ def build_actions(window):
       tip="Save the whole graph as an image")
     a("File", "Export &SVG…", lambda: window.export_dialog("svg"), "Ctrl+Shift+G", key="export svg",
       tip="Save the whole graph as a vector drawing")
+    a("File", "Debug my engine…", lambda: debug_my_engine(window), key="debug engine",
+      tip="Check your own Value class's gradients (runs your file in a separate process)")
     window.menus["File"].addSeparator()
     a("File", "&Quit", window.close, QKeySequence.Quit, key="quit")
 
