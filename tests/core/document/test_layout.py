@@ -359,3 +359,12 @@ def test_networkx_generations_agree_with_kahn(name, nodes, edges):
     assert _longest_path(nodes, pairs) == kahn_generations(nodes, pairs)
     lay = sugiyama(nodes, edges)
     assert_left_to_right(lay.positions, edges)
+
+
+def test_a_given_layering_replaces_ours_and_is_checked():
+    nodes, edges = MICROGRAD
+    plain = sugiyama(nodes, edges, layering=lambda ids, pairs: [0, 0, 2, 1, 3, 2, 4])
+    column = sorted({x for x, _ in plain.positions.values()})
+    assert [column.index(plain.positions[v][0]) for v in nodes] == [0, 0, 2, 1, 3, 2, 4]
+    with pytest.raises(ValueError, match="not right of its operand 'a'"):
+        sugiyama(nodes, edges, layering=lambda ids, pairs: [2, 0, 0, 2, 3, 3, 4])
