@@ -107,9 +107,9 @@ class DataBox(QWidget):
         self.data_message.setWordWrap(True)
         self.data_message.setToolTip("Messages about the data (e.g. why a CSV was refused)")
         layout.addWidget(self.data_message)
-        hint = QLabel("<b>Click the plot</b> to draw data:<br>left click: <span style='color:%s'>●</span> blue "
-                      "(+1)<br>right or Shift+click: <span style='color:%s'>●</span> orange (−1)<br>"
-                      "Ctrl+click: remove the nearest" % (POSITIVE, NEGATIVE))
+        hint = QLabel(f"<b>Click the plot</b> to draw data:<br>left click: <span style='color:{POSITIVE}'>●</span> "
+                      f"blue (+1)<br>right or Shift+click: <span style='color:{NEGATIVE}'>●</span> orange (−1)<br>"
+                      "Ctrl+click: remove the nearest")
         hint.setStyleSheet("color: #4b5563;")
         hint.setWordWrap(True)
         hint.setToolTip("Drawn points are added to the run without resetting the weights")

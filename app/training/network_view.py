@@ -500,20 +500,20 @@ class NetworkView(QGraphicsView):
             where = "the output" if key[1] == len(self.sizes) else f"hidden layer {key[1] + 1}"
             return f"activation of {where}: {self.activations[key[1]]} -- click to change"
         if kind == "neuron":
-            _, l, j = key
-            where = "the output" if l == len(self.sizes) else f"neuron {j} of hidden layer {l + 1}"
-            text = (f"L{l}.n{j}: {where}, {self.activations[l]}\n"
+            _, layer, j = key
+            where = "the output" if layer == len(self.sizes) else f"neuron {j} of hidden layer {layer + 1}"
+            text = (f"L{layer}.n{j}: {where}, {self.activations[layer]}\n"
                     "the picture: its output over the input plane")
-            if l < len(self.sizes):
+            if layer < len(self.sizes):
                 text += " (scaled to its own largest value)"
             if self.weights is not None:
-                text += f"\nbias {self.weights[l][j][-1]:+.4f}"
+                text += f"\nbias {self.weights[layer][j][-1]:+.4f}"
             return text + "\nclick: open its scalar graph for the chosen sample"
-        _, l, j, i = key
-        lines = [self.parameter_name(l, j, i)]
+        _, layer, j, i = key
+        lines = [self.parameter_name(layer, j, i)]
         if self.weights is not None:
-            lines.append(f"value {self.weights[l][j][i]:+.6f}")
-            lines.append(f"grad  {self.grads[l][j][i]:+.6f}  (last step)")
+            lines.append(f"value {self.weights[layer][j][i]:+.6f}")
+            lines.append(f"grad  {self.grads[layer][j][i]:+.6f}  (last step)")
         lines.append("click to select it; edit it in the panel while paused")
         return "\n".join(lines)
 

@@ -91,8 +91,10 @@ class DataPlot(pg.PlotWidget):
         white = pg.mkPen("w", width=1)
         self.train_pos = pg.ScatterPlotItem(size=8, pen=white, brush=pg.mkBrush(POSITIVE), name="train +1")
         self.train_neg = pg.ScatterPlotItem(size=8, pen=white, brush=pg.mkBrush(NEGATIVE), name="train -1")
-        self.test_pos = pg.ScatterPlotItem(size=8, pen=pg.mkPen(POSITIVE, width=2), brush=pg.mkBrush(255, 255, 255, 160))
-        self.test_neg = pg.ScatterPlotItem(size=8, pen=pg.mkPen(NEGATIVE, width=2), brush=pg.mkBrush(255, 255, 255, 160))
+        self.test_pos = pg.ScatterPlotItem(size=8, pen=pg.mkPen(POSITIVE, width=2),
+                                           brush=pg.mkBrush(255, 255, 255, 160))
+        self.test_neg = pg.ScatterPlotItem(size=8, pen=pg.mkPen(NEGATIVE, width=2),
+                                           brush=pg.mkBrush(255, 255, 255, 160))
         self.selected = pg.ScatterPlotItem(size=18, pen=pg.mkPen("#111827", width=2), brush=None, symbol="o")
         for scatter in (self.train_pos, self.train_neg, self.test_pos, self.test_neg, self.selected):
             _cached(scatter)
