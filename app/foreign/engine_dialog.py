@@ -102,6 +102,8 @@ class EngineCheckDialog(QDialog):
         marks = {"pass": "✓", "fail": "✗", "error": "!"}
         for case in report.get("cases", []):
             self.tests.addItem(f"{marks.get(case['status'], '?')}  {case['name']}")
+            if case["status"] != "pass" and self.tests.currentRow() < 0:
+                self.tests.setCurrentRow(self.tests.count() - 1)   # the failing test, in view
         for skipped in report.get("skipped", []):
             self.tests.addItem(f"–  {skipped['name']} (your class has no {', '.join(skipped['missing'])})")
         if report["status"] == "unusable":

@@ -29,7 +29,7 @@ def to_document(nodes):
     used = set()
     for n in nodes:
         if n["children"]:
-            doc.add_node(Node(n["id"], "op", n["op"], param=n["param"]))
+            doc.add_node(Node(n["id"], "op", n["op"], param=n["param"], label=n["name"]))
         else:
             doc.add_node(Node(n["id"], "input", value=number(n["data"]), label=n["name"]))
     for n in nodes:
