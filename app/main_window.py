@@ -61,9 +61,10 @@ from app.look.theme import DEFAULT
 from app.session import GraphSession
 from core.document.compile import trace
 from core.document.expr import ExprError, parse
-from core.document.layout import positions_pile_up
+from core.document.layout import boxes_overlap, positions_pile_up
 
 MENU_ORDER = ("File", "Edit", "View", "Graph", "Help")
+NARROW_WINDOW = 1600   # pixels: a narrower window puts the inspector with the editor (arrange_docks)
 
 class MainWindow(QMainWindow):
     layoutFinished = Signal()   # a pending open is complete: laid out, every canvas item built
@@ -105,6 +106,8 @@ class MainWindow(QMainWindow):
         self._install_training()
         self._find_state = ("", -1)
         self._layout_token = 0
+        self._layout_note = None       # why a graph shown "as saved" was arranged after all
+        self.docks_arranged = False    # True once the panels have their first (or the saved) arrangement
         self._pending_layout = None   # (token, then, wants prepared) while a layout is measured or run
         self._layout_workers = []
         self._measuring = None        # the SlicedJob measuring node sizes for a layout
@@ -246,11 +249,31 @@ class MainWindow(QMainWindow):
     def wait_for_layout(self, timeout_s=60.0):
         return layout_runner.wait_for_layout(self, timeout_s)
 
+    def arrange_docks(self):
+        """The first arrangement of the panels (a saved one is restored instead). The
+        canvas is the main thing on screen: below NARROW_WINDOW pixels the inspector
+        and history join the editor's column as tabs, so the canvas gets the width
+        to show a dozen nodes at a legible size; the debugger, idle at first, takes
+        about a quarter of the height."""
+        self.docks_arranged = True
+        side = 280 if self.width() <= 1440 else 320
+        if self.width() < NARROW_WINDOW:
+            for key in ("inspector", "history"):
+                if key in self.docks and "editor" in self.docks:
+                    self.tabifyDockWidget(self.docks["editor"], self.docks[key])
+            self.docks["editor"].raise_()
+            self.resizeDocks([self.docks["editor"]], [side], Qt.Horizontal)
+        else:
+            self.resizeDocks([self.docks["editor"], self.docks["inspector"]], [side, side], Qt.Horizontal)
+        if "debugger" in self.docks:
+            self.resizeDocks([self.docks["debugger"]], [max(170, self.height() * 27 // 100)], Qt.Vertical)
+
     def showEvent(self, event):
         super().showEvent(event)
         if self._fit_pending:
             self._fit_pending = False
-            self.resizeDocks([self.docks["editor"], self.docks["inspector"]], [300, 300], Qt.Horizontal)
+            if not self.docks_arranged:
+                self.arrange_docks()
             QApplication.sendPostedEvents()
             self.view.fit()
 
@@ -326,20 +349,38 @@ class MainWindow(QMainWindow):
         first (see `layout_pending`). Without a layout, `replacement` may be doc's
         ReplaceDocument, made already (on a worker thread: app/files/actions.py).
         `layout=False` keeps the document's positions -- unless they pile up (a
-        trace, a file from another tool): such a graph is arranged all the same,
-        since drawn as given it is unreadable and every paint redraws all of it."""
+        trace, a file from another tool) or the boxes, measured now, overlap (a
+        file saved when nodes were drawn smaller): such a graph is arranged all
+        the same, since a box on top of another hides its numbers."""
         if not layout and positions_pile_up(node.pos for node in doc.nodes.values()):
             layout, replacement = True, None
         if not layout:
             if len(doc.nodes) < layout_runner.ASYNC_LAYOUT_NODES:
                 layout_runner.forget_pending(self)
-                return self._show_laid_out(doc, text, None, undoable, groups, replacement)
-            layout_runner.measure(self, doc, lambda _result: self._show_laid_out(
-                doc, text, None, undoable, groups, replacement))
-            return True
+                if not self._boxes_collide(doc, layout_runner.layout_input(self, doc)):
+                    return self._show_laid_out(doc, text, None, undoable, groups, replacement)
+            else:
+                def measured(data):
+                    if self._boxes_collide(doc, data):
+                        self.show_document(doc, text, True, undoable, groups)
+                    else:
+                        self._show_laid_out(doc, text, None, undoable, groups, replacement)
+                layout_runner.measure(self, doc, measured)
+                return True
         self._arrange(doc, lambda result, prepared=None: self._show_laid_out(doc, text, result, undoable,
                                                                              groups, prepared),
                       prepare=lambda positions: layout_runner.prepare_replacement(doc, text, positions))
+        return True
+
+    def _boxes_collide(self, doc, measured):
+        """True (and a note in the status bar) if doc's saved positions put two of
+        its boxes, at the sizes `measured` (layout_runner's input), on each other."""
+        sizes = measured[2]
+        hit = boxes_overlap({nid: node.pos for nid, node in doc.nodes.items()}, sizes)
+        if hit is None:
+            return False
+        self._layout_note = ("The saved positions put nodes on top of each other at today's node "
+                             "sizes, so the graph was arranged again (the file is unchanged).")
         return True
 
     def _show_laid_out(self, doc, text, result, undoable, groups=(), prepared=None):
@@ -361,6 +402,9 @@ class MainWindow(QMainWindow):
         self.session.select(None)
         self.view.fit()
         self._update_status()
+        if self._layout_note:
+            self.show_message(self._layout_note)
+            self._layout_note = None
         return True
 
     def open_value(self, root, parameters=(), text="Show traced graph"):

@@ -1,24 +1,45 @@
 """How a number is written on screen: one formatter for every view.
 
 A node shows its data and grad with four decimals (`3.0000`), which is enough
-to follow the chain rule by hand and keeps every number the same width. Very
-large numbers switch to scientific notation (`1.235e+07`) so they still fit a
-node; inf and nan are spelled out, and -0.0 shows as `0.0000` (a sign with no
-value only confuses). `None` -- a number not known yet -- is a dash.
+to follow the chain rule by hand -- micrograd's `draw_dot` does the same -- and
+keeps the numbers of a graph the same width. Four decimals would show 0.000001
+as `0.0000` and a learner would read a vanishing gradient as none at all, and
+123456789.125 would need fourteen characters; so a number below 1e-4 or from
+1e6 on is written in scientific notation with four significant digits
+(`1.000e-06`, `1.235e+08`): never silently zero, always as wide as a
+`-00.0000`. Only an exact zero is `0.0000`; inf and nan are spelled out; -0.0
+shows as `0.0000` (a sign with no value only confuses). `None` -- a number not
+known yet -- is a dash.
+
+`full_number` is the exact value (Python's shortest round-trip repr), for a
+tooltip or the inspector, where a learner checks the last digit.
 """
 
 import math
 
+SMALL, LARGE = 1e-4, 1e6   # outside [SMALL, LARGE) a number is written in scientific notation
+
 
 def format_number(x):
-    """A number as shown in a node: 4 decimals, scientific when very large."""
+    """A number as shown in a node: 4 decimals, scientific when very small or large."""
     if x is None:
         return "—"
     if math.isnan(x):
         return "nan"
     if math.isinf(x):
         return "inf" if x > 0 else "-inf"
-    if abs(x) >= 1e6:
+    if x == 0.0:
+        return "0.0000"
+    if abs(x) < SMALL or abs(x) >= LARGE:
         return f"{x:.3e}"
     text = f"{x:.4f}"
-    return "0.0000" if text == "-0.0000" else text
+    if text in ("0.0000", "-0.0000"):   # rounds away at 4 decimals: show it is not zero
+        return f"{x:.3e}"
+    return text
+
+
+def full_number(x):
+    """Every digit of x (repr), for hovering and the inspector; a dash for None."""
+    if x is None:
+        return "—"
+    return repr(float(x))

@@ -564,4 +564,5 @@ class FileActions(QObject):
             ok = self.window.restoreGeometry(geometry)
         if state is not None:
             ok = self.window.restoreState(state) and ok
+            self.window.docks_arranged = True   # the user's own arrangement: keep it
         return ok

@@ -33,6 +33,7 @@ from app.graph.node_geometry import node_size
 from app.slices import SlicedJob
 from core.document.commands import ReplaceDocument
 from core.document.layout import sugiyama
+from core.document.names import node_names
 
 ASYNC_LAYOUT_NODES = 400  # from this size on, the layout runs in a worker thread
 
@@ -118,9 +119,11 @@ def _measure(window, doc, data):
     out = doc.effective_output()
     nodes = list(doc.nodes.items())
     edges = [(e.src, e.dst) for e in doc.edges]
+    names = node_names(doc)   # a node's box is as wide as its name row needs
+    yield
     sizes = {}
     for nid, node in nodes:
-        sizes[nid] = node_size(unit, node, nid == out)
+        sizes[nid] = node_size(unit, node, nid == out, names[nid])
         yield
     ids = [nid for nid, _node in nodes]
     data.extend((ids, edges, sizes, unit.length("layer_gap"), unit.length("node_gap")))
@@ -184,13 +187,15 @@ def arrange(window, doc, then, prepare=None):
 
 
 def measure(window, doc, then):
-    """Measure doc's node sizes in slices, then call then(None): for a large graph
+    """Measure doc's node sizes in slices, then call then(measured), measured being
+    core.layout's input (ids, edges, sizes, gaps): for a large graph
     shown where it stands (a saved file), so that the canvas meets node
     geometries already measured (at 5,000 nodes that took the GUI thread 30 ms
     in one go). Pending like a layout, and made stale the same way."""
     forget_pending(window)
     token = _begin(window, then)
-    _start_measuring(window, doc, [], lambda: _measured(window, token))
+    data = []
+    _start_measuring(window, doc, data, lambda: _measured(window, token, data))
 
 
 def run_in_worker(window, job, then, message):
@@ -226,9 +231,9 @@ def _drop_measuring(window):
         job.deleteLater()
 
 
-def _measured(window, token):
+def _measured(window, token, data):
     _drop_measuring(window)
-    layout_done(window, token, (None, None))
+    layout_done(window, token, (tuple(data), None))
 
 
 def _start(window, worker):

@@ -1,10 +1,26 @@
 """Where every part of a node's picture goes, shared by the items and the layout.
 
-A document node is drawn as a micrograd-style *record* -- `label | data | grad`
--- and an op node additionally as a small circle holding the op symbol that
-feeds its record. A node's origin is the centre of its box, which is what the
-document's `pos` and the layout's positions mean; the layout needs the box
-sizes (`node_size`) before any item exists.
+A document node is drawn as a compact *record* that reads from the back of a
+classroom: its name on top, then its data, then its grad in a cell tinted by
+the gradient -- micrograd's `label | data | grad`, stacked so a node is narrow
+and its numbers can be large. An op node has a small circle holding the op
+symbol in front of its record, so the picture reads like the lecture's
+`draw_dot`: operations in circles, values in boxes, wires left to right.
+
+    (×)->+-------------+
+         | x·y         |   name: the label, else the formula (core/document/names.py)
+         | data 6.0000 |
+         | grad 1.0000 |   tinted by the grad
+         +-------------+
+
+A node's origin is the centre of its box, which is what the document's `pos`
+and the layout's positions mean; the layout needs the box sizes (`node_size`)
+before any item exists.
+
+Semantic zoom (app/graph/node_paint.py) keeps the numbers legible as the view
+zooms out: below LOD_FULL the captions go and the text grows to fill its row;
+below LOD_NUMBERS the name goes too and data and grad fill the record; below
+LOD_TEXT a node is a block tinted by its grad.
 """
 
 import math
@@ -14,7 +30,9 @@ from PySide6.QtGui import QPainterPath
 
 from core.document.graph import op_symbol
 
-LOD_TEXT = 0.42     # below this zoom level a node is a coloured block without text
+LOD_FULL = 0.75     # zoom x scale from which a node shows everything at its own size
+LOD_NUMBERS = 0.5   # below this, only data and grad, filling the record
+LOD_TEXT = 0.3      # below this zoom level a node is a coloured block without text
 LOD_BLOCK = 0.12    # below this, a flat rectangle without border
 PORT_ANGLE = math.radians(38.0)   # where ports 0 and 1 meet a binary op's circle
 NODE_Z, EDGE_Z, EDGE_HIGHLIGHT_Z, NODE_SELECTED_Z = 1.0, 0.0, 0.5, 2.0
@@ -29,20 +47,19 @@ class NodeGeometry:
     def __init__(self, theme, kind, op_text, label, data_text="", grad_text="",
                  is_output=False):
         pad = theme.length("pad")
-        h = theme.length("record_height")
-        label_w = 0.0
+        name_h, number_h = theme.length("name_row"), theme.length("number_row")
+        h = name_h + 2 * number_h
         label_text = label
+        name_w = 0.0
         if label:
             fm = theme.font_metrics("label")
-            max_text = theme.length("label_max") - 2 * pad
-            label_text = fm.elidedText(label, Qt.ElideRight, max_text)
-            label_w = fm.horizontalAdvance(label_text) + 2 * pad
-            label_w = max(label_w, theme.length("label_min"))
+            label_text = fm.elidedText(label, Qt.ElideRight, theme.length("label_max") - 2 * pad)
+            name_w = max(fm.horizontalAdvance(label_text), theme.length("label_min"))
         elif kind == "const":
-            label_w = theme.text_width("caption", "const") + 2 * pad
-        data_w = self._number_cell(theme, data_text)
-        grad_w = self._number_cell(theme, grad_text)
-        record_w = label_w + data_w + grad_w
+            label_text = ""
+            name_w = theme.text_width("caption", "const")
+        number_w = self._number_width(theme, data_text, grad_text)
+        record_w = 2 * pad + max(name_w, number_w)
 
         left = 0.0
         self.op_text = op_text
@@ -52,11 +69,11 @@ class NodeGeometry:
             text_w = theme.text_width("op", op_text)
             circle_w = max(d, text_w + 16 * theme.scale)
             left = circle_w + theme.length("op_gap")
-        tag_w = 0.0
+        tag_w = tag_gap = 0.0
         if is_output:
             tag_w = theme.text_width("caption", "output") + 14 * theme.scale
             tag_gap = 7 * theme.scale
-        total_w = left + record_w + (tag_w + tag_gap if is_output else 0.0)
+        total_w = left + record_w + tag_w + tag_gap
 
         x0 = -total_w / 2
         self.width, self.height = total_w, h
@@ -65,11 +82,11 @@ class NodeGeometry:
             self.circle = QRectF(x0, -d / 2, circle_w, d)
         else:
             self.circle = None
-        rx = x0 + left
-        self.record = QRectF(rx, -h / 2, record_w, h)
-        self.label_rect = QRectF(rx, -h / 2, label_w, h)
-        self.data_rect = QRectF(rx + label_w, -h / 2, data_w, h)
-        self.grad_rect = QRectF(rx + label_w + data_w, -h / 2, grad_w, h)
+        rx, top = x0 + left, -h / 2
+        self.record = QRectF(rx, top, record_w, h)
+        self.label_rect = QRectF(rx, top, record_w, name_h)
+        self.data_rect = QRectF(rx, top + name_h, record_w, number_h)
+        self.grad_rect = QRectF(rx, top + name_h + number_h, record_w, number_h)
         self.tag_rect = None
         if is_output:
             th = 18 * theme.scale
@@ -79,18 +96,19 @@ class NodeGeometry:
         self.scale = theme.scale
         self._paths = None
         m = theme.length("margin")
-        self.bounds = QRectF(x0 - m, -h / 2 - m, total_w + 2 * m, h + 2 * m)
+        self.bounds = QRectF(x0 - m, top - m, total_w + 2 * m, h + 2 * m)
 
     @staticmethod
-    def _number_cell(theme, text):
-        cells = theme.cache("number cells")   # most cells hold short numbers: text is ""
-        width = cells.get(text)
+    def _number_width(theme, data_text, grad_text):
+        """Caption plus the wider number (at least the template's width)."""
+        cells = theme.cache("number widths")   # most nodes hold short numbers: texts are ""
+        key = (data_text, grad_text)
+        width = cells.get(key)
         if width is None:
-            pad = theme.length("pad")
-            caption = theme.text_width("caption", "data") + 5 * theme.scale
-            template = theme.text_width("number", theme.metrics.number_template)
-            actual = theme.text_width("number", text) if text else 0.0
-            width = cells[text] = 2 * pad + caption + max(template, actual)
+            caption = theme.text_width("caption", "data") + 6 * theme.scale
+            numbers = [theme.text_width("number", theme.metrics.number_template)]
+            numbers += [theme.text_width("number", t) for t in key if t]
+            width = cells[key] = caption + max(numbers)
         return width
 
     def record_path(self):
@@ -121,9 +139,11 @@ def geometry_for(theme, kind, op_text, label, data_text="", grad_text="", is_out
     return g
 
 
-def node_size(theme, node, is_output=False):
-    """(width, height) of a document node's box, for the layout."""
-    g = geometry_for(theme, node.kind, _op_text(node), node.label, is_output=is_output)
+def node_size(theme, node, is_output=False, name=None):
+    """(width, height) of a document node's box, for the layout; `name` is what its
+    name row shows (core/document/names.py), the label when not given."""
+    g = geometry_for(theme, node.kind, _op_text(node), node.label if name is None else name,
+                     is_output=is_output)
     return g.width, g.height
 
 

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import QGraphicsItem
 
 from app.graph import node_paint
 from app.graph.node_geometry import NODE_Z, PORT_ANGLE, geometry_for
-from app.look.theme import format_number
+from core.format import format_number, full_number
 from core.document.graph import OPS, op_symbol
 
 # Qt's enum values looked up once: each lookup (and each `|`) costs microseconds,
@@ -52,7 +52,7 @@ class NodeItem(QGraphicsItem):
     grad_mask = None    # shown instead of the grad text ('?' in a quiz, '' before backward)
     dimmed = False      # drawn faded: not computed yet in the forward pass
 
-    def __init__(self, theme, node, is_output=False, missing_ports=()):
+    def __init__(self, theme, node, is_output=False, missing_ports=(), name=None):
         super().__init__()
         self.nid = node.id
         self.theme = theme
@@ -60,6 +60,7 @@ class NodeItem(QGraphicsItem):
         self.op = node.op
         self.param = node.param
         self.label = node.label
+        self.name = node.label if name is None else name   # core/document/names.py
         self.data = None
         self.grad = None
         self.grad_max = 0.0
@@ -81,11 +82,12 @@ class NodeItem(QGraphicsItem):
     # -- state from the document / compiled values ------------------------------
 
     def signature(self):
-        return (self.kind, self.op, self.param, self.label)
+        return (self.kind, self.op, self.param, self.label, self.name)
 
-    def set_node(self, node):
-        """The document node changed kind, op, param or label."""
+    def set_node(self, node, name=None):
+        """The document node changed kind, op, param, label or name."""
         self.kind, self.op, self.param, self.label = node.kind, node.op, node.param, node.label
+        self.name = node.label if name is None else name
         self._relayout()
         self.update()
 
@@ -153,15 +155,14 @@ class NodeItem(QGraphicsItem):
             self.update()
 
     def texts(self):
-        """(label, data text, grad text) as drawn -- what a test or a screen reader reads."""
+        """(name, data text, grad text) as drawn -- what a test or a screen reader reads."""
         data = self.data_text if self.data_mask is None else self.data_mask
         grad = self.grad_text if self.grad_mask is None else self.grad_mask
-        return self.label, data, grad
+        return self.name, data, grad
 
     def tooltip(self):
         what = self.kind if self.kind != "op" else f"op {self.op}"
-        name = self.label or self.nid
-        lines = [f"{name}  ({what}, {self.nid})", f"data {self.data_text}", f"grad {self.grad_text}"]
+        lines = [f"{self.name}  ({what})", f"data {full_number(self.data)}", f"grad {full_number(self.grad)}"]
         if self.nonfinite:
             lines.append("! not a finite number (inf or nan)")
         if self.missing_ports:
@@ -176,7 +177,7 @@ class NodeItem(QGraphicsItem):
 
     def _relayout(self):
         g = geometry_for(self.theme, self.kind, op_symbol(self.op, self.param)
-                         if self.kind == "op" else None, self.label, self.data_text,
+                         if self.kind == "op" else None, self.name, self.data_text,
                          self.grad_text, self.is_output)
         if self._geometry is not None:
             self.prepareGeometryChange()

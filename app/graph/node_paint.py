@@ -4,7 +4,10 @@
 * inf/nan in data or grad: red border and a '!' badge;
 * an op input with no wire: a hollow red port on the circle, dashed outline;
 * the output node: a dark border and an `output` tag;
-* zoomed far out (LOD_TEXT, LOD_BLOCK): a coloured block without text.
+* semantic zoom: from LOD_FULL down, the captions go and the numbers grow to
+  fill their rows, so they stay legible on screen; below LOD_NUMBERS the name
+  goes and data and grad fill the record; below LOD_TEXT a block tinted by
+  the grad (LOD_* in app/graph/node_geometry.py).
 
 Every colour, font and length comes from the item's `Theme`.
 """
@@ -13,12 +16,13 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPen
 from PySide6.QtWidgets import QStyleOptionGraphicsItem
 
-from app.graph.node_geometry import LOD_BLOCK, LOD_TEXT
+from app.graph.node_geometry import LOD_BLOCK, LOD_FULL, LOD_NUMBERS, LOD_TEXT
 from app.graph.ports import paint_ports
 
 _ALIGN_LEFT = Qt.AlignLeft | Qt.AlignVCenter
 _ALIGN_RIGHT = Qt.AlignRight | Qt.AlignVCenter
 _ALIGN_CENTER = Qt.AlignCenter
+MIN_SCREEN_PX = 12.0   # what semantic zoom keeps numbers at, in screen pixels, where they fit
 
 
 def paint_node(item, painter):
@@ -58,43 +62,45 @@ def paint_node(item, painter):
     painter.setBrush(theme.color("node_fill"))
     painter.drawPath(record)
 
-    grad_fill = theme.grad_color(item.grad if item.grad is not None else 0.0, item.grad_max)
-    if item.grad_mask is not None:   # a hidden grad (quiz, forward pass) must not show by its tint
-        grad_fill = theme.color("grad_zero")
+    grad = item.grad if item.grad is not None and item.grad_mask is None else 0.0
+    grad_fill = theme.grad_cell_color(grad, item.grad_max)   # a hidden grad must not show by its tint
     painter.setBrush(grad_fill)
     painter.drawPath(grad_cell)
+    edge = theme.grad_color(grad, item.grad_max)
+    if edge != theme.color("grad_zero"):   # the full colour along the cell's right edge
+        painter.setBrush(edge)
+        r = g.grad_rect
+        painter.drawRect(QRectF(r.right() - 5 * s, r.top(), 5 * s, r.height() - 1 * s))
 
     if item.status is not None:
         painter.setBrush(theme.status_color(item.status))
         painter.drawPath(stripe)
 
     painter.setPen(QPen(theme.color("divider"), 1.0 * s))
-    dividers = (g.data_rect.left(), g.grad_rect.left()) if g.label_rect.width() > 0 \
-        else (g.grad_rect.left(),)
-    for x in dividers:
-        painter.drawLine(QPointF(x, g.record.top() + 1), QPointF(x, g.record.bottom() - 1))
+    rules = (g.data_rect.top(), g.grad_rect.top()) if lod >= LOD_NUMBERS else (g.grad_rect.top(),)
+    for y in rules:
+        painter.drawLine(QPointF(g.record.left() + 1, y), QPointF(g.record.right() - 1, y))
 
     painter.setBrush(Qt.NoBrush)
     painter.setPen(QPen(border, width))
     painter.drawPath(record)
 
-    # texts
-    pad = theme.length("pad")
-    if g.label_text:
-        painter.setFont(theme.font("label"))
-        painter.setPen(theme.color("label_text"))
-        painter.drawText(g.label_rect.adjusted(pad, 0, -pad + 1, 0), _ALIGN_CENTER, g.label_text)
-    elif item.kind == "const":
-        painter.setFont(theme.font("caption"))
-        painter.setPen(theme.color("caption_text"))
-        painter.drawText(g.label_rect, _ALIGN_CENTER, "const")
+    # texts: at full size with captions, or (semantic zoom) larger and without them
     _label, data_text, grad_text = item.texts()
-    paint_number(item, painter, theme, g.data_rect, "data", data_text,
-                       theme.color("number_text"), theme.color("caption_text"), pad)
     on_grad = theme.text_on(grad_fill)
-    caption = QColor(on_grad)
-    caption.setAlpha(170)
-    paint_number(item, painter, theme, g.grad_rect, "grad", grad_text, on_grad, caption, pad)
+    if lod >= LOD_NUMBERS:
+        full = lod >= LOD_FULL
+        paint_name(item, painter, theme, g, full, lod)
+        paint_number(painter, theme, g.data_rect, "data" if full else "", data_text,
+                     theme.color("number_text"), theme.color("caption_text"), lod)
+        caption = QColor(on_grad)
+        caption.setAlpha(170)
+        paint_number(painter, theme, _before_edge(g.grad_rect, s), "grad" if full else "", grad_text, on_grad,
+                     caption, lod)
+    else:   # only the numbers, each filling half the record
+        top = QRectF(g.record.left(), g.record.top(), g.record.width(), g.grad_rect.top() - g.record.top())
+        paint_number(painter, theme, top, "", data_text, theme.color("number_text"), None, lod)
+        paint_number(painter, theme, _before_edge(g.grad_rect, s), "", grad_text, on_grad, None, lod)
     if item.debug_mark == "target":   # the cell this step's += writes into
         painter.setPen(QPen(theme.color("highlight"), 3.0 * s))
         painter.setBrush(Qt.NoBrush)
@@ -143,13 +149,50 @@ def paint_breakpoint(item, painter, theme, g, s):
     painter.drawEllipse(QPointF(left + 1.5 * s, g.record.top() + 1.5 * s), r, r)
 
 
-def paint_number(item, painter, theme, rect, caption, text, color, caption_color, pad):
-    painter.setFont(theme.font("caption"))
-    painter.setPen(caption_color)
-    painter.drawText(rect.adjusted(pad, 0, 0, 0), _ALIGN_LEFT, caption)
-    painter.setFont(theme.font("number"))
+def paint_name(item, painter, theme, g, full, lod):
+    """The name row: the label (bold) or, for a constant without one, 'const'."""
+    pad = theme.length("pad")
+    rect = g.label_rect.adjusted(pad, 0, -pad, 0)
+    if g.label_text:
+        font = theme.font("label") if full else _grown(theme, "label", g.label_text, rect, lod)
+        painter.setFont(font)
+        painter.setPen(theme.color("label_text"))
+        painter.drawText(rect, _ALIGN_LEFT, g.label_text)
+    elif item.kind == "const":
+        painter.setFont(theme.font("caption"))
+        painter.setPen(theme.color("caption_text"))
+        painter.drawText(rect, _ALIGN_LEFT, "const")
+
+
+def paint_number(painter, theme, rect, caption, text, color, caption_color, lod):
+    """One number row: a small caption on the left (at full size), the number on the right."""
+    pad = theme.length("pad")
+    inner = rect.adjusted(pad, 0, -pad, 0)
+    if caption:
+        painter.setFont(theme.font("caption"))
+        painter.setPen(caption_color)
+        painter.drawText(inner, _ALIGN_LEFT, caption)
+        painter.setFont(theme.font("number"))
+    else:
+        painter.setFont(_grown(theme, "number", text, inner, lod))
     painter.setPen(color)
-    painter.drawText(rect.adjusted(0, 0, -pad, 0), _ALIGN_RIGHT, text)
+    painter.drawText(inner, _ALIGN_RIGHT, text)
+
+
+def _before_edge(rect, s):
+    """The grad row without its coloured edge: digits keep clear of it."""
+    return rect.adjusted(0, 0, -6 * s, 0)
+
+
+def _grown(theme, role, text, rect, lod):
+    """The font of `role` grown so that `text` is MIN_SCREEN_PX tall on screen,
+    as far as `rect` (its row) leaves room: height and width both bound it."""
+    base = theme.font(role)
+    px = base.pixelSize()
+    want = MIN_SCREEN_PX * theme.scale / lod
+    width = theme.text_width(role, text) or 1.0
+    room = min(rect.height() * 0.86, px * rect.width() / width)
+    return theme.font_at(role, max(px, min(want, room)))
 
 
 def paint_op(item, painter, theme, g, s):

@@ -54,6 +54,7 @@ class GraphScene(QGraphicsScene):
         self.setItemIndexMethod(QGraphicsScene.BspTreeIndex)
         self.setBackgroundBrush(theme.color("background"))
         self._nodes = {}       # nid -> NodeItem
+        self._names = {}       # nid -> the name its item shows (core/document/names.py)
         self._edges = {}       # Edge -> EdgeItem
         self._routes = {}      # (src, dst, src pos, dst pos) -> bend points from the layout
         self._dirty = True
@@ -173,8 +174,8 @@ class GraphScene(QGraphicsScene):
                     item.setPos(at)
                     item.moved()
                 self._geometry_timer.start()
-            elif field in ("label", "param"):
-                item.set_node(node)
+            elif field in ("label", "param"):   # the names of its consumers change too
+                scene_build.rename(self)
         else:
             self._dirty = True
             if self._build is not None:
@@ -203,7 +204,7 @@ class GraphScene(QGraphicsScene):
 
     def _add_node(self, node, is_output, missing_ports):
         """A NodeItem for node, looking as it should from the start (numbers, marks)."""
-        item = NodeItem(self.theme, node, is_output, missing_ports)
+        item = NodeItem(self.theme, node, is_output, missing_ports, self._names.get(node.id))
         v = self.session.values.get(node.id)
         if v is not None:
             item.set_numbers(v.data, v.grad, self._grad_max)

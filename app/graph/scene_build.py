@@ -42,6 +42,7 @@ from PySide6.QtCore import QRectF
 
 from app.graph.node_geometry import node_size
 from app.slices import SlicedJob
+from core.document.names import node_names
 
 BUILD_AT_ONCE = 600   # items still to create (nodes + wires) below which there are no slices
 
@@ -75,10 +76,9 @@ def sync_structure(scene):
     output = doc.effective_output()
     compiled = scene.session.compiled
     missing = compiled.missing if compiled is not None else doc.missing_inputs()
+    rename(scene)
     for nid, item in scene._nodes.items():
         node = nodes[nid]
-        if item.signature() != (node.kind, node.op, node.param, node.label):
-            item.set_node(node)
         at = scene.to_scene(node.pos)
         if item.pos() != at:
             item.setPos(at)
@@ -101,6 +101,18 @@ def sync_structure(scene):
     scene.structureChanged.emit()   # the new extent: the minimap and the overlays follow
     if not was_building:
         scene.buildingChanged.emit(True)
+
+
+def rename(scene):
+    """Give every item the name core/document/names.py makes for its node now (a
+    label edit renames the nodes its value flows into); returns the names."""
+    doc = scene.session.doc
+    names = scene._names = node_names(doc)
+    for nid, item in scene._nodes.items():
+        node = doc.nodes.get(nid)
+        if node is not None and item.signature() != (node.kind, node.op, node.param, node.label, names[nid]):
+            item.set_node(node, names[nid])
+    return names
 
 
 def _create_items(scene, node_ids, edges, output, missing):
@@ -182,7 +194,7 @@ def planned_rect(scene, node_ids, output):
     boxes = []
     for nid in node_ids:
         node = nodes[nid]
-        w, h = node_size(theme, node, nid == output)   # the geometry the item will share
+        w, h = node_size(theme, node, nid == output, scene._names.get(nid))   # the geometry the item will share
         boxes.append((node.pos[0] * s, node.pos[1] * s, w / 2, h / 2))
     boxes.extend(_item_boxes(scene._nodes.values()))
     return _union(boxes)

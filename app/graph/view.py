@@ -22,6 +22,7 @@ from PySide6.QtGui import (QBrush, QColor, QCursor, QFont, QLinearGradient, QPai
                            QPixmap, QTransform)
 from PySide6.QtWidgets import QFrame, QGraphicsView, QToolTip, QWidget
 
+from app.graph.node_geometry import LOD_NUMBERS
 from app.graph.node_item import NodeItem
 from app.graph.minimap import MinimapOverlay
 from core.document.graph import OPS
@@ -119,19 +120,42 @@ class GraphView(QGraphicsView):
         self.set_zoom(1.0)
 
     def fit(self, max_zoom=FIT_MAX_ZOOM):
-        """Show the whole graph, but never closer than max_zoom."""
-        rect = self.scene().items_rect()
+        """Show the whole graph above the legend, never closer than max_zoom and
+        never so far out that its numbers fall below a legible size (LOD_NUMBERS:
+        semantic zoom keeps them readable down to there). A graph too large for
+        that is shown from its output, where backprop starts; pan and the minimap
+        reach the rest."""
+        scene = self.scene()
+        rect = scene.items_rect()
         if rect.isNull() or rect.isEmpty():
             return
         m = 28.0
         rect = rect.adjusted(-m, -m, m, m)
-        self.fitInView(rect, Qt.KeepAspectRatio)
-        if self.zoom() > max_zoom:
-            self.set_zoom(max_zoom)
-        elif self.zoom() < MIN_ZOOM:
-            self.set_zoom(MIN_ZOOM)
-        self.centerOn(rect.center())
+        area = self.graph_area()
+        zoom = min(area.width() / rect.width(), area.height() / rect.height(), max_zoom)
+        legible = LOD_NUMBERS / scene.theme.scale
+        too_large = zoom < legible
+        self.set_zoom(max(MIN_ZOOM, legible if too_large else zoom))
+        centre = self._output_point(rect) if too_large else rect.center()
+        # put `centre` in the middle of the area the overlays leave free
+        shift = QPointF(area.center()) - QPointF(self.viewport().rect().center())
+        self.centerOn(centre - shift / self.zoom())
         self._changed()
+
+    def graph_area(self):
+        """The part of the viewport a fitted graph may use: above the legend."""
+        vp = self.viewport().rect()
+        reserved = self.legend.sizeHint().height() + 2 * OVERLAY_MARGIN if self.legend.isVisible() else 0
+        return vp.adjusted(0, 0, 0, -min(reserved, vp.height() // 3))
+
+    def _output_point(self, rect):
+        """Where to centre a graph too large to fit: its output node, else its right end."""
+        scene = self.scene()
+        out = scene.session.doc.effective_output()
+        item = scene.node_items().get(out) if out is not None else None
+        if item is not None:
+            return QPointF(min(item.x(), rect.right() - self.viewport().width() / 2 / self.zoom()), item.y())
+        return QPointF(rect.right(), rect.center().y())
 
     def center_on_node(self, nid, min_zoom=0.8):
         """Scroll so node nid is in the middle, zooming in if too far out to read."""

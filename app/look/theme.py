@@ -129,21 +129,22 @@ SCALES = (1.0, 1.25, 1.5, 2.0, 2.5, 3.0)   # the steps offered in View → Scale
 
 @dataclass(frozen=True)
 class Metrics:
-    label_px: float = 13.0     # node label
-    number_px: float = 12.5    # data / grad numbers
+    label_px: float = 13.0     # node name (its label, else its formula)
+    number_px: float = 16.0    # data / grad numbers: the text a class reads from the back
     caption_px: float = 10.0   # the words "data" / "grad"
-    op_px: float = 12.5        # symbol inside an op circle
+    op_px: float = 13.0        # symbol inside an op circle
     ui_px: float = 12.0        # legend, minimap, empty-canvas hint
-    record_height: float = 30.0
-    pad: float = 7.0
+    name_row: float = 20.0     # the record's rows, top to bottom: name, data, grad
+    number_row: float = 24.0
+    pad: float = 6.0
     corner: float = 6.0
     op_diameter: float = 30.0
-    op_gap: float = 22.0       # circle to record
+    op_gap: float = 14.0       # circle to record
     label_min: float = 26.0
-    label_max: float = 170.0
-    number_template: str = "-000.0000"   # the width every number cell starts with
+    label_max: float = 150.0
+    number_template: str = "-00.0000"   # the width every number cell starts with
     margin: float = 9.0        # room around a node for halos and badges
-    layer_gap: float = 60.0
+    layer_gap: float = 46.0
     node_gap: float = 22.0
 
 
@@ -201,6 +202,17 @@ class Theme:
         end = self.color("grad_positive" if grad > 0 else "grad_negative")
         return _mix(zero, end, strength)
 
+    def grad_cell_color(self, grad, grad_max):
+        """The grad cell's fill: the grad colour, light enough that dark digits on it
+        stay readable on a washed-out projector (the full colour marks the cell's
+        edge, and fills a node drawn as a block when zoomed far out)."""
+        zero = self.color("grad_zero")
+        if grad == 0.0 or not math.isfinite(grad) or not grad_max > 0.0:
+            return zero
+        strength = min(1.0, math.sqrt(abs(grad) / grad_max))
+        end = self.color("grad_positive" if grad > 0 else "grad_negative")
+        return _mix(zero, end, 0.08 + 0.20 * strength)
+
     def text_on(self, fill):
         """Black or white text, whichever reads better on `fill`."""
         luma = 0.299 * fill.redF() + 0.587 * fill.greenF() + 0.114 * fill.blueF()
@@ -217,10 +229,20 @@ class Theme:
                   "op": m.op_px, "ui": m.ui_px, "mono": m.number_px}[role]
             f = QFont(MONO_FAMILY if role == "mono" else FONT_FAMILY)
             f.setPixelSize(max(1, round(px * self.scale)))
-            if role in ("label", "op"):
+            if role in ("label", "op", "number"):   # bold digits read from the back of a room
                 f.setBold(True)
             f.setHintingPreference(QFont.PreferNoHinting)
             self._fonts[role] = f
+        return f
+
+    def font_at(self, role, px):
+        """The font of `role` at `px` scene pixels (semantic zoom enlarges text)."""
+        fonts = self.cache("fonts at")
+        key = (role, round(px * 2) / 2)
+        f = fonts.get(key)
+        if f is None:
+            f = fonts[key] = QFont(self.font(role))
+            f.setPixelSize(max(1, round(key[1])))
         return f
 
     def font_metrics(self, role):
@@ -239,7 +261,7 @@ class Theme:
     # -- lengths ---------------------------------------------------------------
 
     def length(self, name):
-        """A metric length ('record_height', 'pad', ...) times the scale factor."""
+        """A metric length ('number_row', 'pad', ...) times the scale factor."""
         return getattr(self.metrics, name) * self.scale
 
 

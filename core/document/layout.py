@@ -82,6 +82,32 @@ def positions_pile_up(positions):
     return len(positions) > 1 and len(set(positions)) < max(2, len(positions) // 2)
 
 
+def boxes_overlap(positions, sizes):
+    """The first two nodes whose boxes overlap, or None: positions {id: (x, y)}
+    centres, sizes {id: (w, h)}. Saved positions collide when the nodes have
+    grown since the file was written (or another tool wrote it); such a graph is
+    arranged again on open, since a box on top of another hides its numbers.
+    Linear on a laid-out graph: the boxes go into a grid of cells as large as the
+    largest box, and a box is compared only with those of its own and the eight
+    neighbouring cells; the first overlap ends the search."""
+    if not positions:
+        return None
+    cell_w = max(w for w, _h in sizes.values()) or 1.0
+    cell_h = max(h for _w, h in sizes.values()) or 1.0
+    grid = {}
+    for nid, (x, y) in positions.items():
+        w, h = sizes[nid]
+        box = (x - w / 2, x + w / 2, y - h / 2, y + h / 2)
+        cx, cy = int(x // cell_w), int(y // cell_h)
+        for gx in (cx - 1, cx, cx + 1):
+            for gy in (cy - 1, cy, cy + 1):
+                for other, (left, right, top, bottom) in grid.get((gx, gy), ()):
+                    if box[0] < right and left < box[1] and box[2] < bottom and top < box[3]:
+                        return other, nid
+        grid.setdefault((cx, cy), []).append((nid, box))
+    return None
+
+
 def layered_layout(nodes, edges, *, sizes=None, layer_gap=LAYER_GAP,
                    node_gap=NODE_GAP, sweeps=SWEEPS):
     """{node id: (x, y)} for a DAG, sources left; see `sugiyama` for details."""

@@ -30,16 +30,29 @@ _ATOM = 9           # a label, a number or a function call such as tanh(x)
 def node_names(doc):
     """{node id: name} for every node of a GraphDocument (see the module docstring)."""
     names, binding = {}, {}
-    for nid in doc.topological_ids():
-        node = doc.nodes[nid]
-        if node.label:
-            names[nid], binding[nid] = node.label, _ATOM
-        elif node.kind == "const":
-            names[nid], binding[nid] = short_number(node.value), _ATOM
-        elif node.kind == "op" and node.op in BY_NAME:
-            names[nid], binding[nid] = _op_name(node, doc.inputs_of(nid), names, binding)
-        else:
-            names[nid], binding[nid] = ("input" if node.kind == "input" else "value"), _ATOM
+    nodes = doc.nodes
+    for start in nodes:   # depth first from each node, operands before the node they feed
+        stack = [start]
+        while stack:
+            nid = stack[-1]
+            if nid in names:
+                stack.pop()
+                continue
+            node = nodes[nid]
+            sources = doc.inputs_of(nid) if node.kind == "op" and not node.label else ()
+            waiting = [src for src in sources if src is not None and src not in names]
+            if waiting:
+                stack.extend(waiting)
+                continue
+            stack.pop()
+            if node.label:
+                names[nid], binding[nid] = node.label, _ATOM
+            elif node.kind == "const":
+                names[nid], binding[nid] = short_number(node.value), _ATOM
+            elif node.kind == "op" and node.op in BY_NAME:
+                names[nid], binding[nid] = _op_name(node, sources, names, binding)
+            else:
+                names[nid], binding[nid] = ("input" if node.kind == "input" else "value"), _ATOM
     return _disambiguate(doc, names)
 
 
@@ -67,11 +80,12 @@ def _op_name(node, sources, names, binding):
 
 
 def _disambiguate(doc, names):
-    """Subscript the second, third ... unlabelled node that reads like an earlier one."""
+    """Subscript the second, third ... unlabelled op or input that reads like an
+    earlier one (in document order). Constants keep their number: two 2s are alike."""
     seen = {}
     labelled = {names[nid] for nid, node in doc.nodes.items() if node.label}
-    for nid in doc.topological_ids():
-        if doc.nodes[nid].label:
+    for nid, node in doc.nodes.items():
+        if node.label or node.kind == "const":
             continue
         name = names[nid]
         count = seen.get(name, 1 if name in labelled else 0) + 1

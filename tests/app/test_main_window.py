@@ -5,9 +5,12 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage, QTextCharFormat
 
+from app.graph.node_geometry import LOD_NUMBERS
+from app.graph.view import MIN_ZOOM
 from app.main_window import MainWindow
 from app.startup import main
 from core.engine import Value
+from core.format import format_number
 from core.nn import MLP
 
 
@@ -259,11 +262,13 @@ def test_a_1700_node_traced_graph_opens(window, qtbot):
     print(f"\n{nodes} nodes, {edges} edges opened in {elapsed:.2f} s")
     assert nodes >= 1700
     root = window.scene.node_item(window.session.doc.effective_output())
-    assert root.grad_text == "1.0000" and root.data_text == f"{out.data:.4f}"
+    assert root.grad_text == "1.0000" and root.data_text == format_number(out.data)
     window.view.fit()
-    assert window.view.minimap.isHidden()   # all of it fits: no overview needed
-    window.view.set_zoom(1.0)
+    # too large to show whole at a legible size: fitted to the legible floor, from the output
+    assert window.view.zoom() * window.scene.theme.scale == pytest.approx(LOD_NUMBERS)
     assert window.view.minimap.isVisible()
+    window.view.set_zoom(MIN_ZOOM)   # zoomed out by hand to the overview: all of it in view
+    assert window.view.minimap.isHidden()
 
 
 def test_a_5000_node_graph_opens(window, qtbot):

@@ -1,14 +1,35 @@
 """One number formatter for every view (core/format.py)."""
 import math
 
-from core.format import format_number
+from core.format import format_number, full_number
 
 
 def test_four_decimals_and_no_negative_zero():
     assert format_number(3.0) == "3.0000"
+    assert format_number(15.0) == "15.0000"
     assert format_number(-0.5) == "-0.5000"
-    assert format_number(-0.00001) == "0.0000"
-    assert format_number(-0.0) == "0.0000"
+    assert format_number(-0.0) == "0.0000" and format_number(0.0) == "0.0000"
+
+
+def test_a_tiny_number_is_never_shown_as_zero():
+    # repro (issue 16): 1e-6 showed as 0.0000, a vanishing gradient read as none
+    assert format_number(1e-6) == "1.000e-06"
+    assert format_number(-0.00001) == "-1.000e-05"
+    assert format_number(0.00004) == "4.000e-05"
+    assert format_number(0.0001) == "0.0001"
+    assert format_number(5e-324) == "4.941e-324"
+
+
+def test_a_large_number_keeps_four_significant_digits_at_the_width_of_a_small_one():
+    # repro (issue 16): 123456789.125 filled its cell
+    assert format_number(123456789.125) == "1.235e+08"
+    assert len(format_number(123456789.125)) <= len(format_number(-12.25)) + 1
+
+
+def test_full_number_keeps_every_digit():
+    assert full_number(0.1 + 0.2) == "0.30000000000000004"
+    assert full_number(123456789.125) == "123456789.125"
+    assert full_number(None) == "—"
 
 
 def test_large_numbers_go_scientific_and_odd_ones_are_spelled_out():

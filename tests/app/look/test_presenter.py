@@ -153,8 +153,9 @@ def test_the_node_item_paints_with_the_new_palette(window, qtbot):
     item = window.scene.node_item(window.session.doc.effective_output())
 
     def colour_of_the_box():
-        point = window.view.mapFromScene(item.mapToScene(item.box_rect().center() - item.pos()
-                                                         + QPointF(-item.box_rect().width() * 0.3, 0)))
+        name_row = item.geometry.label_rect   # its right end holds no text: the record's fill
+        point = window.view.mapFromScene(item.mapToScene(QPointF(name_row.right() - 6 * item.theme.scale,
+                                                                 name_row.center().y())))
         return window.view.viewport().grab().toImage().pixelColor(point)
 
     light = colour_of_the_box()

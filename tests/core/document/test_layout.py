@@ -320,6 +320,25 @@ def test_two_thousand_node_random_dag():
     assert all(column[dst] == column[src] + 1 for src, dst in lay.edges)
 
 
+def test_boxes_overlap_names_the_first_two_colliding_nodes():
+    from core.document.layout import boxes_overlap
+    sizes = {"a": (100.0, 60.0), "b": (100.0, 60.0), "c": (100.0, 60.0)}
+    apart = {"a": (0.0, 0.0), "b": (150.0, 0.0), "c": (0.0, 80.0)}
+    assert boxes_overlap(apart, sizes) is None
+    # saved ~100 px apart, written when nodes were 30 px tall and wide records: now they collide
+    assert boxes_overlap({"a": (0.0, 0.0), "b": (90.0, 10.0), "c": (400.0, 0.0)}, sizes) == ("a", "b")
+    assert boxes_overlap({"a": (0.0, 0.0), "b": (0.0, 59.0), "c": (0.0, 200.0)}, sizes) == ("a", "b")
+    assert boxes_overlap({}, {}) is None
+
+
+def test_a_laid_out_graph_never_overlaps():
+    from core.document.layout import boxes_overlap
+    nodes, edges = random_dag(120, seed=5)
+    sizes = {v: (60.0 + (i % 5) * 20, 62.0) for i, v in enumerate(nodes)}
+    pos = layered_layout(nodes, edges, sizes=sizes)
+    assert boxes_overlap(pos, sizes) is None
+
+
 # -- networkx's generations are the layering's start ---------------------------
 
 def kahn_generations(ids, pairs):
