@@ -133,6 +133,8 @@ def _os_fault(error, path):
 
 
 def _size(limit):
+    if limit < 1024:
+        return f"{limit} bytes"
     if limit % (1024 * 1024) == 0:
         return f"{limit // (1024 * 1024)} MB"
     return f"{limit // 1024} KB"

@@ -228,9 +228,15 @@ def read(data):
     if not isinstance(state["optimizer"], dict):
         raise SessionError("state: optimizer must be an object")
     _check_numbers(state["model"], "state: model")
-    for key, numbers in state["optimizer"].items():
-        if isinstance(numbers, list):
-            _check_numbers(numbers, f"state: optimizer {key}")
+    for key, value in state["optimizer"].items():
+        if isinstance(value, list):   # one number per parameter: velocity, m, v
+            for k, number in enumerate(value):
+                if not _is_finite(number):
+                    raise SessionError(f"state: optimizer {key}[{k}]: expected a finite number, "
+                                       f"got {_show(number)}")
+        elif not _is_int(value) or not 0 <= value < 2**63:   # Adam's step count t
+            raise SessionError(f"state: optimizer {key} must be a list of numbers or a step count, "
+                               f"got {_show(value)}")
     _check_rng(state["rng"])
 
     history = _read_history(data.get("history", empty_history()))

@@ -370,7 +370,7 @@ def _action(raw, k, scope, ran, fail):
     if not isinstance(raw, dict):
         fail("", "an action is {\"do\": name, ...arguments} or a bare name like \"backward_all\"")
     name = raw.get("do")
-    if name not in ACTIONS:
+    if not isinstance(name, str) or name not in ACTIONS:   # a list or an object is not hashable
         fail(".do", f"unknown action {name!r} (known: {', '.join(ACTIONS)})")
     allowed = ACTIONS[name]
     _no_unknown_keys(raw, ("do",) + allowed, None, None, "", fail=lambda key: fail(
@@ -513,4 +513,9 @@ def _is_int(x):
 
 
 def _is_number(x):
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return False
+    try:
+        return math.isfinite(x)
+    except OverflowError:   # an integer of hundreds of digits
+        return False

@@ -12,8 +12,8 @@ import pytest
 from PySide6.QtCore import QPointF
 
 import app.files.actions as file_actions
-from app.main_window import MainWindow
 from app.files.autosave import INTERVAL_MS, AutosaveManager
+from app.main_window import MainWindow
 from core.files import recovery
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
@@ -188,8 +188,8 @@ def test_after_a_crash_the_next_window_offers_the_work_and_restores_it_exactly(
 
 
 def test_recovery_of_a_saved_file_keeps_its_path(qtbot, monkeypatch, tmp_path):
-    from core.files import graph_file
     from core.document.expr import parse
+    from core.files import graph_file
     source = tmp_path / "mine.json"
     graph_file.save(parse("a = Value(1.0, label='a')\nb = a.exp()\n"), source, {"title": "mine"})
     state = crash(tmp_path, source)
@@ -244,3 +244,37 @@ def test_an_unreadable_autosave_is_reported_and_kept(qtbot, isolated_files):
         assert broken in isolated_files[-1][1] and os.path.exists(broken)
     finally:
         w.close()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo") or not os.path.exists("/dev/zero"),
+                    reason="needs named pipes and /dev/zero")
+def test_a_fifo_or_a_dev_zero_link_in_the_recovery_folder_neither_hangs_nor_is_read(qtbot, isolated_files):
+    # issue 20: a FIFO named *.json hung start-up; a link to /dev/zero was read until MemoryError
+    from tests.core.files.hostile import fifo_guard
+    folder = os.path.join(os.environ["BACKPROP_STUDIO_DATA_DIR"], "recovery")
+    os.makedirs(folder)
+    fifo, zero = os.path.join(folder, "0123456789abcdef.json"), os.path.join(folder, "fedcba9876543210.json")
+    os.mkfifo(fifo)
+    os.symlink("/dev/zero", zero)
+    w = MainWindow(load_example=False)
+    qtbot.addWidget(w)
+    try:
+        with fifo_guard(fifo) as opened:
+            assert w.files.autosave.orphans() == []      # not ours: we only write regular files
+            assert not w.files.offer_recovery()
+        assert opened == [] and isolated_files == []
+        assert os.path.exists(fifo) and os.path.islink(zero)   # left alone
+    finally:
+        w.close()
+
+
+def test_the_autosave_writes_through_cores_one_atomic_writer(window, monkeypatch):
+    # issue 15: app/files/autosave.py had its own temp-file + os.replace
+    import core.files.atomic
+    calls = []
+    real = core.files.atomic.write_atomically
+    monkeypatch.setattr("app.files.autosave.write_atomically",
+                        lambda path, text, commit=None: calls.append(path) or real(path, text, commit))
+    window.builder.add_entry({"key": "input"}, QPointF(0, 0))
+    assert window.files.autosave.tick(wait=True)
+    assert calls == [window.files.autosave.path] and os.path.exists(calls[0])

@@ -11,8 +11,8 @@ from PySide6.QtGui import QCloseEvent, QDropEvent
 
 import app.files.actions as file_actions
 from app.main_window import MainWindow
-from core.files import graph_file
 from core.document.expr import parse
+from core.files import graph_file
 
 DATA = pathlib.Path(__file__).resolve().parents[2] / "data"
 BAD = sorted((DATA / "bad").glob("*.json"))
@@ -276,6 +276,7 @@ def big_files(monkeypatch):
 
 def test_a_large_file_opens_in_the_background(window, big_files, tmp_path, monkeypatch):
     import threading
+
     from core.document.graph import GraphDocument
     path, doc = traced_file(tmp_path)
     checked_on = []
@@ -384,3 +385,26 @@ def test_window_geometry_and_docks_go_to_qsettings(window, qtbot):
         assert other.files.restore_ui_state()
     finally:
         other.close()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_opening_or_importing_a_fifo_is_refused_and_never_blocks(window, isolated_files, tmp_path):
+    # issue 20: a FIFO's size reads 0, so the window read it on the GUI thread and blocked forever
+    from tests.core.files.hostile import fifo_guard
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    before = window.session.doc.to_dict()
+    with fifo_guard(fifo) as opened:
+        assert not window.files.open(str(fifo))
+        assert "named pipe" in isolated_files[-1][1] and "unchanged" in isolated_files[-1][1]
+        assert not window.files.import_snippet(str(fifo))
+        assert "named pipe" in isolated_files[-1][1]
+    assert opened == [] and window.session.doc.to_dict() == before and window.files.path is None
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
+def test_opening_a_link_to_dev_zero_is_refused(window, isolated_files, tmp_path):
+    link = tmp_path / "zero.json"
+    link.symlink_to("/dev/zero")
+    assert not window.files.open(str(link))
+    assert "not a regular file" in isolated_files[-1][1]

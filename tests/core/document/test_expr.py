@@ -414,3 +414,16 @@ def test_any_text_gives_a_document_or_an_expr_error(parts):
     else:
         assert isinstance(doc, GraphDocument)
         compile_document(doc)  # and whatever parsed also compiles
+
+
+@pytest.mark.parametrize("text, line, col", [
+    ("a\ud800 + 1", 1, 2),                                   # typed (or pasted) directly
+    ("a = 1\nb = a * \udfff", 2, 9),
+    ("x = Value(1.0, label='\\ud800')", 1, 22),             # an escape inside quotes
+    ("x = Value(1.0, label='\\ud83d\\ude00')", 1, 22),       # Python keeps the halves apart
+])
+def test_text_that_cannot_be_encoded_is_an_expr_error_naming_where(text, line, col):
+    # issue 20: a lone surrogate raised UnicodeEncodeError from parse
+    with pytest.raises(ExprError, match="surrogate") as caught:
+        parse(text)
+    assert (caught.value.line, caught.value.col) == (line, col)

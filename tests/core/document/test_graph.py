@@ -294,3 +294,15 @@ def test_revision_grows_with_every_structural_change_only():
     before = doc.revision
     doc.set_field("k", "pos", (5, 5))        # moving a box changes no structure
     assert doc.revision == before
+
+
+def test_a_label_no_file_can_store_is_refused_naming_the_node():
+    # issue 20: a label "\ud800" was accepted, and Save then failed without naming the node
+    doc = GraphDocument()
+    doc.add_node(Node("n1", "input", value=1.0, label="x"))
+    with pytest.raises(GraphError, match=r"node 'n1': the label holds U\+D800 \(character 2\)"):
+        doc.set_field("n1", "label", "a\ud800")
+    assert doc.nodes["n1"].label == "x"
+    with pytest.raises(GraphError, match="node 'n2'"):
+        doc.add_node(Node("n2", "input", value=1.0, label="\udfff"))
+    doc.set_field("n1", "label", "é 😀 ｘ")   # anything encodable is fine

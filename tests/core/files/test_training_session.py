@@ -201,3 +201,47 @@ def test_nan_tokens_and_broken_json_are_refused(tmp_path):
         ts.load(path)
     with pytest.raises(ts.SessionError, match="cannot read"):
         ts.load(tmp_path / "missing.json")
+
+
+@pytest.mark.parametrize("change, message", [
+    # issue 20: 2**70 and -1 raised OverflowError from random.setstate (the app catches SessionError)
+    (lambda rng: rng[1].__setitem__(5, 2**70), r"rng\[1\]\[5\] must be an integer from 0 to 2\*\*32 - 1"),
+    (lambda rng: rng[1].__setitem__(0, -1), r"rng\[1\]\[0\] must be an integer from 0 to 2\*\*32 - 1, got -1"),
+    (lambda rng: rng[1].__setitem__(7, 2**40), r"rng\[1\]\[7\]"),   # setstate would cut it silently
+    (lambda rng: rng[1].__setitem__(624, 625), r"rng\[1\]\[624\] \(the position\)"),
+    (lambda rng: rng[1].pop(), r"rng\[1\] must hold 625 integers, got 624"),
+    (lambda rng: rng.__setitem__(0, 2), r"rng\[0\] \(the version\) must be 3"),
+    (lambda rng: rng.__setitem__(2, "x"), r"rng\[2\] must be null or a finite number"),
+])
+def test_a_bad_rng_state_word_is_a_session_error_naming_it(change, message):
+    data = good_data()
+    change(data["state"]["rng"])
+    with pytest.raises(ts.SessionError, match=message):
+        ts.loads(json.dumps(data))
+
+
+def test_numbers_too_large_for_a_float_are_session_errors_not_overflow_errors():
+    data = good_data()
+    data["state"]["model"][0][0][0] = 10**400
+    with pytest.raises(ts.SessionError, match=r"state: model\[0\]\[0\]\[0\]: expected a finite number"):
+        ts.loads(json.dumps(data))
+    data = good_data()
+    data["history"]["loss"][0] = 10**400
+    with pytest.raises(ts.SessionError, match=r"history: loss\[0\]"):
+        ts.loads(json.dumps(data))
+
+
+def test_optimizer_memory_must_be_flat_numbers_so_what_loads_saves():
+    # the hostile corpus found [[1, 2]] accepted by load and refused by save
+    data = good_data()
+    key = next(k for k, v in data["state"]["optimizer"].items() if isinstance(v, list))
+    data["state"]["optimizer"][key][0] = [1.0, 2.0]
+    with pytest.raises(ts.SessionError, match=rf"optimizer {key}\[0\]: expected a finite number"):
+        ts.loads(json.dumps(data))
+
+
+def test_duplicate_keys_are_refused_now_as_in_every_file_kind():
+    # issue 15: the session reader alone accepted them
+    text = json.dumps(good_data())
+    with pytest.raises(ts.SessionError, match="'format' appears twice"):
+        ts.loads('{"format": "x", ' + text[1:])
