@@ -365,8 +365,8 @@ HOSTILE_GROUPS = [
     ["K", "\u212a", "Å", "\u212b", "é", "e\u0301"],  # Kelvin sign, Angstrom sign, combining accent
     ["relu", "tanh", "exp", "log", "sigmoid", "ｒｅｌｕ"],
     ["n1", "n2", "v1", "_n1", "_n2", "n7"],       # ids and the names made from them
-    ["", " ", "x y", "1x", "it's", 'a"b', "\\", "\n", "ı", "ℌ", "ª", "x²", "\ud800"],
-]
+    ["", " ", "x y", "1x", "it's", 'a"b', "\\", "\n", "ı", "ℌ", "ª", "x²"],
+]  # (a lone surrogate never gets this far: the document refuses it as a label)
 
 
 def hostile_doc(labels):
