@@ -31,7 +31,8 @@ from PySide6.QtGui import QPainterPath
 from core.document.graph import op_symbol
 
 LOD_FULL = 0.75     # zoom x scale from which a node shows everything at its own size
-LOD_NUMBERS = 0.5   # below this, only data and grad, filling the record
+LOD_NUMBERS = 0.62  # below this, only data and grad, filling the record
+LOD_FIT = 0.7       # fit() never zooms out further: even a number too wide to grow is 11 px there
 LOD_TEXT = 0.3      # below this zoom level a node is a coloured block without text
 LOD_BLOCK = 0.12    # below this, a flat rectangle without border
 PORT_ANGLE = math.radians(38.0)   # where ports 0 and 1 meet a binary op's circle
@@ -112,7 +113,8 @@ class NodeGeometry:
         return width
 
     def record_path(self):
-        """The record's rounded outline and its grad cell clipped to it (made once)."""
+        """The record's rounded outline, and clipped to it: its grad cell, its status
+        stripe and its lower half (made once)."""
         paths = getattr(self, "_paths", None)
         if paths is None:
             corner = self.corner
@@ -123,7 +125,11 @@ class NodeGeometry:
             stripe = QPainterPath()
             stripe.addRect(QRectF(self.record.left(), self.record.top(), 5 * self.scale,
                                   self.record.height()))
-            paths = self._paths = (record, record.intersected(cell), record.intersected(stripe))
+            half = QPainterPath()   # where the grad goes when zoomed out to numbers only
+            r = self.record
+            half.addRect(QRectF(r.left(), r.center().y(), r.width(), r.height() / 2))
+            paths = self._paths = (record, record.intersected(cell), record.intersected(stripe),
+                                   record.intersected(half))
         return paths
 
 

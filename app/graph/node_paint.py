@@ -57,7 +57,9 @@ def paint_node(item, painter):
         border, width = theme.color("nonfinite"), 2.2 * s
     if selected:
         border, width = theme.color("selection"), 2.2 * s
-    record, grad_cell, stripe = g.record_path()
+    record, grad_cell, stripe, lower_half = g.record_path()
+    if lod < LOD_NUMBERS:   # numbers only: the grad takes the lower half
+        grad_cell = lower_half
     painter.setPen(Qt.NoPen)
     painter.setBrush(theme.color("node_fill"))
     painter.drawPath(record)
@@ -69,7 +71,7 @@ def paint_node(item, painter):
     edge = theme.grad_color(grad, item.grad_max)
     if edge != theme.color("grad_zero"):   # the full colour along the cell's right edge
         painter.setBrush(edge)
-        r = g.grad_rect
+        r = grad_cell.boundingRect()
         painter.drawRect(QRectF(r.right() - 5 * s, r.top(), 5 * s, r.height() - 1 * s))
 
     if item.status is not None:
@@ -77,7 +79,7 @@ def paint_node(item, painter):
         painter.drawPath(stripe)
 
     painter.setPen(QPen(theme.color("divider"), 1.0 * s))
-    rules = (g.data_rect.top(), g.grad_rect.top()) if lod >= LOD_NUMBERS else (g.grad_rect.top(),)
+    rules = (g.data_rect.top(), g.grad_rect.top()) if lod >= LOD_NUMBERS else (g.record.center().y(),)
     for y in rules:
         painter.drawLine(QPointF(g.record.left() + 1, y), QPointF(g.record.right() - 1, y))
 
@@ -98,9 +100,9 @@ def paint_node(item, painter):
         paint_number(painter, theme, _before_edge(g.grad_rect, s), "grad" if full else "", grad_text, on_grad,
                      caption, lod)
     else:   # only the numbers, each filling half the record
-        top = QRectF(g.record.left(), g.record.top(), g.record.width(), g.grad_rect.top() - g.record.top())
+        top, bottom = _halves(g)
         paint_number(painter, theme, top, "", data_text, theme.color("number_text"), None, lod)
-        paint_number(painter, theme, _before_edge(g.grad_rect, s), "", grad_text, on_grad, None, lod)
+        paint_number(painter, theme, _before_edge(bottom, s), "", grad_text, on_grad, None, lod)
     if item.debug_mark == "target":   # the cell this step's += writes into
         painter.setPen(QPen(theme.color("highlight"), 3.0 * s))
         painter.setBrush(Qt.NoBrush)
@@ -177,6 +179,27 @@ def paint_number(painter, theme, rect, caption, text, color, caption_color, lod)
         painter.setFont(_grown(theme, "number", text, inner, lod))
     painter.setPen(color)
     painter.drawText(inner, _ALIGN_RIGHT, text)
+
+
+def number_screen_px(item, zoom):
+    """How tall (pixels on screen) the node's grad digits are painted at view zoom
+    `zoom` -- what the legibility audit checks; 0 where the node is a block."""
+    theme, g = item.theme, item.geometry
+    lod = zoom * theme.scale
+    if lod < LOD_TEXT:
+        return 0.0
+    if lod >= LOD_FULL:
+        return theme.font("number").pixelSize() * zoom
+    row = g.grad_rect if lod >= LOD_NUMBERS else _halves(g)[1]
+    rect = _before_edge(row, theme.scale).adjusted(theme.length("pad"), 0, -theme.length("pad"), 0)
+    return _grown(theme, "number", item.texts()[2], rect, lod).pixelSize() * zoom
+
+
+def _halves(g):
+    """The record cut in two across: data above, grad below (numbers-only zoom)."""
+    r = g.record
+    return (QRectF(r.left(), r.top(), r.width(), r.height() / 2),
+            QRectF(r.left(), r.center().y(), r.width(), r.height() / 2))
 
 
 def _before_edge(rect, s):

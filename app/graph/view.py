@@ -22,7 +22,7 @@ from PySide6.QtGui import (QBrush, QColor, QCursor, QFont, QLinearGradient, QPai
                            QPixmap, QTransform)
 from PySide6.QtWidgets import QFrame, QGraphicsView, QToolTip, QWidget
 
-from app.graph.node_geometry import LOD_NUMBERS
+from app.graph.node_geometry import LOD_FIT
 from app.graph.node_item import NodeItem
 from app.graph.minimap import MinimapOverlay
 from core.document.graph import OPS
@@ -121,7 +121,7 @@ class GraphView(QGraphicsView):
 
     def fit(self, max_zoom=FIT_MAX_ZOOM):
         """Show the whole graph above the legend, never closer than max_zoom and
-        never so far out that its numbers fall below a legible size (LOD_NUMBERS:
+        never so far out that its numbers fall below a legible size (LOD_FIT:
         semantic zoom keeps them readable down to there). A graph too large for
         that is shown from its output, where backprop starts; pan and the minimap
         reach the rest."""
@@ -133,7 +133,7 @@ class GraphView(QGraphicsView):
         rect = rect.adjusted(-m, -m, m, m)
         area = self.graph_area()
         zoom = min(area.width() / rect.width(), area.height() / rect.height(), max_zoom)
-        legible = LOD_NUMBERS / scene.theme.scale
+        legible = LOD_FIT / scene.theme.scale
         too_large = zoom < legible
         self.set_zoom(max(MIN_ZOOM, legible if too_large else zoom))
         centre = self._output_point(rect) if too_large else rect.center()
@@ -145,7 +145,7 @@ class GraphView(QGraphicsView):
     def graph_area(self):
         """The part of the viewport a fitted graph may use: above the legend."""
         vp = self.viewport().rect()
-        reserved = self.legend.sizeHint().height() + 2 * OVERLAY_MARGIN if self.legend.isVisible() else 0
+        reserved = self.legend.sizeHint().height() + 2 * OVERLAY_MARGIN
         return vp.adjusted(0, 0, 0, -min(reserved, vp.height() // 3))
 
     def _output_point(self, rect):
@@ -359,6 +359,7 @@ class GraphView(QGraphicsView):
     def scrollContentsBy(self, dx, dy):
         super().scrollContentsBy(dx, dy)
         self.viewChanged.emit()
+        self._keep_overlays_off_nodes()
 
     def resizeEvent(self, event):
         super().resizeEvent(event)
@@ -372,12 +373,33 @@ class GraphView(QGraphicsView):
     def _changed(self):
         self.viewChanged.emit()
         self.zoomChanged.emit(self.zoom())
+        self._keep_overlays_off_nodes()
+
+    def _keep_overlays_off_nodes(self):
+        """An overlay never covers a node: the legend steps aside (hides) while a
+        node is under it; the minimap moves to the top corner, or hides too."""
+        self.legend.setVisible(not self._covers_a_node(self.legend.geometry()))
+        if self.minimap.isVisible() and self._covers_a_node(self.minimap.geometry()):
+            vp = self.viewport().geometry()
+            self.minimap.move(self.minimap.x(), vp.top() + OVERLAY_MARGIN)
+            if self._covers_a_node(self.minimap.geometry()):
+                self.minimap.hide()
+
+    def _covers_a_node(self, rect):
+        """True if a node's box lies under `rect`, a rectangle in this widget's coordinates."""
+        scene = self.scene()
+        if scene is None:
+            return False
+        area = self.mapToScene(rect.translated(-self.viewport().pos())).boundingRect()
+        return any(isinstance(item, NodeItem) and item.isVisible()
+                   for item in scene.items(area, Qt.IntersectsItemBoundingRect))
 
     def _place_overlays(self):
         vp = self.viewport().geometry()
         self.legend.adjustSize()
         self.legend.move(vp.left() + OVERLAY_MARGIN, vp.bottom() - self.legend.height() - OVERLAY_MARGIN)
         self.minimap.place(vp, OVERLAY_MARGIN)
+        self._keep_overlays_off_nodes()
 
     def set_theme(self, theme):
         self.scene().set_theme(theme)

@@ -211,7 +211,8 @@ def presenter_layout(window):
 def size_presenter_docks(window):
     lessons = window.docks["lessons"]
     if window.appearance.presenting and not lessons.isHidden():
-        window.resizeDocks([lessons], [max(300, int(window.height() * 0.45))], Qt.Vertical)
+        # the canvas is what the class reads: the lesson text gets a third of the height
+        window.resizeDocks([lessons], [max(260, int(window.height() * 0.33))], Qt.Vertical)
     window.view.fit()
     window.lessons.follow()
 

@@ -5,7 +5,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage, QTextCharFormat
 
-from app.graph.node_geometry import LOD_NUMBERS
+from app.graph.node_geometry import LOD_FIT
 from app.graph.view import MIN_ZOOM
 from app.main_window import MainWindow
 from app.startup import main
@@ -265,7 +265,7 @@ def test_a_1700_node_traced_graph_opens(window, qtbot):
     assert root.grad_text == "1.0000" and root.data_text == format_number(out.data)
     window.view.fit()
     # too large to show whole at a legible size: fitted to the legible floor, from the output
-    assert window.view.zoom() * window.scene.theme.scale == pytest.approx(LOD_NUMBERS)
+    assert window.view.zoom() * window.scene.theme.scale == pytest.approx(LOD_FIT)
     assert window.view.minimap.isVisible()
     window.view.set_zoom(MIN_ZOOM)   # zoomed out by hand to the overview: all of it in view
     assert window.view.minimap.isHidden()

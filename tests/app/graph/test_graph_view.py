@@ -3,7 +3,7 @@ import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QColor, QWheelEvent
 
-from app.graph.node_geometry import LOD_NUMBERS, LOD_TEXT, node_size
+from app.graph.node_geometry import LOD_FIT, LOD_TEXT, node_size
 from app.graph.node_item import NodeItem
 from app.graph.scene import GraphScene
 from app.graph.view import GraphView
@@ -164,7 +164,7 @@ def test_minimap_appears_for_large_graphs_and_navigates(canvas, qtbot):
     assert centre.x() > scene.items_rect().center().x()
     view.fit()
     # too long to fit legibly: shown at the legible floor from its output, the minimap stays
-    assert view.zoom() == pytest.approx(LOD_NUMBERS / scene.theme.scale)
+    assert view.zoom() == pytest.approx(LOD_FIT / scene.theme.scale)
     out = scene.node_item(session.doc.effective_output())
     assert view.mapToScene(view.viewport().rect()).boundingRect().contains(out.sceneBoundingRect())
     assert minimap.isVisible()
@@ -177,7 +177,7 @@ def test_fit_never_shrinks_numbers_below_legible_and_keeps_the_legend_off_the_gr
     session, scene, view = canvas
     show(session, "x = Value(2.0, label='x')\ny = Value(3.0, label='y')\nf = x*y + y**2\n")
     view.fit()
-    assert view.zoom() * scene.theme.scale >= LOD_NUMBERS
+    assert view.zoom() * scene.theme.scale >= LOD_FIT
     legend = view.legend.geometry()
     for item in scene.node_items().values():
         box = view.mapFromScene(item.sceneBoundingRect()).boundingRect()
