@@ -5,10 +5,10 @@ import math
 import random
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from core.engine import Value, topological_order, zero_grad, recompute
-
+from core.engine import Value, recompute, topological_order, zero_grad
 
 # -- the tutorial and micrograd's own tests -----------------------------------
 
