@@ -144,8 +144,9 @@ def mlp_loss(n_samples, n_in=2, sizes=(16, 16, 1)):
 
 def networkx_from_sources(ids, pairs):
     """Generation k: the nodes whose operands all sit in generations < k."""
-    graph = nx.DiGraph(pairs)
+    graph = nx.DiGraph()
     graph.add_nodes_from(range(len(ids)))
+    graph.add_edges_from(pairs)
     layer = [0] * len(ids)
     for k, generation in enumerate(nx.topological_generations(graph)):
         for v in generation:
@@ -156,8 +157,9 @@ def networkx_from_sources(ids, pairs):
 def networkx_from_output(ids, pairs):
     """Generations measured from the sinks on the reversed graph, mirrored: a
     weight sits just before its consumer, a long chain's start far left."""
-    graph = nx.DiGraph(pairs).reverse(copy=False)
+    graph = nx.DiGraph()
     graph.add_nodes_from(range(len(ids)))
+    graph.add_edges_from((v, u) for u, v in pairs)
     depth, layer = 0, [0] * len(ids)
     for k, generation in enumerate(nx.topological_generations(graph)):
         depth = k
