@@ -67,7 +67,8 @@ class Layout:
     positions: dict        # node id -> (x, y), the centre of its box
     layers: list           # per column, top to bottom: node ids and Dummy points
     edges: list            # proper edges, each joining adjacent columns (repeats kept)
-    routes: dict           # (src, dst) -> [(x, y), ...] bend points, left to right
+    routes: dict           # (src, dst) -> [(x, y), ...] bend points, left to right: two per skipped
+                           # column, where the edge enters and leaves it (level in between)
     crossings_before: int  # of `layers` in the order the nodes came in
     crossings_after: int
 
@@ -170,13 +171,17 @@ def sugiyama(nodes, edges, *, sizes=None, layer_gap=LAYER_GAP,
     if sizes:
         boxes[:n] = [tuple(map(float, sizes.get(v, (0.0, 0.0)))) for v in ids]
     xs, ys = _coordinates(layers, preds, succs, boxes, n, layer_gap, node_gap)
+    half = [max((boxes[v][0] for v in lay), default=0.0) / 2 for lay in layers]
 
     name = ids + owner
     return Layout(
         positions={v: (xs[i], ys[i]) for i, v in enumerate(ids)},
         layers=[[name[v] for v in lay] for lay in layers],
         edges=[(name[a], name[b]) for a in range(len(name)) for b in succs[a]],
-        routes={e: [(xs[d], ys[d]) for d in path] for e, path in chains.items()},
+        # a long edge runs level across each column it skips, from its left side to its
+        # right, and bends only in the gaps between columns: never through a box
+        routes={e: [p for d in path for p in ((xs[d] - half[layer[d]], ys[d]), (xs[d] + half[layer[d]], ys[d]))]
+                for e, path in chains.items()},
         crossings_before=before, crossings_after=after)
 
 

@@ -3,7 +3,7 @@ window sizes a class meets -- 1440 x 880, 1280 x 720 and presenter 2x at 1920 x 
 readable in the first view, without any zooming:
 
 * every grad is painted at least MIN_PX pixels tall on screen, and every node is in view;
-* no two node boxes overlap;
+* no two node boxes overlap, and no wire runs through a node it does not touch;
 * neither the legend nor the minimap covers a node;
 * the window is not larger than the screen it was given.
 """
@@ -55,6 +55,17 @@ def test_every_example_is_legible_in_its_first_view(window, qtbot, path, size):
     positions = {nid: (item.x(), item.y()) for nid, item in items.items()}
     sizes = {nid: (item.geometry.width, item.geometry.height) for nid, item in items.items()}
     assert boxes_overlap(positions, sizes) is None
+
+    for edge_item in scene.edge_items():
+        src, dst = edge_item.edge[0], edge_item.edge[1]
+        path = edge_item.mapToScene(edge_item.path())
+        trace = [path.pointAtPercent(k / 200) for k in range(201)]   # the drawn line, not its hull
+        for nid, item in items.items():
+            if nid in (src, dst):
+                continue
+            record = item.mapToScene(item.geometry.record).boundingRect().adjusted(2, 2, -2, -2)
+            assert not any(record.contains(point) for point in trace), \
+                f"the wire {src}->{dst} runs through {item.name}"
 
     for overlay in (view.legend, view.minimap):
         if overlay.isVisible():
