@@ -22,7 +22,6 @@ from core.debugger.explain import formula, headline
 from core.debugger.stepper import FINAL, PARTIAL, forward_formula
 from core.format import format_number
 
-
 # -----------------------------------------------------------------------------
 # Rich text
 
