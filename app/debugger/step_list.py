@@ -8,13 +8,13 @@ breakpoint shows a red dot. Clicking a row seeks there (the panel does that).
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 from PySide6.QtGui import QColor, QFont
-from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QStyle, QStyledItemDelegate,
-                               QTableView)
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QStyle, QStyledItemDelegate, QTableView
 
 from app.look.theme import MONO_FAMILY
 from core.ops import short_text
 
 COLUMNS = ("#", "node", "op", "formula", "")
+_TOP = QModelIndex()   # the invisible root of a table model
 # plain ints: comparing PySide6's enum members costs microseconds, and a repaint asks ~400 times
 DISPLAY, FONT, BACKGROUND, FOREGROUND, TOOLTIP = (int(r) for r in (
     Qt.DisplayRole, Qt.FontRole, Qt.BackgroundRole, Qt.ForegroundRole, Qt.ToolTipRole))
@@ -76,10 +76,10 @@ class StepListModel(QAbstractTableModel):
 
     # -- the Qt model ------------------------------------------------------------------
 
-    def rowCount(self, parent=QModelIndex()):
+    def rowCount(self, parent=_TOP):
         return 0 if parent.isValid() else len(self._order)
 
-    def columnCount(self, parent=QModelIndex()):
+    def columnCount(self, parent=_TOP):
         return 0 if parent.isValid() else len(COLUMNS)
 
     def headerData(self, section, orientation, role=Qt.DisplayRole):
