@@ -343,7 +343,7 @@ class MainWindow(QMainWindow):
         return layout_runner.layout_done(self, token, result)
 
     def show_document(self, doc, text="Replace graph", layout=True, undoable=True, groups=(),
-                      replacement=None):
+                      replacement=None, keep_positions=False):
         """Show doc (a fresh GraphDocument nobody else holds) as one undoable step,
         with its groups (core/document/groups.py). A large graph is laid out in a worker
         first (see `layout_pending`). Without a layout, `replacement` may be doc's
@@ -351,17 +351,21 @@ class MainWindow(QMainWindow):
         `layout=False` keeps the document's positions -- unless they pile up (a
         trace, a file from another tool) or the boxes, measured now, overlap (a
         file saved when nodes were drawn smaller): such a graph is arranged all
-        the same, since a box on top of another hides its numbers."""
+        the same, since a box on top of another hides its numbers. `keep_positions`:
+        the positions are the user's own as they last saw them (an autosave, a file
+        saved at today's node sizes): kept even where boxes overlap."""
         if not layout and positions_pile_up(node.pos for node in doc.nodes.values()):
             layout, replacement = True, None
         if not layout:
             if len(doc.nodes) < layout_runner.ASYNC_LAYOUT_NODES:
                 layout_runner.forget_pending(self)
-                if not self._boxes_collide(doc, layout_runner.layout_input(self, doc)):
+                measured = layout_runner.layout_input(self, doc)
+                if keep_positions or not self._boxes_collide(doc, measured):
+                    self._reuse_routes(doc, measured)
                     return self._show_laid_out(doc, text, None, undoable, groups, replacement)
             else:
                 def measured(data):
-                    if self._boxes_collide(doc, data):
+                    if not keep_positions and self._boxes_collide(doc, data):
                         self.show_document(doc, text, True, undoable, groups)
                     else:
                         self._show_laid_out(doc, text, None, undoable, groups, replacement)
@@ -371,6 +375,19 @@ class MainWindow(QMainWindow):
                                                                              groups, prepared),
                       prepare=lambda positions: layout_runner.prepare_replacement(doc, text, positions))
         return True
+
+    def _reuse_routes(self, doc, measured):
+        """A graph saved as the layout arranged it (an example, a file saved unmoved)
+        gets the layout's wire routes back: its long wires run between the columns,
+        not through the boxes. Positions the user changed keep plain curves."""
+        try:
+            positions, routes = layout_runner._run_layout(*measured)
+        except ValueError:
+            return
+        nodes = doc.nodes
+        if all(abs(nodes[nid].pos[0] - x) < 0.5 and abs(nodes[nid].pos[1] - y) < 0.5
+               for nid, (x, y) in positions.items()):
+            self.scene.set_routes(routes, positions)
 
     def _boxes_collide(self, doc, measured):
         """True (and a note in the status bar) if doc's saved positions put two of

@@ -29,6 +29,7 @@ from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from app.files.autosave import AutosaveManager
+from app.graph.node_geometry import CANVAS_VERSION
 from app.settings import settings
 from core.document.codegen import to_python, to_pytorch
 from core.document.commands import ReplaceDocument
@@ -343,7 +344,7 @@ class FileActions(QObject):
             self._open_failed(path, outcome)
             return False
         doc, meta, groups, replacement = outcome
-        if not self._show(doc, groups, text, replacement):
+        if not self._show(doc, groups, text, replacement, meta):
             return False
         self._set_file(path, meta)
         self._remember(path)
@@ -365,9 +366,12 @@ class FileActions(QObject):
         show_error(self.window, "Could not open the file",
                    f"{name} was not opened.\n\n{text}\n\nThe graph shown is unchanged.")
 
-    def _show(self, doc, groups, text, replacement=None):
+    def _show(self, doc, groups, text, replacement=None, meta=None):
+        """Show a file's graph; its positions are kept as saved if it was saved for
+        today's node boxes (meta "canvas"), else re-checked for overlaps."""
+        current = meta is not None and meta.get("canvas") == CANVAS_VERSION
         return self.window.show_document(doc, text, layout=_needs_layout(doc), undoable=False,
-                                         groups=groups, replacement=replacement)
+                                         groups=groups, replacement=replacement, keep_positions=current)
 
     def open_example(self, path):
         """An example opens as an untitled copy: saving asks where, never over the example."""
@@ -378,7 +382,7 @@ class FileActions(QObject):
         except (OSError, ValueError, graph_file.FormatError) as e:
             self._open_failed(path, e)
             return False
-        if not self._show(doc, groups, "Open example"):
+        if not self._show(doc, groups, "Open example", meta=meta):
             return False
         self._set_file(None, meta, name=f"{meta.get('title') or os.path.basename(path)} (example)")
         return True
@@ -413,6 +417,7 @@ class FileActions(QObject):
     def save_to(self, path):
         meta = dict(self.meta)
         meta.setdefault("title", os.path.splitext(os.path.basename(str(path)))[0])
+        meta["canvas"] = CANVAS_VERSION   # the positions are for today's node boxes
         try:
             graph_file.save(self.session.doc, path, join_meta(meta, self.session.groups.to_list()))
         except (OSError, ValueError) as e:
@@ -535,7 +540,7 @@ class FileActions(QObject):
                 orphan.release()
                 continue
             ok = self.window.show_document(recovered.doc, "Recover autosaved work", layout=False,
-                                           undoable=True, groups=recovered.groups)
+                                           undoable=True, groups=recovered.groups, keep_positions=True)
             if ok and self.window.layout_pending:
                 ok = self.window.wait_for_layout()   # shown before the copy it came from goes
             if not ok:

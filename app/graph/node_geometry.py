@@ -37,6 +37,10 @@ LOD_TEXT = 0.3      # below this zoom level a node is a coloured block without t
 LOD_BLOCK = 0.12    # below this, a flat rectangle without border
 PORT_ANGLE = math.radians(38.0)   # where ports 0 and 1 meet a binary op's circle
 NODE_Z, EDGE_Z, EDGE_HIGHLIGHT_Z, NODE_SELECTED_Z = 1.0, 0.0, 0.5, 2.0
+# Saved in a file's meta as "canvas": the node boxes its positions were made for. A file
+# without it (older, or from another tool) whose boxes now overlap is arranged again on
+# open; one with it keeps its positions as its author saw them, overlaps and all.
+CANVAS_VERSION = 2
 
 
 class NodeGeometry:

@@ -259,7 +259,8 @@ def traced_file(tmp_path, name="big.json", hidden=(12, 8, 1)):
     from core.nn import MLP
     model = MLP(3, list(hidden))
     doc, _values = trace(model([0.5, 0.6, 0.7]), model.parameters())
-    layout = sugiyama(list(doc.nodes), [(e.src, e.dst) for e in doc.edges])
+    roomy = {nid: (300.0, 100.0) for nid in doc.nodes}   # larger than any box: none overlap
+    layout = sugiyama(list(doc.nodes), [(e.src, e.dst) for e in doc.edges], sizes=roomy)
     for nid, pos in layout.positions.items():
         doc.nodes[nid].pos = pos
     path = tmp_path / name
