@@ -1,49 +1,34 @@
 """What the debugger calls a node, and how it introduces a step: plain text, no markup.
 
-Every text the debugger shows names nodes the way the user knows them. A node
-with a label is called by its label. An unlabelled node needs a name too, and
-its node id ('n7') means nothing to a learner, so it is named by what it
-computes, as long as that is short and made of names the learner knows:
+Every text the debugger shows names nodes the way the canvas does
+(core/document/names.py: a label, else the formula over its operands' names,
+never an id such as 'n7'). In running text a formula name is bracketed, so
+that '(x·y).grad' reads as the grad of x·y:
 
-    x, y labelled, m = x * y unlabelled     ->  m is called '(x·y)'
+    x, y labelled, m = x * y unlabelled     ->  canvas 'x·y', text '(x·y)'
     p = y ** 2 unlabelled                   ->  '(y^2)'
     a constant 2.0                          ->  '2'
 
-The brackets say "this is an expression, not a label", which is also why a
+The brackets also say "this is an expression, not a label", which is why a
 step of such a node is introduced by its name alone ('(x·y)') rather than as
-'(x·y) = x · y', which would say the same thing twice.
-
-Only when neither works (a long expression, an operand with no short name)
-does the id show. The app's rich-text explanation (app/debugger/explain.py)
-and the headless `DebugSession` (session.py) both read these functions.
+'(x·y) = x · y', which would say the same thing twice. The app's rich-text
+explanation (app/debugger/explain.py) and the headless `DebugSession`
+(session.py) both read these functions.
 """
 
 from core.debugger.stepper import forward_formula
-from core.document.graph import node_expression, short_number
-
-NAME_MAX = 14   # an unlabelled op is named by its expression up to this length ('(x·y)')
+from core.document.names import node_names
 
 
 def display_names(doc, compiled):
-    """{Value: name} for every compiled node: its label; a constant's number; an
-    unlabelled op whose operands are labelled or constant, its expression in
-    brackets ('(x·y)', '(y^2)'); anything else its node id ('n7')."""
-    names, simple = {}, {}
+    """{Value: name} for every compiled node: the canvas's name, a formula in brackets."""
+    canvas = node_names(doc)
+    names = {}
     for nid in compiled.order:
+        name = canvas[nid]
         node = doc.nodes[nid]
-        value = compiled.values[nid]
-        if node.label:
-            name, plain = node.label, True
-        elif node.kind == "const":
-            name, plain = short_number(node.value), True
-        elif node.kind == "op":
-            args = [simple.get(src) for src in doc.inputs_of(nid)]
-            expr = node_expression(node, args) if all(args) else None
-            name, plain = (f"({expr})", False) if expr and len(expr) <= NAME_MAX else (nid, False)
-        else:
-            name, plain = nid, False
-        names[value] = name
-        simple[nid] = name if plain else None
+        plain = node.label or node.kind == "const" or all(ch.isalnum() or ch == "_" for ch in name)
+        names[compiled.values[nid]] = name if plain else f"({name})"
     return names
 
 
