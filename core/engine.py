@@ -6,24 +6,32 @@ and the operation (`_op`). Every operation follows the same four beats:
 
     1. coerce the operand (a plain number becomes a leaf `Value`),
     2. build `out` from the operands' data (the forward pass),
-    3. define `_backward`, which pushes gradient from `out` to each operand by
-       the chain rule:   operand.grad += (local derivative) * out.grad
-    4. attach it to `out`.
+    3. give `out` the op's `_backward`, which pushes gradient from `out` to
+       each operand by the chain rule:
+           operand.grad += (local derivative) * out.grad
+    4. return `out`.
 
 `backward()` then visits the graph from the output back to the inputs in
 reverse topological order, so a node's `_backward` runs only after every node
 that uses it has added its share to `node.grad`.
 
-Two differences from micrograd, both visible in the code below:
+Differences from micrograd, all visible in the code below:
 
-* `_backward(out)` receives its output node as an argument instead of
-  capturing it. The closure therefore holds no reference to its own output, so
-  a graph holds no reference cycles and Python frees a dropped graph at once by
-  reference counting, instead of leaving tens of thousands of cycles for the
-  cyclic garbage collector (which makes micrograd's training step ~13x slower
-  and would freeze a GUI for hundreds of ms). Closures read `data` when they
-  run, never a copy taken when the node was built, so after the forward pass is
-  re-run in place (`refresh`) the same closures are still right.
+* There is one `_backward` function per kind of op, written right below the
+  op's method, not a fresh closure per node. It is called as
+  `node._backward(node)`: it receives its output node and reads the operands
+  from it (`a, b = out._prev`). micrograd's closure per node costs the cyclic
+  garbage collector six tracked objects a node (the Value, its `_prev`, the
+  closure, its tuple and two cells), and since each closure captures its own
+  output, every node is a reference cycle that only that collector frees; in
+  micrograd's demo the collector is ~80% of a training step. Here a node is one
+  tracked object and holds no cycle, so a dropped graph is freed at once by
+  reference counting.
+* The operands live in two slots, `_a` and `_b` (None when absent); `_prev`
+  gives them as a tuple, `(a, b)`, `(a,)` or `()` for a leaf. pow's exponent
+  and rpow's base, numbers rather than operands, are kept in `_param`.
+  A `_backward` reads `data` when it runs, never a copy taken when the node was
+  built, so after the forward pass is re-run in place (`refresh`) it is still right.
 * Numbers follow IEEE float64 like numpy: overflow gives +-inf, log(0) gives
   -inf, log(-1) and (-8)**0.5 give nan, x/0 gives +-inf or nan. A model that
   diverges shows inf/nan in its nodes instead of raising halfway through.
@@ -59,63 +67,76 @@ def _as_float(data):
 class Value:
     """Stores a single scalar value and its gradient."""
 
-    __slots__ = ("data", "grad", "label", "_prev", "_op", "_backward")
+    __slots__ = ("data", "grad", "label", "_a", "_b", "_op", "_param", "_backward")
 
     def __init__(self, data, _children=(), _op="", label=""):
         self.data = data if data.__class__ is float else _as_float(data)
         self.grad = 0.0
         self.label = label
-        self._prev = _children
+        if _children:
+            self._a = _children[0]
+            self._b = _children[1] if len(_children) == 2 else _second(_children)
+        else:
+            self._a = self._b = None
         self._op = _op
+        self._param = None
         self._backward = _no_backward
+
+    @property
+    def _prev(self):
+        """The operands in order: (a, b), (a,), or () for a leaf."""
+        a, b = self._a, self._b
+        if b is not None:
+            return (a, b)
+        return (a,) if a is not None else ()
 
     # -- binary operations ---------------------------------------------------
 
     def __add__(self, other):
         other = other if isinstance(other, Value) else _operand(other, "+")
-        out = Value(self.data + other.data, (self, other), "+")
+        return _node(self.data + other.data, self, other, "+", Value._add_backward)
 
-        def _backward(out):
-            # d(a+b)/da = 1, d(a+b)/db = 1
-            self.grad += out.grad
-            other.grad += out.grad
-        out._backward = _backward
-        return out
+    @staticmethod
+    def _add_backward(out):
+        # d(a+b)/da = 1, d(a+b)/db = 1
+        a, b = out._a, out._b
+        a.grad += out.grad
+        b.grad += out.grad
 
     def __sub__(self, other):
         other = other if isinstance(other, Value) else _operand(other, "-")
-        out = Value(self.data - other.data, (self, other), "-")
+        return _node(self.data - other.data, self, other, "-", Value._sub_backward)
 
-        def _backward(out):
-            # d(a-b)/da = 1, d(a-b)/db = -1
-            self.grad += out.grad
-            other.grad -= out.grad
-        out._backward = _backward
-        return out
+    @staticmethod
+    def _sub_backward(out):
+        # d(a-b)/da = 1, d(a-b)/db = -1
+        a, b = out._a, out._b
+        a.grad += out.grad
+        b.grad -= out.grad
 
     def __mul__(self, other):
         other = other if isinstance(other, Value) else _operand(other, "*")
-        out = Value(self.data * other.data, (self, other), "*")
+        return _node(self.data * other.data, self, other, "*", Value._mul_backward)
 
-        def _backward(out):
-            # d(a*b)/da = b, d(a*b)/db = a
-            self.grad += other.data * out.grad
-            other.grad += self.data * out.grad
-        out._backward = _backward
-        return out
+    @staticmethod
+    def _mul_backward(out):
+        # d(a*b)/da = b, d(a*b)/db = a
+        a, b = out._a, out._b
+        a.grad += b.data * out.grad
+        b.grad += a.data * out.grad
 
     def __truediv__(self, other):
         other = other if isinstance(other, Value) else _operand(other, "/")
-        out = Value(ieee_div(self.data, other.data), (self, other), "/")
+        return _node(ieee_div(self.data, other.data), self, other, "/", Value._div_backward)
 
-        def _backward(out):
-            # d(a/b)/da = 1/b, d(a/b)/db = -a/b^2 = -(a/b)/b
-            # (divided, not multiplied: b*b underflows to 0 for b = 1e-200, 1/b overflows
-            # for a tiny b, where out.grad / b may still be a fine number)
-            self.grad += ieee_div(out.grad, other.data)
-            other.grad -= ieee_div(out.data, other.data) * out.grad
-        out._backward = _backward
-        return out
+    @staticmethod
+    def _div_backward(out):
+        # d(a/b)/da = 1/b, d(a/b)/db = -a/b^2 = -(a/b)/b
+        # (divided, not multiplied: b*b underflows to 0 for b = 1e-200, 1/b overflows
+        # for a tiny b, where out.grad / b may still be a fine number)
+        a, b = out._a, out._b
+        a.grad += ieee_div(out.grad, b.data)
+        b.grad -= ieee_div(out.data, b.data) * out.grad
 
     def __pow__(self, k):
         if isinstance(k, Value):
@@ -123,73 +144,71 @@ class Value:
                             "(int or float); for base ** x with a Value x use exp(x * log(base))")
         if isinstance(k, bool) or not isinstance(k, (int, float)):
             raise TypeError(f"the exponent must be an int or float, got {type(k).__name__}")
-        out = Value(ieee_pow(self.data, k), (self,), f"**{k!r}")
-
-        def _backward(out):
-            # d(x^k)/dx = k * x^(k-1); for k = 0, x^0 = 1 is constant: 0, also at x = 0
-            if k != 0:
-                self.grad += k * ieee_pow(self.data, k - 1) * out.grad
-        out._backward = _backward
+        out = _node(ieee_pow(self.data, k), self, None, f"**{k!r}", Value._pow_backward)
+        out._param = k
         return out
+
+    @staticmethod
+    def _pow_backward(out):
+        # d(x^k)/dx = k * x^(k-1); for k = 0, x^0 = 1 is constant: 0, also at x = 0
+        x, k = out._a, out._param
+        if k != 0:
+            x.grad += k * ieee_pow(x.data, k - 1) * out.grad
 
     # -- unary operations ----------------------------------------------------
 
     def __neg__(self):
-        out = Value(-self.data, (self,), "neg")
+        return _node(-self.data, self, None, "neg", Value._neg_backward)
 
-        def _backward(out):
-            # d(-x)/dx = -1
-            self.grad -= out.grad
-        out._backward = _backward
-        return out
+    @staticmethod
+    def _neg_backward(out):
+        # d(-x)/dx = -1
+        out._a.grad -= out.grad
 
     def relu(self):
         # `0 if x <= 0 else x` keeps nan as nan (as numpy's maximum does): a model that
         # diverged must not look healthy behind a ReLU.
-        out = Value(0.0 if self.data <= 0.0 else self.data, (self,), "relu")
+        return _node(0.0 if self.data <= 0.0 else self.data, self, None, "relu", Value._relu_backward)
 
-        def _backward(out):
-            # d relu(x)/dx = 1 if x > 0 else 0
-            if not self.data <= 0.0:
-                self.grad += out.grad
-        out._backward = _backward
-        return out
+    @staticmethod
+    def _relu_backward(out):
+        # d relu(x)/dx = 1 if x > 0 else 0
+        x = out._a
+        if not x.data <= 0.0:
+            x.grad += out.grad
 
     def tanh(self):
-        out = Value(math.tanh(self.data), (self,), "tanh")
+        return _node(math.tanh(self.data), self, None, "tanh", Value._tanh_backward)
 
-        def _backward(out):
-            # d tanh(x)/dx = 1 - tanh(x)^2
-            self.grad += (1.0 - out.data * out.data) * out.grad
-        out._backward = _backward
-        return out
+    @staticmethod
+    def _tanh_backward(out):
+        # d tanh(x)/dx = 1 - tanh(x)^2
+        out._a.grad += (1.0 - out.data * out.data) * out.grad
 
     def exp(self):
-        out = Value(ieee_exp(self.data), (self,), "exp")
+        return _node(ieee_exp(self.data), self, None, "exp", Value._exp_backward)
 
-        def _backward(out):
-            # d e^x/dx = e^x
-            self.grad += out.data * out.grad
-        out._backward = _backward
-        return out
+    @staticmethod
+    def _exp_backward(out):
+        # d e^x/dx = e^x
+        out._a.grad += out.data * out.grad
 
     def log(self):
-        out = Value(ieee_log(self.data), (self,), "log")
+        return _node(ieee_log(self.data), self, None, "log", Value._log_backward)
 
-        def _backward(out):
-            # d ln(x)/dx = 1/x  (out.grad / x: no 1/x that overflows on the way)
-            self.grad += ieee_div(out.grad, self.data)
-        out._backward = _backward
-        return out
+    @staticmethod
+    def _log_backward(out):
+        # d ln(x)/dx = 1/x  (out.grad / x: no 1/x that overflows on the way)
+        x = out._a
+        x.grad += ieee_div(out.grad, x.data)
 
     def sigmoid(self):
-        out = Value(sigmoid_float(self.data), (self,), "sigmoid")
+        return _node(sigmoid_float(self.data), self, None, "sigmoid", Value._sigmoid_backward)
 
-        def _backward(out):
-            # d sigmoid(x)/dx = sigmoid(x) * (1 - sigmoid(x))
-            self.grad += out.data * (1.0 - out.data) * out.grad
-        out._backward = _backward
-        return out
+    @staticmethod
+    def _sigmoid_backward(out):
+        # d sigmoid(x)/dx = sigmoid(x) * (1 - sigmoid(x))
+        out._a.grad += out.data * (1.0 - out.data) * out.grad
 
     # -- reflected operations: number (op) Value -------------------------------
 
@@ -209,15 +228,16 @@ class Value:
         if isinstance(base, bool) or not isinstance(base, (int, float)):
             raise TypeError(f"the base of ** must be an int or float, got {type(base).__name__}")
         base = float(base)
-        out = Value(ieee_pow(base, self.data), (self,), f"{base!r}**")
-        log_base = ieee_log(base)
-
-        def _backward(out):
-            # d(c^x)/dx = c^x * ln(c); for c = 0 and x >= 0, 0^x is constant: 0, not 0 * -inf
-            if base != 0.0 or not self.data >= 0.0:
-                self.grad += out.data * log_base * out.grad
-        out._backward = _backward
+        out = _node(ieee_pow(base, self.data), self, None, f"{base!r}**", Value._rpow_backward)
+        out._param = base
         return out
+
+    @staticmethod
+    def _rpow_backward(out):
+        # d(c^x)/dx = c^x * ln(c); for c = 0 and x >= 0, 0^x is constant: 0, not 0 * -inf
+        x, c = out._a, out._param
+        if c != 0.0 or not x.data >= 0.0:
+            x.grad += out.data * ieee_log(c) * out.grad
 
     # -- the backward pass -----------------------------------------------------
 
@@ -256,6 +276,38 @@ def _operand(other, op):
     return Value(float(other))
 
 
+_new = object.__new__
+
+
+def _node(data, a, b, op, backward):
+    """A new op node: what `Value(data, (a, b), op)` builds (`b` None for a one-operand
+    op), with the op's `_backward` attached.
+
+    The ops call this instead of `Value(...)`: every op of every training step makes a
+    node, and `object.__new__` plus the slot assignments takes half the time of a
+    call through `__init__`, which checks what the op already knows (the data is a
+    float, the operands are Values).
+    """
+    out = _new(Value)
+    out.data = data
+    out.grad = 0.0
+    out.label = ""
+    out._a = a
+    out._b = b
+    out._op = op
+    out._param = None
+    out._backward = backward
+    return out
+
+
+def _second(children):
+    """The second operand of a one-operand node (None); more than two is refused."""
+    if len(children) == 1:
+        return None
+    raise ValueError(f"a Value has at most two operands (every op in core/ops.py has one or two), "
+                     f"got {len(children)}: {children!r}")
+
+
 # -----------------------------------------------------------------------------
 # Graph walks
 
@@ -281,23 +333,26 @@ def topological_order(root):
     order = []
     visited = set()
     stack = [root]
+    push, pop, visit = stack.append, stack.pop, visited.add  # the loop runs once a node and edge
     while stack:
-        node = stack.pop()
+        node = pop()
         if node is _FINISH:  # all the children of the node below are done
-            order.append(stack.pop())
+            order.append(pop())
             continue
         if node in visited:
             continue
-        visited.add(node)
-        prev = node._prev
-        if not prev:
+        visit(node)
+        a = node._a  # node._prev, read from the slots without building the tuple
+        if a is None:  # a leaf
             order.append(node)
             continue
-        stack.append(node)
-        stack.append(_FINISH)
-        for child in reversed(prev):
-            if child not in visited:
-                stack.append(child)
+        push(node)
+        push(_FINISH)
+        b = node._b
+        if b is not None and b not in visited:
+            push(b)
+        if a not in visited:
+            push(a)
     return order
 
 
@@ -319,22 +374,22 @@ def refresh(node):
     The ops above compute `data` once, when a node is built. Gradient checking,
     the forward stepper and training on a fixed graph change some leaves and
     re-run the forward pass of the graph they already have, one node at a time
-    in topological order; this is that one step. The `_backward` closures stay
+    in topological order; this is that one step. The `_backward`s stay
     valid because they read data when they run. Leaves are left unchanged.
     The forward formula is the op's row in the table (`core.ops`), the same
     function the method above computes; tests/core/test_ops.py proves they agree.
     """
-    prev = node._prev
-    if not prev:
+    a = node._a
+    if a is None:  # a leaf
         return
     forward = _FORWARD.get(node._op)
-    if forward is None:  # pow and rpow carry their number in the op: '**2', '2.0**'
-        op, param = ops.lookup(node._op)
-        node.data = op.forward(prev[0].data, param)
-    elif len(prev) == 2:
-        node.data = forward(prev[0].data, prev[1].data)
+    if forward is None:  # pow and rpow: their number is kept in _param
+        op, _param = ops.lookup(node._op)
+        node.data = op.forward(a.data, node._param)
+    elif node._b is not None:
+        node.data = forward(a.data, node._b.data)
     else:
-        node.data = forward(prev[0].data)
+        node.data = forward(a.data)
 
 
 def recompute(root, order=None):
