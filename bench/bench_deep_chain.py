@@ -6,13 +6,14 @@ micrograd's recursive build_topo fails at ~1,000 deep (RecursionError); ours is
 iterative. Goal: time(1M) / time(100k) <= 12 (10 would be exactly linear).
 
 Both with Python's cyclic garbage collector on and paused. A chain of a
-million ops is ~7 million tracked objects (each Value, its operand tuple, its
-`_backward` closure and cells); while it is being built the collector's full
-collections walk all of them again each time the survivors grow by a quarter
--- about five full walks of the final graph in all. That is linear in count,
-but at 1M the graph (~0.5 GB) is far out of the CPU's caches, so each walk
-costs more per object: the collector, not the engine, makes the gc-on figure
-superlinear. Paused, what is left is the engine's own scaling.
+million ops is a million tracked objects, one per Value (its operands sit in
+the Value's slots, its `_backward` is the op's shared function; micrograd's
+closure per node made it ~7 million). While the chain is being built the
+collector's full collections walk the survivors again each time they grow by
+a quarter, and at 1M the graph is far out of the CPU's caches, so that is the
+part of the gc-on figure that grows faster than linearly. Paused, what is left
+is the engine's own scaling. Times are the process's CPU time
+(`time.process_time`), so other jobs on a shared machine do not count.
 """
 import gc
 import statistics
@@ -35,13 +36,13 @@ def chain(depth):
 
 def timed(depth):
     gc.collect()
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     x, out = chain(depth)
-    t1 = time.perf_counter()
+    t1 = time.process_time()
     out.backward()
-    t2 = time.perf_counter()
+    t2 = time.process_time()
     del out
-    t3 = time.perf_counter()
+    t3 = time.process_time()
     return t1 - t0, t2 - t1, t3 - t2
 
 
