@@ -319,3 +319,85 @@ def test_division_and_log_divide_out_grad_instead_of_multiplying_by_an_overflowi
     x = Value(1e-310)
     (x.log() * 1e-20).backward()
     assert x.grad == pytest.approx(1e-20 / 1e-310, rel=1e-12)
+
+
+# -- what a node costs (issue 21): one `_backward` per op kind, operands in slots ---------
+
+def every_op(x, y):
+    """One node of every op the engine has, on Values x and y."""
+    return [x + y, x - y, x * y, x / y, x ** 3, 2.0 ** x, -x, x.relu(), x.tanh(), x.exp(), x.log(),
+            x.sigmoid()]
+
+
+def test_each_op_kind_shares_one_backward_function_without_closure():
+    first = every_op(Value(1.5), Value(2.5))
+    second = every_op(Value(0.5), Value(3.0))
+    for a, b in zip(first, second):
+        assert a._op[:2] == b._op[:2]
+        assert a._backward is b._backward, a._op   # one function per op kind, not one per node
+        assert a._backward.__closure__ is None      # nothing captured: it reads the node it is given
+    assert len({node._backward for node in first}) == len(first)
+
+
+def test_building_a_node_adds_one_object_for_the_cyclic_collector():
+    leaves = [Value(float(i)) for i in range(10)]
+    gc.collect()
+    gc.disable()
+    try:
+        before = len(gc.get_objects())
+        total = leaves[0]
+        for i in range(3000):
+            total = (total + leaves[i % 10] * leaves[(i * 3) % 10]).tanh()
+        added = len(gc.get_objects()) - before
+    finally:
+        gc.enable()
+    assert 9000 <= added <= 9000 + 50   # 9,000 nodes: the Values alone (micrograd's closures: ~6 each)
+    assert len(topological_order(total)) == 9000 + 10
+
+
+def test_prev_reads_the_operand_slots_in_order():
+    a, b = Value(2.0), Value(3.0)
+    assert (a - b)._prev == (a, b) and (b - a)._prev == (b, a)
+    assert (a * a)._prev == (a, a)
+    assert a.tanh()._prev == (a,) and (a ** 2)._prev == (a,) and (2.0 ** a)._prev == (a,)
+    assert a._prev == () and Value(1.0, (a, b), "*")._prev == (a, b) and Value(1.0, (a,), "neg")._prev == (a,)
+
+
+def test_every_op_node_has_every_slot_set():
+    for node in every_op(Value(1.5), Value(2.5)) + [Value(1.0), Value(1.0, (Value(2.0),), "tanh")]:
+        for slot in Value.__slots__:
+            getattr(node, slot)   # an unset slot would raise AttributeError
+        assert node.data.__class__ is float and node.grad == 0.0 and node.label == ""
+
+
+def test_pow_and_rpow_keep_their_number_on_the_node():
+    x = Value(3.0)
+    p, r = x ** 2, 0.5 ** x
+    assert (p._op, p._param, r._op, r._param) == ("**2", 2, "0.5**", 0.5)
+    x.data = 4.0
+    recompute(p)
+    recompute(r)
+    assert (p.data, r.data) == (16.0, 0.0625)
+    p.backward()
+    r.backward()
+    assert x.grad == 8.0 + 0.0625 * math.log(0.5)
+
+
+def test_more_than_two_children_is_refused_clearly():
+    a = Value(1.0)
+    with pytest.raises(ValueError, match="at most two operands"):
+        Value(3.0, (a, a, a), "+")
+
+
+def test_backward_called_as_the_stepper_calls_it_matches_backward():
+    x, y = Value(1.5), Value(-0.5)
+    nodes = every_op(x, y)
+    for node in nodes:
+        zero_grad(node)
+        node.backward()
+        reference = (x.grad, y.grad)
+        zero_grad(node)
+        node.grad = 1.0
+        for n in reversed(topological_order(node)):
+            n._backward(n)
+        assert (x.grad, y.grad) == reference, node._op
