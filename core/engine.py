@@ -326,7 +326,8 @@ def topological_order(root):
     Here a stack replaces the recursion. A node is expanded when popped: it is
     pushed back with the _FINISH marker above it ("finish me after my
     children"), then its new children are pushed in reverse so the first child
-    is popped first. (The marker is one shared object: a fresh 1-tuple per node
+    is popped first; a node whose children are all done already is finished
+    at once. (The marker is one shared object: a fresh 1-tuple per node
     would be a million objects alive at once in a chain that deep, and their
     allocation set off the cyclic garbage collector's full collections.)
     """
@@ -346,12 +347,17 @@ def topological_order(root):
         if a is None:  # a leaf
             order.append(node)
             continue
+        new_a = a not in visited
+        b = node._b
+        new_b = b is not None and b not in visited
+        if not (new_a or new_b):  # its operands are done already: so is it
+            order.append(node)
+            continue
         push(node)
         push(_FINISH)
-        b = node._b
-        if b is not None and b not in visited:
+        if new_b:
             push(b)
-        if a not in visited:
+        if new_a:
             push(a)
     return order
 

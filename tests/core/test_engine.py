@@ -240,6 +240,31 @@ def test_topological_order_is_deterministic_and_complete():
     assert len(order) == len(set(order))
 
 
+def micrograd_build_topo(root):
+    """micrograd's recursive order, which topological_order must reproduce exactly."""
+    topo, visited = [], set()
+
+    def build_topo(v):
+        if v not in visited:
+            visited.add(v)
+            for child in v._prev:
+                build_topo(child)
+            topo.append(v)
+    build_topo(root)
+    return topo
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_topological_order_is_micrograds_order(seed):
+    rng = random.Random(seed)
+    nodes = [Value(rng.uniform(-1, 1)) for _ in range(4)]
+    for _ in range(60):   # shared operands, a*a, unary and binary ops, leaves made on the way
+        a, b = rng.choice(nodes), rng.choice(nodes)
+        nodes.append(rng.choice([a + b, a * b, a - 1.5, a.tanh(), -a, a * a, 2.0 * a, a ** 2]))
+    root = sum(nodes[-8:], nodes[0])
+    assert topological_order(root) == micrograd_build_topo(root)
+
+
 def build_chain(depth):
     x = Value(0.5)
     node = x
