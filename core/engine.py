@@ -20,13 +20,13 @@ Differences from micrograd, all visible in the code below:
 * There is one `_backward` function per kind of op, written right below the
   op's method, not a fresh closure per node. It is called as
   `node._backward(node)`: it receives its output node and reads the operands
-  from it (`a, b = out._prev`). micrograd's closure per node costs the cyclic
+  from it (`a, b = out._a, out._b`). A closure per node costs Python's cyclic
   garbage collector six tracked objects a node (the Value, its `_prev`, the
-  closure, its tuple and two cells), and since each closure captures its own
-  output, every node is a reference cycle that only that collector frees; in
-  micrograd's demo the collector is ~80% of a training step. Here a node is one
-  tracked object and holds no cycle, so a dropped graph is freed at once by
-  reference counting.
+  closure, its tuple of cells and two cells) that it walks again and again
+  while a graph grows -- in micrograd's demo, where each closure also captures
+  its own output, so every node is a reference cycle, the collector is ~80% of
+  a training step. Here a node is one tracked object and holds no cycle, so a
+  dropped graph is freed at once by reference counting.
 * The operands live in two slots, `_a` and `_b` (None when absent); `_prev`
   gives them as a tuple, `(a, b)`, `(a,)` or `()` for a leaf. pow's exponent
   and rpow's base, numbers rather than operands, are kept in `_param`.

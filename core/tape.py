@@ -12,12 +12,12 @@ replay it instead:
         set the input leaves' data
         tape.forward()            # every op node recomputed from its operands
         tape.zero_grad()
-        tape.backward()           # the same _backward closures, in reverse
+        tape.backward()           # the same _backward calls, in reverse
         update the parameters
 
 Nothing is allocated per step, so there is nothing to free and nothing for the
 garbage collector to scan; each node costs one `refresh` and one `_backward`
-call. The nodes, ops and closures are exactly the ones `Value` built, so the
+call. The nodes, ops and `_backward`s are exactly the ones `Value` built, so the
 graph a learner inspects is the graph that trains.
 
 When the run ends, `tape.release()` frees the recorded graph a node at a time
