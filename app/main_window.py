@@ -121,6 +121,7 @@ class MainWindow(QMainWindow):
         self.session.gradsChanged.connect(self._update_status)
         self.scene.structureChanged.connect(self._update_status)
         self._initial_size()
+        self._place_docks()
 
         if load_example:
             self.editor.set_text(TUTORIAL)
@@ -249,22 +250,26 @@ class MainWindow(QMainWindow):
     def wait_for_layout(self, timeout_s=60.0):
         return layout_runner.wait_for_layout(self, timeout_s)
 
-    def arrange_docks(self):
-        """The first arrangement of the panels (a saved one is restored instead). The
-        canvas is the main thing on screen: below NARROW_WINDOW pixels the inspector
-        and history join the editor's column as tabs, so the canvas gets the width
-        to show a dozen nodes at a legible size; the debugger, idle at first, takes
-        about a quarter of the height."""
-        self.docks_arranged = True
-        side = 280 if self.width() <= 1440 else 320
+    def _place_docks(self):
+        """The first arrangement of the panels (a saved one is restored over it). The
+        canvas is the main thing on screen: in a window narrower than NARROW_WINDOW
+        pixels the inspector and history join the editor's column as tabs, so the
+        canvas gets the width to show a dozen nodes at a legible size."""
         if self.width() < NARROW_WINDOW:
             for key in ("inspector", "history"):
-                if key in self.docks and "editor" in self.docks:
+                if key in self.docks:
                     self.tabifyDockWidget(self.docks["editor"], self.docks[key])
             self.docks["editor"].raise_()
-            self.resizeDocks([self.docks["editor"]], [side], Qt.Horizontal)
-        else:
-            self.resizeDocks([self.docks["editor"], self.docks["inspector"]], [side, side], Qt.Horizontal)
+
+    def arrange_docks(self):
+        """The panels' first sizes: the side columns what they need to be read, the
+        debugger (idle at first) about a quarter of the height, the canvas the rest."""
+        self.docks_arranged = True
+        side = 280 if self.width() <= 1440 else 320
+        sides = [self.docks["editor"]]
+        if not self.tabifiedDockWidgets(self.docks["editor"]).count(self.docks["inspector"]):
+            sides.append(self.docks["inspector"])
+        self.resizeDocks(sides, [side] * len(sides), Qt.Horizontal)
         if "debugger" in self.docks:
             self.resizeDocks([self.docks["debugger"]], [max(170, self.height() * 27 // 100)], Qt.Vertical)
 

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QScrollArea,
     QScrollBar,
     QSlider,
     QSplitter,
@@ -249,9 +250,10 @@ class DebuggerPanel(QWidget):
         self.step_list.clicked.connect(self._row_clicked)
         self.tabs = QTabWidget()
         self.tabs.addTab(self.step_list, "Steps")
-        self.tabs.addTab(self._build_breaks(), "Breakpoints")
+        # scrolled, so that their options never make the dock taller than the canvas can spare
+        self.tabs.addTab(_scrolled(self._build_breaks()), "Breakpoints")
         self.gradcheck = GradcheckView(ctrl, self.theme)
-        self.tabs.addTab(self.gradcheck, "Gradient check")
+        self.tabs.addTab(_scrolled(self.gradcheck), "Gradient check")
         split.addWidget(self.tabs)
 
         middle = QWidget()
@@ -525,3 +527,12 @@ class CachedScrollBar(QScrollBar):
         painter = QPainter(self)
         painter.drawPixmap(0, 0, picture)
         painter.end()
+
+
+def _scrolled(widget):
+    """widget in a frameless scroll area: the dock may be shorter than its contents."""
+    area = QScrollArea()
+    area.setWidget(widget)
+    area.setWidgetResizable(True)
+    area.setFrameShape(QFrame.NoFrame)
+    return area

@@ -181,11 +181,9 @@ class LessonsPanel(LessonMoves, QWidget):
         self.next_button.setToolTip("Run the next step (Page Down / Alt+Right)")
         self.next_button.clicked.connect(self.next)
         self.next_button.setDefault(True)
-        self.quiz_check = QCheckBox("Quiz: predict each grad")
-        self.quiz_check.setToolTip("While you step in the debugger, hide each new grad until "
-                                   "you type a prediction")
+        self.quiz_check = QCheckBox("Quiz")
         self.quiz_check.setToolTip("Hide each value this step asks or computes, on the canvas and in the "
-                                   "text, until you predict it; answers are scored")
+                                   "text, until you predict it; answers are scored (predict each grad)")
         self.quiz_check.toggled.connect(self.set_quiz_mode)
         self.score_button = QPushButton("Score…")
         self.score_button.setToolTip("The quiz score of each lesson: show it to the class, or save it")

@@ -66,8 +66,8 @@ class ScoreDialog(QDialog):
         total = summary["total"]
         self.heading.setText(f"{total['first']} of {total['asked']} right first time" if total["asked"]
                              else "No answers yet")
-        self.note.setText("" if total["asked"] else "Answer a lesson's questions (tick “Quiz: predict each "
-                                                    "grad” for more) and the score shows here.")
+        self.note.setText("" if total["asked"] else "Answer a lesson's questions (tick “Quiz” to predict "
+                                                    "each grad too) and the score shows here.")
         return summary
 
     def save(self, path):
