@@ -38,7 +38,8 @@ class ReachActions:
           tip="Light up every node whose value depends on the selected node")
         a("Graph", "Inputs the Output &Ignores", self.show_unused_inputs, key="unused inputs",
           tip="Light up the inputs the output does not depend on (their grad stays 0)")
-        a("Graph", "Clear Hi&ghlight", self.clear, key="clear highlight")
+        a("Graph", "Clear Hi&ghlight", self.clear, key="clear highlight",
+          tip="Turn the highlight off: every node drawn plainly again")
 
     # -- names and the status bar ---------------------------------------------
 
