@@ -47,14 +47,14 @@ from PySide6.QtGui import QAction, QKeySequence, QUndoStack
 from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QToolBar, QWidget
 
 from app import collector, window_actions
-from app.files import image_export
-from app.graph import layout_runner
 from app.debugger.install import install_debugger
 from app.editor.expression_bar import TUTORIAL, ExpressionBar
+from app.editor.inspector import InspectorPanel
+from app.files import image_export
+from app.graph import layout_runner
 from app.graph.install import install_builder, toggle_group
 from app.graph.scene import GraphScene
 from app.graph.view import GraphView
-from app.editor.inspector import InspectorPanel
 from app.lessons import install as classroom
 from app.lessons.install import _has_tip  # noqa: F401  (tests import it from here)
 from app.look.theme import DEFAULT

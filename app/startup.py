@@ -92,7 +92,7 @@ def main(argv=None):
     if args.screenshot and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     app = _application()
-    from app.main_window import MainWindow   # here, not at the top: app.main_window re-exports main
+    from app.main_window import MainWindow  # here, not at the top: app.main_window re-exports main
     started = time.perf_counter()
     window = MainWindow(theme=DEFAULT.with_(palette=DARK) if args.dark else DEFAULT)
     if args.file:

@@ -26,7 +26,6 @@ import math
 
 from core.engine import Value
 
-
 # -----------------------------------------------------------------------------
 # helpers
 

@@ -29,7 +29,6 @@ attribute: a trainer may change it between steps (e.g. a linear decay).
 
 import math
 
-
 # -----------------------------------------------------------------------------
 # helpers
 

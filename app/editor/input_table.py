@@ -17,6 +17,8 @@ from core.document.commands import SetValue
 
 HEADERS = ("name", "value")
 
+_ROOT = QModelIndex()   # Qt's 'no parent': a table has only top-level rows
+
 
 class InputTableModel(QAbstractTableModel):
     error = Signal(str)
@@ -41,10 +43,10 @@ class InputTableModel(QAbstractTableModel):
 
     # -- QAbstractTableModel ---------------------------------------------------------
 
-    def rowCount(self, parent=QModelIndex()):
+    def rowCount(self, parent=_ROOT):
         return 0 if parent.isValid() else len(self._ids)
 
-    def columnCount(self, parent=QModelIndex()):
+    def columnCount(self, parent=_ROOT):
         return 0 if parent.isValid() else len(HEADERS)
 
     def headerData(self, section, orientation, role=Qt.DisplayRole):

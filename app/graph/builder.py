@@ -26,12 +26,23 @@ from PySide6.QtGui import QGuiApplication
 from app.graph.node_geometry import node_size
 from app.graph.quick_add import NodeEditOverlay, QuickAddOverlay
 from core.document.blocks import ENTRIES, layer_block, neuron_block, node_for
-from core.document.commands import (AddNode, Disconnect, InsertOnEdge, Macro, RemoveNodes, SetLabel, SetOutput,
-                           SetParam, SetValue, copy_fragment, describe)
+from core.document.commands import (
+    AddNode,
+    Disconnect,
+    InsertOnEdge,
+    Macro,
+    RemoveNodes,
+    SetLabel,
+    SetOutput,
+    SetParam,
+    SetValue,
+    copy_fragment,
+    describe,
+)
 from core.document.expr import ExprError, parse
-from core.files.graph_file import MAX_BYTES
 from core.document.graph import OPS, GraphError
 from core.document.groups import AddGroup, ForgetNodes, PasteWithGroups, SetCollapsed, Ungroup
+from core.files.graph_file import MAX_BYTES
 
 FRAGMENT_MIME = "application/x-backprop-studio-fragment"
 FRAGMENT_FORMAT = "backprop-studio.fragment"

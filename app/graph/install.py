@@ -8,6 +8,7 @@ from PySide6.QtGui import QKeySequence
 def install_builder(window):
     """Drag-and-drop building: palette, quick add, wires, clipboard, undo history."""
     from PySide6.QtWidgets import QUndoView
+
     from app.graph.builder import GraphBuilder
     from app.graph.palette import PalettePanel
     window.builder = GraphBuilder(window.session, window.scene, window.view, window)

@@ -28,8 +28,8 @@ from PySide6.QtWidgets import QGraphicsItem
 
 from app.graph import node_paint
 from app.graph.node_geometry import NODE_Z, PORT_ANGLE, geometry_for
-from core.format import format_number, full_number
 from core.document.graph import OPS, op_symbol
+from core.format import format_number, full_number
 
 # Qt's enum values looked up once: each lookup (and each `|`) costs microseconds,
 # which a 5,000-node graph pays 5,000 times over

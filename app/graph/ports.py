@@ -11,7 +11,7 @@ is given in view pixels, so a port stays as easy to grab when zoomed out.
 `PortRef(nid, side, port)`: side is 'out' (port None) or 'in' (port 0, 1).
 """
 
-from typing import NamedTuple, Optional
+from typing import NamedTuple
 
 from PySide6.QtCore import QPointF
 from PySide6.QtGui import QPen
@@ -25,7 +25,7 @@ HIT_PIXELS = 11.0      # how close a press must be to a port, in view pixels
 class PortRef(NamedTuple):
     nid: str
     side: str                  # 'in' or 'out'
-    port: Optional[int] = None
+    port: int | None = None
 
     def __str__(self):
         return f"{self.nid}:{'out' if self.side == 'out' else self.port}"

@@ -16,8 +16,17 @@ builder turns that into commands.
 import math
 
 from PySide6.QtCore import QEvent, QPointF, Qt, Signal
-from PySide6.QtWidgets import (QApplication, QDoubleSpinBox, QFormLayout, QFrame, QLabel, QLineEdit,
-                               QListWidget, QListWidgetItem, QVBoxLayout)
+from PySide6.QtWidgets import (
+    QApplication,
+    QDoubleSpinBox,
+    QFormLayout,
+    QFrame,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QVBoxLayout,
+)
 
 from core.document.blocks import search
 

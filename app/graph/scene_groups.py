@@ -85,7 +85,7 @@ def collapse(scene, collapsed, doc):
                 outputs.append((nid, describe(doc.nodes[nid])))
         item.set_ports(inputs, outputs)
         item.edges = []
-    for nid, gid in owner.items():
+    for nid in owner:
         node_item = scene._nodes[nid]
         if node_item.isSelected():
             node_item.setSelected(False)

@@ -18,13 +18,12 @@ items, so they stay put while the scene scrolls and are never exported.
 import json
 
 from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import (QBrush, QColor, QCursor, QFont, QLinearGradient, QPainter, QPen,
-                           QPixmap, QTransform)
+from PySide6.QtGui import QBrush, QColor, QCursor, QFont, QLinearGradient, QPainter, QPen, QPixmap, QTransform
 from PySide6.QtWidgets import QFrame, QGraphicsView, QToolTip, QWidget
 
+from app.graph.minimap import MinimapOverlay
 from app.graph.node_geometry import LOD_FIT
 from app.graph.node_item import NodeItem
-from app.graph.minimap import MinimapOverlay
 from core.document.graph import OPS
 
 MIN_ZOOM, MAX_ZOOM = 0.02, 6.0

@@ -36,7 +36,6 @@ import math
 
 from core.document.graph import Edge, GraphDocument, GraphError, Node, op_symbol
 
-
 # -----------------------------------------------------------------------------
 # Helpers: names for the history, nodes from plain data, node order
 

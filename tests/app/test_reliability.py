@@ -20,7 +20,7 @@ def test_hundred_start_stop_cycles_leave_no_thread(qtbot):
         controller = TrainingController(SMALL)
         controller.start_run(SMALL, play=cycle % 2 == 0)
         if cycle % 10 == 0:
-            qtbot.waitUntil(lambda: controller.steps > 0 or controller.idle, timeout=5000)
+            qtbot.waitUntil(lambda c=controller: c.steps > 0 or c.idle, timeout=5000)
         threads = controller.threads()
         controller.shutdown()
         assert all(not t.isRunning() for t in threads), f"cycle {cycle}: a thread is still running"

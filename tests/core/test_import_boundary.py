@@ -28,7 +28,7 @@ def test_importing_every_core_module_loads_no_qt():
                      for p in core.rglob("*.py") if p.stem != "__init__")
     assert "core.document.graph" in modules and "core.engine" in modules
     code = ("import sys\n" + "".join(f"import {m}\n" for m in modules) +
-            "bad = [m for m in sys.modules if m.split('.')[0] in %r]\n"
-            "print(bad)\nsys.exit(1 if bad else 0)\n" % (FORBIDDEN,))
+            f"bad = [m for m in sys.modules if m.split('.')[0] in {FORBIDDEN!r}]\n"
+            "print(bad)\nsys.exit(1 if bad else 0)\n")
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr

@@ -5,8 +5,7 @@ import math
 import pytest
 
 from core.engine import Value
-from core.losses import (accuracy, bce_loss, hinge_loss, l2_floats, l2_regularization, loss_floats,
-                         mse_loss)
+from core.losses import accuracy, bce_loss, hinge_loss, l2_floats, l2_regularization, loss_floats, mse_loss
 
 
 def values(*numbers):

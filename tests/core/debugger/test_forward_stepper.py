@@ -1,5 +1,5 @@
-from core.engine import Value
 from core.debugger.forward_stepper import ForwardStepper
+from core.engine import Value
 
 
 def test_forward_steps_in_topological_order_with_numbers():

@@ -4,9 +4,9 @@ import random
 
 import pytest
 
+from core.debugger.stepper import FINAL, PARTIAL, UNTOUCHED, BackwardStepper
 from core.engine import Value, topological_order
 from core.gradcheck import gradcheck
-from core.debugger.stepper import BackwardStepper, FINAL, PARTIAL, UNTOUCHED
 
 
 def tutorial():

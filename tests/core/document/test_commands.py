@@ -6,13 +6,29 @@ import random
 import tempfile
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from core.files import graph_file
-from core.document.commands import (AddNode, ApplyLayout, CommandStack, Connect, Disconnect, InsertOnEdge, Macro,
-                           MoveNodes, Paste, RemoveNodes, ReplaceDocument, SetLabel, SetOutput, SetParam,
-                           SetValue, copy_fragment)
+from core.document.commands import (
+    AddNode,
+    ApplyLayout,
+    CommandStack,
+    Connect,
+    Disconnect,
+    InsertOnEdge,
+    Macro,
+    MoveNodes,
+    Paste,
+    RemoveNodes,
+    ReplaceDocument,
+    SetLabel,
+    SetOutput,
+    SetParam,
+    SetValue,
+    copy_fragment,
+)
 from core.document.graph import OPS, GraphDocument, GraphError, Node
+from core.files import graph_file
 
 
 def tutorial():

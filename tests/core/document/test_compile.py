@@ -5,8 +5,8 @@ import random
 import pytest
 
 from core.document.compile import compile_document, op_of, trace
-from core.engine import Value, topological_order
 from core.document.graph import GraphDocument, GraphError, Node
+from core.engine import Value, topological_order
 
 
 def build(spec, output=None):

@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 
 from core.document import expr
 from core.document.compile import compile_document
-from core.engine import Value, topological_order
 from core.document.expr import ExprError, parse
 from core.document.graph import GraphDocument
+from core.engine import Value, topological_order
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 

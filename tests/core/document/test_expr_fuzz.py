@@ -3,7 +3,8 @@ import ast
 import pathlib
 import random
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from core.document.expr import ExprError, parse
 

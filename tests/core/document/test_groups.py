@@ -4,8 +4,19 @@ import pytest
 from core.document.blocks import neuron_block
 from core.document.commands import CommandStack, Macro, RemoveNodes, copy_fragment
 from core.document.graph import GraphDocument, Node
-from core.document.groups import (AddGroup, ForgetNodes, GroupError, GroupTable, PasteWithGroups, SetCollapsed,
-                         SetGroups, Ungroup, check_groups, join_meta, split_meta)
+from core.document.groups import (
+    AddGroup,
+    ForgetNodes,
+    GroupError,
+    GroupTable,
+    PasteWithGroups,
+    SetCollapsed,
+    SetGroups,
+    Ungroup,
+    check_groups,
+    join_meta,
+    split_meta,
+)
 
 
 def neuron_doc():
