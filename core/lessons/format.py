@@ -102,6 +102,7 @@ ACTIONS = {
     "set_value": ("node", "value"),
 }
 REQUIRED_ARGS = ("node", "steps", "value")
+MAX_ACTION_REPEATS = 100_000   # training steps or debugger moves one action may ask for
 
 NUDGE_KEYS = ("nudge", "nudge.h", "nudge.before", "nudge.after")
 NETWORK_KEYS = ("loss", "accuracy", "step", "params", "dead", "relus", "test_loss", "test_accuracy")
@@ -385,6 +386,9 @@ def _action(raw, k, scope, ran, fail):
         value = raw[key]
         if key in ("count", "steps") and not (_is_int(value) and value >= 1):
             fail(f".{key}", f"'{key}' must be a whole number >= 1")
+        if key in ("count", "steps") and value > MAX_ACTION_REPEATS:
+            fail(f".{key}", f"'{key}' is {value:,}: a lesson step may ask for at most "
+                            f"{MAX_ACTION_REPEATS:,} (a class waits for every one of them)")
         if key == "h" and not (_is_number(value) and value != 0):
             fail(".h", "'h' must be a finite number other than 0")
         if key == "value" and not _is_number(value):

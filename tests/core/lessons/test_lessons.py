@@ -306,6 +306,7 @@ def test_parse_number_and_fmt():
 BAD_CASES = {
     # file: (step index, field) named by the error
     "unknown_action": (1, "actions[0].do"),
+    "too_many_repeats": (1, "actions[0].count"),   # repro (issue 20): 10^9 debugger steps ran unbounded
     "missing_text": (0, "text"),
     "empty_text": (1, "text"),
     "bad_snippet": (0, "setup.snippet"),
