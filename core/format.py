@@ -20,7 +20,7 @@ import math
 SMALL, LARGE = 1e-4, 1e6   # outside [SMALL, LARGE) a number is written in scientific notation
 
 
-def format_number(x):
+def format_number(x: float | None) -> str:
     """A number as shown in a node: 4 decimals, scientific when very small or large."""
     if x is None:
         return "—"
@@ -38,7 +38,7 @@ def format_number(x):
     return text
 
 
-def full_number(x):
+def full_number(x: float | None) -> str:
     """Every digit of x (repr), for hovering and the inspector; a dash for None."""
     if x is None:
         return "—"

@@ -15,34 +15,43 @@ grads `backward()` gives. The graph is left exactly as it was found: data
 restored, grads those of a fresh backward pass.
 """
 
+from __future__ import annotations
+
 import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from core.engine import recompute, topological_order
+
+if TYPE_CHECKING:
+    from core.engine import Value
 
 
 class LeafCheck:
     __slots__ = ("leaf", "analytic", "numeric", "rel_error", "ok")
 
-    def __init__(self, leaf, analytic, numeric, rel_error, ok):
+    def __init__(self, leaf: Value, analytic: float, numeric: float, rel_error: float, ok: bool) -> None:
         self.leaf = leaf
         self.analytic = analytic
         self.numeric = numeric
         self.rel_error = rel_error
         self.ok = ok
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"LeafCheck({self.leaf.label or '?'}: analytic={self.analytic:.6g}, "
                 f"numeric={self.numeric:.6g}, rel_error={self.rel_error:.2g})")
 
 
-def relative_error(a, b):
+def relative_error(a: float, b: float) -> float:
     """|a - b| / max(|a|, |b|, 1): relative for large values, absolute near 0."""
     if not (math.isfinite(a) and math.isfinite(b)):
         return 0.0 if a == b else math.inf
     return abs(a - b) / max(abs(a), abs(b), 1.0)
 
 
-def gradcheck(root, h=1e-5, tolerance=1e-5, leaves=None):
+def gradcheck(
+    root: Value, h: float = 1e-5, tolerance: float = 1e-5, leaves: Sequence[Value] | None = None
+) -> list[LeafCheck]:
     """[LeafCheck] for every leaf of root's graph (or the given leaves)."""
     order = topological_order(root)
     if leaves is None:

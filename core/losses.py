@@ -22,26 +22,29 @@ arithmetic in the same order, so it gives the very same number without
 building a graph -- for evaluating a held-out test set.
 """
 
+from __future__ import annotations
+
 import math
+from collections.abc import Iterable, Sequence
 
 from core.engine import Value
 
 # -----------------------------------------------------------------------------
 # helpers
 
-def _mean(terms):
+def _mean(terms: Sequence[Value]) -> Value:
     # the same shape as micrograd's demo: sum(losses) * (1.0 / len(losses))
     if not terms:
         raise ValueError("a loss needs at least one example")
-    return sum(terms) * (1.0 / len(terms))
+    return sum(terms) * (1.0 / len(terms))  # type: ignore[return-value]  # 0 + Value is a Value
 
 
-def _check_lengths(scores, labels):
+def _check_lengths(scores: Sequence[object], labels: Sequence[float]) -> None:
     if len(scores) != len(labels):
         raise ValueError(f"{len(scores)} scores but {len(labels)} labels")
 
 
-def _sign(y):
+def _sign(y: float) -> float:
     """A class label as -1.0 / +1.0, so 0/1 labels work too."""
     return 1.0 if y > 0 else -1.0
 
@@ -49,19 +52,19 @@ def _sign(y):
 # -----------------------------------------------------------------------------
 # the losses (Values in, a Value out)
 
-def hinge_loss(scores, labels):
+def hinge_loss(scores: Sequence[Value], labels: Sequence[float]) -> Value:
     """mean(relu(1 - y*s)) over the examples, labels -1/+1 (0 is taken as -1)."""
     _check_lengths(scores, labels)
     return _mean([(1 + -_sign(y) * s).relu() for s, y in zip(scores, labels)])
 
 
-def mse_loss(scores, targets):
+def mse_loss(scores: Sequence[Value], targets: Sequence[float]) -> Value:
     """mean((s - y)^2): the targets are used as given, so pass -1/+1 for classes."""
     _check_lengths(scores, targets)
     return _mean([(s - float(y)) ** 2 for s, y in zip(scores, targets)])
 
 
-def _softplus(z):
+def _softplus(z: Value) -> Value:
     """log(1 + e^z) for a Value z, never overflowing.
 
     For z > 0 we use the identity log(1 + e^z) = z + log(1 + e^-z), so exp only
@@ -75,7 +78,7 @@ def _softplus(z):
     return (1 + z.exp()).log()
 
 
-def bce_loss(logits, labels):
+def bce_loss(logits: Sequence[Value], labels: Sequence[float]) -> Value:
     """Binary cross-entropy on logits: mean(log(1 + e^(-y*s))), labels -1/+1 (0 is taken as -1).
 
     With t = (y + 1) / 2 in {0, 1} and p = sigmoid(s) this is the familiar
@@ -87,7 +90,7 @@ def bce_loss(logits, labels):
     return _mean([_softplus(s * -_sign(y)) for s, y in zip(logits, labels)])
 
 
-def l2_regularization(params, alpha):
+def l2_regularization(params: Iterable[Value], alpha: float) -> Value:
     """alpha * sum(p^2): the penalty that keeps weights small (micrograd's reg_loss)."""
     return alpha * sum(p * p for p in params)
 
@@ -95,7 +98,7 @@ def l2_regularization(params, alpha):
 LOSSES = {"hinge": hinge_loss, "mse": mse_loss, "bce": bce_loss}
 
 
-def loss_shape(name, scores, labels):
+def loss_shape(name: str, scores: Sequence[Value | float], labels: Sequence[float]) -> tuple[bool, ...] | None:
     """The choices a loss's graph made from the data, or None if it made none.
 
     hinge and mse build the same graph whatever the scores are (relu decides
@@ -112,11 +115,11 @@ def loss_shape(name, scores, labels):
 # -----------------------------------------------------------------------------
 # accuracy and float versions (no graph)
 
-def _data(score):
+def _data(score: Value | float) -> float:
     return score.data if isinstance(score, Value) else score
 
 
-def accuracy(scores, labels):
+def accuracy(scores: Sequence[Value | float], labels: Sequence[float]) -> float:
     """The fraction of examples on the right side of 0: (s > 0) == (y > 0).
 
     Scores may be Values or floats. A plain float, not a Value.
@@ -128,14 +131,14 @@ def accuracy(scores, labels):
     return right / len(scores)
 
 
-def _softplus_float(z):
+def _softplus_float(z: float) -> float:
     # log(1 + x) rather than log1p(x): the same arithmetic as the Value ops
     if z > 0.0:
         return z + math.log(1.0 + math.exp(-z))
     return math.log(1.0 + math.exp(z))
 
 
-def loss_floats(name, scores, labels):
+def loss_floats(name: str, scores: Sequence[float], labels: Sequence[float]) -> float:
     """The loss `name` ('hinge', 'mse' or 'bce') of float scores, as a float."""
     _check_lengths(scores, labels)
     if not scores:
@@ -154,6 +157,6 @@ def loss_floats(name, scores, labels):
     return sum(terms) * (1.0 / len(terms))
 
 
-def l2_floats(numbers, alpha):
+def l2_floats(numbers: Iterable[float], alpha: float) -> float:
     """alpha * sum(w^2) of plain floats."""
     return alpha * sum(w * w for w in numbers)

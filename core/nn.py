@@ -27,12 +27,22 @@ many inputs, for decision-boundary images and per-neuron heatmaps (equal to
 the Value pass up to float rounding, ~1e-15).
 """
 
+from __future__ import annotations
+
 import math
 import random
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from core.engine import Value, sigmoid_float
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
+
+# a model's input: numbers or Values (one forward pass may read another's outputs)
+Inputs = Sequence[Value | float]
 
 ACTIVATIONS = ("relu", "tanh", "sigmoid", "linear")
 
@@ -40,20 +50,20 @@ ACTIVATIONS = ("relu", "tanh", "sigmoid", "linear")
 _REPR_NAMES = {"relu": "ReLU", "tanh": "Tanh", "sigmoid": "Sigmoid", "linear": "Linear"}
 
 
-def _check_activation(activation):
+def _check_activation(activation: str) -> str:
     if activation not in ACTIVATIONS:
         raise ValueError(f"unknown activation {activation!r}; choose one of {', '.join(ACTIVATIONS)}")
     return activation
 
 
-def _prefixed(prefix, name):
+def _prefixed(prefix: str, name: str) -> str:
     return f"{prefix}.{name}" if prefix else name
 
 
 # -----------------------------------------------------------------------------
 # float versions of the activations (one number, and numpy arrays)
 
-def activate_float(activation, x):
+def activate_float(activation: str, x: float) -> float:
     """activation(x) for a float, exactly as the Value op computes it."""
     if activation == "relu":
         return 0.0 if x <= 0.0 else x  # keeps nan, like the engine
@@ -64,7 +74,7 @@ def activate_float(activation, x):
     return x
 
 
-def activate_array(activation, z):
+def activate_array(activation: str, z: NDArray[np.float64]) -> NDArray[np.float64]:
     """activation(z) elementwise on a numpy array."""
     if activation == "relu":
         return np.maximum(z, 0.0)
@@ -83,12 +93,12 @@ def activate_array(activation, z):
 class Module:
     """Anything with parameters: they can be listed and their grads zeroed."""
 
-    def zero_grad(self):
+    def zero_grad(self) -> None:
         # gradients accumulate with +=, so each backward pass must start from 0
         for p in self.parameters():
             p.grad = 0.0
 
-    def parameters(self):
+    def parameters(self) -> list[Value]:
         return []
 
 
@@ -98,13 +108,15 @@ class Module:
 class Neuron(Module):
     """activation(b + sum_i w_i * x_i) with `nin` weights and one bias."""
 
-    def __init__(self, nin, activation="relu", rng=None, name=""):
+    def __init__(
+        self, nin: int, activation: str = "relu", rng: random.Random | None = None, name: str = ""
+    ) -> None:
         rng = rng if rng is not None else random.Random(0)
         self.activation = _check_activation(activation)
         self.w = [Value(rng.uniform(-1.0, 1.0), label=_prefixed(name, f"w{i}")) for i in range(nin)]
         self.b = Value(0.0, label=_prefixed(name, "b"))
 
-    def __call__(self, x):
+    def __call__(self, x: Inputs) -> Value:
         # the same chain as micrograd's sum(w*x, b): ((b + w0*x0) + w1*x1) + ...
         act = self.b
         for wi, xi in zip(self.w, x):
@@ -117,24 +129,24 @@ class Neuron(Module):
             return act.sigmoid()
         return act
 
-    def forward_float(self, x):
+    def forward_float(self, x: Sequence[float]) -> float:
         act = self.b.data
         for wi, xi in zip(self.w, x):
             act = act + wi.data * xi
         return activate_float(self.activation, act)
 
-    def parameters(self):
+    def parameters(self) -> list[Value]:
         return self.w + [self.b]
 
-    def state(self):
+    def state(self) -> list[float]:
         """[w0, w1, ..., b] as plain floats."""
         return [p.data for p in self.parameters()]
 
-    def load_state(self, state):
+    def load_state(self, state: Sequence[float]) -> None:
         for p, number in zip(self.parameters(), self._checked(state, "neuron")):
             p.data = number
 
-    def _checked(self, state, where):
+    def _checked(self, state: Sequence[float], where: str) -> list[float]:
         """state as floats, or a ValueError saying where it does not fit."""
         n = len(self.w) + 1
         if len(state) != n:
@@ -144,7 +156,7 @@ class Neuron(Module):
         except (TypeError, ValueError):
             raise ValueError(f"{where}: every weight and bias must be a number, got {state!r}") from None
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"{_REPR_NAMES[self.activation]}Neuron({len(self.w)})"
 
 
@@ -154,41 +166,43 @@ class Neuron(Module):
 class Layer(Module):
     """`nout` neurons reading the same `nin` inputs."""
 
-    def __init__(self, nin, nout, activation="relu", rng=None, name=""):
+    def __init__(
+        self, nin: int, nout: int, activation: str = "relu", rng: random.Random | None = None, name: str = ""
+    ) -> None:
         # one rng for all neurons: a fresh Random(0) each would make them identical
         rng = rng if rng is not None else random.Random(0)
         self.neurons = [Neuron(nin, activation, rng, _prefixed(name, f"n{j}")) for j in range(nout)]
 
-    def __call__(self, x):
+    def __call__(self, x: Inputs) -> Value | list[Value]:
         out = [n(x) for n in self.neurons]
         # like micrograd, a one-neuron layer returns its Value rather than a list
         return out[0] if len(out) == 1 else out
 
-    def forward_floats(self, x):
+    def forward_floats(self, x: Sequence[float]) -> list[float]:
         return [n.forward_float(x) for n in self.neurons]
 
-    def parameters(self):
+    def parameters(self) -> list[Value]:
         return [p for n in self.neurons for p in n.parameters()]
 
-    def arrays(self):
+    def arrays(self) -> tuple[NDArray[np.float64], NDArray[np.float64], str]:
         """(W, b, activation): W[j, i] is neuron j's weight on input i."""
         W = np.array([[w.data for w in n.w] for n in self.neurons], dtype=float)
         b = np.array([n.b.data for n in self.neurons], dtype=float)
         return W, b, self.neurons[0].activation if self.neurons else "linear"
 
-    def state(self):
+    def state(self) -> list[list[float]]:
         return [n.state() for n in self.neurons]
 
-    def load_state(self, state):
+    def load_state(self, state: Sequence[Sequence[float]]) -> None:
         for n, numbers in zip(self.neurons, self._checked(state, "layer")):
             n.load_state(numbers)
 
-    def _checked(self, state, where):
+    def _checked(self, state: Sequence[Sequence[float]], where: str) -> list[list[float]]:
         if len(state) != len(self.neurons):
             raise ValueError(f"{where} has {len(self.neurons)} neurons, the state has {len(state)}")
         return [n._checked(s, f"{where} neuron {j}") for j, (n, s) in enumerate(zip(self.neurons, state))]
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"Layer of [{', '.join(str(n) for n in self.neurons)}]"
 
 
@@ -203,7 +217,9 @@ class MLP(Module):
     e.g. `['tanh', 'tanh', 'linear']`.
     """
 
-    def __init__(self, nin, nouts, activation="relu", rng=None):
+    def __init__(
+        self, nin: int, nouts: Sequence[int], activation: str | Sequence[str] = "relu", rng: random.Random | None = None
+    ) -> None:
         rng = rng if rng is not None else random.Random(0)
         nouts = list(nouts)
         if not nouts:
@@ -219,28 +235,29 @@ class MLP(Module):
         self.layers = [Layer(self.sizes[i], self.sizes[i + 1], self.activations[i], rng, f"L{i}")
                        for i in range(len(nouts))]
 
-    def __call__(self, x):
+    def __call__(self, x: Inputs) -> Value | list[Value]:
         # lists between layers (micrograd's unwrapped one-neuron layer would
         # break the next layer); only the final output is unwrapped
         for layer in self.layers:
             x = [n(x) for n in layer.neurons]
-        return x[0] if len(x) == 1 else x
+        # an MLP has at least one layer, so x is now the last layer's list of Values
+        return x[0] if len(x) == 1 else x  # type: ignore[return-value]
 
-    def parameters(self):
+    def parameters(self) -> list[Value]:
         return [p for layer in self.layers for p in layer.parameters()]
 
     # -- float-only forward passes (no graph) ----------------------------------
 
-    def forward_floats(self, x):
+    def forward_floats(self, x: Sequence[float]) -> float | list[float]:
         """The forward pass on plain floats: equal, bit for bit, to `self(x)`'s data.
 
         Returns a float for a one-neuron output layer, else a list of floats.
         """
         for layer in self.layers:
             x = layer.forward_floats(x)
-        return x[0] if len(x) == 1 else x
+        return x[0] if len(x) == 1 else x  # type: ignore[return-value]  # a list after the first layer
 
-    def activations_floats(self, points):
+    def activations_floats(self, points: ArrayLike) -> list[NDArray[np.float64]]:
         """Every neuron's output at every point: one (n_points, layer_size) array per layer.
 
         `points` is anything numpy can turn into an (n_points, nin) array. The
@@ -257,18 +274,18 @@ class MLP(Module):
             outputs.append(x)
         return outputs
 
-    def predict_floats(self, points):
+    def predict_floats(self, points: ArrayLike) -> NDArray[np.float64]:
         """The model's outputs at many points: shape (n,) for one output, else (n, nout)."""
         out = self.activations_floats(points)[-1]
         return out[:, 0] if out.shape[1] == 1 else out
 
     # -- saving and loading ----------------------------------------------------
 
-    def state(self):
+    def state(self) -> list[list[list[float]]]:
         """All parameters as nested plain lists: state[layer][neuron] = [w0, ..., b]."""
         return [layer.state() for layer in self.layers]
 
-    def load_state(self, state):
+    def load_state(self, state: Sequence[Sequence[Sequence[float]]]) -> None:
         """Set every parameter from `state()`'s format.
 
         The whole state is checked before any weight changes, so a state that
@@ -281,5 +298,5 @@ class MLP(Module):
         for layer, numbers in zip(self.layers, checked):
             layer.load_state(numbers)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"MLP of [{', '.join(str(layer) for layer in self.layers)}]"

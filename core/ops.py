@@ -51,7 +51,7 @@ NAN = math.nan
 # -----------------------------------------------------------------------------
 # IEEE-style float helpers (Python raises where numpy returns inf or nan)
 
-def ieee_div(a, b):
+def ieee_div(a: float, b: float) -> float:
     """a / b with x/0 -> +-inf and 0/0 -> nan, as in numpy float64."""
     try:
         return a / b
@@ -61,7 +61,7 @@ def ieee_div(a, b):
         return math.copysign(INF, a) * math.copysign(1.0, b)
 
 
-def ieee_pow(a, k):
+def ieee_pow(a: float, k: float) -> float:
     """a ** k for a float base and a number exponent, never complex, never raising."""
     try:
         result = a ** k
@@ -76,14 +76,14 @@ def ieee_pow(a, k):
     return float(result)
 
 
-def ieee_exp(x):
+def ieee_exp(x: float) -> float:
     try:
         return math.exp(x)
     except OverflowError:
         return INF
 
 
-def ieee_log(x):
+def ieee_log(x: float) -> float:
     if x > 0.0:
         return math.log(x)
     if x == 0.0:
@@ -91,7 +91,7 @@ def ieee_log(x):
     return NAN  # negative or nan
 
 
-def sigmoid_float(x):
+def sigmoid_float(x: float) -> float:
     """1 / (1 + e^-x), computed without overflow for large |x|."""
     if x >= 0.0:
         return 1.0 / (1.0 + math.exp(-x))
@@ -104,7 +104,7 @@ def sigmoid_float(x):
 # -----------------------------------------------------------------------------
 # The derivatives that need a word of care at the edges
 
-def pow_local(out, a, k):
+def pow_local(out: float, a: float, k: float) -> float:
     """d(a^k)/da = k * a^(k-1); for k = 0, a^0 is the constant 1, so 0 (also at a = 0,
     where k * a^(k-1) would be 0 * inf = nan)."""
     if k == 0:
@@ -112,7 +112,7 @@ def pow_local(out, a, k):
     return k * ieee_pow(a, k - 1)
 
 
-def rpow_local(out, a, c):
+def rpow_local(out: float, a: float, c: float) -> float:
     """d(c^a)/da = c^a * ln(c); for c = 0 and a >= 0, 0^a is the constant 0 (or 1 at
     a = 0), so 0 -- not 0 * ln(0) = 0 * -inf = nan."""
     if c == 0.0 and a >= 0.0:
@@ -273,7 +273,7 @@ def short_text(engine_op: str) -> str:
 def formula(name: str, args: list[str], param: float | None = None) -> str:
     """How an op reads as a formula of its operands' names: 'x·y', 'y^2', 'tanh(n)'."""
     op = BY_NAME[name]
-    number = short_number(param) if op.param else ""
+    number = short_number(param) if op.param else ""  # type: ignore[arg-type]  # pow and rpow come with their number
     return op.text.format(a=args[0], b=args[-1], k=number, c=number)
 
 
@@ -288,7 +288,7 @@ def notation(op: Op, names: list[str] | None = None, param: float | None = None)
     return [f"d({out})/d{wrt[i]} = {d.format(**fill)}" for i, d in enumerate(op.math)]
 
 
-def math_names(op: Op, names: list[str], param: float | None = None) -> dict[str, str]:
+def math_names(op: Op, names: list[str], param: float | None = None) -> dict[str, str | float]:
     """The values of a row's math templates: {a}, {b}, {k}, {km1}, {c}."""
     k = param if param is not None else "k"
     fill = {"a": names[0], "b": names[-1], "k": k, "c": k, "km1": ""}

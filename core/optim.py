@@ -27,18 +27,25 @@ model can be handed to a new optimizer with a clean slate. `lr` is a plain
 attribute: a trainer may change it between steps (e.g. a linear decay).
 """
 
+from __future__ import annotations
+
 import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from core.engine import Value
 
 # -----------------------------------------------------------------------------
 # helpers
 
-def _check_lr(lr):
+def _check_lr(lr: float) -> float:
     if not (isinstance(lr, (int, float)) and math.isfinite(lr) and lr >= 0):
         raise ValueError(f"the learning rate must be a finite number >= 0, got {lr!r}")
     return float(lr)
 
 
-def _check_list(name, numbers, n):
+def _check_list(name: str, numbers: Sequence[float], n: int) -> list[float]:
     if len(numbers) != n:
         raise ValueError(f"optimizer state {name!r} has {len(numbers)} entries for {n} parameters")
     return [float(x) for x in numbers]
@@ -50,7 +57,7 @@ def _check_list(name, numbers, n):
 class SGD:
     """Stochastic gradient descent, with optional (heavy-ball) momentum."""
 
-    def __init__(self, params, lr, momentum=0.0):
+    def __init__(self, params: Iterable[Value], lr: float, momentum: float = 0.0) -> None:
         self.params = list(params)
         self.lr = _check_lr(lr)
         if not (0.0 <= momentum < 1.0):
@@ -58,7 +65,7 @@ class SGD:
         self.momentum = float(momentum)
         self.velocity = [0.0] * len(self.params)
 
-    def step(self):
+    def step(self) -> None:
         lr, mu = self.lr, self.momentum
         if mu == 0.0:
             # micrograd's update, without a velocity that would equal the gradient anyway
@@ -71,15 +78,15 @@ class SGD:
             velocity[i] = v
             p.data -= lr * v
 
-    def zero_grad(self):
+    def zero_grad(self) -> None:
         for p in self.params:
             p.grad = 0.0
 
-    def state(self):
+    def state(self) -> dict[str, Any]:
         """The optimizer's memory as plain data (for saving a session)."""
         return {"velocity": list(self.velocity)}
 
-    def load_state(self, state):
+    def load_state(self, state: Mapping[str, Any]) -> None:
         self.velocity = _check_list("velocity", state["velocity"], len(self.params))
 
 
@@ -89,7 +96,9 @@ class SGD:
 class Adam:
     """Adam (Kingma & Ba, 2015) with bias correction, as in PyTorch."""
 
-    def __init__(self, params, lr=0.001, betas=(0.9, 0.999), eps=1e-8):
+    def __init__(
+        self, params: Iterable[Value], lr: float = 0.001, betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8
+    ) -> None:
         self.params = list(params)
         self.lr = _check_lr(lr)
         beta1, beta2 = betas
@@ -101,7 +110,7 @@ class Adam:
         self.m = [0.0] * len(self.params)
         self.v = [0.0] * len(self.params)
 
-    def step(self):
+    def step(self) -> None:
         self.t += 1
         beta1, beta2 = self.betas
         # m and v start at 0, so early averages are too small by these factors
@@ -116,14 +125,14 @@ class Adam:
             v_hat = v[i] / correction2
             p.data -= lr * m_hat / (math.sqrt(v_hat) + eps)
 
-    def zero_grad(self):
+    def zero_grad(self) -> None:
         for p in self.params:
             p.grad = 0.0
 
-    def state(self):
+    def state(self) -> dict[str, Any]:
         return {"t": self.t, "m": list(self.m), "v": list(self.v)}
 
-    def load_state(self, state):
+    def load_state(self, state: Mapping[str, Any]) -> None:
         n = len(self.params)
         m = _check_list("m", state["m"], n)
         v = _check_list("v", state["v"], n)
