@@ -33,7 +33,7 @@ from app.graph.node_geometry import node_size
 from app.slices import SlicedJob
 from core.document.commands import ReplaceDocument
 from core.document.layout import sugiyama
-from core.document.names import node_names
+from core.document.names import naming_steps
 
 ASYNC_LAYOUT_NODES = 400  # from this size on, the layout runs in a worker thread
 
@@ -119,8 +119,8 @@ def _measure(window, doc, data):
     out = doc.effective_output()
     nodes = list(doc.nodes.items())
     edges = [(e.src, e.dst) for e in doc.edges]
-    names = node_names(doc)   # a node's box is as wide as its name row needs
-    yield
+    names = {}   # a node's box is as wide as its name row needs
+    yield from naming_steps(doc, names)
     sizes = {}
     for nid, node in nodes:
         sizes[nid] = node_size(unit, node, nid == out, names[nid])

@@ -16,9 +16,18 @@ subscript (`tanh(…)₂`, `(a·b)₂`) so a name always points at one node; lab
 user's own and are kept exactly as written, even when two are equal.
 """
 
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
 from core.ops import BY_NAME, formula, short_number
 
+if TYPE_CHECKING:
+    from core.document.graph import GraphDocument
+
 NAME_MAX = 24       # characters a formula name may take before operands are elided
+STEP_NODES = 200    # nodes named between two yields of naming_steps
 ELLIPSIS = "…"
 _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 
@@ -27,10 +36,20 @@ _BINDING = {"add": 1, "sub": 1, "mul": 2, "div": 2, "neg": 3, "pow": 4, "rpow": 
 _ATOM = 9           # a label, a number or a function call such as tanh(x)
 
 
-def node_names(doc):
+def node_names(doc: GraphDocument) -> dict[str, str]:
     """{node id: name} for every node of a GraphDocument (see the module docstring)."""
-    names, binding = {}, {}
+    names = {}
+    for _ in naming_steps(doc, names):
+        pass
+    return names
+
+
+def naming_steps(doc: GraphDocument, names: dict[str, str], every: int = STEP_NODES) -> Iterator[None]:
+    """Fill `names` ({} to begin with) with node_names(doc), yielding after every
+    `every` nodes: a window naming 5,000 nodes (~40 ms) does it a slice at a time."""
+    binding = {}
     nodes = doc.nodes
+    done = 0
     for start in nodes:   # depth first from each node, operands before the node they feed
         stack = [start]
         while stack:
@@ -53,7 +72,10 @@ def node_names(doc):
                 names[nid], binding[nid] = _op_name(node, sources, names, binding)
             else:
                 names[nid], binding[nid] = ("input" if node.kind == "input" else "value"), _ATOM
-    return _disambiguate(doc, names)
+            done += 1
+            if done % every == 0:
+                yield
+    _disambiguate(doc, names)
 
 
 def _op_name(node, sources, names, binding):
