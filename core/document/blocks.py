@@ -26,13 +26,22 @@ Everything here is plain data; `search` ranks the catalogue for the quick-add
 box ("tan" finds tanh first).
 """
 
+from __future__ import annotations
+
 import random
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from core.document.commands import AddNode, Connect, Macro
 from core.document.graph import OPS, GraphError, Node, op_symbol
 from core.document.layout import sugiyama
 from core.nn import ACTIVATIONS, Neuron
+
+if TYPE_CHECKING:
+    from core.document.graph import GraphDocument
+
+Size = tuple[float, float]
 
 MAX_BLOCK_INPUTS = 64
 MAX_LAYER_NEURONS = 64
@@ -79,7 +88,7 @@ CATALOGUE = (
 ENTRIES = {entry.key: entry for entry in CATALOGUE}
 
 
-def search(text, limit=None):
+def search(text: str, limit: int | None = None) -> list[Entry]:
     """Catalogue entries matching text, best first: exact, then prefix, then substring."""
     needle = text.strip().lower()
     if not needle:
@@ -103,7 +112,7 @@ def search(text, limit=None):
     return [entry for _rank, _order, entry in scored][:limit]
 
 
-def next_label(doc, stem):
+def next_label(doc: GraphDocument, stem: str) -> str:
     """The first of stem1, stem2, ... that no node of doc is labelled with."""
     used = {node.label for node in doc.nodes.values()}
     k = 1
@@ -112,7 +121,10 @@ def next_label(doc, stem):
     return f"{stem}{k}"
 
 
-def node_for(key, doc, pos=(0.0, 0.0), param=None, value=None, label=None):
+def node_for(
+    key: str, doc: GraphDocument, pos: Size = (0.0, 0.0), param: float | None = None, value: float | None = None,
+    label: str | None = None,
+) -> Node:
     """A new Node (id None: the document picks one) for a leaf or an op entry."""
     pos = (float(pos[0]), float(pos[1]))
     if key == "input":
@@ -155,7 +167,7 @@ class _Ids:
         return nid
 
 
-def next_block_name(doc, stem):
+def next_block_name(doc: GraphDocument, stem: str) -> str:
     """'N1', 'N2', ... (or 'L1', ...): a name no node label starts with."""
     used = {node.label.split(".", 1)[0] for node in doc.nodes.values()}
     k = 1
@@ -175,15 +187,21 @@ def _check_shape(nin, nout, activation, inputs):
         raise GraphError(f"the block has {nin} inputs but {len(inputs)} nodes were given to feed it")
 
 
-def neuron_block(doc, pos=(0.0, 0.0), nin=2, activation="tanh", inputs=None, name=None,
-                 sizes=None, group_id=None):
+def neuron_block(
+    doc: GraphDocument, pos: Size = (0.0, 0.0), nin: int = 2, activation: str = "tanh",
+    inputs: Sequence[str] | None = None, name: str | None = None, sizes: Callable[[Node], Size] | None = None,
+    group_id: str | None = None,
+) -> Block:
     """One neuron act(b + w0*x0 + ...) as a Block; see `layer_block` for the arguments."""
     return _build(doc, pos, nin, 1, activation, inputs, name or next_block_name(doc, "N"),
                   "neuron", sizes, group_id)
 
 
-def layer_block(doc, pos=(0.0, 0.0), nin=2, nout=3, activation="tanh", inputs=None, name=None,
-                sizes=None, group_id=None):
+def layer_block(
+    doc: GraphDocument, pos: Size = (0.0, 0.0), nin: int = 2, nout: int = 3, activation: str = "tanh",
+    inputs: Sequence[str] | None = None, name: str | None = None, sizes: Callable[[Node], Size] | None = None,
+    group_id: str | None = None,
+) -> Block:
     """nout neurons reading the same nin inputs, as a Block.
 
     inputs   ids of existing nodes feeding input 0, 1, ... (None: new Input leaves x0..)

@@ -50,12 +50,18 @@ which binds tighter than `* /`, then `+ -`; `a - (b - c)` keeps its brackets
 because subtraction groups to the left.
 """
 
+from __future__ import annotations
+
 import builtins
 import keyword
 import unicodedata
+from typing import TYPE_CHECKING
 
 from core.document.graph import GraphError
 from core.ops import BY_NAME, METHODS
+
+if TYPE_CHECKING:
+    from core.document.graph import GraphDocument
 
 # names the exported code uses itself, and every builtin: a label never shadows them
 RESERVED = frozenset(("Value", "torch", "grad", "print", "repr", *METHODS, *dir(builtins)))
@@ -229,7 +235,7 @@ def _quote(text):
 # -----------------------------------------------------------------------------
 # micrograd
 
-def to_python(doc):
+def to_python(doc: GraphDocument) -> str:
     """A micrograd-style snippet that rebuilds doc; `expr.parse` reads it back."""
     plan = _Plan(doc)
     lines = ["# made by Backprop Studio: micrograd-style code for this graph"]
@@ -246,7 +252,7 @@ def to_python(doc):
     return "\n".join(lines) + "\n"
 
 
-def variable_names(doc):
+def variable_names(doc: GraphDocument) -> dict[str, str]:
     """{node id: the variable that holds it in to_python / to_pytorch} (inlined nodes absent)."""
     return dict(_Plan(doc).names)
 
@@ -254,7 +260,7 @@ def variable_names(doc):
 # -----------------------------------------------------------------------------
 # PyTorch
 
-def to_pytorch(doc):
+def to_pytorch(doc: GraphDocument) -> str:
     """A standalone PyTorch script computing doc in float64, with backward().
 
     It prints one line `output <name> <data>`, then `grad <name> <grad>` for

@@ -6,27 +6,31 @@ are held weakly, so a view that is deleted does not stay alive (or get called)
 just because it once subscribed; plain functions are held strongly.
 """
 
+from __future__ import annotations
+
 import weakref
+from collections.abc import Callable
+from typing import Any
 
 
 class Signal:
-    def __init__(self):
-        self._slots = []  # weakref.WeakMethod or a plain callable
+    def __init__(self) -> None:
+        self._slots: list[Any] = []  # weakref.WeakMethod or a plain callable
 
-    def connect(self, callback):
+    def connect(self, callback: Callable[..., object]) -> None:
         if hasattr(callback, "__self__") and hasattr(callback, "__func__"):
             self._slots.append(weakref.WeakMethod(callback))
         else:
             self._slots.append(callback)
 
-    def disconnect(self, callback):
+    def disconnect(self, callback: Callable[..., object]) -> None:
         for slot in list(self._slots):
             if _resolve(slot) == callback:
                 self._slots.remove(slot)
                 return
         raise ValueError(f"{callback!r} is not connected")
 
-    def emit(self, *args):
+    def emit(self, *args: Any) -> None:
         for slot in list(self._slots):
             callback = _resolve(slot)
             if callback is None:  # its object was deleted
@@ -34,9 +38,9 @@ class Signal:
             else:
                 callback(*args)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return sum(1 for slot in self._slots if _resolve(slot) is not None)
 
 
-def _resolve(slot):
+def _resolve(slot: Any) -> Callable[..., object] | None:
     return slot() if isinstance(slot, weakref.WeakMethod) else slot

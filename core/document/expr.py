@@ -58,10 +58,14 @@ MAX_DEPTH deep; at most MAX_NODES nodes; |exponent| <= MAX_EXPONENT (so `9**9**9
 is refused rather than computed); every number finite (`1e400` is refused).
 """
 
+from __future__ import annotations
+
 import ast
 import math
 import re
 import warnings
+from collections.abc import Mapping
+from typing import Any, NoReturn
 
 from core.document.graph import GraphDocument, Node
 from core.ops import BY_ENGINE, METHODS
@@ -140,7 +144,7 @@ class ExprError(ValueError):
     same line, so an editor can underline [col, end_col).
     """
 
-    def __init__(self, message, line=1, col=1, end_col=None):
+    def __init__(self, message: str, line: int = 1, col: int = 1, end_col: int | None = None) -> None:
         self.message = message
         self.line = line
         self.col = col
@@ -151,7 +155,7 @@ class ExprError(ValueError):
 # -----------------------------------------------------------------------------
 # The entry point
 
-def parse(text, values=None):
+def parse(text: str, values: Mapping[str, float] | None = None) -> GraphDocument:
     """Read a formula or a micrograd-style snippet into a new GraphDocument."""
     if not isinstance(text, str):
         raise TypeError(f"parse needs text, got {type(text).__name__}")
@@ -603,19 +607,19 @@ class _Builder:
         text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
         return len(text.encode("utf-8")[:byte_offset].decode("utf-8", "replace")) + 1
 
-    def fail(self, node, message):
+    def fail(self, node: Any, message: str) -> NoReturn:
         line = node.lineno
         col = self.col(line, node.col_offset)
         end = self.col(line, node.end_col_offset) if node.end_lineno == line else None
         raise ExprError(message, line, col, end)
 
-    def fail_attribute(self, node, message):
+    def fail_attribute(self, node: Any, message: str) -> NoReturn:
         """Point at the attribute's name, not at the expression before the dot."""
         line = node.end_lineno
         end = self.col(line, node.end_col_offset)
         raise ExprError(message, line, end - len(node.attr), end)
 
-    def fail_operator(self, left, right, symbol, where):
+    def fail_operator(self, left: Any, right: Any, symbol: str, where: Any) -> NoReturn:
         """Point at the operator itself, found in the text between its operands."""
         if left.end_lineno == right.lineno:
             line = left.end_lineno

@@ -38,7 +38,7 @@ _ATOM = 9           # a label, a number or a function call such as tanh(x)
 
 def node_names(doc: GraphDocument) -> dict[str, str]:
     """{node id: name} for every node of a GraphDocument (see the module docstring)."""
-    names = {}
+    names: dict[str, str] = {}
     for _ in naming_steps(doc, names):
         pass
     return names
