@@ -8,11 +8,16 @@ file sees either the old version or the new one, never a mix. Graph files,
 training sessions, code exports and the autosave all use this one function.
 """
 
+from __future__ import annotations
+
 import os
 import stat
+from collections.abc import Callable
 
 
-def write_atomically(path, payload, commit=None):
+def write_atomically(
+    path: str | os.PathLike[str], payload: bytes | str, commit: Callable[[Callable[[], None]], bool] | None = None
+) -> bool:
     """Replace the file at path by payload (bytes or str, UTF-8) atomically; True once done.
 
     A symlink is followed (its target is replaced, the link stays) and the old

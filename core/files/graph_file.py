@@ -41,9 +41,12 @@ so; a file from an older one is upgraded step by step through `MIGRATIONS`
 next. Golden files of every version live in tests/data/ and must load forever.
 """
 
+from __future__ import annotations
+
 import json
 import math
 import os
+from typing import Any
 
 from core.document.graph import KINDS, OPS, GraphDocument, GraphError
 from core.files import strict_json
@@ -67,7 +70,7 @@ class FormatError(ValueError):
     `fault` is set when the strict reader refused the file itself (one of
     strict_json.FAULTS: 'missing', 'special', ...), else None."""
 
-    def __init__(self, message, fault=None):
+    def __init__(self, message: str, fault: str | None = None) -> None:
         super().__init__(message)
         self.fault = fault
 
@@ -75,7 +78,7 @@ class FormatError(ValueError):
 # -----------------------------------------------------------------------------
 # Writing
 
-def dumps(doc, meta=None):
+def dumps(doc: GraphDocument, meta: dict[str, Any] | None = None) -> str:
     """The file's text for doc: sorted keys, two-space indent, a final newline."""
     meta = {} if meta is None else meta
     check_meta(meta)
@@ -83,7 +86,7 @@ def dumps(doc, meta=None):
     return json.dumps(data, allow_nan=False, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
 
 
-def save(doc, path, meta=None):
+def save(doc: GraphDocument, path: str | os.PathLike[str], meta: dict[str, Any] | None = None) -> None:
     """Write doc to path atomically: the old file stays whole until the new one is."""
     write_atomically(path, dumps(doc, meta))
 
@@ -91,7 +94,7 @@ def save(doc, path, meta=None):
 # -----------------------------------------------------------------------------
 # Reading: bytes -> text -> JSON values
 
-def load(path):
+def load(path: str | os.PathLike[str]) -> tuple[GraphDocument, dict[str, Any]]:
     """(GraphDocument, meta) from a file; FormatError names the fault and the file.
 
     The file must be a regular file of at most MAX_BYTES (core.files.strict_json):
@@ -106,7 +109,7 @@ def load(path):
         raise FormatError(f"{path}: {e}", e.fault) from None
 
 
-def loads(text):
+def loads(text: str | bytes) -> tuple[GraphDocument, dict[str, Any]]:
     """(GraphDocument, meta) from the file's text (str, or bytes that must be UTF-8)."""
     try:
         data = strict_json.loads(text, WHAT, MAX_BYTES, parse_constant=_constant, parse_float=_float,
@@ -125,11 +128,11 @@ class BadNumber:
 
     __slots__ = ("text", "why")
 
-    def __init__(self, text, why):
+    def __init__(self, text, why) -> None:
         self.text = text if len(text) <= 24 else f"{text[:12]}…({len(text)} characters)"
         self.why = why
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return self.text
 
 
@@ -151,7 +154,7 @@ def _int(text):
 # -----------------------------------------------------------------------------
 # Reading: JSON values -> a checked graph
 
-def read(data):
+def read(data: Any) -> tuple[GraphDocument, dict[str, Any]]:
     """(GraphDocument, meta) from parsed JSON of any schema we know."""
     if not isinstance(data, dict):
         raise FormatError(f"a graph file holds one JSON object {{...}}, not {_kind(data)}")
@@ -182,7 +185,7 @@ def read(data):
     return doc, meta
 
 
-def upgrade(data):
+def upgrade(data: dict[str, Any]) -> dict[str, Any]:
     """Bring data to SCHEMA_VERSION through MIGRATIONS, one version at a time."""
     if "schema_version" not in data:
         raise FormatError("there is no 'schema_version' field, so the file's layout is unknown")
@@ -201,7 +204,7 @@ def upgrade(data):
     return data
 
 
-def check_meta(meta):
+def check_meta(meta: Any) -> None:
     """Raise FormatError unless meta is a small JSON object (title and description are text)."""
     if not isinstance(meta, dict):
         raise FormatError(f"meta must be an object, got {_kind(meta)}")
@@ -227,7 +230,7 @@ def check_meta(meta):
             raise FormatError(f"{where} holds a {type(item).__name__}, which JSON cannot store")
 
 
-def check_graph(graph):
+def check_graph(graph: Any) -> dict[str, Any]:
     """Check the 'graph' object field by field; return it (unchanged) if it is sound."""
     if not isinstance(graph, dict):
         raise FormatError(f"'graph' must be an object, got {_kind(graph)}")
@@ -394,7 +397,7 @@ def _find_cycle(ids, taken, edges):
 # -----------------------------------------------------------------------------
 # Migrations: each turns one schema version into the next
 
-def migrate_0_to_1(data):
+def migrate_0_to_1(data: dict[str, Any]) -> dict[str, Any]:
     """Schema 0, the first draft, into schema 1.
 
     Schema 0 called a node's kind 'type', stored each edge as a list
@@ -440,7 +443,7 @@ def _is_int(x):
     return isinstance(x, int) and not isinstance(x, bool)
 
 
-def _kind(x):
+def _kind(x) -> str:
     if isinstance(x, dict):
         return "an object"
     if isinstance(x, list):

@@ -19,12 +19,18 @@ was going to be saved into. `loads` gives back the document, the file's own
 meta (without the recovery record) and its groups exactly as they were.
 """
 
+from __future__ import annotations
+
 import json
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from core.document.groups import GroupError, join_meta, split_meta
 from core.files import graph_file, strict_json
+
+if TYPE_CHECKING:
+    from core.document.graph import GraphDocument
 
 RECOVERY_KEY = "recovery"
 
@@ -39,7 +45,10 @@ class Recovered:
     title: str           # a name for it, for the question "restore ...?"
 
 
-def dumps(doc, meta, groups, source, saved_at, title=""):
+def dumps(
+    doc: GraphDocument, meta: dict[str, Any], groups: list[dict[str, Any]], source: str | None, saved_at: str,
+    title: str = "",
+) -> str:
     """The recovery file's text."""
     return graph_file.dumps(doc, _full_meta(meta, groups, source, saved_at, title))
 
@@ -62,7 +71,7 @@ def _full_meta(meta, groups, source, saved_at, title):
 # and a worker turns it into text with `dumps_snapshot`, which gives exactly the
 # bytes `dumps` gives (a test holds them equal).
 
-def snapshot(doc):
+def snapshot(doc: GraphDocument) -> dict[str, Any]:
     """The graph of doc as plain data, in the file's order, sharing nothing with doc."""
     nodes = [node.to_dict() for node in doc.nodes.values()]
     edges = [(src, nid, port) for nid in doc.nodes
@@ -70,7 +79,10 @@ def snapshot(doc):
     return {"nodes": nodes, "edges": edges, "output": doc.output}
 
 
-def dumps_snapshot(plain, meta, groups, source, saved_at, title=""):
+def dumps_snapshot(
+    plain: dict[str, Any], meta: dict[str, Any], groups: list[dict[str, Any]], source: str | None, saved_at: str,
+    title: str = "",
+) -> str:
     """The recovery file's text from a snapshot; touches no document (thread-safe)."""
     full = _full_meta(meta, groups, source, saved_at, title)
     graph_file.check_meta(full)
@@ -82,7 +94,7 @@ def dumps_snapshot(plain, meta, groups, source, saved_at, title=""):
     return json.dumps(data, allow_nan=False, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
 
 
-def load(path):
+def load(path: str | os.PathLike[str]) -> Recovered:
     """A Recovered from a recovery file; FormatError names the fault and the file.
 
     The recovery folder is scanned at every start, so whatever sits there is read
@@ -97,7 +109,7 @@ def load(path):
         raise graph_file.FormatError(f"{path}: {e}", e.fault) from None
 
 
-def loads(text):
+def loads(text: str | bytes) -> Recovered:
     """A Recovered from a recovery file's text; FormatError says what is wrong."""
     doc, meta = graph_file.loads(text)
     meta = dict(meta)

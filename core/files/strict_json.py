@@ -30,12 +30,16 @@ it into its own error (`FormatError`, `LessonError`, `SessionError`), so a
 caller never sees an `OSError`, a `RecursionError` or a `UnicodeError`.
 """
 
+from __future__ import annotations
+
 import itertools
 import json
 import math
 import os
 import re
 import stat
+from collections.abc import Callable
+from typing import Any, NoReturn
 
 MAX_DEPTH = 100            # no file of ours nests deeper than ~60 (a graph's meta)
 MAX_INT_DIGITS = 1000      # Python refuses to read integers over 4,300 digits anyway
@@ -51,7 +55,10 @@ class JSONFileError(ValueError):
     column where there is one); `path` is the file, or None for text.
     """
 
-    def __init__(self, message, fault, path=None, line=None, col=None):
+    def __init__(
+        self, message: str, fault: str, path: str | os.PathLike[str] | None = None, line: int | None = None,
+        col: int | None = None,
+    ) -> None:
         self.message = message
         self.fault = fault
         self.path = path
@@ -59,7 +66,7 @@ class JSONFileError(ValueError):
         self.col = col
         super().__init__(message if path is None else f"{path}: {message}")
 
-    def at(self, path):
+    def at(self, path: str | os.PathLike[str] | None) -> JSONFileError:
         """The same error, naming the file it came from."""
         return JSONFileError(self.message, self.fault, path, self.line, self.col)
 
@@ -67,7 +74,7 @@ class JSONFileError(ValueError):
 # -----------------------------------------------------------------------------
 # 1. bytes: only from a regular file, and never more than limit + 1 of them
 
-def read_bytes(path, limit, what="this kind of file"):
+def read_bytes(path: str | os.PathLike[str], limit: int, what: str = "this kind of file") -> bytes:
     """The bytes of the regular file at path; JSONFileError if it is not one or is over limit."""
     path = os.fspath(path)
     try:
@@ -132,7 +139,7 @@ def _os_fault(error, path):
     return JSONFileError(f"cannot read the file: {reason}", "unreadable", path)
 
 
-def _size(limit):
+def _size(limit) -> str:
     if limit < 1024:
         return f"{limit} bytes"
     if limit % (1024 * 1024) == 0:
@@ -143,7 +150,7 @@ def _size(limit):
 # -----------------------------------------------------------------------------
 # 2. text: strict UTF-8
 
-def decode(raw, what="this kind of file"):
+def decode(raw: bytes, what: str = "this kind of file") -> str:
     """str from bytes that must be UTF-8 (a leading byte-order mark is dropped)."""
     if raw.startswith(b"\xef\xbb\xbf"):  # as Notepad writes: harmless
         raw = raw[3:]
@@ -165,7 +172,7 @@ def decode(raw, what="this kind of file"):
 # -----------------------------------------------------------------------------
 # 3. JSON: depth first, then the parser with strict hooks, then surrogates
 
-def load(path, limit, what="this kind of file", **options):
+def load(path: str | os.PathLike[str], limit: int, what: str = "this kind of file", **options: Any) -> Any:
     """Parsed JSON from the file at path; JSONFileError names the file and the fault."""
     path = os.fspath(path)
     try:
@@ -174,8 +181,10 @@ def load(path, limit, what="this kind of file", **options):
         raise (e if e.path else e.at(path)) from None
 
 
-def loads(text, what="this kind of file", limit=None, max_depth=MAX_DEPTH, parse_constant=None,
-          parse_float=None, parse_int=None, object_pairs_hook=None):
+def loads(text: str | bytes, what: str = "this kind of file", limit: int | None = None, max_depth: int = MAX_DEPTH,
+          parse_constant: Callable[[str], Any] | None = None, parse_float: Callable[[str], Any] | None = None,
+          parse_int: Callable[[str], Any] | None = None,
+          object_pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None) -> Any:
     """Parsed JSON from text (str, or bytes that must be UTF-8).
 
     The hooks default to refusing NaN/Infinity, non-finite floats, integers of
@@ -203,13 +212,13 @@ def loads(text, what="this kind of file", limit=None, max_depth=MAX_DEPTH, parse
     return data
 
 
-def refuse_constant(token):
+def refuse_constant(token: str) -> NoReturn:
     """parse_constant: NaN, Infinity and -Infinity, which Python's json accepts and JSON does not."""
     raise JSONFileError(f"the file holds {token}, which is not a number JSON allows; "
                         "write a finite number", "number")
 
 
-def finite_float(text):
+def finite_float(text: str) -> float:
     """parse_float: a float, unless the literal overflows to infinity (1e400)."""
     x = float(text)
     if not math.isfinite(x):
@@ -218,16 +227,16 @@ def finite_float(text):
     return x
 
 
-def bounded_int(text):
+def bounded_int(text: str) -> int:
     """parse_int: an int of at most MAX_INT_DIGITS digits."""
     if len(text) > MAX_INT_DIGITS:
         raise JSONFileError(f"the integer {_clip(text)} is too large ({len(text)} characters)", "number")
     return int(text)
 
 
-def unique_keys(pairs):
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """object_pairs_hook: a dict, refusing a key given twice (json would keep the last)."""
-    data = {}
+    data: dict[str, Any] = {}
     for key, value in pairs:
         if key in data:
             where = f" (in the object with id {data['id']!r})" if isinstance(data.get("id"), str) else ""
@@ -249,7 +258,7 @@ _STRING_OR_BRACKET = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)
 _STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 
-def check_depth(text, max_depth=MAX_DEPTH, what="this kind of file"):
+def check_depth(text: str, max_depth: int = MAX_DEPTH, what: str = "this kind of file") -> None:
     """JSONFileError if brackets outside strings nest deeper than max_depth.
 
     The parser recurses once per level; this never does. Regular expressions

@@ -30,10 +30,13 @@ and where, and a state that does not fit its config (a layer too many, a
 weight missing) is caught by actually building the `Trainer` from it.
 """
 
+from __future__ import annotations
+
 import dataclasses
 import json
 import math
 import os
+from typing import Any
 
 from core.files import strict_json
 from core.files.atomic import write_atomically
@@ -55,7 +58,7 @@ class SessionError(ValueError):
     """A session we will not write or load; the message says what and where."""
 
 
-def empty_history():
+def empty_history() -> dict[str, list[Any]]:
     return {key: [] for key in HISTORY_KEYS}
 
 
@@ -67,7 +70,7 @@ class Session:
     history: dict = dataclasses.field(default_factory=empty_history)
     meta: dict = dataclasses.field(default_factory=dict)
 
-    def trainer(self):
+    def trainer(self) -> Trainer:
         """A Trainer built from the config and put in the saved state."""
         trainer = Trainer(self.config)
         try:
@@ -111,7 +114,7 @@ def _check_finite_state(state):
                                        "the run diverged. Reset before saving")
 
 
-def to_dict(session):
+def to_dict(session: Session) -> dict[str, Any]:
     """The session as JSON-ready data; SessionError if a weight is not finite."""
     state = session.state
     _check_finite_state(state)
@@ -135,7 +138,7 @@ def to_dict(session):
     }
 
 
-def dumps(session):
+def dumps(session: Session) -> str:
     try:
         return json.dumps(to_dict(session), allow_nan=False, sort_keys=True, indent=1) + "\n"
     except ValueError as e:
@@ -144,7 +147,7 @@ def dumps(session):
         raise SessionError(f"cannot save: {e}") from None
 
 
-def save(session, path):
+def save(session: Session, path: str | os.PathLike[str]) -> None:
     """Write the session to path atomically: the old file stays whole until the new one is."""
     write_atomically(path, dumps(session))
 
@@ -152,7 +155,7 @@ def save(session, path):
 # -----------------------------------------------------------------------------
 # reading
 
-def load(path):
+def load(path: str | os.PathLike[str]) -> Session:
     """A Session from a file; SessionError names the fault and the file.
 
     The strict reader (core.files.strict_json) refuses a FIFO, a device, a folder
@@ -172,7 +175,7 @@ def _cannot_read(error):
     return error.message
 
 
-def loads(text):
+def loads(text: str | bytes) -> Session:
     """A Session from the file's text (str or UTF-8 bytes)."""
     try:
         data = strict_json.loads(text, WHAT, MAX_BYTES)
@@ -181,7 +184,7 @@ def loads(text):
     return read(data)
 
 
-def read(data):
+def read(data: Any) -> Session:
     """A Session from parsed JSON, every field checked."""
     if not isinstance(data, dict):
         raise SessionError("a training session is one JSON object {...}")

@@ -20,6 +20,8 @@ ANNOTATED = [
     "core/nn.py", "core/losses.py", "core/optim.py", "core/gradcheck.py", "core/ops.py", "core/format.py",
     "core/document/names.py", "core/document/expr.py", "core/document/compile.py", "core/document/codegen.py",
     "core/document/events.py", "core/document/blocks.py",
+    "core/files/atomic.py", "core/files/strict_json.py", "core/files/graph_file.py", "core/files/recovery.py",
+    "core/files/training_session.py",
 ]
 
 
@@ -63,6 +65,7 @@ def _mypy_command():
     return [sys.executable, "-m", "mypy"]
 
 
+@pytest.mark.slow  # 3-8 s: mypy reads the modules and their imports from a cold cache
 def test_mypy_passes_on_the_annotated_modules(tmp_path):
     command = _mypy_command()
     if command is None:
