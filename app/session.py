@@ -5,7 +5,8 @@
 * `doc`       -- the GraphDocument being shown and edited (never replaced; a
                  new graph arrives through the undoable `ReplaceDocument`);
 * `compiled`  -- the result of `core.document.compile.compile_document(doc)`: Values by
-                 node id, the output Value, missing ports;
+                 node id, the output Value, missing ports (the output of the compile
+                 before is kept while a new, unwired part makes it ambiguous);
 * `current_id` -- the selected node (not an edit, so not undoable);
 * `groups`    -- the document's groups (core/document/groups.py: neurons and layers the
                  canvas can collapse), changed only by commands, like `doc`.
@@ -56,6 +57,7 @@ class GraphSession(QObject):
         self.current_id = None
         self.auto_backward = True   # run backward after every compile, like the tutorial
         self._dirty = False
+        self._forget_output = False
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
@@ -71,6 +73,12 @@ class GraphSession(QObject):
     @property
     def output_value(self):
         return self.compiled.output if self.compiled is not None else None
+
+    @property
+    def output_id(self):
+        """The id of the node backward runs from (None if there is none): the
+        document's own output, or the one kept while an unwired part waits."""
+        return self.compiled.output_id if self.compiled is not None else None
 
     def value(self, nid):
         return self.values.get(nid)
@@ -106,6 +114,8 @@ class GraphSession(QObject):
             return
         if (event == "node_removed" and details[0] == self.current_id) or event == "reset":
             self.select(None)
+        if event == "reset":
+            self._forget_output = True   # another graph: its ids mean other nodes
         self._dirty = True
         if not self._timer.isActive():   # a restart costs more; opening 5,000 nodes sends 12,000 events
             self._timer.start()
@@ -119,8 +129,10 @@ class GraphSession(QObject):
     def recompile(self):
         self._dirty = False
         self._timer.stop()
+        keep = None if self._forget_output or self.compiled is None else self.compiled.output_id
+        self._forget_output = False
         try:
-            self.compiled = compile_document(self.doc)
+            self.compiled = compile_document(self.doc, keep)
             self.compile_error = None
         except Exception as exc:  # never let a core bug take the window down
             self.compiled = None

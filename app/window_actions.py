@@ -107,7 +107,7 @@ def update_status(window, *_):
     window.counts_label.setText(f"{nodes:,} nodes · {edges:,} edges" + (f" · {shape}" if shape else ""))
     out = window.session.output_value
     doc = window.session.doc
-    out_id = doc.effective_output()
+    out_id = window.session.output_id
     if out is not None:
         name = doc.nodes[out_id].label or out_id
         window.output_label.setText(f"output {name} = {format_number(out.data)}")
@@ -126,7 +126,7 @@ def update_status(window, *_):
 def backward(window):
     ok = window.session.backward()
     if ok:
-        out_id = window.session.doc.effective_output()
+        out_id = window.session.output_id
         name = window.session.doc.nodes[out_id].label or out_id
         window.show_message(f"Backward from {name}: every grad zeroed, then {name}.grad = 1 "
                           "and the chain rule applied in reverse topological order.")
@@ -207,7 +207,7 @@ def find_node(window, text):
     index = (index + 1) % len(matches) if last_text == text else 0
     window._find_state = (text, index)
     nid = matches[index]
-    window.scene.select_node(nid)
+    window.scene.selection.select_node(nid)
     window.view.center_on_node(nid)
     more = f" ({index + 1} of {len(matches)}; Enter for the next)" if len(matches) > 1 else ""
     window.show_message(f"Found {window.session.doc.nodes[nid].label or nid}{more}")

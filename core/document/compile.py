@@ -21,6 +21,15 @@ cannot be computed, and neither can anything downstream of it; those nodes are
 simply left out of `values` (the view greys them), and `missing` says which
 ports to wire. Compiling never raises for that.
 
+Nor does a half-built part take the grads of the rest away. The output is the
+document's own (`effective_output`: the one set, or the single sink) when it
+can be computed; else the single *computed* sink: a computed op that feeds no
+computed node. A fresh op waiting for its inputs, a lone new input, the
+unwired tail of a paste are no candidates, so the graph they were dropped
+beside keeps its output. When several complete parts remain
+(a Neuron block dropped beside a graph), `keep` -- the output of the compile
+before -- stays the output if it is still one of them.
+
 `trace` goes the other way: any `Value` graph -- one sample pushed through an
 MLP, say -- becomes a read-only document with one node per Value, so a model
 built in code can be looked at, stepped through and explained like a drawn one.
@@ -39,8 +48,9 @@ class Compiled:
     values         {node id: Value} for every node that could be computed
     value_to_node  {Value: node id}, the reverse map (the debugger's step
                    records hold Values; the canvas needs node ids)
-    output         the Value of the document's effective output, or None when
-                   there is no single output or it could not be computed
+    output         the Value of the output (see the module docstring), or None
+                   when there is no single output or it could not be computed
+    output_id      the id of that node, or None
     missing        {op id: [unwired ports]}, what keeps the graph from computing
     order          the compiled node ids, each after its inputs
     """
@@ -49,6 +59,7 @@ class Compiled:
         self.values = values
         self.value_to_node = {value: nid for nid, value in values.items()}
         self.output = output
+        self.output_id = self.value_to_node.get(output) if output is not None else None
         self.missing = missing
         self.order = order
 
@@ -60,8 +71,9 @@ class Compiled:
         return f"Compiled({len(self.values)} values, output={self.output!r}, missing={self.missing})"
 
 
-def compile_document(doc):
-    """Build one Value per node of `doc`, in topological order (see the module docstring)."""
+def compile_document(doc, keep=None):
+    """Build one Value per node of `doc`, in topological order (see the module
+    docstring); `keep` is the previous compile's output id, kept when ambiguous."""
     values = {}
     order = []
     for nid in doc.topological_ids():
@@ -76,8 +88,20 @@ def compile_document(doc):
             value = Value(node.value, label=node.label)
         values[nid] = value
         order.append(nid)
-    output_id = doc.effective_output()
+    output_id = output_of(doc, values, keep)
     return Compiled(values, values.get(output_id), doc.missing_inputs(), order)
+
+
+def output_of(doc, values, keep=None):
+    """The id of the node to backpropagate from, given the computed `values`."""
+    chosen = doc.effective_output()
+    if chosen in values or doc.output is not None:   # an output the user set stays theirs
+        return chosen if chosen in values else None
+    feeds_computed = {src for src, dst, _port in doc.edges if dst in values}
+    sinks = [nid for nid in values if doc.nodes[nid].kind == "op" and nid not in feeds_computed]
+    if len(sinks) == 1:
+        return sinks[0]
+    return keep if keep in sinks else None
 
 
 def _apply(node, args):

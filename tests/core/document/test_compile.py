@@ -121,7 +121,8 @@ def test_missing_input_is_reported_and_downstream_is_absent():
     assert compiled.missing == {"n2": [1], "n5": [0, 1]}
     assert set(compiled.values) == {"n1", "n4"}
     assert compiled.order == ["n1", "n4"]
-    assert compiled.output is None  # three sinks: no single output
+    # three sinks, but only exp(x) is computed: the waiting parts leave it the output (issue 17.5)
+    assert compiled.output_id == "n4" and compiled.output is compiled.values["n4"]
 
 
 def test_output_missing_upstream_gives_none_and_explicit_output_is_used():
@@ -257,3 +258,43 @@ def test_trace_of_a_deep_chain_is_fast_enough():
     doc, _ = trace(y)
     assert len(doc.nodes) == 1 + 4 * 5_000
     assert compile_document(doc).output.data == y.data
+
+
+# -----------------------------------------------------------------------------
+# the output while a part waits to be wired (issue 17.5)
+
+@pytest.mark.parametrize("waiting", [
+    [("op", "mul", None, "", [None, None])],              # a new op, nothing wired
+    [("op", "add", None, "", ["n5", None])],              # the output half-wired to a fresh op
+    [("input", 1.0, None, "z", [])],                      # a lone new input
+    [("input", 1.0, None, "z", []), ("op", "mul", None, "", ["n6", None])],   # a paste's tail
+])
+def test_an_unwired_part_keeps_the_output_and_its_grads(waiting):
+    doc = build([*[("input", 2.0, None, "x", []), ("input", 3.0, None, "y", []),
+                   ("op", "mul", None, "", ["n1", "n2"]), ("op", "pow", 2, "", ["n2"]),
+                   ("op", "add", None, "f", ["n3", "n4"])], *waiting])
+    compiled = compile_document(doc)
+    assert compiled.output_id == "n5" and compiled.output is compiled.values["n5"]
+    compiled.output.backward()
+    assert (compiled.values["n1"].grad, compiled.values["n2"].grad) == (3.0, 8.0)
+
+
+def test_a_second_complete_part_keeps_the_output_before_else_none():
+    from core.document.blocks import neuron_block
+    doc = tutorial_doc()
+    neuron_block(doc, (400.0, 0.0)).command.do(doc)     # a complete Neuron beside the graph
+    assert compile_document(doc).output is None          # two finished parts: no single output
+    kept = compile_document(doc, keep="n5")
+    assert kept.output_id == "n5" and kept.output.data == 15.0
+    assert compile_document(doc, keep="n1").output is None   # a leaf feeding f is no output
+
+
+def test_an_output_set_by_the_user_is_never_replaced():
+    doc = tutorial_doc()
+    doc.add_node(Node(None, "op", "neg"))
+    doc.connect("n5", "n6", 0)
+    doc.set_output("n3")
+    assert compile_document(doc, keep="n5").output_id == "n3"
+    doc.add_node(Node(None, "op", "exp"))                   # n7, unwired
+    doc.set_output("n7")
+    assert compile_document(doc, keep="n5").output is None   # the user's output waits for its input
