@@ -47,6 +47,7 @@ from core.files.graph_file import MAX_BYTES
 FRAGMENT_MIME = "application/x-backprop-studio-fragment"
 FRAGMENT_FORMAT = "backprop-studio.fragment"
 DUPLICATE_OFFSET = (40.0, 40.0)
+PASTE_NEAR = 8.0      # a pasted node this close (document units) to a node is "on" it
 BLOCK_KEYS = ("neuron", "layer")
 
 
@@ -289,6 +290,7 @@ class GraphBuilder(QObject):
                 cy = sum(n.pos[1] for n in nodes) / len(nodes)
                 x, y = self.scene.to_doc(scene_pos)
                 command.paste.offset = (x - cx, y - cy)
+            self._clear_of_nodes(command.paste)
         except (GraphError, KeyError, TypeError, ValueError, AttributeError) as e:
             self.message.emit(f"Nothing pasted: the clipboard's graph is broken ({e}).")
             return []
@@ -301,7 +303,30 @@ class GraphBuilder(QObject):
             return []
         command = PasteWithGroups(self.session.groups, self.fragment(ids), DUPLICATE_OFFSET)
         command.text = f"Duplicate {command.paste.text[len('Paste '):]}"
+        self._clear_of_nodes(command.paste)
         return self._push_paste(command)
+
+    def _clear_of_nodes(self, paste):
+        """Shift a paste on by DUPLICATE_OFFSET while one of its nodes would land on a
+        node already there (the mouse still over what was copied; a second paste): a
+        copy drawn exactly over its original looks like nothing happened."""
+        cell = PASTE_NEAR
+        taken = {(round(n.pos[0] / cell), round(n.pos[1] / cell)) for n in self.doc.nodes.values()}
+        nodes = list(paste.fragment.nodes.values())
+        dx, dy = paste.offset
+
+        def lands_on_one(dx, dy):
+            for n in nodes:
+                x, y = round((n.pos[0] + dx) / cell), round((n.pos[1] + dy) / cell)
+                if any((x + i, y + j) in taken for i in (-1, 0, 1) for j in (-1, 0, 1)):
+                    return True
+            return False
+
+        for _ in range(len(self.doc.nodes) * len(nodes) + 1):   # a pair of nodes blocks one shift at most
+            if not lands_on_one(dx, dy):
+                break
+            dx, dy = dx + DUPLICATE_OFFSET[0], dy + DUPLICATE_OFFSET[1]
+        paste.offset = (dx, dy)
 
     def _push_paste(self, command):
         ok, _error = self._push(command)

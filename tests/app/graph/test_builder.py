@@ -735,3 +735,23 @@ def test_building_at_2x_scale_keeps_document_positions(window):
     cx = sum(doc.nodes[n].pos[0] for n in members) / len(members)
     assert box.x() == pytest.approx(cx * 2.0)
     window.appearance.set_scale(1.0)
+
+
+def test_a_paste_never_lands_exactly_on_the_original(window):
+    """Issue 17.5: Ctrl+C, Ctrl+V with the mouse still over what was copied drew the copy
+    over its original; each further paste offsets again."""
+    from app.graph.builder import fragment_text
+    x, t = add(window, "input", 0, 0), add(window, "tanh", 400, 0)
+    doc, builder = window.session.doc, window.builder
+    originals = [doc.nodes[x].pos, doc.nodes[t].pos]
+    mime = QMimeData()
+    mime.setData(FRAGMENT_MIME, fragment_text(builder.fragment([x, t])).encode("utf-8"))
+    QGuiApplication.clipboard().setMimeData(mime)
+    centre = QPointF(*window.scene.to_scene_xy(sum(p[0] for p in originals) / 2,
+                                               sum(p[1] for p in originals) / 2))
+    first = builder.paste(centre)
+    assert [doc.nodes[n].pos for n in first] == [(px + 40, py + 40) for px, py in originals]
+    second = builder.paste(centre)
+    assert [doc.nodes[n].pos for n in second] == [(px + 80, py + 80) for px, py in originals]
+    far = builder.paste(QPointF(0, 900))                       # somewhere free: exactly there
+    assert sum(doc.nodes[n].pos[1] for n in far) / 2 == 900 / window.scene.theme.scale
