@@ -35,6 +35,10 @@ MLP, say -- becomes a read-only document with one node per Value, so a model
 built in code can be looked at, stepped through and explained like a drawn one.
 """
 
+from __future__ import annotations
+
+from collections.abc import Sequence
+
 from core.document.graph import GraphDocument, Node
 from core.engine import Value, topological_order
 from core.ops import lookup
@@ -55,7 +59,9 @@ class Compiled:
     order          the compiled node ids, each after its inputs
     """
 
-    def __init__(self, values, output, missing, order):
+    def __init__(
+        self, values: dict[str, Value], output: Value | None, missing: dict[str, list[int]], order: list[str]
+    ) -> None:
         self.values = values
         self.value_to_node = {value: nid for nid, value in values.items()}
         self.output = output
@@ -63,18 +69,18 @@ class Compiled:
         self.missing = missing
         self.order = order
 
-    def node_of(self, value):
+    def node_of(self, value: Value) -> str | None:
         """The id of the node that produced `value` (None if it is not from this document)."""
         return self.value_to_node.get(value)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"Compiled({len(self.values)} values, output={self.output!r}, missing={self.missing})"
 
 
-def compile_document(doc, keep=None):
+def compile_document(doc: GraphDocument, keep: str | None = None) -> Compiled:
     """Build one Value per node of `doc`, in topological order (see the module
     docstring); `keep` is the previous compile's output id, kept when ambiguous."""
-    values = {}
+    values: dict[str, Value] = {}
     order = []
     for nid in doc.topological_ids():
         node = doc.nodes[nid]
@@ -89,10 +95,11 @@ def compile_document(doc, keep=None):
         values[nid] = value
         order.append(nid)
     output_id = output_of(doc, values, keep)
-    return Compiled(values, values.get(output_id), doc.missing_inputs(), order)
+    output = values.get(output_id) if output_id is not None else None
+    return Compiled(values, output, doc.missing_inputs(), order)
 
 
-def output_of(doc, values, keep=None):
+def output_of(doc: GraphDocument, values: dict[str, Value], keep: str | None = None) -> str | None:
     """The id of the node to backpropagate from, given the computed `values`."""
     chosen = doc.effective_output()
     if chosen in values or doc.output is not None:   # an output the user set stays theirs
@@ -148,7 +155,7 @@ def _exponent(param):
 # -----------------------------------------------------------------------------
 # Value graph -> GraphDocument
 
-def trace(root, parameters=()):
+def trace(root: Value, parameters: Sequence[Value] = ()) -> tuple[GraphDocument, dict[str, Value]]:
     """Turn the graph that produced `root` into a read-only document.
 
     Returns (doc, {node id: Value}). Ids are "n1", "n2", ... in topological
@@ -180,7 +187,7 @@ def trace(root, parameters=()):
     return doc, {nid: value for value, nid in ids.items()}
 
 
-def op_of(engine_op):
+def op_of(engine_op: str) -> tuple[str, float | None]:
     """(document op, param) for an engine `_op` string: '*' -> ('mul', None),
     '**2' -> ('pow', 2), '**0.5' -> ('pow', 0.5), '2.0**' -> ('rpow', 2.0)."""
     try:
