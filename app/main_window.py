@@ -306,7 +306,11 @@ class MainWindow(QMainWindow):
             return False
         self.editor.clear_error()
         self.editor.set_source_note(None)
-        return self.show_document(doc, "Run expression")
+        self.statusBar().clearMessage()   # an old "Not run: ..." must not outlive a good run
+        if not self.show_document(doc, "Run expression"):
+            return False
+        self.files.detach()   # the text's graph, not the file's: Save must ask where
+        return True
 
     def lay_out(self, doc):
         """({id: centre}, routes) for doc, from core.document.layout on the items' real sizes."""
@@ -437,7 +441,10 @@ class MainWindow(QMainWindow):
             self.show_message(f"Could not trace the graph: {e}")
             return False
         self.editor.set_source_note(f"a traced graph of {len(doc.nodes):,} nodes")
-        return self.show_document(doc, text)
+        if not self.show_document(doc, text):
+            return False
+        self.files.detach()   # a trace, not the file's graph: Save must ask where
+        return True
 
     def open_file(self, path):
         """Open a saved graph (app/files/actions.py); on any fault the graph shown stays."""

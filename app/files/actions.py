@@ -267,6 +267,13 @@ class FileActions(QObject):
         self.name = name or (os.path.basename(self.path) if self.path else "Untitled")
         self.update_title()
 
+    def detach(self):
+        """The graph shown was replaced by one that is not the file's (a Run, a trace,
+        an engine's failing expression): the document becomes untitled, so Save asks
+        where and never writes this graph over the file that was open before."""
+        if self.path is not None:
+            self._set_file(None, {})
+
     # -- unsaved changes ------------------------------------------------------------------
 
     def maybe_save(self):
@@ -294,6 +301,7 @@ class FileActions(QObject):
         if not self.maybe_save():
             return False
         self.window.show_document(GraphDocument(), "New graph", layout=False, undoable=False)
+        self.window.view.reset_zoom()   # nothing to fit: a new graph starts at 100 %, not at the last zoom
         self._set_file(None, {})
         return True
 
@@ -361,8 +369,7 @@ class FileActions(QObject):
         else:
             text = str(error)
         message = f"Could not open {name}: {text}"
-        self.window.editor.show_error(message + "\nThe graph shown is unchanged.")
-        self.window.show_message(message)
+        self.window.show_message(message)   # not in the editor's box: that speaks of the editor's text
         show_error(self.window, "Could not open the file",
                    f"{name} was not opened.\n\n{text}\n\nThe graph shown is unchanged.")
 
@@ -490,7 +497,10 @@ class FileActions(QObject):
                        "The graph shown is unchanged.")
             return False
         self.window.editor.set_text(text)
-        return self.window.show_document(doc, f"Import {os.path.basename(path)}")
+        if not self.window.show_document(doc, f"Import {os.path.basename(path)}"):
+            return False
+        self.detach()
+        return True
 
     def import_snippet_dialog(self):
         path = ask_open_path(self.window, "Import snippet", "", "Python (*.py *.txt);;All files (*)")

@@ -130,7 +130,9 @@ class EngineCheckDialog(QDialog):
         if doc is None:
             self.finding.appendPlainText(f"\n(Not drawn: {problem}.)")
             return False
-        self.window_.show_document(doc, text="Show my engine's failing expression", layout=True)
+        if not self.window_.show_document(doc, text="Show my engine's failing expression", layout=True):
+            return False
+        self.window_.files.detach()   # not the file's graph: Save must ask where
         self.window_.wait_for_layout()
         if fault.get("node_id") in doc.nodes:
             self.window_.scene.set_highlight(nodes=[fault["node_id"]])

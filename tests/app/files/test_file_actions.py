@@ -409,3 +409,45 @@ def test_opening_a_link_to_dev_zero_is_refused(window, isolated_files, tmp_path)
     link.symlink_to("/dev/zero")
     assert not window.files.open(str(link))
     assert "not a regular file" in isolated_files[-1][1]
+
+
+# -----------------------------------------------------------------------------
+# no surprises (issue 17.5)
+
+def test_a_new_graph_starts_at_100_percent(window):
+    window.view.set_zoom(2.5)
+    assert window.files.new()
+    assert window.view.zoom() == 1.0
+
+
+@pytest.mark.parametrize("replace", ["run", "trace"])
+def test_a_run_or_a_trace_makes_the_document_untitled_so_save_never_overwrites(window, tmp_path,
+                                                                               monkeypatch, replace):
+    from core.engine import Value
+    path = tmp_path / "six.json"
+    assert window.files.save_as(str(path))
+    before = path.read_bytes()
+    if replace == "run":
+        assert window.run_expression("a = Value(1.0, label='a')\nb = a.exp()\n")
+    else:
+        assert window.open_value(Value(2.0, label="w").tanh())
+    assert window.files.path is None and window.windowTitle().startswith("Untitled")
+    asked = []
+    monkeypatch.setattr(file_actions, "ask_save_path", lambda *args, **kwargs: asked.append(args) or "")
+    assert not window.files.save()                  # Save asks where (the test says: nowhere)
+    assert asked and path.read_bytes() == before     # the file that was open is untouched
+
+
+def test_a_file_that_cannot_open_is_not_reported_in_the_editors_box(window, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "something else"}', encoding="utf-8")
+    assert not window.open_file(bad)
+    assert window.editor.error_text() == ""
+    assert "bad.json" in window.statusBar().currentMessage()
+
+
+def test_a_good_run_clears_the_old_error_from_the_status_bar(window):
+    assert not window.run_expression("f = x * (x + \n")
+    assert "Not run" in window.statusBar().currentMessage()
+    assert window.run_expression("x = Value(2.0, label='x')\nf = x * x\n")
+    assert "Not run" not in window.statusBar().currentMessage()
