@@ -7,6 +7,10 @@ lists the inputs of the graph on the canvas: changing a number there is an
 undoable edit of the document (the graph recomputes at once), and on the next
 Run it is kept for names the text uses without assigning (free names).
 
+Choosing an example replaces the text -- as one edit the editor's own undo
+(Ctrl+Z) takes back -- and asks first (`ask_replace_text`) when the text was
+typed and not yet run: typed work is never discarded without a prompt.
+
 Signals:
     runRequested(str)   Run button / Ctrl+Enter, with the editor's text
 """
@@ -21,6 +25,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QMessageBox,
     QPlainTextEdit,
     QPushButton,
     QTableView,
@@ -50,6 +55,17 @@ EXAMPLES = {
     "Overflow to inf: exp(x·x)": "x = Value(30.0, label='x')\ny = (x*x).exp()\n",
     "Not a number: log(-x)": "x = Value(2.0, label='x')\ny = (-x).log()\n",
 }
+
+
+def ask_replace_text(parent, title):
+    """True if the user lets the example `title` replace text they typed and did not run.
+    A module function, so tests replace it and never meet a modal box."""
+    answer = QMessageBox.question(
+        parent, "Replace your text?",
+        f"The editor holds text you typed and have not run. Replace it with the example "
+        f"'{title}'? (Ctrl+Z in the editor brings it back.)",
+        QMessageBox.Yes | QMessageBox.Cancel, QMessageBox.Cancel)
+    return answer == QMessageBox.Yes
 
 
 def free_values(text, table):
@@ -131,6 +147,7 @@ class ExpressionBar(QWidget):
         top.addWidget(self.examples)
         layout.addLayout(top)
 
+        self._kept_text = ""     # the text last run or set by the app (not typed since)
         self.editor = CodeEditor()
         self.editor.runRequested.connect(self.run)
         self.editor.textChanged.connect(self._text_changed)
@@ -194,15 +211,28 @@ class ExpressionBar(QWidget):
 
     def set_text(self, text):
         self.editor.setPlainText(text)
+        self._kept_text = text
 
     def run(self):
+        self._kept_text = self.text()
         self.runRequested.emit(self.text())
 
+    def has_unrun_text(self):
+        """True if the editor holds text the user typed since it was last run or set."""
+        text = self.text()
+        return bool(text.strip()) and text != self._kept_text
+
     def _example_chosen(self, index):
-        if index > 0:
-            self.set_text(EXAMPLES[self.examples.itemText(index)])
-            self.examples.setCurrentIndex(0)
-            self.run()
+        if index <= 0:
+            return
+        title = self.examples.itemText(index)
+        self.examples.setCurrentIndex(0)
+        if self.has_unrun_text() and not ask_replace_text(self, title):
+            return
+        cursor = QTextCursor(self.editor.document())   # one edit: the editor's undo takes it back
+        cursor.select(QTextCursor.Document)
+        cursor.insertText(EXAMPLES[title])
+        self.run()
 
     def _text_changed(self):
         # the underline points into text that has changed: drop it, keep the message

@@ -134,3 +134,35 @@ def test_every_example_parses():
     for name, text in EXAMPLES.items():
         doc = parse(text)
         assert doc.nodes, name
+
+
+def test_an_example_never_discards_typed_text_without_asking(bar, qtbot, monkeypatch):
+    """Issue 17.5: the Examples menu replaced typed, not-yet-run text with no prompt and no undo."""
+    import app.editor.expression_bar as expression_bar
+    _session, bar = bar
+    asked = []
+    monkeypatch.setattr(expression_bar, "ask_replace_text", lambda parent, title: asked.append(title) or False)
+    bar.set_text("")
+    qtbot.keyClicks(bar.editor, "my work")
+    ran = []
+    bar.runRequested.connect(ran.append)
+    bar.examples.activated.emit(1)                       # the user says Cancel
+    assert asked == [bar.examples.itemText(1)] and bar.text() == "my work" and ran == []
+    monkeypatch.setattr(expression_bar, "ask_replace_text", lambda parent, title: asked.append(title) or True)
+    bar.examples.activated.emit(1)                       # the user says Replace
+    first = list(EXAMPLES.values())[0]
+    assert bar.text() == first and ran == [first]
+    bar.editor.undo()                                    # and the editor's undo brings the work back
+    assert bar.text() == "my work"
+
+
+def test_an_example_replaces_run_or_untouched_text_without_asking(bar, monkeypatch):
+    import app.editor.expression_bar as expression_bar
+    _session, bar = bar
+    monkeypatch.setattr(expression_bar, "ask_replace_text", lambda parent, title: pytest.fail("asked"))
+    bar.set_text("x*y")                                  # set by the app: nothing typed
+    bar.examples.activated.emit(2)
+    bar.editor.setPlainText("a + b")
+    bar.run()                                            # typed, then run: nothing would be lost
+    bar.examples.activated.emit(1)
+    assert bar.text() == list(EXAMPLES.values())[0]
