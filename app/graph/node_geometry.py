@@ -47,22 +47,15 @@ class NodeGeometry:
     """Where every part of a node's picture goes, in item coordinates (centre 0, 0)."""
 
     __slots__ = ("width", "height", "circle", "record", "label_rect", "data_rect", "grad_rect",
-                 "tag_rect", "label_text", "op_text", "bounds", "corner", "scale", "_paths")
+                 "tag_rect", "op_text", "bounds", "corner", "scale", "_paths")
 
-    def __init__(self, theme, kind, op_text, label, data_text="", grad_text="",
+    def __init__(self, theme, kind, op_text, name_w, data_text="", grad_text="",
                  is_output=False):
+        """name_w: the width the name row's text needs (`name_text`); nodes whose
+        names need the same width share one geometry (most of a traced MLP)."""
         pad = theme.length("pad")
         name_h, number_h = theme.length("name_row"), theme.length("number_row")
         h = name_h + 2 * number_h
-        label_text = label
-        name_w = 0.0
-        if label:
-            fm = theme.font_metrics("label")
-            label_text = fm.elidedText(label, Qt.ElideRight, theme.length("label_max") - 2 * pad)
-            name_w = max(fm.horizontalAdvance(label_text), theme.length("label_min"))
-        elif kind == "const":
-            label_text = ""
-            name_w = theme.text_width("caption", "const")
         number_w = self._number_width(theme, data_text, grad_text)
         record_w = 2 * pad + max(name_w, number_w)
 
@@ -96,7 +89,6 @@ class NodeGeometry:
         if is_output:
             th = 18 * theme.scale
             self.tag_rect = QRectF(self.record.right() + tag_gap, -th / 2, tag_w, th)
-        self.label_text = label_text
         self.corner = theme.length("corner")
         self.scale = theme.scale
         self._paths = None
@@ -137,15 +129,34 @@ class NodeGeometry:
         return paths
 
 
+def name_text(theme, kind, name):
+    """(text drawn in the name row, the width it needs): the name, elided to
+    label_max; a constant without a label shows the caption 'const'."""
+    texts = theme.cache("name texts")
+    found = texts.get((kind, name))
+    if found is None:
+        pad = theme.length("pad")
+        if name:
+            fm = theme.font_metrics("label")
+            text = fm.elidedText(name, Qt.ElideRight, theme.length("label_max") - 2 * pad)
+            width = max(fm.horizontalAdvance(text), theme.length("label_min"))
+        else:
+            text, width = "", (theme.text_width("caption", "const") if kind == "const" else 0.0)
+        found = texts[(kind, name)] = (text, math.ceil(width))
+    return found
+
+
 def geometry_for(theme, kind, op_text, label, data_text="", grad_text="", is_output=False):
-    """A shared NodeGeometry: nodes that look alike (most of a traced MLP) share one."""
+    """A shared NodeGeometry: nodes that look alike (most of a traced MLP) share one.
+    `label` is the name the node shows; only the width it needs enters the geometry."""
     n = len(theme.metrics.number_template)
-    key = (kind, op_text, label, data_text if len(data_text) > n else "",
+    name_w = name_text(theme, kind, label)[1]
+    key = (kind, op_text, name_w, data_text if len(data_text) > n else "",
            grad_text if len(grad_text) > n else "", is_output)
     cache = theme.cache("geometry")
     g = cache.get(key)
     if g is None:
-        g = cache[key] = NodeGeometry(theme, kind, op_text, label, key[3], key[4], is_output)
+        g = cache[key] = NodeGeometry(theme, kind, op_text, name_w, key[3], key[4], is_output)
     return g
 
 

@@ -16,7 +16,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPen
 from PySide6.QtWidgets import QStyleOptionGraphicsItem
 
-from app.graph.node_geometry import LOD_BLOCK, LOD_FULL, LOD_NUMBERS, LOD_TEXT
+from app.graph.node_geometry import LOD_BLOCK, LOD_FULL, LOD_NUMBERS, LOD_TEXT, name_text
 from app.graph.ports import paint_ports
 
 _ALIGN_LEFT = Qt.AlignLeft | Qt.AlignVCenter
@@ -155,11 +155,12 @@ def paint_name(item, painter, theme, g, full, lod):
     """The name row: the label (bold) or, for a constant without one, 'const'."""
     pad = theme.length("pad")
     rect = g.label_rect.adjusted(pad, 0, -pad, 0)
-    if g.label_text:
-        font = theme.font("label") if full else _grown(theme, "label", g.label_text, rect, lod)
+    text = name_text(theme, item.kind, item.name)[0]
+    if text:
+        font = theme.font("label") if full else _grown(theme, "label", text, rect, lod)
         painter.setFont(font)
         painter.setPen(theme.color("label_text"))
-        painter.drawText(rect, _ALIGN_LEFT, g.label_text)
+        painter.drawText(rect, _ALIGN_LEFT, text)
     elif item.kind == "const":
         painter.setFont(theme.font("caption"))
         painter.setPen(theme.color("caption_text"))

@@ -235,7 +235,9 @@ class GraphDocument:
         reason = self._port_problem(src, dst, port, replace)
         if reason:
             return False, reason
-        if self.reaches(dst, src):
+        # a node that feeds nothing yet cannot reach src: the common case of a graph
+        # built operands first (a trace, a parse), answered without a path search
+        if self._graph.out_degree(dst) and self.reaches(dst, src):
             return False, f"that wire would make a cycle through {_name(self.nodes[dst])}"
         return True, ""
 
