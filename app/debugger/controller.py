@@ -141,7 +141,7 @@ class DebuggerController(QObject):
         return _first(self._apply(self.debug.step()).records)
 
     def step_or_start(self):
-        """What F10 does: start at step 0 the first time, then one step per press."""
+        """What F10 does: one step per press (see DebugSession.step_or_start)."""
         move = self._apply(self.debug.step_or_start())
         return _first(move.records) if move.records else move.ok
 

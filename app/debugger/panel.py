@@ -13,7 +13,8 @@ from the panel as a small API:
     panel.toggle_breakpoint(nid)  panel.set_theme(theme)
     panel.actions               {'step': QAction, ...} for menus and toolbars
 
-Keys: F10 step (the first press starts at step 0), Shift+F10 step back, F5 run to
+Keys: F10 step (from "Debugger ready" the first press runs step 1; at the end it
+says the pass is done), Shift+F10 step back, F5 run to
 the end, Ctrl+F10 run to the selected node, F8 play/pause, F9 breakpoint, F7 /
 Shift+F7 / Ctrl+F7 forward step / back / all, Ctrl+Shift+F5 reset, Shift+F5 stop.
 """
@@ -107,7 +108,7 @@ class DebuggerPanel(QWidget):
         ctrl.renamed.connect(self._render_explanation)
         session.currentChanged.connect(self._on_current_changed)
         if scene is not None:
-            scene.add_node_menu_hook(self._node_menu)
+            scene.context_menu.add_node_menu_hook(self._node_menu)
         self._sync()
         self._on_stepped(None)
 
@@ -383,7 +384,7 @@ class DebuggerPanel(QWidget):
         for key in ("step", "run to end", "play", "run to selected", "forward step", "forward all",
                     "reset", "toggle breakpoint"):
             self.actions[key].setEnabled(has)
-        self.actions["step"].setEnabled(has and not done)
+        # F10 stays live at the end, so pressing it says the pass is done (a dead key said nothing)
         self.actions["run to end"].setEnabled(has and not done)
         self.actions["step back"].setEnabled(has and ((backward and position > 0) or (
             ctrl.phase == FORWARD and ctrl.forward_stepper.position > 0)))
@@ -448,7 +449,7 @@ class DebuggerPanel(QWidget):
         self.controller.seek(row + 1)
         nid = self.controller.nid(node)
         if self.scene is not None:
-            self.scene.select_node(nid)
+            self.scene.selection.select_node(nid)
         else:
             self.session.select(nid)
 

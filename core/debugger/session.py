@@ -49,7 +49,8 @@ IDLE, FORWARD, BACKWARD = "idle", "forward", "backward"
 QUIZ_REL, QUIZ_ABS = 1e-3, 5e-4   # a prediction within this of the truth is right
 
 NOTHING_TO_STEP = "Nothing to step: the graph needs one output node with every input wired."
-ALL_STEPS_RUN = "Every step has run: step back, scrub the timeline, or Reset."
+ALL_STEPS_RUN = "The backward pass is done: every step has run. Step back, scrub the timeline, or Reset."
+PASS_DONE = "That was the last step: the backward pass is done and every grad is final."
 FORWARD_DONE = "The forward pass is done: press F10 for the backward pass."
 SELECT_A_NODE = "Select a node of the output's graph first, then Run to Selected."
 SELECT_AN_OP = "Select an op node first, then F9 toggles a breakpoint on it."
@@ -251,11 +252,18 @@ class DebugSession:
                         started=started, message=ALL_STEPS_RUN)
         record = st.step()
         self.stop_reason = st.check(record)
-        return self._after(self._ids(record.children) | touched, started, [record], quiz=True)
+        move = self._after(self._ids(record.children) | touched, started, [record], quiz=True)
+        if st.done and not self.stop_reason:
+            move.message = PASS_DONE
+        return move
 
     def step_or_start(self):
-        """What F10 does: start at step 0 the first time, then one step per press."""
-        if self.phase != BACKWARD:
+        """What F10 does: one `_backward` call per press. From idle ("Debugger ready",
+        the grads of a full pass on show) the first press starts the pass and runs
+        step 1 -- a press that changed nothing visible read as a dead key. After the
+        forward pass it starts at step 0: every grad 0, the output's 1, as that
+        pass's last note promises. At the end it says the pass is done."""
+        if self.phase == FORWARD:
             return self.start()
         return self.step()
 

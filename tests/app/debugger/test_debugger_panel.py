@@ -49,20 +49,28 @@ def shown_grads(window):
 
 def test_f10_steps_equal_the_core_stepper(window, qtbot):
     dbg = window.debugger
-    press(window, qtbot, Qt.Key_F10)          # the first press starts: step 0
-    assert dbg.phase == "backward" and dbg.stepper.position == 0
     root = window.session.output_value
-    assert [v.grad for v in topological_order(root)] == [0, 0, 0, 0, 1.0]
     _x, _y, f = tutorial_values()
     reference = BackwardStepper(f)
-    for n in range(1, 4):
+    for n in range(1, 4):                     # the first press from "Debugger ready" runs step 1
         press(window, qtbot, Qt.Key_F10)
         reference.step()
-        assert dbg.stepper.position == n
+        assert dbg.phase == "backward" and dbg.stepper.position == n
         assert grads_by_topo(root) == grads_by_topo(f)
     x_item = window.scene.node_item(by_label(window, "x"))
     assert x_item.texts()[2] == "3.0000"      # the canvas shows the new grad in place
-    assert not dbg.actions["step"].isEnabled()
+    assert "backward pass is done" in window.statusBar().currentMessage()
+    window.statusBar().clearMessage()
+    press(window, qtbot, Qt.Key_F10)          # F10 at the end: not a dead key, it says so
+    assert dbg.stepper.position == 3 and "backward pass is done" in window.statusBar().currentMessage()
+
+
+def test_reset_still_starts_at_step_zero(window):
+    dbg = window.debugger
+    dbg.reset()
+    assert dbg.phase == "backward" and dbg.stepper.position == 0
+    root = window.session.output_value
+    assert [v.grad for v in topological_order(root)] == [0, 0, 0, 0, 1.0]
 
 
 def test_step_back_restores_every_grad(window, qtbot):
@@ -177,11 +185,11 @@ def test_clicking_a_step_row_seeks_there_and_selects_the_node(window, qtbot):
 
 def test_selecting_a_node_selects_its_row(window, qtbot):
     dbg = window.debugger
-    window.scene.select_node(mul_id(window))
+    window.scene.selection.select_node(mul_id(window))
     rows = dbg.step_list.selectionModel().selectedRows()
     assert [r.row() for r in rows] == [2]
     assert dbg.stepper.position == 0 and dbg.phase == "idle"   # selecting is not seeking
-    window.scene.select_node(by_label(window, "x"))             # a leaf has no row
+    window.scene.selection.select_node(by_label(window, "x"))             # a leaf has no row
     assert not dbg.step_list.selectionModel().selectedRows()
 
 
@@ -191,7 +199,7 @@ def test_selecting_a_node_selects_its_row(window, qtbot):
 def test_a_breakpoint_stops_the_run_before_its_node(window, qtbot):
     dbg = window.debugger
     nid = mul_id(window)
-    window.scene.select_node(nid)
+    window.scene.selection.select_node(nid)
     press(window, qtbot, Qt.Key_F9)
     assert nid in dbg.controller.breakpoint_ids and window.scene.node_item(nid).breakpoint
     assert dbg.model.data(dbg.model.index(2, 0)).startswith("●")
@@ -406,12 +414,12 @@ def test_a_node_context_menu_offers_breakpoint_and_run_to_here(window, qtbot):
     from PySide6.QtCore import QPointF
     from PySide6.QtWidgets import QMenu
     nid = mul_id(window)
-    menu = window.scene.fill_context_menu(QMenu(), ("node", nid), QPointF())
+    menu = window.scene.context_menu.fill(QMenu(), ("node", nid), QPointF())
     texts = [a.text() for a in menu.actions()]
     assert "Add Breakpoint (F9)" in texts and "Run to Here (Ctrl+F10)" in texts
     next(a for a in menu.actions() if a.text() == "Add Breakpoint (F9)").trigger()
     assert window.scene.node_item(nid).breakpoint
-    menu = window.scene.fill_context_menu(QMenu(), ("node", nid), QPointF())
+    menu = window.scene.context_menu.fill(QMenu(), ("node", nid), QPointF())
     next(a for a in menu.actions() if a.text() == "Run to Here (Ctrl+F10)").trigger()
     assert window.debugger.stepper.current is window.session.value(nid)
     menu.deleteLater()

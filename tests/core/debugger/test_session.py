@@ -16,6 +16,7 @@ from core.debugger.session import (
     IDLE,
     NO_LEAF_BREAKPOINTS,
     NOTHING_TO_STEP,
+    PASS_DONE,
     SELECT_A_NODE,
     DebugSession,
     is_right,
@@ -115,10 +116,17 @@ def test_a_step_from_idle_starts_the_pass_first(h):
     assert move.started == BACKWARD and d.position == 1 and move.record.node is d.stepper.root
 
 
-def test_f10_starts_at_step_zero_then_steps(h):
+def test_f10_from_ready_runs_step_one_and_says_when_the_pass_is_done(h):
+    """Issue 17.5: the first F10 from "Debugger ready" ran no step; F10 at the end said nothing."""
     d = h.debug
-    assert d.step_or_start().started == BACKWARD and d.position == 0
-    assert d.step_or_start().record.index == 0 and d.position == 1
+    first = d.step_or_start()
+    assert first.started == BACKWARD and first.record.index == 0 and d.position == 1
+    assert d.step_or_start().record.index == 1 and d.position == 2
+    last = d.step_or_start()
+    assert d.stepper.done and last.message == PASS_DONE
+    again = d.step_or_start()
+    assert again.ok and not again.moved and again.message == ALL_STEPS_RUN
+    assert "done" in ALL_STEPS_RUN and "done" in PASS_DONE
 
 
 def test_step_back_restores_every_grad(h):
