@@ -127,7 +127,7 @@ class MainWindow(QMainWindow):
             self.editor.set_text(TUTORIAL)
             self.run_expression(TUTORIAL)
             self.undo_stack.clear()   # the example is the starting point, not an edit
-            self.scene.select_node(self.session.doc.effective_output())
+            self.scene.selection.select_node(self.session.doc.effective_output())
         self._fit_pending = True
 
     def _initial_size(self):

@@ -6,7 +6,7 @@ One step changes the grads of a handful of operands, so it touches only those:
 their grad text
 (`session.notify_grads(ids)`), their status stripe, the 'current' / 'target'
 marks with their chips, the glowing wires -- each through the scene's diffing
-hooks (app/graph/scene_marks.py), never a loop over every item.
+hooks (app/graph/marks.py), never a loop over every item.
 
 A long jump (reset, seek, run to the end, the start of the forward pass, stop)
 changes everything. Then the nodes in sight are redrawn at once and the rest a
@@ -99,16 +99,16 @@ class CanvasSync(QObject):
         if look == BACKWARD:
             st = self.ctrl.stepper
             hidden = {self.ctrl.nid(v) for v in self.ctrl.quiz_hidden()}
-            scene.set_node_status({n: st.status(value(n)) for n in ids})
-            scene.update_masks({n: (None, PENDING, False) if n in hidden else None for n in ids})
+            scene.marks.set_node_status({n: st.status(value(n)) for n in ids})
+            scene.marks.update_masks({n: (None, PENDING, False) if n in hidden else None for n in ids})
         elif look == FORWARD:
             fs = self.ctrl.forward_stepper
-            scene.set_node_status({n: None for n in ids})
-            scene.update_masks({n: (None, NO_GRAD, False) if fs.computed(value(n))
+            scene.marks.set_node_status({n: None for n in ids})
+            scene.marks.update_masks({n: (None, NO_GRAD, False) if fs.computed(value(n))
                                 else (PENDING, NO_GRAD, True) for n in ids})
         else:
-            scene.set_node_status({n: None for n in ids})
-            scene.update_masks({n: None for n in ids})
+            scene.marks.set_node_status({n: None for n in ids})
+            scene.marks.update_masks({n: None for n in ids})
 
     def _tick(self):
         chunk, self._pending = self._pending[:REFRESH_CHUNK], self._pending[REFRESH_CHUNK:]
@@ -136,20 +136,20 @@ class CanvasSync(QObject):
         (a new compile; a long jump uses `redraw_all` instead)."""
         self.cancel()
         if self.scene is not None:
-            self.scene.clear_debug()
+            self.scene.marks.clear_debug()
             self.scene.set_grad_scale(None)
 
     def leave(self):
         """Debugging stops on the same graph: the marks off, the colour scale free, and
         every node back to its plain look in chunks (`redraw_all`)."""
         if self.scene is not None:
-            self.scene.set_debug_marks({}, [])
+            self.scene.marks.set_debug_marks({}, [])
             self.scene.set_grad_scale(None)
         self.redraw_all(IDLE)
 
     def breakpoints(self, ids):
         if self.scene is not None:
-            self.scene.set_breakpoint_marks(ids)
+            self.scene.marks.set_breakpoint_marks(ids)
 
     def show_start(self, root):
         focus = self.ctrl.nid(root)
@@ -181,7 +181,7 @@ class CanvasSync(QObject):
     def _mark(self, marks, edges, focus):
         if self.scene is None:
             return
-        self.scene.set_debug_marks(marks, edges)
+        self.scene.marks.set_debug_marks(marks, edges)
         if self.ctrl.follow and self.view is not None and focus is not None:
             self._follow(focus, [n for n in marks if n != focus])
 

@@ -28,7 +28,7 @@ def _render(window, painter, target, source, vector=False):
     """scene.render without the selection halo (a figure, not a screen), with a
     busy cursor; for SVG, items paint themselves instead of their pixmap caches."""
     scene = window.scene
-    selected = scene.selected_ids()
+    selected = scene.selection.selected_ids()
     items = list(scene.node_items().values()) if vector else []
     modes = [item.cacheMode() for item in items]
     QApplication.setOverrideCursor(Qt.WaitCursor)

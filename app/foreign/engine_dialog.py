@@ -135,7 +135,7 @@ class EngineCheckDialog(QDialog):
         self.window_.files.detach()   # not the file's graph: Save must ask where
         self.window_.wait_for_layout()
         if fault.get("node_id") in doc.nodes:
-            self.window_.scene.set_highlight(nodes=[fault["node_id"]])
+            self.window_.scene.marks.set_highlight(nodes=[fault["node_id"]])
         return True
 
     def closeEvent(self, event):

@@ -91,7 +91,7 @@ class GraphBuilder(QObject):
         view.quickAddRequested.connect(self.open_quick_add)
         scene.quickAddRequested.connect(self.open_quick_add)
         scene.editRequested.connect(self.edit_node)
-        scene.menu_provider = self.fill_menu
+        scene.context_menu.provider = self.fill_menu
         self.last_added = []
 
     @property
@@ -142,7 +142,7 @@ class GraphBuilder(QObject):
         nin, nout = int(opts["nin"]), int(opts["nout"])
         inputs = None
         if opts.get("feed_selection"):
-            chosen = self.scene.edit_selection()
+            chosen = self.scene.selection.edit_selection()
             if len(chosen) == nin:
                 inputs = sorted(chosen, key=lambda nid: (self.doc.nodes[nid].pos[1], nid))
         theme = self.scene.theme.with_(scale=1.0)   # document units (GraphScene.to_doc)
@@ -164,7 +164,7 @@ class GraphBuilder(QObject):
 
     def _select(self, ids):
         self.last_added = list(ids)
-        self.scene.select_ids(ids)
+        self.scene.selection.select_ids(ids)
         if len(ids) == 1:
             self.session.select(ids[0])
 
@@ -178,7 +178,7 @@ class GraphBuilder(QObject):
         item = self.scene.node_item(nid)
         if node is None or item is None:
             return
-        self.scene.select_node(nid)
+        self.scene.selection.select_node(nid)
         point = self.view.mapFromScene(item.box_rect().bottomLeft())
         self.node_editor.open_for(node, point)
 
@@ -206,11 +206,11 @@ class GraphBuilder(QObject):
     # -- deleting -----------------------------------------------------------------------------
 
     def delete_selection(self):
-        edge = self.scene.selected_edge
+        edge = self.scene.selection.selected_edge
         if edge is not None:
-            self.scene.select_edge(None)
+            self.scene.selection.select_edge(None)
             return self.delete_edge(edge)
-        ids = self.scene.edit_selection()
+        ids = self.scene.selection.edit_selection()
         if not ids:
             self.message.emit("Nothing selected to delete.")
             return False
@@ -237,7 +237,7 @@ class GraphBuilder(QObject):
         return fragment
 
     def copy(self):
-        ids = self.scene.edit_selection()
+        ids = self.scene.selection.edit_selection()
         if not ids:
             self.message.emit("Nothing selected to copy.")
             return False
@@ -297,7 +297,7 @@ class GraphBuilder(QObject):
         return self._push_paste(command)
 
     def duplicate(self):
-        ids = self.scene.edit_selection()
+        ids = self.scene.selection.edit_selection()
         if not ids:
             self.message.emit("Nothing selected to duplicate.")
             return []
@@ -336,7 +336,7 @@ class GraphBuilder(QObject):
         return list(command.created)
 
     def select_all(self):
-        self.scene.select_ids(self.doc.nodes)
+        self.scene.selection.select_ids(self.doc.nodes)
 
     # -- groups ---------------------------------------------------------------------------------
 

@@ -51,10 +51,10 @@ def install_builder(window):
 
 def toggle_group(window):
     groups = window.session.groups
-    gids = window.scene.selected_group_ids()
+    gids = window.scene.selection.selected_group_ids()
     if gids:
         return window.builder.set_collapsed(gids[0], False)
-    for nid in window.scene.edit_selection():
+    for nid in window.scene.selection.edit_selection():
         gid = groups.group_of(nid)
         if gid is not None:
             return window.builder.set_collapsed(gid, True)

@@ -44,7 +44,7 @@ class NodeItem(QGraphicsItem):
     """One document node: record (and op circle), numbers from its compiled Value."""
 
     # Debugger marks (class defaults, so a plain node carries none). Set through
-    # the scene's debugger hooks: set_debug_marks, set_breakpoint_marks, update_masks.
+    # the canvas marks' hooks (app/graph/marks.py): set_debug_marks, set_breakpoint_marks, update_masks.
     debug_mark = None   # None | 'current' (its _backward runs) | 'target' (its grad changes)
     debug_tag = ""      # a chip above the record, e.g. '+= 3.0000'
     breakpoint = False  # a red dot at the top-left corner

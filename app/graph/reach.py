@@ -3,7 +3,7 @@ inputs the output ignores; the graph's shape in the status bar.
 
 The questions are answered by core/document/analysis.py (networkx on the
 document's graph); this module only turns the answers into a glow on the canvas
-(`scene.set_highlight`, the same glow lessons use) and a sentence in the status
+(`scene.marks.set_highlight`, the same glow lessons use) and a sentence in the status
 bar, naming nodes as the canvas does (core/document/names.py). The glow is
 taken off at the next change of the graph's structure, whose answer it no
 longer is.
@@ -113,13 +113,13 @@ class ReachActions:
         return found
 
     def clear(self):
-        self.window.scene.set_highlight(())
+        self.window.scene.marks.set_highlight(())
         self.lit = False
 
     def _light(self, nodes):
         inside = set(nodes)
         wires = [e for e in self.window.session.doc.edges if e.src in inside and e.dst in inside]
-        self.window.scene.set_highlight(nodes, wires)
+        self.window.scene.marks.set_highlight(nodes, wires)
         self.lit = True
 
     def _doc_changed(self, event, *_details):

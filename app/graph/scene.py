@@ -29,10 +29,14 @@ delegate are the scene's public API.
 from PySide6.QtCore import QPointF, QRectF, QTimer, Signal
 from PySide6.QtWidgets import QGraphicsScene
 
-from app.graph import scene_build, scene_gestures, scene_groups, scene_marks, scene_selection
+from app.graph import scene_build, scene_gestures
+from app.graph.context_menu import CanvasMenu
 from app.graph.edge_item import EdgeItem
+from app.graph.group_layer import GroupLayer
 from app.graph.groups import GroupItem
+from app.graph.marks import CanvasMarks
 from app.graph.node_item import NodeItem
+from app.graph.selection import CanvasSelection
 from app.look.theme import DEFAULT
 from core.document.graph import Edge
 
@@ -63,22 +67,14 @@ class GraphScene(QGraphicsScene):
         self._retired = []               # items of a replaced graph still to remove (by the build)
         self._planned_rect = QRectF()    # the finished graph's boxes while a build runs
         self._grad_max = 0.0
-        scene_marks.forget_marks(self)   # _highlight, _statuses, _debug_state, ...
+        self.marks = CanvasMarks(self)   # the debugger's and lessons' marks (app/graph/marks.py)
         self._press_positions = None
-        self._raised = []
-        self._syncing_selection = False
         self._items_rect = QRectF()
         self._wire = None            # the WireGesture in progress
         self._press_groups = None    # collapsed groups being dragged: gid -> start pos
         self._insert_edge = None     # the wire a dragged node would be inserted on
         self._insert_hint = None     # its glow
-        self.selected_edge = None    # the wire clicked last (Del removes it), or None
-        self._edge_glow = None
-        self._group_items = {}       # gid -> GroupItem (collapsed groups)
-        self._frames = {}            # gid -> GroupFrameItem (expanded groups)
-        self._hidden = []            # NodeItems / EdgeItems hidden by collapsed groups
-        self._anchored = []          # EdgeItems ending on a GroupItem
-        self.menu_provider = None    # callable(menu, target, scene pos), set by the builder
+        self.group_layer = GroupLayer(self)   # group frames and boxes (app/graph/group_layer.py)
         # many moves in one command (a layout) settle into one rect update
         self._geometry_timer = QTimer(self)
         self._geometry_timer.setSingleShot(True)
@@ -87,6 +83,8 @@ class GraphScene(QGraphicsScene):
         session.doc.changed.connect(self._on_doc_changed)
         session.recompiled.connect(self.sync)
         session.gradsChanged.connect(self.refresh_values)
+        self.selection = CanvasSelection(self)
+        self.context_menu = CanvasMenu(self)
         session.currentChanged.connect(self._on_current_changed)
         self.selectionChanged.connect(self._on_selection_changed)
         groups = getattr(session, "groups", None)
@@ -106,7 +104,16 @@ class GraphScene(QGraphicsScene):
         return item
 
     def node_items(self):
+        """{nid: NodeItem} of the nodes built so far (read it, do not change it)."""
         return self._nodes
+
+    def edge_item(self, edge):
+        """The EdgeItem of the wire edge ((src, dst, port)) built so far, or None."""
+        return self._edges.get(Edge(*edge))
+
+    def edge_item_map(self):
+        """{Edge: EdgeItem} of the wires built so far (read it, do not change it)."""
+        return self._edges
 
     def edge_items(self, src=None, dst=None):
         """EdgeItems, optionally only those from src and/or into dst (document order)."""
@@ -159,7 +166,7 @@ class GraphScene(QGraphicsScene):
         if event == "reset":   # a new graph: debugger marks of the old one go too
             self._reset = True
             self._dirty = True
-            scene_marks.forget_marks(self)
+            self.marks.forget()
             if self._build is not None:
                 self._build.cancel()   # its plan was for the old graph; the next sync makes one
         elif event == "node_changed":
@@ -208,7 +215,7 @@ class GraphScene(QGraphicsScene):
         v = self.session.values.get(node.id)
         if v is not None:
             item.set_numbers(v.data, v.grad, self._grad_max)
-        scene_marks.decorate_node(self, item)
+        self.marks.decorate_node(item)
         item.setPos(self.to_scene(node.pos))
         self.addItem(item)
         self._nodes[node.id] = item
@@ -221,7 +228,7 @@ class GraphScene(QGraphicsScene):
         if route is not None and self.theme.scale != 1.0:
             route = [self.to_scene_xy(x, y) for x, y in route]
         item = EdgeItem(self.theme, src, dst, edge.port, route)
-        scene_marks.decorate_edge(self, edge, item)
+        self.marks.decorate_edge(edge, item)
         self.addItem(item)
         self._edges[edge] = item
 
@@ -242,32 +249,20 @@ class GraphScene(QGraphicsScene):
         removed (app/graph/scene_build.py). Emptying the nodes' wire lists leaves no
         cycle between the items: each is freed once removed, without waiting for
         the garbage collector."""
-        self._syncing_selection = True
-        try:
-            self.clearSelection()   # a removed item must not change the selection later
-        finally:
-            self._syncing_selection = False
+        self.selection.forget()
         if self._wire is not None:
             self._wire.cleanup()
             self._wire = None
-        for extra in (self._insert_hint, self._edge_glow):
-            if extra is not None and extra.scene() is self:
-                self.removeItem(extra)
+        if self._insert_hint is not None and self._insert_hint.scene() is self:
+            self.removeItem(self._insert_hint)
         self._insert_hint = None
-        self.selected_edge, self._edge_glow = None, None
         for item in self._nodes.values():
             item.edges_in.clear()
             item.edges_out.clear()
-        for group in self._group_items.values():
-            group.edges = []
-        old = (list(self._frames.values()) + list(self._group_items.values())
+        old = (self.group_layer.forget()
                + list(self._nodes.values()) + list(self._edges.values()))
-        self._raised = []
         self._nodes.clear()
         self._edges.clear()
-        self._group_items.clear()
-        self._frames.clear()
-        self._hidden, self._anchored = [], []
         return old
 
     def owns(self, item):
@@ -276,12 +271,12 @@ class GraphScene(QGraphicsScene):
         if isinstance(item, NodeItem):
             return self._nodes.get(item.nid) is item
         if isinstance(item, GroupItem):
-            return self._group_items.get(item.gid) is item
+            return self.group_layer.owns(item)
         return True
 
     def _geometry_settled(self):
         self._update_items_rect()
-        self._place_groups()
+        self.group_layer.place()
         self.structureChanged.emit()
 
     def _update_items_rect(self):
@@ -322,7 +317,7 @@ class GraphScene(QGraphicsScene):
                 item.set_numbers(None, None, grad_max)
             else:
                 item.set_numbers(v.data, v.grad, grad_max)
-        self._refresh_group_numbers()
+        self.group_layer.refresh_numbers()
         self.valuesRefreshed.emit()
 
     @property
@@ -335,69 +330,38 @@ class GraphScene(QGraphicsScene):
         brings a new largest grad does not re-tint (and repaint) every node."""
         self._pinned_grad_max = grad_max
 
-    # -- debugger hooks (app/graph/scene_marks.py) -----------------------------------------
-
-    def set_highlight(self, nodes=(), edges=()):
-        scene_marks.set_highlight(self, nodes, edges)
-
-    def set_node_status(self, statuses):
-        scene_marks.set_node_status(self, statuses)
-
-    def clear_node_status(self):
-        scene_marks.clear_node_status(self)
-
-    def set_debug_marks(self, marks, edges=()):
-        scene_marks.set_debug_marks(self, marks, edges)
-
-    def set_breakpoint_marks(self, nids):
-        scene_marks.set_breakpoint_marks(self, nids)
-
-    def update_masks(self, masks):
-        scene_marks.update_masks(self, masks)
-
-    def clear_debug(self):
-        scene_marks.clear_debug(self)
-
-    # -- selection and context menu (app/graph/scene_selection.py) -------------------------
-
-    def select_node(self, nid):
-        scene_selection.select_node(self, nid)
-
-    def selected_ids(self):
-        return scene_selection.selected_ids(self)
-
-    def _on_selection_changed(self):
-        scene_selection.on_selection_changed(self)
-
-    def _on_current_changed(self, nid):
-        scene_selection.on_current_changed(self, nid)
-
-    def selected_group_ids(self):
-        return scene_selection.selected_group_ids(self)
-
-    def edit_selection(self):
-        return scene_selection.edit_selection(self)
-
-    def select_ids(self, ids):
-        scene_selection.select_ids(self, ids)
-
-    def select_edge(self, edge):
-        scene_selection.select_edge(self, edge)
-
-    def add_node_menu_hook(self, hook):
-        scene_selection.add_node_menu_hook(self, hook)
+    # -- hit tests -----------------------------------------------------------------------
 
     def node_at(self, scene_pos):
-        return scene_selection.node_at(self, scene_pos)
+        """The NodeItem under scene point scene_pos, or None."""
+        for item in self.items(scene_pos):
+            if isinstance(item, NodeItem) and self.owns(item):
+                return item
+        return None
 
     def target_at(self, pos):
-        return scene_selection.target_at(self, pos)
+        """What a click at scene point pos is on: ('group', gid), ('node', nid),
+        ('edge', Edge) or ('canvas', None)."""
+        for item in self.items(pos):
+            if not self.owns(item):
+                continue   # an item of the graph shown before, still being removed
+            if isinstance(item, GroupItem):
+                return "group", item.gid
+            if isinstance(item, NodeItem):
+                return "node", item.nid
+        edge = self.edge_at(pos, self.hit_radius() * 0.7)
+        if edge is not None:
+            return "edge", edge
+        return "canvas", None
 
-    def fill_context_menu(self, menu, target, pos):
-        return scene_selection.fill_context_menu(self, menu, target, pos)
+    def _on_selection_changed(self):
+        self.selection.scene_selection_changed()
+
+    def _on_current_changed(self, nid):
+        self.selection.current_changed(nid)
 
     def contextMenuEvent(self, event):
-        scene_selection.context_menu_event(self, event)
+        self.context_menu.show(event)
 
     def set_theme(self, theme):
         self.finish_build()   # rare: every item in the old look first, then all restyled
@@ -417,7 +381,7 @@ class GraphScene(QGraphicsScene):
                 if nid in nodes:
                     item.setPos(self.to_scene(nodes[nid].pos))
                     item.moved()
-            self._place_groups()
+            self.group_layer.place()
             self._update_items_rect()
             self.structureChanged.emit()
         self.update()
@@ -483,25 +447,11 @@ class GraphScene(QGraphicsScene):
     def wiring(self):
         return self._wire is not None
 
-    # -- groups: frames and collapsed boxes (app/graph/scene_groups.py) --------------------
-
-    def group_item(self, gid):
-        return self._group_items.get(gid)
-
-    def group_frame(self, gid):
-        return self._frames.get(gid)
-
-    def _members(self, gid):
-        return scene_groups.group_members(self, gid)
+    # -- groups: frames and collapsed boxes (app/graph/group_layer.py) ---------------------
 
     def _on_groups_changed(self):
-        scene_groups.on_groups_changed(self)
-
-    def _sync_groups(self):
-        scene_groups.sync_groups(self)
-
-    def _place_groups(self):
-        scene_groups.place_groups(self)
-
-    def _refresh_group_numbers(self):
-        scene_groups.refresh_group_numbers(self)
+        if self._dirty or self._build is not None:
+            return   # the sync after the recompile, or the build's last slice, will draw them
+        self.group_layer.sync()
+        self.group_layer.refresh_numbers()
+        self.structureChanged.emit()

@@ -173,11 +173,9 @@ def _finish(scene, was_building):
     scene._planned_rect = QRectF()
     scene._geometry_timer.stop()
     scene._update_items_rect()
-    if scene.session.current_id is not None:
-        scene._on_current_changed(scene.session.current_id)
-    scene._sync_groups()
-    if scene.selected_edge is not None:
-        scene.select_edge(scene.selected_edge if scene.selected_edge in scene._edges else None)
+    scene.selection.follow_current()
+    scene.group_layer.sync()
+    scene.selection.keep_edge()
     scene.structureChanged.emit()
     if was_building:
         scene.buildingChanged.emit(False)

@@ -135,12 +135,12 @@ def mouse_press(scene, event):
             start_wire(scene, ref, event.widget())
             event.accept()
             return
-        if scene.selected_edge is not None:
-            scene.select_edge(None)
+        if scene.selection.selected_edge is not None:
+            scene.selection.select_edge(None)
         if not any(isinstance(i, (NodeItem, GroupItem)) for i in scene.items(event.scenePos())):
             edge = edge_at(scene, event.scenePos(), hit_radius(scene, event.widget()) * 0.6)
             if edge is not None:   # a click on a wire selects it
-                scene.select_edge(edge)
+                scene.selection.select_edge(edge)
                 event.accept()
                 return
     QGraphicsScene.mousePressEvent(scene, event)
@@ -205,11 +205,11 @@ def mouse_release(scene, event):
         if new != old:
             moves[nid] = (doc.nodes[nid].pos, scene.to_doc(item.pos()))
     for gid, old in (groups or {}).items():
-        item = scene._group_items.get(gid)
+        item = scene.group_layer.item(gid)
         if item is None or item.pos() == old:
             continue
         d = (item.pos() - old) / scene.theme.scale
-        for nid in scene._members(gid):
+        for nid in scene.group_layer.members(gid):
             x, y = doc.nodes[nid].pos
             moves[nid] = ((x, y), (x + d.x(), y + d.y()))
     if not moves:
@@ -226,7 +226,7 @@ def mouse_release(scene, event):
             if item is not None:
                 item.setPos(scene.to_scene(doc.nodes[nid].pos))
                 item.moved()
-        scene._place_groups()
+        scene.group_layer.place()
 
 
 def mouse_double_click(scene, event):

@@ -102,11 +102,11 @@ class GraphBridge:
             self._adopting = False
         self.touched = False
         scene = self.window.scene
-        scene.set_highlight(highlight)
+        scene.marks.set_highlight(highlight)
         if statuses:
-            scene.set_node_status(statuses)
+            scene.marks.set_node_status(statuses)
         else:
-            scene.clear_node_status()
+            scene.marks.clear_node_status()
         self.set_masks(self._masks)
         self._keep_saved()
         self._follow(highlight)
@@ -117,7 +117,7 @@ class GraphBridge:
         self._masks = dict(masks)
         scene = self.window.scene
         ids = scene.node_items().keys()
-        scene.update_masks({nid: self._masks.get(nid) for nid in ids})
+        scene.marks.update_masks({nid: self._masks.get(nid) for nid in ids})
 
     def _keep_saved(self):
         files = getattr(self.window, "files", None)
@@ -142,7 +142,7 @@ class GraphBridge:
         view.center_on_node(items[0].nid, min_zoom=0.65)
 
     def clear_highlight(self):
-        self.window.scene.set_highlight(())
+        self.window.scene.marks.set_highlight(())
 
 
 def _signature(doc):

@@ -9,7 +9,7 @@ panel shows what the runner says and turns clicks into runner moves:
 * the step's graph on the main canvas. For a graph lesson the canvas shows the
   runner's own Values (`GraphBridge`): the data and grads on screen ARE the
   runner's, so a partial backward pass, a nudge or the zero-grad bug shows
-  exactly as the text describes it. The step's nodes glow (`scene.set_highlight`);
+  exactly as the text describes it. The step's nodes glow (`scene.marks.set_highlight`);
 * a network lesson shows its numbers (step, loss, accuracy, parameters) and
   the decision boundary; its loss graph goes on the canvas only when it is
   small enough to read;

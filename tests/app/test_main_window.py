@@ -194,7 +194,7 @@ def test_export_png_and_svg(window, tmp_path):
     assert text.lstrip().startswith(("<?xml", "<svg"))
     assert ">f<" in text.replace(" ", "") or "f</text>" in text
     assert "15.0000" in text
-    assert window.scene.selected_ids() == [window.session.current_id]   # selection kept
+    assert window.scene.selection.selected_ids() == [window.session.current_id]   # selection kept
 
 
 def test_save_and_open_a_file(window, qtbot, tmp_path):

@@ -177,7 +177,7 @@ def test_after_a_crash_the_next_window_offers_the_work_and_restores_it_exactly(
         assert offered and offered[0][0] == "Untitled"
         assert w.session.doc.to_dict() == state["doc"]
         assert w.session.groups.to_list() == state["groups"]
-        assert w.scene.group_item("N1") is not None               # collapsed as it was
+        assert w.scene.group_layer.item("N1") is not None               # collapsed as it was
         assert w.isWindowModified() and w.files.path is None       # unsaved work, still unsaved
         assert w.undo_stack.canUndo()                              # restoring is one step
         # the dead session's files are gone; our own autosave holds the work now

@@ -50,7 +50,7 @@ def test_save_then_reopen_is_identical(window, qtbot, tmp_path):
         assert other.files.open(str(path))
         assert other.session.doc.to_dict() == window.session.doc.to_dict()
         assert other.session.groups.to_list() == window.session.groups.to_list()
-        assert other.scene.group_item("N1") is not None          # shown collapsed again
+        assert other.scene.group_layer.item("N1") is not None          # shown collapsed again
         assert other.files.meta == window.files.meta
         assert not other.undo_stack.canUndo() and not other.isWindowModified()
         # and saving it again gives the same bytes

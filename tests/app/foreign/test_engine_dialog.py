@@ -47,7 +47,7 @@ def test_a_bug_is_shown_with_its_node_highlighted(window, qtbot, pick):
     assert dialog.tests.count() > 5 and dialog.tests.item(0).text().startswith("✓")
     fault = dialog.report["fault"]
     assert fault["node_id"] in window.session.doc.nodes
-    assert window.scene._highlight[0] == {fault["node_id"]}
+    assert window.scene.marks.highlighted_nodes() == {fault["node_id"]}
     labels = sorted(n.label for n in window.session.doc.nodes.values() if n.kind == "input")
     assert labels == ["x", "y"]
     dialog.close()

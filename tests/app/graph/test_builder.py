@@ -272,18 +272,18 @@ def test_rubber_band_and_ctrl_click_select(window, qtbot):
     for k in range(1, 6):
         qtbot.mouseMove(viewport, p0 + (p1 - p0) * k / 5)
     qtbot.mouseRelease(viewport, Qt.LeftButton, pos=p1)
-    assert sorted(scene.selected_ids()) == sorted([a, b])
+    assert sorted(scene.selection.selected_ids()) == sorted([a, b])
     item = scene.node_item(c)
     qtbot.mouseClick(viewport, Qt.LeftButton, Qt.ControlModifier,
                      view_point(window, item.mapToScene(item.geometry.data_rect.center())))
-    assert sorted(scene.selected_ids()) == sorted([a, b, c])
+    assert sorted(scene.selection.selected_ids()) == sorted([a, b, c])
     assert window.undo_stack.count() == 3     # selecting is not an edit
 
 
 def test_moving_several_nodes_is_one_undo_step(window, qtbot):
     a, b = add(window, "input", 0, 0), add(window, "input", 0, 100)
     scene, viewport = window.scene, window.view.viewport()
-    scene.select_ids([a, b])
+    scene.selection.select_ids([a, b])
     item = scene.node_item(a)
     start = view_point(window, item.mapToScene(item.geometry.data_rect.center()))
     count = window.undo_stack.count()
@@ -304,7 +304,7 @@ def test_delete_key_removes_the_selection_and_undo_brings_it_back(window, qtbot)
     t = add(window, "tanh", 400, 0)
     assert wire(window, x, t, 0)[0]
     before = window.session.doc.to_dict()
-    window.scene.select_ids([x])
+    window.scene.selection.select_ids([x])
     window.view.setFocus()
     qtbot.keyClick(window.view, Qt.Key_Delete)
     assert list(window.session.doc.nodes) == [t] and window.scene.node_item(t).missing_ports == (0,)
@@ -320,7 +320,7 @@ def test_delete_a_wire_from_its_context_menu(window):
     middle = window.scene.edge_items()[0].path().pointAtPercent(0.5)
     target = window.scene.target_at(middle)
     assert target[0] == "edge"
-    menu = window.scene.fill_context_menu(QMenu(), target, middle)
+    menu = window.scene.context_menu.fill(QMenu(), target, middle)
     action = next(a for a in menu.actions() if a.text().startswith("Delete Wire"))
     action.trigger()
     assert not window.session.doc.edges
@@ -332,7 +332,7 @@ def test_select_all_is_ctrl_a_on_the_canvas(window, qtbot):
     window.scene.clearSelection()
     window.view.setFocus()
     qtbot.keyClick(window.view, Qt.Key_A, Qt.ControlModifier)
-    assert len(window.scene.selected_ids()) == 3
+    assert len(window.scene.selection.selected_ids()) == 3
 
 
 # -----------------------------------------------------------------------------
@@ -343,7 +343,7 @@ def test_copy_paste_cut_and_duplicate(window):
     t = add(window, "tanh", 400, 0)
     assert wire(window, x, t, 0)[0]
     doc, builder = window.session.doc, window.builder
-    window.scene.select_ids([x, t])
+    window.scene.selection.select_ids([x, t])
     assert builder.copy()
     mime = QGuiApplication.clipboard().mimeData()
     assert mime.hasFormat(FRAGMENT_MIME) and '"backprop-studio.fragment"' in mime.text()
@@ -353,7 +353,7 @@ def test_copy_paste_cut_and_duplicate(window):
     assert doc.inputs_of(pasted[1]) == [pasted[0]]             # the wire among them came along
     cx = sum(doc.nodes[n].pos[0] for n in pasted) / 2
     assert abs(cx - 200) < 1e-6                                 # centred on the mouse
-    assert window.undo_stack.count() == count + 1 and sorted(window.scene.selected_ids()) == pasted
+    assert window.undo_stack.count() == count + 1 and sorted(window.scene.selection.selected_ids()) == pasted
     dup = builder.duplicate()
     assert len(dup) == 2 and doc.nodes[dup[0]].pos == (doc.nodes[pasted[0]].pos[0] + 40,
                                                         doc.nodes[pasted[0]].pos[1] + 40)
@@ -474,10 +474,10 @@ def test_set_as_output_from_the_context_menu(window):
     assert wire(window, x, a, 0)[0] and wire(window, x, b, 0)[0]
     doc = window.session.doc
     assert doc.effective_output() is None          # two sinks: ambiguous
-    menu = window.scene.fill_context_menu(QMenu(), ("node", b), QPointF())
+    menu = window.scene.context_menu.fill(QMenu(), ("node", b), QPointF())
     next(act for act in menu.actions() if act.text() == "Set as Output").trigger()
     assert doc.effective_output() == b and window.scene.node_item(b).is_output
-    menu = window.scene.fill_context_menu(QMenu(), ("node", b), QPointF())
+    menu = window.scene.context_menu.fill(QMenu(), ("node", b), QPointF())
     next(act for act in menu.actions() if act.text().startswith("Use the Single Sink")).trigger()
     assert doc.output is None
     window.undo_stack.undo()
@@ -485,7 +485,7 @@ def test_set_as_output_from_the_context_menu(window):
 
 
 def test_canvas_menu_adds_any_part_where_clicked(window):
-    menu = window.scene.fill_context_menu(QMenu(), ("canvas", None), QPointF(50, 60))
+    menu = window.scene.context_menu.fill(QMenu(), ("canvas", None), QPointF(50, 60))
     add_menu = next(a for a in menu.actions() if a.text() == "Add").menu()
     next(a for a in add_menu.actions() if a.text().endswith("sigmoid")).trigger()
     (nid,) = window.session.doc.nodes
@@ -494,8 +494,8 @@ def test_canvas_menu_adds_any_part_where_clicked(window):
 
 def test_debugger_hooks_still_fill_the_node_menu(window):
     x = add(window, "input", 0, 0)
-    window.scene.add_node_menu_hook(lambda menu, nid: menu.addAction(f"hooked {nid}"))
-    menu = window.scene.fill_context_menu(QMenu(), ("node", x), QPointF())
+    window.scene.context_menu.add_node_menu_hook(lambda menu, nid: menu.addAction(f"hooked {nid}"))
+    menu = window.scene.context_menu.fill(QMenu(), ("node", x), QPointF())
     texts = [a.text() for a in menu.actions()]
     assert "Edit…" in texts and f"hooked {x}" in texts
 
@@ -509,18 +509,18 @@ def test_a_neuron_from_the_palette_is_one_step_with_editable_leaves(window):
     assert len(ids) == 10 and len(groups) == 1
     (group,) = list(groups)
     assert group["title"] == "Neuron N1 (tanh, 2 inputs)"
-    assert window.scene.group_frame("N1") is not None
+    assert window.scene.group_layer.frame("N1") is not None
     assert {doc.nodes[n].label for n in ids} >= {"N1.w0", "N1.w1", "N1.b", "N1", "x1", "x2"}
     assert window.undo_stack.count() == 1
     window.undo_stack.undo()
-    assert not doc.nodes and not len(groups) and window.scene.group_frame("N1") is None
+    assert not doc.nodes and not len(groups) and window.scene.group_layer.frame("N1") is None
     window.undo_stack.redo()
     assert len(doc.nodes) == 10 and groups.get("N1") is not None
 
 
 def test_a_neuron_reads_the_selected_nodes(window):
     a, b = add(window, "input", 0, 0), add(window, "input", 0, 100)
-    window.scene.select_ids([a, b])
+    window.scene.selection.select_ids([a, b])
     window.builder.options["nin"] = 2
     ids = window.builder.add_entry({"key": "neuron"}, QPointF(300, 50))
     doc = window.session.doc
@@ -536,7 +536,7 @@ def test_collapse_and_expand_a_layer(window):
     gid = next(iter(window.session.groups))["id"]
     members = window.session.groups.get(gid)["nodes"]
     assert window.builder.set_collapsed(gid, True)
-    box = scene.group_item(gid)
+    box = scene.group_layer.item(gid)
     assert isinstance(box, GroupItem) and box.isVisible()
     assert all(not scene.node_item(n).isVisible() for n in members)
     assert [label for label, _d, _g in box.texts()] == ["L1.n0", "L1.n1"]
@@ -549,10 +549,10 @@ def test_collapse_and_expand_a_layer(window):
     assert doc.to_dict() == before                     # collapsing changed no number, no wire
     assert window.undo_stack.text(window.undo_stack.count() - 1) == "Collapse Layer L1 (2×2, relu)"
     window.undo_stack.undo()
-    assert scene.group_item(gid) is None and all(scene.node_item(n).isVisible() for n in members)
+    assert scene.group_layer.item(gid) is None and all(scene.node_item(n).isVisible() for n in members)
     window.undo_stack.redo()
     assert window.builder.set_collapsed(gid, False)
-    assert scene.group_item(gid) is None
+    assert scene.group_layer.item(gid) is None
 
 
 def test_a_collapsed_group_moves_as_one_and_deletes_as_one(window, qtbot):
@@ -561,7 +561,7 @@ def test_a_collapsed_group_moves_as_one_and_deletes_as_one(window, qtbot):
     gid = "N1"
     members = window.session.groups.get(gid)["nodes"]
     window.builder.set_collapsed(gid, True)
-    box = scene.group_item(gid)
+    box = scene.group_layer.item(gid)
     old = {n: doc.nodes[n].pos for n in members}
     start = view_point(window, box.box_rect().center() + QPointF(0, 10))
     viewport = window.view.viewport()
@@ -573,18 +573,18 @@ def test_a_collapsed_group_moves_as_one_and_deletes_as_one(window, qtbot):
     assert window.undo_stack.count() == count + 1
     dx = doc.nodes[members[0]].pos[0] - old[members[0]][0]
     assert dx > 0 and all(doc.nodes[n].pos[0] - old[n][0] == pytest.approx(dx) for n in members)
-    assert scene.edit_selection() == members
+    assert scene.selection.edit_selection() == members
     window.builder.delete_selection()
     assert not any(n in doc.nodes for n in members) and len(window.session.groups) == 0
     window.undo_stack.undo()
     assert all(n in doc.nodes for n in members) and window.session.groups.get(gid)["collapsed"]
-    assert scene.group_item(gid) is not None
+    assert scene.group_layer.item(gid) is not None
 
 
 def test_double_click_expands_a_collapsed_group(window, qtbot):
     window.builder.add_entry({"key": "neuron", "nin": 1}, QPointF(0, 0))
     window.builder.set_collapsed("N1", True)
-    box = window.scene.group_item("N1")
+    box = window.scene.group_layer.item("N1")
     qtbot.mouseDClick(window.view.viewport(), Qt.LeftButton,
                       pos=view_point(window, box.box_rect().center()))
     assert not window.session.groups.get("N1")["collapsed"]
@@ -592,7 +592,7 @@ def test_double_click_expands_a_collapsed_group(window, qtbot):
 
 def test_copying_a_whole_group_pastes_a_new_group(window):
     ids = window.builder.add_entry({"key": "neuron", "nin": 1}, QPointF(0, 0))
-    window.scene.select_ids(ids)
+    window.scene.selection.select_ids(ids)
     pasted = window.builder.duplicate()
     assert len(pasted) == len(ids)
     assert [g["id"] for g in window.session.groups] == ["N1", "N1-2"]
@@ -683,10 +683,10 @@ def test_a_clicked_wire_is_selected_and_del_removes_it(window, qtbot):
     assert wire(window, x, t, 0)[0]
     middle = window.scene.edge_items()[0].path().pointAtPercent(0.5)
     qtbot.mouseClick(window.view.viewport(), Qt.LeftButton, pos=view_point(window, middle))
-    assert window.scene.selected_edge == (x, t, 0) and window.scene.selected_ids() == []
+    assert window.scene.selection.selected_edge == (x, t, 0) and window.scene.selection.selected_ids() == []
     window.view.setFocus()
     qtbot.keyClick(window.view, Qt.Key_Delete)
-    assert not window.session.doc.edges and window.scene.selected_edge is None
+    assert not window.session.doc.edges and window.scene.selection.selected_edge is None
     assert len(window.session.doc.nodes) == 2
     window.undo_stack.undo()
     assert window.session.doc.inputs_of(t) == [x]
@@ -729,7 +729,7 @@ def test_building_at_2x_scale_keeps_document_positions(window):
     assert ok, reason
     window.builder.add_entry({"key": "neuron", "nin": 1}, QPointF(0, 600))
     window.builder.set_collapsed("N1", True)
-    box = window.scene.group_item("N1")
+    box = window.scene.group_layer.item("N1")
     members = window.session.groups.get("N1")["nodes"]
     doc = window.session.doc
     cx = sum(doc.nodes[n].pos[0] for n in members) / len(members)

@@ -74,14 +74,14 @@ def test_refused_command_changes_nothing(canvas):
 def test_debugger_hooks(canvas):
     session, scene, _view = canvas
     show(session, "x = Value(2.0, label='x')\ny = Value(3.0, label='y')\nf = x*y\n")
-    scene.set_highlight(nodes=["n3"], edges=[("n1", "n3", 0)])
+    scene.marks.set_highlight(nodes=["n3"], edges=[("n1", "n3", 0)])
     assert scene.node_item("n3").highlighted
     assert [e.highlighted for e in scene.edge_items()] == [True, False]
-    scene.set_highlight()
+    scene.marks.set_highlight()
     assert not scene.node_item("n3").highlighted
-    scene.set_node_status({"n1": "final", "n2": "partial", "n3": QColor("purple")})
+    scene.marks.set_node_status({"n1": "final", "n2": "partial", "n3": QColor("purple")})
     assert scene.node_item("n1").status == "final"
-    scene.clear_node_status()
+    scene.marks.clear_node_status()
     assert all(item.status is None for item in scene.node_items().values())
     # a debugger step changes grads in place, then asks for a refresh of a few nodes
     x_value = session.value("n1")
@@ -93,10 +93,10 @@ def test_debugger_hooks(canvas):
 def test_selection_and_current_node_agree(canvas):
     session, scene, _view = canvas
     show(session, "x = Value(2.0, label='x')\ny = x.relu()\n")
-    scene.select_node("n1")
+    scene.selection.select_node("n1")
     assert session.current_id == "n1"
     session.select("n2")
-    assert scene.selected_ids() == ["n2"]
+    assert scene.selection.selected_ids() == ["n2"]
     scene.clearSelection()
     assert session.current_id is None
 

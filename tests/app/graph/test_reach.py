@@ -15,11 +15,11 @@ def test_highlight_what_feeds_and_what_is_affected(window):
     # the tutorial: f = x*y + y**2
     doc = window.session.doc
     f, x, y = (by_label(window, name) for name in "fxy")
-    window.scene.select_node(f)
+    window.scene.selection.select_node(f)
     window.actions["highlight ancestors"].trigger()
     assert lit(window) == set(doc.nodes)                       # everything feeds f
     assert "4 nodes feed f (2 inputs)" in window.statusBar().currentMessage()
-    window.scene.select_node(y)
+    window.scene.selection.select_node(y)
     window.actions["highlight descendants"].trigger()
     assert lit(window) == set(doc.nodes) - {x}                 # y, y*y... and f, not x
     assert "y affects 3 nodes" in window.statusBar().currentMessage()
@@ -47,7 +47,7 @@ def test_inputs_the_output_ignores(window, qtbot):
 
 def test_status_bar_shows_the_shape_and_the_glow_goes_with_an_edit(window):
     assert "5 nodes · 5 edges · depth 2 · widest layer 2 · fan-out 2 (y)" in window.counts_label.text()
-    window.scene.select_node(by_label(window, "f"))
+    window.scene.selection.select_node(by_label(window, "f"))
     window.actions["highlight ancestors"].trigger()
     assert lit(window)
     doc = window.session.doc

@@ -175,10 +175,10 @@ def test_debugger_marks_set_during_the_build_reach_the_items_built_later(window,
     scene, doc = window.scene, window.session.doc
     pending = [nid for nid in doc.nodes if nid not in scene.node_items()][:3]
     assert pending, "the build had already ended"
-    scene.set_node_status({pending[0]: "final"})
-    scene.set_breakpoint_marks([pending[1]])
-    scene.set_highlight([pending[2]])
-    scene.update_masks({pending[0]: (None, "?", False)})
+    scene.marks.set_node_status({pending[0]: "final"})
+    scene.marks.set_breakpoint_marks([pending[1]])
+    scene.marks.set_highlight([pending[2]])
+    scene.marks.update_masks({pending[0]: (None, "?", False)})
     qtbot.waitUntil(lambda: not scene.building, timeout=60000)
     items = scene.node_items()
     assert items[pending[0]].status == "final" and items[pending[0]].texts()[2] == "?"
@@ -189,7 +189,7 @@ def test_debugger_marks_set_during_the_build_reach_the_items_built_later(window,
 def test_select_all_during_the_build_selects_every_node(window, qtbot):
     open_big(window, qtbot)
     window.builder.select_all()
-    assert set(window.scene.selected_ids()) == set(window.session.doc.nodes)
+    assert set(window.scene.selection.selected_ids()) == set(window.session.doc.nodes)
 
 
 def test_a_saved_large_graph_opens_in_slices_too(window, qtbot, tmp_path):
