@@ -23,36 +23,31 @@ mini-batches.
 A loss (or a weight) that stops being a finite number sets `diverged` to a
 message saying where and why; the run cannot step on from there.
 
-Why `gc.disable()` around a step: one step of micrograd's demo builds ~66 000
-Values (plus a closure each) and frees them again. Python's cyclic garbage
-collector is triggered by allocations, and so many new objects keep setting off
-full collections that walk every tracked object -- looking for cycles our
-graphs never have (see engine.py), since reference counting frees them.
-Pausing it for the step, and restoring it after, makes a step several times
-faster; nothing is leaked, because nothing cyclic is made.
-
-Why full-batch steps replay one graph (`core.tape.Tape`): with the whole
-training set in every batch, each step computes the same graph on new weights.
-The first step builds it; later steps re-run its forward pass in place and call
-the same `_backward` closures over the recorded order -- no new nodes, nothing
-to free, no sort. Mini-batches pick different samples each step, so they build a
-fresh graph every time, as micrograd does.
+Why a step builds no graph: the batch's loss is the same small graph for every
+sample -- the network and the loss term of ONE sample -- on different numbers.
+The trainer records that graph once and runs it over the whole batch at once
+with numpy (`core.training.replay`, on `core.training.batched`): every node's
+data and grad an array with one entry per sample, the same ops in the same
+order, vectorised over the samples. Full batches and mini-batches alike; the
+decision boundary and the neurons' heatmaps are the same replay, forward only,
+over a grid. The result equals micrograd's build-every-step loop to ~1e-15
+(tests/core/training/test_replay.py); `loss_graph()` still builds the real
+Value graph of the whole batch for lessons and the graph view.
 """
 
-import gc
 import math
 import random
 
 import numpy as np
 
 from core.engine import Value
-from core.losses import LOSSES, accuracy, l2_floats, l2_regularization, loss_floats, loss_shape
+from core.losses import LOSSES, l2_regularization
 from core.nn import MLP
 from core.optim import SGD, Adam
-from core.tape import Tape
 from core.training.datasets import DATASETS, train_test_split
 from core.training.events import Boundary, Progress, Weights
 from core.training.features import feature_array, feature_row
+from core.training.replay import NetworkReplay
 
 # -----------------------------------------------------------------------------
 # the trainer
@@ -64,6 +59,18 @@ def _bounds(points):
     span = max(max(xs) - min(xs), max(ys) - min(ys))
     pad = 0.15 * span if span > 0 else 1.0
     return (min(xs) - pad, max(xs) + pad, min(ys) - pad, max(ys) + pad)
+
+
+def _columns(rows, width):
+    """Feature rows as the replay's input table: shape (n_features, n_points)."""
+    return np.array(rows, dtype=float).reshape(-1, width).T.copy()
+
+
+def _accuracy(scores, labels):
+    """losses.accuracy on arrays: the fraction with (s > 0) == (y > 0)."""
+    if len(scores) == 0:
+        return 0.0
+    return int(np.count_nonzero((scores > 0) == (labels > 0))) / len(scores)
 
 
 def _grad_state(model):
@@ -98,11 +105,16 @@ class Trainer:
         else:
             self.optimizer = Adam(self.params, cfg.lr, cfg.betas, cfg.eps)
 
+        # 4. the one-sample graph, replayed over batches; the data as its input tables
+        width = len(cfg.features)
+        self.replay = NetworkReplay(self.model, cfg.features, cfg.loss, cfg.l2_alpha)
+        self._train_X = _columns(self.train_inputs, width)
+        self._train_y = np.array(self.train_labels, dtype=float)
+        self._test_X = _columns(self.test_inputs, width)
+        self._test_y = np.array(self.test_labels, dtype=float)
+
         self.steps_done = 0
         self.diverged = None  # the message, once the run has diverged
-        self._tape = None     # the full-batch loss graph, recorded on the first step
-        self._tape_scores = None
-        self._tape_shape = None  # the loss's data-dependent choices when it was recorded
 
     # -- one step --------------------------------------------------------------
 
@@ -112,12 +124,13 @@ class Trainer:
         return cfg.lr * (1.0 - cfg.lr_decay * min(k, cfg.steps) / cfg.steps)
 
     def _batch(self):
+        """The batch's input table and labels; a mini-batch draws its samples from the run's rng."""
         n = len(self.train_inputs)
         size = self.cfg.batch_size
         if size is None or size >= n:
-            return self.train_inputs, self.train_labels
+            return self._train_X, self._train_y
         picks = self.rng.sample(range(n), size)
-        return [self.train_inputs[i] for i in picks], [self.train_labels[i] for i in picks]
+        return self._train_X[:, picks], self._train_y[picks]
 
     def loss_graph(self):
         """The loss over the whole training set as a Value graph, labelled 'loss':
@@ -125,17 +138,6 @@ class Trainer:
         loss, _scores = self._forward(self.train_inputs, self.train_labels)
         loss.label = "loss"
         return loss
-
-    def _record(self):
-        """Build the full-batch loss graph and keep it for replay (core/tape.py)."""
-        loss, scores = self._forward(self.train_inputs, self.train_labels)
-        self._tape, self._tape_scores = Tape(loss), scores
-        self._tape_shape = loss_shape(self.cfg.loss, scores, self.train_labels)
-        # The recorded graph lives as long as the run and holds no cycles.
-        # Moving it (and all else alive now) out of the collector's sight
-        # spares every later collection a walk over its ~300k objects,
-        # which would otherwise stall the app for tens of ms each time.
-        gc.freeze()
 
     def _forward(self, inputs, labels):
         """The loss graph of one batch, and the scores."""
@@ -157,41 +159,24 @@ class Trainer:
         k = self.steps_done
         lr = self.lr_at(k)
         full_batch = self.cfg.batch_size is None or self.cfg.batch_size >= len(self.train_inputs)
-        gc_was_enabled = gc.isenabled()
-        gc.disable()
-        try:
-            if full_batch:
-                if self._tape is not None:
-                    self._tape.forward()
-                    if loss_shape(self.cfg.loss, self._tape_scores, self.train_labels) != self._tape_shape:
-                        self.close()  # a bce softplus must change form: record the graph anew
-                if self._tape is None:
-                    self._record()
-                loss, scores = self._tape.root, self._tape_scores
-                train_loss, train_acc = loss.data, accuracy(scores, self.train_labels)
-            else:
-                # report the whole training set, not the noisy batch
-                train_loss, train_acc = self.evaluate(self.train_inputs, self.train_labels)
-                loss, scores = self._forward(*self._batch())
-            test_loss, test_acc = (self.evaluate(self.test_inputs, self.test_labels)
-                                   if self.test_inputs else (None, None))
-            progress = Progress(k, train_loss, train_acc, test_loss, test_acc, lr)
-            if not math.isfinite(loss.data):
-                self.diverged = (f"loss became {loss.data} at step {k}: "
-                                 f"the learning rate ({lr:g}) may be too high")
-                return progress
-            if full_batch:
-                self._tape.zero_grad()
-                self._tape.backward()
-            else:
-                self.optimizer.zero_grad()
-                loss.backward()
-            self.optimizer.lr = lr
-            self.optimizer.step()
-            del loss, scores  # free the graph while the collector is still off
-        finally:
-            if gc_was_enabled:
-                gc.enable()
+        if full_batch:
+            loss, scores, grads = self.replay.step(self._train_X, self._train_y)
+            train_loss, train_acc = loss, _accuracy(scores, self._train_y)
+        else:
+            # report the whole training set, not the noisy batch
+            train_loss, train_acc = self.evaluate(self.train_inputs, self.train_labels)
+            loss, _scores, grads = self.replay.step(*self._batch())
+        test_loss, test_acc = (self.evaluate(self.test_inputs, self.test_labels)
+                               if self.test_inputs else (None, None))
+        progress = Progress(k, train_loss, train_acc, test_loss, test_acc, lr)
+        if not math.isfinite(loss):
+            self.diverged = (f"loss became {loss} at step {k}: "
+                             f"the learning rate ({lr:g}) may be too high")
+            return progress
+        for p, g in zip(self.params, grads.tolist()):
+            p.grad = g
+        self.optimizer.lr = lr
+        self.optimizer.step()
         self.steps_done = k + 1
         bad = next((p for p in self.params if not math.isfinite(p.data)), None)
         if bad is not None:
@@ -202,42 +187,41 @@ class Trainer:
     # -- looking at the model (float path, no graph) ---------------------------
 
     def evaluate(self, inputs, labels):
-        """(loss, accuracy) of the current model on some inputs, without a graph."""
-        scores = self.model.predict_floats(inputs).tolist()
-        loss = loss_floats(self.cfg.loss, scores, labels)
-        if self.cfg.l2_alpha > 0:
-            loss += l2_floats([p.data for p in self.params], self.cfg.l2_alpha)
-        return loss, accuracy(scores, labels)
+        """(loss, accuracy) of the current model on some inputs, without grads."""
+        if inputs is self.train_inputs:
+            X, y = self._train_X, self._train_y
+        elif inputs is self.test_inputs:
+            X, y = self._test_X, self._test_y
+        else:
+            X, y = _columns(inputs, len(self.cfg.features)), np.array(labels, dtype=float)
+        loss, scores = self.replay.evaluate(X, list(labels))
+        return loss, _accuracy(scores, y)
 
     def _grid(self, resolution):
         x_min, x_max, y_min, y_max = self.bounds
         xs = np.linspace(x_min, x_max, resolution)
         ys = np.linspace(y_min, y_max, resolution)
         gx, gy = np.meshgrid(xs, ys)  # gx[j, i] = xs[i], gy[j, i] = ys[j]
-        return xs, ys, feature_array(gx.ravel(), gy.ravel(), self.cfg.features)
+        return xs, ys, feature_array(gx.ravel(), gy.ravel(), self.cfg.features).T
 
     def boundary(self):
         """The current model's score over the data's box, as a Boundary event."""
         r = self.cfg.boundary_resolution
         xs, ys, inputs = self._grid(r)
-        grid = self.model.predict_floats(inputs).reshape(r, r)
+        grid = self.replay.scores(inputs).reshape(r, r)
         neurons = ()
         if self.cfg.neuron_resolution > 0:
             nr = self.cfg.neuron_resolution
-            outputs = self.model.activations_floats(self._grid(nr)[2])
-            neurons = tuple(out.T.reshape(-1, nr, nr) for out in outputs)
+            outputs = self.replay.activations(self._grid(nr)[2])
+            neurons = tuple(out.reshape(-1, nr, nr) for out in outputs)
         return Boundary(self.steps_done, xs, ys, grid, neurons)
 
     def weights(self):
         return Weights(self.steps_done, self.model.state(), _grad_state(self.model))
 
     def close(self):
-        """Free the recorded full-batch graph (~65k nodes for micrograd's demo) a
-        node at a time instead of in one long cascade when the trainer is dropped
-        (see `core.tape.release`). The trainer records it again if stepped later."""
-        tape, self._tape, self._tape_scores = self._tape, None, None
-        if tape is not None:
-            tape.release()
+        """Nothing to free any more: the batched replay holds numpy tables, not a Value graph.
+        Kept so that callers (the app's worker, `train`) need not know."""
 
     # -- saving and resuming ---------------------------------------------------
 

@@ -1,11 +1,8 @@
 import random
 import sys
 
-
 from core.engine import Value, topological_order
 from core.tape import Tape, release
-from core.training.config import MICROGRAD_DEMO
-from core.training.trainer import Trainer
 
 
 def build(xs, ws):
@@ -62,14 +59,3 @@ def test_release_frees_the_graph_and_keeps_what_others_hold():
     # every node that used x is gone: only this test still holds it
     assert sys.getrefcount(x) == baseline and x.data == 2.0
 
-
-def test_trainer_close_frees_the_recorded_graph():
-    trainer = Trainer(MICROGRAD_DEMO.replace(n_samples=20))
-    weight = trainer.params[0]
-    baseline = sys.getrefcount(weight)
-    trainer.step()
-    assert sys.getrefcount(weight) > baseline  # the recorded graph uses it
-    trainer.close()
-    assert sys.getrefcount(weight) == baseline
-    trainer.step()  # a closed trainer records the graph again and goes on
-    assert trainer.steps_done == 2
