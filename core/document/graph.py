@@ -170,6 +170,7 @@ class GraphDocument:
         self._inputs = {}        # (dst, port) -> src
         self._graph = nx.DiGraph()  # the wiring: src -> dst edges with a `wires` count
         self.revision = 0        # grows with every change to nodes, wires or output
+        self._topological = None   # (revision, ids) of the last topological_ids
         self.output = None       # an explicit output id, or None for "the single sink"
         self.read_only = read_only
         self.changed = Signal()  # changed(event, *details)
@@ -260,9 +261,14 @@ class GraphDocument:
         return ""
 
     def topological_ids(self):
-        """Node ids with every node after its inputs (ties in document order)."""
-        order = {nid: i for i, nid in enumerate(self.nodes)}
-        return list(nx.lexicographical_topological_sort(self._graph, key=order.__getitem__))
+        """Node ids with every node after its inputs (ties in document order); kept
+        until the next change (~40 ms at 5,000 nodes: each recompile asks)."""
+        known = self._topological
+        if known is None or known[0] != self.revision:
+            order = {nid: i for i, nid in enumerate(self.nodes)}
+            known = self._topological = (self.revision, tuple(
+                nx.lexicographical_topological_sort(self._graph, key=order.__getitem__)))
+        return list(known[1])
 
     def new_id(self):
         k = 1 + max((int(nid[1:]) for nid in self.nodes
