@@ -28,7 +28,8 @@ from core.gradcheck import gradcheck
 
 SLICE_SECONDS = 0.025
 _TOP = QModelIndex()   # the invisible root of a table model
-COLUMNS = ("leaf", "analytic (backprop)", "numeric (finite diff.)", "rel. error", "")
+# two-line headers: in the dock's narrow tab one line each was cut to "analytic (ba..."
+COLUMNS = ("leaf", "analytic\n(backprop)", "numeric\n(finite diff.)", "rel.\nerror", "")
 
 
 class GradcheckModel(QAbstractTableModel):
@@ -103,7 +104,9 @@ class GradcheckView(QWidget):
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.table.setSelectionMode(QAbstractItemView.NoSelection)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.Stretch)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeToContents)   # numbers and headers whole
+        header.setSectionResizeMode(0, QHeaderView.Stretch)         # the leaf's name takes the rest
         top = QHBoxLayout()
         top.addWidget(self.button)
         top.addWidget(self.summary, 1)

@@ -331,7 +331,8 @@ class DebuggerPanel(QWidget):
         row.addWidget(self.threshold_check)
         row.addWidget(self.threshold_spin)
         layout.addLayout(row)
-        self.relu_check = QCheckBox("is about to run a dead ReLU (input ≤ 0: no gradient flows)")
+        self.relu_check = QCheckBox("is about to run a dead ReLU")
+        self.relu_check.setToolTip("A ReLU whose input is ≤ 0 passes no gradient back")
         self.relu_check.toggled.connect(ctrl.set_break_on_dead_relu)
         layout.addWidget(self.relu_check)
         self.follow_check = QCheckBox("Scroll the graph to follow each step")
@@ -536,4 +537,6 @@ def _scrolled(widget):
     area.setWidget(widget)
     area.setWidgetResizable(True)
     area.setFrameShape(QFrame.NoFrame)
+    # wrap to the tab's width instead: a sideways scroll cut the breakpoint help mid-line
+    area.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
     return area

@@ -511,3 +511,26 @@ def test_inspector_during_the_forward_pass_says_why_numbers_are_hidden(window, q
     press(window, qtbot, Qt.Key_F7)
     assert inspector.data_label.text() == "6.0000"
     assert inspector.grad_label.text() == "?  (the backward pass comes after the forward pass)"
+
+
+# -----------------------------------------------------------------------------
+# texts that fit (issue 17.5: clipped gradient-check headers and breakpoint help)
+
+def test_the_gradient_check_and_the_breakpoint_help_fit_at_1280x720(window, qtbot):
+    window.resize(1280, 720)
+    dbg = window.debugger
+    dbg.tabs.setCurrentIndex(1)
+    area = dbg.tabs.widget(1)
+    qtbot.waitUntil(lambda: area.isVisible() and area.viewport().width() > 0, timeout=5000)
+    # the help wraps to the tab: no part of a line hidden off to the right
+    qtbot.waitUntil(lambda: area.widget().width() <= area.viewport().width(), timeout=5000)
+    dbg.tabs.setCurrentIndex(2)
+    table = dbg.gradcheck.table
+    dbg.gradcheck.run_now()
+    header = table.horizontalHeader()
+
+    def whole(column):
+        need = max(header.sectionSizeFromContents(column).width(), table.sizeHintForColumn(column))
+        return header.sectionSize(column) >= need
+
+    qtbot.waitUntil(lambda: all(whole(c) for c in range(1, 5)), timeout=5000)
