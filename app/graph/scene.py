@@ -26,16 +26,19 @@ hooks: highlight, status stripes, marks, masks). The methods below that only
 delegate are the scene's public API.
 """
 
-from PySide6.QtCore import QPointF, QRectF, QTimer, Signal
+from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
+from PySide6.QtGui import QPainterPathStroker
 from PySide6.QtWidgets import QGraphicsScene
 
-from app.graph import scene_build, scene_gestures
+from app.graph import scene_build
 from app.graph.context_menu import CanvasMenu
 from app.graph.edge_item import EdgeItem
+from app.graph.gestures import CanvasGestures
 from app.graph.group_layer import GroupLayer
 from app.graph.groups import GroupItem
 from app.graph.marks import CanvasMarks
 from app.graph.node_item import NodeItem
+from app.graph.ports import HIT_PIXELS
 from app.graph.selection import CanvasSelection
 from app.look.theme import DEFAULT
 from core.document.graph import Edge
@@ -68,12 +71,8 @@ class GraphScene(QGraphicsScene):
         self._planned_rect = QRectF()    # the finished graph's boxes while a build runs
         self._grad_max = 0.0
         self.marks = CanvasMarks(self)   # the debugger's and lessons' marks (app/graph/marks.py)
-        self._press_positions = None
         self._items_rect = QRectF()
-        self._wire = None            # the WireGesture in progress
-        self._press_groups = None    # collapsed groups being dragged: gid -> start pos
-        self._insert_edge = None     # the wire a dragged node would be inserted on
-        self._insert_hint = None     # its glow
+        self.gestures = CanvasGestures(self)   # drags, wires, double-clicks (app/graph/gestures.py)
         self.group_layer = GroupLayer(self)   # group frames and boxes (app/graph/group_layer.py)
         # many moves in one command (a layout) settle into one rect update
         self._geometry_timer = QTimer(self)
@@ -250,12 +249,7 @@ class GraphScene(QGraphicsScene):
         cycle between the items: each is freed once removed, without waiting for
         the garbage collector."""
         self.selection.forget()
-        if self._wire is not None:
-            self._wire.cleanup()
-            self._wire = None
-        if self._insert_hint is not None and self._insert_hint.scene() is self:
-            self.removeItem(self._insert_hint)
-        self._insert_hint = None
+        self.gestures.forget()
         for item in self._nodes.values():
             item.edges_in.clear()
             item.edges_out.clear()
@@ -332,6 +326,32 @@ class GraphScene(QGraphicsScene):
 
     # -- hit tests -----------------------------------------------------------------------
 
+    def hit_radius(self, widget=None):
+        """HIT_PIXELS view pixels in scene units, so ports stay easy to grab zoomed out."""
+        view = widget.parentWidget() if widget is not None else None
+        if view is None or not hasattr(view, "transform"):
+            views = self.views()
+            view = views[0] if views else None
+        zoom = view.transform().m11() if view is not None else 1.0
+        return HIT_PIXELS / max(zoom, 0.05)
+
+    def edge_at(self, pos, radius=8.0, exclude_nodes=()):
+        """The document Edge whose visible wire passes within radius of pos, or None."""
+        area = QRectF(pos.x() - radius, pos.y() - radius, 2 * radius, 2 * radius)
+        stroker = QPainterPathStroker()
+        stroker.setWidth(2 * radius)
+        # a wire's shape is the region its curve bounds: a curve through `area` touches it,
+        # and the shape test is far cheaper than stroking every long wire's bounding box
+        for item in self.items(area, Qt.IntersectsItemShape):
+            if not isinstance(item, EdgeItem) or not item.isVisible():
+                continue
+            edge = Edge(*item.edge)
+            if edge.src in exclude_nodes or edge.dst in exclude_nodes:
+                continue
+            if stroker.createStroke(item.path()).contains(pos):
+                return edge
+        return None
+
     def node_at(self, scene_pos):
         """The NodeItem under scene point scene_pos, or None."""
         for item in self.items(scene_pos):
@@ -405,47 +425,19 @@ class GraphScene(QGraphicsScene):
         return (point.x() / s, point.y() / s)
 
 
-    # -- hit tests, wires, mouse (app/graph/scene_gestures.py) -----------------------------
-
-    def hit_radius(self, widget=None):
-        return scene_gestures.hit_radius(self, widget)
-
-    def edge_at(self, pos, radius=8.0, exclude_nodes=()):
-        return scene_gestures.edge_at(self, pos, radius, exclude_nodes)
-
-    def show_insert_hint(self, edge):
-        return scene_gestures.show_insert_hint(self, edge)
-
-    def can_insert(self, nid, edge):
-        return scene_gestures.can_insert(self, nid, edge)
-
-    def start_wire(self, ref, widget=None):
-        return scene_gestures.start_wire(self, ref, widget)
-
-    def move_wire(self, pos):
-        return scene_gestures.move_wire(self, pos)
-
-    def finish_wire(self, pos):
-        return scene_gestures.finish_wire(self, pos)
-
-    def cancel_wire(self):
-        scene_gestures.cancel_wire(self)
+    # -- mouse (app/graph/gestures.py) -----------------------------------------------------
 
     def mousePressEvent(self, event):
-        scene_gestures.mouse_press(self, event)
+        self.gestures.mouse_press(event)
 
     def mouseMoveEvent(self, event):
-        scene_gestures.mouse_move(self, event)
+        self.gestures.mouse_move(event)
 
     def mouseReleaseEvent(self, event):
-        scene_gestures.mouse_release(self, event)
+        self.gestures.mouse_release(event)
 
     def mouseDoubleClickEvent(self, event):
-        scene_gestures.mouse_double_click(self, event)
-
-    @property
-    def wiring(self):
-        return self._wire is not None
+        self.gestures.mouse_double_click(event)
 
     # -- groups: frames and collapsed boxes (app/graph/group_layer.py) ---------------------
 

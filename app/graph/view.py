@@ -222,8 +222,8 @@ class GraphView(QGraphicsView):
             self.viewport().setCursor(Qt.OpenHandCursor)
             event.accept()
             return
-        if event.key() == Qt.Key_Escape and self.scene().wiring:
-            self.scene().cancel_wire()
+        if event.key() == Qt.Key_Escape and self.scene().gestures.wiring:
+            self.scene().gestures.cancel_wire()
             event.accept()
             return
         super().keyPressEvent(event)
@@ -268,15 +268,15 @@ class GraphView(QGraphicsView):
         edge = None
         if spec["key"] in _ONE_INPUT_OR_MORE:
             edge = scene.edge_at(pos, scene.hit_radius(self.viewport()))
-        scene.show_insert_hint(edge)
+        scene.gestures.show_insert_hint(edge)
 
     def dragLeaveEvent(self, event):
-        self.scene().show_insert_hint(None)
+        self.scene().gestures.show_insert_hint(None)
         event.accept()
 
     def dropEvent(self, event):
         spec = spec_from_mime(event.mimeData())
-        self.scene().show_insert_hint(None)
+        self.scene().gestures.show_insert_hint(None)
         if spec is None:
             event.ignore()
             return

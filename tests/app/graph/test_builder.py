@@ -55,8 +55,8 @@ def add(window, key, x, y, **options):
 
 def wire(window, src, dst, port):
     scene = window.scene
-    scene.start_wire(PortRef(src, "out"))
-    return scene.finish_wire(scene.node_item(dst).port_point(port))
+    scene.gestures.start_wire(PortRef(src, "out"))
+    return scene.gestures.finish_wire(scene.node_item(dst).port_point(port))
 
 
 def labels(window):
@@ -126,13 +126,13 @@ def test_a_wire_dragged_with_the_mouse_connects(window, qtbot):
     end = view_point(window, scene.node_item(t).port_point(0))
     assert port_at(scene, scene.node_item(x).out_point(), 3) == PortRef(x, "out")
     qtbot.mousePress(viewport, Qt.LeftButton, pos=start)
-    assert scene.wiring
+    assert scene.gestures.wiring
     for k in range(1, 6):
         qtbot.mouseMove(viewport, start + (end - start) * k / 5)
-    assert scene._wire.ok and "connect x1" in scene._wire.reason
+    assert scene.gestures.wire.ok and "connect x1" in scene.gestures.wire.reason
     qtbot.mouseRelease(viewport, Qt.LeftButton, pos=end)
     doc = window.session.doc
-    assert doc.inputs_of(t) == [x] and not scene.wiring
+    assert doc.inputs_of(t) == [x] and not scene.gestures.wiring
     assert window.undo_stack.count() == 3 and window.undo_stack.text(2) == "Connect x1 → tanh"
     assert scene.node_item(t).data_text == f"{math.tanh(1.0):.4f}"
     assert doc.nodes[x].pos == (100.0, 0.0)        # the press on the port did not drag the node
@@ -144,10 +144,10 @@ def test_a_wire_can_start_at_a_free_input_and_end_on_any_node(window):
     x = add(window, "input", 0, 0)
     t = add(window, "exp", 400, 0)
     scene = window.scene
-    scene.start_wire(PortRef(t, "in", 0))
-    ok, reason = scene.move_wire(scene.node_item(x).box_rect().center())
+    scene.gestures.start_wire(PortRef(t, "in", 0))
+    ok, reason = scene.gestures.move_wire(scene.node_item(x).box_rect().center())
     assert ok, reason
-    assert scene.finish_wire(scene.node_item(x).box_rect().center())[0]
+    assert scene.gestures.finish_wire(scene.node_item(x).box_rect().center())[0]
     assert window.session.doc.inputs_of(t) == [x]
 
 
@@ -162,22 +162,22 @@ def test_invalid_wires_are_refused_with_their_reason(window, qtbot, case):
     window.scene.hint.connect(hints.append)
     scene = window.scene
     if case == "cycle":
-        scene.start_wire(PortRef(b, "out"))
+        scene.gestures.start_wire(PortRef(b, "out"))
         target, expected = scene.node_item(a).port_point(0), "cycle"
     elif case == "self":
-        scene.start_wire(PortRef(b, "out"))
+        scene.gestures.start_wire(PortRef(b, "out"))
         target, expected = scene.node_item(b).box_rect().center() + QPointF(30, 0), "cannot feed itself"
     else:
-        scene.start_wire(PortRef(a, "out"))
+        scene.gestures.start_wire(PortRef(a, "out"))
         target, expected = scene.node_item(x).box_rect().center(), "has no inputs"
-    ok, reason = scene.move_wire(target)
+    ok, reason = scene.gestures.move_wire(target)
     assert not ok and expected in reason
-    assert scene._wire.path_item.pen().color() == window.theme.color("missing")   # drawn red
-    done, reason = scene.finish_wire(target)
+    assert scene.gestures.wire.path_item.pen().color() == window.theme.color("missing")   # drawn red
+    done, reason = scene.gestures.finish_wire(target)
     assert not done and expected in reason
     assert any(expected in h for h in hints)
     assert window.session.doc.to_dict() == before and window.undo_stack.count() == count
-    assert not scene.wiring and scene._wire is None
+    assert not scene.gestures.wiring and scene.gestures.wire is None
 
 
 def test_dropping_on_an_occupied_input_replaces_the_wire_in_one_step(window):
@@ -200,13 +200,13 @@ def test_a_wired_input_picked_up_moves_or_removes_its_wire(window):
     assert wire(window, x, m, 0)[0]
     scene, doc = window.scene, window.session.doc
     # pick up from m:0, drop on n:1 -> moved, one step
-    scene.start_wire(PortRef(m, "in", 0))
-    assert scene.finish_wire(scene.node_item(n).port_point(1))[0]
+    scene.gestures.start_wire(PortRef(m, "in", 0))
+    assert scene.gestures.finish_wire(scene.node_item(n).port_point(1))[0]
     assert doc.inputs_of(m) == [None, None] and doc.inputs_of(n) == [None, x]
     assert window.undo_stack.text(window.undo_stack.count() - 1) == "Move wire"
     # pick up again and drop on empty canvas -> removed
-    scene.start_wire(PortRef(n, "in", 1))
-    assert scene.finish_wire(QPointF(900, 900))[0]
+    scene.gestures.start_wire(PortRef(n, "in", 1))
+    assert scene.gestures.finish_wire(QPointF(900, 900))[0]
     assert not doc.edges
     window.undo_stack.undo()
     window.undo_stack.undo()
@@ -215,10 +215,10 @@ def test_a_wired_input_picked_up_moves_or_removes_its_wire(window):
 
 def test_escape_cancels_a_wire(window, qtbot):
     x = add(window, "input", 0, 0)
-    window.scene.start_wire(PortRef(x, "out"))
+    window.scene.gestures.start_wire(PortRef(x, "out"))
     window.view.setFocus()
     qtbot.keyClick(window.view, Qt.Key_Escape)
-    assert not window.scene.wiring and len(window.scene.items()) == 1 + 0  # only the node
+    assert not window.scene.gestures.wiring and len(window.scene.items()) == 1 + 0  # only the node
 
 
 def test_dropping_an_op_on_a_wire_inserts_it(window):
@@ -249,7 +249,7 @@ def test_dragging_a_node_onto_a_wire_inserts_it_in_one_step(window, qtbot):
     qtbot.mousePress(viewport, Qt.LeftButton, pos=grab)
     for k in range(1, 8):
         qtbot.mouseMove(viewport, grab + shift * k / 7)
-    assert scene._insert_edge is not None          # the wire glows
+    assert scene.gestures.insert_edge is not None          # the wire glows
     qtbot.mouseRelease(viewport, Qt.LeftButton, pos=grab + shift)
     doc = window.session.doc
     assert doc.inputs_of(e) == [x] and doc.inputs_of(t) == [e]
