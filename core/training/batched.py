@@ -28,8 +28,8 @@ node's `data` and `grad`: entry i of every array belongs to sample i.
    first, in the order the scalar engine would add them.
 4. Parameters are the same number for every sample, yet each sample adds its
    own share to their grad: `param_grads()` sums each parameter's row over the
-   batch, in the order the scalar engine meets the samples when the batch's
-   loss is built sample after sample and summed (the last sample first).
+   batch (numpy's pairwise sum: the scalar engine adds the samples one after
+   another, which rounds a little differently).
 
 The result equals running the scalar engine on every sample, node for node,
 up to the ulp or two by which numpy's tanh/exp/log differ from the C library's
@@ -79,12 +79,12 @@ class _Adder:
     topological order (as the scalar engine adds them), then added.
     """
 
-    def __init__(self, rows):
+    def __init__(self, rows, ranks):
         self.index = _reader(rows)
         self.perm = None
         if len(set(rows)) < len(rows):
-            # the last node of the block adds first, as in the engine's reverse pass
-            perm = sorted(range(len(rows)), key=lambda i: (rows[i], -i))
+            # the node latest in topological order adds first, as in the engine's reverse pass
+            perm = sorted(range(len(rows)), key=lambda i: (rows[i], -ranks[i]))
             targets = [rows[i] for i in perm]
             starts = [k for k in range(len(targets)) if k == 0 or targets[k] != targets[k - 1]]
             self.perm = np.array(perm, dtype=np.intp)
@@ -100,15 +100,15 @@ class _Adder:
 class _Block:
     """All the nodes of one op at one level: out rows a slice, operand rows readers."""
 
-    def __init__(self, op, param, out_rows, a_rows, b_rows):
+    def __init__(self, op, param, out_rows, a_rows, b_rows, ranks):
         self.forward = NUMPY_OPS[op.name].forward
         self.backward = NUMPY_OPS[op.name].backward
         self.param = param
         self.out = slice(out_rows[0], out_rows[-1] + 1)
         self.a = _reader(a_rows)
         self.b = _reader(b_rows) if b_rows else None
-        self.a_adder = _Adder(a_rows)
-        self.b_adder = _Adder(b_rows) if b_rows else None
+        self.a_adder = _Adder(a_rows, ranks)
+        self.b_adder = _Adder(b_rows, ranks) if b_rows else None
 
 
 # -----------------------------------------------------------------------------
@@ -131,7 +131,7 @@ class BatchedGraph:
         if missing:
             raise ValueError(f"{len(missing)} input or parameter Values are not in the graph "
                              f"(first: {missing[0]!r})")
-        # 1. levels, and the blocks: one per (level, op), in topological order
+        # 1. levels, and the blocks: one per (level, op)
         level = {}
         blocks = {}
         for node in order:
@@ -141,14 +141,27 @@ class BatchedGraph:
                 continue
             level[node] = 1 + max(level[a], level[b] if b is not None else 0)
             blocks.setdefault((level[node], node._op), []).append(node)
-        # 2. rows: inputs first (so X is one slice), then each leaf when first read, each block's
+        keys = sorted(blocks, key=lambda key: key[0])
+        # 2. the order of nodes inside a block: by where their first reader sits (the last
+        #    block first), so that an operand block is read as a slice, e.g. the k-th products
+        #    of all the neurons of a layer, which one step of their sums adds
+        topo = {node: i for i, node in enumerate(order)}
+        reader = {}
+        for k in range(len(keys) - 1, -1, -1):
+            nodes = sorted(blocks[keys[k]], key=lambda n: reader.get(n, (len(keys), topo[n])))
+            blocks[keys[k]] = nodes
+            for position, node in enumerate(nodes):
+                for operand in (node._a, node._b):
+                    if operand is not None and (operand not in reader or reader[operand] > (k, position)):
+                        reader[operand] = (k, position)
+        # 3. rows: inputs first (so X is one slice), then each leaf when first read, each block's
         #    outputs together
         row = {}
         for node in inputs:
             row[node] = len(row)
-        self._first_leaf_row = len(row)
         self.blocks = []
-        for (_level, engine_op), nodes in sorted(blocks.items(), key=lambda kv: kv[0][0]):
+        for key in keys:
+            nodes = blocks[key]
             for side in ("_a", "_b"):
                 for node in nodes:
                     operand = getattr(node, side)
@@ -158,9 +171,10 @@ class BatchedGraph:
             for node in nodes:
                 row[node] = len(row)
                 out_rows.append(row[node])
-            op, param = ops.lookup(engine_op)
+            op, param = ops.lookup(key[1])
+            ranks = [topo[n] for n in nodes]
             self.blocks.append(_Block(op, param, out_rows, [row[n._a] for n in nodes],
-                                      [row[n._b] for n in nodes if n._b is not None]))
+                                      [row[n._b] for n in nodes if n._b is not None], ranks))
         for node in order:  # leaves that no op reads (a root that is a leaf)
             if node not in row:
                 row[node] = len(row)
@@ -239,16 +253,8 @@ class BatchedGraph:
         return G
 
     def param_grads(self, first=None):
-        """Each parameter's grad: its row of G summed over the batch, shape (n_params,).
-
-        The sum runs as the scalar engine's does over a loss built sample after sample
-        and summed: `first` (grads some other term added before, e.g. a penalty on the
-        weights), then the last sample, then the one before, ...
-        """
-        per_sample = self.G[self.param_rows][:, ::-1]
-        if first is not None:
-            per_sample = np.concatenate([np.asarray(first, dtype=float)[:, None], per_sample], axis=1)
-        if per_sample.shape[1] == 0:
-            return np.zeros(len(self.param_rows))
+        """Each parameter's grad: `first` (what another term added before, e.g. a penalty on
+        the weights) plus its row of G summed over the batch; shape (n_params,)."""
         with np.errstate(all="ignore"):
-            return np.cumsum(per_sample, axis=1)[:, -1]
+            grads = self.G[self.param_rows].sum(axis=1)
+            return grads if first is None else np.asarray(first, dtype=float) + grads
