@@ -8,8 +8,8 @@ Extension points for later panels (debugger, builder, training):
 
     window.session                     GraphSession: doc, compiled, push(cmd),
                                        recompiled / gradsChanged / currentChanged
-    window.scene                       GraphScene: set_highlight, set_node_status,
-                                       refresh_values, node_item, select_node
+    window.scene                       GraphScene: marks (set_highlight, set_node_status),
+                                       refresh_values, node_item, selection.select_node
     window.view                        GraphView: center_on_node, fit, zoom
     window.undo_stack                  the QUndoStack (Edit → Undo/Redo)
     window.menu(name)                  a top-level menu, created before Help if new

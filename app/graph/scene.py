@@ -17,13 +17,22 @@ Groups (core/document/groups.py, `session.groups`): an expanded group gets a fra
 behind its nodes, a collapsed one a `GroupItem` that stands in for them
 (app/graph/groups.py).
 
-The scene's other concerns live beside it, as functions taking the scene:
-app/graph/scene_build.py (creating the items, in slices for a large graph),
-scene_gestures.py (drags, wires, double-clicks -- each gesture one
-pushed command), scene_selection.py (selection, context menu),
-scene_groups.py (group frames and boxes) and scene_marks.py (the debugger's
-hooks: highlight, status stripes, marks, masks). The methods below that only
-delegate are the scene's public API.
+The scene keeps what is its own: the items by node id and by edge, the theme,
+the session link, the numbers' colour scale and the hit tests. Its other
+concerns are objects it holds, each owning its state and reaching the items
+only through the public lookups below (`node_items()`, `node_item(nid)`,
+`edge_item(edge)`, `edge_item_map()`):
+
+    scene.marks         app/graph/marks.py         the debugger's and lessons' glow, stripes,
+                                                   marks, masks, breakpoint dots
+    scene.selection     app/graph/selection.py     selected nodes, groups and wire
+    scene.context_menu  app/graph/context_menu.py  the right-click menu
+    scene.group_layer   app/graph/group_layer.py   group frames and collapsed boxes
+    scene.gestures      app/graph/gestures.py      drags, wires, double-clicks (one command each)
+
+The sliced build of the items is still functions taking the scene
+(app/graph/scene_build.py). tests/app/graph/test_scene_privates.py checks that
+no other module reaches into the scene's private attributes.
 """
 
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal

@@ -24,7 +24,7 @@ What holds while a build runs:
   measured up front), so the view can be fitted to all of it at once;
 * every item is born looking as it should: its numbers, the output and
   missing-port flags, the debugger's marks and the lesson's glow (the scene
-  keeps those, app/graph/scene_marks.py);
+  keeps those, app/graph/marks.py);
 * a structural edit of the document (a delete, an undo, another open) stops
   the slices; the sync that follows its recompile plans again from what is
   built, so the items end up exactly as a build from scratch would make them;
