@@ -64,6 +64,7 @@ from core.document.expr import ExprError, parse
 from core.document.layout import boxes_overlap, positions_pile_up
 
 MENU_ORDER = ("File", "Edit", "View", "Graph", "Help")
+ROUTE_SLACK = 6.0      # document units: a saved position this close to the layout's is the layout's
 NARROW_WINDOW = 1600   # pixels: a narrower window puts the inspector with the editor (arrange_docks)
 
 class MainWindow(QMainWindow):
@@ -394,9 +395,9 @@ class MainWindow(QMainWindow):
         except ValueError:
             return
         nodes = doc.nodes
-        if all(abs(nodes[nid].pos[0] - x) < 0.5 and abs(nodes[nid].pos[1] - y) < 0.5
-               for nid, (x, y) in positions.items()):
-            self.scene.set_routes(routes, positions)
+        if all(abs(nodes[nid].pos[0] - x) < ROUTE_SLACK and abs(nodes[nid].pos[1] - y) < ROUTE_SLACK
+               for nid, (x, y) in positions.items()):   # as arranged, give or take a pixel of text width
+            self.scene.set_routes(routes, {nid: node.pos for nid, node in nodes.items()})
 
     def _boxes_collide(self, doc, measured):
         """True (and a note in the status bar) if doc's saved positions put two of

@@ -36,7 +36,8 @@ def open_big(window, qtbot, hidden=(12, 8, 1)):
     """Open a traced MLP and return once its build has begun (some items, not all)."""
     out, model = traced_mlp(hidden)
     assert window.open_value(out, model.parameters())
-    qtbot.waitUntil(lambda: window.scene.building, timeout=60000)
+    # (the first slices name the nodes: wait for the first items, not only for the build)
+    qtbot.waitUntil(lambda: window.scene.building and bool(window.scene.node_items()), timeout=60000)
     return out
 
 
