@@ -37,6 +37,9 @@ CONFIGS = {
     "moons 200, 8-8 tanh, batch 10": TrainConfig(
         dataset="moons", n_samples=200, hidden_sizes=(8, 8), activation="tanh", batch_size=10,
         optimizer="adam", lr=0.01, lr_decay=0.0, steps=10**6, test_ratio=0.2),
+    "moons 500, 16-16 tanh, full batch (issue 21)": TrainConfig(
+        dataset="moons", n_samples=500, hidden_sizes=(16, 16), activation="tanh", optimizer="adam", lr=0.01,
+        lr_decay=0.0, steps=10**6),
 }
 
 
