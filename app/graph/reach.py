@@ -19,6 +19,8 @@ SHAPE_TIP = ("depth: the most wires on one path · widest layer: the most nodes 
              "at the same time · fan-out: the most wires leaving one node")
 STRUCTURE_EVENTS = ("node_added", "node_removed", "edge_added", "edge_removed", "output_changed", "reset")
 
+SUMMARY_MAX_NODES = 2000   # above this the status bar shows counts only (the summary is ~80 ms at 5k)
+
 
 class ReachActions:
     """The menu actions and the status text; one per window."""
@@ -54,8 +56,8 @@ class ReachActions:
     def shape_text(self):
         """'depth 4 · widest layer 5 · fan-out 3 (w)' for the status bar, or ''."""
         doc = self.window.session.doc
-        if not doc.nodes:
-            return ""
+        if not doc.nodes or len(doc.nodes) > SUMMARY_MAX_NODES:
+            return ""   # layering 5,000 nodes takes ~80 ms: too long for each edit's status update
         shape = summary(doc)
         # the busiest node by its label only: naming every node by formula costs
         # 0.2 s on a 5,000-node graph, too much for each edit's status update
