@@ -237,8 +237,10 @@ class GraphDocument:
         if reason:
             return False, reason
         # a node that feeds nothing yet cannot reach src: the common case of a graph
-        # built operands first (a trace, a parse), answered without a path search
-        if self._graph.out_degree(dst) and self.reaches(dst, src):
+        # built operands first (a trace, a parse), answered without a path search.
+        # (succ, not out_degree: networkx caches that view on the graph, a reference
+        # cycle that left every replaced document for the cyclic collector)
+        if self._graph.succ[dst] and self.reaches(dst, src):
             return False, f"that wire would make a cycle through {_name(self.nodes[dst])}"
         return True, ""
 
