@@ -18,17 +18,17 @@ from core.engine import refresh, topological_order
 class ForwardRecord:
     __slots__ = ("index", "node", "text")
 
-    def __init__(self, index, node, text):
+    def __init__(self, index, node, text) -> None:
         self.index = index
         self.node = node
         self.text = text
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"ForwardRecord({self.index}, {self.text!r})"
 
 
 class ForwardStepper:
-    def __init__(self, root, names=None):
+    def __init__(self, root, names=None) -> None:
         self.root = root
         self.topo = topological_order(root)
         self.order = [node for node in self.topo if node._prev]
@@ -53,7 +53,7 @@ class ForwardStepper:
         index = self._index.get(node)
         return index is None or index < self.position
 
-    def reset(self):
+    def reset(self) -> None:
         self.position = 0
 
     def step(self):
@@ -65,14 +65,14 @@ class ForwardStepper:
         self.position += 1
         return record
 
-    def step_back(self):
+    def step_back(self) -> None:
         if self.position:
             self.position -= 1
 
     def run_to_end(self):
         return [self.step() for _ in range(len(self.order) - self.position)]
 
-    def describe(self, node):
+    def describe(self, node) -> str:
         """'m = x · y = 2.0000 · 3.0000 = 6.0000'."""
         symbolic = forward_formula(node, self.name)
         numbers = forward_formula(node, lambda v: f"{v.data:.4f}")

@@ -86,8 +86,8 @@ class Move:
     __slots__ = ("ok", "moved", "record", "records", "touched", "started", "new_plan", "ended",
                  "message", "answer", "go_on")
 
-    def __init__(self, moved=True, record=None, records=(), touched=(), started="", new_plan=False,
-                 ended="", message="", answer=None, go_on=False, ok=True):
+    def __init__(self, moved: bool = True, record=None, records=(), touched=(), started: str = "", new_plan: bool = False,
+                 ended: str = "", message: str = "", answer=None, go_on: bool = False, ok: bool = True) -> None:
         self.ok = ok
         self.moved = moved
         self.record = record
@@ -100,12 +100,12 @@ class Move:
         self.answer = answer
         self.go_on = go_on
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"Move(ok={self.ok}, moved={self.moved}, record={self.record!r}, touched={sorted(self.touched)}, "
                 f"started={self.started!r}, message={self.message!r})")
 
 
-def _refused(message=""):
+def _refused(message: str = ""):
     return Move(ok=False, moved=False, message=message)
 
 
@@ -118,7 +118,7 @@ class DebugSession:
     `doc` is the GraphDocument being edited; `compiled` its compile (or None).
     """
 
-    def __init__(self, doc, compiled=None):
+    def __init__(self, doc, compiled=None) -> None:
         self.doc = doc
         self.compiled = None
         self.phase = IDLE
@@ -335,7 +335,7 @@ class DebugSession:
             move.message = f"Stopped: {self.stop_reason}"
         return move
 
-    def _after(self, touched, started, records, quiz=False):
+    def _after(self, touched, started, records, quiz: bool = False):
         """The Move of backward steps run or undone: the record now shown, and in
         quiz mode the new grads of a single step hidden."""
         st = self.stepper
@@ -503,14 +503,14 @@ class DebugSession:
         self.notice = GRADS_CHANGED
         return Move(started=IDLE, new_plan=True, ended=self.notice, message=self.notice)
 
-    def _rename(self):
+    def _rename(self) -> bool:
         """A label changed: names in texts follow (the steppers share this dict)."""
         if self.compiled is not None and self._names:
             self._names.update(display_names(self.doc, self.compiled))
             return True
         return False
 
-    def _plan(self, same_compile=False):
+    def _plan(self, same_compile: bool = False) -> None:
         """A plan for the compile (no grad touched); back to idle. On the same
         compile (debugging stopped) the names stand."""
         self._clear_quiz()
@@ -537,7 +537,7 @@ class DebugSession:
             return _refused(SELECT_AN_OP)
         return self.set_breakpoint(nid, nid not in self.breakpoint_ids)
 
-    def set_breakpoint(self, nid, on=True):
+    def set_breakpoint(self, nid, on: bool = True):
         """A breakpoint on op node nid (on) or none (off). A leaf takes none: it has no step."""
         node = self.doc.nodes.get(nid)
         if node is None:
@@ -551,16 +551,16 @@ class DebugSession:
         self._apply_options()
         return Move(moved=False)
 
-    def set_break_on_nonfinite(self, on):
+    def set_break_on_nonfinite(self, on) -> None:
         self.break_on_nonfinite = bool(on)
         self._apply_options()
 
-    def set_grad_threshold(self, threshold):
+    def set_grad_threshold(self, threshold) -> None:
         """Stop a run when a step makes any |grad| exceed threshold (None: never)."""
         self.grad_threshold = None if threshold is None else float(threshold)
         self._apply_options()
 
-    def set_break_on_dead_relu(self, on):
+    def set_break_on_dead_relu(self, on) -> None:
         self.break_on_dead_relu = bool(on)
         self._apply_options()
 
@@ -588,7 +588,7 @@ class DebugSession:
         """The Values whose new grads are hidden now."""
         return set(self._quiz_pending)
 
-    def quiz_question(self):
+    def quiz_question(self) -> str:
         """The question waiting for an answer ('' when none)."""
         if not self._quiz_pending or self.last_record is None:
             return ""

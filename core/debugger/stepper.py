@@ -59,7 +59,7 @@ def _code_names(op, param):
     return {"k": param, "c": param, "km1": "" if param - 1 == 1 else f"^{param - 1}"}
 
 
-def forward_formula(node, name):
+def forward_formula(node, name) -> str:
     """How `node` was computed, e.g. 'f = a + b' or 't = tanh(n)'."""
     op, _param = ops.lookup(node._op)
     names = [name(child) for child in node._prev]
@@ -85,7 +85,7 @@ class StepRecord:
     __slots__ = ("index", "node", "out_grad", "children", "grads_before", "grads_after",
                  "_stepper", "_local", "_lines")
 
-    def __init__(self, index, node, out_grad, children, grads_before, grads_after, stepper):
+    def __init__(self, index, node, out_grad, children, grads_before, grads_after, stepper) -> None:
         self.index = index                # position of this step in stepper.order
         self.node = node                  # the Value whose _backward ran
         self.out_grad = out_grad          # node.grad when it ran
@@ -115,11 +115,11 @@ class StepRecord:
     def text(self):
         return "\n".join(self.lines)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"StepRecord({self.index}, {self.lines[0] if self.lines else ''!r})"
 
 
-def _fmt(x):
+def _fmt(x) -> str:
     return f"{x:.4f}"
 
 
@@ -137,10 +137,10 @@ class StepHistory:
 
     __slots__ = ("_stepper",)
 
-    def __init__(self, stepper):
+    def __init__(self, stepper) -> None:
         self._stepper = stepper
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self._stepper._position
 
     def __getitem__(self, index):
@@ -156,7 +156,7 @@ class StepHistory:
     def __iter__(self):
         return (self._stepper._record(i) for i in range(len(self)))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"StepHistory({len(self)} steps)"
 
 
@@ -181,7 +181,7 @@ class BackwardStepper:
         it saved as "before", or its current grad if no later step touched it.
     """
 
-    def __init__(self, root, include_leaves=False, names=None, reset=True):
+    def __init__(self, root, include_leaves: bool = False, names=None, reset: bool = True) -> None:
         self.root = root
         self.topo = topological_order(root)
         reverse = self.topo[::-1]
@@ -266,7 +266,7 @@ class BackwardStepper:
             return self._names[node]
         return node.label or f"#{self._topo_index.get(node, '?')}"
 
-    def reset(self):
+    def reset(self) -> None:
         """Zero every grad in the graph, then set root.grad = 1; back to step 0."""
         for node in self.topo:
             node.grad = 0.0
@@ -361,7 +361,7 @@ class BackwardStepper:
             child.grad = before
         del saved[start:]
 
-    def seek(self, position):
+    def seek(self, position) -> None:
         """Go to any step index, forward or back (the timeline slider)."""
         position = max(0, min(position, len(self.order)))
         while self._position > position:
@@ -439,7 +439,7 @@ class BackwardStepper:
                 self.stop_reason = reason
                 break
 
-    def pause_reason(self):
+    def pause_reason(self) -> str:
         """Why a run should stop before the next step ('' to go on): a breakpoint
         on it, or a dead ReLU when `break_on_dead_relu` is set. A run never stops
         before its own first step, so "continue" gets past a breakpoint."""
@@ -452,7 +452,7 @@ class BackwardStepper:
             return f"dead ReLU at {self.name(node)}: its input is ≤ 0, so no gradient flows"
         return ""
 
-    def check(self, record):
+    def check(self, record) -> str:
         """Why a run should stop after `record` ('' to go on): a non-finite grad
         or one above `grad_threshold` in an operand it changed."""
         for child, grad in zip(record.children, record.grads_after):
@@ -510,10 +510,10 @@ class _Steps:
     def __init__(self, stepper, start, end):
         self._stepper, self._start, self._end = stepper, start, end
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self._end - self._start
 
-    def __bool__(self):
+    def __bool__(self) -> bool:
         return self._end > self._start
 
     def __getitem__(self, index):

@@ -50,7 +50,7 @@ def describe(node):
     return node.id
 
 
-def _fmt(number):
+def _fmt(number) -> str:
     return f"{number:g}"
 
 
@@ -104,10 +104,10 @@ class Command:
     def undo(self, doc):
         raise NotImplementedError
 
-    def merge_with(self, other):
+    def merge_with(self, other) -> bool:
         return False
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.text!r}>"
 
 
@@ -117,7 +117,7 @@ class Command:
 class AddNode(Command):
     """Add one node (a Node or its dict form). An id of None gets the next free id."""
 
-    def __init__(self, node):
+    def __init__(self, node) -> None:
         self.node = node_from(node)
         self.text = f"Add {self._what(self.node)}"
 
@@ -138,18 +138,18 @@ class AddNode(Command):
         self.node.id = doc.add_node(self.node.copy())
         return self.node.id
 
-    def undo(self, doc):
+    def undo(self, doc) -> None:
         doc.remove_node(self.node.id)
 
 
 class RemoveNodes(Command):
     """Delete several nodes and every wire touching them."""
 
-    def __init__(self, ids):
+    def __init__(self, ids) -> None:
         self.ids = list(dict.fromkeys(ids))
         self.text = f"Delete {_plural(len(self.ids), 'node')}"
 
-    def do(self, doc):
+    def do(self, doc) -> None:
         for nid in self.ids:
             doc.node(nid)  # GraphError for an unknown id, before anything changes
         gone = set(self.ids)
@@ -162,7 +162,7 @@ class RemoveNodes(Command):
         for node in reversed(self._nodes):
             doc.remove_node(node.id)
 
-    def undo(self, doc):
+    def undo(self, doc) -> None:
         for node in self._nodes:
             doc.add_node(node.copy())
         _restore_order(doc, self._order)
@@ -178,15 +178,15 @@ class RemoveNodes(Command):
 class Connect(Command):
     """Wire src into input `port` of dst; an occupied port is rewired in one step."""
 
-    def __init__(self, src, dst, port):
+    def __init__(self, src, dst, port) -> None:
         self.src, self.dst, self.port = src, dst, port
         self.text = f"Connect {src} → {dst}"
 
-    def do(self, doc):
+    def do(self, doc) -> None:
         self.replaced = doc.connect(self.src, self.dst, self.port)
         self.text = f"Connect {describe(doc.node(self.src))} → {describe(doc.node(self.dst))}"
 
-    def undo(self, doc):
+    def undo(self, doc) -> None:
         doc.disconnect(self.dst, self.port)
         if self.replaced is not None:
             doc.connect(*self.replaced)
@@ -195,16 +195,16 @@ class Connect(Command):
 class Disconnect(Command):
     """Remove the wire into input `port` of dst."""
 
-    def __init__(self, dst, port):
+    def __init__(self, dst, port) -> None:
         self.dst, self.port = dst, port
         self.text = f"Disconnect {dst}"
 
-    def do(self, doc):
+    def do(self, doc) -> None:
         self.edge = doc.disconnect(self.dst, self.port)
         self.text = (f"Disconnect {describe(doc.node(self.edge.src))} → "
                      f"{describe(doc.node(self.dst))}")
 
-    def undo(self, doc):
+    def undo(self, doc) -> None:
         doc.connect(*self.edge)
 
 
@@ -215,7 +215,7 @@ class InsertOnEdge(Command):
     node already in the document whose input 0 is free.
     """
 
-    def __init__(self, node, edge):
+    def __init__(self, node, edge) -> None:
         self.edge = Edge(*edge)
         self.new_node = None if isinstance(node, str) else node_from(node)
         self.node_id = node if isinstance(node, str) else self.new_node.id
@@ -250,7 +250,7 @@ class InsertOnEdge(Command):
         self.text = (f"Insert {describe(node)} on {describe(doc.node(src))} → "
                      f"{describe(doc.node(dst))}")
 
-    def undo(self, doc):
+    def undo(self, doc) -> None:
         for step in reversed(self._steps):
             step.undo(doc)
 
@@ -261,18 +261,18 @@ class InsertOnEdge(Command):
 class MoveNodes(Command):
     """Move nodes: {id: (old_pos, new_pos)}, pushed once when a drag ends."""
 
-    def __init__(self, moves):
+    def __init__(self, moves) -> None:
         self.moves = {nid: (tuple(old), tuple(new)) for nid, (old, new) in moves.items()}
         self.text = f"Move {_plural(len(self.moves), 'node')}"
 
-    def do(self, doc):
+    def do(self, doc) -> None:
         _check_positions(doc, {nid: new for nid, (_old, new) in self.moves.items()})
         for nid, (_old, new) in self.moves.items():
             doc.set_field(nid, "pos", new)
         if len(self.moves) == 1:
             self.text = f"Move {describe(doc.node(next(iter(self.moves))))}"
 
-    def undo(self, doc):
+    def undo(self, doc) -> None:
         for nid, (old, _new) in self.moves.items():
             doc.set_field(nid, "pos", old)
 
@@ -293,7 +293,7 @@ class _SetField(Command):
     def undo(self, doc):
         doc.set_field(self.nid, self.field, self.old)
 
-    def merge_with(self, other):
+    def merge_with(self, other) -> bool:
         if type(other) is not type(self) or other.nid != self.nid:
             return False
         self.new = other.new
@@ -306,7 +306,7 @@ class SetValue(_SetField):
 
     field = "value"
 
-    def _text(self, node):
+    def _text(self, node) -> str:
         return f"Set {describe(node) if node.kind == 'input' else 'constant'} = {_fmt(self.new)}"
 
 
@@ -324,7 +324,7 @@ class SetParam(_SetField):
 
     field = "param"
 
-    def _text(self, node):
+    def _text(self, node) -> str:
         what = "exponent" if node.op == "pow" else "base"
         return f"Set {what} {_fmt(self.new)}"
 
@@ -332,33 +332,33 @@ class SetParam(_SetField):
 class SetOutput(Command):
     """Choose which node's gradient is 1 (None: the single sink)."""
 
-    def __init__(self, nid):
+    def __init__(self, nid) -> None:
         self.nid = nid
         self.text = "Clear output" if nid is None else f"Set output {nid}"
 
-    def do(self, doc):
+    def do(self, doc) -> None:
         self.old = doc.set_output(self.nid)
         if self.nid is not None:
             self.text = f"Set output {describe(doc.node(self.nid))}"
 
-    def undo(self, doc):
+    def undo(self, doc) -> None:
         doc.set_output(self.old)
 
 
 class ApplyLayout(Command):
     """Give many nodes new positions at once ({id: new pos}); old ones remembered."""
 
-    def __init__(self, positions, text="Arrange graph"):
+    def __init__(self, positions, text: str = "Arrange graph") -> None:
         self.positions = {nid: tuple(pos) for nid, pos in positions.items()}
         self.text = text
 
-    def do(self, doc):
+    def do(self, doc) -> None:
         _check_positions(doc, self.positions)
         self.old = {nid: doc.node(nid).pos for nid in self.positions}
         for nid, pos in self.positions.items():
             doc.set_field(nid, "pos", pos)
 
-    def undo(self, doc):
+    def undo(self, doc) -> None:
         for nid, pos in self.old.items():
             doc.set_field(nid, "pos", pos)
 
@@ -387,7 +387,7 @@ class Paste(Command):
     After `do`, `created` lists the new ids in fragment order (also returned).
     """
 
-    def __init__(self, fragment, offset=(40.0, 40.0)):
+    def __init__(self, fragment, offset=(40.0, 40.0)) -> None:
         # the fragment is checked as a graph of its own: an edge to a node
         # outside it is refused here, not dropped
         self.fragment = GraphDocument.from_dict(
@@ -409,7 +409,7 @@ class Paste(Command):
         self.created = list(ids.values())
         return self.created
 
-    def undo(self, doc):
+    def undo(self, doc) -> None:
         for nid in reversed(self.created):
             doc.remove_node(nid)
 
@@ -426,7 +426,7 @@ class ReplaceDocument(Command):
     document -- builds the new graph afresh from its data.
     """
 
-    def __init__(self, graph, text="Replace graph"):
+    def __init__(self, graph, text: str = "Replace graph") -> None:
         data = graph.to_dict() if isinstance(graph, GraphDocument) else graph
         # refuse a broken graph now, not halfway through do; the checked copy is
         # what the first do swaps in, so a large graph is checked once, and where
@@ -436,19 +436,19 @@ class ReplaceDocument(Command):
         self.new = data
         self.text = text
 
-    def do(self, doc):
+    def do(self, doc) -> None:
         fresh = self._spare if self._spare_is_new else GraphDocument.from_dict(self.new)
         doc.replace_with(fresh)   # fresh now holds the old graph
         self._spare, self._spare_is_new = fresh, False
 
-    def undo(self, doc):
+    def undo(self, doc) -> None:
         doc.replace_with(self._spare)
         self._spare_is_new = True
 
 class Macro(Command):
     """Several commands as one step of the history, undone in reverse order."""
 
-    def __init__(self, text, commands):
+    def __init__(self, text, commands) -> None:
         self.text = text
         self.commands = list(commands)
 
@@ -463,7 +463,7 @@ class Macro(Command):
                 command.undo(doc)
             raise
 
-    def undo(self, doc):
+    def undo(self, doc) -> None:
         for command in reversed(self.commands):
             command.undo(doc)
 
@@ -478,7 +478,7 @@ class CommandStack:
     state was cut off by pushing after undos); `is_clean` drives the `*` flag.
     """
 
-    def __init__(self, doc):
+    def __init__(self, doc) -> None:
         self.doc = doc
         self.commands = []
         self.index = 0
@@ -527,14 +527,14 @@ class CommandStack:
     def undo_text(self):
         return self.commands[self.index - 1].text if self.can_undo else ""
 
-    def set_clean(self):
+    def set_clean(self) -> None:
         self.clean_index = self.index
 
     @property
     def is_clean(self):
         return self.index == self.clean_index
 
-    def clear(self):
+    def clear(self) -> None:
         self.commands.clear()
         self.index = 0
         self.clean_index = 0

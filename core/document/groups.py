@@ -91,12 +91,12 @@ def check_groups(data, node_ids):
 class GroupTable:
     """The groups of one document, in order; `changed()` fires after every change."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._groups = {}   # gid -> group dict
         self._owner = {}    # node id -> gid
         self.changed = Signal()
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._groups)
 
     def __iter__(self):
@@ -121,7 +121,7 @@ class GroupTable:
             k += 1
         return f"{stem}-{k}"
 
-    def replace(self, groups):
+    def replace(self, groups) -> None:
         """Hold exactly `groups` (a list of group dicts, already checked)."""
         self._groups = {g["id"]: dict(g, nodes=list(g["nodes"])) for g in groups}
         self._owner = {nid: g["id"] for g in self._groups.values() for nid in g["nodes"]}
@@ -152,7 +152,7 @@ class _GroupCommand(Command):
 class AddGroup(_GroupCommand):
     """Name a set of nodes (none may be in a group already)."""
 
-    def __init__(self, table, group):
+    def __init__(self, table, group) -> None:
         super().__init__(table)
         self.group = dict(group, nodes=list(group["nodes"]))
         self.text = f"Group {self.group['title']}"
@@ -167,7 +167,7 @@ class AddGroup(_GroupCommand):
 class Ungroup(_GroupCommand):
     """Forget a group; its nodes stay."""
 
-    def __init__(self, table, gid):
+    def __init__(self, table, gid) -> None:
         super().__init__(table)
         self.gid = gid
         self.text = f"Ungroup {gid}"
@@ -181,7 +181,7 @@ class Ungroup(_GroupCommand):
 class SetCollapsed(_GroupCommand):
     """Show a group as one box (True) or as its nodes (False)."""
 
-    def __init__(self, table, gid, collapsed):
+    def __init__(self, table, gid, collapsed) -> None:
         super().__init__(table)
         self.gid, self.collapsed = gid, bool(collapsed)
         self.text = f"{'Collapse' if collapsed else 'Expand'} {gid}"
@@ -201,7 +201,7 @@ class ForgetNodes(_GroupCommand):
     Pushed in the same Macro as the RemoveNodes, *after* it: undo runs in
     reverse, so the groups come back once their nodes are back."""
 
-    def __init__(self, table, ids):
+    def __init__(self, table, ids) -> None:
         super().__init__(table)
         self.ids = set(ids)
         self.text = "Forget deleted nodes"
@@ -218,7 +218,7 @@ class ForgetNodes(_GroupCommand):
 class SetGroups(_GroupCommand):
     """Replace every group (a newly opened or replaced document brings its own)."""
 
-    def __init__(self, table, groups):
+    def __init__(self, table, groups) -> None:
         super().__init__(table)
         self.groups = [dict(g, nodes=list(g["nodes"])) for g in groups]
         self.text = "Set groups"
@@ -233,7 +233,7 @@ class PasteWithGroups(Command):
     `fragment` is copy_fragment's dict plus an optional "groups" list whose
     node ids are the fragment's own."""
 
-    def __init__(self, table, fragment, offset=(40.0, 40.0)):
+    def __init__(self, table, fragment, offset=(40.0, 40.0)) -> None:
         self.table = table
         self.paste = Paste(fragment, offset)
         ids = {node["id"] for node in fragment["nodes"]}
@@ -263,7 +263,7 @@ class PasteWithGroups(Command):
             raise
         return created
 
-    def undo(self, doc):
+    def undo(self, doc) -> None:
         self.table.replace(self._before)
         self.paste.undo(doc)
 

@@ -305,7 +305,7 @@ def _unary_guess(op, x, out, g, got):
     return None
 
 
-def _unary_cause(op, raw, name, guess, expected, got):
+def _unary_cause(op, raw, name, guess, expected, got) -> str:
     uses = f"it uses {guess}; " if guess else ""
     return (f"{raw} derivative wrong: {uses}d {op}(x)/dx = {RIGHT[op]}, so {ref(name)}.grad should change by "
             f"{fmt(expected)}, not {fmt(got)}")
@@ -316,7 +316,7 @@ def ref(name):
     return f"({name})" if " " in name else name
 
 
-def fmt(x):
+def fmt(x) -> str:
     return f"{x:.6g}"
 
 
@@ -456,7 +456,7 @@ def check_zeroing(V, ops_offered):
     return None
 
 
-def check_class(V, report):
+def check_class(V, report) -> None:
     """Every battery case for class V; calls report(result) after each (plain data)."""
     offered = battery.offered(V)
     cases, skipped = battery.cases_for(offered)

@@ -146,7 +146,7 @@ def plain(x):
     return x
 
 
-def child_main(path, out_path, memory, seconds):
+def child_main(path, out_path, memory, seconds) -> int:
     import resource
     import runpy
 
@@ -159,7 +159,7 @@ def child_main(path, out_path, memory, seconds):
 
     out = open(out_path, "w", encoding="utf-8")   # noqa: SIM115 -- open for the whole run
 
-    def report(item):
+    def report(item) -> None:
         out.write(json.dumps(plain(item), allow_nan=False) + "\n")
         out.flush()
 

@@ -156,7 +156,7 @@ class TracedNode:
     __slots__ = ("id", "name", "raw_op", "op", "param", "children", "data",
                  "local_grads", "ambiguous")
 
-    def __init__(self, id, name, raw_op, op, param, children, data, local_grads, ambiguous):
+    def __init__(self, id, name, raw_op, op, param, children, data, local_grads, ambiguous) -> None:
         self.id = id
         self.name = name
         self.raw_op = raw_op
@@ -178,7 +178,7 @@ class Trace:
     {id: their Value} (to step it), `root` (the output's id), `style`
     ('closures' or 'local-grads') and `notes` (what was recovered or guessed)."""
 
-    def __init__(self, nodes, objects, root, style, notes):
+    def __init__(self, nodes, objects, root, style, notes) -> None:
         self.nodes = nodes
         self.by_id = {node.id: node for node in nodes}
         self.objects = objects

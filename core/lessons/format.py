@@ -114,7 +114,7 @@ class LessonError(ValueError):
     """A lesson file we will not load. `path`, `step` (an index or None) and
     `field` (e.g. 'actions[0].do') say where; `message` says what."""
 
-    def __init__(self, path, message, step=None, field=None):
+    def __init__(self, path, message, step=None, field=None) -> None:
         self.path = path
         self.step = step
         self.field = field
@@ -220,7 +220,7 @@ def load_all(directory):
     return sorted(lessons, key=lambda lesson: lesson.order)
 
 
-def lesson_from_dict(data, path="<lesson>"):
+def lesson_from_dict(data, path: str = "<lesson>"):
     """Validate parsed JSON and build a Lesson (the checks the loader runs)."""
     if not isinstance(data, dict):
         raise LessonError(path, "a lesson file holds one JSON object {...}")
@@ -444,7 +444,7 @@ def _claim(raw, scope, fail):
     return Claim(raw["node"], raw["quantity"], float(raw["value"]))
 
 
-def _check_label(scope, label, fail, leaf=False):
+def _check_label(scope, label, fail, leaf: bool = False) -> None:
     if scope.kind is None:
         fail("there is no graph yet: give this step or an earlier one a setup")
     if not isinstance(label, str) or not label:

@@ -44,7 +44,7 @@ class QuizItem:
 
     __slots__ = ("key", "nid", "quantity", "prompt", "truth", "tolerance", "hint", "explain", "hide")
 
-    def __init__(self, key, nid, quantity, prompt, truth, tolerance, hint, explain, hide):
+    def __init__(self, key, nid, quantity, prompt, truth, tolerance, hint, explain, hide) -> None:
         self.key = key              # 'step:node id:quantity', unique within a lesson
         self.nid = nid              # the canvas node it asks about (None if not on the canvas)
         self.quantity = quantity    # 'data' or 'grad'
@@ -64,7 +64,7 @@ class QuizItem:
 class LessonQuiz:
     """The quiz of a class session: the items of the step on screen and every score."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.on = False
         self.items = []         # the step's items still waiting for an answer, first is asked now
         self.tries = 0          # wrong answers to the first item so far
@@ -73,7 +73,7 @@ class LessonQuiz:
 
     # -- a step comes on screen ----------------------------------------------------
 
-    def enter(self, runner):
+    def enter(self, runner) -> None:
         """Gather the items of runner's current step (the state must be exhausted)."""
         lesson = runner.lesson
         self.lesson = (lesson.id, lesson.title)
@@ -168,12 +168,12 @@ class LessonQuiz:
             lessons.append(row)
         return {"format": FORMAT, "schema_version": SCHEMA_VERSION, "lessons": lessons, "total": total}
 
-    def save(self, path):
+    def save(self, path) -> None:
         """Write the summary as JSON, atomically (a crash never leaves half a file)."""
         text = json.dumps(self.summary(), indent=2, sort_keys=True, allow_nan=False, ensure_ascii=False)
         write_atomically(os.fspath(path), text + "\n")
 
-    def reset(self):
+    def reset(self) -> None:
         self.scores.clear()
         self.items, self.tries = [], 0
 
@@ -187,7 +187,7 @@ def _grad_before(runner, value):
     return 0.0
 
 
-def _grad_hint(runner, value):
+def _grad_hint(runner, value) -> str:
     users = [r.node for r in runner.last_backward if any(c is value for c in r.children)]
     names = ", ".join(dict.fromkeys(runner.name_of(u) for u in users)) or "the nodes it feeds"
     return (f"{runner.name_of(value)} gets (local derivative) × (grad) from {names}, added to what it "

@@ -50,7 +50,7 @@ class Nudge:
 
     __slots__ = ("node", "h", "before", "after", "slope")
 
-    def __init__(self, node, h, before, after):
+    def __init__(self, node, h, before, after) -> None:
         self.node, self.h, self.before, self.after = node, h, before, after
         self.slope = (after - before) / h
 
@@ -68,7 +68,7 @@ class LessonRunner:
     as written.
     """
 
-    def __init__(self, lesson, train_limit=None):
+    def __init__(self, lesson, train_limit=None) -> None:
         self.lesson = lesson
         self.train_limit = train_limit
         self._checkpoints = {}  # (step, action) -> what a train action left behind
@@ -95,21 +95,21 @@ class LessonRunner:
     def at_end(self):
         return self.index == len(self.lesson.steps) - 1
 
-    def next(self):
+    def next(self) -> bool:
         """Enter the next step (runs its setup and actions); False at the end."""
         if self.at_end:
             return False
         self.goto(self.index + 1)
         return True
 
-    def back(self):
+    def back(self) -> bool:
         """Back one step: the lesson is replayed from the start; False at the start."""
         if self.at_start:
             return False
         self.goto(self.index - 1)
         return True
 
-    def goto(self, index):
+    def goto(self, index) -> None:
         for _ in self.goto_iter(index):
             pass
 
@@ -210,7 +210,7 @@ class LessonRunner:
     def name_of(self, value):
         return self.value_names.get(value) or value.label or "a node"
 
-    def pending(self, value):
+    def pending(self, value) -> bool:
         """True while the forward pass is being stepped and has not reached this node:
         its data is not known yet, whatever the Value holds."""
         return self.forward is not None and not self.forward.computed(value)
@@ -424,7 +424,7 @@ class LessonRunner:
         dead, relus = dead_relus(trainer)
         return str(dead if name == "dead" else relus)
 
-    def metrics(self, test=False):
+    def metrics(self, test: bool = False):
         """(loss, accuracy) of the network now, on its training set (or its test set)."""
         trainer = self.trainer
         inputs, labels = ((trainer.test_inputs, trainer.test_labels) if test
@@ -449,7 +449,7 @@ class LessonRunner:
         head = "Right!" if ok else f"Not quite: you said {str(text).strip()}."
         return ok, f"{head} {question.node}.{question.quantity} = {fmt(right)}.\n{how}{self._canvas_differs(right)}"
 
-    def _canvas_differs(self, right):
+    def _canvas_differs(self, right) -> str:
         """A note when the canvas shows another value than the answer (a grad not
         computed yet, or accumulated by a buggy second pass): say which is which."""
         question = self.step.question
@@ -464,7 +464,7 @@ class LessonRunner:
         return (f"\nThe canvas shows {question.node}.{question.quantity} = {fmt(shown)}: {why}. "
                 f"{fmt(right)} is what one clean pass gives.")
 
-    def hint(self):
+    def hint(self) -> str:
         """A nudge toward this step's answer without giving it: the formula (data) or
         the local derivatives each use of the node contributes (grad), in symbols."""
         question = self.step.question
