@@ -86,8 +86,9 @@ class Move:
     __slots__ = ("ok", "moved", "record", "records", "touched", "started", "new_plan", "ended",
                  "message", "answer", "go_on")
 
-    def __init__(self, moved: bool = True, record=None, records=(), touched=(), started: str = "", new_plan: bool = False,
-                 ended: str = "", message: str = "", answer=None, go_on: bool = False, ok: bool = True) -> None:
+    def __init__(self, moved: bool = True, record=None, records=(), touched=(), started: str = "",
+                 new_plan: bool = False, ended: str = "", message: str = "", answer=None, go_on: bool = False,
+                 ok: bool = True) -> None:
         self.ok = ok
         self.moved = moved
         self.record = record
