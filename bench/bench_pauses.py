@@ -19,8 +19,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from core import engine, nn  # noqa: E402
-from core.training.datasets import moons  # noqa: E402
 from core.training.config import MICROGRAD_DEMO  # noqa: E402
+from core.training.datasets import moons  # noqa: E402
 from core.training.trainer import Trainer  # noqa: E402
 
 
@@ -133,9 +133,9 @@ def main(steps=100):
     at_once, sliced = [], []
     for _ in range(5):
         holder = [recorded_trainer()]
-        at_once.append(stall_while(lambda: holder.pop()))
+        at_once.append(stall_while(lambda h=holder: h.pop()))
         holder = [recorded_trainer()]
-        sliced.append(stall_while(lambda: holder.pop().close()))
+        sliced.append(stall_while(lambda h=holder: h.pop().close()))
     print(f"a worker drops a trainer's recorded graph ({len(recorded_trainer()._tape)} nodes);"
           f" the longest stall of another thread, worst of 5:")
     print(f"  dropped at once (one refcount cascade) {max(at_once) * 1e3:7.1f} ms"

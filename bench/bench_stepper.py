@@ -18,8 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from core.engine import Value, zero_grad  # noqa: E402
 from core.debugger.stepper import BackwardStepper  # noqa: E402
+from core.engine import Value, zero_grad  # noqa: E402
 
 
 def graph(n_ops=20_000, seed=0):

@@ -18,7 +18,7 @@ def test_replay_equals_a_fresh_build():
     ws = [Value(rng.uniform(-1, 1), label=f"w{i}") for i in range(5)]
     loss = build(xs, ws)
     tape = Tape(loss)
-    for step in range(3):
+    for _step in range(3):
         for x in xs:
             x.data = rng.uniform(-1, 1)
         tape.forward()
