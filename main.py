@@ -1,4 +1,5 @@
 """Start Backprop Studio: `python main.py [FILE] [--screenshot OUT.png]`."""
+
 import sys
 
 from app.startup import main

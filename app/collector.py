@@ -42,7 +42,7 @@ def release():
     if not _held:
         return
     _held = False
-    gc.collect(1)   # a hold's new objects are all still young: this finds any cycle among them
+    gc.collect(1)  # a hold's new objects are all still young: this finds any cycle among them
     gc.freeze()
     gc.enable()
 

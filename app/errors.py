@@ -31,6 +31,7 @@ def log_path():
 
 def format_report(exc_type, exc, tb):
     from app import __version__
+
     lines = [
         f"Backprop Studio {__version__} — {datetime.datetime.now().isoformat(timespec='seconds')}",
         f"Python {platform.python_version()} on {platform.platform()}",
@@ -81,8 +82,10 @@ class ErrorReporter:
         box = QMessageBox(QApplication.activeWindow())
         box.setIcon(QMessageBox.Warning)
         box.setWindowTitle("Backprop Studio — internal error")
-        box.setText(f"Something went wrong: {exc_type.__name__}: {exc}\n\n"
-                    "Your work is still open. You can carry on, and save it to be safe.")
+        box.setText(
+            f"Something went wrong: {exc_type.__name__}: {exc}\n\n"
+            "Your work is still open. You can carry on, and save it to be safe."
+        )
         box.setInformativeText(f"A report was written to {log_path()}")
         box.setDetailedText(self.last_report)
         copy = box.addButton("Copy report", QMessageBox.ActionRole)

@@ -40,8 +40,6 @@ The window's pieces, each a set of plain functions taking the window:
     app/lessons/install.py     lessons, themes, presenter mode, welcome
 """
 
-
-
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence, QUndoStack
 from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QToolBar, QWidget
@@ -64,11 +62,12 @@ from core.document.expr import ExprError, parse
 from core.document.layout import boxes_overlap, positions_pile_up
 
 MENU_ORDER = ("File", "Edit", "View", "Graph", "Help")
-ROUTE_SLACK = 6.0      # document units: a saved position this close to the layout's is the layout's
-NARROW_WINDOW = 1600   # pixels: a narrower window puts the inspector with the editor (arrange_docks)
+ROUTE_SLACK = 6.0  # document units: a saved position this close to the layout's is the layout's
+NARROW_WINDOW = 1600  # pixels: a narrower window puts the inspector with the editor (arrange_docks)
+
 
 class MainWindow(QMainWindow):
-    layoutFinished = Signal()   # a pending open is complete: laid out, every canvas item built
+    layoutFinished = Signal()  # a pending open is complete: laid out, every canvas item built
 
     def __init__(self, theme=None, load_example=True, parent=None):
         super().__init__(parent)
@@ -107,12 +106,12 @@ class MainWindow(QMainWindow):
         self._install_training()
         self._find_state = ("", -1)
         self._layout_token = 0
-        self._layout_note = None       # why a graph shown "as saved" was arranged after all
-        self.docks_arranged = False    # True once the panels have their first (or the saved) arrangement
-        self._pending_layout = None   # (token, then, wants prepared) while a layout is measured or run
+        self._layout_note = None  # why a graph shown "as saved" was arranged after all
+        self.docks_arranged = False  # True once the panels have their first (or the saved) arrangement
+        self._pending_layout = None  # (token, then, wants prepared) while a layout is measured or run
         self._layout_workers = []
-        self._measuring = None        # the SlicedJob measuring node sizes for a layout
-        self._unit_theme = None       # the canvas's theme at scale 1, when it is not at 1
+        self._measuring = None  # the SlicedJob measuring node sizes for a layout
+        self._unit_theme = None  # the canvas's theme at scale 1, when it is not at 1
         self.scene.buildingChanged.connect(self._opening_changed)
 
         self.editor.runRequested.connect(self.run_expression)
@@ -127,7 +126,7 @@ class MainWindow(QMainWindow):
         if load_example:
             self.editor.set_text(TUTORIAL)
             self.run_expression(TUTORIAL)
-            self.undo_stack.clear()   # the example is the starting point, not an edit
+            self.undo_stack.clear()  # the example is the starting point, not an edit
             self.scene.selection.select_node(self.session.doc.effective_output())
         self._fit_pending = True
 
@@ -162,17 +161,19 @@ class MainWindow(QMainWindow):
         dock = QDockWidget(title, self)
         dock.setObjectName(f"dock-{key}")
         dock.setWidget(widget)
-        dock.setFeatures(QDockWidget.DockWidgetMovable | QDockWidget.DockWidgetClosable
-                         | QDockWidget.DockWidgetFloatable)
+        dock.setFeatures(
+            QDockWidget.DockWidgetMovable | QDockWidget.DockWidgetClosable | QDockWidget.DockWidgetFloatable
+        )
         self.addDockWidget(area, dock)
         if tabify_with in self.docks:
             self.tabifyDockWidget(self.docks[tabify_with], dock)
         self.docks[key] = dock
         self._panels_menu.addAction(dock.toggleViewAction())
         dock.toggleViewAction().setToolTip(f"Show or hide the {title} panel")
-        for button, tip in (("qt_dockwidget_closebutton", "Close this panel (View → Panels brings it back)"),
-                            ("qt_dockwidget_floatbutton", "Float this panel in a window of its own, "
-                                                          "or dock it again")):
+        for button, tip in (
+            ("qt_dockwidget_closebutton", "Close this panel (View → Panels brings it back)"),
+            ("qt_dockwidget_floatbutton", "Float this panel in a window of its own, or dock it again"),
+        ):
             child = dock.findChild(QWidget, button)
             if child is not None:
                 child.setToolTip(tip)
@@ -213,6 +214,7 @@ class MainWindow(QMainWindow):
     def _install_files(self):
         """File menu: new/open/save/recent/examples/revert, code in and out, autosave."""
         from app.files.actions import FileActions
+
         self.files = FileActions(self)
         self.files.install()
 
@@ -226,6 +228,7 @@ class MainWindow(QMainWindow):
         its graph here, and "Follow live" refreshes it in place. The panel itself is
         built on first use."""
         from app.training.workspace import TrainingWorkspace
+
         self.training = TrainingWorkspace(self)
 
     def _install_classroom(self):
@@ -233,15 +236,15 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event):
         training = self.training.current == "training"
-        self.training.show("graph")   # the dock layout saved on close is the Graph workspace's
+        self.training.show("graph")  # the dock layout saved on close is the Graph workspace's
         if not self.files.close_event(event):
             if training:
                 self.training.show("training")
-            return   # the user chose Cancel: unsaved work stays open
-        self.training.shutdown()      # stop the run and join its thread
+            return  # the user chose Cancel: unsaved work stays open
+        self.training.shutdown()  # stop the run and join its thread
         self.debugger.pause()
         self.lessons.shutdown()
-        layout_runner.forget_pending(self)   # any running layout is now stale
+        layout_runner.forget_pending(self)  # any running layout is now stale
         for worker in list(self._layout_workers):
             worker.wait()
         self.scene.cancel_build()
@@ -307,10 +310,10 @@ class MainWindow(QMainWindow):
             return False
         self.editor.clear_error()
         self.editor.set_source_note(None)
-        self.statusBar().clearMessage()   # an old "Not run: ..." must not outlive a good run
+        self.statusBar().clearMessage()  # an old "Not run: ..." must not outlive a good run
         if not self.show_document(doc, "Run expression"):
             return False
-        self.files.detach()   # the text's graph, not the file's: Save must ask where
+        self.files.detach()  # the text's graph, not the file's: Save must ask where
         return True
 
     def lay_out(self, doc):
@@ -334,7 +337,7 @@ class MainWindow(QMainWindow):
             collector.hold()
             return
         self.view.viewport().unsetCursor()
-        QTimer.singleShot(0, self._release_collector)   # in its own event-loop turn, after the last slice
+        QTimer.singleShot(0, self._release_collector)  # in its own event-loop turn, after the last slice
         self.layoutFinished.emit()
 
     def run_in_background(self, job, then, message):
@@ -343,7 +346,7 @@ class MainWindow(QMainWindow):
         layout_runner.run_in_worker(self, job, then, message)
 
     def _release_collector(self):
-        if not self.layout_pending:   # else another open began meanwhile: it releases at its end
+        if not self.layout_pending:  # else another open began meanwhile: it releases at its end
             collector.release()
 
     def _arrange(self, doc, then, prepare=None):
@@ -352,8 +355,9 @@ class MainWindow(QMainWindow):
     def _layout_done(self, token, result):
         return layout_runner.layout_done(self, token, result)
 
-    def show_document(self, doc, text="Replace graph", layout=True, undoable=True, groups=(),
-                      replacement=None, keep_positions=False):
+    def show_document(
+        self, doc, text="Replace graph", layout=True, undoable=True, groups=(), replacement=None, keep_positions=False
+    ):
         """Show doc (a fresh GraphDocument nobody else holds) as one undoable step,
         with its groups (core/document/groups.py). A large graph is laid out in a worker
         first (see `layout_pending`). Without a layout, `replacement` may be doc's
@@ -374,16 +378,20 @@ class MainWindow(QMainWindow):
                     self._reuse_routes(doc, measured)
                     return self._show_laid_out(doc, text, None, undoable, groups, replacement)
             else:
+
                 def measured(data):
                     if not keep_positions and self._boxes_collide(doc, data):
                         self.show_document(doc, text, True, undoable, groups)
                     else:
                         self._show_laid_out(doc, text, None, undoable, groups, replacement)
+
                 layout_runner.measure(self, doc, measured)
                 return True
-        self._arrange(doc, lambda result, prepared=None: self._show_laid_out(doc, text, result, undoable,
-                                                                             groups, prepared),
-                      prepare=lambda positions: layout_runner.prepare_replacement(doc, text, positions))
+        self._arrange(
+            doc,
+            lambda result, prepared=None: self._show_laid_out(doc, text, result, undoable, groups, prepared),
+            prepare=lambda positions: layout_runner.prepare_replacement(doc, text, positions),
+        )
         return True
 
     def _reuse_routes(self, doc, measured):
@@ -395,8 +403,10 @@ class MainWindow(QMainWindow):
         except ValueError:
             return
         nodes = doc.nodes
-        if all(abs(nodes[nid].pos[0] - x) < ROUTE_SLACK and abs(nodes[nid].pos[1] - y) < ROUTE_SLACK
-               for nid, (x, y) in positions.items()):   # as arranged, give or take a pixel of text width
+        if all(
+            abs(nodes[nid].pos[0] - x) < ROUTE_SLACK and abs(nodes[nid].pos[1] - y) < ROUTE_SLACK
+            for nid, (x, y) in positions.items()
+        ):  # as arranged, give or take a pixel of text width
             self.scene.set_routes(routes, {nid: node.pos for nid, node in nodes.items()})
 
     def _boxes_collide(self, doc, measured):
@@ -406,8 +416,10 @@ class MainWindow(QMainWindow):
         hit = boxes_overlap({nid: node.pos for nid, node in doc.nodes.items()}, sizes)
         if hit is None:
             return False
-        self._layout_note = ("The saved positions put nodes on top of each other at today's node "
-                             "sizes, so the graph was arranged again (the file is unchanged).")
+        self._layout_note = (
+            "The saved positions put nodes on top of each other at today's node "
+            "sizes, so the graph was arranged again (the file is unchanged)."
+        )
         return True
 
     def _show_laid_out(self, doc, text, result, undoable, groups=(), prepared=None):
@@ -444,7 +456,7 @@ class MainWindow(QMainWindow):
         self.editor.set_source_note(f"a traced graph of {len(doc.nodes):,} nodes")
         if not self.show_document(doc, text):
             return False
-        self.files.detach()   # a trace, not the file's graph: Save must ask where
+        self.files.detach()  # a trace, not the file's graph: Save must ask where
         return True
 
     def open_file(self, path):
@@ -518,10 +530,12 @@ class MainWindow(QMainWindow):
     def show_shortcuts(self):
         """Every shortcut, read from the window's actions (app/help/dialogs.py)."""
         from app.help.dialogs import show_shortcuts
+
         return show_shortcuts(self)
 
     def show_about(self):
         from app.help.dialogs import show_about
+
         return show_about(self)
 
     # -- the classroom: lessons, themes, presenter mode, welcome (app/lessons/install.py) ---
@@ -554,4 +568,3 @@ class MainWindow(QMainWindow):
 
     def _appearance_changed(self):
         return classroom.appearance_changed(self)
-

@@ -55,7 +55,7 @@ class GraphSession(QObject):
         self.compile_error = None
         self.last_error = None
         self.current_id = None
-        self.auto_backward = True   # run backward after every compile, like the tutorial
+        self.auto_backward = True  # run backward after every compile, like the tutorial
         self._dirty = False
         self._forget_output = False
         self._timer = QTimer(self)
@@ -115,9 +115,9 @@ class GraphSession(QObject):
         if (event == "node_removed" and details[0] == self.current_id) or event == "reset":
             self.select(None)
         if event == "reset":
-            self._forget_output = True   # another graph: its ids mean other nodes
+            self._forget_output = True  # another graph: its ids mean other nodes
         self._dirty = True
-        if not self._timer.isActive():   # a restart costs more; opening 5,000 nodes sends 12,000 events
+        if not self._timer.isActive():  # a restart costs more; opening 5,000 nodes sends 12,000 events
             self._timer.start()
 
     def flush(self):
@@ -162,8 +162,9 @@ class GraphSession(QObject):
         self.flush()
         ok = self._run_backward()
         if not ok and self.output_value is None:
-            self.message.emit("No output to backpropagate from: the graph needs a single "
-                              "output node with all its inputs wired.")
+            self.message.emit(
+                "No output to backpropagate from: the graph needs a single output node with all its inputs wired."
+            )
         self.gradsChanged.emit(None)
         return ok
 

@@ -22,7 +22,7 @@ import time
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-SLICE_SECONDS = 0.008   # one slice's work; the paint of what it built (~10-20 ms) comes on top, in the same turn
+SLICE_SECONDS = 0.008  # one slice's work; the paint of what it built (~10-20 ms) comes on top, in the same turn
 
 
 class SlicedJob(QObject):
@@ -33,7 +33,7 @@ class SlicedJob(QObject):
     def __init__(self, steps, parent=None):
         super().__init__(parent)
         self._steps = steps
-        self._running = False      # inside a slice (a step may cancel the job)
+        self._running = False  # inside a slice (a step may cancel the job)
         self._timer = QTimer(self)
         self._timer.setInterval(0)
         self._timer.timeout.connect(self._slice)
@@ -60,7 +60,7 @@ class SlicedJob(QObject):
         self._timer.stop()
         steps, self._steps = self._steps, None
         if steps is not None and not self._running:
-            steps.close()   # a running generator is closed when the slice lets go of it
+            steps.close()  # a running generator is closed when the slice lets go of it
 
     def _slice(self):
         if self._steps is None:
@@ -75,9 +75,9 @@ class SlicedJob(QObject):
         try:
             for _ in steps:
                 if self._steps is not steps:
-                    return   # a step cancelled the job
+                    return  # a step cancelled the job
                 if deadline is not None and time.perf_counter() >= deadline:
-                    return   # the timer brings us back after the event loop's turn
+                    return  # the timer brings us back after the event loop's turn
         finally:
             self._running = False
         if self._steps is steps:

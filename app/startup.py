@@ -22,34 +22,54 @@ from app.look.theme import DARK, DEFAULT, FONT_FAMILY
 def _parse_args(argv):
     parser = argparse.ArgumentParser(prog="backprop-studio", description="Backprop Studio")
     parser.add_argument("file", nargs="?", help="a saved graph (.json) to open")
-    parser.add_argument("--screenshot", metavar="OUT.png",
-                        help="render the window to a PNG offscreen and exit")
-    parser.add_argument("--size", default="1440x880", metavar="WxH",
-                        help="window size for --screenshot (default 1440x880)")
+    parser.add_argument("--screenshot", metavar="OUT.png", help="render the window to a PNG offscreen and exit")
+    parser.add_argument(
+        "--size", default="1440x880", metavar="WxH", help="window size for --screenshot (default 1440x880)"
+    )
     parser.add_argument("--dark", action="store_true", help="start with the dark theme")
-    parser.add_argument("--theme", choices=("light", "dark", "high-contrast"),
-                        help="start with this theme (default: the last one chosen)")
-    parser.add_argument("--presenter", metavar="SCALE", type=float, nargs="?", const=2.0,
-                        help="start in presenter mode, everything SCALE times as large (1-3, default 2)")
+    parser.add_argument(
+        "--theme",
+        choices=("light", "dark", "high-contrast"),
+        help="start with this theme (default: the last one chosen)",
+    )
+    parser.add_argument(
+        "--presenter",
+        metavar="SCALE",
+        type=float,
+        nargs="?",
+        const=2.0,
+        help="start in presenter mode, everything SCALE times as large (1-3, default 2)",
+    )
     parser.add_argument("--lesson", metavar="ID", help="open this lesson (e.g. chain-rule)")
-    parser.add_argument("--step", metavar="K", type=int, default=1,
-                        help="with --lesson: start at step K (1-based)")
+    parser.add_argument("--step", metavar="K", type=int, default=1, help="with --lesson: start at step K (1-based)")
     parser.add_argument("--no-welcome", action="store_true", help="do not show the welcome page")
-    parser.add_argument("--debug-steps", metavar="N|end",
-                        help="open the debugger and run N backward steps (0: just reset; end: all)")
-    parser.add_argument("--forward-steps", metavar="N", type=int,
-                        help="open the debugger and compute N nodes of the forward pass")
-    parser.add_argument("--workspace", choices=("graph", "training"), default="graph",
-                        help="start in this workspace (default: graph)")
-    parser.add_argument("--train-preset", metavar="NAME",
-                        help="a training preset, by its name or first words (e.g. spiral)")
-    parser.add_argument("--train-layers", metavar="N", type=int,
-                        help="that many hidden layers, added or removed as the + and - buttons do")
-    parser.add_argument("--train-steps", metavar="N", type=int,
-                        help="press Play in the Training panel; it pauses after N steps")
-    parser.add_argument("--check-engine", metavar="FILE.py",
-                        help="check your own Value class's gradients (run in a separate process); "
-                             "exit 0 right, 1 wrong gradient, 2 file unusable")
+    parser.add_argument(
+        "--debug-steps", metavar="N|end", help="open the debugger and run N backward steps (0: just reset; end: all)"
+    )
+    parser.add_argument(
+        "--forward-steps", metavar="N", type=int, help="open the debugger and compute N nodes of the forward pass"
+    )
+    parser.add_argument(
+        "--workspace", choices=("graph", "training"), default="graph", help="start in this workspace (default: graph)"
+    )
+    parser.add_argument(
+        "--train-preset", metavar="NAME", help="a training preset, by its name or first words (e.g. spiral)"
+    )
+    parser.add_argument(
+        "--train-layers",
+        metavar="N",
+        type=int,
+        help="that many hidden layers, added or removed as the + and - buttons do",
+    )
+    parser.add_argument(
+        "--train-steps", metavar="N", type=int, help="press Play in the Training panel; it pauses after N steps"
+    )
+    parser.add_argument(
+        "--check-engine",
+        metavar="FILE.py",
+        help="check your own Value class's gradients (run in a separate process); "
+        "exit 0 right, 1 wrong gradient, 2 file unusable",
+    )
     parser.add_argument("--json", action="store_true", help="with --check-engine: the report as JSON")
     args = parser.parse_args(argv)
     try:
@@ -70,8 +90,9 @@ def _application():
         font = QFont(FONT_FAMILY)
         font.setPixelSize(13)
         app.setFont(font)
-        app.setDesktopFileName("backprop-studio")   # matches the menu entry (app/files/desktop_entry.py)
+        app.setDesktopFileName("backprop-studio")  # matches the menu entry (app/files/desktop_entry.py)
         from app.files.desktop_entry import app_icon
+
         app.setWindowIcon(app_icon())
     return app
 
@@ -81,11 +102,13 @@ def main(argv=None):
     # 1 ms of a training worker, and OpenBLAS runs one thread (its idle threads spun on
     # the GUI's core and halved training speed). See app/training/tuning.py.
     from app.training.tuning import tune_process
+
     tune_process()
     args = _parse_args(sys.argv[1:] if argv is None else argv)
-    if args.check_engine:   # no window: a report for people or autograders
+    if args.check_engine:  # no window: a report for people or autograders
         from core.foreign.report import exit_code, to_json, to_text
         from core.foreign.runner import check_file
+
         report = check_file(args.check_engine)
         print(to_json(report) if args.json else to_text(report))
         return exit_code(report)
@@ -93,6 +116,7 @@ def main(argv=None):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     app = _application()
     from app.main_window import MainWindow  # here, not at the top: app.main_window re-exports main
+
     started = time.perf_counter()
     window = MainWindow(theme=DEFAULT.with_(palette=DARK) if args.dark else DEFAULT)
     if args.file:
@@ -111,7 +135,7 @@ def main(argv=None):
             for _ in range(int(args.debug_steps)):
                 window.debugger.step()
     if args.screenshot:
-        window.files.prompt_on_close = False   # a picture, not a session: nothing to ask
+        window.files.prompt_on_close = False  # a picture, not a session: nothing to ask
         _start_training(window, args, wait=True)
         window.resize(*args.size)
         window.show()
@@ -124,19 +148,20 @@ def main(argv=None):
         window.close()
         window.deleteLater()
         QCoreApplication.sendPostedEvents(None, QEvent.DeferredDelete)
-        print(f"{'saved' if ok else 'could not save'} {args.screenshot} "
-              f"({time.perf_counter() - started:.2f} s)")
+        print(f"{'saved' if ok else 'could not save'} {args.screenshot} ({time.perf_counter() - started:.2f} s)")
         return 0 if ok else 1
     from app import errors
-    errors.install_excepthook()   # a bug we did not foresee is reported, the work stays open
+
+    errors.install_excepthook()  # a bug we did not foresee is reported, the work stays open
     window.files.restore_ui_state()
-    _start_training(window, args)   # after the saved layout: the Training workspace hides the docks
+    _start_training(window, args)  # after the saved layout: the Training workspace hides the docks
     if args.presenter is not None:
         window.appearance.set_presenter(True, args.presenter)
     else:
         window.show()
-    recovered = window.files.offer_recovery()   # work a crash left behind
+    recovered = window.files.offer_recovery()  # work a crash left behind
     from app.help.welcome import should_show_at_start
+
     asked = args.no_welcome or args.lesson or args.file or args.workspace == "training"
     if not (asked or recovered) and should_show_at_start():
         window.show_welcome()
@@ -163,7 +188,7 @@ def _start_classroom(window, args):
     if args.theme or args.dark:
         look.palette_name = args.theme or "dark"
     look.apply()
-    if args.presenter is not None and args.screenshot:   # the look, at the picture's size
+    if args.presenter is not None and args.screenshot:  # the look, at the picture's size
         look.set_presenter(True, args.presenter, full_screen=False)
     if args.lesson:
         try:

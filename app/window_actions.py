@@ -16,51 +16,109 @@ from core.document.commands import ApplyLayout
 # -----------------------------------------------------------------------------
 # Building
 
+
 def build_actions(window):
     a = window.add_action
     window._install_files()
-    a("File", "Export &PNG…", lambda: window.export_dialog("png"), "Ctrl+Shift+P", key="export png",
-      tip="Save the whole graph as an image")
-    a("File", "Export &SVG…", lambda: window.export_dialog("svg"), "Ctrl+Shift+G", key="export svg",
-      tip="Save the whole graph as a vector drawing")
-    a("File", "Debug my engine…", lambda: debug_my_engine(window), key="debug engine",
-      tip="Check your own Value class's gradients (runs your file in a separate process)")
+    a(
+        "File",
+        "Export &PNG…",
+        lambda: window.export_dialog("png"),
+        "Ctrl+Shift+P",
+        key="export png",
+        tip="Save the whole graph as an image",
+    )
+    a(
+        "File",
+        "Export &SVG…",
+        lambda: window.export_dialog("svg"),
+        "Ctrl+Shift+G",
+        key="export svg",
+        tip="Save the whole graph as a vector drawing",
+    )
+    a(
+        "File",
+        "Debug my engine…",
+        lambda: debug_my_engine(window),
+        key="debug engine",
+        tip="Check your own Value class's gradients (runs your file in a separate process)",
+    )
     window.menus["File"].addSeparator()
     a("File", "&Quit", window.close, QKeySequence.Quit, key="quit")
 
     undo = window.undo_stack.createUndoAction(window, "&Undo")
     undo.setShortcut(QKeySequence.Undo)
     redo = window.undo_stack.createRedoAction(window, "&Redo")
-    redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])   # Redo alone gives Ctrl+Y only
+    redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])  # Redo alone gives Ctrl+Y only
     window.menus["Edit"].addAction(undo)
     window.menus["Edit"].addAction(redo)
     window.actions["undo"], window.actions["redo"] = undo, redo
     window.menus["Edit"].addSeparator()
-    a("Edit", "&Find Node…", window.focus_find, QKeySequence.Find, key="find",
-      tip="Find a node by its label (Ctrl+F)")
+    a("Edit", "&Find Node…", window.focus_find, QKeySequence.Find, key="find", tip="Find a node by its label (Ctrl+F)")
 
-    run = a("Graph", "&Run Expression", lambda: window.run_expression(), ["Ctrl+Return", "Ctrl+Enter"],
-            toolbar=True, key="run", tip="Build the graph from the editor's text (Ctrl+Enter)")
+    run = a(
+        "Graph",
+        "&Run Expression",
+        lambda: window.run_expression(),
+        ["Ctrl+Return", "Ctrl+Enter"],
+        toolbar=True,
+        key="run",
+        tip="Build the graph from the editor's text (Ctrl+Enter)",
+    )
     run.setShortcutContext(Qt.WindowShortcut)
-    a("Graph", "&Backward", window.backward, "Ctrl+B", toolbar=True, key="backward",
-      tip="Zero every grad, then backpropagate from the output (Ctrl+B)")
-    a("Graph", "&Zero Grads", window.zero_grads, "Ctrl+Shift+B", toolbar=True, key="zero grads",
-      tip="Set every grad to 0 (Ctrl+Shift+B)")
+    a(
+        "Graph",
+        "&Backward",
+        window.backward,
+        "Ctrl+B",
+        toolbar=True,
+        key="backward",
+        tip="Zero every grad, then backpropagate from the output (Ctrl+B)",
+    )
+    a(
+        "Graph",
+        "&Zero Grads",
+        window.zero_grads,
+        "Ctrl+Shift+B",
+        toolbar=True,
+        key="zero grads",
+        tip="Set every grad to 0 (Ctrl+Shift+B)",
+    )
     auto = a("Graph", "Backward After Every &Change", window._toggle_auto_backward, key="auto backward")
     auto.setCheckable(True)
     auto.setChecked(window.session.auto_backward)
     window.menus["Graph"].addSeparator()
-    a("Graph", "Re-&arrange", window.relayout, "Ctrl+L", key="arrange",
-      tip="Lay the graph out again, left to right (undoable)")
+    a(
+        "Graph",
+        "Re-&arrange",
+        window.relayout,
+        "Ctrl+L",
+        key="arrange",
+        tip="Lay the graph out again, left to right (undoable)",
+    )
     window.reach = ReachActions(window)
     window.reach.install()
     window.toolbar.addSeparator()
 
     a("View", "&Fit", window.view.fit, "F", toolbar=True, key="fit", tip="Show the whole graph (F)")
-    a("View", "Zoom &In", window.view.zoom_in, [QKeySequence.ZoomIn, "Ctrl+="], toolbar=True,
-      key="zoom in", tip="Zoom in (Ctrl+=)")
-    a("View", "Zoom &Out", window.view.zoom_out, [QKeySequence.ZoomOut, "Ctrl+-"], toolbar=True,
-      key="zoom out", tip="Zoom out (Ctrl+-)")
+    a(
+        "View",
+        "Zoom &In",
+        window.view.zoom_in,
+        [QKeySequence.ZoomIn, "Ctrl+="],
+        toolbar=True,
+        key="zoom in",
+        tip="Zoom in (Ctrl+=)",
+    )
+    a(
+        "View",
+        "Zoom &Out",
+        window.view.zoom_out,
+        [QKeySequence.ZoomOut, "Ctrl+-"],
+        toolbar=True,
+        key="zoom out",
+        tip="Zoom out (Ctrl+-)",
+    )
     a("View", "Actual &Size", window.view.reset_zoom, "Ctrl+0", key="actual size")
     window.menus["View"].addSeparator()
     dark = a("View", "&Dark Theme", window._toggle_dark, key="dark theme")
@@ -113,8 +171,9 @@ def update_status(window, *_):
         window.output_label.setText(f"output {name} = {format_number(out.data)}")
     elif doc.nodes:
         missing = len(doc.missing_inputs())
-        window.output_label.setText(f"no output: {missing} op(s) with missing inputs" if missing
-                                  else "no single output")
+        window.output_label.setText(
+            f"no output: {missing} op(s) with missing inputs" if missing else "no single output"
+        )
     else:
         window.output_label.setText("")
     window.zoom_label.setText(f"{window.view.zoom() * 100:.0f}%")
@@ -123,13 +182,16 @@ def update_status(window, *_):
 # -----------------------------------------------------------------------------
 # Graph actions
 
+
 def backward(window):
     ok = window.session.backward()
     if ok:
         out_id = window.session.output_id
         name = window.session.doc.nodes[out_id].label or out_id
-        window.show_message(f"Backward from {name}: every grad zeroed, then {name}.grad = 1 "
-                          "and the chain rule applied in reverse topological order.")
+        window.show_message(
+            f"Backward from {name}: every grad zeroed, then {name}.grad = 1 "
+            "and the chain rule applied in reverse topological order."
+        )
     return ok
 
 
@@ -152,6 +214,7 @@ def relayout(window):
         window.scene.set_routes(routes, positions)
         window.session.push(ApplyLayout(positions))
         window.view.fit()
+
     window._arrange(doc, apply)
 
 
@@ -168,6 +231,7 @@ def apply_theme(window, theme):
     items, the widgets and menus, the plots; a panel with `set_theme(theme)`
     gets the theme too. The graph is framed again at its new size."""
     from app.look.theme import apply_to_application, apply_to_widgets
+
     size = window.size()
     window.theme = theme
     window.view.set_theme(theme)
@@ -179,7 +243,7 @@ def apply_theme(window, theme):
             hook(theme)
     if window.isVisible() and not (window.isFullScreen() or window.isMaximized()):
         QApplication.sendPostedEvents()
-        window.resize(size.expandedTo(window.minimumSizeHint()))   # a new look keeps the window's size
+        window.resize(size.expandedTo(window.minimumSizeHint()))  # a new look keeps the window's size
     if "dark theme" in window.actions:
         window.actions["dark theme"].setChecked(theme.dark)
     window.view.fit()
@@ -191,6 +255,7 @@ def toggle_legend(window):
 
 # -----------------------------------------------------------------------------
 # Find
+
 
 def focus_find(window):
     window.find_box.setFocus(Qt.ShortcutFocusReason)

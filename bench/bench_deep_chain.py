@@ -15,6 +15,7 @@ part of the gc-on figure that grows faster than linearly. Paused, what is left
 is the engine's own scaling. Times are the process's CPU time
 (`time.process_time`), so other jobs on a shared machine do not count.
 """
+
 import gc
 import statistics
 import sys
@@ -86,8 +87,10 @@ def main(runs=3):
     with_gc = scaling(runs, collector_on=True)
     print("the collector paused (as core.training.trainer runs a step; our graphs hold no cycles):")
     without_gc = scaling(runs, collector_on=False)
-    print(f"time(1M) / time(100k), forward+backward: {with_gc:.1f} with the collector, "
-          f"{without_gc:.1f} without (goal <= 12; linear = 10)")
+    print(
+        f"time(1M) / time(100k), forward+backward: {with_gc:.1f} with the collector, "
+        f"{without_gc:.1f} without (goal <= 12; linear = 10)"
+    )
     print(f"micrograd 0.1.0: {micrograd_limit()}")
 
 

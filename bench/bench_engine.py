@@ -14,6 +14,7 @@ machine shared with other jobs, the time another process holds the core is not c
 Goals (issue 21 item 2), for the graph rebuilt every step with the collector on (the `ours` row):
 <= 0.1 of micrograd as shipped and <= 0.5 of micrograd with its collector off.
 """
+
 import gc
 import random
 import statistics
@@ -25,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from core import engine, nn  # noqa: E402
 
-clock = time.process_time   # CPU time of this process: other jobs on the machine do not count
+clock = time.process_time  # CPU time of this process: other jobs on the machine do not count
 from core.training.datasets import moons  # noqa: E402
 
 
@@ -49,6 +50,7 @@ def demo_step(model, Value, X, y, k=0):
 def replay_timer(Value, X, y):
     """Our engine, the way core.training.trainer runs a full batch: build once, then replay."""
     from core.tape import Tape
+
     model = nn.MLP(2, [16, 16, 1], rng=random.Random(1337))
     total, _, _ = demo_step(model, Value, X, y)
     tape = Tape(total)
@@ -65,6 +67,7 @@ def replay_timer(Value, X, y):
         for p in params:
             p.data -= lr * p.grad
         return clock() - t0, t1 - t0, t2 - t1
+
     return one_step
 
 
@@ -97,6 +100,7 @@ def main(runs=7):
     y = [float(label) for label in labels]
 
     ours = lambda: nn.MLP(2, [16, 16, 1], rng=random.Random(1337))  # noqa: E731
+
     def theirs():
         random.seed(1337)
         return mg_nn.MLP(2, [16, 16, 1])
@@ -125,8 +129,10 @@ def main(runs=7):
     print("ratios (lower is better)")
     goals = {"ours": "(goals <= 0.1, <= 0.5)", "ours_replay": "(goals <= 0.05, <= 0.5)", "ours_nogc": ""}
     for ours, goal in goals.items():
-        print(f"  {ours:<12} / micrograd as shipped: {med[ours][0] / med['micrograd'][0]:.3f}"
-              f"   / micrograd gc off: {med[ours][0] / med['micrograd_nogc'][0]:.3f}  {goal}")
+        print(
+            f"  {ours:<12} / micrograd as shipped: {med[ours][0] / med['micrograd'][0]:.3f}"
+            f"   / micrograd gc off: {med[ours][0] / med['micrograd_nogc'][0]:.3f}  {goal}"
+        )
     batch16(X, y, mg_engine.Value, mg_nn, runs)
     torch_step(X, y, runs)
     return med
@@ -141,25 +147,28 @@ def batch16(X, y, mg_value, mg_nn, runs):
     def theirs():
         random.seed(1337)
         return mg_nn.MLP(2, [8, 8, 1])
+
     rows = {"micrograd": [], "micrograd_nogc": [], "ours": [], "ours_nogc": []}
     for _ in range(runs):
         # 20 steps per sample, so the timer's resolution does not matter
         rows["micrograd"].append(sum(timed(theirs, mg_value, X16, y16)[0] for _ in range(20)) / 20)
-        rows["micrograd_nogc"].append(
-            sum(timed(theirs, mg_value, X16, y16, gc_on=False)[0] for _ in range(20)) / 20)
+        rows["micrograd_nogc"].append(sum(timed(theirs, mg_value, X16, y16, gc_on=False)[0] for _ in range(20)) / 20)
         rows["ours"].append(sum(timed(ours, engine.Value, X16, y16)[0] for _ in range(20)) / 20)
-        rows["ours_nogc"].append(
-            sum(timed(ours, engine.Value, X16, y16, gc_on=False)[0] for _ in range(20)) / 20)
+        rows["ours_nogc"].append(sum(timed(ours, engine.Value, X16, y16, gc_on=False)[0] for _ in range(20)) / 20)
     med = {k: statistics.median(v) for k, v in rows.items()}
     total, _, _ = demo_step(ours(), engine.Value, X16, y16)
     print(f"batch-16 step, MLP(2,[8,8,1]), {count_nodes(total)} Value nodes, median of {runs} x 20 steps")
     for key, seconds in med.items():
         print(f"  {key:<20}{seconds * 1e3:>8.2f} ms")
     for key in ("ours", "ours_nogc"):
-        print(f"  {key:<10} / micrograd as shipped: {med[key] / med['micrograd']:.3f}"
-              f"   / micrograd gc off: {med[key] / med['micrograd_nogc']:.3f}")
-    print("  (core.training.trainer switches the collector off during a step: our graphs hold no cycles,"
-          " so that leaks nothing; it runs the ours_nogc row)")
+        print(
+            f"  {key:<10} / micrograd as shipped: {med[key] / med['micrograd']:.3f}"
+            f"   / micrograd gc off: {med[key] / med['micrograd_nogc']:.3f}"
+        )
+    print(
+        "  (core.training.trainer switches the collector off during a step: our graphs hold no cycles,"
+        " so that leaks nothing; it runs the ours_nogc row)"
+    )
 
 
 def torch_step(X, y, runs):
@@ -170,8 +179,9 @@ def torch_step(X, y, runs):
         print("PyTorch not installed: skipped (pip install torch==2.13.0 for the context row)")
         return
     torch.manual_seed(1337)
-    model = torch.nn.Sequential(torch.nn.Linear(2, 16), torch.nn.ReLU(), torch.nn.Linear(16, 16),
-                                torch.nn.ReLU(), torch.nn.Linear(16, 1))
+    model = torch.nn.Sequential(
+        torch.nn.Linear(2, 16), torch.nn.ReLU(), torch.nn.Linear(16, 16), torch.nn.ReLU(), torch.nn.Linear(16, 1)
+    )
     Xt = torch.tensor(X, dtype=torch.float64)
     yt = torch.tensor(y, dtype=torch.float64)
     model = model.double()
@@ -185,6 +195,7 @@ def torch_step(X, y, runs):
         with torch.no_grad():
             for p in params:
                 p -= 0.5 * p.grad
+
     for _ in range(20):
         step()  # warm up
     samples = []
@@ -193,8 +204,10 @@ def torch_step(X, y, runs):
         for _ in range(100):
             step()
         samples.append((time.perf_counter() - t0) / 100)
-    print(f"PyTorch {torch.__version__} CPU, the same full-batch step as tensors (float64):"
-          f" {statistics.median(samples) * 1e3:.2f} ms (context, not a goal)")
+    print(
+        f"PyTorch {torch.__version__} CPU, the same full-batch step as tensors (float64):"
+        f" {statistics.median(samples) * 1e3:.2f} ms (context, not a goal)"
+    )
 
 
 if __name__ == "__main__":

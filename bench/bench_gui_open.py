@@ -23,6 +23,7 @@ and their cost grows with everything in memory, not with the open's work).
 
 It prints times only; timings vary 2-4x between runs on shared machines.
 """
+
 import gc
 import os
 import sys
@@ -39,9 +40,9 @@ from core.document.compile import trace  # noqa: E402
 from core.nn import MLP  # noqa: E402
 
 SIZES = {1700: (3, [24, 20, 1]), 5000: (4, [36, 40, 1])}
-PROBE_MS = 2          # the latency probe's interval
-SETTLE_S = 0.15       # the probe keeps running this long after the canvas is complete
-STALL_MS = 50         # the product rule: no longer stall than this
+PROBE_MS = 2  # the latency probe's interval
+SETTLE_S = 0.15  # the probe keeps running this long after the canvas is complete
+STALL_MS = 50  # the product rule: no longer stall than this
 
 
 def mlp_output(target):
@@ -139,7 +140,7 @@ def bench(window, target):
     probe.stop()
     collector.close()
     t3 = time.perf_counter()
-    window.view.viewport().grab()   # a full repaint on demand, outside the probe
+    window.view.viewport().grab()  # a full repaint on demand, outside the probe
     t4 = time.perf_counter()
     window.view.fit()
     window.view.viewport().grab()
@@ -148,13 +149,15 @@ def bench(window, target):
     longest = max(gaps)
     over = sum(1 for g in gaps if g * 1000 > STALL_MS)
     nodes, edges = window.scene.counts()
-    print(f"{nodes:6d} nodes {edges:6d} edges  ok={ok}  (alone: trace {t1 - t0:.3f}s  layout {t2 - t1:.3f}s)\n"
-          f"        open_value returned after {returned - started:.3f}s; canvas complete after "
-          f"{complete - started:.3f}s; full repaint {t4 - t3:.3f}s  fit+paint {t5 - t4:.3f}s  "
-          f"total {complete - started + t5 - t3:.3f}s\n"
-          f"        longest GUI stall while arranging + showing: {longest * 1000:.0f} ms  "
-          f"({over} stalls over {STALL_MS} ms, {len(gaps)} probe ticks); full garbage collections "
-          f"meanwhile: {len(collector.pauses)}, longest {max(collector.pauses, default=0) * 1000:.0f} ms")
+    print(
+        f"{nodes:6d} nodes {edges:6d} edges  ok={ok}  (alone: trace {t1 - t0:.3f}s  layout {t2 - t1:.3f}s)\n"
+        f"        open_value returned after {returned - started:.3f}s; canvas complete after "
+        f"{complete - started:.3f}s; full repaint {t4 - t3:.3f}s  fit+paint {t5 - t4:.3f}s  "
+        f"total {complete - started + t5 - t3:.3f}s\n"
+        f"        longest GUI stall while arranging + showing: {longest * 1000:.0f} ms  "
+        f"({over} stalls over {STALL_MS} ms, {len(gaps)} probe ticks); full garbage collections "
+        f"meanwhile: {len(collector.pauses)}, longest {max(collector.pauses, default=0) * 1000:.0f} ms"
+    )
 
 
 def bench_file(window, path):
@@ -170,19 +173,22 @@ def bench_file(window, path):
     complete = run_until_open(window)
     probe.stop()
     gaps = probe.gaps()
-    print(f"        the same graph saved ({os.path.getsize(path) / 1e6:.1f} MB) and opened as a file: ok={ok}, "
-          f"open returned after {returned - started:.3f}s; canvas complete after {complete - started:.3f}s; "
-          f"longest GUI stall {max(gaps) * 1000:.0f} ms "
-          f"({sum(1 for g in gaps if g * 1000 > STALL_MS)} over {STALL_MS} ms)")
+    print(
+        f"        the same graph saved ({os.path.getsize(path) / 1e6:.1f} MB) and opened as a file: ok={ok}, "
+        f"open returned after {returned - started:.3f}s; canvas complete after {complete - started:.3f}s; "
+        f"longest GUI stall {max(gaps) * 1000:.0f} ms "
+        f"({sum(1 for g in gaps if g * 1000 > STALL_MS)} over {STALL_MS} ms)"
+    )
 
 
 def main(argv):
     from app.main_window import MainWindow
     from app.training.tuning import tune_process
-    tune_process()   # as app.startup.main does: the layout worker hands the GIL back within 0.5 ms
+
+    tune_process()  # as app.startup.main does: the layout worker hands the GIL back within 0.5 ms
     app = QApplication.instance() or QApplication([])
     window = MainWindow()
-    window.files.prompt_on_close = False   # a measurement, not a session: nothing to ask on close
+    window.files.prompt_on_close = False  # a measurement, not a session: nothing to ask on close
     window.resize(1440, 880)
     window.show()
     app.processEvents()

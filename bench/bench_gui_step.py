@@ -25,6 +25,7 @@ product rule: no turn of the GUI thread longer than ~50 ms.
 save one with File → Save As). Prints times only; they vary 2-4x between runs
 on shared machines, so run it two or three times.
 """
+
 import os
 import statistics
 import sys
@@ -38,8 +39,8 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 from core.nn import MLP  # noqa: E402
 
 SIZES = {1700: (3, [24, 20, 1]), 5000: (4, [36, 40, 1])}
-JUMP_ROUNDS = 3           # each long jump is timed this many times
-FORWARD_STEPS = 20        # forward steps timed per round
+JUMP_ROUNDS = 3  # each long jump is timed this many times
+FORWARD_STEPS = 20  # forward steps timed per round
 
 
 def mlp_output(target):
@@ -57,10 +58,9 @@ def timed(fn, dbg=None):
     first = time.perf_counter() - t0
     longest = first
     settle = None
-    while dbg is not None and (dbg.controller.refreshing or settle is None
-                               or time.perf_counter() < settle):
+    while dbg is not None and (dbg.controller.refreshing or settle is None or time.perf_counter() < settle):
         if settle is None and not dbg.controller.refreshing:
-            settle = time.perf_counter() + 0.15   # and the timers it started (the minimap)
+            settle = time.perf_counter() + 0.15  # and the timers it started (the minimap)
         t1 = time.perf_counter()
         QApplication.processEvents()
         longest = max(longest, time.perf_counter() - t1)
@@ -98,17 +98,19 @@ def median_ms(values):
 
 def main(argv):
     from app.main_window import MainWindow
+
     path = None
     if "--file" in argv:
         i = argv.index("--file")
-        path, argv = argv[i + 1], argv[:i] + argv[i + 2:]
+        path, argv = argv[i + 1], argv[:i] + argv[i + 2 :]
     target = int(argv[0]) if argv else 5000
     steps = int(argv[1]) if len(argv) > 1 else 200
     from app.training.tuning import tune_process
-    tune_process()   # as app.startup.main does
+
+    tune_process()  # as app.startup.main does
     app = QApplication.instance() or QApplication([])
     window = MainWindow()
-    window.files.prompt_on_close = False   # a measurement, not a session: nothing to ask on close
+    window.files.prompt_on_close = False  # a measurement, not a session: nothing to ask on close
     window.resize(1440, 880)
     window.show()
     app.processEvents()
@@ -119,7 +121,7 @@ def main(argv):
         window.open_value(out, model.parameters())
     window.wait_for_layout(600)
     window.view.fit()
-    window.view.set_zoom(0.8)       # readable: node texts are drawn, so repaints are real
+    window.view.set_zoom(0.8)  # readable: node texts are drawn, so repaints are real
     app.processEvents()
     dbg = window.debugger
     nodes, edges = window.scene.counts()
@@ -146,26 +148,36 @@ def main(argv):
         jump("run to the end", dbg.run_to_end)
         jump("stop debugging", dbg.stop)
     ms = 1000.0
-    print(f"{nodes:,} nodes, {edges:,} edges, {len(dbg.stepper.order):,} steps in the backward pass; "
-          f"view {viewport.width()}x{viewport.height()} px at zoom 0.8")
+    print(
+        f"{nodes:,} nodes, {edges:,} edges, {len(dbg.stepper.order):,} steps in the backward pass; "
+        f"view {viewport.width()}x{viewport.height()} px at zoom 0.8"
+    )
     print("one debugger step (core + scene + panel + processEvents), budget 16 ms:")
     for what, rows in (("view follows the step", following), ("view stays put", still)):
         wall, cpu = [r[1] for r in rows], [r[2] for r in rows]
-        print(f"  {what:22s} {len(rows)} steps: wall median {median_ms(wall)}, max {max(wall) * ms:.2f} ms; "
-              f"CPU median {median_ms(cpu)}, max {max(cpu) * ms:.2f} ms")
+        print(
+            f"  {what:22s} {len(rows)} steps: wall median {median_ms(wall)}, max {max(wall) * ms:.2f} ms; "
+            f"CPU median {median_ms(cpu)}, max {max(cpu) * ms:.2f} ms"
+        )
     scrolled = [r[1] for r in following if r[3]]
-    print(f"    following: {len(scrolled)} steps scrolled, median {median_ms(scrolled)}; "
-          f"the other {len(following) - len(scrolled)}, median "
-          f"{median_ms([r[1] for r in following if not r[3]])}")
+    print(
+        f"    following: {len(scrolled)} steps scrolled, median {median_ms(scrolled)}; "
+        f"the other {len(following) - len(scrolled)}, median "
+        f"{median_ms([r[1] for r in following if not r[3]])}"
+    )
     print(f"    staying put: {sum(r[4] for r in still)} of {len(still)} steps had their node in sight")
     print(f"  of which the core step itself: median {median_ms([r[0] for r in following + still])}")
     print(f"forward step: {len(forward)} steps, median {median_ms(forward)}, max {max(forward) * ms:.2f} ms")
-    print(f"long jumps, {JUMP_ROUNDS} rounds (the call and its first paint / the longest event-loop turn "
-          f"until all is redrawn; median and max):")
+    print(
+        f"long jumps, {JUMP_ROUNDS} rounds (the call and its first paint / the longest event-loop turn "
+        f"until all is redrawn; median and max):"
+    )
     for what, times in jumps.items():
         firsts, longest = [t[0] for t in times], [t[1] for t in times]
-        print(f"  {what:16s} {statistics.median(firsts) * ms:4.0f} ms, max {max(firsts) * ms:4.0f} / "
-              f"{statistics.median(longest) * ms:4.0f} ms, max {max(longest) * ms:4.0f}")
+        print(
+            f"  {what:16s} {statistics.median(firsts) * ms:4.0f} ms, max {max(firsts) * ms:4.0f} / "
+            f"{statistics.median(longest) * ms:4.0f} ms, max {max(longest) * ms:4.0f}"
+        )
     window.close()
 
 

@@ -17,6 +17,7 @@ event-loop latency while training (a 10 ms QTimer ping: how late each ping
 came, max and median). Timings vary 2-4x between runs on shared machines:
 compare the ratios, measured side by side.
 """
+
 import os
 import statistics
 import sys
@@ -35,11 +36,27 @@ from core.training.trainer import Trainer  # noqa: E402
 CONFIGS = {
     "micrograd demo (full batch 100, 16-16)": MICROGRAD_DEMO.replace(steps=10**6, lr_decay=0.0, lr=0.05),
     "moons 200, 8-8 tanh, batch 10": TrainConfig(
-        dataset="moons", n_samples=200, hidden_sizes=(8, 8), activation="tanh", batch_size=10,
-        optimizer="adam", lr=0.01, lr_decay=0.0, steps=10**6, test_ratio=0.2),
+        dataset="moons",
+        n_samples=200,
+        hidden_sizes=(8, 8),
+        activation="tanh",
+        batch_size=10,
+        optimizer="adam",
+        lr=0.01,
+        lr_decay=0.0,
+        steps=10**6,
+        test_ratio=0.2,
+    ),
     "moons 500, 16-16 tanh, full batch (issue 21)": TrainConfig(
-        dataset="moons", n_samples=500, hidden_sizes=(16, 16), activation="tanh", optimizer="adam", lr=0.01,
-        lr_decay=0.0, steps=10**6),
+        dataset="moons",
+        n_samples=500,
+        hidden_sizes=(16, 16),
+        activation="tanh",
+        optimizer="adam",
+        lr=0.01,
+        lr_decay=0.0,
+        steps=10**6,
+    ),
 }
 
 
@@ -58,6 +75,7 @@ def headless(cfg, seconds):
     def loop():
         while not stop.is_set():
             trainer.step()
+
     thread = threading.Thread(target=loop)
     start = trainer.steps_done
     t0 = time.perf_counter()
@@ -70,6 +88,7 @@ def headless(cfg, seconds):
 
 def in_panel(app, cfg, seconds, live):
     from app.training.panel import TrainingPanel
+
     panel = TrainingPanel(cfg)
     panel.resize(1440, 880)
     panel.show()
@@ -84,6 +103,7 @@ def in_panel(app, cfg, seconds, live):
         now = clock.elapsed()
         gaps.append(now - last[0] - 10)
         last[0] = now
+
     timer = QTimer()
     timer.setInterval(10)
     timer.timeout.connect(ping)
@@ -116,12 +136,16 @@ def main(argv):
         lines = [f"{name}:", f"  headless {bare:7.1f} steps/s"]
         for live, label in ((False, "live off"), (True, "live on ")):
             rates = [r[0] for r in runs[live]]
-            lines.append(f"  {label} {statistics.median(rates):7.1f} steps/s (runs {', '.join(f'{r:.1f}' for r in rates)})"
-                         f"   event-loop latency max {max(r[1] for r in runs[live]):4d} ms, "
-                         f"median {statistics.median(r[2] for r in runs[live]):4.1f} ms")
+            lines.append(
+                f"  {label} {statistics.median(rates):7.1f} steps/s (runs {', '.join(f'{r:.1f}' for r in rates)})"
+                f"   event-loop latency max {max(r[1] for r in runs[live]):4d} ms, "
+                f"median {statistics.median(r[2] for r in runs[live]):4.1f} ms"
+            )
         on = statistics.median(r[0] for r in runs[True])
-        lines.append(f"  ratio live on / off: median {statistics.median(ratios):.2f} "
-                     f"(pairs {', '.join(f'{r:.2f}' for r in ratios)}; goal >= 0.9);  live on / headless {on / bare:.2f}")
+        lines.append(
+            f"  ratio live on / off: median {statistics.median(ratios):.2f} "
+            f"(pairs {', '.join(f'{r:.2f}' for r in ratios)}; goal >= 0.9);  live on / headless {on / bare:.2f}"
+        )
         print("\n".join(lines), flush=True)
 
 

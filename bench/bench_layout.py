@@ -17,6 +17,7 @@ crossings after, to show what our layering passes add.
 If Graphviz's `dot` program is installed (Debian: graphviz), it lays out the
 same graphs once each, side by side, given up after `--dot-limit` seconds.
 """
+
 import argparse
 import importlib.util
 import os
@@ -36,6 +37,7 @@ from core.document.layout import sugiyama  # noqa: E402
 
 # -----------------------------------------------------------------------------
 # graphs
+
 
 def layered_dag(n, seed=0, width=12, p_long=0.1, reach=4):
     """A random layered DAG: levels of 1..2*width nodes; each node has 1-3 operands
@@ -142,6 +144,7 @@ def mlp_loss(n_samples, n_in=2, sizes=(16, 16, 1)):
 # -----------------------------------------------------------------------------
 # networkx's own layerings, for `sugiyama(..., layering=...)`
 
+
 def networkx_from_sources(ids, pairs):
     """Generation k: the nodes whose operands all sit in generations < k."""
     graph = nx.DiGraph()
@@ -171,6 +174,7 @@ def networkx_from_output(ids, pairs):
 # -----------------------------------------------------------------------------
 # measuring
 
+
 def interleaved(fns, repeat):
     """[(median wall seconds, median CPU seconds)] per fn, the fns taking turns
     so that a load change on a shared machine hits them alike."""
@@ -199,12 +203,15 @@ def dot_seconds(nodes, edges, limit):
     program = shutil.which("dot")
     if program is None:
         return None
-    text = "digraph g { rankdir=LR;\n" + "".join(f'"{v}";\n' for v in nodes) + \
-        "".join(f'"{a}" -> "{b}";\n' for a, b in edges) + "}\n"
+    text = (
+        "digraph g { rankdir=LR;\n"
+        + "".join(f'"{v}";\n' for v in nodes)
+        + "".join(f'"{a}" -> "{b}";\n' for a, b in edges)
+        + "}\n"
+    )
     t0 = time.perf_counter()
     try:
-        subprocess.run([program, "-Tplain"], input=text, capture_output=True, text=True,
-                       timeout=limit, check=True)
+        subprocess.run([program, "-Tplain"], input=text, capture_output=True, text=True, timeout=limit, check=True)
     except subprocess.TimeoutExpired:
         return float("inf")
     return time.perf_counter() - t0
@@ -239,12 +246,17 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="skip the 50k row")
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--against", metavar="LAYOUT.PY",
-                        help="also time this version of core/document/layout.py, taking turns")
-    parser.add_argument("--networkx", action="store_true",
-                        help="also lay out on networkx's plain layerings (from the sources, from the output)")
-    parser.add_argument("--dot-limit", type=float, default=120.0,
-                        help="seconds before Graphviz dot is given up on (default 120)")
+    parser.add_argument(
+        "--against", metavar="LAYOUT.PY", help="also time this version of core/document/layout.py, taking turns"
+    )
+    parser.add_argument(
+        "--networkx",
+        action="store_true",
+        help="also lay out on networkx's plain layerings (from the sources, from the output)",
+    )
+    parser.add_argument(
+        "--dot-limit", type=float, default=120.0, help="seconds before Graphviz dot is given up on (default 120)"
+    )
     args = parser.parse_args()
     other = load_layout(args.against) if args.against else None
 
@@ -261,16 +273,20 @@ def main():
         cases = [c for c in cases if len(c[1][0]) < 50_000]
     have_dot = shutil.which("dot") is not None
 
-    print(f"Python {platform.python_version()} on {platform.machine()}, "
-          f"{os.cpu_count()} CPUs; median of {args.repeat} runs")
-    header = ("| graph | nodes | edges | dummies | fewest possible | seconds | CPU seconds "
-              "| crossings before | crossings after |")
+    print(
+        f"Python {platform.python_version()} on {platform.machine()}, "
+        f"{os.cpu_count()} CPUs; median of {args.repeat} runs"
+    )
+    header = (
+        "| graph | nodes | edges | dummies | fewest possible | seconds | CPU seconds "
+        "| crossings before | crossings after |"
+    )
     if other:
-        header += (" other: dummies | other: seconds | other: CPU seconds | CPU / other "
-                   "| other: crossings after |")
+        header += " other: dummies | other: seconds | other: CPU seconds | CPU / other | other: crossings after |"
     if args.networkx:
-        header += (" nx sources: dummies | nx sources: crossings after "
-                   "| nx output: dummies | nx output: crossings after |")
+        header += (
+            " nx sources: dummies | nx sources: crossings after | nx output: dummies | nx output: crossings after |"
+        )
     if have_dot:
         header += " dot seconds |"
     print(header)
@@ -282,22 +298,25 @@ def main():
         times = interleaved(fns, args.repeat)
         (seconds, cpu), lay = times[0], sugiyama(nodes, edges)
         fewest = optimal_dummies(nodes, edges)
-        row = (f"| {name} | {len(nodes):,} | {len(edges):,} | {dummies(lay, nodes):,} | "
-               f"{'-' if fewest is None else format(fewest, ',')} | {seconds:.3f} | {cpu:.3f} | "
-               f"{lay.crossings_before:,} | {lay.crossings_after:,} |")
+        row = (
+            f"| {name} | {len(nodes):,} | {len(edges):,} | {dummies(lay, nodes):,} | "
+            f"{'-' if fewest is None else format(fewest, ',')} | {seconds:.3f} | {cpu:.3f} | "
+            f"{lay.crossings_before:,} | {lay.crossings_after:,} |"
+        )
         if other:
             old = other.sugiyama(nodes, edges)
             (old_seconds, old_cpu) = times[1]
-            row += (f" {dummies(old, nodes):,} | {old_seconds:.3f} | {old_cpu:.3f} | {cpu / old_cpu:.2f} "
-                    f"| {old.crossings_after:,} |")
+            row += (
+                f" {dummies(old, nodes):,} | {old_seconds:.3f} | {old_cpu:.3f} | {cpu / old_cpu:.2f} "
+                f"| {old.crossings_after:,} |"
+            )
         if args.networkx:
             for layering in (networkx_from_sources, networkx_from_output):
                 plain = sugiyama(nodes, edges, layering=layering)
                 row += f" {dummies(plain, nodes):,} | {plain.crossings_after:,} |"
         if have_dot:
             dot = dot_seconds(nodes, edges, args.dot_limit) if len(nodes) <= 10_000 else None
-            row += (" - |" if dot is None else f" > {args.dot_limit:.0f} |" if dot == float("inf")
-                    else f" {dot:.3f} |")
+            row += " - |" if dot is None else f" > {args.dot_limit:.0f} |" if dot == float("inf") else f" {dot:.3f} |"
         print(row, flush=True)
     if not have_dot:
         print("(Graphviz dot is not installed: no dot comparison; apt-get install graphviz)")

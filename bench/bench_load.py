@@ -11,6 +11,7 @@ wire's destination already feeds the rest of the chain). A loader that asks
 first and quadratic on the second; one that checks for cycles once is linear on
 both. Prints seconds (median of --repeat runs) per order and their ratio.
 """
+
 import argparse
 import importlib.util
 import os
@@ -26,8 +27,7 @@ from core.document import graph  # noqa: E402
 def chain(n, output_first):
     """to_dict() data of x -> tanh -> tanh -> ... (n nodes in all)."""
     nodes = [{"id": "n1", "kind": "input", "value": 0.5, "label": "x", "pos": [0, 0]}]
-    nodes += [{"id": f"n{i}", "kind": "op", "op": "tanh", "label": "", "pos": [0, 0]}
-              for i in range(2, n + 1)]
+    nodes += [{"id": f"n{i}", "kind": "op", "op": "tanh", "label": "", "pos": [0, 0]} for i in range(2, n + 1)]
     edges = [{"src": f"n{i - 1}", "dst": f"n{i}", "port": 0} for i in range(2, n + 1)]
     if output_first:
         nodes, edges = nodes[::-1], edges[::-1]
@@ -63,8 +63,7 @@ def main():
         for n in args.sizes:
             forward = seconds(module, chain(n, False), args.repeat)
             backward = seconds(module, chain(n, True), args.repeat)
-            print(f"| {name} | {n:,} | {forward:.3f} | {backward:.3f} | {backward / forward:.1f} |",
-                  flush=True)
+            print(f"| {name} | {n:,} | {forward:.3f} | {backward:.3f} | {backward / forward:.1f} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ micrograd's demo (core.training.trainer.Trainer, as the app runs it), and the sa
 micrograd's own style for reference; then the time to drop a 65k-node graph (freed by
 reference counting alone, since our graphs hold no cycles).
 """
+
 import gc
 import random
 import statistics
@@ -46,8 +47,10 @@ class PauseMeter:
     def report(self, what):
         longest = max(self.pauses, default=0.0)
         total = sum(self.pauses)
-        print(f"{what:<46} {len(self.pauses):>5} collections, longest {longest * 1e3:7.1f} ms,"
-              f" total {total * 1e3:8.1f} ms")
+        print(
+            f"{what:<46} {len(self.pauses):>5} collections, longest {longest * 1e3:7.1f} ms,"
+            f" total {total * 1e3:8.1f} ms"
+        )
         return longest
 
 
@@ -106,6 +109,7 @@ def main(steps=100):
     try:
         import micrograd.engine as mg_engine
         import micrograd.nn as mg_nn
+
         gc.collect()
         with PauseMeter() as theirs:
             micrograd_style_steps(mg_engine.Value, lambda: mg_nn.MLP(2, [16, 16, 1]), 20)
@@ -125,8 +129,10 @@ def main(steps=100):
     freed = time.perf_counter() - t0
     found = gc.collect()
     gc.enable()
-    print(f"dropping a {n}-node graph: freed in {freed * 1e3:.1f} ms by reference counting;"
-          f" cyclic garbage left for gc: {found} objects")
+    print(
+        f"dropping a {n}-node graph: freed in {freed * 1e3:.1f} ms by reference counting;"
+        f" cyclic garbage left for gc: {found} objects"
+    )
 
     # What the app's GUI thread feels when the training worker ends a run: the
     # worker frees the recorded graph while this (main) thread keeps ticking.
@@ -136,15 +142,23 @@ def main(steps=100):
         at_once.append(stall_while(lambda h=holder: h.pop()))
         holder = [recorded_trainer()]
         sliced.append(stall_while(lambda h=holder: h.pop().close()))
-    print(f"a worker drops a trainer's recorded graph ({len(recorded_trainer()._tape)} nodes);"
-          f" the longest stall of another thread, worst of 5:")
-    print(f"  dropped at once (one refcount cascade) {max(at_once) * 1e3:7.1f} ms"
-          f"  (median {statistics.median(at_once) * 1e3:.1f})")
-    print(f"  Trainer.close() (a node at a time)     {max(sliced) * 1e3:7.1f} ms"
-          f"  (median {statistics.median(sliced) * 1e3:.1f})")
+    print(
+        f"a worker drops a trainer's recorded graph ({len(recorded_trainer()._tape)} nodes);"
+        f" the longest stall of another thread, worst of 5:"
+    )
+    print(
+        f"  dropped at once (one refcount cascade) {max(at_once) * 1e3:7.1f} ms"
+        f"  (median {statistics.median(at_once) * 1e3:.1f})"
+    )
+    print(
+        f"  Trainer.close() (a node at a time)     {max(sliced) * 1e3:7.1f} ms"
+        f"  (median {statistics.median(sliced) * 1e3:.1f})"
+    )
     longest = max(longest, max(sliced))
-    print(f"goal: no pause over 20 ms -> longest GC pause while training or stall"
-          f" while a run's graph is freed: {longest * 1e3:.1f} ms")
+    print(
+        f"goal: no pause over 20 ms -> longest GC pause while training or stall"
+        f" while a run's graph is freed: {longest * 1e3:.1f} ms"
+    )
 
 
 if __name__ == "__main__":

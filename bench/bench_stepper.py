@@ -10,6 +10,7 @@ end <= 1.5x `backward()`. Also shown: `step()` one call at a time (each returns
 its record, as the debugger's F10 does), a run after `reset()`, and stepping all
 the way back. Runs alternate, median of 7.
 """
+
 import random
 import statistics
 import sys
@@ -66,11 +67,13 @@ def main(runs=7):
     median = {key: statistics.median(values) for key, values in times.items()}
     b = median["backward"]
     print(f"graph: {len(stepper.topo)} nodes, {len(stepper.order)} steps, median of {runs}")
-    rows = [("backward()", "backward"),
-            ("BackwardStepper(root).run_to_end()", "build_run"),
-            ("BackwardStepper(root) + step() x n", "build_step"),
-            ("after reset(): run_to_end()", "reset_run"),
-            ("seek(0): every step undone", "back")]
+    rows = [
+        ("backward()", "backward"),
+        ("BackwardStepper(root).run_to_end()", "build_run"),
+        ("BackwardStepper(root) + step() x n", "build_step"),
+        ("after reset(): run_to_end()", "reset_run"),
+        ("seek(0): every step undone", "back"),
+    ]
     for text, key in rows:
         print(f"{text:38s} {median[key] * 1e3:8.1f} ms  ratio {median[key] / b:.2f}")
     print("goal: BackwardStepper(root).run_to_end() <= 1.5x backward()")

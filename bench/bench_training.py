@@ -40,10 +40,20 @@ from core.training.trainer import Trainer  # noqa: E402
 STEPS = 50
 CASES = {
     "Playground: 2-8-8-1 tanh, MSE, 250 points": TrainConfig(
-        dataset="moons", n_samples=250, hidden_sizes=(8, 8), activation="tanh", loss="mse", l2_alpha=0.0,
-        optimizer="sgd", lr=0.01, lr_decay=0.0, steps=10**6),
-    "micrograd demo: 2-16-16-1 relu, hinge + L2, 100 points": MICROGRAD_DEMO.replace(lr_decay=0.0, lr=0.05,
-                                                                                     steps=10**6),
+        dataset="moons",
+        n_samples=250,
+        hidden_sizes=(8, 8),
+        activation="tanh",
+        loss="mse",
+        l2_alpha=0.0,
+        optimizer="sgd",
+        lr=0.01,
+        lr_decay=0.0,
+        steps=10**6,
+    ),
+    "micrograd demo: 2-16-16-1 relu, hinge + L2, 100 points": MICROGRAD_DEMO.replace(
+        lr_decay=0.0, lr=0.05, steps=10**6
+    ),
 }
 
 
@@ -70,11 +80,13 @@ def tape(cfg):
         for p in params:
             p.data -= lr * p.grad
         gc.enable()
+
     return step
 
 
 def torch_step(cfg):
     import torch
+
     torch.set_num_threads(1)
     trainer = Trainer(cfg)
     X = torch.tensor(trainer.train_inputs, dtype=torch.float64)
@@ -103,6 +115,7 @@ def torch_step(cfg):
         with torch.no_grad():
             for p in params:
                 p -= lr * p.grad
+
     step()
     return step
 
@@ -119,6 +132,7 @@ def main(argv):
     random.seed(0)
     try:
         import torch
+
         version = torch.__version__
     except ImportError:
         version = None

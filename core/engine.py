@@ -54,6 +54,7 @@ from core.ops import ieee_div, ieee_exp, ieee_log, ieee_pow, sigmoid_float
 # -----------------------------------------------------------------------------
 # Value
 
+
 def _no_backward(out):
     """A leaf has no operands to pass gradient to."""
 
@@ -140,8 +141,10 @@ class Value:
 
     def __pow__(self, k):
         if isinstance(k, Value):
-            raise TypeError("Value ** Value is not supported: the exponent must be a number "
-                            "(int or float); for base ** x with a Value x use exp(x * log(base))")
+            raise TypeError(
+                "Value ** Value is not supported: the exponent must be a number "
+                "(int or float); for base ** x with a Value x use exp(x * log(base))"
+            )
         if isinstance(k, bool) or not isinstance(k, (int, float)):
             raise TypeError(f"the exponent must be an int or float, got {type(k).__name__}")
         out = _node(ieee_pow(self.data, k), self, None, f"**{k!r}", Value._pow_backward)
@@ -304,14 +307,15 @@ def _second(children):
     """The second operand of a one-operand node (None); more than two is refused."""
     if len(children) == 1:
         return None
-    raise ValueError(f"a Value has at most two operands (every op in core/ops.py has one or two), "
-                     f"got {len(children)}: {children!r}")
+    raise ValueError(
+        f"a Value has at most two operands (every op in core/ops.py has one or two), got {len(children)}: {children!r}"
+    )
 
 
 # -----------------------------------------------------------------------------
 # Graph walks
 
-_FINISH = object()   # on the stack: "the node below me has all its children done"
+_FINISH = object()  # on the stack: "the node below me has all its children done"
 
 
 def topological_order(root):
@@ -400,6 +404,6 @@ def refresh(node):
 
 def recompute(root, order=None):
     """Re-run the forward pass of root's whole graph in place (see `refresh`)."""
-    for node in (order if order is not None else topological_order(root)):
+    for node in order if order is not None else topological_order(root):
         refresh(node)
     return root

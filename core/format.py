@@ -17,7 +17,7 @@ tooltip or the inspector, where a learner checks the last digit.
 
 import math
 
-SMALL, LARGE = 1e-4, 1e6   # outside [SMALL, LARGE) a number is written in scientific notation
+SMALL, LARGE = 1e-4, 1e6  # outside [SMALL, LARGE) a number is written in scientific notation
 
 
 def format_number(x: float | None) -> str:
@@ -33,7 +33,7 @@ def format_number(x: float | None) -> str:
     if abs(x) < SMALL or abs(x) >= LARGE:
         return f"{x:.3e}"
     text = f"{x:.4f}"
-    if text in ("0.0000", "-0.0000"):   # rounds away at 4 decimals: show it is not zero
+    if text in ("0.0000", "-0.0000"):  # rounds away at 4 decimals: show it is not zero
         return f"{x:.3e}"
     return text
 

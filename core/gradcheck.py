@@ -38,8 +38,10 @@ class LeafCheck:
         self.ok = ok
 
     def __repr__(self) -> str:
-        return (f"LeafCheck({self.leaf.label or '?'}: analytic={self.analytic:.6g}, "
-                f"numeric={self.numeric:.6g}, rel_error={self.rel_error:.2g})")
+        return (
+            f"LeafCheck({self.leaf.label or '?'}: analytic={self.analytic:.6g}, "
+            f"numeric={self.numeric:.6g}, rel_error={self.rel_error:.2g})"
+        )
 
 
 def relative_error(a: float, b: float) -> float:

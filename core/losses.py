@@ -32,6 +32,7 @@ from core.engine import Value
 # -----------------------------------------------------------------------------
 # helpers
 
+
 def _mean(terms: Sequence[Value]) -> Value:
     # the same shape as micrograd's demo: sum(losses) * (1.0 / len(losses))
     if not terms:
@@ -51,6 +52,7 @@ def _sign(y: float) -> float:
 
 # -----------------------------------------------------------------------------
 # the losses (Values in, a Value out)
+
 
 def hinge_loss(scores: Sequence[Value], labels: Sequence[float]) -> Value:
     """mean(relu(1 - y*s)) over the examples, labels -1/+1 (0 is taken as -1)."""
@@ -114,6 +116,7 @@ def loss_shape(name: str, scores: Sequence[Value | float], labels: Sequence[floa
 
 # -----------------------------------------------------------------------------
 # accuracy and float versions (no graph)
+
 
 def _data(score: Value | float) -> float:
     return score.data if isinstance(score, Value) else score

@@ -63,6 +63,7 @@ def _prefixed(prefix: str, name: str) -> str:
 # -----------------------------------------------------------------------------
 # float versions of the activations (one number, and numpy arrays)
 
+
 def activate_float(activation: str, x: float) -> float:
     """activation(x) for a float, exactly as the Value op computes it."""
     if activation == "relu":
@@ -90,6 +91,7 @@ def activate_array(activation: str, z: NDArray[np.float64]) -> NDArray[np.float6
 # -----------------------------------------------------------------------------
 # Module
 
+
 class Module:
     """Anything with parameters: they can be listed and their grads zeroed."""
 
@@ -105,12 +107,11 @@ class Module:
 # -----------------------------------------------------------------------------
 # Neuron
 
+
 class Neuron(Module):
     """activation(b + sum_i w_i * x_i) with `nin` weights and one bias."""
 
-    def __init__(
-        self, nin: int, activation: str = "relu", rng: random.Random | None = None, name: str = ""
-    ) -> None:
+    def __init__(self, nin: int, activation: str = "relu", rng: random.Random | None = None, name: str = "") -> None:
         rng = rng if rng is not None else random.Random(0)
         self.activation = _check_activation(activation)
         self.w = [Value(rng.uniform(-1.0, 1.0), label=_prefixed(name, f"w{i}")) for i in range(nin)]
@@ -163,6 +164,7 @@ class Neuron(Module):
 # -----------------------------------------------------------------------------
 # Layer
 
+
 class Layer(Module):
     """`nout` neurons reading the same `nin` inputs."""
 
@@ -209,6 +211,7 @@ class Layer(Module):
 # -----------------------------------------------------------------------------
 # MLP
 
+
 class MLP(Module):
     """A stack of layers: `nin` inputs, then one layer per entry of `nouts`.
 
@@ -232,8 +235,9 @@ class MLP(Module):
                 raise ValueError(f"{len(activations)} activations given for {len(nouts)} layers")
         self.sizes = [nin] + nouts
         self.activations = [_check_activation(a) for a in activations]
-        self.layers = [Layer(self.sizes[i], self.sizes[i + 1], self.activations[i], rng, f"L{i}")
-                       for i in range(len(nouts))]
+        self.layers = [
+            Layer(self.sizes[i], self.sizes[i + 1], self.activations[i], rng, f"L{i}") for i in range(len(nouts))
+        ]
 
     def __call__(self, x: Inputs) -> Value | list[Value]:
         # lists between layers (micrograd's unwrapped one-neuron layer would

@@ -51,6 +51,7 @@ NAN = math.nan
 # -----------------------------------------------------------------------------
 # IEEE-style float helpers (Python raises where numpy returns inf or nan)
 
+
 def ieee_div(a: float, b: float) -> float:
     """a / b with x/0 -> +-inf and 0/0 -> nan, as in numpy float64."""
     try:
@@ -64,7 +65,7 @@ def ieee_div(a: float, b: float) -> float:
 def ieee_pow(a: float, k: float) -> float:
     """a ** k for a float base and a number exponent, never complex, never raising."""
     try:
-        result = a ** k
+        result = a**k
     except ZeroDivisionError:  # 0.0 ** negative
         odd = float(k).is_integer() and int(k) % 2 == 1
         return math.copysign(INF, a) if odd else INF
@@ -104,6 +105,7 @@ def sigmoid_float(x: float) -> float:
 # -----------------------------------------------------------------------------
 # The derivatives that need a word of care at the edges
 
+
 def pow_local(out: float, a: float, k: float) -> float:
     """d(a^k)/da = k * a^(k-1); for k = 0, a^0 is the constant 1, so 0 (also at a = 0,
     where k * a^(k-1) would be 0 * inf = nan)."""
@@ -123,85 +125,190 @@ def rpow_local(out: float, a: float, c: float) -> float:
 # -----------------------------------------------------------------------------
 # The table
 
+
 class Op(NamedTuple):
     """One row of the table (see the module docstring). Templates use {a} and {b}
     for the operands, {k} for pow's exponent and {c} for rpow's base."""
 
-    name: str                   # in documents and files: 'mul'
-    engine: str                 # Value._op: '*' ('**{k}' and '{c}**' carry their number)
-    arity: int                  # operands: wires into the op
-    symbol: str                 # in the op's circle on the canvas (pow/rpow: see op_symbol)
-    forward: Callable           # forward(*operands, *param) -> out
-    local: tuple                # per operand: local[i](out, *operands, *param) -> d out/d operand i
-    text: str                   # out as a formula of its operands' names: '{a}·{b}', 'tanh({a})'
-    math_text: str              # the same in math notation: 'ln({a})', 'σ({a})'
-    math: tuple                 # per operand, the local derivative in math: '{b}'
-    code: tuple                 # per operand, the same in the engine's words: 'b.data'
-    short: str                  # the op in one short word, for lists: '·', '^{k}', 'tanh'
-    infix: str = ""             # binary ops: the operator between the operands: '·'
-    param: str = ""             # 'k' (pow) or 'c' (rpow): the number the op carries
+    name: str  # in documents and files: 'mul'
+    engine: str  # Value._op: '*' ('**{k}' and '{c}**' carry their number)
+    arity: int  # operands: wires into the op
+    symbol: str  # in the op's circle on the canvas (pow/rpow: see op_symbol)
+    forward: Callable  # forward(*operands, *param) -> out
+    local: tuple  # per operand: local[i](out, *operands, *param) -> d out/d operand i
+    text: str  # out as a formula of its operands' names: '{a}·{b}', 'tanh({a})'
+    math_text: str  # the same in math notation: 'ln({a})', 'σ({a})'
+    math: tuple  # per operand, the local derivative in math: '{b}'
+    code: tuple  # per operand, the same in the engine's words: 'b.data'
+    short: str  # the op in one short word, for lists: '·', '^{k}', 'tanh'
+    infix: str = ""  # binary ops: the operator between the operands: '·'
+    param: str = ""  # 'k' (pow) or 'c' (rpow): the number the op carries
 
 
-ADD = Op("add", "+", 2, "+",
-         forward=operator.add,   # a + b
-         local=(lambda out, a, b: 1.0, lambda out, a, b: 1.0),
-         text="{a} + {b}", math_text="{a} + {b}", math=("1", "1"), code=("1", "1"),
-         short="+", infix="+")
-SUB = Op("sub", "-", 2, "−",
-         forward=operator.sub,   # a - b
-         local=(lambda out, a, b: 1.0, lambda out, a, b: -1.0),
-         text="{a} − {b}", math_text="{a} − {b}", math=("1", "−1"), code=("1", "-1"),
-         short="−", infix="−")
-MUL = Op("mul", "*", 2, "×",
-         forward=operator.mul,   # a * b
-         local=(lambda out, a, b: b, lambda out, a, b: a),
-         text="{a}·{b}", math_text="{a}·{b}", math=("{b}", "{a}"), code=("b.data", "a.data"),
-         short="·", infix="·")
-DIV = Op("div", "/", 2, "÷",
-         forward=ieee_div,
-         # d(a/b)/db = -a/b^2, computed as -(a/b)/b = -out/b: b*b would underflow
-         local=(lambda out, a, b: ieee_div(1.0, b), lambda out, a, b: -ieee_div(out, b)),
-         text="{a}/{b}", math_text="{a}/{b}", math=("1/{b}", "−{a}/{b}²"),
-         code=("1/b.data", "-a.data/b.data²"), short="/", infix="/")
-NEG = Op("neg", "neg", 1, "−x",
-         forward=operator.neg,   # -a
-         local=(lambda out, a: -1.0,),
-         text="−{a}", math_text="−{a}", math=("−1",), code=("-1",), short="−x")
-POW = Op("pow", "**{k}", 1, "xᵏ",
-         forward=ieee_pow,
-         local=(pow_local,),
-         text="{a}^{k}", math_text="{a}^{k}", math=("{k}·{a}{km1}",), code=("{k}·a.data{km1}",),
-         short="^{k}", param="k")
-RPOW = Op("rpow", "{c}**", 1, "cˣ",
-          forward=lambda a, c: ieee_pow(c, a),
-          local=(rpow_local,),
-          text="{c}^{a}", math_text="{c}^{a}", math=("{c}^{a}·ln {c}",), code=("out.data·ln({c})",),
-          short="{c}^x", param="c")
-RELU = Op("relu", "relu", 1, "relu",
-          # `0 if x <= 0 else x` keeps nan as nan: a diverged model must not look healthy
-          forward=lambda a: 0.0 if a <= 0.0 else a,
-          local=(lambda out, a: 0.0 if a <= 0.0 else 1.0,),
-          text="relu({a})", math_text="relu({a})", math=("1 if {a} > 0 else 0",),
-          code=("(a.data > 0)",), short="relu")
-TANH = Op("tanh", "tanh", 1, "tanh",
-          forward=math.tanh,
-          local=(lambda out, a: 1.0 - out * out,),
-          text="tanh({a})", math_text="tanh({a})", math=("1 − tanh({a})²",),
-          code=("1 - out.data²",), short="tanh")
-EXP = Op("exp", "exp", 1, "exp",
-         forward=ieee_exp,
-         local=(lambda out, a: out,),
-         text="exp({a})", math_text="exp({a})", math=("exp({a})",), code=("out.data",),
-         short="exp")
-LOG = Op("log", "log", 1, "log",
-         forward=ieee_log,
-         local=(lambda out, a: ieee_div(1.0, a),),
-         text="log({a})", math_text="ln({a})", math=("1/{a}",), code=("1/a.data",), short="log")
-SIGMOID = Op("sigmoid", "sigmoid", 1, "σ",
-             forward=sigmoid_float,
-             local=(lambda out, a: out * (1.0 - out),),
-             text="sigmoid({a})", math_text="σ({a})", math=("σ({a})·(1 − σ({a}))",),
-             code=("out.data·(1 - out.data)",), short="sigmoid")
+ADD = Op(
+    "add",
+    "+",
+    2,
+    "+",
+    forward=operator.add,  # a + b
+    local=(lambda out, a, b: 1.0, lambda out, a, b: 1.0),
+    text="{a} + {b}",
+    math_text="{a} + {b}",
+    math=("1", "1"),
+    code=("1", "1"),
+    short="+",
+    infix="+",
+)
+SUB = Op(
+    "sub",
+    "-",
+    2,
+    "−",
+    forward=operator.sub,  # a - b
+    local=(lambda out, a, b: 1.0, lambda out, a, b: -1.0),
+    text="{a} − {b}",
+    math_text="{a} − {b}",
+    math=("1", "−1"),
+    code=("1", "-1"),
+    short="−",
+    infix="−",
+)
+MUL = Op(
+    "mul",
+    "*",
+    2,
+    "×",
+    forward=operator.mul,  # a * b
+    local=(lambda out, a, b: b, lambda out, a, b: a),
+    text="{a}·{b}",
+    math_text="{a}·{b}",
+    math=("{b}", "{a}"),
+    code=("b.data", "a.data"),
+    short="·",
+    infix="·",
+)
+DIV = Op(
+    "div",
+    "/",
+    2,
+    "÷",
+    forward=ieee_div,
+    # d(a/b)/db = -a/b^2, computed as -(a/b)/b = -out/b: b*b would underflow
+    local=(lambda out, a, b: ieee_div(1.0, b), lambda out, a, b: -ieee_div(out, b)),
+    text="{a}/{b}",
+    math_text="{a}/{b}",
+    math=("1/{b}", "−{a}/{b}²"),
+    code=("1/b.data", "-a.data/b.data²"),
+    short="/",
+    infix="/",
+)
+NEG = Op(
+    "neg",
+    "neg",
+    1,
+    "−x",
+    forward=operator.neg,  # -a
+    local=(lambda out, a: -1.0,),
+    text="−{a}",
+    math_text="−{a}",
+    math=("−1",),
+    code=("-1",),
+    short="−x",
+)
+POW = Op(
+    "pow",
+    "**{k}",
+    1,
+    "xᵏ",
+    forward=ieee_pow,
+    local=(pow_local,),
+    text="{a}^{k}",
+    math_text="{a}^{k}",
+    math=("{k}·{a}{km1}",),
+    code=("{k}·a.data{km1}",),
+    short="^{k}",
+    param="k",
+)
+RPOW = Op(
+    "rpow",
+    "{c}**",
+    1,
+    "cˣ",
+    forward=lambda a, c: ieee_pow(c, a),
+    local=(rpow_local,),
+    text="{c}^{a}",
+    math_text="{c}^{a}",
+    math=("{c}^{a}·ln {c}",),
+    code=("out.data·ln({c})",),
+    short="{c}^x",
+    param="c",
+)
+RELU = Op(
+    "relu",
+    "relu",
+    1,
+    "relu",
+    # `0 if x <= 0 else x` keeps nan as nan: a diverged model must not look healthy
+    forward=lambda a: 0.0 if a <= 0.0 else a,
+    local=(lambda out, a: 0.0 if a <= 0.0 else 1.0,),
+    text="relu({a})",
+    math_text="relu({a})",
+    math=("1 if {a} > 0 else 0",),
+    code=("(a.data > 0)",),
+    short="relu",
+)
+TANH = Op(
+    "tanh",
+    "tanh",
+    1,
+    "tanh",
+    forward=math.tanh,
+    local=(lambda out, a: 1.0 - out * out,),
+    text="tanh({a})",
+    math_text="tanh({a})",
+    math=("1 − tanh({a})²",),
+    code=("1 - out.data²",),
+    short="tanh",
+)
+EXP = Op(
+    "exp",
+    "exp",
+    1,
+    "exp",
+    forward=ieee_exp,
+    local=(lambda out, a: out,),
+    text="exp({a})",
+    math_text="exp({a})",
+    math=("exp({a})",),
+    code=("out.data",),
+    short="exp",
+)
+LOG = Op(
+    "log",
+    "log",
+    1,
+    "log",
+    forward=ieee_log,
+    local=(lambda out, a: ieee_div(1.0, a),),
+    text="log({a})",
+    math_text="ln({a})",
+    math=("1/{a}",),
+    code=("1/a.data",),
+    short="log",
+)
+SIGMOID = Op(
+    "sigmoid",
+    "sigmoid",
+    1,
+    "σ",
+    forward=sigmoid_float,
+    local=(lambda out, a: out * (1.0 - out),),
+    text="sigmoid({a})",
+    math_text="σ({a})",
+    math=("σ({a})·(1 − σ({a}))",),
+    code=("out.data·(1 - out.data)",),
+    short="sigmoid",
+)
 
 TABLE = (ADD, SUB, MUL, DIV, NEG, POW, RPOW, RELU, TANH, EXP, LOG, SIGMOID)
 
@@ -217,6 +324,7 @@ METHODS = tuple(op.name for op in TABLE if op.arity == 1 and not op.param and op
 
 # -----------------------------------------------------------------------------
 # From an engine `_op` string to its row, and back
+
 
 def pow_exponent(engine_op: str) -> int | float:
     """The exponent k of a '**k' op, as the int or float it was written with."""
@@ -247,6 +355,7 @@ def params_of(op: Op, param: int | float | None) -> tuple:
 
 # -----------------------------------------------------------------------------
 # Writing ops as text
+
 
 def short_number(number: float) -> str:
     """A number as written in a formula: '2' for 2.0, '0.5', '1e+20'."""
@@ -281,7 +390,7 @@ def notation(op: Op, names: list[str] | None = None, param: float | None = None)
     """The local derivatives of `op` in math, one string per operand:
     notation(MUL) == ['d(a·b)/da = b', 'd(a·b)/db = a'], or with the operands'
     names: notation(MUL, ['x', 'y']) == ['d(x·y)/dx = y', 'd(x·y)/dy = x']."""
-    names = list(names) if names else ["a", "b"][:op.arity]
+    names = list(names) if names else ["a", "b"][: op.arity]
     fill = math_names(op, names, param)
     out = op.math_text.format(**fill)
     wrt = [fill["a"], fill["b"]]

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 # -----------------------------------------------------------------------------
 # helpers
 
+
 def _check_lr(lr: float) -> float:
     if not (isinstance(lr, (int, float)) and math.isfinite(lr) and lr >= 0):
         raise ValueError(f"the learning rate must be a finite number >= 0, got {lr!r}")
@@ -53,6 +54,7 @@ def _check_list(name: str, numbers: Sequence[float], n: int) -> list[float]:
 
 # -----------------------------------------------------------------------------
 # SGD
+
 
 class SGD:
     """Stochastic gradient descent, with optional (heavy-ball) momentum."""
@@ -93,6 +95,7 @@ class SGD:
 # -----------------------------------------------------------------------------
 # Adam
 
+
 class Adam:
     """Adam (Kingma & Ba, 2015) with bias correction, as in PyTorch."""
 
@@ -114,8 +117,8 @@ class Adam:
         self.t += 1
         beta1, beta2 = self.betas
         # m and v start at 0, so early averages are too small by these factors
-        correction1 = 1.0 - beta1 ** self.t
-        correction2 = 1.0 - beta2 ** self.t
+        correction1 = 1.0 - beta1**self.t
+        correction2 = 1.0 - beta2**self.t
         lr, eps, m, v = self.lr, self.eps, self.m, self.v
         for i, p in enumerate(self.params):
             g = p.grad

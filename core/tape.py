@@ -52,7 +52,7 @@ def release(nodes, chunk=2000):
 class Tape:
     def __init__(self, root):
         self.root = root
-        self.order = topological_order(root)             # every node, operands first
+        self.order = topological_order(root)  # every node, operands first
         self.ops = [node for node in self.order if node._prev]
         self._reversed_ops = self.ops[::-1]
 

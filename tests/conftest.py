@@ -3,6 +3,7 @@
 Qt must know it has no display before it is imported anywhere, or pytest-qt aborts
 the whole run instead of failing a test.
 """
+
 import os
 import sys
 

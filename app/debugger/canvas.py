@@ -30,8 +30,8 @@ from PySide6.QtCore import QObject, QTimer
 from core.debugger.session import BACKWARD, FORWARD, IDLE
 from core.format import format_number
 
-REFRESH_CHUNK = 700       # nodes redrawn per event-loop turn after a long jump
-PENDING, NO_GRAD = "?", "—"   # texts shown instead of numbers not known yet
+REFRESH_CHUNK = 700  # nodes redrawn per event-loop turn after a long jump
+PENDING, NO_GRAD = "?", "—"  # texts shown instead of numbers not known yet
 __all__ = ["BACKWARD", "FORWARD", "IDLE", "NO_GRAD", "PENDING", "REFRESH_CHUNK", "CanvasSync"]
 
 
@@ -40,9 +40,9 @@ class CanvasSync(QObject):
         super().__init__(controller)
         self.ctrl = controller
         self.session, self.scene, self.view = controller.session, controller.scene, controller.view
-        self.notifying = False     # our own gradsChanged, not someone else's
-        self._pending = []         # node ids still to redraw after a long jump
-        self._look = BACKWARD      # ... in the look of this phase
+        self.notifying = False  # our own gradsChanged, not someone else's
+        self._pending = []  # node ids still to redraw after a long jump
+        self._look = BACKWARD  # ... in the look of this phase
         self._timer = QTimer(self)
         self._timer.setInterval(0)
         self._timer.timeout.connect(self._tick)
@@ -75,8 +75,11 @@ class CanvasSync(QObject):
             return
         seen = self.view.mapToScene(self.view.viewport().rect()).boundingRect()
         wanted = set(ids)
-        first = [item.nid for item in self.scene.items(seen)
-                 if getattr(item, "nid", None) in wanted and hasattr(item, "set_numbers")]
+        first = [
+            item.nid
+            for item in self.scene.items(seen)
+            if getattr(item, "nid", None) in wanted and hasattr(item, "set_numbers")
+        ]
         done = set(first)
         self._redraw(first)
         self._pending = [n for n in ids if n not in done]
@@ -104,8 +107,9 @@ class CanvasSync(QObject):
         elif look == FORWARD:
             fs = self.ctrl.forward_stepper
             scene.marks.set_node_status({n: None for n in ids})
-            scene.marks.update_masks({n: (None, NO_GRAD, False) if fs.computed(value(n))
-                                else (PENDING, NO_GRAD, True) for n in ids})
+            scene.marks.update_masks(
+                {n: (None, NO_GRAD, False) if fs.computed(value(n)) else (PENDING, NO_GRAD, True) for n in ids}
+            )
         else:
             scene.marks.set_node_status({n: None for n in ids})
             scene.marks.update_masks({n: None for n in ids})

@@ -20,25 +20,25 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from app.debugger.canvas import BACKWARD, FORWARD, IDLE, CanvasSync
 from core.debugger.session import DebugSession
 
-FULL_REFRESH = 300        # a move touching more nodes than this redraws all of them
+FULL_REFRESH = 300  # a move touching more nodes than this redraws all of them
 
 __all__ = ["BACKWARD", "FORWARD", "IDLE", "DebuggerController"]
 
 
 class DebuggerController(QObject):
-    stepped = Signal(object)          # after every move: the StepRecord / ForwardRecord shown, or None
-    stateChanged = Signal()           # phase, plan, options or quiz changed
-    ended = Signal(str)               # the debug session ended, and why
-    message = Signal(str)             # a one-line note for the status bar
+    stepped = Signal(object)  # after every move: the StepRecord / ForwardRecord shown, or None
+    stateChanged = Signal()  # phase, plan, options or quiz changed
+    ended = Signal(str)  # the debug session ended, and why
+    message = Signal(str)  # a one-line note for the status bar
     quizAnswered = Signal(bool, str)  # (right?, feedback)
-    renamed = Signal()                # a label changed: texts naming nodes are stale
+    renamed = Signal()  # a label changed: texts naming nodes are stale
 
     def __init__(self, session, scene=None, view=None, parent=None):
         super().__init__(parent)
         self.session, self.scene, self.view = session, scene, view
         self.debug = DebugSession(session.doc)
-        self.follow = True             # scroll the current node into view
-        self.speed = 3.0               # steps per second while playing
+        self.follow = True  # scroll the current node into view
+        self.speed = 3.0  # steps per second while playing
         self._play = QTimer(self)
         self._play.timeout.connect(self._tick)
         self.canvas = CanvasSync(self)
@@ -192,7 +192,7 @@ class DebuggerController(QObject):
         move = self.debug.play_step()
         if not move.go_on:
             self.pause()
-        if move.moved:       # a beat that waits for a quiz answer changes nothing
+        if move.moved:  # a beat that waits for a quiz answer changes nothing
             self._apply(move)
 
     # -- forward ---------------------------------------------------------------------
@@ -286,7 +286,7 @@ class DebuggerController(QObject):
 
     def _apply(self, move):
         """Show what a move of the DebugSession changed, at the cost of what it changed."""
-        if not move.ok:   # refused before anything changed
+        if not move.ok:  # refused before anything changed
             if move.message:
                 self.message.emit(move.message)
             return move
@@ -294,13 +294,13 @@ class DebuggerController(QObject):
         if move.started == IDLE:
             self._play.stop()
             if move.new_plan or self.stepper is None:
-                canvas.clear()       # a new compile: every mark of the old one goes at once
+                canvas.clear()  # a new compile: every mark of the old one goes at once
             else:
-                canvas.leave()       # debugging stopped on the same graph: redrawn in chunks
+                canvas.leave()  # debugging stopped on the same graph: redrawn in chunks
             canvas.breakpoints(self.breakpoint_ids)
         elif move.started == BACKWARD:
             canvas.pin_grad_scale(self.debug.grad_max)
-            canvas.redraw_all(BACKWARD)   # also takes off the forward pass's '?'
+            canvas.redraw_all(BACKWARD)  # also takes off the forward pass's '?'
         elif move.started == FORWARD:
             canvas.hold_grad_scale()
             canvas.redraw_all(FORWARD)

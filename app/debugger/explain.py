@@ -25,6 +25,7 @@ from core.format import format_number
 # -----------------------------------------------------------------------------
 # Rich text
 
+
 class Style:
     """Font sizes and colours from the theme (one scale factor for everything)."""
 
@@ -46,30 +47,35 @@ class Style:
         self.negative = c("grad_negative").name()
 
     def page(self, body):
-        return (f"<div style=\"font-family:'{FONT_FAMILY}'; font-size:{self.base}px; "
-                f"color:{self.text}\">{body}</div>")
+        return f"<div style=\"font-family:'{FONT_FAMILY}'; font-size:{self.base}px; color:{self.text}\">{body}</div>"
 
     def title(self, text):
         return f"<p style='font-size:{self.big}px; font-weight:bold; margin:0 0 4px 0'>{text}</p>"
 
     def heading(self, text):
-        return (f"<p style='font-size:{self.small}px; font-weight:bold; color:{self.muted}; "
-                f"margin:7px 0 1px 0'>{html.escape(text.upper())}</p>")
+        return (
+            f"<p style='font-size:{self.small}px; font-weight:bold; color:{self.muted}; "
+            f"margin:7px 0 1px 0'>{html.escape(text.upper())}</p>"
+        )
 
     def mono(self, text, bold=False, color=None):
         weight = "font-weight:bold;" if bold else ""
         colour = f"color:{color};" if color else ""
-        return (f"<span style=\"font-family:'{MONO_FAMILY}'; font-size:{self.mono_px}px; "
-                f"{weight}{colour}\">{html.escape(text)}</span>")
+        return (
+            f"<span style=\"font-family:'{MONO_FAMILY}'; font-size:{self.mono_px}px; "
+            f"{weight}{colour}\">{html.escape(text)}</span>"
+        )
 
     def para(self, text, color=None):
         colour = f" color:{color};" if color else ""
         return f"<p style='margin:2px 0;{colour}'>{text}</p>"
 
     def banner(self, text, color):
-        return (f"<table width='100%' cellpadding='6' style='margin:4px 0'><tr>"
-                f"<td style='background-color:{color}; color:#ffffff; font-weight:bold'>{text}</td>"
-                f"</tr></table>")
+        return (
+            f"<table width='100%' cellpadding='6' style='margin:4px 0'><tr>"
+            f"<td style='background-color:{color}; color:#ffffff; font-weight:bold'>{text}</td>"
+            f"</tr></table>"
+        )
 
     def status_word(self, status):
         color = {FINAL: self.good, PARTIAL: self.partial}.get(status, self.muted)
@@ -95,20 +101,29 @@ def idle_html(ctrl, style):
     st = ctrl.stepper
     parts = [style.title("Debugger ready")]
     if st is None:
-        parts.append(style.para("There is nothing to step yet: the graph needs one output node "
-                                "with every input wired."))
+        parts.append(
+            style.para("There is nothing to step yet: the graph needs one output node with every input wired.")
+        )
         return style.page("".join(parts))
     n = len(st.order)
     out = st.name(st.root)
-    parts.append(style.para(
-        f"The graph shows the grads of a full <b>backward()</b> from {_e(out)}. "
-        f"Press <b>F10</b> to replay it one <span style=\"font-family:'{MONO_FAMILY}'\">_backward</span> "
-        f"call at a time ({n} step{'s' if n != 1 else ''}), or <b>F7</b> to first step the "
-        f"forward pass node by node."))
+    parts.append(
+        style.para(
+            f"The graph shows the grads of a full <b>backward()</b> from {_e(out)}. "
+            f"Press <b>F10</b> to replay it one <span style=\"font-family:'{MONO_FAMILY}'\">_backward</span> "
+            f"call at a time ({n} step{'s' if n != 1 else ''}), or <b>F7</b> to first step the "
+            f"forward pass node by node."
+        )
+    )
     if ctrl.notice:
         parts.insert(0, style.banner(_e(ctrl.notice), style.partial))
-        parts.insert(1, style.para("<a href='debug:reset'>▶ Step through it again</a> (F10)&nbsp;&nbsp;·"
-                                   "&nbsp;&nbsp;<a href='debug:forward'>Step the forward pass first</a> (F7)"))
+        parts.insert(
+            1,
+            style.para(
+                "<a href='debug:reset'>▶ Step through it again</a> (F10)&nbsp;&nbsp;·"
+                "&nbsp;&nbsp;<a href='debug:forward'>Step the forward pass first</a> (F7)"
+            ),
+        )
     return style.page("".join(parts))
 
 
@@ -117,9 +132,13 @@ def start_html(ctrl, style):
     out = st.name(st.root)
     n = len(st.order)
     parts = [style.title(f"Step 0 of {n} · ready to backpropagate from {_e(out)}")]
-    parts.append(style.para(f"Every grad in the graph was set to 0 (intermediate nodes too), then "
-                            f"{style.mono(out + '.grad = 1', bold=True)}: the output changes one for one "
-                            f"with itself, d{_e(out)}/d{_e(out)} = 1."))
+    parts.append(
+        style.para(
+            f"Every grad in the graph was set to 0 (intermediate nodes too), then "
+            f"{style.mono(out + '.grad = 1', bold=True)}: the output changes one for one "
+            f"with itself, d{_e(out)}/d{_e(out)} = 1."
+        )
+    )
     parts.append(_next_line(ctrl, style))
     return style.page(_banners(ctrl, style) + "".join(parts))
 
@@ -131,19 +150,30 @@ def step_html(ctrl, record, style):
     name = st.name(node)
     n = len(st.order)
     last = " — the last one" if record.index + 1 == n else ""
-    parts = [style.title(f"Step {record.index + 1} of {n} · {style.mono(headline(st, node), bold=True)} "
-                         f"runs its {style.mono('_backward')}{last}")]
+    parts = [
+        style.title(
+            f"Step {record.index + 1} of {n} · {style.mono(headline(st, node), bold=True)} "
+            f"runs its {style.mono('_backward')}{last}"
+        )
+    ]
     if node is st.root:
-        why = (f"{_e(name)} is the output, so its grad is the seed: "
-               f"{style.mono(f'{name}.grad = {format_number(record.out_grad)}', bold=True)}.")
+        why = (
+            f"{_e(name)} is the output, so its grad is the seed: "
+            f"{style.mono(f'{name}.grad = {format_number(record.out_grad)}', bold=True)}."
+        )
     else:
         users = st.users(node)
-        why = (f"{style.mono(f'{name}.grad = {format_number(record.out_grad)}', bold=True)} is "
-               f"{style.status_word(FINAL)}: {_list(st.name(u) for u in users)} "
-               f"{'has' if len(users) == 1 else 'have'} already passed "
-               f"{'its' if len(users) == 1 else 'their'} gradient back.")
-    parts.append(style.para(why + f" Now {_e(name)} passes it on to "
-                            f"{'its input' if len(set(record.children)) == 1 else 'its inputs'}."))
+        why = (
+            f"{style.mono(f'{name}.grad = {format_number(record.out_grad)}', bold=True)} is "
+            f"{style.status_word(FINAL)}: {_list(st.name(u) for u in users)} "
+            f"{'has' if len(users) == 1 else 'have'} already passed "
+            f"{'its' if len(users) == 1 else 'their'} gradient back."
+        )
+    parts.append(
+        style.para(
+            why + f" Now {_e(name)} passes it on to {'its input' if len(set(record.children)) == 1 else 'its inputs'}."
+        )
+    )
 
     parts.append(style.heading("local derivatives"))
     terms = []
@@ -160,19 +190,18 @@ def step_html(ctrl, record, style):
     for child, line in zip(record.children, record.lines):
         if child in hidden:
             head = line.split(" = ", 1)[0]
-            rows.append(style.mono(f"{head} = ?", bold=True) + f"  <i style='color:{style.muted}'>"
-                        f"(your turn)</i>")
+            rows.append(style.mono(f"{head} = ?", bold=True) + f"  <i style='color:{style.muted}'>(your turn)</i>")
             continue
         main, _, rest = line.partition(" (was ")
-        rows.append(style.mono(main, bold=True) +
-                    f"&nbsp; <span style='color:{style.muted}; font-size:{style.small}px'>"
-                    f"(was {_e(rest)}</span>")
+        rows.append(
+            style.mono(main, bold=True) + f"&nbsp; <span style='color:{style.muted}; font-size:{style.small}px'>"
+            f"(was {_e(rest)}</span>"
+        )
     parts.append("".join(style.para(r) for r in rows))
 
     targets = list(dict.fromkeys(record.children))
     into = _list(f"{st.name(c)}.grad" + ("" if c in hidden else f" ({st.status(c)})") for c in targets)
-    parts.append(style.para(f"→ into <b>{into}</b>: the yellow boxes on the graph, "
-                            f"fed by the glowing wires."))
+    parts.append(style.para(f"→ into <b>{into}</b>: the yellow boxes on the graph, fed by the glowing wires."))
     parts.append(_sums(ctrl, targets, hidden, style))
     parts.append(_next_line(ctrl, style))
     return style.page(_banners(ctrl, style) + _quiz(ctrl, style) + "".join(parts))
@@ -193,18 +222,22 @@ def _sums(ctrl, targets, hidden, style):
         pending = [u for u in users if id(u) not in done]
         terms = " + ".join(f"{format_number(a)} (from {st.name(r.node)})" for r, a in shares)
         total = "?" if child in hidden else format_number(child.grad)
-        by = _list(st.name(u) + ("" if u._prev.count(child) < 2 else f" ({_times(u._prev.count(child))})")
-                   for u in users)
-        text = (f"<b>{_e(cname)} is used {_times(uses)}</b> (by {by}), "
-                f"so its grad is the <b>sum</b> of what each use passes back (that is why backward "
-                f"uses <span style=\"font-family:'{MONO_FAMILY}'\">+=</span>):")
+        by = _list(
+            st.name(u) + ("" if u._prev.count(child) < 2 else f" ({_times(u._prev.count(child))})") for u in users
+        )
+        text = (
+            f"<b>{_e(cname)} is used {_times(uses)}</b> (by {by}), "
+            f"so its grad is the <b>sum</b> of what each use passes back (that is why backward "
+            f"uses <span style=\"font-family:'{MONO_FAMILY}'\">+=</span>):"
+        )
         out.append(style.heading(f"why {cname}.grad is a sum"))
         out.append(style.para(text))
         if child not in hidden:
             out.append(style.para(style.mono(f"{cname}.grad = {terms} = {total}", bold=True)))
         if pending:
-            out.append(style.para(f"{style.status_word(PARTIAL)} — still to come: "
-                                  f"{_list(st.name(u) for u in pending)}."))
+            out.append(
+                style.para(f"{style.status_word(PARTIAL)} — still to come: {_list(st.name(u) for u in pending)}.")
+            )
         else:
             out.append(style.para(f"{style.status_word(FINAL)} — every use has passed its share."))
     return "".join(out)
@@ -213,12 +246,13 @@ def _sums(ctrl, targets, hidden, style):
 def _next_line(ctrl, style):
     st = ctrl.stepper
     if st.done:
-        return style.para("<b>Done.</b> Every grad is final: the same numbers as one call of "
-                          "<b>backward()</b>. Step back (Shift+F10) or scrub the timeline to replay.",
-                          color=style.good)
+        return style.para(
+            "<b>Done.</b> Every grad is final: the same numbers as one call of "
+            "<b>backward()</b>. Step back (Shift+F10) or scrub the timeline to replay.",
+            color=style.good,
+        )
     node = st.current
-    return style.para(f"Next (F10): {style.mono(formula(st, node))} runs its _backward.",
-                      color=style.muted)
+    return style.para(f"Next (F10): {style.mono(formula(st, node))} runs its _backward.", color=style.muted)
 
 
 def _banners(ctrl, style):
@@ -245,25 +279,32 @@ def forward_html(ctrl, record, style):
     n = len(fs.order)
     if record is None:
         parts = [style.title(f"Forward pass · 0 of {n} computed")]
-        parts.append(style.para("The leaves (inputs and constants) are known. Every other node is "
-                                "<b>?</b> until it is computed from its inputs, in topological order "
-                                "(inputs first). Press <b>F7</b> to compute the next node."))
+        parts.append(
+            style.para(
+                "The leaves (inputs and constants) are known. Every other node is "
+                "<b>?</b> until it is computed from its inputs, in topological order "
+                "(inputs first). Press <b>F7</b> to compute the next node."
+            )
+        )
     else:
         name = fs.name(record.node)
         text = record.text
-        if name.startswith("("):   # '(x·y) = x · y = ...' says the same thing twice
+        if name.startswith("("):  # '(x·y) = x · y = ...' says the same thing twice
             text = text.split(" = ", 1)[1]
         parts = [style.title(f"Forward {record.index + 1} of {n} · {_e(name)} is computed")]
         parts.append(style.para(style.mono(text, bold=True)))
         parts.append(style.para("Its inputs are already known, because the order is topological."))
     if fs.done:
-        parts.append(style.para(f"<b>Forward pass done:</b> {_e(fs.name(fs.root))} = "
-                                f"{format_number(fs.root.data)}. Now the backward pass: press <b>F10</b>.",
-                                color=style.good))
+        parts.append(
+            style.para(
+                f"<b>Forward pass done:</b> {_e(fs.name(fs.root))} = "
+                f"{format_number(fs.root.data)}. Now the backward pass: press <b>F10</b>.",
+                color=style.good,
+            )
+        )
     else:
         node = fs.current
-        parts.append(style.para(f"Next (F7): {style.mono(forward_formula(node, fs.name))}",
-                                color=style.muted))
+        parts.append(style.para(f"Next (F7): {style.mono(forward_formula(node, fs.name))}", color=style.muted))
     return style.page(_banners(ctrl, style) + "".join(parts))
 
 

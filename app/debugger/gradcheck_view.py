@@ -27,7 +27,7 @@ from app.look.theme import format_number
 from core.gradcheck import gradcheck
 
 SLICE_SECONDS = 0.025
-_TOP = QModelIndex()   # the invisible root of a table model
+_TOP = QModelIndex()  # the invisible root of a table model
 # two-line headers: in the dock's narrow tab one line each was cut to "analytic (ba..."
 COLUMNS = ("leaf", "analytic\n(backprop)", "numeric\n(finite diff.)", "rel.\nerror", "")
 
@@ -79,23 +79,26 @@ class GradcheckModel(QAbstractTableModel):
             c.setAlpha(60 if col < 4 else 200)
             return c
         if role == Qt.ToolTipRole:
-            return (f"{self.ctrl.name(check.leaf)}: backprop says {format_number(check.analytic)}, "
-                    f"nudging the leaf by ±h says {format_number(check.numeric)}")
+            return (
+                f"{self.ctrl.name(check.leaf)}: backprop says {format_number(check.analytic)}, "
+                f"nudging the leaf by ±h says {format_number(check.numeric)}"
+            )
         if role == Qt.TextAlignmentRole and 0 < col < 4:
             return int(Qt.AlignRight | Qt.AlignVCenter)
         return None
 
 
 class GradcheckView(QWidget):
-    finished = Signal(int, int)   # (leaves that agree, leaves checked)
+    finished = Signal(int, int)  # (leaves that agree, leaves checked)
 
     def __init__(self, controller, theme, parent=None):
         super().__init__(parent)
         self.ctrl = controller
         self.model = GradcheckModel(controller, theme, self)
         self.button = QPushButton("Check gradients")
-        self.button.setToolTip("Compare every leaf's grad from backprop with a central finite "
-                               "difference (f(x+h) − f(x−h)) / 2h")
+        self.button.setToolTip(
+            "Compare every leaf's grad from backprop with a central finite difference (f(x+h) − f(x−h)) / 2h"
+        )
         self.button.clicked.connect(self.run)
         self.summary = QLabel("Numeric vs analytic gradient of every leaf.")
         self.summary.setWordWrap(True)
@@ -105,8 +108,8 @@ class GradcheckView(QWidget):
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.table.setSelectionMode(QAbstractItemView.NoSelection)
         header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeToContents)   # numbers and headers whole
-        header.setSectionResizeMode(0, QHeaderView.Stretch)         # the leaf's name takes the rest
+        header.setSectionResizeMode(QHeaderView.ResizeToContents)  # numbers and headers whole
+        header.setSectionResizeMode(0, QHeaderView.Stretch)  # the leaf's name takes the rest
         top = QHBoxLayout()
         top.addWidget(self.button)
         top.addWidget(self.summary, 1)
@@ -160,7 +163,7 @@ class GradcheckView(QWidget):
             return
         grads = [v.grad for v in self._topo]
         # one backward pass per slice, as many leaves as fit in the time budget
-        batch, self._todo = self._todo[:self._batch], self._todo[self._batch:]
+        batch, self._todo = self._todo[: self._batch], self._todo[self._batch :]
         started = time.perf_counter()
         checks = gradcheck(self._root, leaves=batch)
         took = time.perf_counter() - started
@@ -168,7 +171,7 @@ class GradcheckView(QWidget):
             self._batch *= 2
         elif took > SLICE_SECONDS and self._batch > 1:
             self._batch //= 2
-        for v, g in zip(self._topo, grads):   # leave the debugger's grads as they were
+        for v, g in zip(self._topo, grads):  # leave the debugger's grads as they were
             v.grad = g
         self.model.append(checks)
         if not self._todo:
@@ -178,9 +181,13 @@ class GradcheckView(QWidget):
             n = len(self.model.checks)
             worst = max((c.rel_error for c in self.model.checks), default=0.0)
             if good == n:
-                self.summary.setText(f"All {n} leaves agree: backprop matches the finite differences "
-                                     f"(largest relative error {worst:.1e}).")
+                self.summary.setText(
+                    f"All {n} leaves agree: backprop matches the finite differences "
+                    f"(largest relative error {worst:.1e})."
+                )
             else:
-                self.summary.setText(f"{n - good} of {n} leaves differ (red). Either a _backward is "
-                                     f"wrong, or the function is not smooth there (relu at 0, log near 0).")
+                self.summary.setText(
+                    f"{n - good} of {n} leaves differ (red). Either a _backward is "
+                    f"wrong, or the function is not smooth there (relu at 0, log near 0)."
+                )
             self.finished.emit(good, n)

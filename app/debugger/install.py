@@ -7,13 +7,16 @@ from PySide6.QtCore import Qt
 def install_debugger(window):
     """The backprop debugger: a dock along the bottom, the Debug menu, its shortcuts."""
     from app.debugger.panel import DebuggerPanel
+
     window.debugger = DebuggerPanel(window.session, window.scene, window.view, window.theme)
-    dock = window.add_dock("debugger", "Debugger — step through backprop", window.debugger,
-                         Qt.BottomDockWidgetArea)
+    dock = window.add_dock("debugger", "Debugger — step through backprop", window.debugger, Qt.BottomDockWidgetArea)
     menu = window.menu("Debug")
-    groups = (("step", "step back", "run to end", "run to selected", "play"),
-              ("forward step", "forward back", "forward all"),
-              ("toggle breakpoint", "quiz"), ("reset", "stop"))
+    groups = (
+        ("step", "step back", "run to end", "run to selected", "play"),
+        ("forward step", "forward back", "forward all"),
+        ("toggle breakpoint", "quiz"),
+        ("reset", "stop"),
+    )
     for group in groups:
         for key in group:
             action = window.debugger.actions[key]

@@ -51,30 +51,46 @@ from app.look.theme import DEFAULT
 
 # key, text, shortcut, tip, controller method
 ACTIONS = (
-    ("reset", "Reset", "Ctrl+Shift+F5", "Start the backward pass again: every grad 0, the output's grad 1",
-     "reset"),
+    ("reset", "Reset", "Ctrl+Shift+F5", "Start the backward pass again: every grad 0, the output's grad 1", "reset"),
     ("step back", "◀ Step Back", "Shift+F10", "Undo the last _backward call (Shift+F10)", "step_back"),
     ("step", "Step ▶", "F10", "Run the next _backward call (F10)", "step_or_start"),
-    ("run to end", "Run to End", "F5", "Run every remaining step; breakpoints stop the run (F5)",
-     "run_to_end"),
-    ("run to selected", "Run to Selected", "Ctrl+F10",
-     "Run until the selected node's _backward is next, or a leaf's grad is final (Ctrl+F10)", "run_to"),
+    ("run to end", "Run to End", "F5", "Run every remaining step; breakpoints stop the run (F5)", "run_to_end"),
+    (
+        "run to selected",
+        "Run to Selected",
+        "Ctrl+F10",
+        "Run until the selected node's _backward is next, or a leaf's grad is final (Ctrl+F10)",
+        "run_to",
+    ),
     ("play", "▶ Play", "F8", "Step on a timer at the chosen speed; press again to pause (F8)", "toggle_play"),
-    ("forward step", "Forward Step", "F7", "Compute the next node of the forward pass (F7)",
-     "forward_step_or_start"),
-    ("forward back", "Forward Back", "Shift+F7", "Un-compute the last node of the forward pass (Shift+F7)",
-     "forward_step_back"),
-    ("forward all", "Forward All", "Ctrl+F7", "Compute every remaining node of the forward pass (Ctrl+F7)",
-     "forward_all"),
-    ("toggle breakpoint", "Toggle Breakpoint", "F9", "Stop runs before the selected node's _backward (F9)",
-     "toggle_breakpoint"),
-    ("stop", "Stop Debugging", "Shift+F5", "Leave the debugger: the graph shows a full backward pass",
-     "stop"),
+    ("forward step", "Forward Step", "F7", "Compute the next node of the forward pass (F7)", "forward_step_or_start"),
+    (
+        "forward back",
+        "Forward Back",
+        "Shift+F7",
+        "Un-compute the last node of the forward pass (Shift+F7)",
+        "forward_step_back",
+    ),
+    (
+        "forward all",
+        "Forward All",
+        "Ctrl+F7",
+        "Compute every remaining node of the forward pass (Ctrl+F7)",
+        "forward_all",
+    ),
+    (
+        "toggle breakpoint",
+        "Toggle Breakpoint",
+        "F9",
+        "Stop runs before the selected node's _backward (F9)",
+        "toggle_breakpoint",
+    ),
+    ("stop", "Stop Debugging", "Shift+F5", "Leave the debugger: the graph shows a full backward pass", "stop"),
 )
 
 
 class DebuggerPanel(QWidget):
-    stepped = Signal(object)   # the StepRecord / ForwardRecord shown after a move (None at a start)
+    stepped = Signal(object)  # the StepRecord / ForwardRecord shown after a move (None at a start)
 
     def __init__(self, session, scene=None, view=None, theme=None, parent=None):
         super().__init__(parent)
@@ -196,14 +212,15 @@ class DebuggerPanel(QWidget):
         outer.setContentsMargins(6, 4, 6, 4)
         outer.setSpacing(4)
 
-        bar = QToolBar("Debug")   # overflows into a » menu when the dock is narrow
+        bar = QToolBar("Debug")  # overflows into a » menu when the dock is narrow
         bar.setToolButtonStyle(Qt.ToolButtonTextOnly)
         bar.setMovable(False)
         bar.setFloatable(False)
         self.phase_label = QLabel()
         self.phase_label.setTextFormat(Qt.RichText)
-        self.phase_label.setToolTip("Forward pass: compute every node's data. "
-                                    "Backward pass: every node's grad, one _backward at a time.")
+        self.phase_label.setToolTip(
+            "Forward pass: compute every node's data. Backward pass: every node's grad, one _backward at a time."
+        )
         bar.addWidget(self.phase_label)
         bar.addSeparator()
         self.buttons = {}
@@ -234,13 +251,12 @@ class DebuggerPanel(QWidget):
         self.position_label = QLabel()
         # fixed size: a label whose text changes every step must not re-lay out the window
         fm = self.position_label.fontMetrics()
-        self.position_label.setFixedSize(fm.horizontalAdvance("step 00000 / 00000") + 8,
-                                         fm.height() + 4)
+        self.position_label.setFixedSize(fm.horizontalAdvance("step 00000 / 00000") + 8, fm.height() + 4)
         line.addWidget(QLabel("Timeline"))
         line.addWidget(self.timeline, 1)
         line.addWidget(self.position_label)
         outer.addLayout(line)
-        self._seek_timer = QTimer(self)   # a drag's many values settle into one seek
+        self._seek_timer = QTimer(self)  # a drag's many values settle into one seek
         self._seek_timer.setSingleShot(True)
         self._seek_timer.setInterval(0)
         self._seek_timer.timeout.connect(lambda: ctrl.seek(self.timeline.value()))
@@ -311,8 +327,10 @@ class DebuggerPanel(QWidget):
         page = QWidget()
         layout = QVBoxLayout(page)
         layout.setContentsMargins(8, 6, 8, 6)
-        hint = QLabel("A run (F5, Play, Run to Selected) stops <b>before</b> a node with a breakpoint "
-                      "(F9 or right-click a node), or after a step that:")
+        hint = QLabel(
+            "A run (F5, Play, Run to Selected) stops <b>before</b> a node with a breakpoint "
+            "(F9 or right-click a node), or after a step that:"
+        )
         hint.setWordWrap(True)
         layout.addWidget(hint)
         self.nonfinite_check = QCheckBox("makes a grad inf or nan")
@@ -350,15 +368,19 @@ class DebuggerPanel(QWidget):
         t = self.theme
 
         def swatch(role, text):
-            return (f"<span style='color:{t.color(role).name()}; font-size:15px'>■</span>&nbsp;{text}"
-                    "&nbsp;&nbsp;&nbsp;")
-        return ("<span style='color:gray'>stripe:</span>&nbsp; "
-                + swatch("status_untouched", "untouched (no gradient yet)")
-                + swatch("status_partial", "partial (some uses have passed theirs back)")
-                + swatch("status_final", "final (every use has)")
-                + swatch("highlight", "this step: the node running _backward, the grads it adds to (+=) "
-                                      "and the wires carrying gradient")
-                + swatch("nonfinite", "● breakpoint"))
+            return f"<span style='color:{t.color(role).name()}; font-size:15px'>■</span>&nbsp;{text}&nbsp;&nbsp;&nbsp;"
+
+        return (
+            "<span style='color:gray'>stripe:</span>&nbsp; "
+            + swatch("status_untouched", "untouched (no gradient yet)")
+            + swatch("status_partial", "partial (some uses have passed theirs back)")
+            + swatch("status_final", "final (every use has)")
+            + swatch(
+                "highlight",
+                "this step: the node running _backward, the grads it adds to (+=) and the wires carrying gradient",
+            )
+            + swatch("nonfinite", "● breakpoint")
+        )
 
     # -- following the controller ------------------------------------------------------
 
@@ -367,7 +389,7 @@ class DebuggerPanel(QWidget):
         if ctrl.stepper is not self._plan:
             self._plan = ctrl.stepper
             self.model.reload()
-            self._render_explanation()   # a new plan: "nothing to step yet" no longer holds
+            self._render_explanation()  # a new plan: "nothing to step yet" no longer holds
         total, position = ctrl.total, ctrl.position
         self._syncing = True
         try:
@@ -376,19 +398,27 @@ class DebuggerPanel(QWidget):
         finally:
             self._syncing = False
         self.model.set_position(position)
-        self.position_label.setText(f"step {position} / {total}" if ctrl.phase == BACKWARD
-                                    else f"— / {total} steps")
+        self.position_label.setText(f"step {position} / {total}" if ctrl.phase == BACKWARD else f"— / {total} steps")
         self.phase_label.setText(self._phase_html())
         has = ctrl.stepper is not None
         backward = ctrl.phase == BACKWARD
         done = backward and ctrl.stepper.done
-        for key in ("step", "run to end", "play", "run to selected", "forward step", "forward all",
-                    "reset", "toggle breakpoint"):
+        for key in (
+            "step",
+            "run to end",
+            "play",
+            "run to selected",
+            "forward step",
+            "forward all",
+            "reset",
+            "toggle breakpoint",
+        ):
             self.actions[key].setEnabled(has)
         # F10 stays live at the end, so pressing it says the pass is done (a dead key said nothing)
         self.actions["run to end"].setEnabled(has and not done)
-        self.actions["step back"].setEnabled(has and ((backward and position > 0) or (
-            ctrl.phase == FORWARD and ctrl.forward_stepper.position > 0)))
+        self.actions["step back"].setEnabled(
+            has and ((backward and position > 0) or (ctrl.phase == FORWARD and ctrl.forward_stepper.position > 0))
+        )
         self.actions["forward back"].setEnabled(ctrl.phase == FORWARD)
         self.actions["stop"].setEnabled(ctrl.phase != "idle")
         play = self.actions["play"]
@@ -400,8 +430,7 @@ class DebuggerPanel(QWidget):
         question = ctrl.quiz_question()
         self.quiz_box.setVisible(bool(question))
         self.quiz_prompt.setText("Your prediction:")
-        names = sorted(self.session.doc.nodes[n].label or n for n in ctrl.breakpoint_ids
-                       if n in self.session.doc.nodes)
+        names = sorted(self.session.doc.nodes[n].label or n for n in ctrl.breakpoint_ids if n in self.session.doc.nodes)
         self.breakpoints_label.setText("Breakpoints: " + (", ".join(names) if names else "none"))
         if self.gradcheck.model.checks and not has:
             self.gradcheck.clear()
@@ -412,14 +441,17 @@ class DebuggerPanel(QWidget):
 
         def chip(text, on, done=False):
             if on:
-                return (f"<span style='background-color:{s.highlight}; font-weight:bold'>"
-                        f"&nbsp;{text}&nbsp;</span>")
+                return f"<span style='background-color:{s.highlight}; font-weight:bold'>&nbsp;{text}&nbsp;</span>"
             color = s.good if done else s.muted
             return f"<span style='color:{color}'>&nbsp;{text}{' ✓' if done else ''}&nbsp;</span>"
+
         forward_done = ctrl.phase == BACKWARD or (ctrl.phase == FORWARD and ctrl.forward_stepper.done)
         backward_done = ctrl.phase == BACKWARD and ctrl.stepper.done
-        return (chip("1 Forward", ctrl.phase == FORWARD, forward_done and ctrl.phase != FORWARD) + " ▸ " +
-                chip("2 Backward", ctrl.phase == BACKWARD and not backward_done, backward_done))
+        return (
+            chip("1 Forward", ctrl.phase == FORWARD, forward_done and ctrl.phase != FORWARD)
+            + " ▸ "
+            + chip("2 Backward", ctrl.phase == BACKWARD and not backward_done, backward_done)
+        )
 
     def _render_explanation(self):
         self.explanation.setHtml(describe(self.controller, self._style))
@@ -437,8 +469,9 @@ class DebuggerPanel(QWidget):
     # -- gestures ------------------------------------------------------------------------
 
     def _link(self, url):
-        action = {"debug:reset": self.controller.reset,
-                  "debug:forward": self.controller.forward_reset}.get(url.toString())
+        action = {"debug:reset": self.controller.reset, "debug:forward": self.controller.forward_reset}.get(
+            url.toString()
+        )
         if action is not None:
             action()
 
@@ -478,8 +511,9 @@ class DebuggerPanel(QWidget):
             return
         if node.kind == "op":
             on = nid in ctrl.breakpoint_ids
-            menu.addAction("Remove Breakpoint" if on else "Add Breakpoint (F9)",
-                           lambda: ctrl.set_breakpoint(nid, not on))
+            menu.addAction(
+                "Remove Breakpoint" if on else "Add Breakpoint (F9)", lambda: ctrl.set_breakpoint(nid, not on)
+            )
         menu.addAction("Run to Here (Ctrl+F10)", lambda: ctrl.run_to(nid))
 
     def hideEvent(self, event):
@@ -497,7 +531,7 @@ class CachedScrollBar(QScrollBar):
     over it or it is being dragged, it is drawn as usual (hover and press looks).
     """
 
-    KEEP = 16   # states remembered
+    KEEP = 16  # states remembered
 
     def __init__(self, orientation, parent=None):
         super().__init__(orientation, parent)
@@ -509,12 +543,21 @@ class CachedScrollBar(QScrollBar):
             return
         option = QStyleOptionSlider()
         self.initStyleOption(option)
-        option.subControls = QStyle.SC_All     # what QScrollBar.paintEvent draws
+        option.subControls = QStyle.SC_All  # what QScrollBar.paintEvent draws
         option.activeSubControls = QStyle.SC_None
         ratio = self.devicePixelRatioF()
-        key = (option.minimum, option.maximum, option.sliderPosition, option.pageStep,
-               int(option.state.value), self.width(), self.height(), ratio,
-               self.palette().cacheKey(), self.style().name())
+        key = (
+            option.minimum,
+            option.maximum,
+            option.sliderPosition,
+            option.pageStep,
+            int(option.state.value),
+            self.width(),
+            self.height(),
+            ratio,
+            self.palette().cacheKey(),
+            self.style().name(),
+        )
         picture = self._pictures.get(key)
         if picture is None:
             if len(self._pictures) >= self.KEEP:

@@ -14,10 +14,11 @@ from app.look.theme import MONO_FAMILY
 from core.ops import short_text
 
 COLUMNS = ("#", "node", "op", "formula", "")
-_TOP = QModelIndex()   # the invisible root of a table model
+_TOP = QModelIndex()  # the invisible root of a table model
 # plain ints: comparing PySide6's enum members costs microseconds, and a repaint asks ~400 times
-DISPLAY, FONT, BACKGROUND, FOREGROUND, TOOLTIP = (int(r) for r in (
-    Qt.DisplayRole, Qt.FontRole, Qt.BackgroundRole, Qt.ForegroundRole, Qt.ToolTipRole))
+DISPLAY, FONT, BACKGROUND, FOREGROUND, TOOLTIP = (
+    int(r) for r in (Qt.DisplayRole, Qt.FontRole, Qt.BackgroundRole, Qt.ForegroundRole, Qt.ToolTipRole)
+)
 _ROLES = frozenset((DISPLAY, FONT, BACKGROUND, FOREGROUND, TOOLTIP))
 
 
@@ -27,12 +28,12 @@ class StepListModel(QAbstractTableModel):
         self.ctrl = controller
         self.theme = theme
         self._order = []
-        self._shown = -1      # row of the step shown (position - 1)
+        self._shown = -1  # row of the step shown (position - 1)
         self._position = 0
         self._mono = QFont(MONO_FAMILY)
         self._bold = QFont()
         self._bold.setBold(True)
-        self._texts = {}      # row -> (name, op, formula), made when first shown
+        self._texts = {}  # row -> (name, op, formula), made when first shown
         self.set_theme(theme)
         self.reload()
 
@@ -199,7 +200,7 @@ class StepListView(QTableView):
     def apply_theme(self, theme):
         """Colours of the selection frame and the row height, from the theme."""
         self._delegate.frame = QColor(theme.color("selection"))
-        palette = self.palette()   # the view paints a selected row's panel itself: make it clear
+        palette = self.palette()  # the view paints a selected row's panel itself: make it clear
         palette.setColor(palette.ColorRole.Highlight, QColor(0, 0, 0, 0))
         palette.setColor(palette.ColorRole.HighlightedText, palette.color(palette.ColorRole.Text))
         self.setPalette(palette)

@@ -46,10 +46,12 @@ f = x*y + y**2
 
 EXAMPLES = {
     "Tutorial: f = x·y + y²": TUTORIAL,
-    "A neuron: tanh(w·x + b)": ("x1 = Value(2.0, label='x1')\nx2 = Value(0.0, label='x2')\n"
-                               "w1 = Value(-3.0, label='w1')\nw2 = Value(1.0, label='w2')\n"
-                               "b = Value(6.8813735870195432, label='b')\n"
-                               "n = x1*w1 + x2*w2 + b\no = n.tanh()\n"),
+    "A neuron: tanh(w·x + b)": (
+        "x1 = Value(2.0, label='x1')\nx2 = Value(0.0, label='x2')\n"
+        "w1 = Value(-3.0, label='w1')\nw2 = Value(1.0, label='w2')\n"
+        "b = Value(6.8813735870195432, label='b')\n"
+        "n = x1*w1 + x2*w2 + b\no = n.tanh()\n"
+    ),
     "A value used twice: b = a + a": "a = Value(3.0, label='a')\nb = a + a\n",
     "Division: (a - b) / (a + b)": "(a - b) / (a + b)\n",
     "Overflow to inf: exp(x·x)": "x = Value(30.0, label='x')\ny = (x*x).exp()\n",
@@ -61,10 +63,13 @@ def ask_replace_text(parent, title):
     """True if the user lets the example `title` replace text they typed and did not run.
     A module function, so tests replace it and never meet a modal box."""
     answer = QMessageBox.question(
-        parent, "Replace your text?",
+        parent,
+        "Replace your text?",
         f"The editor holds text you typed and have not run. Replace it with the example "
         f"'{title}'? (Ctrl+Z in the editor brings it back.)",
-        QMessageBox.Yes | QMessageBox.Cancel, QMessageBox.Cancel)
+        QMessageBox.Yes | QMessageBox.Cancel,
+        QMessageBox.Cancel,
+    )
     return answer == QMessageBox.Yes
 
 
@@ -79,8 +84,9 @@ def free_values(text, table):
         return {}
     assigned = set()
     for node in ast.walk(tree):
-        targets = node.targets if isinstance(node, ast.Assign) else \
-            [node.target] if isinstance(node, ast.AugAssign) else []
+        targets = (
+            node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AugAssign) else []
+        )
         assigned.update(t.id for t in targets if isinstance(t, ast.Name))
     return {name: value for name, value in table.items() if name not in assigned}
 
@@ -101,8 +107,7 @@ class CodeEditor(QPlainTextEdit):
         self.setPlaceholderText("x*y + y**2\n\nor micrograd code:\nx = Value(2.0, label='x')\n...")
 
     def _is_run_key(self, event):
-        return event.key() in (Qt.Key_Return, Qt.Key_Enter) and \
-            event.modifiers() & Qt.ControlModifier
+        return event.key() in (Qt.Key_Return, Qt.Key_Enter) and event.modifiers() & Qt.ControlModifier
 
     def event(self, event):
         # claim Ctrl+Enter before any window shortcut, so it works the same everywhere
@@ -147,7 +152,7 @@ class ExpressionBar(QWidget):
         top.addWidget(self.examples)
         layout.addLayout(top)
 
-        self._kept_text = ""     # the text last run or set by the app (not typed since)
+        self._kept_text = ""  # the text last run or set by the app (not typed since)
         self.editor = CodeEditor()
         self.editor.runRequested.connect(self.run)
         self.editor.textChanged.connect(self._text_changed)
@@ -158,7 +163,8 @@ class ExpressionBar(QWidget):
         self.error_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.error_label.setStyleSheet(
             f"color: {ERROR_COLOR}; background: #fdecee; border: 1px solid #f3b7be; "
-            "border-radius: 4px; padding: 5px 7px;")
+            "border-radius: 4px; padding: 5px 7px;"
+        )
         self.error_label.hide()
         layout.addWidget(self.error_label)
 
@@ -184,8 +190,9 @@ class ExpressionBar(QWidget):
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.Stretch)
         self.table.horizontalHeader().setSectionResizeMode(1, QHeaderView.Stretch)
         self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
-        self.table.setEditTriggers(QAbstractItemView.DoubleClicked | QAbstractItemView.EditKeyPressed
-                                   | QAbstractItemView.AnyKeyPressed)
+        self.table.setEditTriggers(
+            QAbstractItemView.DoubleClicked | QAbstractItemView.EditKeyPressed | QAbstractItemView.AnyKeyPressed
+        )
         self.table.setToolTip("Double-click a value to change it; the graph recomputes")
         layout.addWidget(self.table, 2)
 
@@ -229,7 +236,7 @@ class ExpressionBar(QWidget):
         self.examples.setCurrentIndex(0)
         if self.has_unrun_text() and not ask_replace_text(self, title):
             return
-        cursor = QTextCursor(self.editor.document())   # one edit: the editor's undo takes it back
+        cursor = QTextCursor(self.editor.document())  # one edit: the editor's undo takes it back
         cursor.select(QTextCursor.Document)
         cursor.insertText(EXAMPLES[title])
         self.run()
@@ -305,4 +312,3 @@ class ExpressionBar(QWidget):
     def run_values(self, text=None):
         """The values to parse `text` with: table values of its free names."""
         return free_values(self.text() if text is None else text, self.table_values())
-

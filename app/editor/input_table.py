@@ -17,7 +17,7 @@ from core.document.commands import SetValue
 
 HEADERS = ("name", "value")
 
-_ROOT = QModelIndex()   # Qt's 'no parent': a table has only top-level rows
+_ROOT = QModelIndex()  # Qt's 'no parent': a table has only top-level rows
 
 
 class InputTableModel(QAbstractTableModel):
@@ -65,7 +65,7 @@ class InputTableModel(QAbstractTableModel):
         if role == Qt.UserRole:
             return nid
         node = self.session.doc.nodes.get(nid)
-        if node is None:   # removed; the recompile that follows refreshes the rows
+        if node is None:  # removed; the recompile that follows refreshes the rows
             return None
         return (node.label or nid) if index.column() == 0 else f"{node.value:g}"
 
@@ -79,8 +79,7 @@ class InputTableModel(QAbstractTableModel):
         try:
             number = float(text)
         except (TypeError, ValueError):
-            self.error.emit(f"'{text}' is not a number; the value of {node.label or nid} "
-                            f"stays {node.value:g}.")
+            self.error.emit(f"'{text}' is not a number; the value of {node.label or nid} stays {node.value:g}.")
             return False
         if number != node.value:
             ok, error = self.session.push(SetValue(nid, number))

@@ -49,8 +49,10 @@ def derivative_lines(node, operand_names, out_name, value, out_grad):
         if op.math[i] not in ("1", "−1"):
             formula += f" = {format_number(number)}"
         operand = names[i] if i < len(names) else names[-1]
-        contribution = (f"{operand}.grad += {format_number(number)} · {out_name}.grad "
-                        f"{format_number(out_grad)} = {format_number(number * out_grad)}")
+        contribution = (
+            f"{operand}.grad += {format_number(number)} · {out_name}.grad "
+            f"{format_number(out_grad)} = {format_number(number * out_grad)}"
+        )
         lines.append((formula, contribution))
     return lines
 
@@ -147,8 +149,9 @@ class InspectorPanel(QWidget):
 
     def _section(self, layout, title):
         heading = QLabel(title.upper())
-        heading.setStyleSheet("color: palette(mid); font-size: 10px; font-weight: bold; "
-                              "letter-spacing: 1px; margin-top: 6px;")
+        heading.setStyleSheet(
+            "color: palette(mid); font-size: 10px; font-weight: bold; letter-spacing: 1px; margin-top: 6px;"
+        )
         body = QLabel()
         body.setWordWrap(True)
         body.setTextFormat(Qt.RichText)
@@ -194,8 +197,16 @@ class InspectorPanel(QWidget):
         node = doc.nodes.get(nid) if nid is not None else None
         has = node is not None
         self.empty.setVisible(not has)
-        for w in (self.title, self.subtitle, self.form_widget, self.inputs_label,
-                  self.consumers_label, self.derivative_label, self.collected_label, self.notes_label):
+        for w in (
+            self.title,
+            self.subtitle,
+            self.form_widget,
+            self.inputs_label,
+            self.consumers_label,
+            self.derivative_label,
+            self.collected_label,
+            self.notes_label,
+        ):
             w.setVisible(has)
         for w in (self.inputs_label, self.consumers_label, self.derivative_label, self.collected_label):
             w.heading.setVisible(has)
@@ -245,8 +256,9 @@ class InspectorPanel(QWidget):
             self.inputs_label.setText("<i>none — a leaf</i>")
         consumers = doc.consumers_of(nid)
         if consumers:
-            self.consumers_label.setText("<br>".join(
-                f"{self._link_html(e.dst)} (port {e.port}, {doc.nodes[e.dst].op})" for e in consumers))
+            self.consumers_label.setText(
+                "<br>".join(f"{self._link_html(e.dst)} (port {e.port}, {doc.nodes[e.dst].op})" for e in consumers)
+            )
         else:
             self.consumers_label.setText("<i>nothing — this is a sink</i>")
 
@@ -261,9 +273,11 @@ class InspectorPanel(QWidget):
             names = [self._name(src) for src in doc.inputs_of(nid)]
             out_name = _bracket(self._name(nid))
             for formula, contribution in derivative_lines(node, names, out_name, value, value.grad):
-                lines.append(f"<div style=\"font-family:'{MONO_FAMILY}'; font-weight:bold\">"
-                             f"{html.escape(formula)}</div>"
-                             f"<div style='color:gray; margin-bottom:6px'>{html.escape(contribution)}</div>")
+                lines.append(
+                    f"<div style=\"font-family:'{MONO_FAMILY}'; font-weight:bold\">"
+                    f"{html.escape(formula)}</div>"
+                    f"<div style='color:gray; margin-bottom:6px'>{html.escape(contribution)}</div>"
+                )
             self.derivative_label.setText("".join(lines))
         elif node.kind == "op":
             self.derivative_label.setText("<i>not computed: wire every input first</i>")
@@ -277,8 +291,10 @@ class InspectorPanel(QWidget):
             notes.append("<b style='color:#d42a3c'>! not finite</b> — data or grad is inf or nan.")
         missing = [p for p, src in enumerate(doc.inputs_of(nid)) if src is None] if node.kind == "op" else []
         if missing:
-            notes.append(f"<b style='color:#d42a3c'>missing input</b> on port "
-                         f"{', '.join(map(str, missing))} ({OPS[node.op][0]} needed).")
+            notes.append(
+                f"<b style='color:#d42a3c'>missing input</b> on port "
+                f"{', '.join(map(str, missing))} ({OPS[node.op][0]} needed)."
+            )
         if doc.effective_output() == nid:
             notes.append("<b>output</b> — backward starts here with grad = 1.")
         self.notes_label.setText("<br>".join(notes))
@@ -341,10 +357,20 @@ class InspectorPanel(QWidget):
     def text(self):
         """Everything shown, as plain text."""
         from PySide6.QtGui import QTextDocument
-        parts = [self.title.text(), self.subtitle.text(), f"data {self.data_label.text()}",
-                 f"grad {self.grad_label.text()}"]
-        for label in (self.inputs_label, self.consumers_label, self.derivative_label,
-                      self.collected_label, self.notes_label):
+
+        parts = [
+            self.title.text(),
+            self.subtitle.text(),
+            f"data {self.data_label.text()}",
+            f"grad {self.grad_label.text()}",
+        ]
+        for label in (
+            self.inputs_label,
+            self.consumers_label,
+            self.derivative_label,
+            self.collected_label,
+            self.notes_label,
+        ):
             d = QTextDocument()
             d.setHtml(label.text())
             parts.append(d.toPlainText())

@@ -43,17 +43,18 @@ from core.files.interchange import dot, graphml
 
 MAX_RECENT = 10
 GRAPH_FILTER = "Graphs (*.json);;All files (*)"
-ASYNC_OPEN_BYTES = 300_000       # from this size on (~1,000 nodes) a file is read on a worker thread
-EXAMPLES_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
-                            "resources", "examples")
-_open_boxes = []   # non-modal message boxes still showing
+ASYNC_OPEN_BYTES = 300_000  # from this size on (~1,000 nodes) a file is read on a worker thread
+EXAMPLES_DIR = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "resources", "examples"
+)
+_open_boxes = []  # non-modal message boxes still showing
 
 
 def _file_size(path):
     try:
         return os.path.getsize(path)
     except (OSError, TypeError, ValueError):
-        return 0   # reading it says what is wrong
+        return 0  # reading it says what is wrong
 
 
 def _needs_layout(doc):
@@ -63,6 +64,7 @@ def _needs_layout(doc):
 
 # -----------------------------------------------------------------------------
 # Dialogs: one function each, so tests can replace them
+
 
 def show_error(parent, title, text):
     """Tell the user what went wrong; returns at once (the box is not modal)."""
@@ -84,15 +86,19 @@ def close_message_boxes(parent):
 def ask_save_changes(parent, name):
     """'save', 'discard' or 'cancel' for the unsaved changes of `name`."""
     answer = QMessageBox.question(
-        parent, "Unsaved changes", f"Save the changes to {name} before closing it?\n\n"
-        "If you don't save, your changes will be lost.",
-        QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel, QMessageBox.Save)
+        parent,
+        "Unsaved changes",
+        f"Save the changes to {name} before closing it?\n\nIf you don't save, your changes will be lost.",
+        QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel,
+        QMessageBox.Save,
+    )
     return {QMessageBox.Save: "save", QMessageBox.Discard: "discard"}.get(answer, "cancel")
 
 
 def ask_confirm(parent, title, text):
-    return QMessageBox.question(parent, title, text, QMessageBox.Yes | QMessageBox.No,
-                                QMessageBox.No) == QMessageBox.Yes
+    return (
+        QMessageBox.question(parent, title, text, QMessageBox.Yes | QMessageBox.No, QMessageBox.No) == QMessageBox.Yes
+    )
 
 
 def ask_open_path(parent, title, directory="", filter=GRAPH_FILTER):
@@ -106,10 +112,15 @@ def ask_save_path(parent, title, suggested, filter=GRAPH_FILTER):
 def ask_recover(parent, recovered, saved_at):
     """'restore', 'discard' or 'later' for autosaved work a crash left behind."""
     name = recovered.title or "an untitled graph"
-    box = QMessageBox(QMessageBox.Question, "Recover unsaved work",
-                      f"Backprop Studio did not close normally. It autosaved your work on "
-                      f"{name} ({len(recovered.doc.nodes)} nodes) at {saved_at}.\n\n"
-                      "Restore it now?", QMessageBox.NoButton, parent)
+    box = QMessageBox(
+        QMessageBox.Question,
+        "Recover unsaved work",
+        f"Backprop Studio did not close normally. It autosaved your work on "
+        f"{name} ({len(recovered.doc.nodes)} nodes) at {saved_at}.\n\n"
+        "Restore it now?",
+        QMessageBox.NoButton,
+        parent,
+    )
     restore = box.addButton("Restore", QMessageBox.AcceptRole)
     discard = box.addButton("Discard", QMessageBox.DestructiveRole)
     box.addButton("Later", QMessageBox.RejectRole)
@@ -140,6 +151,7 @@ def examples():
 # -----------------------------------------------------------------------------
 # The file of one window
 
+
 class FileActions(QObject):
     def __init__(self, window, settings_store=None, autosave_dir=None):
         super().__init__(window)
@@ -147,15 +159,15 @@ class FileActions(QObject):
         self.session = window.session
         self.stack = window.undo_stack
         self.settings = settings_store if settings_store is not None else settings()
-        self.path = None          # the file the document belongs to (None: untitled)
-        self.name = "Untitled"    # what the title bar calls it
-        self.meta = {}            # the file's meta without groups (title, description, ...)
+        self.path = None  # the file the document belongs to (None: untitled)
+        self.name = "Untitled"  # what the title bar calls it
+        self.meta = {}  # the file's meta without groups (title, description, ...)
         self.prompt_on_close = True
         self.autosave = AutosaveManager(self._snapshot, autosave_dir, parent=self)
         self.session.doc.changed.connect(self.autosave.changed)
         self.session.groups.changed.connect(self.autosave.changed)
         self.stack.cleanChanged.connect(self._clean_changed)
-        self._alive = True   # the undo stack's last signals arrive while the window is destroyed
+        self._alive = True  # the undo stack's last signals arrive while the window is destroyed
         window.destroyed.connect(self._window_destroyed)
         self.recent_menu = None
         self.examples_menu = None
@@ -166,8 +178,7 @@ class FileActions(QObject):
         """Add the File menu's entries (before whatever the window adds after)."""
         a = self.window.add_action
         a("File", "&New", self.new, QKeySequence.New, key="new", tip="Start an empty graph")
-        a("File", "&Open…", self.open_dialog, QKeySequence.Open, key="open",
-          tip="Open a saved graph (.json)")
+        a("File", "&Open…", self.open_dialog, QKeySequence.Open, key="open", tip="Open a saved graph (.json)")
         menu = self.window.menu("File")
         self.recent_menu = menu.addMenu("Open &Recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent)
@@ -179,20 +190,51 @@ class FileActions(QObject):
         self._fill_recent()
         menu.addSeparator()
         a("File", "&Save", self.save, QKeySequence.Save, key="save", tip="Save the graph (Ctrl+S)")
-        a("File", "Save &As…", self.save_as, QKeySequence.SaveAs, key="save as",
-          tip="Save the graph under a new file name")
+        a(
+            "File",
+            "Save &As…",
+            self.save_as,
+            QKeySequence.SaveAs,
+            key="save as",
+            tip="Save the graph under a new file name",
+        )
         a("File", "Re&vert", self.revert, key="revert", tip="Go back to the saved file")
         menu.addSeparator()
-        a("File", "&Import Snippet…", self.import_snippet_dialog, key="import snippet",
-          tip="Read micrograd-style code from a .py file into the graph")
-        a("File", "Export as P&ython…", lambda: self.export_code_dialog("python"), key="export python",
-          tip="Save the graph as micrograd-style code")
-        a("File", "Export as Py&Torch…", lambda: self.export_code_dialog("pytorch"),
-          key="export pytorch", tip="Save the graph as a PyTorch script that checks its gradients")
-        a("File", "Export as &GraphML…", lambda: self.export_graph_dialog("graphml"), key="export graphml",
-          tip="Save the graph for yEd, Gephi, Cytoscape or networkx (.graphml)")
-        a("File", "Export as Graphviz &DOT…", lambda: self.export_graph_dialog("dot"), key="export dot",
-          tip="Save the graph for Graphviz and other graph viewers (.dot)")
+        a(
+            "File",
+            "&Import Snippet…",
+            self.import_snippet_dialog,
+            key="import snippet",
+            tip="Read micrograd-style code from a .py file into the graph",
+        )
+        a(
+            "File",
+            "Export as P&ython…",
+            lambda: self.export_code_dialog("python"),
+            key="export python",
+            tip="Save the graph as micrograd-style code",
+        )
+        a(
+            "File",
+            "Export as Py&Torch…",
+            lambda: self.export_code_dialog("pytorch"),
+            key="export pytorch",
+            tip="Save the graph as a PyTorch script that checks its gradients",
+        )
+        a(
+            "File",
+            "Export as &GraphML…",
+            lambda: self.export_graph_dialog("graphml"),
+            key="export graphml",
+            tip="Save the graph for yEd, Gephi, Cytoscape or networkx (.graphml)",
+        )
+        a(
+            "File",
+            "Export as Graphviz &DOT…",
+            lambda: self.export_graph_dialog("dot"),
+            key="export dot",
+            tip="Save the graph for Graphviz and other graph viewers (.dot)",
+        )
         menu.addSeparator()
         self.update_title()
 
@@ -235,8 +277,7 @@ class FileActions(QObject):
 
     def open_recent(self, path):
         if not os.path.exists(path):
-            show_error(self.window, "File not found", f"{path} is no longer there; it is taken off "
-                       "the recent files.")
+            show_error(self.window, "File not found", f"{path} is no longer there; it is taken off the recent files.")
             self._forget(path)
             return False
         return self.open(path)
@@ -301,7 +342,7 @@ class FileActions(QObject):
         if not self.maybe_save():
             return False
         self.window.show_document(GraphDocument(), "New graph", layout=False, undoable=False)
-        self.window.view.reset_zoom()   # nothing to fit: a new graph starts at 100 %, not at the last zoom
+        self.window.view.reset_zoom()  # nothing to fit: a new graph starts at 100 %, not at the last zoom
         self._set_file(None, {})
         return True
 
@@ -328,10 +369,12 @@ class FileActions(QObject):
         if ask and not self.maybe_save():
             return False
         text = f"Open {os.path.basename(str(path))}"
-        if ASYNC_OPEN_BYTES <= _file_size(path) <= graph_file.MAX_BYTES:   # larger: refused at once
-            self.window.run_in_background(lambda: self._read_for_showing(path, text),
-                                          lambda outcome: self._opened(path, text, outcome),
-                                          f"Opening {os.path.basename(str(path))}…")
+        if ASYNC_OPEN_BYTES <= _file_size(path) <= graph_file.MAX_BYTES:  # larger: refused at once
+            self.window.run_in_background(
+                lambda: self._read_for_showing(path, text),
+                lambda outcome: self._opened(path, text, outcome),
+                f"Opening {os.path.basename(str(path))}…",
+            )
             return True
         try:
             outcome = self._read_for_showing(path, text, prepare=False)
@@ -369,16 +412,24 @@ class FileActions(QObject):
         else:
             text = str(error)
         message = f"Could not open {name}: {text}"
-        self.window.show_message(message)   # not in the editor's box: that speaks of the editor's text
-        show_error(self.window, "Could not open the file",
-                   f"{name} was not opened.\n\n{text}\n\nThe graph shown is unchanged.")
+        self.window.show_message(message)  # not in the editor's box: that speaks of the editor's text
+        show_error(
+            self.window, "Could not open the file", f"{name} was not opened.\n\n{text}\n\nThe graph shown is unchanged."
+        )
 
     def _show(self, doc, groups, text, replacement=None, meta=None):
         """Show a file's graph; its positions are kept as saved if it was saved for
         today's node boxes (meta "canvas"), else re-checked for overlaps."""
         current = meta is not None and meta.get("canvas") == CANVAS_VERSION
-        return self.window.show_document(doc, text, layout=_needs_layout(doc), undoable=False,
-                                         groups=groups, replacement=replacement, keep_positions=current)
+        return self.window.show_document(
+            doc,
+            text,
+            layout=_needs_layout(doc),
+            undoable=False,
+            groups=groups,
+            replacement=replacement,
+            keep_positions=current,
+        )
 
     def open_example(self, path):
         """An example opens as an untitled copy: saving asks where, never over the example."""
@@ -398,9 +449,9 @@ class FileActions(QObject):
         if self.path is None:
             self.window.show_message("This graph was never saved: there is no file to go back to.")
             return False
-        if self.modified and not ask_confirm(self.window, "Revert",
-                                             f"Discard your changes and go back to {self.name} "
-                                             "as saved?"):
+        if self.modified and not ask_confirm(
+            self.window, "Revert", f"Discard your changes and go back to {self.name} as saved?"
+        ):
             return False
         return self.open(self.path, ask=False)
 
@@ -424,13 +475,16 @@ class FileActions(QObject):
     def save_to(self, path):
         meta = dict(self.meta)
         meta.setdefault("title", os.path.splitext(os.path.basename(str(path)))[0])
-        meta["canvas"] = CANVAS_VERSION   # the positions are for today's node boxes
+        meta["canvas"] = CANVAS_VERSION  # the positions are for today's node boxes
         try:
             graph_file.save(self.session.doc, path, join_meta(meta, self.session.groups.to_list()))
         except (OSError, ValueError) as e:
             text = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
-            show_error(self.window, "Could not save", f"{path} was not written: {text}.\n\n"
-                       "Your graph is still open; try another folder or name.")
+            show_error(
+                self.window,
+                "Could not save",
+                f"{path} was not written: {text}.\n\nYour graph is still open; try another folder or name.",
+            )
             self.window.show_message(f"Could not save {path}: {text}")
             return False
         self.stack.setClean()
@@ -455,8 +509,9 @@ class FileActions(QObject):
     def export_code_dialog(self, kind):
         stem = os.path.splitext(self.name)[0] if self.path else "graph"
         suggested = f"{stem}_torch.py" if kind == "pytorch" else f"{stem}.py"
-        path = ask_save_path(self.window, "Export as PyTorch" if kind == "pytorch" else "Export as Python",
-                             suggested, "Python (*.py)")
+        path = ask_save_path(
+            self.window, "Export as PyTorch" if kind == "pytorch" else "Export as Python", suggested, "Python (*.py)"
+        )
         return self.export_code(kind, path) if path else False
 
     def export_graph(self, kind, path):
@@ -471,8 +526,11 @@ class FileActions(QObject):
 
     def export_graph_dialog(self, kind):
         stem = os.path.splitext(self.name)[0] if self.path else "graph"
-        title, pattern = ("Export as GraphML", "GraphML (*.graphml)") if kind == "graphml" \
+        title, pattern = (
+            ("Export as GraphML", "GraphML (*.graphml)")
+            if kind == "graphml"
             else ("Export as Graphviz DOT", "Graphviz DOT (*.dot *.gv)")
+        )
         path = ask_save_path(self.window, title, f"{stem}.{'graphml' if kind == 'graphml' else 'dot'}", pattern)
         return self.export_graph(kind, path) if path else False
 
@@ -480,21 +538,27 @@ class FileActions(QObject):
         """Read micrograd-style code into the graph (one undoable step)."""
         try:
             # the strict reader: a FIFO or a device is refused before it is opened
-            text = strict_json.decode(strict_json.read_bytes(path, graph_file.MAX_BYTES, "a snippet"),
-                                      "a snippet")
+            text = strict_json.decode(strict_json.read_bytes(path, graph_file.MAX_BYTES, "a snippet"), "a snippet")
             doc = parse(text)
         except ExprError as e:
-            show_error(self.window, "Could not import",
-                       f"{os.path.basename(path)}, line {e.line}, column {e.col}: {e.message}\n\n"
-                       "The graph shown is unchanged.")
+            show_error(
+                self.window,
+                "Could not import",
+                f"{os.path.basename(path)}, line {e.line}, column {e.col}: {e.message}\n\n"
+                "The graph shown is unchanged.",
+            )
             return False
         except strict_json.JSONFileError as e:
-            show_error(self.window, "Could not import", f"{os.path.basename(path)}: {e.message}\n\n"
-                       "The graph shown is unchanged.")
+            show_error(
+                self.window,
+                "Could not import",
+                f"{os.path.basename(path)}: {e.message}\n\nThe graph shown is unchanged.",
+            )
             return False
         except (OSError, UnicodeDecodeError, ValueError) as e:
-            show_error(self.window, "Could not import", f"{os.path.basename(path)}: {e}\n\n"
-                       "The graph shown is unchanged.")
+            show_error(
+                self.window, "Could not import", f"{os.path.basename(path)}: {e}\n\nThe graph shown is unchanged."
+            )
             return False
         self.window.editor.set_text(text)
         if not self.window.show_document(doc, f"Import {os.path.basename(path)}"):
@@ -533,13 +597,15 @@ class FileActions(QObject):
         restored = False
         for orphan in orphans:
             if restored:
-                orphan.release()        # any others wait for the next start
+                orphan.release()  # any others wait for the next start
                 continue
             recovered = orphan.read()
             if recovered is None:
-                show_error(self.window, "Autosave unreadable",
-                           f"Autosaved work was found but could not be read:\n{orphan.error}\n\n"
-                           f"It is kept at {orphan.path}.")
+                show_error(
+                    self.window,
+                    "Autosave unreadable",
+                    f"Autosaved work was found but could not be read:\n{orphan.error}\n\nIt is kept at {orphan.path}.",
+                )
                 orphan.release()
                 continue
             answer = ask_recover(self.window, recovered, recovered.saved_at)
@@ -549,16 +615,22 @@ class FileActions(QObject):
             if answer != "restore" or not self.maybe_save():
                 orphan.release()
                 continue
-            ok = self.window.show_document(recovered.doc, "Recover autosaved work", layout=False,
-                                           undoable=True, groups=recovered.groups, keep_positions=True)
+            ok = self.window.show_document(
+                recovered.doc,
+                "Recover autosaved work",
+                layout=False,
+                undoable=True,
+                groups=recovered.groups,
+                keep_positions=True,
+            )
             if ok and self.window.layout_pending:
-                ok = self.window.wait_for_layout()   # shown before the copy it came from goes
+                ok = self.window.wait_for_layout()  # shown before the copy it came from goes
             if not ok:
                 orphan.release()
                 continue
             self._set_file(recovered.source, recovered.meta, name=recovered.title or None)
             self.autosave.changed()
-            self.autosave.tick(wait=True)   # written before the old copy goes: never no copy
+            self.autosave.tick(wait=True)  # written before the old copy goes: never no copy
             orphan.discard()
             self.window.show_message("Restored the autosaved work. Save it to keep it.")
             restored = True
@@ -579,5 +651,5 @@ class FileActions(QObject):
             ok = self.window.restoreGeometry(geometry)
         if state is not None:
             ok = self.window.restoreState(state) and ok
-            self.window.docks_arranged = True   # the user's own arrangement: keep it
+            self.window.docks_arranged = True  # the user's own arrangement: keep it
         return ok

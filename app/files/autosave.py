@@ -54,11 +54,11 @@ class Orphan:
 
     def __init__(self, path, lock):
         self.path, self.lock = path, lock
-        self.recovered = None    # core.files.recovery.Recovered once read
-        self.error = None        # the FormatError / OSError if it could not be read
+        self.recovered = None  # core.files.recovery.Recovered once read
+        self.error = None  # the FormatError / OSError if it could not be read
 
     def read(self):
-        try:   # the strict reader: regular files only, at most graph_file.MAX_BYTES
+        try:  # the strict reader: regular files only, at most graph_file.MAX_BYTES
             self.recovered = recovery.load(self.path)
         except (OSError, ValueError) as e:
             self.error = e
@@ -96,11 +96,11 @@ class AutosaveManager(QObject):
         self.lock = QLockFile(os.path.join(self.directory, f"{self.session_id}.lock"))
         self.lock.setStaleLockTime(0)
         self.lock.tryLock(0)
-        self.revision = 0          # bumped on every document change
-        self._written = None       # the revision last written (None: no file)
-        self._generation = 0       # bumped by remove(): older writes are void
+        self.revision = 0  # bumped on every document change
+        self._written = None  # the revision last written (None: no file)
+        self._generation = 0  # bumped by remove(): older writes are void
         self._io = threading.Lock()
-        self._worker = None        # the thread writing the file, if any
+        self._worker = None  # the thread writing the file, if any
         self.last_error = None
         self.timer = QTimer(self)
         self.timer.setInterval(interval_ms)
@@ -124,7 +124,7 @@ class AutosaveManager(QObject):
             return False
         if self._worker is not None and self._worker.is_alive():
             if not wait:
-                return False   # still writing the last one; the next tick catches up
+                return False  # still writing the last one; the next tick catches up
             self._worker.join()
         doc, meta, groups, source, title = data
         plain = recovery.snapshot(doc)
@@ -137,7 +137,7 @@ class AutosaveManager(QObject):
                 text = recovery.dumps_snapshot(plain, meta, groups, source, stamp, title)
                 if self._replace(text, generation):
                     self._written = revision
-            except (OSError, ValueError) as e:   # a full disk must not take the window down
+            except (OSError, ValueError) as e:  # a full disk must not take the window down
                 self.last_error = e
 
         self._worker = threading.Thread(target=write, name="autosave", daemon=True)
@@ -148,12 +148,14 @@ class AutosaveManager(QObject):
 
     def _replace(self, text, generation):
         """Put text in place, unless the work was saved (or closed) since it was taken."""
+
         def commit(rename):
             with self._io:
                 if generation != self._generation:
                     return False
                 rename()
                 return True
+
         return write_atomically(self.path, text, commit=commit)
 
     def wait(self, timeout=10.0):
@@ -162,7 +164,7 @@ class AutosaveManager(QObject):
 
     def remove(self):
         with self._io:
-            self._generation += 1    # a write in flight will not bring the file back
+            self._generation += 1  # a write in flight will not bring the file back
             self._written = None
             try:
                 os.unlink(self.path)
@@ -188,11 +190,10 @@ class AutosaveManager(QObject):
                 continue
             path = os.path.join(self.directory, name)
             if not _is_regular_file(path):
-                continue   # we only ever write regular files: a FIFO or a link to /dev/zero is not ours
-            lock = QLockFile(path[:-len(".json")] + ".lock")
+                continue  # we only ever write regular files: a FIFO or a link to /dev/zero is not ours
+            lock = QLockFile(path[: -len(".json")] + ".lock")
             lock.setStaleLockTime(0)
-            if lock.tryLock(0):   # its owner is gone (or there never was a lock)
+            if lock.tryLock(0):  # its owner is gone (or there never was a lock)
                 found.append(Orphan(path, lock))
-        found.sort(key=lambda o: os.path.getmtime(o.path) if os.path.exists(o.path) else 0,
-                   reverse=True)
+        found.sort(key=lambda o: os.path.getmtime(o.path) if os.path.exists(o.path) else 0, reverse=True)
         return found

@@ -43,8 +43,10 @@ def entry_path(environ=None):
 def icon_paths(environ=None):
     """{source file: installed path} of the icon in the user's hicolor theme."""
     base = os.path.join(data_home(environ), "icons", "hicolor")
-    paths = {os.path.join(ICONS, f"{APP_ID}-{n}.png"): os.path.join(base, f"{n}x{n}", "apps", f"{APP_ID}.png")
-             for n in PNG_SIZES}
+    paths = {
+        os.path.join(ICONS, f"{APP_ID}-{n}.png"): os.path.join(base, f"{n}x{n}", "apps", f"{APP_ID}.png")
+        for n in PNG_SIZES
+    }
     paths[os.path.join(ICONS, f"{APP_ID}.svg")] = os.path.join(base, "scalable", "apps", f"{APP_ID}.svg")
     return paths
 
@@ -65,9 +67,11 @@ def render_entry(python=None, main=MAIN):
     python = os.path.abspath(python or sys.executable)
     with open(TEMPLATE, encoding="utf-8") as f:
         text = f.read()
-    return (text.replace("@EXEC@", f"{exec_quote(python)} {exec_quote(os.path.abspath(main))}")
-                .replace("@TRYEXEC@", python)
-                .replace("@ICON@", APP_ID))
+    return (
+        text.replace("@EXEC@", f"{exec_quote(python)} {exec_quote(os.path.abspath(main))}")
+        .replace("@TRYEXEC@", python)
+        .replace("@ICON@", APP_ID)
+    )
 
 
 def install(environ=None, python=None, refresh=True):
@@ -84,7 +88,7 @@ def install(environ=None, python=None, refresh=True):
     tmp = path + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:
         f.write(render_entry(python))
-    os.chmod(tmp, 0o755)   # some desktops only launch entries marked executable
+    os.chmod(tmp, 0o755)  # some desktops only launch entries marked executable
     os.replace(tmp, path)
     written.append(path)
     if refresh:
@@ -107,12 +111,13 @@ def uninstall(environ=None, refresh=True):
 def _refresh(environ):
     """Tell the desktop about the change, where its tools exist (never fatal)."""
     home = data_home(environ)
-    for cmd in (["update-desktop-database", os.path.join(home, "applications")],
-                ["gtk-update-icon-cache", "-f", "-t", os.path.join(home, "icons", "hicolor")]):
+    for cmd in (
+        ["update-desktop-database", os.path.join(home, "applications")],
+        ["gtk-update-icon-cache", "-f", "-t", os.path.join(home, "icons", "hicolor")],
+    ):
         if shutil.which(cmd[0]) and os.path.isdir(cmd[-1]):
             try:
-                subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=20,
-                               check=False)
+                subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=20, check=False)
             except (OSError, subprocess.SubprocessError):
                 pass
 
@@ -120,6 +125,7 @@ def _refresh(environ):
 def app_icon():
     """The window icon: every rendered size, so each place gets a crisp one."""
     from PySide6.QtGui import QIcon
+
     icon = QIcon()
     for n in PNG_SIZES:
         path = os.path.join(ICONS, f"{APP_ID}-{n}.png")
@@ -129,8 +135,9 @@ def app_icon():
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m app.files.desktop_entry",
-                                     description="Add Backprop Studio to the desktop's application menu.")
+    parser = argparse.ArgumentParser(
+        prog="python -m app.files.desktop_entry", description="Add Backprop Studio to the desktop's application menu."
+    )
     group = parser.add_mutually_exclusive_group(required=True)
     group.add_argument("--install", action="store_true", help="write the menu entry and the icon")
     group.add_argument("--uninstall", action="store_true", help="remove them")
@@ -141,8 +148,10 @@ def main(argv=None):
         return 0
     if args.install:
         paths = install()
-        print(f"Installed {paths[-1]}\n  runs: {sys.executable} {MAIN}\n  icon: {len(paths) - 1} files "
-              f"in {os.path.join(data_home(), 'icons', 'hicolor')}")
+        print(
+            f"Installed {paths[-1]}\n  runs: {sys.executable} {MAIN}\n  icon: {len(paths) - 1} files "
+            f"in {os.path.join(data_home(), 'icons', 'hicolor')}"
+        )
         return 0
     removed = uninstall()
     print("Removed:\n  " + "\n  ".join(removed) if removed else "Nothing to remove.")
@@ -151,4 +160,3 @@ def main(argv=None):
 
 if __name__ == "__main__":
     sys.exit(main())
-

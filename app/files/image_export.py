@@ -14,12 +14,12 @@ from PySide6.QtWidgets import QApplication
 
 from app.files import actions
 
-EXPORT_MAX_SIDE = 12000          # pixels; a 5,000-node graph is exported scaled down to fit
-EXPORT_MAX_PIXELS = 40_000_000   # and to at most this many pixels (160 MB of RGBA)
+EXPORT_MAX_SIDE = 12000  # pixels; a 5,000-node graph is exported scaled down to fit
+EXPORT_MAX_PIXELS = 40_000_000  # and to at most this many pixels (160 MB of RGBA)
 
 
 def _export_source(window):
-    window.scene.finish_build()   # a picture of the whole graph, not of the part drawn yet
+    window.scene.finish_build()  # a picture of the whole graph, not of the part drawn yet
     rect = window.scene.items_rect()
     return rect.adjusted(-30, -30, 30, 30)
 
@@ -32,7 +32,7 @@ def _render(window, painter, target, source, vector=False):
     items = list(scene.node_items().values()) if vector else []
     modes = [item.cacheMode() for item in items]
     QApplication.setOverrideCursor(Qt.WaitCursor)
-    scene.blockSignals(True)   # a passing deselect is not a change of the current node
+    scene.blockSignals(True)  # a passing deselect is not a change of the current node
     try:
         scene.clearSelection()
         for item in items:
@@ -53,8 +53,11 @@ def export_png(window, path, scale=2.0):
     if source.isEmpty():
         window.show_message("Nothing to export: the graph is empty.")
         return False
-    scale = min(scale, EXPORT_MAX_SIDE / max(source.width(), source.height()),
-                (EXPORT_MAX_PIXELS / (source.width() * source.height())) ** 0.5)
+    scale = min(
+        scale,
+        EXPORT_MAX_SIDE / max(source.width(), source.height()),
+        (EXPORT_MAX_PIXELS / (source.width() * source.height())) ** 0.5,
+    )
     size = QSize(max(1, round(source.width() * scale)), max(1, round(source.height() * scale)))
     image = QImage(size, QImage.Format_ARGB32_Premultiplied)
     image.fill(window.theme.color("background"))
@@ -72,6 +75,7 @@ def export_png(window, path, scale=2.0):
 def export_svg(window, path):
     """The whole graph as SVG (text stays text, so labels can be searched)."""
     from PySide6.QtSvg import QSvgGenerator
+
     source = _export_source(window)
     if source.isEmpty():
         window.show_message("Nothing to export: the graph is empty.")
@@ -88,8 +92,7 @@ def export_svg(window, path):
         return False
     painter.fillRect(QRectF(0, 0, source.width(), source.height()), window.theme.color("background"))
     try:
-        _render(window, painter, QRectF(0, 0, source.width(), source.height()), source,
-                                vector=True)
+        _render(window, painter, QRectF(0, 0, source.width(), source.height()), source, vector=True)
     finally:
         painter.end()
     window.show_message(f"Exported {path}")

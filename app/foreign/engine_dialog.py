@@ -30,19 +30,20 @@ from core.foreign.runner import TIMEOUT, check_file
 
 def choose_engine_file(parent):
     """The .py file to check, or '' if the user cancelled."""
-    path, _ = QFileDialog.getOpenFileName(parent, "Debug my engine: choose your Value class",
-                                          "", "Python files (*.py)")
+    path, _ = QFileDialog.getOpenFileName(parent, "Debug my engine: choose your Value class", "", "Python files (*.py)")
     return path
 
 
 def confirm_run(parent, path):
     """True if the user agrees to run `path` (in a separate process)."""
     answer = QMessageBox.question(
-        parent, "Debug my engine",
+        parent,
+        "Debug my engine",
         f"The studio will run {path} in a separate process (at most {TIMEOUT:g} s, 1 GB of memory) "
         f"to build test expressions with your Value class and step its backward pass.\n\n"
         f"Your open graph is not touched unless a wrong gradient is found; then the failing "
-        f"expression is shown on the canvas (Undo brings your graph back).\n\nRun it?")
+        f"expression is shown on the canvas (Undo brings your graph back).\n\nRun it?",
+    )
     return answer == QMessageBox.Yes
 
 
@@ -59,9 +60,15 @@ class EngineCheckWorker(QThread):
     def run(self):
         try:
             report = check_file(self.path, timeout=self.timeout)
-        except Exception as e:   # noqa: BLE001 -- reported in the dialog, never a crash
-            report = {"file": self.path, "status": "unusable", "message": f"the check failed: {e}",
-                      "cases": [], "notes": [], "fault": None}
+        except Exception as e:  # noqa: BLE001 -- reported in the dialog, never a crash
+            report = {
+                "file": self.path,
+                "status": "unusable",
+                "message": f"the check failed: {e}",
+                "cases": [],
+                "notes": [],
+                "fault": None,
+            }
         self.finished_report.emit(report)
 
 
@@ -103,7 +110,7 @@ class EngineCheckDialog(QDialog):
         for case in report.get("cases", []):
             self.tests.addItem(f"{marks.get(case['status'], '?')}  {case['name']}")
             if case["status"] != "pass" and self.tests.currentRow() < 0:
-                self.tests.setCurrentRow(self.tests.count() - 1)   # the failing test, in view
+                self.tests.setCurrentRow(self.tests.count() - 1)  # the failing test, in view
         for skipped in report.get("skipped", []):
             self.tests.addItem(f"–  {skipped['name']} (your class has no {', '.join(skipped['missing'])})")
         if report["status"] == "unusable":
@@ -117,8 +124,11 @@ class EngineCheckDialog(QDialog):
             self.show_on_canvas(report)
         else:
             self.status.setText(f"Every gradient is right ({len(report['cases'])} tests).")
-            self.finding.setPlainText("\n".join(["None: every step of your backward pass agrees with the "
-                                                 "studio's."] + report.get("notes", [])))
+            self.finding.setPlainText(
+                "\n".join(
+                    ["None: every step of your backward pass agrees with the studio's."] + report.get("notes", [])
+                )
+            )
 
     def show_on_canvas(self, report):
         """The failing expression on the canvas, the faulty node highlighted."""
@@ -132,14 +142,14 @@ class EngineCheckDialog(QDialog):
             return False
         if not self.window_.show_document(doc, text="Show my engine's failing expression", layout=True):
             return False
-        self.window_.files.detach()   # not the file's graph: Save must ask where
+        self.window_.files.detach()  # not the file's graph: Save must ask where
         self.window_.wait_for_layout()
         if fault.get("node_id") in doc.nodes:
             self.window_.scene.marks.set_highlight(nodes=[fault["node_id"]])
         return True
 
     def closeEvent(self, event):
-        self.worker.wait()   # the child is time-limited, so this ends
+        self.worker.wait()  # the child is time-limited, so this ends
         super().closeEvent(event)
 
 

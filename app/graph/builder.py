@@ -47,7 +47,7 @@ from core.files.graph_file import MAX_BYTES
 FRAGMENT_MIME = "application/x-backprop-studio-fragment"
 FRAGMENT_FORMAT = "backprop-studio.fragment"
 DUPLICATE_OFFSET = (40.0, 40.0)
-PASTE_NEAR = 8.0      # a pasted node this close (document units) to a node is "on" it
+PASTE_NEAR = 8.0  # a pasted node this close (document units) to a node is "on" it
 BLOCK_KEYS = ("neuron", "layer")
 
 
@@ -76,7 +76,7 @@ def fragment_from_text(text):
 class GraphBuilder(QObject):
     """The editing gestures of one window: session, scene and view it acts on."""
 
-    message = Signal(str)     # what happened / why not, for the status bar
+    message = Signal(str)  # what happened / why not, for the status bar
 
     def __init__(self, session, scene, view, parent=None):
         super().__init__(parent)
@@ -114,7 +114,7 @@ class GraphBuilder(QObject):
         if key not in ENTRIES:
             self.message.emit(f"Unknown palette entry {key!r}")
             return []
-        pos = self.scene.to_doc(scene_pos)   # a document position is at scale 1 (presenter mode)
+        pos = self.scene.to_doc(scene_pos)  # a document position is at scale 1 (presenter mode)
         opts = dict(self.options)
         opts.update({k: v for k, v in spec.items() if k != "key"})
         try:
@@ -133,9 +133,11 @@ class GraphBuilder(QObject):
             return []
         nid = command.node_id
         self._select([nid])
-        self.message.emit(f"Added {describe(self.doc.nodes[nid])}"
-                          + (" on the wire" if edge is not None else "")
-                          + (": double-click it to edit" if node.kind != "op" else ""))
+        self.message.emit(
+            f"Added {describe(self.doc.nodes[nid])}"
+            + (" on the wire" if edge is not None else "")
+            + (": double-click it to edit" if node.kind != "op" else "")
+        )
         return [nid]
 
     def _add_block(self, key, pos, opts):
@@ -145,8 +147,8 @@ class GraphBuilder(QObject):
             chosen = self.scene.selection.edit_selection()
             if len(chosen) == nin:
                 inputs = sorted(chosen, key=lambda nid: (self.doc.nodes[nid].pos[1], nid))
-        theme = self.scene.theme.with_(scale=1.0)   # document units (GraphScene.to_doc)
-        sizes = lambda node: node_size(theme, node)   # noqa: E731 -- the layout's measure
+        theme = self.scene.theme.with_(scale=1.0)  # document units (GraphScene.to_doc)
+        sizes = lambda node: node_size(theme, node)  # noqa: E731 -- the layout's measure
         if key == "neuron":
             block = neuron_block(self.doc, pos, nin, opts["activation"], inputs, sizes=sizes)
         else:
@@ -157,9 +159,11 @@ class GraphBuilder(QObject):
             return []
         created = [node.id for node in block.nodes]
         self._select(created)
-        fed = (f", reading {', '.join(describe(self.doc.nodes[n]) for n in inputs)}" if inputs else "")
-        self.message.emit(f"Added {block.group['title']}{fed}. Its weights and bias are inputs: "
-                          "double-click one to change it; right-click the frame's nodes to collapse.")
+        fed = f", reading {', '.join(describe(self.doc.nodes[n]) for n in inputs)}" if inputs else ""
+        self.message.emit(
+            f"Added {block.group['title']}{fed}. Its weights and bias are inputs: "
+            "double-click one to change it; right-click the frame's nodes to collapse."
+        )
         return created
 
     def _select(self, ids):
@@ -193,8 +197,7 @@ class GraphBuilder(QObject):
             commands.append(SetParam(nid, changes["param"]))
         if not commands:
             return False
-        command = commands[0] if len(commands) == 1 else Macro(f"Edit {describe(self.doc.nodes[nid])}",
-                                                                commands)
+        command = commands[0] if len(commands) == 1 else Macro(f"Edit {describe(self.doc.nodes[nid])}", commands)
         return self._push(command)[0]
 
     def set_output(self, nid):
@@ -272,8 +275,11 @@ class GraphBuilder(QObject):
             doc = parse(text)
         except ExprError as e:
             return None, f"the clipboard text is not a graph (line {e.line}, column {e.col}: {e.message})"
-        return {"nodes": [n.to_dict() for n in doc.nodes.values()],
-                "edges": [e.to_dict() for e in doc.edges], "groups": []}, ""
+        return {
+            "nodes": [n.to_dict() for n in doc.nodes.values()],
+            "edges": [e.to_dict() for e in doc.edges],
+            "groups": [],
+        }, ""
 
     def paste(self, scene_pos=None):
         fragment, why = self.clipboard_fragment()
@@ -285,7 +291,7 @@ class GraphBuilder(QObject):
         try:
             command = PasteWithGroups(self.session.groups, fragment)
             nodes = list(command.paste.fragment.nodes.values())
-            if nodes:   # centre the pasted nodes on the mouse
+            if nodes:  # centre the pasted nodes on the mouse
                 cx = sum(n.pos[0] for n in nodes) / len(nodes)
                 cy = sum(n.pos[1] for n in nodes) / len(nodes)
                 x, y = self.scene.to_doc(scene_pos)
@@ -302,7 +308,7 @@ class GraphBuilder(QObject):
             self.message.emit("Nothing selected to duplicate.")
             return []
         command = PasteWithGroups(self.session.groups, self.fragment(ids), DUPLICATE_OFFSET)
-        command.text = f"Duplicate {command.paste.text[len('Paste '):]}"
+        command.text = f"Duplicate {command.paste.text[len('Paste ') :]}"
         self._clear_of_nodes(command.paste)
         return self._push_paste(command)
 
@@ -322,7 +328,7 @@ class GraphBuilder(QObject):
                     return True
             return False
 
-        for _ in range(len(self.doc.nodes) * len(nodes) + 1):   # a pair of nodes blocks one shift at most
+        for _ in range(len(self.doc.nodes) * len(nodes) + 1):  # a pair of nodes blocks one shift at most
             if not lands_on_one(dx, dy):
                 break
             dx, dy = dx + DUPLICATE_OFFSET[0], dy + DUPLICATE_OFFSET[1]
@@ -377,8 +383,7 @@ class GraphBuilder(QObject):
             return
         if kind == "edge":
             src, dst, port = key
-            add(f"Delete Wire {describe(doc.nodes[src])} → {describe(doc.nodes[dst])}",
-                lambda: self.delete_edge(key))
+            add(f"Delete Wire {describe(doc.nodes[src])} → {describe(doc.nodes[dst])}", lambda: self.delete_edge(key))
             insert = menu.addMenu("Insert on Wire")
             for op in ("relu", "tanh", "sigmoid", "exp", "log", "neg", "pow"):
                 insert.addAction(op, lambda op=op: self._insert_on(op, key, pos))
@@ -386,8 +391,9 @@ class GraphBuilder(QObject):
         add_menu = menu.addMenu("Add")
         for section in ("Leaves", "Operations", "Blocks"):
             for entry in (e for e in ENTRIES.values() if e.section == section):
-                add_menu.addAction(f"{entry.symbol}   {entry.title}",
-                                   lambda k=entry.key: self.add_entry({"key": k}, pos))
+                add_menu.addAction(
+                    f"{entry.symbol}   {entry.title}", lambda k=entry.key: self.add_entry({"key": k}, pos)
+                )
             add_menu.addSeparator()
         add("Paste", lambda: self.paste(pos))
         add("Select All", self.select_all)
@@ -402,8 +408,7 @@ class GraphBuilder(QObject):
         self._push(Macro(f"Disconnect inputs of {describe(self.doc.nodes[nid])}", commands))
 
     def _insert_on(self, op, edge, pos):
-        node = node_for(op, self.doc, self.scene.to_doc(pos),
-                        param=self.options["k"] if op == "pow" else None)
+        node = node_for(op, self.doc, self.scene.to_doc(pos), param=self.options["k"] if op == "pow" else None)
         command = InsertOnEdge(node, edge)
         if self._push(command)[0]:
             self._select([command.node_id])

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QMenu
 class CanvasMenu:
     def __init__(self, scene):
         self._scene = scene
-        self.provider = None   # callable(menu, target, scene pos), set by the builder
+        self.provider = None  # callable(menu, target, scene pos), set by the builder
         self._node_hooks = []
 
     def add_node_menu_hook(self, hook):
@@ -46,7 +46,7 @@ class CanvasMenu:
         menu = self.fill(QMenu(event.widget()), target, pos)
         menu.setAttribute(Qt.WA_DeleteOnClose)
         if menu.actions():
-            menu.popup(event.screenPos())   # not exec(): no nested event loop
+            menu.popup(event.screenPos())  # not exec(): no nested event loop
         else:
             menu.deleteLater()
         event.accept()

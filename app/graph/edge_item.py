@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QGraphicsPathItem
 
 from app.graph.node_geometry import EDGE_HIGHLIGHT_Z, EDGE_Z
 
-_NO_BUTTON = Qt.NoButton   # looked up once: a 5,000-node graph has 6,500 wires
+_NO_BUTTON = Qt.NoButton  # looked up once: a 5,000-node graph has 6,500 wires
 
 
 class EdgeItem(QGraphicsPathItem):
@@ -31,10 +31,10 @@ class EdgeItem(QGraphicsPathItem):
         super().__init__()
         self.theme = theme
         self.src_item, self.dst_item, self.port = src_item, dst_item, port
-        self.route = route          # [(x, y)] bend points, dropped when an end moves
+        self.route = route  # [(x, y)] bend points, dropped when an end moves
         self.highlighted = False
         self.setZValue(EDGE_Z)
-        self.setAcceptedMouseButtons(_NO_BUTTON)   # not selectable either: the default
+        self.setAcceptedMouseButtons(_NO_BUTTON)  # not selectable either: the default
         self._apply_pen()
         src_item.edges_out.append(self)
         dst_item.edges_in.append(self)
@@ -73,7 +73,7 @@ class EdgeItem(QGraphicsPathItem):
 
     def update_path(self):
         src, dst = self.src_item, self.dst_item
-        if self.src_anchor is not None:   # the source is inside a collapsed group
+        if self.src_anchor is not None:  # the source is inside a collapsed group
             p0 = self.src_anchor.out_point_for(src.nid)
             x0, y0 = p0.x(), p0.y()
         else:

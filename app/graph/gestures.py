@@ -32,11 +32,11 @@ from core.document.groups import SetCollapsed
 class CanvasGestures:
     def __init__(self, scene):
         self._scene = scene
-        self.wire = None               # the WireGesture in progress
-        self._press_positions = None   # nodes being dragged: nid -> position at the press
-        self._press_groups = None      # collapsed groups being dragged: gid -> position at the press
-        self.insert_edge = None        # the wire a dragged node would be inserted on
-        self._insert_hint = None       # its glow
+        self.wire = None  # the WireGesture in progress
+        self._press_positions = None  # nodes being dragged: nid -> position at the press
+        self._press_groups = None  # collapsed groups being dragged: gid -> position at the press
+        self.insert_edge = None  # the wire a dragged node would be inserted on
+        self._insert_hint = None  # its glow
 
     @property
     def wiring(self):
@@ -126,8 +126,7 @@ class CanvasGestures:
 
     def mouse_press(self, event):
         scene = self._scene
-        if event.button() == Qt.LeftButton and not event.modifiers() & (Qt.ControlModifier
-                                                                       | Qt.ShiftModifier):
+        if event.button() == Qt.LeftButton and not event.modifiers() & (Qt.ControlModifier | Qt.ShiftModifier):
             ref = port_at(scene, event.scenePos(), scene.hit_radius(event.widget()))
             if ref is not None:
                 self.start_wire(ref, event.widget())
@@ -137,16 +136,21 @@ class CanvasGestures:
                 scene.selection.select_edge(None)
             if not any(isinstance(i, (NodeItem, GroupItem)) for i in scene.items(event.scenePos())):
                 edge = scene.edge_at(event.scenePos(), scene.hit_radius(event.widget()) * 0.6)
-                if edge is not None:   # a click on a wire selects it
+                if edge is not None:  # a click on a wire selects it
                     scene.selection.select_edge(edge)
                     event.accept()
                     return
         QGraphicsScene.mousePressEvent(scene, event)
-        self._press_positions = {item.nid: (item.pos().x(), item.pos().y())
-                                 for item in scene.selectedItems()
-                                 if isinstance(item, NodeItem) and scene.owns(item)}
-        self._press_groups = {item.gid: QPointF(item.pos()) for item in scene.selectedItems()
-                              if isinstance(item, GroupItem) and scene.owns(item)}
+        self._press_positions = {
+            item.nid: (item.pos().x(), item.pos().y())
+            for item in scene.selectedItems()
+            if isinstance(item, NodeItem) and scene.owns(item)
+        }
+        self._press_groups = {
+            item.gid: QPointF(item.pos())
+            for item in scene.selectedItems()
+            if isinstance(item, GroupItem) and scene.owns(item)
+        }
 
     def mouse_move(self, event):
         scene = self._scene
@@ -215,10 +219,9 @@ class CanvasGestures:
         command = MoveNodes(moves)
         if insert is not None and len(moves) == 1:
             nid = next(iter(moves))
-            command = Macro(f"Insert {describe(doc.nodes[nid])} on wire",
-                            [command, InsertOnEdge(nid, insert)])
+            command = Macro(f"Insert {describe(doc.nodes[nid])} on wire", [command, InsertOnEdge(nid, insert)])
         ok, _error = scene.session.push(command)
-        if not ok:   # put the items back where the document has them
+        if not ok:  # put the items back where the document has them
             for nid in moves:
                 item = scene.node_items().get(nid)
                 if item is not None:

@@ -19,10 +19,10 @@ from core.document.commands import describe
 class GroupLayer:
     def __init__(self, scene):
         self._scene = scene
-        self._boxes = {}       # gid -> GroupItem (collapsed groups)
-        self._frames = {}      # gid -> GroupFrameItem (expanded groups)
-        self._hidden = []      # NodeItems / EdgeItems hidden by collapsed groups
-        self._anchored = []    # EdgeItems ending on a GroupItem
+        self._boxes = {}  # gid -> GroupItem (collapsed groups)
+        self._frames = {}  # gid -> GroupFrameItem (expanded groups)
+        self._hidden = []  # NodeItems / EdgeItems hidden by collapsed groups
+        self._anchored = []  # EdgeItems ending on a GroupItem
 
     # -- queries -------------------------------------------------------------------
 
@@ -81,7 +81,7 @@ class GroupLayer:
         self._anchored = []
         nodes = scene.node_items()
         collapsed, expanded = {}, {}
-        for group in (table if table is not None else ()):
+        for group in table if table is not None else ():
             members = [nid for nid in group["nodes"] if nid in nodes]
             if members:
                 (collapsed if group["collapsed"] else expanded)[group["id"]] = (group, members)
@@ -154,8 +154,10 @@ class GroupLayer:
             members = self.members(gid)
             if not members:
                 continue
-            x, y = scene.to_scene_xy(sum(doc.nodes[nid].pos[0] for nid in members) / len(members),
-                                     sum(doc.nodes[nid].pos[1] for nid in members) / len(members))
+            x, y = scene.to_scene_xy(
+                sum(doc.nodes[nid].pos[0] for nid in members) / len(members),
+                sum(doc.nodes[nid].pos[1] for nid in members) / len(members),
+            )
             if (item.x(), item.y()) != (x, y):
                 item.setPos(x, y)
             for edge in item.edges:

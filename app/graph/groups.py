@@ -56,8 +56,11 @@ class GroupFrameItem(QGraphicsItem):
         painter.drawRoundedRect(self._rect, 10 * s, 10 * s)
         painter.setFont(theme.font("caption"))
         painter.setPen(theme.color("caption_text"))
-        painter.drawText(self._rect.adjusted(10 * s, 3 * s, -10 * s, 0), Qt.AlignLeft | Qt.AlignTop,
-                         f"{self.title}   (right-click: collapse)")
+        painter.drawText(
+            self._rect.adjusted(10 * s, 3 * s, -10 * s, 0),
+            Qt.AlignLeft | Qt.AlignTop,
+            f"{self.title}   (right-click: collapse)",
+        )
 
 
 class GroupItem(QGraphicsItem):
@@ -71,11 +74,12 @@ class GroupItem(QGraphicsItem):
         super().__init__()
         self.gid, self.title, self.theme = gid, title, theme
         self.inputs, self.outputs = [], []
-        self.numbers = {}        # output id -> (data, grad)
-        self.edges = []          # EdgeItems anchored on this box
+        self.numbers = {}  # output id -> (data, grad)
+        self.edges = []  # EdgeItems anchored on this box
         self._rect = QRectF()
-        self.setFlags(QGraphicsItem.ItemIsSelectable | QGraphicsItem.ItemIsMovable
-                      | QGraphicsItem.ItemSendsGeometryChanges)
+        self.setFlags(
+            QGraphicsItem.ItemIsSelectable | QGraphicsItem.ItemIsMovable | QGraphicsItem.ItemSendsGeometryChanges
+        )
         self.setZValue(GROUP_Z)
         self.set_ports([], [])
 
@@ -144,8 +148,14 @@ class GroupItem(QGraphicsItem):
 
     def texts(self):
         """[(output label, data text, grad text)], for tests and screen readers."""
-        return [(label, format_number(self.numbers.get(nid, (None, None))[0]),
-                 format_number(self.numbers.get(nid, (None, None))[1])) for nid, label in self.outputs]
+        return [
+            (
+                label,
+                format_number(self.numbers.get(nid, (None, None))[0]),
+                format_number(self.numbers.get(nid, (None, None))[1]),
+            )
+            for nid, label in self.outputs
+        ]
 
     # -- painting -------------------------------------------------------------------
 
@@ -158,8 +168,9 @@ class GroupItem(QGraphicsItem):
             painter.setPen(QPen(halo, 7 * s))
             painter.setBrush(Qt.NoBrush)
             painter.drawRoundedRect(r, 9 * s, 9 * s)
-        painter.setPen(QPen(theme.color("selection") if selected else theme.color("op_border"),
-                            (2.2 if selected else 1.4) * s))
+        painter.setPen(
+            QPen(theme.color("selection") if selected else theme.color("op_border"), (2.2 if selected else 1.4) * s)
+        )
         painter.setBrush(theme.color("node_fill"))
         painter.drawRoundedRect(r, 9 * s, 9 * s)
         header = QRectF(r.left(), r.top(), r.width(), self._header())
@@ -172,8 +183,7 @@ class GroupItem(QGraphicsItem):
         painter.drawPath(band.intersected(clip))
         painter.setFont(theme.font("label"))
         painter.setPen(theme.color("label_text"))
-        painter.drawText(header.adjusted(10 * s, 0, -10 * s, 0), Qt.AlignLeft | Qt.AlignVCenter,
-                         f"▸ {self.title}")
+        painter.drawText(header.adjusted(10 * s, 0, -10 * s, 0), Qt.AlignLeft | Qt.AlignVCenter, f"▸ {self.title}")
 
         port_r = 4.0 * s
         painter.setFont(theme.font("caption"))
@@ -187,8 +197,11 @@ class GroupItem(QGraphicsItem):
                 painter.setBrush(theme.color("op_border"))
             painter.drawEllipse(QPointF(r.left(), y), port_r, port_r)
             painter.setPen(theme.color("missing") if name is None else theme.color("caption_text"))
-            painter.drawText(QRectF(r.left() + 9 * s, y - 9 * s, r.width() * 0.35, 18 * s),
-                             Qt.AlignLeft | Qt.AlignVCenter, name if name is not None else "not wired")
+            painter.drawText(
+                QRectF(r.left() + 9 * s, y - 9 * s, r.width() * 0.35, 18 * s),
+                Qt.AlignLeft | Qt.AlignVCenter,
+                name if name is not None else "not wired",
+            )
         for i, (nid, label) in enumerate(self.outputs):
             y = self._row_y(i, len(self.outputs))
             data, grad = self.numbers.get(nid, (None, None))
@@ -198,8 +211,7 @@ class GroupItem(QGraphicsItem):
             painter.drawText(row, Qt.AlignLeft | Qt.AlignVCenter, label)
             painter.setFont(theme.font("number"))
             painter.setPen(theme.color("number_text"))
-            painter.drawText(row, Qt.AlignRight | Qt.AlignVCenter,
-                             f"{format_number(data)}   ∇ {format_number(grad)}")
+            painter.drawText(row, Qt.AlignRight | Qt.AlignVCenter, f"{format_number(data)}   ∇ {format_number(grad)}")
             painter.setPen(QPen(theme.color("node_fill"), 1.2 * s))
             painter.setBrush(theme.color("edge"))
             painter.drawEllipse(QPointF(r.right(), y), port_r, port_r)

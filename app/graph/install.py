@@ -11,10 +11,12 @@ def install_builder(window):
 
     from app.graph.builder import GraphBuilder
     from app.graph.palette import PalettePanel
+
     window.builder = GraphBuilder(window.session, window.scene, window.view, window)
     window.palette = PalettePanel(window.theme, window.builder.options)
-    window.palette.activated.connect(lambda spec: window.builder.add_entry(
-        spec, window.view.mapToScene(window.view.viewport().rect().center())))
+    window.palette.activated.connect(
+        lambda spec: window.builder.add_entry(spec, window.view.mapToScene(window.view.viewport().rect().center()))
+    )
     window.add_dock("palette", "Palette", window.palette, Qt.LeftDockWidgetArea, tabify_with="editor")
     window.history = QUndoView(window.undo_stack)
     window.history.setEmptyLabel("<start>")
@@ -23,29 +25,61 @@ def install_builder(window):
     window.builder.message.connect(window.show_message)
     window.scene.hint.connect(lambda text: text and window.show_message(text, 4000))
     b = window.builder
-    edit = (("Cu&t", b.cut, QKeySequence.Cut, "cut",
-             "Remove the selected nodes and put them on the clipboard"),
-            ("&Copy", b.copy, QKeySequence.Copy, "copy",
-             "Copy the selected nodes (and the wires between them) to the clipboard"),
-            ("&Paste", b.paste, QKeySequence.Paste, "paste",
-             "Paste copied nodes, or micrograd code from the clipboard, into the graph"),
-            ("D&uplicate", b.duplicate, "Ctrl+D", "duplicate", "Copy the selected nodes in place"),
-            ("&Delete", b.delete_selection, [QKeySequence.Delete, "Backspace"], "delete",
-             "Delete the selected nodes and wires"),
-            ("Select &All", b.select_all, QKeySequence.SelectAll, "select all", "Select every node"))
+    edit = (
+        ("Cu&t", b.cut, QKeySequence.Cut, "cut", "Remove the selected nodes and put them on the clipboard"),
+        (
+            "&Copy",
+            b.copy,
+            QKeySequence.Copy,
+            "copy",
+            "Copy the selected nodes (and the wires between them) to the clipboard",
+        ),
+        (
+            "&Paste",
+            b.paste,
+            QKeySequence.Paste,
+            "paste",
+            "Paste copied nodes, or micrograd code from the clipboard, into the graph",
+        ),
+        ("D&uplicate", b.duplicate, "Ctrl+D", "duplicate", "Copy the selected nodes in place"),
+        (
+            "&Delete",
+            b.delete_selection,
+            [QKeySequence.Delete, "Backspace"],
+            "delete",
+            "Delete the selected nodes and wires",
+        ),
+        ("Select &All", b.select_all, QKeySequence.SelectAll, "select all", "Select every node"),
+    )
     window.menus["Edit"].addSeparator()
     for text, slot, keys, key, tip in edit:
         action = window.add_action("Edit", text, slot, keys, key=key, tip=tip)
-        action.setShortcutContext(Qt.WidgetWithChildrenShortcut)   # typing elsewhere keeps its keys
+        action.setShortcutContext(Qt.WidgetWithChildrenShortcut)  # typing elsewhere keeps its keys
         window.view.addAction(action)
     graph = window.menus["Graph"]
     graph.addSeparator()
-    window.add_action("Graph", "&Add Part…", lambda: b.open_quick_add(window.view.cursor_scene_pos()),
-                    key="quick add", tip="Search the palette and add a part (Tab on the canvas)")
-    window.add_action("Graph", "Set as &Output", lambda: b.set_output(window.session.current_id),
-                    key="set output", tip="The selected node's grad is 1 in the backward pass")
-    window.add_action("Graph", "Collapse / E&xpand Group", window._toggle_group, "Ctrl+G",
-                    key="toggle group", tip="Show the selected neuron or layer as one box, or open it")
+    window.add_action(
+        "Graph",
+        "&Add Part…",
+        lambda: b.open_quick_add(window.view.cursor_scene_pos()),
+        key="quick add",
+        tip="Search the palette and add a part (Tab on the canvas)",
+    )
+    window.add_action(
+        "Graph",
+        "Set as &Output",
+        lambda: b.set_output(window.session.current_id),
+        key="set output",
+        tip="The selected node's grad is 1 in the backward pass",
+    )
+    window.add_action(
+        "Graph",
+        "Collapse / E&xpand Group",
+        window._toggle_group,
+        "Ctrl+G",
+        key="toggle group",
+        tip="Show the selected neuron or layer as one box, or open it",
+    )
     window.setAcceptDrops(True)
 
 

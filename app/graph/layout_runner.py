@@ -42,7 +42,7 @@ class LayoutWorker(QThread):
     """Runs core.document.layout on plain data (ids, edges, sizes) and reports the result;
     then `prepare(positions)`, if given, on the same thread."""
 
-    done = Signal(int, object)   # (token, (result, prepared)); result: (positions, routes) or an exception
+    done = Signal(int, object)  # (token, (result, prepared)); result: (positions, routes) or an exception
 
     def __init__(self, token, data, prepare=None, parent=None):
         super().__init__(parent)
@@ -58,7 +58,7 @@ class LayoutWorker(QThread):
             try:
                 prepared = self.prepare(result[0])
             except Exception:
-                prepared = None   # the GUI thread does it again, and says what is wrong
+                prepared = None  # the GUI thread does it again, and says what is wrong
         self.done.emit(self.token, (result, prepared))
 
 
@@ -66,7 +66,7 @@ class JobWorker(QThread):
     """Runs job() -- plain Python that touches no widget -- and reports its result,
     or the exception it raised, the way a LayoutWorker does."""
 
-    done = Signal(int, object)   # (token, (result or exception, None))
+    done = Signal(int, object)  # (token, (result or exception, None))
 
     def __init__(self, token, job, parent=None):
         super().__init__(parent)
@@ -100,11 +100,12 @@ def wait_for_layout(window, timeout_s=60.0):
 # -----------------------------------------------------------------------------
 # The layout's input: node sizes in document units
 
+
 def unit_theme(window):
     """The canvas's theme at scale 1 (document positions are at scale 1, see GraphScene.to_doc)."""
     theme = window.scene.theme
     if theme.scale == 1.0:
-        return theme   # the very theme the items use: they reuse the geometries measured here
+        return theme  # the very theme the items use: they reuse the geometries measured here
     unit = window._unit_theme
     if unit is None or unit.palette is not theme.palette or unit.metrics is not theme.metrics:
         unit = window._unit_theme = theme.with_(scale=1.0)
@@ -119,7 +120,7 @@ def _measure(window, doc, data):
     out = doc.effective_output()
     nodes = list(doc.nodes.items())
     edges = [(e.src, e.dst) for e in doc.edges]
-    names = {}   # a node's box is as wide as its name row needs
+    names = {}  # a node's box is as wide as its name row needs
     yield from naming_steps(doc, names)
     sizes = {}
     for nid, node in nodes:
@@ -153,11 +154,12 @@ def prepare_replacement(doc, text, positions):
 # -----------------------------------------------------------------------------
 # Requests
 
+
 def forget_pending(window):
     """Make any layout in progress stale (a newer request, or the window closes)."""
     window._layout_token += 1
     if window._pending_layout is not None and not window.scene.building:
-        collector.release()   # no layout_done will come to say the opening is over
+        collector.release()  # no layout_done will come to say the opening is over
     window._pending_layout = None
     job, window._measuring = window._measuring, None
     if job is not None:
@@ -254,7 +256,7 @@ def _start_worker(window, token, data, prepare):
 def layout_done(window, token, outcome):
     pending = window._pending_layout
     if pending is None or pending[0] != token:
-        return   # stale: the user asked for something newer meanwhile
+        return  # stale: the user asked for something newer meanwhile
     window._pending_layout = None
     window.statusBar().clearMessage()
     _token, then, wants_prepared = pending

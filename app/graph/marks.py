@@ -34,11 +34,11 @@ class CanvasMarks:
 
     def forget(self):
         """A new graph: the marks of the old one's ids go (ids like n1 come back)."""
-        self._highlight = (set(), set())   # (node ids, Edges) that glow
-        self._statuses = {}                # nid -> status stripe
-        self._debug_state = ({}, set())    # ({nid: (mark, tag)}, Edges carrying gradient)
-        self._breakpoints = set()          # nids with a red dot
-        self._masked = {}                  # nid -> (data text, grad text, dimmed)
+        self._highlight = (set(), set())  # (node ids, Edges) that glow
+        self._statuses = {}  # nid -> status stripe
+        self._debug_state = ({}, set())  # ({nid: (mark, tag)}, Edges carrying gradient)
+        self._breakpoints = set()  # nids with a red dot
+        self._masked = {}  # nid -> (data text, grad text, dimmed)
 
     # -- queries -------------------------------------------------------------------
 

@@ -38,7 +38,7 @@ class MinimapOverlay(QWidget):
 
     def _source_rect(self):
         scene = self._view.scene()
-        if scene is None:   # the window is being torn down
+        if scene is None:  # the window is being torn down
             return QRectF()
         return scene.items_rect().adjusted(-30, -30, 30, 30)
 
@@ -52,14 +52,15 @@ class MinimapOverlay(QWidget):
     def place(self, viewport_geometry, margin):
         size = self.sizeHint()
         self.resize(size)
-        self.move(viewport_geometry.right() - size.width() - margin,
-                  viewport_geometry.bottom() - size.height() - margin)
+        self.move(
+            viewport_geometry.right() - size.width() - margin, viewport_geometry.bottom() - size.height() - margin
+        )
         self._follow_view()
 
     def needed(self):
         """True when part of the graph is outside the view."""
         scene = self._view.scene()
-        if scene is None:   # the window is being torn down
+        if scene is None:  # the window is being torn down
             return False
         rect = scene.items_rect()
         if rect.isEmpty():
@@ -82,8 +83,10 @@ class MinimapOverlay(QWidget):
         if src.isEmpty():
             return 1.0, QPointF(0, 0), src
         k = min(inner.width() / src.width(), inner.height() / src.height())
-        off = QPointF(inner.left() + (inner.width() - src.width() * k) / 2 - src.left() * k,
-                      inner.top() + (inner.height() - src.height() * k) / 2 - src.top() * k)
+        off = QPointF(
+            inner.left() + (inner.width() - src.width() * k) / 2 - src.left() * k,
+            inner.top() + (inner.height() - src.height() * k) / 2 - src.top() * k,
+        )
         return k, off, src
 
     def to_scene(self, point):
@@ -104,7 +107,7 @@ class MinimapOverlay(QWidget):
         blocks into the cached picture. Anything more rebuilds it, coalesced."""
         scene = self._view.scene()
         ids = getattr(scene, "last_refreshed", None) if scene is not None else None
-        if self._image is None:   # the next paint draws every block anyway
+        if self._image is None:  # the next paint draws every block anyway
             return
         if ids is None or len(ids) > 64 or self._image.size() != self.size():
             self._rebuild.start()
@@ -136,8 +139,12 @@ class MinimapOverlay(QWidget):
                 fill = theme.color("nonfinite")
             elif fill == zero:
                 fill = plain
-            p.fillRect(QRectF(r.left() * k + off.x(), r.top() * k + off.y(),
-                              max(1.0, r.width() * k), max(1.0, r.height() * k)), fill)
+            p.fillRect(
+                QRectF(
+                    r.left() * k + off.x(), r.top() * k + off.y(), max(1.0, r.width() * k), max(1.0, r.height() * k)
+                ),
+                fill,
+            )
         p.end()
 
     def paintEvent(self, event):
@@ -152,8 +159,9 @@ class MinimapOverlay(QWidget):
         p.drawImage(0, 0, self._image)
         k, off, _src = self._transform()
         visible = self._view.mapToScene(self._view.viewport().rect()).boundingRect()
-        frame = QRectF(visible.left() * k + off.x(), visible.top() * k + off.y(),
-                       visible.width() * k, visible.height() * k).intersected(QRectF(self.rect()))
+        frame = QRectF(
+            visible.left() * k + off.x(), visible.top() * k + off.y(), visible.width() * k, visible.height() * k
+        ).intersected(QRectF(self.rect()))
         color = QColor(theme.color("minimap_view"))
         p.setPen(QPen(color, 1.5))
         color.setAlpha(40)

@@ -30,12 +30,12 @@ from PySide6.QtGui import QPainterPath
 
 from core.document.graph import op_symbol
 
-LOD_FULL = 0.75     # zoom x scale from which a node shows everything at its own size
+LOD_FULL = 0.75  # zoom x scale from which a node shows everything at its own size
 LOD_NUMBERS = 0.62  # below this, only data and grad, filling the record
-LOD_FIT = 0.7       # fit() never zooms out further: even a number too wide to grow is 11 px there
-LOD_TEXT = 0.3      # below this zoom level a node is a coloured block without text
-LOD_BLOCK = 0.12    # below this, a flat rectangle without border
-PORT_ANGLE = math.radians(38.0)   # where ports 0 and 1 meet a binary op's circle
+LOD_FIT = 0.7  # fit() never zooms out further: even a number too wide to grow is 11 px there
+LOD_TEXT = 0.3  # below this zoom level a node is a coloured block without text
+LOD_BLOCK = 0.12  # below this, a flat rectangle without border
+PORT_ANGLE = math.radians(38.0)  # where ports 0 and 1 meet a binary op's circle
 NODE_Z, EDGE_Z, EDGE_HIGHLIGHT_Z, NODE_SELECTED_Z = 1.0, 0.0, 0.5, 2.0
 # Saved in a file's meta as "canvas": the node boxes its positions were made for. A file
 # without it (older, or from another tool) whose boxes now overlap is arranged again on
@@ -46,11 +46,23 @@ CANVAS_VERSION = 2
 class NodeGeometry:
     """Where every part of a node's picture goes, in item coordinates (centre 0, 0)."""
 
-    __slots__ = ("width", "height", "circle", "record", "label_rect", "data_rect", "grad_rect",
-                 "tag_rect", "op_text", "bounds", "corner", "scale", "_paths")
+    __slots__ = (
+        "width",
+        "height",
+        "circle",
+        "record",
+        "label_rect",
+        "data_rect",
+        "grad_rect",
+        "tag_rect",
+        "op_text",
+        "bounds",
+        "corner",
+        "scale",
+        "_paths",
+    )
 
-    def __init__(self, theme, kind, op_text, name_w, data_text="", grad_text="",
-                 is_output=False):
+    def __init__(self, theme, kind, op_text, name_w, data_text="", grad_text="", is_output=False):
         """name_w: the width the name row's text needs (`name_text`); nodes whose
         names need the same width share one geometry (most of a traced MLP)."""
         pad = theme.length("pad")
@@ -98,7 +110,7 @@ class NodeGeometry:
     @staticmethod
     def _number_width(theme, data_text, grad_text):
         """Caption plus the wider number (at least the template's width)."""
-        cells = theme.cache("number widths")   # most nodes hold short numbers: texts are ""
+        cells = theme.cache("number widths")  # most nodes hold short numbers: texts are ""
         key = (data_text, grad_text)
         width = cells.get(key)
         if width is None:
@@ -119,13 +131,16 @@ class NodeGeometry:
             cell = QPainterPath()
             cell.addRect(self.grad_rect)
             stripe = QPainterPath()
-            stripe.addRect(QRectF(self.record.left(), self.record.top(), 5 * self.scale,
-                                  self.record.height()))
-            half = QPainterPath()   # where the grad goes when zoomed out to numbers only
+            stripe.addRect(QRectF(self.record.left(), self.record.top(), 5 * self.scale, self.record.height()))
+            half = QPainterPath()  # where the grad goes when zoomed out to numbers only
             r = self.record
             half.addRect(QRectF(r.left(), r.center().y(), r.width(), r.height() / 2))
-            paths = self._paths = (record, record.intersected(cell), record.intersected(stripe),
-                                   record.intersected(half))
+            paths = self._paths = (
+                record,
+                record.intersected(cell),
+                record.intersected(stripe),
+                record.intersected(half),
+            )
         return paths
 
 
@@ -151,8 +166,14 @@ def geometry_for(theme, kind, op_text, label, data_text="", grad_text="", is_out
     `label` is the name the node shows; only the width it needs enters the geometry."""
     n = len(theme.metrics.number_template)
     name_w = name_text(theme, kind, label)[1]
-    key = (kind, op_text, name_w, data_text if len(data_text) > n else "",
-           grad_text if len(grad_text) > n else "", is_output)
+    key = (
+        kind,
+        op_text,
+        name_w,
+        data_text if len(data_text) > n else "",
+        grad_text if len(grad_text) > n else "",
+        is_output,
+    )
     cache = theme.cache("geometry")
     g = cache.get(key)
     if g is None:
@@ -163,8 +184,7 @@ def geometry_for(theme, kind, op_text, label, data_text="", grad_text="", is_out
 def node_size(theme, node, is_output=False, name=None):
     """(width, height) of a document node's box, for the layout; `name` is what its
     name row shows (core/document/names.py), the label when not given."""
-    g = geometry_for(theme, node.kind, _op_text(node), node.label if name is None else name,
-                     is_output=is_output)
+    g = geometry_for(theme, node.kind, _op_text(node), node.label if name is None else name, is_output=is_output)
     return g.width, g.height
 
 

@@ -40,17 +40,18 @@ _NODE_CACHE = QGraphicsItem.DeviceCoordinateCache
 # -----------------------------------------------------------------------------
 # Node
 
+
 class NodeItem(QGraphicsItem):
     """One document node: record (and op circle), numbers from its compiled Value."""
 
     # Debugger marks (class defaults, so a plain node carries none). Set through
     # the canvas marks' hooks (app/graph/marks.py): set_debug_marks, set_breakpoint_marks, update_masks.
-    debug_mark = None   # None | 'current' (its _backward runs) | 'target' (its grad changes)
-    debug_tag = ""      # a chip above the record, e.g. '+= 3.0000'
+    debug_mark = None  # None | 'current' (its _backward runs) | 'target' (its grad changes)
+    debug_tag = ""  # a chip above the record, e.g. '+= 3.0000'
     breakpoint = False  # a red dot at the top-left corner
-    data_mask = None    # shown instead of the data text ('?' while forward-stepping)
-    grad_mask = None    # shown instead of the grad text ('?' in a quiz, '' before backward)
-    dimmed = False      # drawn faded: not computed yet in the forward pass
+    data_mask = None  # shown instead of the data text ('?' while forward-stepping)
+    grad_mask = None  # shown instead of the grad text ('?' in a quiz, '' before backward)
+    dimmed = False  # drawn faded: not computed yet in the forward pass
 
     def __init__(self, theme, node, is_output=False, missing_ports=(), name=None):
         super().__init__()
@@ -60,7 +61,7 @@ class NodeItem(QGraphicsItem):
         self.op = node.op
         self.param = node.param
         self.label = node.label
-        self.name = node.label if name is None else name   # core/document/names.py
+        self.name = node.label if name is None else name  # core/document/names.py
         self.data = None
         self.grad = None
         self.grad_max = 0.0
@@ -99,10 +100,12 @@ class NodeItem(QGraphicsItem):
     def set_numbers(self, data, grad, grad_max):
         """New data/grad (None when the node could not be computed); True if it changed."""
         data_text, grad_text = format_number(data), format_number(grad)
-        nonfinite = (data is not None and not math.isfinite(data)) or \
-                    (grad is not None and not math.isfinite(grad))
-        if (data_text, grad_text, nonfinite) == (self.data_text, self.grad_text, self.nonfinite) \
-                and grad_max == self.grad_max and grad == self.grad:
+        nonfinite = (data is not None and not math.isfinite(data)) or (grad is not None and not math.isfinite(grad))
+        if (
+            (data_text, grad_text, nonfinite) == (self.data_text, self.grad_text, self.nonfinite)
+            and grad_max == self.grad_max
+            and grad == self.grad
+        ):
             return False
         wider = len(data_text) > len(self.data_text) or len(grad_text) > len(self.grad_text)
         self.data, self.grad, self.grad_max = data, grad, grad_max
@@ -139,7 +142,7 @@ class NodeItem(QGraphicsItem):
         if (mark, tag) == (self.debug_mark, self.debug_tag):
             return
         if bool(tag) != bool(self.debug_tag):
-            self.prepareGeometryChange()   # the chip sits above the usual bounds
+            self.prepareGeometryChange()  # the chip sits above the usual bounds
         self.debug_mark, self.debug_tag = mark, tag
         self.update()
 
@@ -176,9 +179,15 @@ class NodeItem(QGraphicsItem):
     # -- geometry ----------------------------------------------------------------
 
     def _relayout(self):
-        g = geometry_for(self.theme, self.kind, op_symbol(self.op, self.param)
-                         if self.kind == "op" else None, self.name, self.data_text,
-                         self.grad_text, self.is_output)
+        g = geometry_for(
+            self.theme,
+            self.kind,
+            op_symbol(self.op, self.param) if self.kind == "op" else None,
+            self.name,
+            self.data_text,
+            self.grad_text,
+            self.is_output,
+        )
         if self._geometry is not None:
             self.prepareGeometryChange()
         self._geometry = g

@@ -22,7 +22,7 @@ from app.graph.ports import paint_ports
 _ALIGN_LEFT = Qt.AlignLeft | Qt.AlignVCenter
 _ALIGN_RIGHT = Qt.AlignRight | Qt.AlignVCenter
 _ALIGN_CENTER = Qt.AlignCenter
-MIN_SCREEN_PX = 12.0   # what semantic zoom keeps numbers at, in screen pixels, where they fit
+MIN_SCREEN_PX = 12.0  # what semantic zoom keeps numbers at, in screen pixels, where they fit
 
 
 def paint_node(item, painter):
@@ -58,18 +58,18 @@ def paint_node(item, painter):
     if selected:
         border, width = theme.color("selection"), 2.2 * s
     record, grad_cell, stripe, lower_half = g.record_path()
-    if lod < LOD_NUMBERS:   # numbers only: the grad takes the lower half
+    if lod < LOD_NUMBERS:  # numbers only: the grad takes the lower half
         grad_cell = lower_half
     painter.setPen(Qt.NoPen)
     painter.setBrush(theme.color("node_fill"))
     painter.drawPath(record)
 
     grad = item.grad if item.grad is not None and item.grad_mask is None else 0.0
-    grad_fill = theme.grad_cell_color(grad, item.grad_max)   # a hidden grad must not show by its tint
+    grad_fill = theme.grad_cell_color(grad, item.grad_max)  # a hidden grad must not show by its tint
     painter.setBrush(grad_fill)
     painter.drawPath(grad_cell)
     edge = theme.grad_color(grad, item.grad_max)
-    if edge != theme.color("grad_zero"):   # the full colour along the cell's right edge
+    if edge != theme.color("grad_zero"):  # the full colour along the cell's right edge
         painter.setBrush(edge)
         r = grad_cell.boundingRect()
         painter.drawRect(QRectF(r.right() - 5 * s, r.top(), 5 * s, r.height() - 1 * s))
@@ -93,17 +93,26 @@ def paint_node(item, painter):
     if lod >= LOD_NUMBERS:
         full = lod >= LOD_FULL
         paint_name(item, painter, theme, g, full, lod)
-        paint_number(painter, theme, g.data_rect, "data" if full else "", data_text,
-                     theme.color("number_text"), theme.color("caption_text"), lod)
+        paint_number(
+            painter,
+            theme,
+            g.data_rect,
+            "data" if full else "",
+            data_text,
+            theme.color("number_text"),
+            theme.color("caption_text"),
+            lod,
+        )
         caption = QColor(on_grad)
         caption.setAlpha(170)
-        paint_number(painter, theme, _before_edge(g.grad_rect, s), "grad" if full else "", grad_text, on_grad,
-                     caption, lod)
-    else:   # only the numbers, each filling half the record
+        paint_number(
+            painter, theme, _before_edge(g.grad_rect, s), "grad" if full else "", grad_text, on_grad, caption, lod
+        )
+    else:  # only the numbers, each filling half the record
         top, bottom = _halves(g)
         paint_number(painter, theme, top, "", data_text, theme.color("number_text"), None, lod)
         paint_number(painter, theme, _before_edge(bottom, s), "", grad_text, on_grad, None, lod)
-    if item.debug_mark == "target":   # the cell this step's += writes into
+    if item.debug_mark == "target":  # the cell this step's += writes into
         painter.setPen(QPen(theme.color("highlight"), 3.0 * s))
         painter.setBrush(Qt.NoBrush)
         painter.drawRect(g.grad_rect.adjusted(1.5 * s, 1.5 * s, -1.5 * s, -1.5 * s))
@@ -199,8 +208,10 @@ def number_screen_px(item, zoom):
 def _halves(g):
     """The record cut in two across: data above, grad below (numbers-only zoom)."""
     r = g.record
-    return (QRectF(r.left(), r.top(), r.width(), r.height() / 2),
-            QRectF(r.left(), r.center().y(), r.width(), r.height() / 2))
+    return (
+        QRectF(r.left(), r.top(), r.width(), r.height() / 2),
+        QRectF(r.left(), r.center().y(), r.width(), r.height() / 2),
+    )
 
 
 def _before_edge(rect, s):
@@ -231,8 +242,7 @@ def paint_op(item, painter, theme, g, s):
     painter.drawLine(QPointF(x1 - a, y - a * 0.8), QPointF(x1, y))
     painter.drawLine(QPointF(x1 - a, y + a * 0.8), QPointF(x1, y))
     missing = bool(item.missing_ports)
-    pen = QPen(theme.color("missing") if missing else theme.color("op_border"),
-               (1.8 if missing else 1.2) * s)
+    pen = QPen(theme.color("missing") if missing else theme.color("op_border"), (1.8 if missing else 1.2) * s)
     if missing:
         pen.setStyle(Qt.DashLine)
     if item.isSelected():
@@ -276,8 +286,7 @@ def halo(item, painter, g, color, width, alpha):
 
 def paint_block(item, painter, theme, g, selected, lod):
     """Far zoom: no text, the record filled with its grad colour (a heat map)."""
-    fill = theme.grad_color(item.grad if item.grad is not None and item.grad_mask is None else 0.0,
-                            item.grad_max)
+    fill = theme.grad_color(item.grad if item.grad is not None and item.grad_mask is None else 0.0, item.grad_max)
     if fill == theme.color("grad_zero"):
         fill = theme.color("node_fill")
     if item.nonfinite:
@@ -291,12 +300,14 @@ def paint_block(item, painter, theme, g, selected, lod):
         if g.circle is not None:
             painter.fillRect(g.circle, theme.color("op_border"))
         return
-    border = theme.color("selection") if selected else (
-        theme.color("output") if item.is_output else theme.color("node_border"))
+    border = (
+        theme.color("selection")
+        if selected
+        else (theme.color("output") if item.is_output else theme.color("node_border"))
+    )
     painter.setPen(QPen(border, (6.0 if selected else 1.5) / max(lod, 0.05) * 0.5))
     painter.setBrush(fill)
     painter.drawRect(g.record)
     if g.circle is not None:
-        painter.setBrush(theme.color("op_border") if not item.missing_ports
-                         else theme.color("missing"))
+        painter.setBrush(theme.color("op_border") if not item.missing_ports else theme.color("missing"))
         painter.drawEllipse(g.circle)

@@ -68,9 +68,13 @@ def entry_icon(entry, theme):
         fill = theme.color("node_fill") if entry.section == "Leaves" else QColor(theme.color("selection"))
         if entry.section == "Blocks":
             fill.setAlpha(40)
-        p.setPen(QPen(theme.color("node_border") if entry.section == "Leaves"
-                      else theme.color("selection"), 1.3, Qt.SolidLine if entry.section == "Leaves"
-                      else Qt.DashLine))
+        p.setPen(
+            QPen(
+                theme.color("node_border") if entry.section == "Leaves" else theme.color("selection"),
+                1.3,
+                Qt.SolidLine if entry.section == "Leaves" else Qt.DashLine,
+            )
+        )
         p.setBrush(fill)
         p.drawRoundedRect(rect, 5, 5)
         p.setPen(theme.color("label_text"))
@@ -127,8 +131,8 @@ class PalettePanel(QWidget):
 
     def __init__(self, theme, options, parent=None):
         super().__init__(parent)
-        self.options = options          # shared with the builder (a plain dict)
-        scroll = QScrollArea(self)       # the dock may be short: the shelves scroll
+        self.options = options  # shared with the builder (a plain dict)
+        scroll = QScrollArea(self)  # the dock may be short: the shelves scroll
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.NoFrame)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
@@ -145,8 +149,7 @@ class PalettePanel(QWidget):
         self.search.setClearButtonEnabled(True)
         self.search.textChanged.connect(self.filter)
         layout.addWidget(self.search)
-        hint = QLabel("Drag a part onto the canvas (onto a wire to insert it). "
-                      "Tab on the canvas searches.")
+        hint = QLabel("Drag a part onto the canvas (onto a wire to insert it). Tab on the canvas searches.")
         hint.setWordWrap(True)
         hint.setStyleSheet("color: palette(mid); font-size: 11px;")
         layout.addWidget(hint)
@@ -154,8 +157,9 @@ class PalettePanel(QWidget):
         self.shelves, self._headers = {}, {}
         for section in SECTIONS:
             header = QLabel(section.upper())
-            header.setStyleSheet("color: palette(mid); font-size: 10px; font-weight: bold; "
-                                 "letter-spacing: 1px; margin-top: 4px;")
+            header.setStyleSheet(
+                "color: palette(mid); font-size: 10px; font-weight: bold; letter-spacing: 1px; margin-top: 4px;"
+            )
             shelf = PaletteShelf(self)
             shelf.itemActivated.connect(self._activated)
             for entry in (e for e in CATALOGUE if e.section == section):
@@ -189,8 +193,9 @@ class PalettePanel(QWidget):
         self.activation.setCurrentText(options["activation"])
         self.activation.currentTextChanged.connect(lambda t: options.__setitem__("activation", t))
         self.feed = QCheckBox("read the selected nodes")
-        self.feed.setToolTip("A block dropped while exactly n nodes are selected reads them "
-                             "(top to bottom) instead of making new inputs")
+        self.feed.setToolTip(
+            "A block dropped while exactly n nodes are selected reads them (top to bottom) instead of making new inputs"
+        )
         self.feed.setChecked(options["feed_selection"])
         self.feed.toggled.connect(lambda on: options.__setitem__("feed_selection", bool(on)))
         form.addRow("pow: k", self.k_spin)
@@ -235,9 +240,12 @@ class PalettePanel(QWidget):
             shelf.fit_height()
 
     def visible_keys(self):
-        return [shelf.item(i).data(Qt.UserRole) for shelf in self.shelves.values()
-                for i in range(shelf.count()) if not shelf.item(i).isHidden()]
+        return [
+            shelf.item(i).data(Qt.UserRole)
+            for shelf in self.shelves.values()
+            for i in range(shelf.count())
+            if not shelf.item(i).isHidden()
+        ]
 
     def _activated(self, item):
         self.activated.emit(self.spec_for(item.data(Qt.UserRole)))
-

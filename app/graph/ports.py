@@ -18,13 +18,13 @@ from PySide6.QtGui import QPen
 
 from core.document.graph import OPS
 
-PORT_RADIUS = 4.0      # drawn, in scene units at scale 1
-HIT_PIXELS = 11.0      # how close a press must be to a port, in view pixels
+PORT_RADIUS = 4.0  # drawn, in scene units at scale 1
+HIT_PIXELS = 11.0  # how close a press must be to a port, in view pixels
 
 
 class PortRef(NamedTuple):
     nid: str
-    side: str                  # 'in' or 'out'
+    side: str  # 'in' or 'out'
     port: int | None = None
 
     def __str__(self):

@@ -30,8 +30,7 @@ from PySide6.QtWidgets import (
 
 from core.document.blocks import search
 
-_FRAME_STYLE = ("QFrame#overlay { background: palette(base); border: 1px solid palette(mid); "
-                "border-radius: 6px; }")
+_FRAME_STYLE = "QFrame#overlay { background: palette(base); border: 1px solid palette(mid); border-radius: 6px; }"
 
 
 class QuickAddOverlay(QFrame):
@@ -159,8 +158,7 @@ class NodeEditOverlay(QFrame):
         field = self._number_field(node)
         self._form.setRowVisible(self.number_edit, field is not None)
         if field is not None:
-            self.number_label.setText("value" if field == "value" else
-                                      "exponent k" if node.op == "pow" else "base c")
+            self.number_label.setText("value" if field == "value" else "exponent k" if node.op == "pow" else "base c")
             self.number_edit.setValue(float(getattr(node, field)))
         self.adjustSize()
         vp = self._view.viewport().geometry()

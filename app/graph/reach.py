@@ -15,11 +15,13 @@ from core.document.analysis import ancestors, descendants, summary, unused_input
 from core.document.graph import GraphError
 from core.document.names import node_names
 
-SHAPE_TIP = ("depth: the most wires on one path · widest layer: the most nodes that could compute "
-             "at the same time · fan-out: the most wires leaving one node")
+SHAPE_TIP = (
+    "depth: the most wires on one path · widest layer: the most nodes that could compute "
+    "at the same time · fan-out: the most wires leaving one node"
+)
 STRUCTURE_EVENTS = ("node_added", "node_removed", "edge_added", "edge_removed", "output_changed", "reset")
 
-SUMMARY_MAX_NODES = 2000   # above this the status bar shows counts only (the summary is ~80 ms at 5k)
+SUMMARY_MAX_NODES = 2000  # above this the status bar shows counts only (the summary is ~80 ms at 5k)
 
 
 class ReachActions:
@@ -27,21 +29,41 @@ class ReachActions:
 
     def __init__(self, window):
         self.window = window
-        self.lit = False              # our glow is on
-        self._names = weakref.WeakKeyDictionary()   # doc -> (revision, {id: name})
+        self.lit = False  # our glow is on
+        self._names = weakref.WeakKeyDictionary()  # doc -> (revision, {id: name})
         window.session.doc.changed.connect(self._doc_changed)
 
     def install(self):
         a = self.window.add_action
         self.window.menus["Graph"].addSeparator()
-        a("Graph", "Highlight What &Feeds It", self.show_ancestors, key="highlight ancestors",
-          tip="Light up every node the selected node's value depends on")
-        a("Graph", "Highlight What It A&ffects", self.show_descendants, key="highlight descendants",
-          tip="Light up every node whose value depends on the selected node")
-        a("Graph", "Inputs the Output &Ignores", self.show_unused_inputs, key="unused inputs",
-          tip="Light up the inputs the output does not depend on (their grad stays 0)")
-        a("Graph", "Clear Hi&ghlight", self.clear, key="clear highlight",
-          tip="Turn the highlight off: every node drawn plainly again")
+        a(
+            "Graph",
+            "Highlight What &Feeds It",
+            self.show_ancestors,
+            key="highlight ancestors",
+            tip="Light up every node the selected node's value depends on",
+        )
+        a(
+            "Graph",
+            "Highlight What It A&ffects",
+            self.show_descendants,
+            key="highlight descendants",
+            tip="Light up every node whose value depends on the selected node",
+        )
+        a(
+            "Graph",
+            "Inputs the Output &Ignores",
+            self.show_unused_inputs,
+            key="unused inputs",
+            tip="Light up the inputs the output does not depend on (their grad stays 0)",
+        )
+        a(
+            "Graph",
+            "Clear Hi&ghlight",
+            self.clear,
+            key="clear highlight",
+            tip="Turn the highlight off: every node drawn plainly again",
+        )
 
     # -- names and the status bar ---------------------------------------------
 
@@ -57,7 +79,7 @@ class ReachActions:
         """'depth 4 · widest layer 5 · fan-out 3 (w)' for the status bar, or ''."""
         doc = self.window.session.doc
         if not doc.nodes or len(doc.nodes) > SUMMARY_MAX_NODES:
-            return ""   # layering 5,000 nodes takes ~80 ms: too long for each edit's status update
+            return ""  # layering 5,000 nodes takes ~80 ms: too long for each edit's status update
         shape = summary(doc)
         # the busiest node by its label only: naming every node by formula costs
         # 0.2 s on a 5,000-node graph, too much for each edit's status update
@@ -82,8 +104,7 @@ class ReachActions:
         self._light([nid] + found)
         name = self.names()[nid]
         inputs = sum(1 for v in found if self.window.session.doc.nodes[v].kind == "input")
-        self.window.show_message(f"{_count(len(found), 'node')} feed {name} "
-                                 f"({_count(inputs, 'input')}).")
+        self.window.show_message(f"{_count(len(found), 'node')} feed {name} ({_count(inputs, 'input')}).")
         return found
 
     def show_descendants(self):
@@ -108,8 +129,9 @@ class ReachActions:
         out = self.names()[doc.effective_output()]
         if found:
             listed = ", ".join(self.names()[v] for v in found[:8]) + (", …" if len(found) > 8 else "")
-            self.window.show_message(f"{out} does not depend on {_count(len(found), 'input')}: {listed} "
-                                     "(their grad stays 0).")
+            self.window.show_message(
+                f"{out} does not depend on {_count(len(found), 'input')}: {listed} (their grad stays 0)."
+            )
         else:
             self.window.show_message(f"{out} depends on every input.")
         return found

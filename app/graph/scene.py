@@ -56,12 +56,12 @@ SCENE_MARGIN = 400.0
 
 
 class GraphScene(QGraphicsScene):
-    structureChanged = Signal()   # items added/removed/moved (minimap, counts)
-    valuesRefreshed = Signal()    # numbers redrawn
-    hint = Signal(str)            # what a gesture would do, or why it is refused
-    editRequested = Signal(str)   # double-click on a node
-    quickAddRequested = Signal(QPointF)   # double-click on empty canvas (scene point)
-    buildingChanged = Signal(bool)        # a sliced build of the items began (True) / ended (False)
+    structureChanged = Signal()  # items added/removed/moved (minimap, counts)
+    valuesRefreshed = Signal()  # numbers redrawn
+    hint = Signal(str)  # what a gesture would do, or why it is refused
+    editRequested = Signal(str)  # double-click on a node
+    quickAddRequested = Signal(QPointF)  # double-click on empty canvas (scene point)
+    buildingChanged = Signal(bool)  # a sliced build of the items began (True) / ended (False)
 
     def __init__(self, session, theme=DEFAULT, parent=None):
         super().__init__(parent)
@@ -69,20 +69,20 @@ class GraphScene(QGraphicsScene):
         self.theme = theme
         self.setItemIndexMethod(QGraphicsScene.BspTreeIndex)
         self.setBackgroundBrush(theme.color("background"))
-        self._nodes = {}       # nid -> NodeItem
-        self._names = {}       # nid -> the name its item shows (core/document/names.py)
-        self._edges = {}       # Edge -> EdgeItem
-        self._routes = {}      # (src, dst, src pos, dst pos) -> bend points from the layout
+        self._nodes = {}  # nid -> NodeItem
+        self._names = {}  # nid -> the name its item shows (core/document/names.py)
+        self._edges = {}  # Edge -> EdgeItem
+        self._routes = {}  # (src, dst, src pos, dst pos) -> bend points from the layout
         self._dirty = True
         self._reset = False
-        self._build = None               # the SlicedJob creating missing items, or None
-        self._retired = []               # items of a replaced graph still to remove (by the build)
-        self._planned_rect = QRectF()    # the finished graph's boxes while a build runs
+        self._build = None  # the SlicedJob creating missing items, or None
+        self._retired = []  # items of a replaced graph still to remove (by the build)
+        self._planned_rect = QRectF()  # the finished graph's boxes while a build runs
         self._grad_max = 0.0
-        self.marks = CanvasMarks(self)   # the debugger's and lessons' marks (app/graph/marks.py)
+        self.marks = CanvasMarks(self)  # the debugger's and lessons' marks (app/graph/marks.py)
         self._items_rect = QRectF()
-        self.gestures = CanvasGestures(self)   # drags, wires, double-clicks (app/graph/gestures.py)
-        self.group_layer = GroupLayer(self)   # group frames and boxes (app/graph/group_layer.py)
+        self.gestures = CanvasGestures(self)  # drags, wires, double-clicks (app/graph/gestures.py)
+        self.group_layer = GroupLayer(self)  # group frames and boxes (app/graph/group_layer.py)
         # many moves in one command (a layout) settle into one rect update
         self._geometry_timer = QTimer(self)
         self._geometry_timer.setSingleShot(True)
@@ -98,7 +98,6 @@ class GraphScene(QGraphicsScene):
         groups = getattr(session, "groups", None)
         if groups is not None:
             groups.changed.connect(self._on_groups_changed)
-
 
     # -- queries -------------------------------------------------------------------
 
@@ -125,8 +124,11 @@ class GraphScene(QGraphicsScene):
 
     def edge_items(self, src=None, dst=None):
         """EdgeItems, optionally only those from src and/or into dst (document order)."""
-        return [item for edge, item in self._edges.items()
-                if (src is None or edge.src == src) and (dst is None or edge.dst == dst)]
+        return [
+            item
+            for edge, item in self._edges.items()
+            if (src is None or edge.src == src) and (dst is None or edge.dst == dst)
+        ]
 
     def counts(self):
         """(node items, edge items) built so far."""
@@ -171,12 +173,12 @@ class GraphScene(QGraphicsScene):
     # -- following the document ------------------------------------------------------
 
     def _on_doc_changed(self, event, *details):
-        if event == "reset":   # a new graph: debugger marks of the old one go too
+        if event == "reset":  # a new graph: debugger marks of the old one go too
             self._reset = True
             self._dirty = True
             self.marks.forget()
             if self._build is not None:
-                self._build.cancel()   # its plan was for the old graph; the next sync makes one
+                self._build.cancel()  # its plan was for the old graph; the next sync makes one
         elif event == "node_changed":
             nid, field = details
             item = self._nodes.get(nid)
@@ -189,7 +191,7 @@ class GraphScene(QGraphicsScene):
                     item.setPos(at)
                     item.moved()
                 self._geometry_timer.start()
-            elif field in ("label", "param"):   # the names of its consumers change too
+            elif field in ("label", "param"):  # the names of its consumers change too
                 scene_build.rename(self)
         else:
             self._dirty = True
@@ -262,8 +264,7 @@ class GraphScene(QGraphicsScene):
         for item in self._nodes.values():
             item.edges_in.clear()
             item.edges_out.clear()
-        old = (self.group_layer.forget()
-               + list(self._nodes.values()) + list(self._edges.values()))
+        old = self.group_layer.forget() + list(self._nodes.values()) + list(self._edges.values())
         self._nodes.clear()
         self._edges.clear()
         return old
@@ -284,12 +285,11 @@ class GraphScene(QGraphicsScene):
 
     def _update_items_rect(self):
         rect = scene_build.boxes_rect(self._nodes.values())
-        if self._build is not None:   # the finished graph's extent, not just what is built
+        if self._build is not None:  # the finished graph's extent, not just what is built
             rect = rect.united(self._planned_rect)
         self._items_rect = rect
         m = SCENE_MARGIN
         self.setSceneRect(rect.adjusted(-m, -m, m, m) if not rect.isNull() else QRectF(-m, -m, 2 * m, 2 * m))
-
 
     # -- numbers ---------------------------------------------------------------------
 
@@ -306,9 +306,9 @@ class GraphScene(QGraphicsScene):
             grad_max = pinned
         if ids is None or grad_max != self._grad_max:
             ids = self._nodes.keys()
-            self.last_refreshed = None   # every node (the minimap redraws all)
+            self.last_refreshed = None  # every node (the minimap redraws all)
         else:
-            self.last_refreshed = ids = list(ids)   # a debugger step: a few nodes
+            self.last_refreshed = ids = list(ids)  # a debugger step: a few nodes
         self._grad_max = grad_max
         nodes = self._nodes
         for nid in list(ids):
@@ -373,7 +373,7 @@ class GraphScene(QGraphicsScene):
         ('edge', Edge) or ('canvas', None)."""
         for item in self.items(pos):
             if not self.owns(item):
-                continue   # an item of the graph shown before, still being removed
+                continue  # an item of the graph shown before, still being removed
             if isinstance(item, GroupItem):
                 return "group", item.gid
             if isinstance(item, NodeItem):
@@ -393,7 +393,7 @@ class GraphScene(QGraphicsScene):
         self.context_menu.show(event)
 
     def set_theme(self, theme):
-        self.finish_build()   # rare: every item in the old look first, then all restyled
+        self.finish_build()  # rare: every item in the old look first, then all restyled
         ratio = theme.scale / self.theme.scale
         self.theme = theme
         self.setBackgroundBrush(theme.color("background"))
@@ -401,7 +401,7 @@ class GraphScene(QGraphicsScene):
             item.set_theme(theme)
         for item in self._edges.values():
             item.set_theme(theme)
-        if ratio != 1.0:   # spread the nodes out as much as they grew
+        if ratio != 1.0:  # spread the nodes out as much as they grew
             nodes = self.session.doc.nodes
             for edge in self._edges.values():
                 if edge.route:
@@ -433,7 +433,6 @@ class GraphScene(QGraphicsScene):
         s = self.theme.scale
         return (point.x() / s, point.y() / s)
 
-
     # -- mouse (app/graph/gestures.py) -----------------------------------------------------
 
     def mousePressEvent(self, event):
@@ -452,7 +451,7 @@ class GraphScene(QGraphicsScene):
 
     def _on_groups_changed(self):
         if self._dirty or self._build is not None:
-            return   # the sync after the recompile, or the build's last slice, will draw them
+            return  # the sync after the recompile, or the build's last slice, will draw them
         self.group_layer.sync()
         self.group_layer.refresh_numbers()
         self.structureChanged.emit()

@@ -44,7 +44,7 @@ from app.graph.node_geometry import node_size
 from app.slices import SlicedJob
 from core.document.names import naming_steps, node_names
 
-BUILD_AT_ONCE = 600   # items still to create (nodes + wires) below which there are no slices
+BUILD_AT_ONCE = 600  # items still to create (nodes + wires) below which there are no slices
 
 
 def sync_structure(scene):
@@ -55,7 +55,7 @@ def sync_structure(scene):
         scene._build.deleteLater()
         scene._build = None
     doc = scene.session.doc
-    if scene._reset:   # a new graph: the old one's items go, a large one's in slices
+    if scene._reset:  # a new graph: the old one's items go, a large one's in slices
         old = scene._forget_items()
         if len(old) + len(scene._retired) < BUILD_AT_ONCE:
             scene._retired = []
@@ -79,7 +79,7 @@ def sync_structure(scene):
     new_nodes = [nid for nid in nodes if nid not in scene._nodes]
     new_edges = [e for e in edges if e not in scene._edges]
     sliced = len(new_nodes) + len(new_edges) >= BUILD_AT_ONCE or bool(scene._retired)
-    name_in_slices = sliced and not scene._nodes   # a new large graph: its names come slice by slice
+    name_in_slices = sliced and not scene._nodes  # a new large graph: its names come slice by slice
     if name_in_slices:
         scene._names = {}
     else:
@@ -103,7 +103,7 @@ def sync_structure(scene):
     scene._build.finished.connect(scene._build_done)
     scene._update_items_rect()
     scene._build.start()
-    scene.structureChanged.emit()   # the new extent: the minimap and the overlays follow
+    scene.structureChanged.emit()  # the new extent: the minimap and the overlays follow
     if not was_building:
         scene.buildingChanged.emit(True)
 
@@ -129,19 +129,19 @@ def _create_items(scene, node_ids, edges, output, missing, name_first=False):
 
     The plan is only valid for the document it was made from: a structural edit
     cancels the job before the next step runs (GraphScene._on_doc_changed)."""
-    retired = scene._retired   # kept on the scene: a job cancelled halfway leaves the rest to the next
+    retired = scene._retired  # kept on the scene: a job cancelled halfway leaves the rest to the next
     if retired:
         while retired:
-            item = retired.pop()   # the last reference: the item is deleted once removed
+            item = retired.pop()  # the last reference: the item is deleted once removed
             if item.scene() is scene:
                 scene.removeItem(item)
             del item
             yield
         pause_views(scene, False)
-    if name_first:   # ~40 ms at 5,000 nodes: named a slice at a time too
+    if name_first:  # ~40 ms at 5,000 nodes: named a slice at a time too
         yield from naming_steps(scene.session.doc, scene._names)
     built = scene._nodes
-    waiting = {}   # nid -> wires waiting for that node's item
+    waiting = {}  # nid -> wires waiting for that node's item
     for edge in edges:
         unbuilt = [end for end in (edge.src, edge.dst) if end not in built]
         if unbuilt:
@@ -185,7 +185,7 @@ def finish_build(scene):
     """Create every item still missing now (for callers that need them all)."""
     if scene._build is None:
         return
-    if scene._dirty:                  # an edit is waiting for its recompile: plan after it
+    if scene._dirty:  # an edit is waiting for its recompile: plan after it
         scene.session.flush()
         if scene._dirty:
             scene.sync()
@@ -199,7 +199,7 @@ def planned_rect(scene, node_ids, output):
     boxes = []
     for nid in node_ids:
         node = nodes[nid]
-        w, h = node_size(theme, node, nid == output, scene._names.get(nid))   # the geometry the item will share
+        w, h = node_size(theme, node, nid == output, scene._names.get(nid))  # the geometry the item will share
         boxes.append((node.pos[0] * s, node.pos[1] * s, w / 2, h / 2))
     boxes.extend(_item_boxes(scene._nodes.values()))
     return _union(boxes)

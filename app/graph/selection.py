@@ -22,10 +22,10 @@ from core.document.graph import Edge
 class CanvasSelection:
     def __init__(self, scene):
         self._scene = scene
-        self._raised = []          # NodeItems lifted above the others while selected
-        self._syncing = False      # True while the selection is set from the session (no echo)
+        self._raised = []  # NodeItems lifted above the others while selected
+        self._syncing = False  # True while the selection is set from the session (no echo)
         self.selected_edge = None  # the wire clicked last (Del removes it), or None
-        self._edge_glow = None     # its glow
+        self._edge_glow = None  # its glow
 
     def _quietly_clear(self):
         self._syncing = True
@@ -48,13 +48,11 @@ class CanvasSelection:
 
     def selected_ids(self):
         scene = self._scene
-        return [item.nid for item in scene.selectedItems()
-                if isinstance(item, NodeItem) and scene.owns(item)]
+        return [item.nid for item in scene.selectedItems() if isinstance(item, NodeItem) and scene.owns(item)]
 
     def selected_group_ids(self):
         scene = self._scene
-        return [item.gid for item in scene.selectedItems()
-                if isinstance(item, GroupItem) and scene.owns(item)]
+        return [item.gid for item in scene.selectedItems() if isinstance(item, GroupItem) and scene.owns(item)]
 
     def edit_selection(self):
         """The node ids an edit of the selection acts on: selected nodes plus the
@@ -69,7 +67,7 @@ class CanvasSelection:
     def select_node(self, nid):
         """Make nid the only selected node (None: clear) and the session's current node."""
         scene = self._scene
-        item = scene.node_item(nid) if nid is not None else None   # built now if still missing
+        item = scene.node_item(nid) if nid is not None else None  # built now if still missing
         self._syncing = True
         try:
             scene.clearSelection()
@@ -83,7 +81,7 @@ class CanvasSelection:
         """Select these nodes (a collapsed group stands in for its hidden nodes)."""
         scene = self._scene
         ids = set(ids)
-        scene.finish_build()   # every one of them must have its item
+        scene.finish_build()  # every one of them must have its item
         scene.clearSelection()
         nodes = scene.node_items()
         for nid in ids:
@@ -134,7 +132,7 @@ class CanvasSelection:
     def keep_edge(self):
         """After a build: the selected wire stays selected (its glow redrawn) if it is still there."""
         if self.selected_edge is not None:
-            self.select_edge(self.selected_edge)   # None if its item is gone
+            self.select_edge(self.selected_edge)  # None if its item is gone
 
     # -- following the scene and the session -------------------------------------------
     # The scene connects the signals to its own slots, which call these: a connection
@@ -150,13 +148,12 @@ class CanvasSelection:
         for item in self._raised:
             item.setZValue(NODE_SELECTED_Z)
         if self.selected_edge is not None and self._raised:
-            self.select_edge(None)   # a node selected: the wire is not any more
+            self.select_edge(None)  # a node selected: the wire is not any more
         if self._syncing:
             return
         ids = self.selected_ids()
-        if not ids:   # a collapsed group stands for its outputs
-            ids = [nid for gid in self.selected_group_ids()
-                   for nid, _label in scene.group_layer.item(gid).outputs]
+        if not ids:  # a collapsed group stands for its outputs
+            ids = [nid for gid in self.selected_group_ids() for nid, _label in scene.group_layer.item(gid).outputs]
         current = scene.session.current_id
         scene.session.select(current if current in ids else (ids[0] if ids else None))
 
@@ -165,7 +162,7 @@ class CanvasSelection:
         scene = self._scene
         item = scene.node_items().get(nid) if nid is not None else None
         if item is not None and (item.isSelected() or not item.isVisible()):
-            return   # already shown as selected, or inside a collapsed group
+            return  # already shown as selected, or inside a collapsed group
         self._syncing = True
         try:
             if item is None or not (self.selected_ids() and nid in self.selected_ids()):

@@ -27,11 +27,11 @@ from app.graph.node_item import NodeItem
 from core.document.graph import OPS
 
 MIN_ZOOM, MAX_ZOOM = 0.02, 6.0
-GRID_STEP = 24.0        # scene units between background dots (times the theme's scale)
-GRID_DOT = 1.6          # a dot's diameter on screen, pixels
-GRID_MIN_ZOOM = 0.5     # no dots when zoomed out further
-FIT_MAX_ZOOM = 1.35     # fitting a 3-node graph should not make it huge
-STEP = 1.25             # one zoom-in / zoom-out step
+GRID_STEP = 24.0  # scene units between background dots (times the theme's scale)
+GRID_DOT = 1.6  # a dot's diameter on screen, pixels
+GRID_MIN_ZOOM = 0.5  # no dots when zoomed out further
+FIT_MAX_ZOOM = 1.35  # fitting a 3-node graph should not make it huge
+STEP = 1.25  # one zoom-in / zoom-out step
 OVERLAY_MARGIN = 12
 PALETTE_MIME = "application/x-backprop-studio-palette"
 MAX_SPEC_BYTES = 4096
@@ -53,15 +53,14 @@ def spec_from_mime(mime):
 
 
 class GraphView(QGraphicsView):
-    viewChanged = Signal()        # scrolled, zoomed or resized (the minimap follows)
+    viewChanged = Signal()  # scrolled, zoomed or resized (the minimap follows)
     zoomChanged = Signal(float)
-    entryDropped = Signal(object, QPointF)    # (palette spec, scene point)
-    quickAddRequested = Signal(QPointF)       # scene point
+    entryDropped = Signal(object, QPointF)  # (palette spec, scene point)
+    quickAddRequested = Signal(QPointF)  # scene point
 
     def __init__(self, scene, parent=None):
         super().__init__(scene, parent)
-        self.setRenderHints(QPainter.Antialiasing | QPainter.TextAntialiasing
-                            | QPainter.SmoothPixmapTransform)
+        self.setRenderHints(QPainter.Antialiasing | QPainter.TextAntialiasing | QPainter.SmoothPixmapTransform)
         self.setDragMode(QGraphicsView.RubberBandDrag)
         self.setRubberBandSelectionMode(Qt.IntersectsItemShape)
         self.setAcceptDrops(True)
@@ -173,14 +172,13 @@ class GraphView(QGraphicsView):
             return
         delta = event.angleDelta().y() or event.angleDelta().x()
         if delta:
-            self.set_zoom(self.zoom() * (1.0015 ** delta), anchor=event.position())
+            self.set_zoom(self.zoom() * (1.0015**delta), anchor=event.position())
         event.accept()
 
     # -- pan with the middle button too (left drag on the background pans already) ----
 
     def mousePressEvent(self, event):
-        pan_with_left = event.button() == Qt.LeftButton and (
-            self._space or event.modifiers() & Qt.AltModifier)
+        pan_with_left = event.button() == Qt.LeftButton and (self._space or event.modifiers() & Qt.AltModifier)
         if event.button() == Qt.MiddleButton or pan_with_left:
             self._middle_pan = event.position()
             self.viewport().setCursor(Qt.ClosedHandCursor)
@@ -210,8 +208,11 @@ class GraphView(QGraphicsView):
 
     def event(self, event):
         # Tab would move the focus to the next widget before keyPressEvent sees it
-        if event.type() == QEvent.KeyPress and event.key() == Qt.Key_Tab \
-                and not event.modifiers() & (Qt.ControlModifier | Qt.AltModifier):
+        if (
+            event.type() == QEvent.KeyPress
+            and event.key() == Qt.Key_Tab
+            and not event.modifiers() & (Qt.ControlModifier | Qt.AltModifier)
+        ):
             self.quickAddRequested.emit(self.cursor_scene_pos())
             return True
         return super().event(event)
@@ -255,7 +256,7 @@ class GraphView(QGraphicsView):
         if spec_from_mime(event.mimeData()) is not None:
             event.acceptProposedAction()
         else:
-            event.ignore()   # e.g. a file: the window opens it
+            event.ignore()  # e.g. a file: the window opens it
 
     def dragMoveEvent(self, event):
         spec = spec_from_mime(event.mimeData())
@@ -321,7 +322,7 @@ class GraphView(QGraphicsView):
         key = (theme.color("grid").rgba(), theme.scale, round(zoom, 6), ratio)
         if self._grid_key != key:
             step = GRID_STEP * theme.scale
-            size = max(4, round(step * zoom * ratio))      # device pixels per cell
+            size = max(4, round(step * zoom * ratio))  # device pixels per cell
             tile = QPixmap(size, size)
             tile.fill(Qt.transparent)
             p = QPainter(tile)
@@ -348,9 +349,12 @@ class GraphView(QGraphicsView):
         font = theme.font("ui")
         font.setPixelSize(round(15 * theme.scale))
         painter.setFont(font)
-        painter.drawText(QRectF(self.viewport().rect()), Qt.AlignCenter,
-                         "No graph yet.\nDrag a part from the Palette, press Tab to search for one,\n"
-                         "or type an expression on the left and press Ctrl+Enter.")
+        painter.drawText(
+            QRectF(self.viewport().rect()),
+            Qt.AlignCenter,
+            "No graph yet.\nDrag a part from the Palette, press Tab to search for one,\n"
+            "or type an expression on the left and press Ctrl+Enter.",
+        )
         painter.restore()
 
     # -- keeping overlays in place --------------------------------------------------
@@ -390,8 +394,9 @@ class GraphView(QGraphicsView):
         if scene is None:
             return False
         area = self.mapToScene(rect.translated(-self.viewport().pos())).boundingRect()
-        return any(isinstance(item, NodeItem) and item.isVisible()
-                   for item in scene.items(area, Qt.IntersectsItemBoundingRect))
+        return any(
+            isinstance(item, NodeItem) and item.isVisible() for item in scene.items(area, Qt.IntersectsItemBoundingRect)
+        )
 
     def _place_overlays(self):
         vp = self.viewport().geometry()
@@ -402,7 +407,7 @@ class GraphView(QGraphicsView):
 
     def set_theme(self, theme):
         self.scene().set_theme(theme)
-        self.resetCachedContent()   # the background's colours
+        self.resetCachedContent()  # the background's colours
         self.legend.update()
         self.minimap.invalidate()
         self.viewport().update()
@@ -411,13 +416,14 @@ class GraphView(QGraphicsView):
 # -----------------------------------------------------------------------------
 # Legend
 
+
 class LegendOverlay(QWidget):
     """What the colours mean: grad sign and size, inf/nan, output, missing input."""
 
     def __init__(self, view):
         super().__init__(view)
         self._view = view
-        self._grad_max = None     # the scale drawn last
+        self._grad_max = None  # the scale drawn last
         self.setAttribute(Qt.WA_TransparentForMouseEvents)
 
     def values_refreshed(self):
@@ -461,8 +467,7 @@ class LegendOverlay(QWidget):
         p.drawRoundedRect(bar, 3 * s, 3 * s)
         p.setFont(font)
         p.setPen(text)
-        p.drawText(QRectF(pad, bar.top() - 4 * s, 32 * s, bar.height() + 8 * s),
-                   Qt.AlignLeft | Qt.AlignVCenter, "grad")
+        p.drawText(QRectF(pad, bar.top() - 4 * s, 32 * s, bar.height() + 8 * s), Qt.AlignLeft | Qt.AlignVCenter, "grad")
         p.setFont(small)
         below = QRectF(bar.left(), bar.bottom() + 2 * s, bar.width(), 14 * s)
         top = _compact(gmax)
@@ -483,15 +488,13 @@ class LegendOverlay(QWidget):
         p.drawText(QRectF(x, cy - 6 * s, 12 * s, 12 * s), Qt.AlignCenter, "!")
         p.setFont(small)
         p.setPen(text)
-        p.drawText(QRectF(x + 17 * s, cy - 8 * s, 90 * s, 16 * s), Qt.AlignLeft | Qt.AlignVCenter,
-                   "inf / nan")
+        p.drawText(QRectF(x + 17 * s, cy - 8 * s, 90 * s, 16 * s), Qt.AlignLeft | Qt.AlignVCenter, "inf / nan")
         cy2 = below.center().y()
         p.setPen(QPen(theme.color("missing"), 1.6 * s))
         p.setBrush(theme.color("node_fill"))
         p.drawEllipse(QPointF(x + 6 * s, cy2), 4 * s, 4 * s)
         p.setPen(text)
-        p.drawText(QRectF(x + 17 * s, cy2 - 8 * s, 90 * s, 16 * s), Qt.AlignLeft | Qt.AlignVCenter,
-                   "missing input")
+        p.drawText(QRectF(x + 17 * s, cy2 - 8 * s, 90 * s, 16 * s), Qt.AlignLeft | Qt.AlignVCenter, "missing input")
         p.end()
 
 
@@ -500,4 +503,3 @@ def _compact(x):
     if x >= 1e4 or x < 1e-3:
         return f"{x:.2g}"
     return f"{x:.4g}"
-

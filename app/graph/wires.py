@@ -41,7 +41,7 @@ def port_at(scene, pos, radius, side=None):
     best, best_d = None, radius
     for item in scene.items(area, Qt.IntersectsItemBoundingRect):
         if not isinstance(item, NodeItem) or not item.isVisible() or not scene.owns(item):
-            continue   # (not owned: an item of a replaced graph, still being removed)
+            continue  # (not owned: an item of a replaced graph, still being removed)
         for ref, point in ports_of(item):
             if side is not None and ref.side != side:
                 continue
@@ -49,7 +49,6 @@ def port_at(scene, pos, radius, side=None):
             if d <= best_d:
                 best, best_d = ref, d
     return best
-
 
 
 class WireGesture:
@@ -60,14 +59,14 @@ class WireGesture:
         self.doc = scene.session.doc
         self.start = start
         self.radius = radius
-        self.picked = None          # the Edge lifted off its input, if any
+        self.picked = None  # the Edge lifted off its input, if any
         if start.side == "in":
             src = self.doc.inputs_of(start.nid)[start.port]
             if src is not None:
                 self.picked = (src, start.nid, start.port)
         # the fixed end is an output (dragging towards an input) or an input
         self.towards = "out" if start.side == "in" and self.picked is None else "in"
-        self.target = None          # (src, dst, port) the release would make, or None
+        self.target = None  # (src, dst, port) the release would make, or None
         self.ok = False
         self.reason = ""
         theme = scene.theme
@@ -83,10 +82,9 @@ class WireGesture:
         scene.addItem(self.path_item)
         scene.addItem(self.ring)
         if self.picked is not None:
-            edge_item = next((e for e in scene.edge_items(self.picked[0], start.nid)
-                              if e.port == start.port), None)
+            edge_item = next((e for e in scene.edge_items(self.picked[0], start.nid) if e.port == start.port), None)
             if edge_item is not None:
-                edge_item.setVisible(False)   # lifted: the rubber wire stands for it
+                edge_item.setVisible(False)  # lifted: the rubber wire stands for it
             self._lifted = edge_item
         else:
             self._lifted = None
@@ -107,7 +105,7 @@ class WireGesture:
         a = self._anchor()
         b = spot if spot is not None else pos
         if self.towards == "out":
-            a, b = b, a          # wires are drawn from output (left) to input (right)
+            a, b = b, a  # wires are drawn from output (left) to input (right)
         path = QPainterPath(a)
         dx = max(abs(b.x() - a.x()) * 0.5, 24.0)
         path.cubicTo(QPointF(a.x() + dx, a.y()), QPointF(b.x() - dx, b.y()), b)
@@ -146,8 +144,15 @@ class WireGesture:
                         return None, True, "release to remove this wire", None
                     return None, False, "", None
                 if item.kind != "op":
-                    return None, False, (f"{describe(doc.nodes[item.nid])} is a {item.kind}: "
-                                         "it has no inputs; drop on an op's input port"), item.out_point()
+                    return (
+                        None,
+                        False,
+                        (
+                            f"{describe(doc.nodes[item.nid])} is a {item.kind}: "
+                            "it has no inputs; drop on an op's input port"
+                        ),
+                        item.out_point(),
+                    )
                 free = [p for p, s in enumerate(doc.inputs_of(item.nid)) if s is None]
                 ref = PortRef(item.nid, "in", nearest_input(item, pos, free))
             if self.picked is not None and (ref.nid, ref.port) == (self.picked[1], self.picked[2]):
@@ -156,8 +161,7 @@ class WireGesture:
             ok, reason = doc.can_connect(src, ref.nid, ref.port, replace=True)
             if ok:
                 occupant = doc.inputs_of(ref.nid)[ref.port]
-                reason = (f"connect {describe(doc.nodes[src])} → input {ref.port} of "
-                          f"{describe(doc.nodes[ref.nid])}")
+                reason = f"connect {describe(doc.nodes[src])} → input {ref.port} of {describe(doc.nodes[ref.nid])}"
                 if occupant is not None:
                     reason += f" (replaces the wire from {describe(doc.nodes[occupant])})"
             return edge, ok, reason, item.port_point(ref.port)
@@ -187,8 +191,7 @@ class WireGesture:
             if not self.ok:
                 return None, self.reason
             _src, new_dst, new_port = self.target
-            return Macro("Move wire", [Disconnect(dst, port), Connect(src, new_dst, new_port)]), \
-                self.reason
+            return Macro("Move wire", [Disconnect(dst, port), Connect(src, new_dst, new_port)]), self.reason
         if self.target is None or not self.ok:
             return None, self.reason
         return Connect(*self.target), self.reason

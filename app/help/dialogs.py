@@ -35,8 +35,7 @@ GESTURES = (
     ("Drag the background", "select the nodes in the rectangle (Ctrl adds to the selection)"),
     ("Middle-drag, or Space/Alt + drag", "pan"),
     ("Drag a node", "move it (one undo step per drag); onto a wire: insert it there"),
-    ("Drag from a port", "draw a wire: output (right) to input (left); red means refused, "
-                         "and the status bar says why"),
+    ("Drag from a port", "draw a wire: output (right) to input (left); red means refused, and the status bar says why"),
     ("Drag a wired input", "pick its wire up: drop it on another input, or on empty canvas to remove it"),
     ("Drag a part from the Palette", "add it where it is dropped (onto a wire: insert it)"),
     ("Tab, or double-click the background", "search for a part and add it at the mouse"),
@@ -123,9 +122,11 @@ class ShortcutsDialog(QDialog):
         header.setSectionResizeMode(1, QHeaderView.Stretch)
         header.setSectionResizeMode(2, QHeaderView.ResizeToContents)
         layout.addWidget(self.table, 1)
-        mouse = QLabel("<b>On the canvas</b><table>" + "".join(
-            f"<tr><td><b>{g}</b>&nbsp;&nbsp;</td><td>{what}</td></tr>" for g, what in GESTURES)
-            + "</table>")
+        mouse = QLabel(
+            "<b>On the canvas</b><table>"
+            + "".join(f"<tr><td><b>{g}</b>&nbsp;&nbsp;</td><td>{what}</td></tr>" for g, what in GESTURES)
+            + "</table>"
+        )
         mouse.setToolTip("Mouse gestures on the graph")
         layout.addWidget(mouse)
         buttons = QDialogButtonBox(QDialogButtonBox.Close)
@@ -159,7 +160,8 @@ class AboutDialog(QDialog):
             "engine: build a graph, step through every <code>_backward</code> call, "
             "follow the guided lessons, and train small networks.</p>"
             f"<p style='color:gray'>Python {platform.python_version()} · Qt {qVersion()} · "
-            f"PySide6 {PYSIDE_VERSION}</p>")
+            f"PySide6 {PYSIDE_VERSION}</p>"
+        )
         self.text.setWordWrap(True)
         self.text.setTextInteractionFlags(Qt.TextSelectableByMouse)
         col.addWidget(self.text, 1)

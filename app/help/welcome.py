@@ -27,7 +27,7 @@ from app.settings import settings
 
 KEY_DONT_SHOW = "welcome/dont_show"
 KEY_SHOWN = "welcome/shown"
-RECENT_KEY = "recentFiles"   # app/files/actions.py's key, read only without a window
+RECENT_KEY = "recentFiles"  # app/files/actions.py's key, read only without a window
 MAX_RECENT = 8
 
 
@@ -81,9 +81,11 @@ class WelcomeDialog(QDialog):
         intro = QVBoxLayout()
         title = QLabel("Welcome to Backprop Studio")
         set_base_font(title, 22, bold=True)
-        blurb = QLabel("See what backpropagation does, one chain-rule step at a time. "
-                       "Start with a lesson, open an example graph, or type an expression in "
-                       "the Editor. Every number on screen comes from the engine.")
+        blurb = QLabel(
+            "See what backpropagation does, one chain-rule step at a time. "
+            "Start with a lesson, open an example graph, or type an expression in "
+            "the Editor. Every number on screen comes from the engine."
+        )
         blurb.setWordWrap(True)
         intro.addWidget(title)
         intro.addWidget(blurb)
@@ -118,8 +120,9 @@ class WelcomeDialog(QDialog):
 
         self.lesson_list.itemActivated.connect(lambda item: self._choose_lesson(item.data(Qt.UserRole)))
         self.example_list.itemActivated.connect(lambda item: self._choose_file(item.data(Qt.UserRole)))
-        self.recent_list.itemActivated.connect(lambda item: item.data(Qt.UserRole)
-                                               and self._choose_file(item.data(Qt.UserRole)))
+        self.recent_list.itemActivated.connect(
+            lambda item: item.data(Qt.UserRole) and self._choose_file(item.data(Qt.UserRole))
+        )
 
         bottom = QHBoxLayout()
         self.dont_show = QCheckBox("Don't show this at start")
@@ -132,7 +135,8 @@ class WelcomeDialog(QDialog):
         self.first_lesson.setToolTip("Begin the track at lesson 1")
         self.first_lesson.setEnabled(self.lesson_list.count() > 0)
         self.first_lesson.clicked.connect(
-            lambda: self.lesson_list.count() and self._choose_lesson(self.lesson_list.item(0).data(Qt.UserRole)))
+            lambda: self.lesson_list.count() and self._choose_lesson(self.lesson_list.item(0).data(Qt.UserRole))
+        )
         self.close_button = QPushButton("Close")
         self.close_button.setToolTip("Keep the tutorial graph and look around")
         self.close_button.setDefault(True)

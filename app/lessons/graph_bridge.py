@@ -11,7 +11,7 @@ from core.document.compile import Compiled
 from core.document.graph import GraphDocument
 from core.engine import topological_order
 
-READABLE_ZOOM = 0.5         # below this the canvas zooms in on the step's nodes
+READABLE_ZOOM = 0.5  # below this the canvas zooms in on the step's nodes
 
 
 class GraphBridge:
@@ -26,12 +26,12 @@ class GraphBridge:
     def __init__(self, window):
         self.window = window
         self.session = window.session
-        self.adopted = None          # the Compiled we put into the session
+        self.adopted = None  # the Compiled we put into the session
         self._adopting = False
-        self._pending = None         # a (doc, by_id, root, highlight, statuses) waiting for a layout
-        self.touched = False         # the runner's Values were changed from outside the lesson
+        self._pending = None  # a (doc, by_id, root, highlight, statuses) waiting for a layout
+        self.touched = False  # the runner's Values were changed from outside the lesson
         self._masks = {}
-        self._keep_clean = False     # the user's document was saved when the lesson took the canvas
+        self._keep_clean = False  # the user's document was saved when the lesson took the canvas
         self._title = ""
         self.session.gradsChanged.connect(self._grads_changed)
         window.layoutFinished.connect(self._layout_finished)
@@ -42,7 +42,7 @@ class GraphBridge:
 
     def _grads_changed(self, _ids):
         if not self._adopting and self.showing_runner:
-            self.touched = True      # Backward, Zero Grads, the debugger: the lesson state moved
+            self.touched = True  # Backward, Zero Grads, the debugger: the lesson state moved
 
     def detach(self):
         """Stop showing the runner's Values (before a worker changes them)."""
@@ -72,7 +72,7 @@ class GraphBridge:
         if _signature(current) == _signature(doc) and _leaf_values(current) == _leaf_values(doc):
             self._adopt(by_id, root, highlight, statuses)
             return
-        if _signature(current) == _signature(doc):   # same graph, a leaf changed: keep the places
+        if _signature(current) == _signature(doc):  # same graph, a leaf changed: keep the places
             for nid, node in doc.nodes.items():
                 node.pos = current.nodes[nid].pos
             self.window.show_document(doc, f"Lesson: {label}", layout=False)

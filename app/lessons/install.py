@@ -19,25 +19,42 @@ def install_classroom(window):
     from app.lessons.panel import LessonsPanel
     from app.look.presenter import KEEP_PROPERTY, Appearance
     from app.look.theme import PALETTE_TITLES, SCALES
+
     window.setWindowIcon(app_icon())
     window.appearance = Appearance(window)
     window.lessons = LessonsPanel(window)
     area_dock = "editor" if "editor" in window.docks else None
     dock = window.add_dock("lessons", "Lessons", window.lessons, Qt.LeftDockWidgetArea, tabify_with=area_dock)
     dock.toggleViewAction().setText("&Lessons")
-    if area_dock:   # the editor in front: the code that made the graph on screen; the palette is one tab away
+    if area_dock:  # the editor in front: the code that made the graph on screen; the palette is one tab away
         window.docks[area_dock].raise_()
     a = window.add_action
     help_menu = window.menus["Help"]
-    lessons_menu = QMenu("&Lessons", help_menu)   # Help → Lessons: the guided track
+    lessons_menu = QMenu("&Lessons", help_menu)  # Help → Lessons: the guided track
     lessons_menu.setToolTipsVisible(True)
     for text, slot, keys, key, tip in (
-            ("&Open Lessons Panel", window.show_lessons, "Ctrl+Shift+L", "lessons panel",
-             "Show the guided lessons (Ctrl+Shift+L)"),
-            ("&Next Step", window.lessons.next, ["PgDown", "Alt+Right"], "lesson next",
-             "Run the lesson's next step (Page Down, Alt+Right; a presenter's clicker works)"),
-            ("&Previous Step", window.lessons.back, ["PgUp", "Alt+Left"], "lesson back",
-             "Back to the lesson's step before (Page Up, Alt+Left)")):
+        (
+            "&Open Lessons Panel",
+            window.show_lessons,
+            "Ctrl+Shift+L",
+            "lessons panel",
+            "Show the guided lessons (Ctrl+Shift+L)",
+        ),
+        (
+            "&Next Step",
+            window.lessons.next,
+            ["PgDown", "Alt+Right"],
+            "lesson next",
+            "Run the lesson's next step (Page Down, Alt+Right; a presenter's clicker works)",
+        ),
+        (
+            "&Previous Step",
+            window.lessons.back,
+            ["PgUp", "Alt+Left"],
+            "lesson back",
+            "Back to the lesson's step before (Page Up, Alt+Left)",
+        ),
+    ):
         action = a("Help", text, slot, keys, key=key, tip=tip)
         action.setShortcutContext(Qt.WindowShortcut)
         help_menu.removeAction(action)
@@ -55,7 +72,7 @@ def install_classroom(window):
 
     view = window.menus["View"]
     dark = window.actions.get("dark theme")
-    if dark is not None:      # replaced by View → Theme
+    if dark is not None:  # replaced by View → Theme
         view.removeAction(dark)
     theme_menu = view.addMenu("&Theme")
     theme_menu.setToolTipsVisible(True)
@@ -64,9 +81,13 @@ def install_classroom(window):
         action = QAction(title, window)
         action.setCheckable(True)
         action.setChecked(name == window.theme.palette.name)
-        action.setToolTip({"light": "Dark text on light grey: the everyday look",
-                           "dark": "Light text on dark grey, for a dim room",
-                           "high-contrast": "Black on white with strong colours: for projectors"}[name])
+        action.setToolTip(
+            {
+                "light": "Dark text on light grey: the everyday look",
+                "dark": "Light text on dark grey, for a dim room",
+                "high-contrast": "Black on white with strong colours: for projectors",
+            }[name]
+        )
         action.triggered.connect(lambda checked=False, n=name: window.appearance.set_palette(n))
         group.addAction(action)
         theme_menu.addAction(action)
@@ -84,15 +105,33 @@ def install_classroom(window):
         scale_menu.addAction(action)
         window.actions[f"scale {factor:g}"] = action
     scale_menu.addSeparator()
-    a("View", "&Larger", lambda: window.appearance.step_scale(+1), "Ctrl+Shift+=", key="larger",
-      tip="Everything one step larger (Ctrl+Shift+=)")
-    a("View", "S&maller", lambda: window.appearance.step_scale(-1), "Ctrl+Shift+-", key="smaller",
-      tip="Everything one step smaller (Ctrl+Shift+-)")
+    a(
+        "View",
+        "&Larger",
+        lambda: window.appearance.step_scale(+1),
+        "Ctrl+Shift+=",
+        key="larger",
+        tip="Everything one step larger (Ctrl+Shift+=)",
+    )
+    a(
+        "View",
+        "S&maller",
+        lambda: window.appearance.step_scale(-1),
+        "Ctrl+Shift+-",
+        key="smaller",
+        tip="Everything one step smaller (Ctrl+Shift+-)",
+    )
     for key in ("larger", "smaller"):
         view.removeAction(window.actions[key])
         scale_menu.addAction(window.actions[key])
-    presenter = a("View", "&Presenter Mode", window.appearance.toggle_presenter, "F11", key="presenter",
-                  tip="Full screen, large and high-contrast, without extras (F11; Esc leaves)")
+    presenter = a(
+        "View",
+        "&Presenter Mode",
+        window.appearance.toggle_presenter,
+        "F11",
+        key="presenter",
+        tip="Full screen, large and high-contrast, without extras (F11; Esc leaves)",
+    )
     presenter.setCheckable(True)
     presenter.setIconText("Presenter")
     leave = QAction("Leave Presenter Mode", window)
@@ -106,8 +145,7 @@ def install_classroom(window):
     window.appearance.presenterChanged.connect(window._presenter_changed)
     window.appearance.changed.connect(window._appearance_changed)
 
-    a("Help", "&Welcome…", window.show_welcome, key="welcome",
-      tip="Lessons, examples and recent files to start from")
+    a("Help", "&Welcome…", window.show_welcome, key="welcome", tip="Lessons, examples and recent files to start from")
     help_menu.removeAction(window.actions["welcome"])
     first = help_menu.actions()[0] if help_menu.actions() else None
     help_menu.insertAction(first, window.actions["welcome"])
@@ -129,13 +167,16 @@ def install_classroom(window):
     window.output_label.setProperty(KEEP_PROPERTY, True)
     window._appearance_changed()
 
-    tips = {"quit": "Close the window (unsaved work is asked about first)",
-            "undo": "Undo the last edit (Ctrl+Z)", "redo": "Redo the edit just undone (Ctrl+Shift+Z)",
-            "actual size": "Zoom to 100% (Ctrl+0)",
-            "auto backward": "Run backward after every edit, so the grads are always current",
-            "legend": "Show what the grad colours and marks mean",
-            "shortcuts": "Every keyboard shortcut, read from the menus",
-            "about": "Version and what this program is"}
+    tips = {
+        "quit": "Close the window (unsaved work is asked about first)",
+        "undo": "Undo the last edit (Ctrl+Z)",
+        "redo": "Redo the edit just undone (Ctrl+Shift+Z)",
+        "actual size": "Zoom to 100% (Ctrl+0)",
+        "auto backward": "Run backward after every edit, so the grads are always current",
+        "legend": "Show what the grad colours and marks mean",
+        "shortcuts": "Every keyboard shortcut, read from the menus",
+        "about": "Version and what this program is",
+    }
     for key, tip in tips.items():
         action = window.actions.get(key)
         if action is not None and not _has_tip(action):
@@ -166,6 +207,7 @@ def show_lessons(window, lesson_id=None, step=0):
 def show_welcome(window):
     """The welcome page (Help → Welcome; also at start unless turned off)."""
     from app.help.welcome import WelcomeDialog
+
     dialog = getattr(window, "_welcome", None)
     if dialog is None:
         dialog = WelcomeDialog(window, window.lessons.lessons)
@@ -177,8 +219,7 @@ def show_welcome(window):
     dialog.show()
     # over the lower part of the window, so the graph it introduces stays in sight
     frame = window.frameGeometry()
-    dialog.move(frame.center().x() - dialog.width() // 2,
-                max(frame.top(), frame.bottom() - dialog.height() - 24))
+    dialog.move(frame.center().x() - dialog.width() // 2, max(frame.top(), frame.bottom() - dialog.height() - 24))
     dialog.raise_()
     return dialog
 
@@ -224,7 +265,7 @@ def presenter_canvas(window):
     wanted = not (window.appearance.presenting and snapshot is not None and not snapshot.show_graph)
     if window.view.isHidden() == wanted:
         window.view.setVisible(wanted)
-        window.output_label.setVisible(wanted)   # the hidden graph's output would mislead
+        window.output_label.setVisible(wanted)  # the hidden graph's output would mislead
         if wanted:
             QTimer.singleShot(0, window._size_presenter_docks)
 
@@ -242,15 +283,16 @@ def presenter_changed(window, on):
     if on and not lessons.isHidden():
         lessons.raise_()
         window._presenter_canvas()
-        QTimer.singleShot(0, window._size_presenter_docks)   # once the window has its new size
+        QTimer.singleShot(0, window._size_presenter_docks)  # once the window has its new size
         QTimer.singleShot(450, window._size_presenter_docks)
     if on:
-        window.show_message("Presenter mode: F11 or Esc to leave; View → Scale or the box "
-                          "in the toolbar for the size.", 6000)
+        window.show_message(
+            "Presenter mode: F11 or Esc to leave; View → Scale or the box in the toolbar for the size.", 6000
+        )
     else:
         window.view.show()
         window.output_label.show()
-        QTimer.singleShot(0, window.view.fit)   # the canvas has its old size back
+        QTimer.singleShot(0, window.view.fit)  # the canvas has its old size back
 
 
 def appearance_changed(window):

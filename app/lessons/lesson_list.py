@@ -9,12 +9,13 @@ from PySide6.QtWidgets import QListWidget, QListWidgetItem
 
 from app.settings import settings
 
-PROGRESS_KEY = "lessons/progress/"   # + lesson id -> the furthest step reached (0-based)
+PROGRESS_KEY = "lessons/progress/"  # + lesson id -> the furthest step reached (0-based)
 LAST_KEY = "lessons/last"
 
 
 # -----------------------------------------------------------------------------
 # The progress model
+
 
 def furthest_step(s, lesson_id):
     """The furthest step of the lesson reached so far in settings `s`; -1 if none."""
@@ -38,14 +39,14 @@ def _int(value, default):
 # -----------------------------------------------------------------------------
 # The list
 
+
 class LessonList(QListWidget):
     """The lessons in order, each with how far the student got; the current one in bold.
     Each item holds its lesson id under `Qt.UserRole`."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.setToolTip("The lessons, in order; the numbers say how far you got. "
-                        "Double-click (or Enter) to open one")
+        self.setToolTip("The lessons, in order; the numbers say how far you got. Double-click (or Enter) to open one")
         self.setTextElideMode(Qt.ElideRight)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         self.setMinimumHeight(80)

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QFrame, QLabel, QSizePolicy, QVBoxLayout, QWidget
 from app.lessons.reading import TEXT_PX
 from app.look.theme import set_base_font
 
-NEGATIVE, POSITIVE = QColor("#f59322"), QColor("#0877bd")   # class -1 / +1 (Playground colours)
+NEGATIVE, POSITIVE = QColor("#f59322"), QColor("#0877bd")  # class -1 / +1 (Playground colours)
 
 
 class BoundaryView(QWidget):
@@ -20,8 +20,10 @@ class BoundaryView(QWidget):
         super().__init__(parent)
         self.setMinimumSize(160, 160)
         self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Preferred)
-        self.setToolTip("The network's decision boundary: orange where it says −1, blue where it "
-                        "says +1; dots are the training points in their true colour")
+        self.setToolTip(
+            "The network's decision boundary: orange where it says −1, blue where it "
+            "says +1; dots are the training points in their true colour"
+        )
         self._image = None
         self._points = ((), ())
         self._bounds = None
@@ -46,13 +48,14 @@ class BoundaryView(QWidget):
                 t = max(-1.0, min(1.0, score / 2.0)) if math.isfinite(score) else 0.0
                 end = POSITIVE if t > 0 else NEGATIVE
                 a = abs(t) * 0.75
-                c = QColor.fromRgbF(neutral.redF() + (end.redF() - neutral.redF()) * a,
-                                    neutral.greenF() + (end.greenF() - neutral.greenF()) * a,
-                                    neutral.blueF() + (end.blueF() - neutral.blueF()) * a)
-                image.setPixelColor(i, rows - 1 - j, c)   # rows follow y upwards
+                c = QColor.fromRgbF(
+                    neutral.redF() + (end.redF() - neutral.redF()) * a,
+                    neutral.greenF() + (end.greenF() - neutral.greenF()) * a,
+                    neutral.blueF() + (end.blueF() - neutral.blueF()) * a,
+                )
+                image.setPixelColor(i, rows - 1 - j, c)  # rows follow y upwards
         self._image = image
-        self._bounds = (float(boundary.xs[0]), float(boundary.xs[-1]),
-                        float(boundary.ys[0]), float(boundary.ys[-1]))
+        self._bounds = (float(boundary.xs[0]), float(boundary.xs[-1]), float(boundary.ys[0]), float(boundary.ys[-1]))
         self._points = points
         self.update()
 
@@ -91,8 +94,9 @@ class LessonNetworkView(QFrame):
         self.metrics_label = QLabel()
         self.metrics_label.setWordWrap(True)
         self.metrics_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
-        self.metrics_label.setToolTip("The network now, on its training set: updates done, loss, "
-                                      "accuracy and parameters")
+        self.metrics_label.setToolTip(
+            "The network now, on its training set: updates done, loss, accuracy and parameters"
+        )
         set_base_font(self.metrics_label, TEXT_PX, mono=True)
         self.boundary_view = BoundaryView()
         net.addWidget(self.metrics_label)

@@ -96,8 +96,9 @@ class LessonMoves:
             return
         if self.bridge is not None:
             self.bridge.detach()
-        worker = LessonWorker(self._token, None if fresh else self.runner, lesson, target, replay,
-                              self.train_limit, self)
+        worker = LessonWorker(
+            self._token, None if fresh else self.runner, lesson, target, replay, self.train_limit, self
+        )
         self._previous = (lesson, start)
         worker.progress.connect(self._worker_progress)
         worker.done.connect(self._worker_done)
@@ -116,7 +117,7 @@ class LessonMoves:
 
     def _worker_done(self, token, result):
         if token != self._token:
-            return   # a move the panel no longer waits for (shut down)
+            return  # a move the panel no longer waits for (shut down)
         self._worker = None
         self.busy_box.hide()
         self.busyChanged.emit(False)

@@ -58,16 +58,18 @@ from core.lessons.format import LessonError, load_all
 from core.lessons.quiz import LessonQuiz
 from core.lessons.runner import PENDING
 
-LESSONS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
-                           "resources", "lessons")
+LESSONS_DIR = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "resources", "lessons"
+)
 
 
 # -----------------------------------------------------------------------------
 # The panel
 
+
 class LessonsPanel(LessonMoves, QWidget):
-    stepShown = Signal(int)        # a step is on screen (its index)
-    busyChanged = Signal(bool)     # a move started / ended
+    stepShown = Signal(int)  # a step is on screen (its index)
+    busyChanged = Signal(bool)  # a move started / ended
 
     def __init__(self, window=None, lessons=None, train_limit=None, parent=None):
         super().__init__(parent)
@@ -129,10 +131,10 @@ class LessonsPanel(LessonMoves, QWidget):
 
         self.text = QTextBrowser()
         self.text.setOpenExternalLinks(True)
-        self.text.setToolTip("")   # a long tip over the reading area only gets in the way
+        self.text.setToolTip("")  # a long tip over the reading area only gets in the way
         set_base_font(self.text, TEXT_PX)
         self.text.setMinimumHeight(120)
-        self.body = QBoxLayout(QBoxLayout.TopToBottom)   # text and network: side by side when wide
+        self.body = QBoxLayout(QBoxLayout.TopToBottom)  # text and network: side by side when wide
         self.body.addWidget(self.text, 3)
         col.addLayout(self.body, 1)
 
@@ -182,8 +184,10 @@ class LessonsPanel(LessonMoves, QWidget):
         self.next_button.clicked.connect(self.next)
         self.next_button.setDefault(True)
         self.quiz_check = QCheckBox("Quiz")
-        self.quiz_check.setToolTip("Hide each value this step asks or computes, on the canvas and in the "
-                                   "text, until you predict it; answers are scored (predict each grad)")
+        self.quiz_check.setToolTip(
+            "Hide each value this step asks or computes, on the canvas and in the "
+            "text, until you predict it; answers are scored (predict each grad)"
+        )
         self.quiz_check.toggled.connect(self.set_quiz_mode)
         self.score_button = QPushButton("Score…")
         self.score_button.setToolTip("The quiz score of each lesson: show it to the class, or save it")
@@ -266,11 +270,11 @@ class LessonsPanel(LessonMoves, QWidget):
         # the canvas
         if self.bridge is not None:
             if snapshot.show_graph:
-                self.bridge.show(runner, snapshot.highlight, snapshot.statuses,
-                                 f"{lesson.title}, step {k}", self.masks())
+                self.bridge.show(
+                    runner, snapshot.highlight, snapshot.statuses, f"{lesson.title}, step {k}", self.masks()
+                )
                 note = f"lesson “{lesson.title}”, step {k} of {n}"
-                self.window.editor.set_source_note(note + (f". {snapshot.canvas_note}" if snapshot.canvas_note
-                                                           else ""))
+                self.window.editor.set_source_note(note + (f". {snapshot.canvas_note}" if snapshot.canvas_note else ""))
             else:
                 self.bridge.detach()
                 self.bridge.clear_highlight()
@@ -316,8 +320,12 @@ class LessonsPanel(LessonMoves, QWidget):
 
     def follow(self):
         """Zoom the canvas in on the step's nodes if the whole graph is too small to read."""
-        if self.bridge is not None and self.snapshot is not None and self.snapshot.show_graph \
-                and self.bridge.showing_runner:
+        if (
+            self.bridge is not None
+            and self.snapshot is not None
+            and self.snapshot.show_graph
+            and self.bridge.showing_runner
+        ):
             self.bridge._follow(self.snapshot.highlight)
 
     def metrics_text(self):
@@ -325,8 +333,7 @@ class LessonsPanel(LessonMoves, QWidget):
         if not m:
             return ""
         steps = "step" if m["step"] == 1 else "steps"
-        return (f"after {m['step']} {steps}\nloss {m['loss']}\naccuracy {m['accuracy']}\n"
-                f"{m['params']} parameters")
+        return f"after {m['step']} {steps}\nloss {m['loss']}\naccuracy {m['accuracy']}\n{m['params']} parameters"
 
     def _update_controls(self):
         idle = not self.busy
@@ -336,8 +343,7 @@ class LessonsPanel(LessonMoves, QWidget):
         self.next_button.setEnabled(idle and more)
         if has and self.runner.at_end and self._following_lesson() is not None:
             self.next_button.setText("Next lesson ▶")
-            self.next_button.setToolTip(f"Start “{self._following_lesson().title}” "
-                                        "(Page Down / Alt+Right)")
+            self.next_button.setToolTip(f"Start “{self._following_lesson().title}” (Page Down / Alt+Right)")
         else:
             self.next_button.setText("Next ▶")
             self.next_button.setToolTip("Run the next step (Page Down / Alt+Right)")
@@ -374,7 +380,7 @@ class LessonsPanel(LessonMoves, QWidget):
 
     def _answered(self, verdict, ok, explanation):
         self._last_answer = (ok, explanation)
-        if verdict in ("first", "hint", "revealed"):   # the item is done: its value may show now
+        if verdict in ("first", "hint", "revealed"):  # the item is done: its value may show now
             self._show_text()
             if self.bridge is not None and self.bridge.showing_runner:
                 self.bridge.set_masks(self.masks())
@@ -388,6 +394,7 @@ class LessonsPanel(LessonMoves, QWidget):
     def show_score(self):
         """The quiz's score per lesson, large enough for the class, with Save."""
         from app.lessons.score_dialog import ScoreDialog
+
         dialog = ScoreDialog(self.quiz, self)
         dialog.setAttribute(Qt.WA_DeleteOnClose)
         dialog.show()
@@ -400,11 +407,11 @@ class LessonsPanel(LessonMoves, QWidget):
         and so do the debugger's new grads when stepping by hand."""
         debugger = getattr(self.window, "debugger", None) if self.window is not None else None
         if self.quiz_check.isChecked() != bool(on):
-            self.quiz_check.setChecked(bool(on))   # re-enters through toggled
+            self.quiz_check.setChecked(bool(on))  # re-enters through toggled
             return
         self.quiz.on = bool(on)
         if self.runner is not None and self.snapshot is not None and not self.busy:
-            self._show(self.snapshot)   # the step again, with its values hidden or shown
+            self._show(self.snapshot)  # the step again, with its values hidden or shown
         if debugger is None or not hasattr(debugger, "set_quiz_mode"):
             self._show_error("Quiz mode needs the debugger panel, which is not available.")
             return

@@ -65,11 +65,12 @@ class QuestionBox(QFrame):
         head, _, rest = explanation.partition("\n")
         body = "<br>".join(_html(line) for line in rest.splitlines())
         mono = "font-family:'DejaVu Sans Mono'"
-        self.result.setText(f"<b style='color:{color}'>{_html(head)}</b>"
-                            + (f"<br><span style='{mono}'>{body}</span>" if body else ""))
+        self.result.setText(
+            f"<b style='color:{color}'>{_html(head)}</b>" + (f"<br><span style='{mono}'>{body}</span>" if body else "")
+        )
         self.result_area.show()
         self.result_area.verticalScrollBar().setValue(0)
 
 
 def _html(text):
-    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -27,7 +27,7 @@ def set_markdown(browser, text):
             fragment = it.fragment()
             char = fragment.charFormat()
             if char.hasProperty(QTextFormat.FontPointSize) or char.hasProperty(QTextFormat.FontPixelSize):
-                char.clearProperty(QTextFormat.FontPointSize)   # only code has a size of its own
+                char.clearProperty(QTextFormat.FontPointSize)  # only code has a size of its own
                 char.clearProperty(QTextFormat.FontPixelSize)
                 char.setFontFamilies([MONO_FAMILY])
                 cursor.setPosition(fragment.position())

@@ -64,10 +64,14 @@ class ScoreDialog(QDialog):
                 self.table.setItem(r, c, item)
         self.table.resizeColumnsToContents()
         total = summary["total"]
-        self.heading.setText(f"{total['first']} of {total['asked']} right first time" if total["asked"]
-                             else "No answers yet")
-        self.note.setText("" if total["asked"] else "Answer a lesson's questions (tick “Quiz” to predict "
-                                                    "each grad too) and the score shows here.")
+        self.heading.setText(
+            f"{total['first']} of {total['asked']} right first time" if total["asked"] else "No answers yet"
+        )
+        self.note.setText(
+            ""
+            if total["asked"]
+            else "Answer a lesson's questions (tick “Quiz” to predict each grad too) and the score shows here."
+        )
         return summary
 
     def save(self, path):
@@ -75,14 +79,12 @@ class ScoreDialog(QDialog):
         self.note.setText(f"Saved to {path}.")
 
     def save_dialog(self):
-        path, _ = QFileDialog.getSaveFileName(self, "Save the quiz score", "quiz-score.json",
-                                              "JSON files (*.json)")
+        path, _ = QFileDialog.getSaveFileName(self, "Save the quiz score", "quiz-score.json", "JSON files (*.json)")
         if not path:
             return False
         try:
             self.save(path)
         except OSError as e:
-            self.note.setText(f"Could not save {path}: {e.strerror or e}. The score is still here; "
-                              "try another folder.")
+            self.note.setText(f"Could not save {path}: {e.strerror or e}. The score is still here; try another folder.")
             return False
         return True

@@ -19,6 +19,7 @@ from core.lessons.runner import LessonRunner, fmt
 # -----------------------------------------------------------------------------
 # What the GUI needs after a move, gathered where the runner is (maybe a worker)
 
+
 class Snapshot:
     """Plain results of a move; `runner` may be touched again only on the GUI
     thread once the move is over."""
@@ -38,9 +39,13 @@ class Snapshot:
         if runner.kind == "network":
             trainer = runner.trainer
             loss, accuracy = runner.metrics()
-            self.metrics = {"step": trainer.steps_done, "loss": fmt(loss),
-                            "accuracy": f"{accuracy:.1%}", "params": len(trainer.params),
-                            "finite": math.isfinite(loss)}
+            self.metrics = {
+                "step": trainer.steps_done,
+                "loss": fmt(loss),
+                "accuracy": f"{accuracy:.1%}",
+                "params": len(trainer.params),
+                "finite": math.isfinite(loss),
+            }
             self.diverged = trainer.diverged
             self.boundary = trainer.boundary()
             self.points = (list(trainer.train_points), list(trainer.train_labels))
@@ -61,8 +66,9 @@ def _moves_train(lesson, start, target):
     """Does going from step `start` to `target` (a replay from 0 when going back)
     involve a network? Building, training or restoring one belongs in a worker."""
     lo = 0 if target <= start else start + 1
-    return any(step.setup is not None and step.setup.kind == "network" for step in lesson.steps[:target + 1]) \
-        or any(a.do == "train" for step in lesson.steps[lo:target + 1] for a in step.actions)
+    return any(step.setup is not None and step.setup.kind == "network" for step in lesson.steps[: target + 1]) or any(
+        a.do == "train" for step in lesson.steps[lo : target + 1] for a in step.actions
+    )
 
 
 class Stopped:
@@ -76,8 +82,8 @@ class LessonWorker(QThread):
     """Runs one move of a lesson off the GUI thread: makes the LessonRunner if
     there is none yet (its constructor enters step 0), then `goto_iter`."""
 
-    progress = Signal(int, str)      # token, what is being done
-    done = Signal(int, object)       # token, a Snapshot, a Stopped or the exception
+    progress = Signal(int, str)  # token, what is being done
+    done = Signal(int, object)  # token, a Snapshot, a Stopped or the exception
 
     def __init__(self, token, runner, lesson, target, replay=False, train_limit=None, parent=None):
         super().__init__(parent)
@@ -96,11 +102,11 @@ class LessonWorker(QThread):
                     self.done.emit(self.token, Stopped(self.runner))
                     return
             self.done.emit(self.token, Snapshot(self.runner))
-        except Exception as e:   # a lesson bug is reported in the panel, never lost
+        except Exception as e:  # a lesson bug is reported in the panel, never lost
             self.done.emit(self.token, e)
 
 
 def _move(runner, target, replay):
     if replay and target > runner.index:
-        yield from runner.goto_iter(0)   # start over: the Values were changed outside the lesson
+        yield from runner.goto_iter(0)  # start over: the Values were changed outside the lesson
     yield from runner.goto_iter(target)

@@ -35,9 +35,19 @@ PRESENTER_SCALE = 2.0
 PRESENTER_THEME = "high-contrast"
 
 # Toolbar actions a lesson in front of a class still needs; the others hide.
-ESSENTIAL_TOOLBAR = ("run", "backward", "zero grads", "fit", "zoom in", "zoom out",
-                     "lesson back", "lesson next", "presenter", "presenter scale")
-KEEP_PROPERTY = "presenter_keep"   # a widget with this property set stays visible
+ESSENTIAL_TOOLBAR = (
+    "run",
+    "backward",
+    "zero grads",
+    "fit",
+    "zoom in",
+    "zoom out",
+    "lesson back",
+    "lesson next",
+    "presenter",
+    "presenter scale",
+)
+KEEP_PROPERTY = "presenter_keep"  # a widget with this property set stays visible
 
 
 def _palette_name(value, default):
@@ -47,7 +57,7 @@ def _palette_name(value, default):
 class Appearance(QObject):
     """Theme, scale and presenter mode of one window."""
 
-    changed = Signal()            # palette or scale changed (the theme is applied already)
+    changed = Signal()  # palette or scale changed (the theme is applied already)
     presenterChanged = Signal(bool)
 
     def __init__(self, window, parent=None):
@@ -58,7 +68,7 @@ class Appearance(QObject):
         self.presenter_palette = PRESENTER_THEME
         self.presenter_scale = PRESENTER_SCALE
         self.presenting = False
-        self._saved = None   # what presenter mode hid or changed, to put back
+        self._saved = None  # what presenter mode hid or changed, to put back
 
     # -- what is shown now ------------------------------------------------------------
 
@@ -187,8 +197,7 @@ class Appearance(QObject):
                 hidden.append(action)
         bar = window.statusBar()
         for widget in bar.findChildren(QWidget, options=Qt.FindDirectChildrenOnly):
-            if not widget.isHidden() and not widget.property(KEEP_PROPERTY) \
-                    and not isinstance(widget, QSizeGrip):
+            if not widget.isHidden() and not widget.property(KEEP_PROPERTY) and not isinstance(widget, QSizeGrip):
                 widget.setVisible(False)
                 hidden.append(widget)
         return hidden

@@ -36,6 +36,7 @@ MONO_FAMILY = "DejaVu Sans Mono"
 # -----------------------------------------------------------------------------
 # Palettes (plain hex strings; QColor objects are made once per Theme)
 
+
 @dataclass(frozen=True)
 class Palette:
     name: str
@@ -71,79 +72,128 @@ class Palette:
 
 LIGHT = Palette(
     name="light",
-    background="#f5f6f8", grid="#dcdfe5",
-    node_fill="#ffffff", node_border="#c3c9d2", divider="#e4e7ec",
-    label_text="#1b2330", number_text="#111827", caption_text="#7a8494",
-    op_fill="#eef1f6", op_border="#8d98a8", op_text="#2b3442",
+    background="#f5f6f8",
+    grid="#dcdfe5",
+    node_fill="#ffffff",
+    node_border="#c3c9d2",
+    divider="#e4e7ec",
+    label_text="#1b2330",
+    number_text="#111827",
+    caption_text="#7a8494",
+    op_fill="#eef1f6",
+    op_border="#8d98a8",
+    op_text="#2b3442",
     edge="#98a2b3",
-    grad_negative="#2b6cb0", grad_positive="#e07b00", grad_zero="#f1f3f6",
-    nonfinite="#d42a3c", missing="#d42a3c",
-    output="#1b2330", output_text="#ffffff",
-    selection="#5b5bd6", highlight="#f2b705",
-    status_untouched="#b6bdc8", status_partial="#e0a100", status_final="#1a9e6a",
-    overlay_fill="#ffffffe6", overlay_border="#d5dae1", overlay_text="#3b4452",
+    grad_negative="#2b6cb0",
+    grad_positive="#e07b00",
+    grad_zero="#f1f3f6",
+    nonfinite="#d42a3c",
+    missing="#d42a3c",
+    output="#1b2330",
+    output_text="#ffffff",
+    selection="#5b5bd6",
+    highlight="#f2b705",
+    status_untouched="#b6bdc8",
+    status_partial="#e0a100",
+    status_final="#1a9e6a",
+    overlay_fill="#ffffffe6",
+    overlay_border="#d5dae1",
+    overlay_text="#3b4452",
     minimap_view="#5b5bd6",
 )
 
 DARK = Palette(
     name="dark",
-    background="#15181d", grid="#262b33",
-    node_fill="#20252d", node_border="#3a424e", divider="#2e353f",
-    label_text="#e8ebf0", number_text="#f2f4f7", caption_text="#8a94a4",
-    op_fill="#2a313b", op_border="#6b7585", op_text="#e1e5ea",
+    background="#15181d",
+    grid="#262b33",
+    node_fill="#20252d",
+    node_border="#3a424e",
+    divider="#2e353f",
+    label_text="#e8ebf0",
+    number_text="#f2f4f7",
+    caption_text="#8a94a4",
+    op_fill="#2a313b",
+    op_border="#6b7585",
+    op_text="#e1e5ea",
     edge="#5d6777",
-    grad_negative="#5b9bd5", grad_positive="#f29a2e", grad_zero="#262c35",
-    nonfinite="#ff5468", missing="#ff5468",
-    output="#e8ebf0", output_text="#15181d",
-    selection="#8c8cff", highlight="#ffd23f",
-    status_untouched="#5c6573", status_partial="#f0b429", status_final="#34c88a",
-    overlay_fill="#20252de6", overlay_border="#3a424e", overlay_text="#c9ced6",
+    grad_negative="#5b9bd5",
+    grad_positive="#f29a2e",
+    grad_zero="#262c35",
+    nonfinite="#ff5468",
+    missing="#ff5468",
+    output="#e8ebf0",
+    output_text="#15181d",
+    selection="#8c8cff",
+    highlight="#ffd23f",
+    status_untouched="#5c6573",
+    status_partial="#f0b429",
+    status_final="#34c88a",
+    overlay_fill="#20252de6",
+    overlay_border="#3a424e",
+    overlay_text="#c9ced6",
     minimap_view="#8c8cff",
 )
 
 # Black on white, strong hues and no pale greys: legible on a washed-out projector.
 HIGH_CONTRAST = Palette(
     name="high-contrast",
-    background="#ffffff", grid="#c8c8c8",
-    node_fill="#ffffff", node_border="#000000", divider="#000000",
-    label_text="#000000", number_text="#000000", caption_text="#262626",
-    op_fill="#ffffff", op_border="#000000", op_text="#000000",
+    background="#ffffff",
+    grid="#c8c8c8",
+    node_fill="#ffffff",
+    node_border="#000000",
+    divider="#000000",
+    label_text="#000000",
+    number_text="#000000",
+    caption_text="#262626",
+    op_fill="#ffffff",
+    op_border="#000000",
+    op_text="#000000",
     edge="#1a1a1a",
-    grad_negative="#0046c8", grad_positive="#e06000", grad_zero="#ffffff",
-    nonfinite="#c8001e", missing="#c8001e",
-    output="#000000", output_text="#ffffff",
-    selection="#7000e0", highlight="#ff9d00",
-    status_untouched="#7a7a7a", status_partial="#d98a00", status_final="#007a45",
-    overlay_fill="#ffffff", overlay_border="#000000", overlay_text="#000000",
+    grad_negative="#0046c8",
+    grad_positive="#e06000",
+    grad_zero="#ffffff",
+    nonfinite="#c8001e",
+    missing="#c8001e",
+    output="#000000",
+    output_text="#ffffff",
+    selection="#7000e0",
+    highlight="#ff9d00",
+    status_untouched="#7a7a7a",
+    status_partial="#d98a00",
+    status_final="#007a45",
+    overlay_fill="#ffffff",
+    overlay_border="#000000",
+    overlay_text="#000000",
     minimap_view="#7000e0",
 )
 
 PALETTES = {"light": LIGHT, "dark": DARK, "high-contrast": HIGH_CONTRAST}
 PALETTE_TITLES = {"light": "Light", "dark": "Dark", "high-contrast": "High contrast"}
 SCALE_MIN, SCALE_MAX = 1.0, 3.0
-SCALES = (1.0, 1.25, 1.5, 2.0, 2.5, 3.0)   # the steps offered in View → Scale
+SCALES = (1.0, 1.25, 1.5, 2.0, 2.5, 3.0)  # the steps offered in View → Scale
 
 
 # -----------------------------------------------------------------------------
 # Sizes at scale 1 (pixels in scene units)
 
+
 @dataclass(frozen=True)
 class Metrics:
-    label_px: float = 13.0     # node name (its label, else its formula)
-    number_px: float = 16.0    # data / grad numbers: the text a class reads from the back
-    caption_px: float = 10.0   # the words "data" / "grad"
-    op_px: float = 13.0        # symbol inside an op circle
-    ui_px: float = 12.0        # legend, minimap, empty-canvas hint
-    name_row: float = 20.0     # the record's rows, top to bottom: name, data, grad
+    label_px: float = 13.0  # node name (its label, else its formula)
+    number_px: float = 16.0  # data / grad numbers: the text a class reads from the back
+    caption_px: float = 10.0  # the words "data" / "grad"
+    op_px: float = 13.0  # symbol inside an op circle
+    ui_px: float = 12.0  # legend, minimap, empty-canvas hint
+    name_row: float = 20.0  # the record's rows, top to bottom: name, data, grad
     number_row: float = 24.0
     pad: float = 6.0
     corner: float = 6.0
     op_diameter: float = 30.0
-    op_gap: float = 14.0       # circle to record
+    op_gap: float = 14.0  # circle to record
     label_min: float = 26.0
     label_max: float = 150.0
-    number_template: str = "-00.0000"   # the width every number cell starts with
-    margin: float = 9.0        # room around a node for halos and badges
+    number_template: str = "-00.0000"  # the width every number cell starts with
+    margin: float = 9.0  # room around a node for halos and badges
     layer_gap: float = 46.0
     node_gap: float = 22.0
 
@@ -225,11 +275,17 @@ class Theme:
         f = self._fonts.get(role)
         if f is None:
             m = self.metrics
-            px = {"label": m.label_px, "number": m.number_px, "caption": m.caption_px,
-                  "op": m.op_px, "ui": m.ui_px, "mono": m.number_px}[role]
+            px = {
+                "label": m.label_px,
+                "number": m.number_px,
+                "caption": m.caption_px,
+                "op": m.op_px,
+                "ui": m.ui_px,
+                "mono": m.number_px,
+            }[role]
             f = QFont(MONO_FAMILY if role == "mono" else FONT_FAMILY)
             f.setPixelSize(max(1, round(px * self.scale)))
-            if role in ("label", "op", "number"):   # bold digits read from the back of a room
+            if role in ("label", "op", "number"):  # bold digits read from the back of a room
                 f.setBold(True)
             f.setHintingPreference(QFont.PreferNoHinting)
             self._fonts[role] = f
@@ -266,9 +322,11 @@ class Theme:
 
 
 def _mix(a, b, t):
-    return QColor.fromRgbF(a.redF() + (b.redF() - a.redF()) * t,
-                           a.greenF() + (b.greenF() - a.greenF()) * t,
-                           a.blueF() + (b.blueF() - a.blueF()) * t)
+    return QColor.fromRgbF(
+        a.redF() + (b.redF() - a.redF()) * t,
+        a.greenF() + (b.greenF() - a.greenF()) * t,
+        a.blueF() + (b.blueF() - a.blueF()) * t,
+    )
 
 
 DEFAULT = Theme(LIGHT)
@@ -288,23 +346,49 @@ def clamp_scale(scale):
 # -----------------------------------------------------------------------------
 # The widgets: one Qt palette per theme, and the scale factor for every font
 
-_ORIGINAL = {}   # the application's own font and palette, before any theme touched them
+_ORIGINAL = {}  # the application's own font and palette, before any theme touched them
 
 _QT_ROLES = {
     "dark": {
-        "Window": "#20252d", "WindowText": "#e8ebf0", "Base": "#15181d", "AlternateBase": "#262b33",
-        "Text": "#e8ebf0", "Button": "#2a313b", "ButtonText": "#e8ebf0", "BrightText": "#ffffff",
-        "Highlight": "#5b5bd6", "HighlightedText": "#ffffff", "ToolTipBase": "#2a313b",
-        "ToolTipText": "#e8ebf0", "PlaceholderText": "#8a94a4", "Link": "#8cb4ff",
-        "Light": "#3a424e", "Midlight": "#313842", "Mid": "#8a94a4", "Dark": "#101317",
+        "Window": "#20252d",
+        "WindowText": "#e8ebf0",
+        "Base": "#15181d",
+        "AlternateBase": "#262b33",
+        "Text": "#e8ebf0",
+        "Button": "#2a313b",
+        "ButtonText": "#e8ebf0",
+        "BrightText": "#ffffff",
+        "Highlight": "#5b5bd6",
+        "HighlightedText": "#ffffff",
+        "ToolTipBase": "#2a313b",
+        "ToolTipText": "#e8ebf0",
+        "PlaceholderText": "#8a94a4",
+        "Link": "#8cb4ff",
+        "Light": "#3a424e",
+        "Midlight": "#313842",
+        "Mid": "#8a94a4",
+        "Dark": "#101317",
         "Shadow": "#000000",
     },
     "high-contrast": {
-        "Window": "#ffffff", "WindowText": "#000000", "Base": "#ffffff", "AlternateBase": "#eeeeee",
-        "Text": "#000000", "Button": "#ffffff", "ButtonText": "#000000", "BrightText": "#ffffff",
-        "Highlight": "#0000b4", "HighlightedText": "#ffffff", "ToolTipBase": "#ffffff",
-        "ToolTipText": "#000000", "PlaceholderText": "#3c3c3c", "Link": "#0000b4",
-        "Light": "#ffffff", "Midlight": "#e0e0e0", "Mid": "#303030", "Dark": "#000000",
+        "Window": "#ffffff",
+        "WindowText": "#000000",
+        "Base": "#ffffff",
+        "AlternateBase": "#eeeeee",
+        "Text": "#000000",
+        "Button": "#ffffff",
+        "ButtonText": "#000000",
+        "BrightText": "#ffffff",
+        "Highlight": "#0000b4",
+        "HighlightedText": "#ffffff",
+        "ToolTipBase": "#ffffff",
+        "ToolTipText": "#000000",
+        "PlaceholderText": "#3c3c3c",
+        "Link": "#0000b4",
+        "Light": "#ffffff",
+        "Midlight": "#e0e0e0",
+        "Mid": "#303030",
+        "Dark": "#000000",
         "Shadow": "#000000",
     },
 }
@@ -320,6 +404,7 @@ def _remember_original(app):
 def qt_palette(palette):
     """The QPalette that dresses the widgets in `palette` (light: the app's own)."""
     from PySide6.QtWidgets import QApplication
+
     app = QApplication.instance()
     _remember_original(app)
     base = QPalette(_ORIGINAL["palette"])
@@ -337,6 +422,7 @@ def qt_palette(palette):
 def ui_font(scale=1.0):
     """The application font at `scale` (the app's own font at 1x)."""
     from PySide6.QtWidgets import QApplication
+
     _remember_original(QApplication.instance())
     return _scaled_font(_ORIGINAL["font"], scale)
 
@@ -364,14 +450,15 @@ def set_base_font(widget, px=None, bold=False, mono=False):
 
 
 _FONT_SIZE_RULE = re.compile(r"(font-size\s*:\s*)(\d+(?:\.\d+)?)(\s*)(px|pt)")
-_SIZE_RESOLVED = 0x2           # QFont's resolve-mask bit for an explicitly chosen size
-_NO_MAX = 16777215             # QWIDGETSIZE_MAX
+_SIZE_RESOLVED = 0x2  # QFont's resolve-mask bit for an explicitly chosen size
+_NO_MAX = 16777215  # QWIDGETSIZE_MAX
 
 
 def apply_to_application(theme):
     """Application-wide: the widget palette and the scaled default font
     (menus, dock titles, tool tips and every widget that keeps the default)."""
     from PySide6.QtWidgets import QApplication
+
     app = QApplication.instance()
     _remember_original(app)
     app.setPalette(qt_palette(theme.palette))
@@ -384,6 +471,7 @@ def apply_to_widgets(root, scale):
     height. What each asked for at 1x is remembered the first time it is seen (and
     again whenever its owner changes it), so 2x then 1x gives back the original."""
     from PySide6.QtWidgets import QAbstractButton, QWidget
+
     widgets = [root] + root.findChildren(QWidget)
     for w in widgets:
         _scale_style(w, scale)
@@ -413,8 +501,7 @@ def _scale_style(w, scale):
         # sheet was applied; setting the sheet again makes it take the new app font.
         w.setStyleSheet(base)
         return
-    scaled = _FONT_SIZE_RULE.sub(lambda m: f"{m.group(1)}{float(m.group(2)) * scale:g}{m.group(3)}"
-                                            f"{m.group(4)}", base)
+    scaled = _FONT_SIZE_RULE.sub(lambda m: f"{m.group(1)}{float(m.group(2)) * scale:g}{m.group(3)}{m.group(4)}", base)
     if scaled != sheet:
         w.setStyleSheet(scaled)
     w.setProperty("_bps_style", (base, scaled))
@@ -423,6 +510,7 @@ def _scale_style(w, scale):
 def _scale_font(w, scale):
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QApplication, QDockWidget
+
     if isinstance(w, QDockWidget):
         # A dock draws its title in the font the application had when the dock was
         # made, unless its own font differs from the application's: give it one that
@@ -446,7 +534,7 @@ def _scale_font(w, scale):
             w.setProperty("_bps_font", None)
             return
     if not base.resolveMask() & _SIZE_RESOLVED:
-        return   # only its weight or family is its own; the size follows the app font
+        return  # only its weight or family is its own; the size follows the app font
     scaled = _scaled_font(base, scale)
     if scaled.toString() != font.toString():
         w.setFont(scaled)
@@ -461,8 +549,9 @@ def _same_size(a, b):
 
 def _scale_limits(w, scale):
     from PySide6.QtWidgets import QDockWidget, QMainWindow
+
     if w.isWindow() or isinstance(w, QDockWidget) or isinstance(w.parentWidget(), QMainWindow):
-        return   # their limits come from their layouts, which follow the contents by themselves
+        return  # their limits come from their layouts, which follow the contents by themselves
     current = (w.minimumWidth(), w.maximumWidth(), w.minimumHeight(), w.maximumHeight())
     base = _remembered(w, "_bps_limits", current)
     if base == (0, _NO_MAX, 0, _NO_MAX):
@@ -470,6 +559,7 @@ def _scale_limits(w, scale):
 
     def s(v, limit):
         return v if v in (0, limit) else max(1, round(v * scale))
+
     scaled = (s(base[0], _NO_MAX), s(base[1], _NO_MAX), s(base[2], _NO_MAX), s(base[3], _NO_MAX))
     if scaled != current:
         w.setMinimumSize(scaled[0], scaled[2])
@@ -507,6 +597,24 @@ def _scale_plot(w, scale):
             axis.setProperty("_bps_extent", (base, scaled))
 
 
-__all__ = ["Palette", "LIGHT", "DARK", "HIGH_CONTRAST", "PALETTES", "PALETTE_TITLES", "SCALES",
-           "Metrics", "Theme", "DEFAULT", "format_number", "clamp_scale", "qt_palette", "ui_font",
-           "set_base_font", "apply_to_application", "apply_to_widgets", "FONT_FAMILY", "MONO_FAMILY"]
+__all__ = [
+    "Palette",
+    "LIGHT",
+    "DARK",
+    "HIGH_CONTRAST",
+    "PALETTES",
+    "PALETTE_TITLES",
+    "SCALES",
+    "Metrics",
+    "Theme",
+    "DEFAULT",
+    "format_number",
+    "clamp_scale",
+    "qt_palette",
+    "ui_font",
+    "set_base_font",
+    "apply_to_application",
+    "apply_to_widgets",
+    "FONT_FAMILY",
+    "MONO_FAMILY",
+]

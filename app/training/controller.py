@@ -34,12 +34,22 @@ from core.training.history import History
 
 DRAIN_INTERVAL_MS = 33
 # Changing any of these changes the data or the network itself: a new run.
-RESET_FIELDS = ("dataset", "n_samples", "noise", "test_ratio", "data_seed", "features",
-                "hidden_sizes", "activation", "init_seed")
+RESET_FIELDS = (
+    "dataset",
+    "n_samples",
+    "noise",
+    "test_ratio",
+    "data_seed",
+    "features",
+    "hidden_sizes",
+    "activation",
+    "init_seed",
+)
 
 
 # -----------------------------------------------------------------------------
 # the controller
+
 
 class TrainingController(QObject):
     configChanged = Signal(object)  # TrainConfig
@@ -252,8 +262,10 @@ class TrainingController(QObject):
             return list(self.config.points), list(self.config.labels)
         if self.data is None:
             return [], []
-        return (list(self.data["train_points"]) + list(self.data["test_points"]),
-                list(self.data["train_labels"]) + list(self.data["test_labels"]))
+        return (
+            list(self.data["train_points"]) + list(self.data["test_points"]),
+            list(self.data["train_labels"]) + list(self.data["test_labels"]),
+        )
 
     def add_point(self, x, y, label):
         points, labels = self.all_points()
@@ -346,8 +358,10 @@ class TrainingController(QObject):
         self.steps = info["steps"]
         reason = info["reason"]
         if reason == "diverged":
-            self._set_status("diverged", info["message"] + ". Training is paused; the weights are kept: "
-                             "lower the learning rate, then Reset")
+            self._set_status(
+                "diverged",
+                info["message"] + ". Training is paused; the weights are kept: lower the learning rate, then Reset",
+            )
         elif reason == "finished":
             self._set_status("finished", info["message"])
         elif not (self._worker is not None and self._worker.play_event.is_set()):

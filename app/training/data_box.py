@@ -94,8 +94,10 @@ class DataBox(QWidget):
         self.regenerate_button = QPushButton("Regenerate")
         self.regenerate_button.setToolTip("New points from the next data seed (starts a new run)")
         self.import_button = QPushButton("Import CSV…")
-        self.import_button.setToolTip("Load points from a CSV file of x1,x2,label lines (labels 0/1 or -1/1); "
-                                      "a bad line is named and nothing is imported")
+        self.import_button.setToolTip(
+            "Load points from a CSV file of x1,x2,label lines (labels 0/1 or -1/1); "
+            "a bad line is named and nothing is imported"
+        )
         buttons.addWidget(self.regenerate_button)
         buttons.addWidget(self.import_button)
         layout.addLayout(buttons)
@@ -107,16 +109,20 @@ class DataBox(QWidget):
         self.data_message.setWordWrap(True)
         self.data_message.setToolTip("Messages about the data (e.g. why a CSV was refused)")
         layout.addWidget(self.data_message)
-        hint = QLabel(f"<b>Click the plot</b> to draw data:<br>left click: <span style='color:{POSITIVE}'>●</span> "
-                      f"blue (+1)<br>right or Shift+click: <span style='color:{NEGATIVE}'>●</span> orange (−1)<br>"
-                      "Ctrl+click: remove the nearest")
+        hint = QLabel(
+            f"<b>Click the plot</b> to draw data:<br>left click: <span style='color:{POSITIVE}'>●</span> "
+            f"blue (+1)<br>right or Shift+click: <span style='color:{NEGATIVE}'>●</span> orange (−1)<br>"
+            "Ctrl+click: remove the nearest"
+        )
         hint.setStyleSheet("color: #4b5563;")
         hint.setWordWrap(True)
         hint.setToolTip("Drawn points are added to the run without resetting the weights")
         layout.addWidget(hint)
         layout.addStretch(1)
-        self.setStyleSheet("QToolButton#dataset { border: 2px solid transparent; border-radius: 4px; }"
-                           "QToolButton#dataset:checked { border: 2px solid #374151; }")
+        self.setStyleSheet(
+            "QToolButton#dataset { border: 2px solid transparent; border-radius: 4px; }"
+            "QToolButton#dataset:checked { border: 2px solid #374151; }"
+        )
         self._connect()
 
     def _build_datasets(self):
@@ -148,8 +154,9 @@ class DataBox(QWidget):
         self.ratio_slider.setSingleStep(5)
         self.ratio_slider.setPageStep(10)
         self.ratio_label = QLabel("0%")
-        self.ratio_slider.setToolTip("The share of the points held out as test data (hollow on the plot); "
-                                     "they are never trained on")
+        self.ratio_slider.setToolTip(
+            "The share of the points held out as test data (hollow on the plot); they are never trained on"
+        )
         self.ratio_label.setToolTip(self.ratio_slider.toolTip())
         form.addWidget(caption("Test data"), 0, 0)
         form.addWidget(self.ratio_slider, 0, 1)
@@ -179,6 +186,7 @@ class DataBox(QWidget):
     def _connect(self):
         def edit(**changes):
             self.edited.emit(changes)
+
         for name, button in self.dataset_buttons.items():
             button.clicked.connect(lambda _=False, n=name: self.datasetChosen.emit(n))
         slider = self.ratio_slider
@@ -207,12 +215,22 @@ class DataBox(QWidget):
             self.dataset_group.setExclusive(True)
             for w in (self.noise_spin, self.samples_spin, self.data_seed_spin):
                 w.setEnabled(not custom)
-        set_silently([self.ratio_slider, self.noise_spin, self.samples_spin, self.data_seed_spin,
-                      *self.dataset_buttons.values()], apply)
+
+        set_silently(
+            [
+                self.ratio_slider,
+                self.noise_spin,
+                self.samples_spin,
+                self.data_seed_spin,
+                *self.dataset_buttons.values(),
+            ],
+            apply,
+        )
 
     def show_data(self, data, source):
-        self.data_summary.setText(f"{len(data['train_points'])} training · {len(data['test_points'])} test points "
-                                  f"({source})")
+        self.data_summary.setText(
+            f"{len(data['train_points'])} training · {len(data['test_points'])} test points ({source})"
+        )
 
     def show_message(self, text, ok=True):
         self.data_message.setStyleSheet("color: #047857;" if ok else "color: #b91c1c;")

@@ -63,15 +63,17 @@ class GraphLink(QObject):
         last = len(self.config.hidden_sizes)
         through_loss = through_loss and layer == last
         try:
-            root, model = sample_graph(self.config, c.weights.weights, (x1, x2), label, layer, neuron,
-                                       through_loss)
+            root, model = sample_graph(self.config, c.weights.weights, (x1, x2), label, layer, neuron, through_loss)
         except ValueError as e:  # a snapshot of another shape: a new run is starting
             return None, f"the network is changing; try again ({e})"
         self.parameters = model.parameters()
-        what = f"{self.config.loss} loss of" if through_loss else ("output" if layer == last else
-                                                                   f"neuron L{layer}.n{neuron}")
+        what = (
+            f"{self.config.loss} loss of"
+            if through_loss
+            else ("output" if layer == last else f"neuron L{layer}.n{neuron}")
+        )
         where = f"training point #{index}" if index is not None else "test point"
-        title = (f"{what} — {where} ({x1:.2f}, {x2:.2f}), label {label:+g}, after step {c.weights.step}")
+        title = f"{what} — {where} ({x1:.2f}, {x2:.2f}), label {label:+g}, after step {c.weights.step}"
         return root, title
 
     def open(self, layer, neuron):
@@ -104,8 +106,11 @@ class GraphLink(QObject):
         if root is None:
             return
         if graph_size(root) > LIVE_GRAPH_MAX_NODES:
-            self.message.emit(f"'Follow live' is for graphs under {LIVE_GRAPH_MAX_NODES:,} nodes; this one is "
-                              "larger -- pick a neuron of an earlier layer or a smaller network", False)
+            self.message.emit(
+                f"'Follow live' is for graphs under {LIVE_GRAPH_MAX_NODES:,} nodes; this one is "
+                "larger -- pick a neuron of an earlier layer or a smaller network",
+                False,
+            )
             return
         self.liveGraphUpdated.emit(root, title)
 
@@ -139,8 +144,7 @@ class GraphLink(QObject):
     def data_changed(self, data):
         """New points: keep the sample if it is still there (its index may have moved), else the first one."""
         points = list(data["train_points"]) + list(data["test_points"])
-        keep = self.sample is not None and any(
-            (p[0], p[1]) == (self.sample[0], self.sample[1]) for p in points)
+        keep = self.sample is not None and any((p[0], p[1]) == (self.sample[0], self.sample[1]) for p in points)
         if keep:
             x1, x2, label, _ = self.sample
             train = data["train_points"]

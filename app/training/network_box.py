@@ -60,8 +60,9 @@ class NetworkBox(QWidget):
         layout.addLayout(self._build_weight_row())
         layout.addLayout(self._build_graph_row())
         self.sample_label = QLabel("sample: —")
-        self.sample_label.setToolTip("The data point pushed through the network: pick one with "
-                                     "'Pick sample' on the data plot")
+        self.sample_label.setToolTip(
+            "The data point pushed through the network: pick one with 'Pick sample' on the data plot"
+        )
         layout.addWidget(self.sample_label)
 
         self.add_layer_button.clicked.connect(lambda: self.change_layers(+1))
@@ -75,8 +76,11 @@ class NetworkBox(QWidget):
         self.weight_spin.valueChanged.connect(self._on_weight_edited)
         controller.weightsChanged.connect(lambda _weights: self.show_weight())
         controller.idleReached.connect(lambda _info: self.show_weight())
-        controller.statusChanged.connect(lambda status, _message: self.weight_spin.setEnabled(
-            status != "playing" and self.selected_weight is not None))
+        controller.statusChanged.connect(
+            lambda status, _message: self.weight_spin.setEnabled(
+                status != "playing" and self.selected_weight is not None
+            )
+        )
 
     def _build_head(self):
         head = QHBoxLayout()
@@ -96,8 +100,9 @@ class NetworkBox(QWidget):
         self.init_seed_spin = QSpinBox()
         self.init_seed_spin.setRange(0, 2_000_000_000)
         self.init_seed_spin.setKeyboardTracking(False)
-        self.init_seed_spin.setToolTip("The seed of the initial weights (and of the mini-batch draws); "
-                                       "changing it starts a new run")
+        self.init_seed_spin.setToolTip(
+            "The seed of the initial weights (and of the mini-batch draws); changing it starts a new run"
+        )
         head.addWidget(self.init_seed_spin)
         return head
 
@@ -127,14 +132,18 @@ class NetworkBox(QWidget):
         self.graph_target = QComboBox()
         self.graph_target.addItem("up to the neuron", "neuron")
         self.graph_target.addItem("through the loss", "loss")
-        self.graph_target.setToolTip("The one-sample graph ends at the neuron's output, or (for the output "
-                                     "neuron) goes on through this sample's loss")
+        self.graph_target.setToolTip(
+            "The one-sample graph ends at the neuron's output, or (for the output "
+            "neuron) goes on through this sample's loss"
+        )
         self.open_graph_button = QPushButton("Open graph")
-        self.open_graph_button.setToolTip("Open the scalar graph of the selected neuron for the chosen sample: "
-                                          "one forward pass, then backward")
+        self.open_graph_button.setToolTip(
+            "Open the scalar graph of the selected neuron for the chosen sample: one forward pass, then backward"
+        )
         self.follow_check = QCheckBox("Follow live")
-        self.follow_check.setToolTip("While training, rebuild that graph from the newest weights a few times "
-                                     "a second (graphs under 2,000 nodes)")
+        self.follow_check.setToolTip(
+            "While training, rebuild that graph from the newest weights a few times a second (graphs under 2,000 nodes)"
+        )
         row.addWidget(caption("Graph"))
         row.addWidget(self.graph_target)
         row.addWidget(self.open_graph_button)

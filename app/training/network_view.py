@@ -45,8 +45,15 @@ NODE = 34.0  # neuron diameter
 ROW = 46.0  # vertical distance between neurons
 COLUMN = 118.0  # horizontal distance between layers
 HEADER = 72.0  # room above the neurons for the layer controls
-FEATURE_LABELS = {"x1": "x₁", "x2": "x₂", "x1^2": "x₁²", "x2^2": "x₂²", "x1*x2": "x₁x₂",
-                  "sin_x1": "sin(x₁)", "sin_x2": "sin(x₂)"}
+FEATURE_LABELS = {
+    "x1": "x₁",
+    "x2": "x₂",
+    "x1^2": "x₁²",
+    "x2^2": "x₂²",
+    "x1*x2": "x₁x₂",
+    "sin_x1": "sin(x₁)",
+    "sin_x2": "sin(x₂)",
+}
 SELECTION = "#5b5bd6"
 TEXT = "#374151"
 FAINT = "#c3c9d2"
@@ -146,9 +153,15 @@ def _edge_pen(w, selected=False):
         a = level / 6.0
         strength = 0.3 + 0.7 * min(a / 2.0, 1.0)
         base = QColor(POSITIVE if w > 0 else NEGATIVE)
-        colour = QColor(SELECTION) if selected else QColor(
-            round(255 - (255 - base.red()) * strength), round(255 - (255 - base.green()) * strength),
-            round(255 - (255 - base.blue()) * strength))
+        colour = (
+            QColor(SELECTION)
+            if selected
+            else QColor(
+                round(255 - (255 - base.red()) * strength),
+                round(255 - (255 - base.green()) * strength),
+                round(255 - (255 - base.blue()) * strength),
+            )
+        )
         pen = QPen(colour, 0.6 + 1.5 * a + (2.0 if selected else 0.0))
         pen.setCapStyle(Qt.RoundCap)
         _PENS[key] = pen
@@ -157,6 +170,7 @@ def _edge_pen(w, selected=False):
 
 # -----------------------------------------------------------------------------
 # the view
+
 
 class NetworkView(QGraphicsView):
     """The network as a diagram. Clicks come out as signals; nothing is edited here."""
@@ -248,8 +262,15 @@ class NetworkView(QGraphicsView):
             y = r * ROW
             on = name in features
             neuron(("feature", name), 0, y, self.feature_atlas, on)
-            text(FEATURE_LABELS[name], -NODE / 2 - 6, y, caption, TEXT if on else FAINT,
-                 key=("feature", name), align="right")
+            text(
+                FEATURE_LABELS[name],
+                -NODE / 2 - 6,
+                y,
+                caption,
+                TEXT if on else FAINT,
+                key=("feature", name),
+                align="right",
+            )
             in_pos[name] = QPointF(0, y)
         previous = [in_pos[name] for name in features]
 
@@ -346,8 +367,10 @@ class NetworkView(QGraphicsView):
     def _update_feature_maps(self):
         if self._feature_grid is None:
             return
-        self.feature_atlas.build([("feature", name) for name in FEATURES],
-                                 heatmap_rgb(np.stack([self._feature_grid[name] for name in FEATURES])))
+        self.feature_atlas.build(
+            [("feature", name) for name in FEATURES],
+            heatmap_rgb(np.stack([self._feature_grid[name] for name in FEATURES])),
+        )
         for name in FEATURES:
             if ("feature", name) in self.neurons:
                 self._style_neuron(("feature", name))
@@ -358,8 +381,9 @@ class NetworkView(QGraphicsView):
         sizes = [len(maps) for maps in boundary.neurons]
         if sizes != list(self.sizes) + [1]:
             return  # a snapshot of another shape, about to be replaced
-        rgb = np.concatenate([heatmap_rgb(maps, SCORE_LEVELS if layer == last else None)
-                              for layer, maps in enumerate(boundary.neurons)])
+        rgb = np.concatenate(
+            [heatmap_rgb(maps, SCORE_LEVELS if layer == last else None) for layer, maps in enumerate(boundary.neurons)]
+        )
         keys = [("neuron", layer, j) for layer, n in enumerate(sizes) for j in range(n)]
         self.neuron_atlas.build(keys, rgb)
         for key in keys:
@@ -384,8 +408,11 @@ class NetworkView(QGraphicsView):
         selected = key == self.selected
         if isinstance(item, QGraphicsRectItem):  # the bias
             item.setBrush(QColor(POSITIVE if w > 0 else NEGATIVE if w < 0 else "#d1d5db"))
-            item.setPen(QPen(QColor(SELECTION), 2) if selected else
-                        QPen(QColor("#374151" if key == self.hovered else "#ffffff"), 1))
+            item.setPen(
+                QPen(QColor(SELECTION), 2)
+                if selected
+                else QPen(QColor("#374151" if key == self.hovered else "#ffffff"), 1)
+            )
             return
         pen = _edge_pen(w, selected)
         if key == self.hovered and not selected:
@@ -502,8 +529,7 @@ class NetworkView(QGraphicsView):
         if kind == "neuron":
             _, layer, j = key
             where = "the output" if layer == len(self.sizes) else f"neuron {j} of hidden layer {layer + 1}"
-            text = (f"L{layer}.n{j}: {where}, {self.activations[layer]}\n"
-                    "the picture: its output over the input plane")
+            text = f"L{layer}.n{j}: {where}, {self.activations[layer]}\nthe picture: its output over the input plane"
             if layer < len(self.sizes):
                 text += " (scaled to its own largest value)"
             if self.weights is not None:

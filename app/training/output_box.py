@@ -22,11 +22,13 @@ COLUMN_WIDTH = 400
 
 def metrics_text(loss, acc, test_loss, test_acc):
     """Two aligned lines, training and test ("—" for a value there is none of)."""
+
     def num(x):
         return "—" if x is None or not math.isfinite(x) else f"{x:.4f}"
 
     def pct(x):
         return "—" if x is None or not math.isfinite(x) else f"{x:.0%}"
+
     text = f"training  loss {num(loss)}   accuracy {pct(acc)}"
     if test_loss is not None and not (isinstance(test_loss, float) and math.isnan(test_loss)):
         text += f"\ntest      loss {num(test_loss)}   accuracy {pct(test_acc)}"
@@ -46,8 +48,7 @@ class OutputBox(QWidget):
         layout.addWidget(heading("OUTPUT"))
         self.metrics_label = QLabel("")
         self.metrics_label.setStyleSheet("font-family: 'DejaVu Sans Mono'; color: #111827;")
-        self.metrics_label.setToolTip("Loss and accuracy of the model as it is now, on the training and "
-                                      "test points")
+        self.metrics_label.setToolTip("Loss and accuracy of the model as it is now, on the training and test points")
         layout.addWidget(self.metrics_label)
         self.metrics_plot = MetricsPlot()
         self.metrics_plot.setMinimumHeight(150)
@@ -113,8 +114,9 @@ class OutputBox(QWidget):
     def _on_progress(self, _steps):
         h = self.controller.history
         if len(h):
-            self.show_metrics(h.column("loss")[-1], h.column("accuracy")[-1],
-                              h.column("test_loss")[-1], h.column("test_accuracy")[-1])
+            self.show_metrics(
+                h.column("loss")[-1], h.column("accuracy")[-1], h.column("test_loss")[-1], h.column("test_accuracy")[-1]
+            )
 
     def _on_log(self, on):
         self.metrics_plot.set_log_y(on)

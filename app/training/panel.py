@@ -129,13 +129,13 @@ class TrainingPanel(QWidget):
         c.dataChanged.connect(self._on_data)
         c.boundaryChanged.connect(lambda _boundary: self.redraws.mark("image", "network"))
         c.weightsChanged.connect(self._on_weights)
-        c.statusChanged.connect(lambda status, message: self.status_label.show_status(status, message,
-                                                                                     self.steps))
+        c.statusChanged.connect(lambda status, message: self.status_label.show_status(status, message, self.steps))
         c.idleReached.connect(self._on_idle)
         c.ticked.connect(self._redraw)
 
         def edit(changes):  # a box's edited(dict)
             self._edit(**changes)
+
         r = self.run_bar
         r.play_button.clicked.connect(self.toggle_play)
         # only while the focus is inside the panel: Space means other things in the graph editor
@@ -278,6 +278,7 @@ class TrainingPanel(QWidget):
 
     def save_session(self, path):
         """Pause, then write the session once the worker's state is current (sessionSaved(path) says when)."""
+
         def write():
             try:
                 session = self.controller.session({"app": "Backprop Studio", "title": self._title()})
@@ -287,6 +288,7 @@ class TrainingPanel(QWidget):
                 return
             self._message(f"saved {os.path.basename(path)} at step {self.steps}")
             self.sessionSaved.emit(path)
+
         self.controller.call_when_idle(write)
 
     def open_session(self, path):
@@ -305,8 +307,9 @@ class TrainingPanel(QWidget):
         return f"{self.run_bar.preset_combo.currentText()}, step {self.steps}"
 
     def save_session_dialog(self):
-        path, _ = QFileDialog.getSaveFileName(self, "Save training session", "training-session.json",
-                                              "Training sessions (*.json)")
+        path, _ = QFileDialog.getSaveFileName(
+            self, "Save training session", "training-session.json", "Training sessions (*.json)"
+        )
         if path:
             self.save_session(path)
 

@@ -66,6 +66,7 @@ def _plot_style(plot):
 # -----------------------------------------------------------------------------
 # the data and the decision boundary
 
+
 class DataPlot(pg.PlotWidget):
     """Points over the decision-boundary heatmap; clicks become signals, never edits."""
 
@@ -91,27 +92,32 @@ class DataPlot(pg.PlotWidget):
         white = pg.mkPen("w", width=1)
         self.train_pos = pg.ScatterPlotItem(size=8, pen=white, brush=pg.mkBrush(POSITIVE), name="train +1")
         self.train_neg = pg.ScatterPlotItem(size=8, pen=white, brush=pg.mkBrush(NEGATIVE), name="train -1")
-        self.test_pos = pg.ScatterPlotItem(size=8, pen=pg.mkPen(POSITIVE, width=2),
-                                           brush=pg.mkBrush(255, 255, 255, 160))
-        self.test_neg = pg.ScatterPlotItem(size=8, pen=pg.mkPen(NEGATIVE, width=2),
-                                           brush=pg.mkBrush(255, 255, 255, 160))
+        self.test_pos = pg.ScatterPlotItem(
+            size=8, pen=pg.mkPen(POSITIVE, width=2), brush=pg.mkBrush(255, 255, 255, 160)
+        )
+        self.test_neg = pg.ScatterPlotItem(
+            size=8, pen=pg.mkPen(NEGATIVE, width=2), brush=pg.mkBrush(255, 255, 255, 160)
+        )
         self.selected = pg.ScatterPlotItem(size=18, pen=pg.mkPen("#111827", width=2), brush=None, symbol="o")
         for scatter in (self.train_pos, self.train_neg, self.test_pos, self.test_neg, self.selected):
             _cached(scatter)
             self.addItem(scatter)
         self.scene().sigMouseClicked.connect(self._on_scene_click)
-        self.setToolTip("The data and the network's decision over the input plane.\n"
-                        "Colour: the score, orange (class -1) to blue (class +1); pale at the boundary.\n"
-                        "Left click: add a blue point   Right or Shift+click: add an orange point\n"
-                        "Ctrl+click: remove the nearest point   (in 'pick sample' mode a click picks the sample)")
+        self.setToolTip(
+            "The data and the network's decision over the input plane.\n"
+            "Colour: the score, orange (class -1) to blue (class +1); pale at the boundary.\n"
+            "Left click: add a blue point   Right or Shift+click: add an orange point\n"
+            "Ctrl+click: remove the nearest point   (in 'pick sample' mode a click picks the sample)"
+        )
 
     # -- feeding ---------------------------------------------------------------
 
     def set_data(self, data):
         """data: the controller's data snapshot (train/test points and labels, bounds)."""
         for (points, labels), pos, neg in (
-                ((data["train_points"], data["train_labels"]), self.train_pos, self.train_neg),
-                ((data["test_points"], data["test_labels"]), self.test_pos, self.test_neg)):
+            ((data["train_points"], data["train_labels"]), self.train_pos, self.train_neg),
+            ((data["test_points"], data["test_labels"]), self.test_pos, self.test_neg),
+        ):
             p = np.asarray(points, dtype=float).reshape(-1, 2)
             y = np.asarray(labels, dtype=float)
             pos.setData(pos=p[y > 0])
@@ -179,6 +185,7 @@ class DataPlot(pg.PlotWidget):
 # -----------------------------------------------------------------------------
 # loss and accuracy curves
 
+
 def nice_ceiling(x):
     """The smallest of 1, 2, 5 times a power of ten that is >= x (x > 0)."""
     if not x > 0:
@@ -236,8 +243,10 @@ class MetricsPlot(pg.GraphicsLayoutWidget):
         self._y_range = None
         self._set_x(10.0)
         self._set_y(0.0, 1.0)
-        self.setToolTip("Loss (top) and accuracy (bottom) per step: training solid, test dashed.\n"
-                        "The training loss includes the L2 term.")
+        self.setToolTip(
+            "Loss (top) and accuracy (bottom) per step: training solid, test dashed.\n"
+            "The training loss includes the L2 term."
+        )
 
     # -- ranges ------------------------------------------------------------------
 

@@ -21,9 +21,9 @@ import time
 
 # seconds between two redraws of a part while playing
 REDRAW_INTERVALS = {"curves": 0.1, "image": 0.125, "network": 0.35}
-GUI_CPU_SHARE = 0.10   # of wall time: above it, redraws wait (live plots off use ~0.03)
-CPU_WINDOW = 1.0       # seconds over which the GUI thread's share is measured
-MAX_INTERVAL = 1.0     # but a dirty part is redrawn at least this often
+GUI_CPU_SHARE = 0.10  # of wall time: above it, redraws wait (live plots off use ~0.03)
+CPU_WINDOW = 1.0  # seconds over which the GUI thread's share is measured
+MAX_INTERVAL = 1.0  # but a dirty part is redrawn at least this often
 
 
 class RedrawScheduler:
@@ -35,7 +35,7 @@ class RedrawScheduler:
         self.cpu_clock = cpu_clock
         self.dirty = set()
         self.drawn_at = dict.fromkeys(self.intervals, 0.0)
-        self._samples = collections.deque()   # (wall, GUI thread CPU) at each take, last CPU_WINDOW s
+        self._samples = collections.deque()  # (wall, GUI thread CPU) at each take, last CPU_WINDOW s
 
     def mark(self, *parts):
         self.dirty.update(parts)
@@ -63,8 +63,7 @@ class RedrawScheduler:
         if everything:
             parts = sorted(self.dirty)
         else:
-            due = [p for p in self.dirty
-                   if now - self.drawn_at[p] >= (MAX_INTERVAL if busy else self.intervals[p])]
+            due = [p for p in self.dirty if now - self.drawn_at[p] >= (MAX_INTERVAL if busy else self.intervals[p])]
             parts = [min(sorted(due), key=self.drawn_at.get)] if due else []
         for part in parts:
             self.dirty.discard(part)

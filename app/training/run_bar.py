@@ -68,8 +68,9 @@ class RunBar(QFrame):
 
         self.step_label = QLabel("step 0")
         self.step_label.setToolTip("Training steps taken: updates of every weight since the start of the run")
-        self.step_label.setStyleSheet("font-family: 'DejaVu Sans Mono'; font-size: 18px; font-weight: bold; "
-                                      "color: #111827; padding: 0 10px;")
+        self.step_label.setStyleSheet(
+            "font-family: 'DejaVu Sans Mono'; font-size: 18px; font-weight: bold; color: #111827; padding: 0 10px;"
+        )
         self.step_label.setMinimumWidth(150)
         row.addWidget(self.step_label)
 
@@ -87,8 +88,10 @@ class RunBar(QFrame):
 
         self.live_check = QCheckBox("Live plots")
         self.live_check.setChecked(True)
-        self.live_check.setToolTip("Redraw the boundary and the network while training (off: only the curves "
-                                   "and the step counter; training runs a little faster)")
+        self.live_check.setToolTip(
+            "Redraw the boundary and the network while training (off: only the curves "
+            "and the step counter; training runs a little faster)"
+        )
         row.addWidget(self.live_check)
         row.addStretch(1)
 
@@ -124,8 +127,9 @@ class RunBar(QFrame):
 
     def set_speed(self, steps_per_second):
         """None (or 0) for as fast as possible."""
-        self.speed_slider.setValue(MAX_SPEED if not steps_per_second else
-                                   max(1, min(MAX_SPEED - 1, int(steps_per_second))))
+        self.speed_slider.setValue(
+            MAX_SPEED if not steps_per_second else max(1, min(MAX_SPEED - 1, int(steps_per_second)))
+        )
 
     def show_steps(self, steps):
         self.step_label.setText(f"step {steps:,}")
@@ -167,9 +171,12 @@ class SettingsBar(QWidget):
         self.optimizer_combo = QComboBox()
         self.optimizer_combo.addItem("SGD", "sgd")
         self.optimizer_combo.addItem("Adam", "adam")
-        add("Optimizer", self.optimizer_combo,
+        add(
+            "Optimizer",
+            self.optimizer_combo,
             "SGD: p -= lr·v with v = momentum·v + grad\nAdam: per-weight step sizes from running averages of the "
-            "gradient and its square")
+            "gradient and its square",
+        )
         self.lr_spin = QDoubleSpinBox()
         self.lr_spin.setDecimals(5)
         self.lr_spin.setRange(0.00001, 1e6)
@@ -194,8 +201,11 @@ class SettingsBar(QWidget):
         self.steps_spin = QSpinBox()
         self.steps_spin.setRange(1, 1_000_000)
         self.steps_spin.setKeyboardTracking(False)
-        add("Steps", self.steps_spin, "Play pauses after this many steps (the decay runs over them); Play again "
-            "to continue")
+        add(
+            "Steps",
+            self.steps_spin,
+            "Play pauses after this many steps (the decay runs over them); Play again to continue",
+        )
         self.l2_spin = QDoubleSpinBox()
         self.l2_spin.setDecimals(5)
         self.l2_spin.setRange(0.0, 10.0)
@@ -216,6 +226,7 @@ class SettingsBar(QWidget):
     def _connect(self):
         def edit(**changes):
             self.edited.emit(changes)
+
         self.loss_combo.activated.connect(lambda i: edit(loss=self.loss_combo.itemText(i)))
         self.optimizer_combo.activated.connect(lambda i: edit(optimizer=self.optimizer_combo.itemData(i)))
         self.lr_spin.valueChanged.connect(lambda v: edit(lr=v))
@@ -242,6 +253,19 @@ class SettingsBar(QWidget):
             self.full_batch_check.setChecked(cfg.batch_size is None)
             self.batch_spin.setValue(cfg.batch_size or 10)
             self.batch_spin.setEnabled(cfg.batch_size is not None)
-        set_silently([self.loss_combo, self.optimizer_combo, self.lr_spin, self.momentum_spin, self.decay_check,
-                      self.decay_spin, self.steps_spin, self.l2_spin, self.full_batch_check, self.batch_spin],
-                     apply)
+
+        set_silently(
+            [
+                self.loss_combo,
+                self.optimizer_combo,
+                self.lr_spin,
+                self.momentum_spin,
+                self.decay_check,
+                self.decay_spin,
+                self.steps_spin,
+                self.l2_spin,
+                self.full_batch_check,
+                self.batch_spin,
+            ],
+            apply,
+        )

@@ -57,8 +57,12 @@ def limit_blas_threads(n=1):
     if np is None:
         return False
     libs = os.path.join(os.path.dirname(os.path.dirname(np.__file__)), "numpy.libs")
-    names = ("scipy_openblas_set_num_threads64_", "scipy_openblas_set_num_threads",
-             "openblas_set_num_threads64_", "openblas_set_num_threads")
+    names = (
+        "scipy_openblas_set_num_threads64_",
+        "scipy_openblas_set_num_threads",
+        "openblas_set_num_threads64_",
+        "openblas_set_num_threads",
+    )
     for path in glob.glob(os.path.join(libs, "*openblas*")):
         try:
             lib = ctypes.CDLL(path)  # the library numpy already loaded: dlopen returns the same handle

@@ -49,8 +49,11 @@ class StatusLine(QLabel):
     def show_message(self, text, error=False):
         self.last_message = text
         self.setText(text)
-        self.setStyleSheet("background: #fdecea; color: #b91c1c; padding: 4px 8px; border-radius: 4px;" if error
-                           else "color: #374151; padding: 4px 8px;")
+        self.setStyleSheet(
+            "background: #fdecea; color: #b91c1c; padding: 4px 8px; border-radius: 4px;"
+            if error
+            else "color: #374151; padding: 4px 8px;"
+        )
 
     def show_status(self, status, message, steps):
         """The controller's status ('playing' 'paused' 'finished' 'diverged' 'error') in words."""
@@ -61,7 +64,9 @@ class StatusLine(QLabel):
         elif status == "playing":
             self.show_message("training…")
         elif steps:
-            self.show_message(f"paused at step {steps:,}: Play continues, Step takes one step; "
-                              "click a neuron to open its scalar graph, a weight to edit it")
+            self.show_message(
+                f"paused at step {steps:,}: Play continues, Step takes one step; "
+                "click a neuron to open its scalar graph, a weight to edit it"
+            )
         else:
             self.show_message("ready: press Play to train, or Step to take one step and watch what it changes")

@@ -149,8 +149,15 @@ class TrainingWorker:
         """Run the loop while playing: to cfg.steps (then pause, 'finished'), or on and on past it."""
         trainer = self._trainer
         until = trainer.cfg.steps if trainer.steps_done < trainer.cfg.steps else None
-        result = self._forward(run(trainer, until=until, should_stop=self._should_stop,
-                                   boundary_due=self._boundary_due, weights_due=self._weights_due))
+        result = self._forward(
+            run(
+                trainer,
+                until=until,
+                should_stop=self._should_stop,
+                boundary_due=self._boundary_due,
+                weights_due=self._weights_due,
+            )
+        )
         if result.status == "finished":
             self.play_event.clear()
             return "finished", result.message + ". Play continues training"
@@ -161,8 +168,7 @@ class TrainingWorker:
 
     def _step_once(self):
         trainer = self._trainer
-        result = self._forward(run(trainer, until=trainer.steps_done + 1,
-                                   boundary_due=_never, weights_due=_never))
+        result = self._forward(run(trainer, until=trainer.steps_done + 1, boundary_due=_never, weights_due=_never))
         if result.status == "diverged":
             self.play_event.clear()
             self._pending_steps = 0
@@ -188,8 +194,12 @@ class TrainingWorker:
         """Before each step while playing: end the loop's run for a pause, a stop or a command;
         otherwise wait out the speed limit (waking early for any of those)."""
         while True:
-            if (self.stop_event.is_set() or not self.play_event.is_set()
-                    or self._pending_steps or not self.commands.empty()):
+            if (
+                self.stop_event.is_set()
+                or not self.play_event.is_set()
+                or self._pending_steps
+                or not self.commands.empty()
+            ):
                 return True
             delay = self._next_due - time.perf_counter() if self.min_interval > 0 else 0.0
             if delay <= 0:
@@ -220,8 +230,16 @@ class TrainingWorker:
         trainer = self._trainer
         self._post("boundary", trainer.boundary())
         self._post("weights", trainer.weights())
-        self._post("idle", {"reason": reason, "message": message, "steps": trainer.steps_done,
-                            "state": trainer.state(), "metrics": trainer.metrics()})
+        self._post(
+            "idle",
+            {
+                "reason": reason,
+                "message": message,
+                "steps": trainer.steps_done,
+                "state": trainer.state(),
+                "metrics": trainer.metrics(),
+            },
+        )
 
     def _run_commands(self):
         """Apply queued commands; returns (reason, message) if the model or data changed."""

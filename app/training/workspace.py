@@ -110,11 +110,22 @@ class TrainingWorkspace(QObject):
     def _build_actions(self):
         window = self.window
         a = window.add_action
-        graph = a("View", "&Graph Workspace", lambda: self.show(GRAPH), "Ctrl+1", key="graph workspace",
-                  tip="The graph canvas with its editor, inspector and debugger (Ctrl+1)")
-        training = a("View", "&Training Workspace", lambda: self.show(TRAINING), "Ctrl+2",
-                     key="training workspace",
-                     tip="Train a small network on 2-D data, watch it learn, open any neuron's graph (Ctrl+2)")
+        graph = a(
+            "View",
+            "&Graph Workspace",
+            lambda: self.show(GRAPH),
+            "Ctrl+1",
+            key="graph workspace",
+            tip="The graph canvas with its editor, inspector and debugger (Ctrl+1)",
+        )
+        training = a(
+            "View",
+            "&Training Workspace",
+            lambda: self.show(TRAINING),
+            "Ctrl+2",
+            key="training workspace",
+            tip="Train a small network on 2-D data, watch it learn, open any neuron's graph (Ctrl+2)",
+        )
         group = QActionGroup(self)
         view_menu = window.menu("View")
         top = view_menu.actions()[0] if view_menu.actions() else None
@@ -137,10 +148,19 @@ class TrainingWorkspace(QObject):
         file_menu = window.menu("File")
         before = window.actions.get("export png")
         for text, slot, key, tip in (
-                ("Open &Training Session…", lambda: self.panel.open_session_dialog(), "open training session",
-                 "Open a saved training run: its data, network, weights and curves"),
-                ("Save T&raining Session…", lambda: self.panel.save_session_dialog(), "save training session",
-                 "Save the training run (config, seeds, weights, curves) as JSON")):
+            (
+                "Open &Training Session…",
+                lambda: self.panel.open_session_dialog(),
+                "open training session",
+                "Open a saved training run: its data, network, weights and curves",
+            ),
+            (
+                "Save T&raining Session…",
+                lambda: self.panel.save_session_dialog(),
+                "save training session",
+                "Save the training run (config, seeds, weights, curves) as JSON",
+            ),
+        ):
             action = a("File", text, slot, key=key, tip=tip)
             if before is not None:
                 file_menu.removeAction(action)
@@ -156,6 +176,7 @@ class TrainingWorkspace(QObject):
         if self._panel is None:
             from app.look.theme import apply_to_widgets
             from app.training.panel import TrainingPanel
+
             panel = TrainingPanel()
             panel.openGraph.connect(self.open_graph)
             panel.liveGraphUpdated.connect(self.refresh_graph)
@@ -210,8 +231,11 @@ class TrainingWorkspace(QObject):
             aside = [("enabled", window.actions[k]) for k in GRAPH_ACTIONS if k in window.actions]
             aside.append(("enabled", window.find_box))
             aside += [("visible", w) for w in (window.output_label, window.zoom_label, window.counts_label)]
-            self._set_aside = [(how, thing) for how, thing in aside
-                               if (thing.isEnabled() if how == "enabled" else not thing.isHidden())]
+            self._set_aside = [
+                (how, thing)
+                for how, thing in aside
+                if (thing.isEnabled() if how == "enabled" else not thing.isHidden())
+            ]
         for how, thing in self._set_aside:
             (thing.setEnabled if how == "enabled" else thing.setVisible)(on)
         if on:
@@ -230,8 +254,11 @@ class TrainingWorkspace(QObject):
         self.show(GRAPH)
         ok = self.window.open_value(root, parameters, text=f"Open training graph: {title}")
         if ok:
-            self.window.show_message(f"{title}. One sample's forward pass, then backward: step through it "
-                                     "with the debugger (F10); Ctrl+2 goes back to training.", 15000)
+            self.window.show_message(
+                f"{title}. One sample's forward pass, then backward: step through it "
+                "with the debugger (F10); Ctrl+2 goes back to training.",
+                15000,
+            )
         return ok
 
     def refresh_graph(self, root, title):
@@ -264,6 +291,7 @@ class TrainingWorkspace(QObject):
         as the + and − buttons would, then press Play; the run pauses after `steps` steps (the
         Steps setting). With `wait`, return once it has. Returns a problem to report, or ''."""
         from core.training.presets import PRESETS
+
         panel = self.panel
         if preset:
             names = [name for name in PRESETS if name.lower().startswith(preset.lower())]

@@ -46,7 +46,7 @@ from core.debugger.stepper import BackwardStepper
 from core.format import format_number
 
 IDLE, FORWARD, BACKWARD = "idle", "forward", "backward"
-QUIZ_REL, QUIZ_ABS = 1e-3, 5e-4   # a prediction within this of the truth is right
+QUIZ_REL, QUIZ_ABS = 1e-3, 5e-4  # a prediction within this of the truth is right
 
 NOTHING_TO_STEP = "Nothing to step: the graph needs one output node with every input wired."
 ALL_STEPS_RUN = "The backward pass is done: every step has run. Step back, scrub the timeline, or Reset."
@@ -54,15 +54,17 @@ PASS_DONE = "That was the last step: the backward pass is done and every grad is
 FORWARD_DONE = "The forward pass is done: press F10 for the backward pass."
 SELECT_A_NODE = "Select a node of the output's graph first, then Run to Selected."
 SELECT_AN_OP = "Select an op node first, then F9 toggles a breakpoint on it."
-NO_LEAF_BREAKPOINTS = ("A breakpoint stops a run before a node's _backward, and a leaf has none. "
-                       "Select the leaf and use Run to Selected to run until its grad is final.")
+NO_LEAF_BREAKPOINTS = (
+    "A breakpoint stops a run before a node's _backward, and a leaf has none. "
+    "Select the leaf and use Run to Selected to run until its grad is final."
+)
 GRAPH_CHANGED = "The graph changed, so the debugger was reset."
-GRADS_CHANGED = ("The grads were changed outside the debugger (Backward or Zero Grads), "
-                 "so the debugger was reset.")
+GRADS_CHANGED = "The grads were changed outside the debugger (Backward or Zero Grads), so the debugger was reset."
 
 
 # -----------------------------------------------------------------------------
 # What a move changed
+
 
 class Move:
     """What one move of the debugger changed: what a view redraws, and what it says.
@@ -83,12 +85,34 @@ class Move:
     go_on     after a beat of play: whether playing goes on
     """
 
-    __slots__ = ("ok", "moved", "record", "records", "touched", "started", "new_plan", "ended",
-                 "message", "answer", "go_on")
+    __slots__ = (
+        "ok",
+        "moved",
+        "record",
+        "records",
+        "touched",
+        "started",
+        "new_plan",
+        "ended",
+        "message",
+        "answer",
+        "go_on",
+    )
 
-    def __init__(self, moved: bool = True, record=None, records=(), touched=(), started: str = "",
-                 new_plan: bool = False, ended: str = "", message: str = "", answer=None, go_on: bool = False,
-                 ok: bool = True) -> None:
+    def __init__(
+        self,
+        moved: bool = True,
+        record=None,
+        records=(),
+        touched=(),
+        started: str = "",
+        new_plan: bool = False,
+        ended: str = "",
+        message: str = "",
+        answer=None,
+        go_on: bool = False,
+        ok: bool = True,
+    ) -> None:
         self.ok = ok
         self.moved = moved
         self.record = record
@@ -102,8 +126,10 @@ class Move:
         self.go_on = go_on
 
     def __repr__(self) -> str:
-        return (f"Move(ok={self.ok}, moved={self.moved}, record={self.record!r}, touched={sorted(self.touched)}, "
-                f"started={self.started!r}, message={self.message!r})")
+        return (
+            f"Move(ok={self.ok}, moved={self.moved}, record={self.record!r}, touched={sorted(self.touched)}, "
+            f"started={self.started!r}, message={self.message!r})"
+        )
 
 
 def _refused(message: str = ""):
@@ -112,6 +138,7 @@ def _refused(message: str = ""):
 
 # -----------------------------------------------------------------------------
 # The session
+
 
 class DebugSession:
     """The debugger's state and decisions for one document (see the module docstring).
@@ -123,26 +150,26 @@ class DebugSession:
         self.doc = doc
         self.compiled = None
         self.phase = IDLE
-        self.stepper = None            # BackwardStepper of the output (a plan while idle)
+        self.stepper = None  # BackwardStepper of the output (a plan while idle)
         self.forward_stepper = None
-        self.last_record = None        # the StepRecord shown (None: at step 0)
-        self.last_forward = None       # the ForwardRecord shown
-        self.stop_reason = ""          # why the last run stopped
-        self.notice = ""               # why the last session ended
-        self.grad_max = None           # largest finite |grad| of the finished pass (see start)
+        self.last_record = None  # the StepRecord shown (None: at step 0)
+        self.last_forward = None  # the ForwardRecord shown
+        self.stop_reason = ""  # why the last run stopped
+        self.notice = ""  # why the last session ended
+        self.grad_max = None  # largest finite |grad| of the finished pass (see start)
         self.breakpoint_ids = set()
         self.break_on_nonfinite = True
         self.grad_threshold = None
         self.break_on_dead_relu = False
         self.quiz_mode = False
-        self.quiz_feedback = []        # [(right?, text)] for the step shown
-        self.quiz_score = [0, 0]       # right, asked
-        self._quiz_pending = []        # Values whose new grad is hidden
-        self._play_first = False       # the next beat of play is its first
-        self._names = {}               # {Value: name}, shared with the steppers
-        self._nid = {}                 # {Value: node id}
-        self._in_graph = None          # the Values the output depends on, when first asked
-        self._edits = {}               # kind -> node id, the document edits since the last compile
+        self.quiz_feedback = []  # [(right?, text)] for the step shown
+        self.quiz_score = [0, 0]  # right, asked
+        self._quiz_pending = []  # Values whose new grad is hidden
+        self._play_first = False  # the next beat of play is its first
+        self._names = {}  # {Value: name}, shared with the steppers
+        self._nid = {}  # {Value: node id}
+        self._in_graph = None  # the Values the output depends on, when first asked
+        self._edits = {}  # kind -> node id, the document edits since the last compile
         self.load(compiled)
 
     # -- reading -----------------------------------------------------------------------
@@ -249,8 +276,13 @@ class DebugSession:
         touched = self._clear_quiz()
         st = self.stepper
         if st.done:
-            return Move(moved=bool(started or touched), record=self.last_record, touched=touched,
-                        started=started, message=ALL_STEPS_RUN)
+            return Move(
+                moved=bool(started or touched),
+                record=self.last_record,
+                touched=touched,
+                started=started,
+                message=ALL_STEPS_RUN,
+            )
         record = st.step()
         self.stop_reason = st.check(record)
         move = self._after(self._ids(record.children) | touched, started, [record], quiz=True)
@@ -440,8 +472,9 @@ class DebugSession:
         records = self.forward_stepper.run_to_end()
         if records:
             self.last_forward = records[-1]
-        return Move(record=self.last_forward, records=records,
-                    touched=self._ids([r.node for r in records]), started=started)
+        return Move(
+            record=self.last_forward, records=records, touched=self._ids([r.node for r in records]), started=started
+        )
 
     # -- ending ------------------------------------------------------------------------
 
@@ -472,8 +505,10 @@ class DebugSession:
             nid = edits["value"]
             node = self.doc.nodes.get(nid)
             what = f"{node.label or nid} = {format_number(node.value)}" if node is not None else "A value"
-            self.notice = (f"{what} now, so the forward pass was recomputed and every data updated. "
-                           f"The debugger was reset: press F10 to step the backward pass again.")
+            self.notice = (
+                f"{what} now, so the forward pass was recomputed and every data updated. "
+                f"The debugger was reset: press F10 to step the backward pass again."
+            )
         else:
             self.notice = GRAPH_CHANGED
         return Move(started=IDLE, new_plan=True, ended=self.notice, message=self.notice)
@@ -482,7 +517,7 @@ class DebugSession:
         """Note an event of the document (its `changed` signal). True when a label
         changed, so every text naming nodes is stale (the names are updated)."""
         if event == "reset":
-            self.breakpoint_ids.clear()   # a new graph: old ids mean other nodes
+            self.breakpoint_ids.clear()  # a new graph: old ids mean other nodes
             self._edits["structure"] = None
         elif event == "node_changed":
             nid, field = details
@@ -595,8 +630,10 @@ class DebugSession:
             return ""
         child, record = self._quiz_pending[0], self.last_record
         before = record.grads_before[record.children.index(child)]
-        return (f"{headline(self.stepper, record.node)} just ran its _backward. What is "
-                f"{self.name(child)}.grad now? (It was {format_number(before)}.)")
+        return (
+            f"{headline(self.stepper, record.node)} just ran its _backward. What is "
+            f"{self.name(child)}.grad now? (It was {format_number(before)}.)"
+        )
 
     def answer_quiz(self, text):
         """Check a prediction for the first hidden grad. `answer` is (right?, feedback);
@@ -617,8 +654,7 @@ class DebugSession:
         if ok:
             feedback = f"Right: {name}.grad = {format_number(truth)}."
         else:
-            feedback = (f"Not quite: you said {guess:g}, but {name}.grad = {format_number(truth)}, "
-                        f"because {line}")
+            feedback = f"Not quite: you said {guess:g}, but {name}.grad = {format_number(truth)}, because {line}"
         self.quiz_feedback.append((ok, feedback))
         return Move(record=record, touched=self._ids([child]), answer=(ok, feedback))
 

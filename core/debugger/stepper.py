@@ -36,6 +36,7 @@ UNTOUCHED, PARTIAL, FINAL = "untouched", "partial", "final"
 # Local derivatives, as text and as numbers (the lesson material of each op,
 # read from the op table in core/ops.py)
 
+
 def local_derivatives(node):
     """[(symbolic text, value)] for each operand of node, in `_prev` order.
 
@@ -73,6 +74,7 @@ def forward_formula(node, name) -> str:
 # -----------------------------------------------------------------------------
 # One step
 
+
 class StepRecord:
     """What one `_backward` call did.
 
@@ -82,17 +84,16 @@ class StepRecord:
     are computed, because a backward pass never changes any node's data.
     """
 
-    __slots__ = ("index", "node", "out_grad", "children", "grads_before", "grads_after",
-                 "_stepper", "_local", "_lines")
+    __slots__ = ("index", "node", "out_grad", "children", "grads_before", "grads_after", "_stepper", "_local", "_lines")
 
     def __init__(self, index, node, out_grad, children, grads_before, grads_after, stepper) -> None:
-        self.index = index                # position of this step in stepper.order
-        self.node = node                  # the Value whose _backward ran
-        self.out_grad = out_grad          # node.grad when it ran
-        self.children = children          # node._prev (duplicates kept)
+        self.index = index  # position of this step in stepper.order
+        self.node = node  # the Value whose _backward ran
+        self.out_grad = out_grad  # node.grad when it ran
+        self.children = children  # node._prev (duplicates kept)
         self.grads_before = grads_before  # child grads before, aligned with children
-        self.grads_after = grads_after    # child grads after
-        self._stepper = stepper           # for the names shown in the text
+        self.grads_after = grads_after  # child grads after
+        self._stepper = stepper  # for the names shown in the text
         self._local = None
         self._lines = None
 
@@ -107,8 +108,9 @@ class StepRecord:
     def lines(self):
         """The chain-rule arithmetic, one line per operand."""
         if self._lines is None:
-            self._lines = self._stepper._explain(self.node, self.out_grad, self.children,
-                                                 self.grads_before, self.grads_after, self.local)
+            self._lines = self._stepper._explain(
+                self.node, self.out_grad, self.children, self.grads_before, self.grads_after, self.local
+            )
         return self._lines
 
     @property
@@ -125,6 +127,7 @@ def _fmt(x) -> str:
 
 # -----------------------------------------------------------------------------
 # The stepper
+
 
 class StepHistory:
     """The steps run so far, as a read-only sequence of StepRecords.
@@ -188,13 +191,13 @@ class BackwardStepper:
         self.order = reverse if include_leaves else [v for v in reverse if v._prev]
         self._names = names or {}
         self._position = 0
-        self._saved = []           # operands' grads before each step run, flat
+        self._saved = []  # operands' grads before each step run, flat
         # built when first needed: a plain run to the end never asks
         self._index_cache = None
         self._topo_index_cache = None
         self._feeding_cache = None
         self._offsets_cache = None
-        self.breakpoints = set()   # nodes: stop before their step
+        self.breakpoints = set()  # nodes: stop before their step
         self.break_on_nonfinite = True
         self.grad_threshold = None  # stop after a step makes any |grad| exceed this
         self.break_on_dead_relu = False
@@ -289,8 +292,7 @@ class BackwardStepper:
         """[(local derivative with real names, value)] for each operand of node,
         e.g. [('y.data', 3.0), ('x.data', 2.0)] for m = x * y."""
         names = [self.name(child) for child in node._prev]
-        return [(_substitute(symbolic, names, self.name(node)), value)
-                for symbolic, value in local_derivatives(node)]
+        return [(_substitute(symbolic, names, self.name(node)), value) for symbolic, value in local_derivatives(node)]
 
     def users(self, node):
         """The nodes whose `_backward` passes gradient into node, in step order
@@ -304,7 +306,7 @@ class BackwardStepper:
         their sum. That is why grads accumulate with += instead of being set.
         """
         feeding = self._feeding.get(node, ())
-        run = feeding[:bisect.bisect_left(feeding, self._position)]
+        run = feeding[: bisect.bisect_left(feeding, self._position)]
         return [(record, _share(record, node)) for record in map(self._record, run)]
 
     def _record(self, index):
@@ -312,9 +314,16 @@ class BackwardStepper:
         node = self.order[index]
         children = node._prev
         start = self._offsets[index]
-        before = tuple(self._saved[start:start + len(children)])
-        return StepRecord(index, node, node.grad, children, before,
-                          tuple([self._grad_after(child, index) for child in children]), self)
+        before = tuple(self._saved[start : start + len(children)])
+        return StepRecord(
+            index,
+            node,
+            node.grad,
+            children,
+            before,
+            tuple([self._grad_after(child, index) for child in children]),
+            self,
+        )
 
     def _grad_after(self, child, index):
         """child.grad just after step `index`: the "before" saved by the next step
@@ -374,7 +383,7 @@ class BackwardStepper:
         grads before each: the loop at the heart of the stepper, as close to
         `backward()`'s own loop as step-back allows."""
         push = self._saved.append
-        for node in self.order[self._position:end]:
+        for node in self.order[self._position : end]:
             for child in node._prev:
                 push(child.grad)
             node._backward(node)
@@ -398,8 +407,7 @@ class BackwardStepper:
 
     def _run(self, arrived):
         self.stop_reason = ""
-        if arrived is None and not self.breakpoints and not self.break_on_dead_relu \
-                and self.grad_threshold is None:
+        if arrived is None and not self.breakpoints and not self.break_on_dead_relu and self.grad_threshold is None:
             self._run_plain()
             return
         arrived = arrived or (lambda: False)
@@ -480,9 +488,11 @@ class BackwardStepper:
             local_text = _substitute(symbolic, names, out)
             if " " in local_text:  # '1 - t.data²' needs brackets before '· t.grad'
                 local_text = f"({local_text})"
-            lines.append(f"{names[i]}.grad += {local_text} · {out}.grad"
-                         f" = {_fmt(value)} · {_fmt(out_grad)} = {_fmt(amount)}"
-                         f" (was {_fmt(was)}, now {_fmt(now)})")
+            lines.append(
+                f"{names[i]}.grad += {local_text} · {out}.grad"
+                f" = {_fmt(value)} · {_fmt(out_grad)} = {_fmt(amount)}"
+                f" (was {_fmt(was)}, now {_fmt(now)})"
+            )
         return lines
 
 

@@ -52,11 +52,9 @@ def unused_inputs(doc):
     Raises GraphError when the graph has no single output to ask about."""
     output = doc.effective_output()
     if output is None:
-        raise GraphError("the graph has several ends and no output is set: "
-                         "mark one node as the output first")
+        raise GraphError("the graph has several ends and no output is set: mark one node as the output first")
     feeding = nx.ancestors(doc.digraph(), output)
-    return [nid for nid, node in doc.nodes.items()
-            if node.kind == "input" and nid != output and nid not in feeding]
+    return [nid for nid, node in doc.nodes.items() if node.kind == "input" and nid != output and nid not in feeding]
 
 
 def generations(doc):
@@ -70,16 +68,15 @@ def generations(doc):
 class Summary:
     nodes: int
     wires: int
-    depth: int        # the most wires on one path
-    widest: int       # the most nodes in one topological generation
-    fan_out: int      # the most wires leaving one node
+    depth: int  # the most wires on one path
+    widest: int  # the most nodes in one topological generation
+    fan_out: int  # the most wires leaving one node
     fan_out_id: object  # the first node (document order) with that many, or None
 
     def text(self, names=None):
         """'12 nodes · 14 wires · depth 4 · widest layer 5 · fan-out 3 (x)'; `names`
         maps an id to what the user calls the node (core.document.names)."""
-        return " · ".join([_count(self.nodes, "node"), _count(self.wires, "wire"),
-                           self.shape_text(names)])
+        return " · ".join([_count(self.nodes, "node"), _count(self.wires, "wire"), self.shape_text(names)])
 
     def shape_text(self, names=None):
         """The shape alone: 'depth 4 · widest layer 5 · fan-out 3 (x)' (fan-out
@@ -101,14 +98,17 @@ def summary(doc):
         return seen[1]
     graph = doc.digraph()
     layers = list(nx.topological_generations(graph))
-    wires_out = {nid: sum(edge["wires"] for edge in consumers.values())
-                 for nid, consumers in graph.adjacency()}
+    wires_out = {nid: sum(edge["wires"] for edge in consumers.values()) for nid, consumers in graph.adjacency()}
     fan_out = max(wires_out.values(), default=0)
     fan_out_id = next((nid for nid in doc.nodes if wires_out[nid] == fan_out), None)
-    result = Summary(nodes=len(doc.nodes), wires=sum(wires_out.values()),
-                     depth=max(len(layers) - 1, 0),   # generation k: the longest path to it has k wires
-                     widest=max(map(len, layers), default=0),
-                     fan_out=fan_out, fan_out_id=fan_out_id if fan_out else None)
+    result = Summary(
+        nodes=len(doc.nodes),
+        wires=sum(wires_out.values()),
+        depth=max(len(layers) - 1, 0),  # generation k: the longest path to it has k wires
+        widest=max(map(len, layers), default=0),
+        fan_out=fan_out,
+        fan_out_id=fan_out_id if fan_out else None,
+    )
     _remembered[doc] = (doc.revision, result)
     return result
 

@@ -50,14 +50,15 @@ MAX_LAYER_NEURONS = 64
 # -----------------------------------------------------------------------------
 # The catalogue
 
+
 @dataclass(frozen=True)
 class Entry:
-    key: str          # 'input', 'const', an op name, 'neuron' or 'layer'
-    title: str        # what the palette shows
-    section: str      # 'Leaves', 'Operations' or 'Blocks'
-    symbol: str       # drawn on the palette tile
-    tip: str          # one sentence: what it computes
-    words: str = ""   # more words the search knows it by
+    key: str  # 'input', 'const', an op name, 'neuron' or 'layer'
+    title: str  # what the palette shows
+    section: str  # 'Leaves', 'Operations' or 'Blocks'
+    symbol: str  # drawn on the palette tile
+    tip: str  # one sentence: what it computes
+    words: str = ""  # more words the search knows it by
 
 
 _OP_TIPS = {
@@ -76,13 +77,27 @@ _OP_TIPS = {
 }
 
 CATALOGUE = (
-    Entry("input", "Input", "Leaves", "x", "A named leaf holding a number you can change; it gets a grad",
-          "leaf variable value parameter weight"),
+    Entry(
+        "input",
+        "Input",
+        "Leaves",
+        "x",
+        "A named leaf holding a number you can change; it gets a grad",
+        "leaf variable value parameter weight",
+    ),
     Entry("const", "Constant", "Leaves", "1", "A fixed number", "number literal"),
-    *(Entry(op, op, "Operations", op_symbol(op, 2 if op in ("pow", "rpow") else None),
-            f"{_OP_TIPS[op][0]}", _OP_TIPS[op][1]) for op in OPS),
-    Entry("neuron", "Neuron", "Blocks", "N", "act(b + Σ wᵢ·xᵢ): weights and bias as leaves",
-          "perceptron unit"),
+    *(
+        Entry(
+            op,
+            op,
+            "Operations",
+            op_symbol(op, 2 if op in ("pow", "rpow") else None),
+            f"{_OP_TIPS[op][0]}",
+            _OP_TIPS[op][1],
+        )
+        for op in OPS
+    ),
+    Entry("neuron", "Neuron", "Blocks", "N", "act(b + Σ wᵢ·xᵢ): weights and bias as leaves", "perceptron unit"),
     Entry("layer", "Layer", "Blocks", "L", "m neurons reading the same n inputs", "dense linear"),
 )
 ENTRIES = {entry.key: entry for entry in CATALOGUE}
@@ -104,7 +119,7 @@ def search(text: str, limit: int | None = None) -> list[Entry]:
         elif any(word.startswith(needle) for word in words):
             rank = 2
         elif len(needle) >= 4 and needle in entry.tip.lower():
-            rank = 3   # not shorter: "tan" must not find "constant"
+            rank = 3  # not shorter: "tan" must not find "constant"
         else:
             continue
         scored.append((rank, order, entry))
@@ -122,17 +137,27 @@ def next_label(doc: GraphDocument, stem: str) -> str:
 
 
 def node_for(
-    key: str, doc: GraphDocument, pos: Size = (0.0, 0.0), param: float | None = None, value: float | None = None,
+    key: str,
+    doc: GraphDocument,
+    pos: Size = (0.0, 0.0),
+    param: float | None = None,
+    value: float | None = None,
     label: str | None = None,
 ) -> Node:
     """A new Node (id None: the document picks one) for a leaf or an op entry."""
     pos = (float(pos[0]), float(pos[1]))
     if key == "input":
-        return Node(None, "input", value=1.0 if value is None else float(value),
-                    label=next_label(doc, "x") if label is None else label, pos=pos)
+        return Node(
+            None,
+            "input",
+            value=1.0 if value is None else float(value),
+            label=next_label(doc, "x") if label is None else label,
+            pos=pos,
+        )
     if key == "const":
-        return Node(None, "const", value=1.0 if value is None else float(value),
-                    label="" if label is None else label, pos=pos)
+        return Node(
+            None, "const", value=1.0 if value is None else float(value), label="" if label is None else label, pos=pos
+        )
     if key in OPS:
         if key in ("pow", "rpow"):
             param = 2.0 if param is None else float(param)
@@ -145,14 +170,16 @@ def node_for(
 # -----------------------------------------------------------------------------
 # Blocks
 
+
 @dataclass
 class Block:
     """A block ready to push: `command` adds it; `group` names its nodes."""
+
     command: Macro
-    group: dict                  # {"id", "kind", "title", "nodes", "collapsed"}
-    inputs: list                 # the ids feeding it, port order (new or existing)
-    outputs: list                # the ids of its neurons' outputs
-    nodes: list = field(default_factory=list)   # every Node it adds, in order
+    group: dict  # {"id", "kind", "title", "nodes", "collapsed"}
+    inputs: list  # the ids feeding it, port order (new or existing)
+    outputs: list  # the ids of its neurons' outputs
+    nodes: list = field(default_factory=list)  # every Node it adds, in order
 
 
 class _Ids:
@@ -188,18 +215,28 @@ def _check_shape(nin, nout, activation, inputs):
 
 
 def neuron_block(
-    doc: GraphDocument, pos: Size = (0.0, 0.0), nin: int = 2, activation: str = "tanh",
-    inputs: Sequence[str] | None = None, name: str | None = None, sizes: Callable[[Node], Size] | None = None,
+    doc: GraphDocument,
+    pos: Size = (0.0, 0.0),
+    nin: int = 2,
+    activation: str = "tanh",
+    inputs: Sequence[str] | None = None,
+    name: str | None = None,
+    sizes: Callable[[Node], Size] | None = None,
     group_id: str | None = None,
 ) -> Block:
     """One neuron act(b + w0*x0 + ...) as a Block; see `layer_block` for the arguments."""
-    return _build(doc, pos, nin, 1, activation, inputs, name or next_block_name(doc, "N"),
-                  "neuron", sizes, group_id)
+    return _build(doc, pos, nin, 1, activation, inputs, name or next_block_name(doc, "N"), "neuron", sizes, group_id)
 
 
 def layer_block(
-    doc: GraphDocument, pos: Size = (0.0, 0.0), nin: int = 2, nout: int = 3, activation: str = "tanh",
-    inputs: Sequence[str] | None = None, name: str | None = None, sizes: Callable[[Node], Size] | None = None,
+    doc: GraphDocument,
+    pos: Size = (0.0, 0.0),
+    nin: int = 2,
+    nout: int = 3,
+    activation: str = "tanh",
+    inputs: Sequence[str] | None = None,
+    name: str | None = None,
+    sizes: Callable[[Node], Size] | None = None,
     group_id: str | None = None,
 ) -> Block:
     """nout neurons reading the same nin inputs, as a Block.
@@ -210,8 +247,7 @@ def layer_block(
              layout; None lays the block out with every box the same size
     pos      where the block's left edge and vertical middle go
     """
-    return _build(doc, pos, nin, nout, activation, inputs, name or next_block_name(doc, "L"),
-                  "layer", sizes, group_id)
+    return _build(doc, pos, nin, nout, activation, inputs, name or next_block_name(doc, "L"), "layer", sizes, group_id)
 
 
 def _build(doc, pos, nin, nout, activation, inputs, name, kind, sizes, group_id):
@@ -220,8 +256,8 @@ def _build(doc, pos, nin, nout, activation, inputs, name, kind, sizes, group_id)
         for nid in inputs:
             doc.node(nid)
     new_id = _Ids(doc)
-    nodes, edges = [], []          # edges as (src, dst, port)
-    rng = random.Random(name)      # a str seed: the same weights for "N1" on every run
+    nodes, edges = [], []  # edges as (src, dst, port)
+    rng = random.Random(name)  # a str seed: the same weights for "N1" on every run
 
     input_ids = list(inputs) if inputs is not None else []
     created_inputs = []
@@ -240,7 +276,7 @@ def _build(doc, pos, nin, nout, activation, inputs, name, kind, sizes, group_id)
     members, outputs = [], []
     for j in range(nout):
         prefix = name if kind == "neuron" else f"{name}.n{j}"
-        model = Neuron(nin, activation, rng, prefix)   # the numbers and labels of core.nn
+        model = Neuron(nin, activation, rng, prefix)  # the numbers and labels of core.nn
         weights = []
         for w in model.w:
             node = Node(new_id(), "input", value=w.data, label=w.label)
@@ -265,12 +301,15 @@ def _build(doc, pos, nin, nout, activation, inputs, name, kind, sizes, group_id)
             edges.append((act, out.id, 0))
             act = out.id
         by_id = {node.id: node for node in nodes}
-        by_id[act].label = prefix   # the neuron's output carries its name
+        by_id[act].label = prefix  # the neuron's output carries its name
         outputs.append(act)
 
     _place(nodes, edges, pos, sizes)
-    what = (f"Neuron {name} ({activation}, {nin} input{'s' if nin != 1 else ''})" if kind == "neuron"
-            else f"Layer {name} ({nin}×{nout}, {activation})")
+    what = (
+        f"Neuron {name} ({activation}, {nin} input{'s' if nin != 1 else ''})"
+        if kind == "neuron"
+        else f"Layer {name} ({nin}×{nout}, {activation})"
+    )
     commands = [AddNode(node) for node in nodes] + [Connect(*edge) for edge in edges]
     group = {"id": group_id or name, "kind": kind, "title": what, "nodes": members, "collapsed": False}
     return Block(Macro(f"Add {what}", commands), group, input_ids, outputs, nodes)

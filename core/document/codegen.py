@@ -77,6 +77,7 @@ _BINARY = {op.name: (op.engine, _PRECEDENCE[op.engine]) for op in BY_NAME.values
 # -----------------------------------------------------------------------------
 # The plan: which nodes get a line of their own, and their names
 
+
 class _Plan:
     """The statements of a snippet: their order, what is inlined, the names."""
 
@@ -84,8 +85,9 @@ class _Plan:
         missing = doc.missing_inputs()
         if missing:
             nid, ports = next(iter(missing.items()))
-            raise GraphError(f"node {nid!r} has unwired input {ports[0]}; wire every input "
-                             "before turning the graph into code")
+            raise GraphError(
+                f"node {nid!r} has unwired input {ports[0]}; wire every input before turning the graph into code"
+            )
         self.doc = doc
         self.order = doc.topological_ids()
         self.output = doc.effective_output()
@@ -118,8 +120,7 @@ class _Plan:
                 if src in chosen or not self._inlinable(src, uses):
                     continue
                 literal = self.doc.nodes[src].kind == "const"
-                if literal and (node.op not in _BINARY
-                                or any(self.doc.nodes[c].kind == "const" for c in chosen)):
+                if literal and (node.op not in _BINARY or any(self.doc.nodes[c].kind == "const" for c in chosen)):
                     continue  # 2.0 * 3.0 would be folded into one number by the parser
                 chosen.append(src)
             # the parser makes an operand expression's nodes as it reads them, but
@@ -127,7 +128,7 @@ class _Plan:
             literals = [src for src in chosen if self.doc.nodes[src].kind == "const"]
             made = [m for src in chosen if src not in literals for m in tree[src]] + literals + [nid]
             start = position[nid] - len(made) + 1
-            if len(made) > MAX_INLINE or self.order[max(start, 0):position[nid] + 1] != made:
+            if len(made) > MAX_INLINE or self.order[max(start, 0) : position[nid] + 1] != made:
                 chosen, made = [], [nid]  # inlining would renumber nodes: give them lines
             inline.update(chosen)
             tree[nid] = made
@@ -212,8 +213,13 @@ class _Plan:
 
 def _usable(name):
     """True when `name` can be a variable that means exactly `name` (see the docstring)."""
-    return (name.isidentifier() and unicodedata.normalize("NFKC", name) == name
-            and not keyword.iskeyword(name) and not name.startswith("__") and name not in RESERVED)
+    return (
+        name.isidentifier()
+        and unicodedata.normalize("NFKC", name) == name
+        and not keyword.iskeyword(name)
+        and not name.startswith("__")
+        and name not in RESERVED
+    )
 
 
 def _wrap(arg, level):
@@ -223,7 +229,7 @@ def _wrap(arg, level):
 
 def _exponent(k):
     """An exponent as compile uses it: 2.0 is written 2 (the op reads '**2')."""
-    if float(k).is_integer() and abs(k) < 2 ** 53:
+    if float(k).is_integer() and abs(k) < 2**53:
         return str(int(k))
     return repr(float(k))
 
@@ -234,6 +240,7 @@ def _quote(text):
 
 # -----------------------------------------------------------------------------
 # micrograd
+
 
 def to_python(doc: GraphDocument) -> str:
     """A micrograd-style snippet that rebuilds doc; `expr.parse` reads it back."""
@@ -260,6 +267,7 @@ def variable_names(doc: GraphDocument) -> dict[str, str]:
 # -----------------------------------------------------------------------------
 # PyTorch
 
+
 def to_pytorch(doc: GraphDocument) -> str:
     """A standalone PyTorch script computing doc in float64, with backward().
 
@@ -284,8 +292,7 @@ def to_pytorch(doc: GraphDocument) -> str:
         if node.kind != "op":
             # constants ask for a grad too: it costs nothing, and backward() needs
             # one leaf that requires grad even when the output uses constants only
-            lines.append(f"{name} = torch.tensor({float(node.value)!r}, dtype=torch.float64, "
-                         f"requires_grad=True)")
+            lines.append(f"{name} = torch.tensor({float(node.value)!r}, dtype=torch.float64, requires_grad=True)")
         else:
             lines.append(f"{name} = {plan.expression(nid, 'torch')[0]}")
     out = plan.names[plan.output]

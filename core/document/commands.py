@@ -39,6 +39,7 @@ from core.document.graph import Edge, GraphDocument, GraphError, Node, op_symbol
 # -----------------------------------------------------------------------------
 # Helpers: names for the history, nodes from plain data, node order
 
+
 def describe(node):
     """A short name for a node in the undo history: its label, else what it is."""
     if node.label:
@@ -62,8 +63,15 @@ def node_from(data):
     """A fresh Node from a Node or from its `to_dict()` form (id may be None)."""
     if isinstance(data, Node):
         return data.copy()
-    return Node(data.get("id"), data["kind"], data.get("op"), data.get("param"),
-                data.get("value"), data.get("label", ""), tuple(data.get("pos", (0.0, 0.0))))
+    return Node(
+        data.get("id"),
+        data["kind"],
+        data.get("op"),
+        data.get("param"),
+        data.get("value"),
+        data.get("label", ""),
+        tuple(data.get("pos", (0.0, 0.0))),
+    )
 
 
 def _restore_order(doc, order):
@@ -92,6 +100,7 @@ def _check_positions(doc, positions):
 # -----------------------------------------------------------------------------
 # The command interface
 
+
 class Command:
     """Base of every command: override do and undo; merge only if you mean it."""
 
@@ -113,6 +122,7 @@ class Command:
 
 # -----------------------------------------------------------------------------
 # Nodes
+
 
 class AddNode(Command):
     """Add one node (a Node or its dict form). An id of None gets the next free id."""
@@ -175,6 +185,7 @@ class RemoveNodes(Command):
 # -----------------------------------------------------------------------------
 # Wires
 
+
 class Connect(Command):
     """Wire src into input `port` of dst; an occupied port is rewired in one step."""
 
@@ -201,8 +212,7 @@ class Disconnect(Command):
 
     def do(self, doc) -> None:
         self.edge = doc.disconnect(self.dst, self.port)
-        self.text = (f"Disconnect {describe(doc.node(self.edge.src))} → "
-                     f"{describe(doc.node(self.dst))}")
+        self.text = f"Disconnect {describe(doc.node(self.edge.src))} → {describe(doc.node(self.dst))}"
 
     def undo(self, doc) -> None:
         doc.connect(*self.edge)
@@ -247,8 +257,7 @@ class InsertOnEdge(Command):
                 step.undo(doc)
             raise
         self._steps = steps
-        self.text = (f"Insert {describe(node)} on {describe(doc.node(src))} → "
-                     f"{describe(doc.node(dst))}")
+        self.text = f"Insert {describe(node)} on {describe(doc.node(src))} → {describe(doc.node(dst))}"
 
     def undo(self, doc) -> None:
         for step in reversed(self._steps):
@@ -257,6 +266,7 @@ class InsertOnEdge(Command):
 
 # -----------------------------------------------------------------------------
 # Fields of nodes
+
 
 class MoveNodes(Command):
     """Move nodes: {id: (old_pos, new_pos)}, pushed once when a drag ends."""
@@ -366,6 +376,7 @@ class ApplyLayout(Command):
 # -----------------------------------------------------------------------------
 # Fragments: copy, paste, import
 
+
 def copy_fragment(doc, ids):
     """The nodes `ids` and the wires among them, as JSON-able plain data.
 
@@ -391,7 +402,8 @@ class Paste(Command):
         # the fragment is checked as a graph of its own: an edge to a node
         # outside it is refused here, not dropped
         self.fragment = GraphDocument.from_dict(
-            {"nodes": fragment["nodes"], "edges": fragment.get("edges", []), "output": None})
+            {"nodes": fragment["nodes"], "edges": fragment.get("edges", []), "output": None}
+        )
         self.offset = (float(offset[0]), float(offset[1]))
         self.created = None
         self.text = f"Paste {_plural(len(self.fragment.nodes), 'node')}"
@@ -438,12 +450,13 @@ class ReplaceDocument(Command):
 
     def do(self, doc) -> None:
         fresh = self._spare if self._spare_is_new else GraphDocument.from_dict(self.new)
-        doc.replace_with(fresh)   # fresh now holds the old graph
+        doc.replace_with(fresh)  # fresh now holds the old graph
         self._spare, self._spare_is_new = fresh, False
 
     def undo(self, doc) -> None:
         doc.replace_with(self._spare)
         self._spare_is_new = True
+
 
 class Macro(Command):
     """Several commands as one step of the history, undone in reverse order."""
@@ -471,6 +484,7 @@ class Macro(Command):
 # -----------------------------------------------------------------------------
 # A pure-Python undo stack
 
+
 class CommandStack:
     """The history of one document: commands[:index] are applied.
 
@@ -487,13 +501,18 @@ class CommandStack:
     def push(self, command):
         """Apply command, then record it (merged into the top one if they agree)."""
         command.do(self.doc)
-        del self.commands[self.index:]
+        del self.commands[self.index :]
         if self.clean_index is not None and self.clean_index > self.index:
             self.clean_index = None
         top = self.commands[-1] if self.commands else None
         # never merge into the saved state, or undo could not get back to it
-        if (top is not None and self.index != self.clean_index and top.merge_id is not None
-                and top.merge_id == command.merge_id and top.merge_with(command)):
+        if (
+            top is not None
+            and self.index != self.clean_index
+            and top.merge_id is not None
+            and top.merge_id == command.merge_id
+            and top.merge_with(command)
+        ):
             return top
         self.commands.append(command)
         self.index += 1

@@ -46,6 +46,7 @@ from core.ops import lookup
 # -----------------------------------------------------------------------------
 # GraphDocument -> Values
 
+
 class Compiled:
     """The result of compiling a document.
 
@@ -102,7 +103,7 @@ def compile_document(doc: GraphDocument, keep: str | None = None) -> Compiled:
 def output_of(doc: GraphDocument, values: dict[str, Value], keep: str | None = None) -> str | None:
     """The id of the node to backpropagate from, given the computed `values`."""
     chosen = doc.effective_output()
-    if chosen in values or doc.output is not None:   # an output the user set stays theirs
+    if chosen in values or doc.output is not None:  # an output the user set stays theirs
         return chosen if chosen in values else None
     feeds_computed = {src for src, dst, _port in doc.edges if dst in values}
     sinks = [nid for nid in values if doc.nodes[nid].kind == "op" and nid not in feeds_computed]
@@ -147,13 +148,14 @@ def _apply(node, args):
 
 def _exponent(param):
     """A pow exponent as the engine should see it: 2.0 becomes 2, so the op reads '**2'."""
-    if float(param).is_integer() and abs(param) < 2 ** 53:
+    if float(param).is_integer() and abs(param) < 2**53:
         return int(param)
     return float(param)
 
 
 # -----------------------------------------------------------------------------
 # Value graph -> GraphDocument
+
 
 def trace(root: Value, parameters: Sequence[Value] = ()) -> tuple[GraphDocument, dict[str, Value]]:
     """Turn the graph that produced `root` into a read-only document.

@@ -82,11 +82,27 @@ FUNCTIONS = METHODS  # relu tanh exp log sigmoid, from the op table
 RESERVED = ("Value",) + FUNCTIONS
 
 # Python's operator -> the document op whose engine `_op` it is
-_BINARY = {ast.Add: BY_ENGINE["+"].name, ast.Sub: BY_ENGINE["-"].name,
-           ast.Mult: BY_ENGINE["*"].name, ast.Div: BY_ENGINE["/"].name}
-_SYMBOLS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**",
-            ast.FloorDiv: "//", ast.Mod: "%", ast.MatMult: "@", ast.LShift: "<<",
-            ast.RShift: ">>", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^"}
+_BINARY = {
+    ast.Add: BY_ENGINE["+"].name,
+    ast.Sub: BY_ENGINE["-"].name,
+    ast.Mult: BY_ENGINE["*"].name,
+    ast.Div: BY_ENGINE["/"].name,
+}
+_SYMBOLS = {
+    ast.Add: "+",
+    ast.Sub: "-",
+    ast.Mult: "*",
+    ast.Div: "/",
+    ast.Pow: "**",
+    ast.FloorDiv: "//",
+    ast.Mod: "%",
+    ast.MatMult: "@",
+    ast.LShift: "<<",
+    ast.RShift: ">>",
+    ast.BitAnd: "&",
+    ast.BitOr: "|",
+    ast.BitXor: "^",
+}
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -155,6 +171,7 @@ class ExprError(ValueError):
 # -----------------------------------------------------------------------------
 # The entry point
 
+
 def parse(text: str, values: Mapping[str, float] | None = None) -> GraphDocument:
     """Read a formula or a micrograd-style snippet into a new GraphDocument."""
     if not isinstance(text, str):
@@ -169,10 +186,13 @@ def parse(text: str, values: Mapping[str, float] | None = None) -> GraphDocument
     except (MemoryError, RecursionError):  # the prescan should make this unreachable
         raise ExprError("the text is too deeply nested to read; split it into several lines") from None
     builder = _Builder(text, values)
-    for node in ast.walk(tree):   # an escape like '\\ud800' in quotes makes one too
+    for node in ast.walk(tree):  # an escape like '\\ud800' in quotes makes one too
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and _SURROGATE.search(node.value):
-            builder.fail(node, "this text holds half of a UTF-16 surrogate pair (like \\ud800): "
-                               "not a character, and it cannot be saved")
+            builder.fail(
+                node,
+                "this text holds half of a UTF-16 surrogate pair (like \\ud800): "
+                "not a character, and it cannot be saved",
+            )
     return builder.program(tree)
 
 
@@ -186,6 +206,7 @@ def _syntax_position(error):
 # -----------------------------------------------------------------------------
 # Prescan: refuse runaway text before the C parser sees it
 
+
 def _prescan(text):
     """Check length, NUL characters, bracket depth and statement size on the raw text.
 
@@ -194,15 +215,18 @@ def _prescan(text):
     statement; a statement ends at a newline outside brackets or at ';'.
     """
     if len(text) > MAX_TEXT:
-        raise ExprError(f"the text is too long: {len(text):,} characters (at most {MAX_TEXT:,})",
-                        *_position(text, MAX_TEXT))
+        raise ExprError(
+            f"the text is too long: {len(text):,} characters (at most {MAX_TEXT:,})", *_position(text, MAX_TEXT)
+        )
     if "\0" in text:
         raise ExprError("the text contains a NUL character", *_position(text, text.index("\0")))
-    surrogate = _SURROGATE.search(text)   # ast.parse would raise UnicodeEncodeError
+    surrogate = _SURROGATE.search(text)  # ast.parse would raise UnicodeEncodeError
     if surrogate:
-        raise ExprError(f"the text holds U+{ord(surrogate.group()):04X}, half of a UTF-16 surrogate pair: "
-                        "not a character, and it cannot be saved; delete it and type the character again",
-                        *_position(text, surrogate.start()))
+        raise ExprError(
+            f"the text holds U+{ord(surrogate.group()):04X}, half of a UTF-16 surrogate pair: "
+            "not a character, and it cannot be saved; delete it and type the character again",
+            *_position(text, surrogate.start()),
+        )
     depth = tokens = 0
     line, line_start = 1, 0
     i, n = 0, len(text)
@@ -214,7 +238,7 @@ def _prescan(text):
             if depth == 0:
                 tokens = 0
             continue
-        if ch == "\\" and text[i + 1:i + 2] in ("\r", "\n"):  # a continued line
+        if ch == "\\" and text[i + 1 : i + 2] in ("\r", "\n"):  # a continued line
             i += 1
             i += 2 if text.startswith("\r\n", i) else 1
             line, line_start = line + 1, i
@@ -230,18 +254,22 @@ def _prescan(text):
         tokens += 1
         if tokens > MAX_TOKENS:
             hint = " (is a bracket left open?)" if depth else ""
-            raise ExprError(f"this statement is too long (more than {MAX_TOKENS} tokens); "
-                            f"split it into several assignments{hint}", line, col)
+            raise ExprError(
+                f"this statement is too long (more than {MAX_TOKENS} tokens); split it into several assignments{hint}",
+                line,
+                col,
+            )
         if ch in "'\"":
             i, line, line_start = _skip_string(text, i, line, line_start)
-        elif ch.isalnum() or ch == "_" or (ch == "." and text[i + 1:i + 2].isdigit()):
+        elif ch.isalnum() or ch == "_" or (ch == "." and text[i + 1 : i + 2].isdigit()):
             i = _skip_word(text, i)
         else:
             if ch in "([{":
                 depth += 1
                 if depth > MAX_NESTING:
-                    raise ExprError(f"brackets are nested too deeply (more than {MAX_NESTING} levels)",
-                                    line, col, col + 1)
+                    raise ExprError(
+                        f"brackets are nested too deeply (more than {MAX_NESTING} levels)", line, col, col + 1
+                    )
             elif ch in ")]}":
                 depth = max(0, depth - 1)
             elif ch == ";" and depth == 0:
@@ -307,14 +335,15 @@ def _position(text, index):
 # or a plain int/float (the expression is a number, like `2**3`). A number turns
 # into a const node only when it meets a Value.
 
+
 class _Builder:
     def __init__(self, text, values):
         self.lines = _LINE_BREAK.split(text)
         self.values = dict(values or {})
-        self.nodes = []       # Node, in creation order: nodes[k] has id f"n{k+1}"
-        self.wires = []       # (src, dst, port)
-        self.names = {}       # variable -> node id, the newest binding
-        self.fixed = set()    # node ids whose label is not the assigned variable's
+        self.nodes = []  # Node, in creation order: nodes[k] has id f"n{k+1}"
+        self.wires = []  # (src, dst, port)
+        self.names = {}  # variable -> node id, the newest binding
+        self.fixed = set()  # node ids whose label is not the assigned variable's
         self.output = None
 
     # -- statements --------------------------------------------------------------
@@ -356,8 +385,7 @@ class _Builder:
         elif isinstance(s, ast.ImportFrom) and _is_micrograd_import(s):
             pass  # tutorials start with it; Value is always known here
         elif isinstance(s, (ast.Import, ast.ImportFrom)):
-            self.fail(s, "imports are not allowed (only 'from micrograd.engine import Value' "
-                         "is accepted, and ignored)")
+            self.fail(s, "imports are not allowed (only 'from micrograd.engine import Value' is accepted, and ignored)")
         else:
             what = _STATEMENTS_REFUSED.get(type(s), f"'{type(s).__name__}'")
             self.fail(s, f"{what} is not supported: write one assignment or expression per line")
@@ -397,8 +425,11 @@ class _Builder:
     def expr(self, e, depth):
         """A node id, or a number, for expression `e` (see the section comment)."""
         if depth > MAX_DEPTH:
-            self.fail(e, f"the expression is nested too deeply (more than {MAX_DEPTH} levels); "
-                         "split it into several assignments")
+            self.fail(
+                e,
+                f"the expression is nested too deeply (more than {MAX_DEPTH} levels); "
+                "split it into several assignments",
+            )
         if isinstance(e, ast.Constant):
             return self.number(e)
         if isinstance(e, ast.Name):
@@ -422,8 +453,9 @@ class _Builder:
         if isinstance(e, ast.Attribute):
             if e.attr in FUNCTIONS:
                 self.fail_attribute(e, f"'.{e.attr}' is a method: call it, '.{e.attr}()'")
-            self.fail_attribute(e, f"'.{e.attr}' is not supported (the methods are "
-                                   ".relu() .tanh() .exp() .log() .sigmoid())")
+            self.fail_attribute(
+                e, f"'.{e.attr}' is not supported (the methods are .relu() .tanh() .exp() .log() .sigmoid())"
+            )
         what = _EXPRESSIONS_REFUSED.get(type(e), f"'{type(e).__name__}'")
         self.fail(e, f"{what} is not supported")
 
@@ -483,8 +515,7 @@ class _Builder:
         """x**k is pow, c**x is rpow, c**k is a number; x**y (both Values) is refused."""
         if isinstance(k, str):
             if isinstance(base, str):
-                self.fail(k_e, "the exponent of ** must be a number, not a Value "
-                               "(x**2 and 2**x work; x**y does not)")
+                self.fail(k_e, "the exponent of ** must be a number, not a Value (x**2 and 2**x work; x**y does not)")
             return self.op("rpow", [k], [k_e], where, param=float(base))
         if isinstance(base, str):
             return self.op("pow", [base], [base_e], where, param=self.exponent(k, k_e))
@@ -498,7 +529,7 @@ class _Builder:
         if base != 0 and k * math.log2(abs(base)) > 1024:
             self.fail(where, "the number is too large (it must be a finite float)")
         try:
-            return self.checked(base ** k, where)
+            return self.checked(base**k, where)
         except OverflowError:
             self.fail(where, "the number is too large (it must be a finite float)")
 
@@ -527,11 +558,14 @@ class _Builder:
         if isinstance(func, ast.Attribute):
             receiver = self.expr(func.value, depth + 1)
             if func.attr == "backward":
-                self.fail_attribute(func, "'.backward()' is not needed here: the studio runs the "
-                                          "backward pass itself (remove this line)")
+                self.fail_attribute(
+                    func,
+                    "'.backward()' is not needed here: the studio runs the backward pass itself (remove this line)",
+                )
             if func.attr not in FUNCTIONS:
-                self.fail_attribute(func, f"unknown method '.{func.attr}()' (the methods are "
-                                          ".relu() .tanh() .exp() .log() .sigmoid())")
+                self.fail_attribute(
+                    func, f"unknown method '.{func.attr}()' (the methods are .relu() .tanh() .exp() .log() .sigmoid())"
+                )
             if e.args or e.keywords:
                 self.fail(e, f".{func.attr}() takes no arguments")
             return self.op(func.attr, [receiver], [func.value], e)
@@ -626,11 +660,17 @@ class _Builder:
             start, stop = self.col(line, left.end_col_offset), self.col(line, right.col_offset)
             found = self.lines[line - 1].find(symbol, start - 1, stop - 1)
             if found >= 0:
-                raise ExprError(f"operator '{symbol}' is not supported (use + - * / **)",
-                                line, found + 1, found + 1 + len(symbol))
+                raise ExprError(
+                    f"operator '{symbol}' is not supported (use + - * / **)", line, found + 1, found + 1 + len(symbol)
+                )
         self.fail(where, f"operator '{symbol}' is not supported (use + - * / **)")
 
 
 def _is_micrograd_import(s):
-    return (s.module == "micrograd.engine" and s.level == 0 and len(s.names) == 1
-            and s.names[0].name == "Value" and s.names[0].asname is None)
+    return (
+        s.module == "micrograd.engine"
+        and s.level == 0
+        and len(s.names) == 1
+        and s.names[0].name == "Value"
+        and s.names[0].asname is None
+    )

@@ -62,6 +62,7 @@ def node_expression(node, args):
 # -----------------------------------------------------------------------------
 # Nodes and edges
 
+
 class Node:
     __slots__ = ("id", "kind", "op", "param", "value", "label", "pos")
 
@@ -126,10 +127,12 @@ def validate_node(node):
     if not node.label.isascii():
         try:
             node.label.encode("utf-8")
-        except UnicodeEncodeError as e:   # a lone surrogate: it would load, and never save
-            raise GraphError(f"{where}: the label holds U+{ord(node.label[e.start]):04X} (character "
-                             f"{e.start + 1}), half of a UTF-16 surrogate pair; no file can store it, "
-                             "so the label must not hold it") from None
+        except UnicodeEncodeError as e:  # a lone surrogate: it would load, and never save
+            raise GraphError(
+                f"{where}: the label holds U+{ord(node.label[e.start]):04X} (character "
+                f"{e.start + 1}), half of a UTF-16 surrogate pair; no file can store it, "
+                "so the label must not hold it"
+            ) from None
     if not all(math.isfinite(c) for c in node.pos):
         raise GraphError(f"{where}: position must be finite")
     if node.kind == "op":
@@ -164,14 +167,15 @@ def _is_finite_number(x):
 # -----------------------------------------------------------------------------
 # The document
 
+
 class GraphDocument:
     def __init__(self, read_only=False):
-        self.nodes = {}          # id -> Node, in insertion order
-        self._inputs = {}        # (dst, port) -> src
+        self.nodes = {}  # id -> Node, in insertion order
+        self._inputs = {}  # (dst, port) -> src
         self._graph = nx.DiGraph()  # the wiring: src -> dst edges with a `wires` count
-        self.revision = 0        # grows with every change to nodes, wires or output
-        self._topological = None   # (revision, ids) of the last topological_ids
-        self.output = None       # an explicit output id, or None for "the single sink"
+        self.revision = 0  # grows with every change to nodes, wires or output
+        self._topological = None  # (revision, ids) of the last topological_ids
+        self.output = None  # an explicit output id, or None for "the single sink"
         self.read_only = read_only
         self.changed = Signal()  # changed(event, *details)
 
@@ -204,7 +208,7 @@ class GraphDocument:
         wired = self._inputs
         missing = {}
         for nid, node in self.nodes.items():
-            if node.kind == "op":   # inputs and constants have no ports
+            if node.kind == "op":  # inputs and constants have no ports
                 ports = [p for p in range(node.arity()) if (nid, p) not in wired]
                 if ports:
                     missing[nid] = ports
@@ -268,13 +272,14 @@ class GraphDocument:
         known = self._topological
         if known is None or known[0] != self.revision:
             order = {nid: i for i, nid in enumerate(self.nodes)}
-            known = self._topological = (self.revision, tuple(
-                nx.lexicographical_topological_sort(self._graph, key=order.__getitem__)))
+            known = self._topological = (
+                self.revision,
+                tuple(nx.lexicographical_topological_sort(self._graph, key=order.__getitem__)),
+            )
         return list(known[1])
 
     def new_id(self):
-        k = 1 + max((int(nid[1:]) for nid in self.nodes
-                     if nid[:1] == "n" and nid[1:].isdigit()), default=0)
+        k = 1 + max((int(nid[1:]) for nid in self.nodes if nid[:1] == "n" and nid[1:].isdigit()), default=0)
         return f"n{k}"
 
     # -- edits (each emits `changed`) ------------------------------------------
@@ -393,7 +398,7 @@ class GraphDocument:
         self._check_writable()
         for mine, theirs in ((self.nodes, other.nodes), (self._inputs, other._inputs)):
             kept = dict(mine)
-            mine.clear()      # in place: whoever holds doc.nodes sees the new graph
+            mine.clear()  # in place: whoever holds doc.nodes sees the new graph
             mine.update(theirs)
             theirs.clear()
             theirs.update(kept)
@@ -425,8 +430,17 @@ class GraphDocument:
         all of them at the end (asking it per wire walked the graph per wire)."""
         doc = cls()
         for raw in data["nodes"]:
-            doc.add_node(Node(raw["id"], raw["kind"], raw.get("op"), raw.get("param"),
-                              raw.get("value"), raw.get("label", ""), tuple(raw.get("pos", (0, 0)))))
+            doc.add_node(
+                Node(
+                    raw["id"],
+                    raw["kind"],
+                    raw.get("op"),
+                    raw.get("param"),
+                    raw.get("value"),
+                    raw.get("label", ""),
+                    tuple(raw.get("pos", (0, 0))),
+                )
+            )
         position = {}  # (src, dst) -> index of its last wire in the file, to name a cycle's edge
         for i, raw in enumerate(data["edges"]):
             src, dst, port = raw["src"], raw["dst"], raw["port"]
@@ -441,8 +455,9 @@ class GraphDocument:
             src, dst = max(loop, key=position.__getitem__)
             port = data["edges"][position[(src, dst)]]["port"]
             around = " → ".join([a for a, _b in loop] + [loop[0][0]])
-            raise GraphError(f"edge {src}→{dst}:{port}: that wire would make a cycle through "
-                             f"{_name(doc.nodes[dst])} ({around})")
+            raise GraphError(
+                f"edge {src}→{dst}:{port}: that wire would make a cycle through {_name(doc.nodes[dst])} ({around})"
+            )
         if data.get("output") is not None:
             doc.set_output(data["output"])
         doc.read_only = read_only

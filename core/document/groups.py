@@ -40,6 +40,7 @@ class GroupError(GraphError):
 # -----------------------------------------------------------------------------
 # Checking plain data
 
+
 def check_groups(data, node_ids):
     """A clean list of group dicts from plain data (a file's meta), or GroupError.
 
@@ -80,20 +81,20 @@ def check_groups(data, node_ids):
             if nid in owner:
                 raise GroupError(f"node {nid!r} is in two groups, {owner[nid]!r} and {gid!r}")
             owner[nid] = gid
-        clean.append({"id": gid, "kind": kind, "title": title, "nodes": list(nodes),
-                      "collapsed": collapsed})
+        clean.append({"id": gid, "kind": kind, "title": title, "nodes": list(nodes), "collapsed": collapsed})
     return clean
 
 
 # -----------------------------------------------------------------------------
 # The table
 
+
 class GroupTable:
     """The groups of one document, in order; `changed()` fires after every change."""
 
     def __init__(self) -> None:
-        self._groups = {}   # gid -> group dict
-        self._owner = {}    # node id -> gid
+        self._groups = {}  # gid -> group dict
+        self._owner = {}  # node id -> gid
         self.changed = Signal()
 
     def __len__(self) -> int:
@@ -130,6 +131,7 @@ class GroupTable:
 
 # -----------------------------------------------------------------------------
 # Commands
+
 
 class _GroupCommand(Command):
     """Remembers the table before `do`; `undo` restores it exactly."""
@@ -270,6 +272,7 @@ class PasteWithGroups(Command):
 
 # -----------------------------------------------------------------------------
 # Groups in a file's meta
+
 
 def split_meta(meta, doc):
     """(meta without 'groups', checked groups) for a loaded file; GroupError names a bad group."""

@@ -50,13 +50,14 @@ from dataclasses import dataclass
 import networkx as nx
 
 LAYER_GAP = 80.0  # free space between the widest boxes of two columns
-NODE_GAP = 30.0   # free space between two boxes of a column (half for dummies)
-SWEEPS = 4        # down + up barycenter sweeps
+NODE_GAP = 30.0  # free space between two boxes of a column (half for dummies)
+SWEEPS = 4  # down + up barycenter sweeps
 
 
 @dataclass(frozen=True)
 class Dummy:
     """Bend point `k` (0 = leftmost) of the long edge src -> dst."""
+
     src: object
     dst: object
     k: int
@@ -64,11 +65,11 @@ class Dummy:
 
 @dataclass
 class Layout:
-    positions: dict        # node id -> (x, y), the centre of its box
-    layers: list           # per column, top to bottom: node ids and Dummy points
-    edges: list            # proper edges, each joining adjacent columns (repeats kept)
-    routes: dict           # (src, dst) -> [(x, y), ...] bend points, left to right: two per skipped
-                           # column, where the edge enters and leaves it (level in between)
+    positions: dict  # node id -> (x, y), the centre of its box
+    layers: list  # per column, top to bottom: node ids and Dummy points
+    edges: list  # proper edges, each joining adjacent columns (repeats kept)
+    routes: dict  # (src, dst) -> [(x, y), ...] bend points, left to right: two per skipped
+    # column, where the edge enters and leaves it (level in between)
     crossings_before: int  # of `layers` in the order the nodes came in
     crossings_after: int
 
@@ -109,15 +110,12 @@ def boxes_overlap(positions, sizes):
     return None
 
 
-def layered_layout(nodes, edges, *, sizes=None, layer_gap=LAYER_GAP,
-                   node_gap=NODE_GAP, sweeps=SWEEPS):
+def layered_layout(nodes, edges, *, sizes=None, layer_gap=LAYER_GAP, node_gap=NODE_GAP, sweeps=SWEEPS):
     """{node id: (x, y)} for a DAG, sources left; see `sugiyama` for details."""
-    return sugiyama(nodes, edges, sizes=sizes, layer_gap=layer_gap,
-                    node_gap=node_gap, sweeps=sweeps).positions
+    return sugiyama(nodes, edges, sizes=sizes, layer_gap=layer_gap, node_gap=node_gap, sweeps=sweeps).positions
 
 
-def sugiyama(nodes, edges, *, sizes=None, layer_gap=LAYER_GAP,
-             node_gap=NODE_GAP, sweeps=SWEEPS, layering=None):
+def sugiyama(nodes, edges, *, sizes=None, layer_gap=LAYER_GAP, node_gap=NODE_GAP, sweeps=SWEEPS, layering=None):
     """Lay out `nodes` (ordered hashable ids) joined by `edges` ((src, dst) pairs,
     repeats allowed). `sizes` maps an id to its box (w, h); missing ids are points.
     `layering(ids, pairs)` may replace step 1: it gets the node ids and the
@@ -143,8 +141,10 @@ def sugiyama(nodes, edges, *, sizes=None, layer_gap=LAYER_GAP,
     layer = list((layering or _assign_layers)(ids, list(mult)))
     for u, v in mult:
         if layer[v] <= layer[u]:
-            raise ValueError(f"the layering puts {ids[v]!r} in column {layer[v]}, not right of "
-                             f"its operand {ids[u]!r} in column {layer[u]}")
+            raise ValueError(
+                f"the layering puts {ids[v]!r} in column {layer[v]}, not right of "
+                f"its operand {ids[u]!r} in column {layer[u]}"
+            )
     # 1. cut long edges into unit steps; dummies get the indices n, n+1, ...
     preds, succs, chains, owner = [[] for _ in range(n)], [[] for _ in range(n)], {}, []
     for (u, v), m in mult.items():
@@ -180,13 +180,18 @@ def sugiyama(nodes, edges, *, sizes=None, layer_gap=LAYER_GAP,
         edges=[(name[a], name[b]) for a in range(len(name)) for b in succs[a]],
         # a long edge runs level across each column it skips, from its left side to its
         # right, and bends only in the gaps between columns: never through a box
-        routes={e: [p for d in path for p in ((xs[d] - half[layer[d]], ys[d]), (xs[d] + half[layer[d]], ys[d]))]
-                for e, path in chains.items()},
-        crossings_before=before, crossings_after=after)
+        routes={
+            e: [p for d in path for p in ((xs[d] - half[layer[d]], ys[d]), (xs[d] + half[layer[d]], ys[d]))]
+            for e, path in chains.items()
+        },
+        crossings_before=before,
+        crossings_after=after,
+    )
 
 
 # -----------------------------------------------------------------------------
 # 1. layers: longest path from the sources, pull nodes right, slide blocks
+
 
 def _assign_layers(ids, pairs):
     """A column per node, edges pointing right and short. `pairs` are the
@@ -218,9 +223,11 @@ def _longest_path(ids, pairs):
                 order.append(v)
     except nx.NetworkXUnfeasible:
         loop = [u for u, _w in nx.find_cycle(graph)]
-        raise ValueError(f"the graph has a cycle through node {ids[loop[0]]!r} "
-                         f"({' -> '.join(repr(ids[u]) for u in loop + loop[:1])}); "
-                         "a layered layout needs a DAG") from None
+        raise ValueError(
+            f"the graph has a cycle through node {ids[loop[0]]!r} "
+            f"({' -> '.join(repr(ids[u]) for u in loop + loop[:1])}); "
+            "a layered layout needs a DAG"
+        ) from None
     return order, layer
 
 
@@ -300,6 +307,7 @@ def _slide_groups(order, layer, pairs):
 # -----------------------------------------------------------------------------
 # 2. order: barycenter sweeps, keep the best order seen
 
+
 def _reduce_crossings(layers, preds, succs, sweeps):
     """Reorder `layers` in place; return (crossings before, crossings after)."""
     pos = [0] * len(preds)
@@ -369,8 +377,9 @@ def count_crossings(layers_or_positions, edges):
         by_x = {}
         for v, (x, y) in layers_or_positions.items():
             by_x.setdefault(x, []).append((y, v))
-        layers = [[v for _, v in sorted(col, key=lambda t: t[0])] for _, col in
-                  sorted(by_x.items(), key=lambda t: t[0])]
+        layers = [
+            [v for _, v in sorted(col, key=lambda t: t[0])] for _, col in sorted(by_x.items(), key=lambda t: t[0])
+        ]
     else:
         layers = layers_or_positions
     where = {v: (i, j) for i, lay in enumerate(layers) for j, v in enumerate(lay)}
@@ -389,6 +398,7 @@ def count_crossings(layers_or_positions, edges):
 # -----------------------------------------------------------------------------
 # 3. coordinates: columns wide enough, boxes as close to their wishes as allowed
 
+
 def _coordinates(layers, preds, succs, boxes, n, layer_gap, node_gap):
     xs, ys = [0.0] * len(boxes), [0.0] * len(boxes)
     x = 0.0
@@ -401,18 +411,24 @@ def _coordinates(layers, preds, succs, boxes, n, layer_gap, node_gap):
 
     seps = []  # seps[i][k]: least distance between the centres of k and k+1
     for lay in layers:
-        seps.append([(boxes[a][1] + boxes[b][1]) / 2 + (node_gap if a < n and b < n
-                     else node_gap / 2) for a, b in zip(lay, lay[1:])])
+        seps.append(
+            [
+                (boxes[a][1] + boxes[b][1]) / 2 + (node_gap if a < n and b < n else node_gap / 2)
+                for a, b in zip(lay, lay[1:])
+            ]
+        )
     for lay, sep in zip(layers, seps):  # start stacked and centred on y = 0
         _place(lay, sep, [0.0] * len(lay), [1.0] * len(lay), ys)
 
     # one sweep each way following one side, then one each way following both
     both = [p + s for p, s in zip(preds, succs)]
     columns = list(zip(layers, seps))
-    passes = ([(lay, sep, preds) for lay, sep in columns[1:]]
-              + [(lay, sep, succs) for lay, sep in columns[-2::-1]]
-              + [(lay, sep, both) for lay, sep in columns]
-              + [(lay, sep, both) for lay, sep in columns[::-1]])
+    passes = (
+        [(lay, sep, preds) for lay, sep in columns[1:]]
+        + [(lay, sep, succs) for lay, sep in columns[-2::-1]]
+        + [(lay, sep, both) for lay, sep in columns]
+        + [(lay, sep, both) for lay, sep in columns[::-1]]
+    )
     for lay, sep, nbrs in passes:
         want, weight = [], []
         for v in lay:
@@ -440,8 +456,7 @@ def _place(lay, sep, want, weight, ys):
             offset += sep[k - 1]
         w = weight[k]
         blocks.append([w * (want[k] - offset), w, 1])
-        while len(blocks) > 1 and (blocks[-2][0] * blocks[-1][1]
-                                   >= blocks[-1][0] * blocks[-2][1]):
+        while len(blocks) > 1 and (blocks[-2][0] * blocks[-1][1] >= blocks[-1][0] * blocks[-2][1]):
             s, w, c = blocks.pop()
             blocks[-1][0] += s
             blocks[-1][1] += w

@@ -26,14 +26,14 @@ from core.ops import BY_NAME, formula, short_number
 if TYPE_CHECKING:
     from core.document.graph import GraphDocument
 
-NAME_MAX = 24       # characters a formula name may take before operands are elided
-STEP_NODES = 200    # nodes named between two yields of naming_steps
+NAME_MAX = 24  # characters a formula name may take before operands are elided
+STEP_NODES = 200  # nodes named between two yields of naming_steps
 ELLIPSIS = "…"
 _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 
 # How tightly each op binds: an operand binding less tightly than its op needs brackets.
 _BINDING = {"add": 1, "sub": 1, "mul": 2, "div": 2, "neg": 3, "pow": 4, "rpow": 4}
-_ATOM = 9           # a label, a number or a function call such as tanh(x)
+_ATOM = 9  # a label, a number or a function call such as tanh(x)
 
 
 def node_names(doc: GraphDocument) -> dict[str, str]:
@@ -50,7 +50,7 @@ def naming_steps(doc: GraphDocument, names: dict[str, str], every: int = STEP_NO
     binding = {}
     nodes = doc.nodes
     done = 0
-    for start in nodes:   # depth first from each node, operands before the node they feed
+    for start in nodes:  # depth first from each node, operands before the node they feed
         stack = [start]
         while stack:
             nid = stack[-1]
@@ -89,7 +89,7 @@ def _op_name(node, sources, names, binding):
         text, bound = names[src], binding[src]
         # a - (b - c) and a / (b / c) need brackets on the right even at equal binding
         right_of_same = port == 1 and node.op in ("sub", "div") and bound == tight
-        if tight != _ATOM and (bound < tight or right_of_same):   # tanh(a + b) needs none
+        if tight != _ATOM and (bound < tight or right_of_same):  # tanh(a + b) needs none
             text = f"({text})"
         operands.append((text, bound))
     text = formula(node.op, [t for t, _b in operands] or ["?"], node.param)

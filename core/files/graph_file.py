@@ -54,10 +54,10 @@ from core.files.atomic import write_atomically
 
 FORMAT = "backprop-studio.graph"
 SCHEMA_VERSION = 1
-MAX_BYTES = 20 * 1024 * 1024   # a 10,000-node graph is ~2 MB
+MAX_BYTES = 20 * 1024 * 1024  # a 10,000-node graph is ~2 MB
 MAX_META_DEPTH = 16
-MAX_DIGITS = 400               # an integer this long cannot be a float anyway
-WHAT = "a graph file"          # how error messages name what the file should have been
+MAX_DIGITS = 400  # an integer this long cannot be a float anyway
+WHAT = "a graph file"  # how error messages name what the file should have been
 
 NODE_KEYS = ("id", "kind", "op", "param", "value", "label", "pos")
 EDGE_KEYS = ("src", "dst", "port")
@@ -78,6 +78,7 @@ class FormatError(ValueError):
 # -----------------------------------------------------------------------------
 # Writing
 
+
 def dumps(doc: GraphDocument, meta: dict[str, Any] | None = None) -> str:
     """The file's text for doc: sorted keys, two-space indent, a final newline."""
     meta = {} if meta is None else meta
@@ -93,6 +94,7 @@ def save(doc: GraphDocument, path: str | os.PathLike[str], meta: dict[str, Any] 
 
 # -----------------------------------------------------------------------------
 # Reading: bytes -> text -> JSON values
+
 
 def load(path: str | os.PathLike[str]) -> tuple[GraphDocument, dict[str, Any]]:
     """(GraphDocument, meta) from a file; FormatError names the fault and the file.
@@ -112,8 +114,7 @@ def load(path: str | os.PathLike[str]) -> tuple[GraphDocument, dict[str, Any]]:
 def loads(text: str | bytes) -> tuple[GraphDocument, dict[str, Any]]:
     """(GraphDocument, meta) from the file's text (str, or bytes that must be UTF-8)."""
     try:
-        data = strict_json.loads(text, WHAT, MAX_BYTES, parse_constant=_constant, parse_float=_float,
-                                 parse_int=_int)
+        data = strict_json.loads(text, WHAT, MAX_BYTES, parse_constant=_constant, parse_float=_float, parse_int=_int)
     except strict_json.JSONFileError as e:
         raise FormatError(e.message, e.fault) from None
     return read(data)
@@ -154,21 +155,22 @@ def _int(text):
 # -----------------------------------------------------------------------------
 # Reading: JSON values -> a checked graph
 
+
 def read(data: Any) -> tuple[GraphDocument, dict[str, Any]]:
     """(GraphDocument, meta) from parsed JSON of any schema we know."""
     if not isinstance(data, dict):
         raise FormatError(f"a graph file holds one JSON object {{...}}, not {_kind(data)}")
     if "format" not in data:
-        raise FormatError(f"not a Backprop Studio graph: there is no 'format' field "
-                          f"(expected \"format\": \"{FORMAT}\")")
-    if isinstance(data["format"], str) and data["format"].startswith("backprop-studio.") \
-            and data["format"] != FORMAT:
+        raise FormatError(
+            f"not a Backprop Studio graph: there is no 'format' field (expected \"format\": \"{FORMAT}\")"
+        )
+    if isinstance(data["format"], str) and data["format"].startswith("backprop-studio.") and data["format"] != FORMAT:
         kind = data["format"].split(".", 1)[1]
-        raise FormatError(f"this is a Backprop Studio {kind!r} file, not a graph "
-                          f"(format is {data['format']!r}, expected {FORMAT!r})")
+        raise FormatError(
+            f"this is a Backprop Studio {kind!r} file, not a graph (format is {data['format']!r}, expected {FORMAT!r})"
+        )
     if data["format"] != FORMAT:
-        raise FormatError(f"not a Backprop Studio graph: format is {_show(data['format'])} "
-                          f"(expected {FORMAT!r})")
+        raise FormatError(f"not a Backprop Studio graph: format is {_show(data['format'])} (expected {FORMAT!r})")
     data = upgrade(data)
     for key in data:
         if key not in TOP_KEYS:
@@ -193,12 +195,15 @@ def upgrade(data: dict[str, Any]) -> dict[str, Any]:
     if not _is_int(version):
         raise FormatError(f"schema_version must be an integer, got {_show(version)}")
     if version > SCHEMA_VERSION:
-        raise FormatError(f"made by a newer Backprop Studio (schema {version}); this version reads "
-                          f"up to {SCHEMA_VERSION}. Update Backprop Studio to open it")
+        raise FormatError(
+            f"made by a newer Backprop Studio (schema {version}); this version reads "
+            f"up to {SCHEMA_VERSION}. Update Backprop Studio to open it"
+        )
     while version < SCHEMA_VERSION:
         if version not in MIGRATIONS:
-            raise FormatError(f"unknown schema_version {version} (this version reads "
-                              f"{min(MIGRATIONS)} to {SCHEMA_VERSION})")
+            raise FormatError(
+                f"unknown schema_version {version} (this version reads {min(MIGRATIONS)} to {SCHEMA_VERSION})"
+            )
         data = MIGRATIONS[version](data)
         version += 1
     return data
@@ -337,8 +342,7 @@ def _check_edges(edges, nodes, arity):
             if not isinstance(nid, str):
                 raise FormatError(f"edge {i}: {key!r} must be a node id, got {_show(nid)}")
         if not _is_int(port) or port < 0:
-            raise FormatError(f"edge {i} ({src} → {dst}): 'port' must be an integer >= 0, "
-                              f"got {_show(port)}")
+            raise FormatError(f"edge {i} ({src} → {dst}): 'port' must be an integer >= 0, got {_show(port)}")
         where = f"edge {i} ({src} → {dst}:{port})"
         for nid in (src, dst):
             if nid not in arity:
@@ -346,11 +350,11 @@ def _check_edges(edges, nodes, arity):
         if arity[dst] == 0:
             raise FormatError(f"{where}: node {dst!r} is an {kinds[dst]}; it has no input ports")
         if port >= arity[dst]:
-            raise FormatError(f"{where}: node {dst!r} ({kinds[dst]}) has no input port {port}; "
-                              f"it takes {arity[dst]}")
+            raise FormatError(f"{where}: node {dst!r} ({kinds[dst]}) has no input port {port}; it takes {arity[dst]}")
         if (dst, port) in taken:
-            raise FormatError(f"edges {taken[(dst, port)]} and {i} both feed input {port} of node "
-                              f"{dst!r}; an input takes one wire")
+            raise FormatError(
+                f"edges {taken[(dst, port)]} and {i} both feed input {port} of node {dst!r}; an input takes one wire"
+            )
         taken[(dst, port)] = i
         if src == dst:
             raise FormatError(f"{where}: node {src!r} feeds itself, a cycle")
@@ -388,7 +392,7 @@ def _find_cycle(ids, taken, edges):
     while True:
         nid = next(src for src in inputs[path[-1]] if pending[src] > 0)
         if nid in seen:
-            loop = path[seen[nid]:] + [nid]
+            loop = path[seen[nid] :] + [nid]
             return loop[::-1]  # in the direction values flow
         seen[nid] = len(path)
         path.append(nid)
@@ -396,6 +400,7 @@ def _find_cycle(ids, taken, edges):
 
 # -----------------------------------------------------------------------------
 # Migrations: each turns one schema version into the next
+
 
 def migrate_0_to_1(data: dict[str, Any]) -> dict[str, Any]:
     """Schema 0, the first draft, into schema 1.
@@ -438,6 +443,7 @@ MIGRATIONS = {0: migrate_0_to_1}
 
 # -----------------------------------------------------------------------------
 # Words for error messages
+
 
 def _is_int(x):
     return isinstance(x, int) and not isinstance(x, bool)

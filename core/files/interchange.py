@@ -63,7 +63,7 @@ def dot(doc):
         shown["shape"] = "ellipse" if attrs["kind"] == "op" else "box"
         if nid == output:
             shown["peripheries"] = 2
-        shown["pos"] = f"{attrs['x']},{-attrs['y']}"   # Graphviz's y axis points up
+        shown["pos"] = f"{attrs['x']},{-attrs['y']}"  # Graphviz's y axis points up
         del shown["x"], shown["y"]
         lines.append(f"  {_quote(nid)} [{_attributes(shown)}];")
     for src, dst, attrs in graph.edges(data=True):

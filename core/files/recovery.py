@@ -37,16 +37,20 @@ RECOVERY_KEY = "recovery"
 
 @dataclass
 class Recovered:
-    doc: object          # the GraphDocument as it was
-    meta: dict           # the document's meta (title, description, ...), as it was
-    groups: list         # its groups, as they were
-    source: object       # the file path it belonged to, or None (never saved)
-    saved_at: str        # when the autosave ran (ISO 8601, UTC)
-    title: str           # a name for it, for the question "restore ...?"
+    doc: object  # the GraphDocument as it was
+    meta: dict  # the document's meta (title, description, ...), as it was
+    groups: list  # its groups, as they were
+    source: object  # the file path it belonged to, or None (never saved)
+    saved_at: str  # when the autosave ran (ISO 8601, UTC)
+    title: str  # a name for it, for the question "restore ...?"
 
 
 def dumps(
-    doc: GraphDocument, meta: dict[str, Any], groups: list[dict[str, Any]], source: str | None, saved_at: str,
+    doc: GraphDocument,
+    meta: dict[str, Any],
+    groups: list[dict[str, Any]],
+    source: str | None,
+    saved_at: str,
     title: str = "",
 ) -> str:
     """The recovery file's text."""
@@ -57,8 +61,11 @@ def _full_meta(meta, groups, source, saved_at, title):
     if RECOVERY_KEY in meta:
         raise ValueError(f"meta already has a {RECOVERY_KEY!r} field")
     full = join_meta(meta, groups)
-    full[RECOVERY_KEY] = {"source": None if source is None else str(source),
-                          "saved_at": str(saved_at), "title": str(title)}
+    full[RECOVERY_KEY] = {
+        "source": None if source is None else str(source),
+        "saved_at": str(saved_at),
+        "title": str(title),
+    }
     return full
 
 
@@ -71,26 +78,31 @@ def _full_meta(meta, groups, source, saved_at, title):
 # and a worker turns it into text with `dumps_snapshot`, which gives exactly the
 # bytes `dumps` gives (a test holds them equal).
 
+
 def snapshot(doc: GraphDocument) -> dict[str, Any]:
     """The graph of doc as plain data, in the file's order, sharing nothing with doc."""
     nodes = [node.to_dict() for node in doc.nodes.values()]
-    edges = [(src, nid, port) for nid in doc.nodes
-             for port, src in enumerate(doc.inputs_of(nid)) if src is not None]
+    edges = [(src, nid, port) for nid in doc.nodes for port, src in enumerate(doc.inputs_of(nid)) if src is not None]
     return {"nodes": nodes, "edges": edges, "output": doc.output}
 
 
 def dumps_snapshot(
-    plain: dict[str, Any], meta: dict[str, Any], groups: list[dict[str, Any]], source: str | None, saved_at: str,
+    plain: dict[str, Any],
+    meta: dict[str, Any],
+    groups: list[dict[str, Any]],
+    source: str | None,
+    saved_at: str,
     title: str = "",
 ) -> str:
     """The recovery file's text from a snapshot; touches no document (thread-safe)."""
     full = _full_meta(meta, groups, source, saved_at, title)
     graph_file.check_meta(full)
-    graph = {"nodes": plain["nodes"],
-             "edges": [{"src": src, "dst": dst, "port": port} for src, dst, port in plain["edges"]],
-             "output": plain["output"]}
-    data = {"format": graph_file.FORMAT, "schema_version": graph_file.SCHEMA_VERSION, "meta": full,
-            "graph": graph}
+    graph = {
+        "nodes": plain["nodes"],
+        "edges": [{"src": src, "dst": dst, "port": port} for src, dst, port in plain["edges"]],
+        "output": plain["output"],
+    }
+    data = {"format": graph_file.FORMAT, "schema_version": graph_file.SCHEMA_VERSION, "meta": full, "graph": graph}
     return json.dumps(data, allow_nan=False, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
 
 

@@ -41,11 +41,23 @@ import stat
 from collections.abc import Callable
 from typing import Any, NoReturn
 
-MAX_DEPTH = 100            # no file of ours nests deeper than ~60 (a graph's meta)
-MAX_INT_DIGITS = 1000      # Python refuses to read integers over 4,300 digits anyway
+MAX_DEPTH = 100  # no file of ours nests deeper than ~60 (a graph's meta)
+MAX_INT_DIGITS = 1000  # Python refuses to read integers over 4,300 digits anyway
 
-FAULTS = ("missing", "directory", "special", "unreadable", "too large", "empty", "encoding",
-          "json", "too deep", "number", "duplicate key", "surrogate")
+FAULTS = (
+    "missing",
+    "directory",
+    "special",
+    "unreadable",
+    "too large",
+    "empty",
+    "encoding",
+    "json",
+    "too deep",
+    "number",
+    "duplicate key",
+    "surrogate",
+)
 
 
 class JSONFileError(ValueError):
@@ -56,7 +68,11 @@ class JSONFileError(ValueError):
     """
 
     def __init__(
-        self, message: str, fault: str, path: str | os.PathLike[str] | None = None, line: int | None = None,
+        self,
+        message: str,
+        fault: str,
+        path: str | os.PathLike[str] | None = None,
+        line: int | None = None,
         col: int | None = None,
     ) -> None:
         self.message = message
@@ -74,23 +90,27 @@ class JSONFileError(ValueError):
 # -----------------------------------------------------------------------------
 # 1. bytes: only from a regular file, and never more than limit + 1 of them
 
+
 def read_bytes(path: str | os.PathLike[str], limit: int, what: str = "this kind of file") -> bytes:
     """The bytes of the regular file at path; JSONFileError if it is not one or is over limit."""
     path = os.fspath(path)
     try:
-        info = os.stat(path)   # follows symlinks: a link to /dev/zero is a device
+        info = os.stat(path)  # follows symlinks: a link to /dev/zero is a device
     except (OSError, ValueError) as e:
         raise _os_fault(e, path) from None
     _check_kind(info, path, what)
     if info.st_size > limit:
-        raise JSONFileError(f"the file is {info.st_size / 1e6:.1f} MB; {what} is at most "
-                            f"{_size(limit)}, so this is not one", "too large", path)
+        raise JSONFileError(
+            f"the file is {info.st_size / 1e6:.1f} MB; {what} is at most {_size(limit)}, so this is not one",
+            "too large",
+            path,
+        )
     try:
         fd = _open_for_reading(path)
     except (OSError, ValueError) as e:
         raise _os_fault(e, path) from None
     try:
-        _check_kind(os.fstat(fd), path, what)   # the name may point elsewhere since the stat
+        _check_kind(os.fstat(fd), path, what)  # the name may point elsewhere since the stat
         chunks, total = [], 0
         while total <= limit:
             chunk = os.read(fd, min(1 << 20, limit + 1 - total))
@@ -102,7 +122,7 @@ def read_bytes(path: str | os.PathLike[str], limit: int, what: str = "this kind 
         raise _os_fault(e, path) from None
     finally:
         os.close(fd)
-    if total > limit:   # it grew since the stat
+    if total > limit:  # it grew since the stat
         raise JSONFileError(f"the file is over {_size(limit)}; {what} is smaller", "too large", path)
     return b"".join(chunks)
 
@@ -110,8 +130,7 @@ def read_bytes(path: str | os.PathLike[str], limit: int, what: str = "this kind 
 def _open_for_reading(path):
     # O_NONBLOCK: opening a FIFO for reading returns at once instead of waiting
     # for a writer (for a regular file the flag changes nothing)
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) \
-        | getattr(os, "O_BINARY", 0)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
     return os.open(path, flags)
 
 
@@ -120,16 +139,24 @@ def _check_kind(info, path, what):
     if stat.S_ISDIR(mode):
         raise JSONFileError(f"this is a folder, not a file; {what} is a file", "directory", path)
     if not stat.S_ISREG(mode):
-        kind = ("a named pipe (FIFO)" if stat.S_ISFIFO(mode) else
-                "a character device (like /dev/zero)" if stat.S_ISCHR(mode) else
-                "a block device" if stat.S_ISBLK(mode) else
-                "a socket" if stat.S_ISSOCK(mode) else "a special file")
-        raise JSONFileError(f"this is {kind}, not a regular file; it was not read "
-                            f"({what} is an ordinary file)", "special", path)
+        kind = (
+            "a named pipe (FIFO)"
+            if stat.S_ISFIFO(mode)
+            else "a character device (like /dev/zero)"
+            if stat.S_ISCHR(mode)
+            else "a block device"
+            if stat.S_ISBLK(mode)
+            else "a socket"
+            if stat.S_ISSOCK(mode)
+            else "a special file"
+        )
+        raise JSONFileError(
+            f"this is {kind}, not a regular file; it was not read ({what} is an ordinary file)", "special", path
+        )
 
 
 def _os_fault(error, path):
-    if isinstance(error, ValueError):   # e.g. a NUL character inside the path
+    if isinstance(error, ValueError):  # e.g. a NUL character inside the path
         return JSONFileError(f"not a usable file name ({error})", "missing", path)
     if isinstance(error, (FileNotFoundError, NotADirectoryError)):
         return JSONFileError("there is no such file", "missing", path)
@@ -150,27 +177,33 @@ def _size(limit) -> str:
 # -----------------------------------------------------------------------------
 # 2. text: strict UTF-8
 
+
 def decode(raw: bytes, what: str = "this kind of file") -> str:
     """str from bytes that must be UTF-8 (a leading byte-order mark is dropped)."""
     if raw.startswith(b"\xef\xbb\xbf"):  # as Notepad writes: harmless
         raw = raw[3:]
     if raw[:2] in (b"\xff\xfe", b"\xfe\xff") or b"\x00" in raw[:4]:
-        raise JSONFileError(f"the file is UTF-16 (or UTF-32) text; {what} is UTF-8. "
-                            "Re-save it as UTF-8", "encoding")
+        raise JSONFileError(f"the file is UTF-16 (or UTF-32) text; {what} is UTF-8. Re-save it as UTF-8", "encoding")
     if raw[:1] == b"\x80" and raw[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05"):
-        raise JSONFileError("this looks like a Python pickle, not JSON; Backprop Studio never "
-                            "loads pickles (they can run any code)", "encoding")
+        raise JSONFileError(
+            "this looks like a Python pickle, not JSON; Backprop Studio never loads pickles (they can run any code)",
+            "encoding",
+        )
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as e:
         line = raw.count(b"\n", 0, e.start) + 1
-        raise JSONFileError(f"the file is not UTF-8 text: byte 0x{raw[e.start]:02x} at offset "
-                            f"{e.start} (line {line}); re-save it as UTF-8", "encoding",
-                            line=line) from None
+        raise JSONFileError(
+            f"the file is not UTF-8 text: byte 0x{raw[e.start]:02x} at offset "
+            f"{e.start} (line {line}); re-save it as UTF-8",
+            "encoding",
+            line=line,
+        ) from None
 
 
 # -----------------------------------------------------------------------------
 # 3. JSON: depth first, then the parser with strict hooks, then surrogates
+
 
 def load(path: str | os.PathLike[str], limit: int, what: str = "this kind of file", **options: Any) -> Any:
     """Parsed JSON from the file at path; JSONFileError names the file and the fault."""
@@ -181,10 +214,16 @@ def load(path: str | os.PathLike[str], limit: int, what: str = "this kind of fil
         raise (e if e.path else e.at(path)) from None
 
 
-def loads(text: str | bytes, what: str = "this kind of file", limit: int | None = None, max_depth: int = MAX_DEPTH,
-          parse_constant: Callable[[str], Any] | None = None, parse_float: Callable[[str], Any] | None = None,
-          parse_int: Callable[[str], Any] | None = None,
-          object_pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None) -> Any:
+def loads(
+    text: str | bytes,
+    what: str = "this kind of file",
+    limit: int | None = None,
+    max_depth: int = MAX_DEPTH,
+    parse_constant: Callable[[str], Any] | None = None,
+    parse_float: Callable[[str], Any] | None = None,
+    parse_int: Callable[[str], Any] | None = None,
+    object_pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None,
+) -> Any:
     """Parsed JSON from text (str, or bytes that must be UTF-8).
 
     The hooks default to refusing NaN/Infinity, non-finite floats, integers of
@@ -200,12 +239,17 @@ def loads(text: str | bytes, what: str = "this kind of file", limit: int | None 
     _refuse_surrogate_characters(text)
     check_depth(text, max_depth, what)
     try:
-        data = json.loads(text, parse_constant=parse_constant or refuse_constant,
-                          parse_float=parse_float or finite_float, parse_int=parse_int or bounded_int,
-                          object_pairs_hook=object_pairs_hook or unique_keys)
+        data = json.loads(
+            text,
+            parse_constant=parse_constant or refuse_constant,
+            parse_float=parse_float or finite_float,
+            parse_int=parse_int or bounded_int,
+            object_pairs_hook=object_pairs_hook or unique_keys,
+        )
     except json.JSONDecodeError as e:
-        raise JSONFileError(f"not valid JSON: {e.msg} (line {e.lineno}, column {e.colno})", "json",
-                            line=e.lineno, col=e.colno) from None
+        raise JSONFileError(
+            f"not valid JSON: {e.msg} (line {e.lineno}, column {e.colno})", "json", line=e.lineno, col=e.colno
+        ) from None
     except RecursionError:  # check_depth makes this unreachable; never let it out anyway
         raise JSONFileError(f"the JSON is nested too deeply to be {what}", "too deep") from None
     _refuse_surrogate_escapes(text)
@@ -214,16 +258,14 @@ def loads(text: str | bytes, what: str = "this kind of file", limit: int | None 
 
 def refuse_constant(token: str) -> NoReturn:
     """parse_constant: NaN, Infinity and -Infinity, which Python's json accepts and JSON does not."""
-    raise JSONFileError(f"the file holds {token}, which is not a number JSON allows; "
-                        "write a finite number", "number")
+    raise JSONFileError(f"the file holds {token}, which is not a number JSON allows; write a finite number", "number")
 
 
 def finite_float(text: str) -> float:
     """parse_float: a float, unless the literal overflows to infinity (1e400)."""
     x = float(text)
     if not math.isfinite(x):
-        raise JSONFileError(f"the number {_clip(text)} is too large: it overflows a float to infinity",
-                            "number")
+        raise JSONFileError(f"the number {_clip(text)} is too large: it overflows a float to infinity", "number")
     return x
 
 
@@ -240,8 +282,10 @@ def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     for key, value in pairs:
         if key in data:
             where = f" (in the object with id {data['id']!r})" if isinstance(data.get("id"), str) else ""
-            raise JSONFileError(f"the key {key!r} appears twice in one object{where}; "
-                                "JSON readers would silently keep only the last", "duplicate key")
+            raise JSONFileError(
+                f"the key {key!r} appears twice in one object{where}; JSON readers would silently keep only the last",
+                "duplicate key",
+            )
         data[key] = value
     return data
 
@@ -278,8 +322,13 @@ def check_depth(text: str, max_depth: int = MAX_DEPTH, what: str = "this kind of
         depth += step
         if depth > max_depth:
             line, col = _position(text, match.start())
-            raise JSONFileError(f"the JSON is nested too deeply (more than {max_depth} levels, at "
-                                f"line {line}, column {col}) to be {what}", "too deep", line=line, col=col)
+            raise JSONFileError(
+                f"the JSON is nested too deeply (more than {max_depth} levels, at "
+                f"line {line}, column {col}) to be {what}",
+                "too deep",
+                line=line,
+                col=col,
+            )
 
 
 # -- surrogates: text no file can store ----------------------------------------
@@ -294,9 +343,13 @@ def _refuse_surrogate_characters(text):
     match = _SURROGATE.search(text)
     if match:
         line, col = _position(text, match.start())
-        raise JSONFileError(f"line {line}, column {col}: the text holds U+{ord(match.group()):04X}, "
-                            "half of a UTF-16 surrogate pair: not a character, and no file can store it",
-                            "surrogate", line=line, col=col)
+        raise JSONFileError(
+            f"line {line}, column {col}: the text holds U+{ord(match.group()):04X}, "
+            "half of a UTF-16 surrogate pair: not a character, and no file can store it",
+            "surrogate",
+            line=line,
+            col=col,
+        )
 
 
 def _refuse_surrogate_escapes(text):
@@ -308,18 +361,22 @@ def _refuse_surrogate_escapes(text):
             return
         start, end = match.span()
         before = start
-        while before > 0 and text[before - 1] == "\\":   # "\\\\ud800" is a backslash, then text
+        while before > 0 and text[before - 1] == "\\":  # "\\\\ud800" is a backslash, then text
             before -= 1
         if (start - before) % 2 == 0:
             code = int(match.group()[2:], 16)
             if code < 0xDC00 and _LOW_ESCAPE.match(text, end):
-                position = end + 6   # a high half followed by a low half: one real character
+                position = end + 6  # a high half followed by a low half: one real character
                 continue
             line, col = _position(text, start)
-            raise JSONFileError(f"line {line}, column {col}: {match.group()} is half of a UTF-16 "
-                                "surrogate pair with no other half: not a character, and no file can "
-                                "store it. Remove it or write the character itself", "surrogate",
-                                line=line, col=col)
+            raise JSONFileError(
+                f"line {line}, column {col}: {match.group()} is half of a UTF-16 "
+                "surrogate pair with no other half: not a character, and no file can "
+                "store it. Remove it or write the character itself",
+                "surrogate",
+                line=line,
+                col=col,
+            )
         position = end
 
 

@@ -47,8 +47,8 @@ FORMAT = "backprop-studio.training"
 SCHEMA_VERSION = 1
 MAX_BYTES = 50 * 1024 * 1024
 WHAT = "a training session"
-RNG_VERSION = 3          # what random.Random.getstate() gives in every Python 3
-RNG_WORDS = 624          # the Mersenne Twister's state words, each 32 bits, then its position
+RNG_VERSION = 3  # what random.Random.getstate() gives in every Python 3
+RNG_WORDS = 624  # the Mersenne Twister's state words, each 32 bits, then its position
 HISTORY_KEYS = ("step", "loss", "accuracy", "test_loss", "test_accuracy", "lr")
 TOP_KEYS = ("format", "schema_version", "meta", "config", "state", "history")
 STATE_KEYS = ("step", "model", "optimizer", "rng")
@@ -65,6 +65,7 @@ def empty_history() -> dict[str, list[Any]]:
 @dataclasses.dataclass
 class Session:
     """A saved training run: config, Trainer.state(), metric history and free-form meta."""
+
     config: TrainConfig
     state: dict
     history: dict = dataclasses.field(default_factory=empty_history)
@@ -89,6 +90,7 @@ def _reason(error):
 # -----------------------------------------------------------------------------
 # writing
 
+
 def _finite_or_none(x):
     if x is None:
         return None
@@ -105,13 +107,15 @@ def _check_finite_state(state):
                     name = f"L{i}.n{j}." + ("b" if k == len(neuron) - 1 else f"w{k}")
                     raise SessionError(
                         f"cannot save: weight {name} is {number} -- the run diverged. "
-                        "Reset (or lower the learning rate and Reset) before saving")
+                        "Reset (or lower the learning rate and Reset) before saving"
+                    )
     for key, numbers in state["optimizer"].items():
         if isinstance(numbers, list):
             for k, number in enumerate(numbers):
                 if not math.isfinite(number):
-                    raise SessionError(f"cannot save: the optimizer's {key}[{k}] is {number} -- "
-                                       "the run diverged. Reset before saving")
+                    raise SessionError(
+                        f"cannot save: the optimizer's {key}[{k}] is {number} -- the run diverged. Reset before saving"
+                    )
 
 
 def to_dict(session: Session) -> dict[str, Any]:
@@ -124,16 +128,21 @@ def to_dict(session: Session) -> dict[str, Any]:
         history[key] = [int(x) for x in column] if key == "step" else [_finite_or_none(x) for x in column]
     lengths = {len(column) for column in history.values()}
     if len(lengths) > 1:
-        raise SessionError(f"history columns differ in length: "
-                           f"{', '.join(f'{k} {len(v)}' for k, v in history.items())}")
+        raise SessionError(
+            f"history columns differ in length: {', '.join(f'{k} {len(v)}' for k, v in history.items())}"
+        )
     version, internal, gauss_next = state["rng"]
     return {
         "format": FORMAT,
         "schema_version": SCHEMA_VERSION,
         "meta": dict(session.meta),
         "config": session.config.to_dict(),
-        "state": {"step": int(state["step"]), "model": state["model"],
-                  "optimizer": state["optimizer"], "rng": [version, list(internal), gauss_next]},
+        "state": {
+            "step": int(state["step"]),
+            "model": state["model"],
+            "optimizer": state["optimizer"],
+            "rng": [version, list(internal), gauss_next],
+        },
         "history": history,
     }
 
@@ -154,6 +163,7 @@ def save(session: Session, path: str | os.PathLike[str]) -> None:
 
 # -----------------------------------------------------------------------------
 # reading
+
 
 def load(path: str | os.PathLike[str]) -> Session:
     """A Session from a file; SessionError names the fault and the file.
@@ -191,15 +201,19 @@ def read(data: Any) -> Session:
     fmt = data.get("format")
     if fmt != FORMAT:
         if isinstance(fmt, str) and fmt.startswith("backprop-studio."):
-            raise SessionError(f"this is a Backprop Studio {fmt.split('.', 1)[1]!r} file, "
-                               f"not a training session (format {fmt!r}, expected {FORMAT!r})")
+            raise SessionError(
+                f"this is a Backprop Studio {fmt.split('.', 1)[1]!r} file, "
+                f"not a training session (format {fmt!r}, expected {FORMAT!r})"
+            )
         raise SessionError(f"not a training session: format is {fmt!r} (expected {FORMAT!r})")
     version = data.get("schema_version")
     if not isinstance(version, int) or isinstance(version, bool):
         raise SessionError(f"schema_version must be an integer, got {version!r}")
     if version > SCHEMA_VERSION:
-        raise SessionError(f"made by a newer Backprop Studio (schema {version}); this version reads "
-                           f"up to {SCHEMA_VERSION}. Update Backprop Studio to open it")
+        raise SessionError(
+            f"made by a newer Backprop Studio (schema {version}); this version reads "
+            f"up to {SCHEMA_VERSION}. Update Backprop Studio to open it"
+        )
     if version < 1:
         raise SessionError(f"unknown schema_version {version} (this version reads 1 to {SCHEMA_VERSION})")
     unknown = sorted(set(data) - set(TOP_KEYS))
@@ -232,14 +246,12 @@ def read(data: Any) -> Session:
         raise SessionError("state: optimizer must be an object")
     _check_numbers(state["model"], "state: model")
     for key, value in state["optimizer"].items():
-        if isinstance(value, list):   # one number per parameter: velocity, m, v
+        if isinstance(value, list):  # one number per parameter: velocity, m, v
             for k, number in enumerate(value):
                 if not _is_finite(number):
-                    raise SessionError(f"state: optimizer {key}[{k}]: expected a finite number, "
-                                       f"got {_show(number)}")
-        elif not _is_int(value) or not 0 <= value < 2**63:   # Adam's step count t
-            raise SessionError(f"state: optimizer {key} must be a list of numbers or a step count, "
-                               f"got {_show(value)}")
+                    raise SessionError(f"state: optimizer {key}[{k}]: expected a finite number, got {_show(number)}")
+        elif not _is_int(value) or not 0 <= value < 2**63:  # Adam's step count t
+            raise SessionError(f"state: optimizer {key} must be a list of numbers or a step count, got {_show(value)}")
     _check_rng(state["rng"])
 
     history = _read_history(data.get("history", empty_history()))
@@ -260,12 +272,12 @@ def _check_rng(rng):
         raise SessionError(f"state: rng[1] must hold {RNG_WORDS + 1} integers, got {len(words)}")
     for i, word in enumerate(words[:RNG_WORDS]):
         if not _is_int(word) or not 0 <= word < 2**32:
-            raise SessionError(f"state: rng[1][{i}] must be an integer from 0 to 2**32 - 1, "
-                               f"got {_show(word)}")
+            raise SessionError(f"state: rng[1][{i}] must be an integer from 0 to 2**32 - 1, got {_show(word)}")
     position = words[RNG_WORDS]
     if not _is_int(position) or not 0 <= position <= RNG_WORDS:
-        raise SessionError(f"state: rng[1][{RNG_WORDS}] (the position) must be an integer from 0 to "
-                           f"{RNG_WORDS}, got {_show(position)}")
+        raise SessionError(
+            f"state: rng[1][{RNG_WORDS}] (the position) must be an integer from 0 to {RNG_WORDS}, got {_show(position)}"
+        )
     if gauss_next is not None and not _is_finite(gauss_next):
         raise SessionError(f"state: rng[2] must be null or a finite number, got {_show(gauss_next)}")
 

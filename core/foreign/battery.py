@@ -24,18 +24,31 @@ from typing import NamedTuple
 
 
 class Case(NamedTuple):
-    name: str          # what the report calls the test
-    needs: tuple       # operations it uses (see `offered`)
-    build: Callable    # build(leaf) -> output Value
+    name: str  # what the report calls the test
+    needs: tuple  # operations it uses (see `offered`)
+    build: Callable  # build(leaf) -> output Value
 
 
 # -----------------------------------------------------------------------------
 # What the class offers
 
-METHODS = (("add", "__add__"), ("mul", "__mul__"), ("sub", "__sub__"), ("neg", "__neg__"),
-           ("div", "__truediv__"), ("pow", "__pow__"), ("radd", "__radd__"), ("rmul", "__rmul__"),
-           ("rsub", "__rsub__"), ("rdiv", "__rtruediv__"), ("relu", "relu"), ("tanh", "tanh"),
-           ("exp", "exp"), ("log", "log"), ("sigmoid", "sigmoid"))
+METHODS = (
+    ("add", "__add__"),
+    ("mul", "__mul__"),
+    ("sub", "__sub__"),
+    ("neg", "__neg__"),
+    ("div", "__truediv__"),
+    ("pow", "__pow__"),
+    ("radd", "__radd__"),
+    ("rmul", "__rmul__"),
+    ("rsub", "__rsub__"),
+    ("rdiv", "__rtruediv__"),
+    ("relu", "relu"),
+    ("tanh", "tanh"),
+    ("exp", "exp"),
+    ("log", "log"),
+    ("sigmoid", "sigmoid"),
+)
 
 
 def offered(V):
@@ -45,13 +58,14 @@ def offered(V):
     try:
         if float((V(1.0) + 2.0).data) == 3.0 and float((V(1.0) * 2.0).data) == 2.0:
             found.add("numbers")
-    except Exception:   # noqa: BLE001 -- their code, any failure means "no"
+    except Exception:  # noqa: BLE001 -- their code, any failure means "no"
         pass
     return found
 
 
 # -----------------------------------------------------------------------------
 # The cases
+
 
 def apply_binary(op, a, b):
     if op == "add":
@@ -87,10 +101,20 @@ def op_cases():
     alone, scaled = [], []
     for op in ("add", "mul", "sub", "div"):
         for x, y in BINARY_POINTS:
-            alone.append(Case(f"x {SYMBOL[op]} y at x={x}, y={y}", (op,),
-                              lambda leaf, op=op, x=x, y=y: apply_binary(op, leaf(x, "x"), leaf(y, "y"))))
-        scaled.append(Case(f"(x {SYMBOL[op]} y)*s at x=2, y=-0.5, s=-2", (op, "mul"),
-                           lambda leaf, op=op: apply_binary(op, leaf(2.0, "x"), leaf(-0.5, "y")) * leaf(-2.0, "s")))
+            alone.append(
+                Case(
+                    f"x {SYMBOL[op]} y at x={x}, y={y}",
+                    (op,),
+                    lambda leaf, op=op, x=x, y=y: apply_binary(op, leaf(x, "x"), leaf(y, "y")),
+                )
+            )
+        scaled.append(
+            Case(
+                f"(x {SYMBOL[op]} y)*s at x=2, y=-0.5, s=-2",
+                (op, "mul"),
+                lambda leaf, op=op: apply_binary(op, leaf(2.0, "x"), leaf(-0.5, "y")) * leaf(-2.0, "s"),
+            )
+        )
     for k in (2, 3, -1):
         for x in (-1.5, 0.5, 2.0):
             alone.append(Case(f"x**{k} at x={x}", ("pow",), lambda leaf, k=k, x=x: leaf(x, "x") ** k))
@@ -99,14 +123,19 @@ def op_cases():
         points = (0.5, 2.0) if op == "log" else UNARY_POINTS
         for x in points:
             alone.append(Case(f"{op}(x) at x={x}", (op,), lambda leaf, op=op, x=x: apply_unary(op, leaf(x, "x"))))
-        scaled.append(Case(f"{op}(x)*s at x=0.5, s=-2", (op, "mul"),
-                           lambda leaf, op=op: apply_unary(op, leaf(0.5, "x")) * leaf(-2.0, "s")))
+        scaled.append(
+            Case(
+                f"{op}(x)*s at x=0.5, s=-2",
+                (op, "mul"),
+                lambda leaf, op=op: apply_unary(op, leaf(0.5, "x")) * leaf(-2.0, "s"),
+            )
+        )
     return alone + scaled
 
 
 def _tutorial(leaf):
     x, y = leaf(-2.0, "x"), leaf(3.0, "y")
-    return x * y + y ** 2
+    return x * y + y**2
 
 
 def _a_plus_a(leaf):
@@ -159,13 +188,13 @@ def _sanity(leaf):
 def _more_ops(leaf):
     a, b = leaf(-4.0, "a"), leaf(2.0, "b")
     c = a + b
-    d = a * b + b ** 3
+    d = a * b + b**3
     c = c + c + 1
     c = c + 1 + c + (-a)
     d = d + d * 2 + (b + a).relu()
     d = d + 3 * d + (b - a).relu()
     e = c - d
-    f = e ** 2
+    f = e**2
     g = f / 2.0
     return g + 10.0 / f
 
@@ -179,8 +208,11 @@ EXPRESSIONS = (
     Case("deep chain: 40 x (v*c + d)", ("add", "mul"), _deep),
     Case("deep chain: 20 x tanh(v*c + d)", ("add", "mul", "tanh"), _deep_tanh),
     Case("micrograd sanity check", ("add", "mul", "relu", "rmul", "numbers"), _sanity),
-    Case("micrograd more ops", ("add", "mul", "sub", "neg", "div", "pow", "relu", "radd", "rmul",
-                                "rdiv", "numbers"), _more_ops),
+    Case(
+        "micrograd more ops",
+        ("add", "mul", "sub", "neg", "div", "pow", "relu", "radd", "rmul", "rdiv", "numbers"),
+        _more_ops,
+    ),
 )
 
 

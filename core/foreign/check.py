@@ -32,8 +32,8 @@ from core import ops
 from core.foreign import battery
 from core.foreign.trace import trace
 
-REL, ABS = 1e-6, 1e-9          # a step agrees with the studio's derivative
-FD_REL, FD_ABS = 1e-4, 1e-6    # ... with a central difference of their forward
+REL, ABS = 1e-6, 1e-9  # a step agrees with the studio's derivative
+FD_REL, FD_ABS = 1e-4, 1e-6  # ... with a central difference of their forward
 
 
 class EngineError(Exception):
@@ -42,6 +42,7 @@ class EngineError(Exception):
 
 # -----------------------------------------------------------------------------
 # Finding their class
+
 
 def find_value_class(namespace):
     """Their Value class from a module's globals: `Value` if it is a class, else the
@@ -55,15 +56,18 @@ def find_value_class(namespace):
             leaf = cls(2.0)
             float(leaf.data)
             float(leaf.grad)
-        except Exception:   # noqa: BLE001 -- their constructor: any failure rules it out
+        except Exception:  # noqa: BLE001 -- their constructor: any failure rules it out
             continue
         return cls
-    raise EngineError("no Value class: the file defines no class whose instances have .data and "
-                      ".grad and that can be added or multiplied (micrograd's Value(2.0) must work)")
+    raise EngineError(
+        "no Value class: the file defines no class whose instances have .data and "
+        ".grad and that can be added or multiplied (micrograd's Value(2.0) must work)"
+    )
 
 
 # -----------------------------------------------------------------------------
 # Reference derivatives
+
 
 def close(got, want, rel=REL, abs_=ABS):
     if got != got or want != want:
@@ -104,18 +108,19 @@ def reference_locals(V, node, data):
     for i, a in enumerate(operands):
         h = 1e-5 * max(1.0, abs(a))
         try:
-            up = _rerun(V, node, operands[:i] + [a + h] + operands[i + 1:])
-            down = _rerun(V, node, operands[:i] + [a - h] + operands[i + 1:])
+            up = _rerun(V, node, operands[:i] + [a + h] + operands[i + 1 :])
+            down = _rerun(V, node, operands[:i] + [a - h] + operands[i + 1 :])
             if up is None or down is None:
                 return None
             locals_.append((float(up.data) - float(down.data)) / (2 * h))
-        except Exception:   # noqa: BLE001 -- their forward failed: no reference
+        except Exception:  # noqa: BLE001 -- their forward failed: no reference
             return None
     return locals_, (FD_REL, FD_ABS), "central differences of your forward"
 
 
 # -----------------------------------------------------------------------------
 # One case
+
 
 def check_case(V, case):
     """Build `case` with class V, step its backward pass, return a plain-data result:
@@ -131,7 +136,7 @@ def check_case(V, case):
     try:
         root = case.build(leaf)
         tr = trace(root, names)
-    except Exception as e:   # noqa: BLE001
+    except Exception as e:  # noqa: BLE001
         return _error(result, "building the expression", e)
     result["notes"] = list(tr.notes)
     result["style"] = tr.style
@@ -140,7 +145,7 @@ def check_case(V, case):
         for nid in objs:
             objs[nid].grad = 0.0
         objs[tr.root].grad = 1.0
-    except Exception as e:   # noqa: BLE001
+    except Exception as e:  # noqa: BLE001
         return _error(result, "setting .grad", e)
     records = []
     for node in reversed(tr.nodes):
@@ -151,8 +156,14 @@ def check_case(V, case):
             _error(result, f"the _backward of {node.name}", record)
             result["graph"] = [n.as_dict() for n in tr.nodes]
             result["records"] = records
-            result["fault"] = {"node": node.name, "node_id": node.id, "op": node.raw_op or node.op,
-                               "studio_op": node.op, "diagnosis": "raised", "cause": result["error"]}
+            result["fault"] = {
+                "node": node.name,
+                "node_id": node.id,
+                "op": node.raw_op or node.op,
+                "studio_op": node.op,
+                "diagnosis": "raised",
+                "cause": result["error"],
+            }
             return result
         records.append(record)
         result["steps"] += 1
@@ -201,16 +212,24 @@ def _step(V, tr, node):
         else:
             call_backward(out._backward, out)
         after = {c: float(objs[c].grad) for c in unique}
-    except Exception as e:   # noqa: BLE001 -- their closure
+    except Exception as e:  # noqa: BLE001 -- their closure
         return e
-    record = {"node_id": node.id, "node": node.name, "op": node.raw_op or node.op, "out_grad": out_grad,
-              "operands": [], "ok": True, "fault": None}
+    record = {
+        "node_id": node.id,
+        "node": node.name,
+        "op": node.raw_op or node.op,
+        "out_grad": out_grad,
+        "operands": [],
+        "ok": True,
+        "fault": None,
+    }
     reference = reference_locals(V, node, data)
     if reference is None:
         record["unchecked"] = f"op {node.raw_op!r}: no studio derivative and no method to re-run"
         for c in unique:
-            record["operands"].append({"id": c, "name": tr.by_id[c].name, "before": before[c],
-                                       "after": after[c], "expected": None})
+            record["operands"].append(
+                {"id": c, "name": tr.by_id[c].name, "before": before[c], "after": after[c], "expected": None}
+            )
         return record
     local, (rel, abs_), how = reference
     orders = [local]
@@ -221,23 +240,44 @@ def _step(V, tr, node):
         got = after[c] - before[c]
         candidates = [sum(loc[p] for p in ports) * out_grad for loc in orders]
         if node.op == "relu" and tr.by_id[c].data == 0.0:
-            candidates.append(out_grad)    # relu'(0): 0 or 1 are both fine
+            candidates.append(out_grad)  # relu'(0): 0 or 1 are both fine
         expected = candidates[0]
-        operand = {"id": c, "name": tr.by_id[c].name, "before": before[c], "after": after[c],
-                   "got": got, "expected": expected, "local": [local[p] for p in ports], "how": how}
+        operand = {
+            "id": c,
+            "name": tr.by_id[c].name,
+            "before": before[c],
+            "after": after[c],
+            "got": got,
+            "expected": expected,
+            "local": [local[p] for p in ports],
+            "how": how,
+        }
         record["operands"].append(operand)
         if record["ok"] and not any(close(got, want, rel, abs_) for want in candidates):
             record["ok"] = False
             code, cause = diagnose(tr, node, c, ports, local, out_grad, before[c], after[c], got, expected)
-            record["fault"] = {"node": node.name, "node_id": node.id, "op": node.raw_op or node.op,
-                               "studio_op": node.op, "operand": tr.by_id[c].name, "operand_id": c,
-                               "expected": expected, "got": got, "before": before[c], "after": after[c],
-                               "out_grad": out_grad, "reference": how, "diagnosis": code, "cause": cause}
+            record["fault"] = {
+                "node": node.name,
+                "node_id": node.id,
+                "op": node.raw_op or node.op,
+                "studio_op": node.op,
+                "operand": tr.by_id[c].name,
+                "operand_id": c,
+                "expected": expected,
+                "got": got,
+                "before": before[c],
+                "after": after[c],
+                "out_grad": out_grad,
+                "reference": how,
+                "diagnosis": code,
+                "cause": cause,
+            }
     return record
 
 
 # -----------------------------------------------------------------------------
 # Why a step is wrong
+
 
 def diagnose(tr, node, child, ports, local, out_grad, before, after, got, expected):
     """(code, sentence) naming the likely bug behind one wrong gradient change."""
@@ -246,47 +286,69 @@ def diagnose(tr, node, child, ports, local, out_grad, before, after, got, expect
     g = out_grad
     raw = node.raw_op or op or "?"
     if before != 0.0 and close(after, expected):
-        return "assign", (f"`=` instead of `+=`: {ref(name)}.grad was already {fmt(before)} (from another use of "
-                          f"{name}) and the {raw} op's _backward replaced it with {fmt(after)} instead of "
-                          f"adding {fmt(expected)} to it; gradients must accumulate (+=)")
+        return "assign", (
+            f"`=` instead of `+=`: {ref(name)}.grad was already {fmt(before)} (from another use of "
+            f"{name}) and the {raw} op's _backward replaced it with {fmt(after)} instead of "
+            f"adding {fmt(expected)} to it; gradients must accumulate (+=)"
+        )
     if len(ports) > 1 and any(close(got, local[p] * g) for p in ports):
-        return "assign", (f"`=` instead of `+=`: {name} is both operands of {node.name}, so the {raw} op's "
-                          f"_backward must add two contributions to {ref(name)}.grad; it kept only one "
-                          f"({fmt(got)} instead of {fmt(expected)})")
+        return "assign", (
+            f"`=` instead of `+=`: {name} is both operands of {node.name}, so the {raw} op's "
+            f"_backward must add two contributions to {ref(name)}.grad; it kept only one "
+            f"({fmt(got)} instead of {fmt(expected)})"
+        )
     if not close(g, 1.0) and g != 0.0 and close(got, expected / g):
-        return "missing-out-grad", (f"missing `* out.grad` in the {raw} op: it added the local derivative "
-                                    f"{fmt(got)} to {ref(name)}.grad, but the chain rule multiplies it by "
-                                    f"out.grad = {fmt(g)}: {fmt(expected)}")
+        return "missing-out-grad", (
+            f"missing `* out.grad` in the {raw} op: it added the local derivative "
+            f"{fmt(got)} to {ref(name)}.grad, but the chain rule multiplies it by "
+            f"out.grad = {fmt(g)}: {fmt(expected)}"
+        )
     if op == "mul" and len(ports) == 1:
         other = tr.by_id[node.children[1 - ports[0]]]
         if not close(x, other.data) and close(got, x * g):
-            return "swapped-operands", (f"operands swapped in `*`: {ref(name)}.grad got {ref(name)}.data · out.grad = "
-                                        f"{fmt(got)}; d(a·b)/da = b, so it should get {ref(other.name)}.data · "
-                                        f"out.grad = {fmt(expected)}")
+            return "swapped-operands", (
+                f"operands swapped in `*`: {ref(name)}.grad got {ref(name)}.data · out.grad = "
+                f"{fmt(got)}; d(a·b)/da = b, so it should get {ref(other.name)}.data · "
+                f"out.grad = {fmt(expected)}"
+            )
     if op in ("sub", "neg", "add") and close(got, -expected):
-        return "sign", (f"wrong sign in `{raw}`: {ref(name)}.grad changed by {fmt(got)}, should be "
-                        f"{fmt(expected)} (d(a−b)/da = 1, d(a−b)/db = −1)")
+        return "sign", (
+            f"wrong sign in `{raw}`: {ref(name)}.grad changed by {fmt(got)}, should be "
+            f"{fmt(expected)} (d(a−b)/da = 1, d(a−b)/db = −1)"
+        )
     if op == "pow":
         k = node.param
-        for text, want in (("k·x^k (the exponent not lowered by one)", k * ops.ieee_pow(x, k)),
-                           ("(k−1)·x^(k−1)", (k - 1) * ops.ieee_pow(x, k - 1)),
-                           ("k·x^(k−2) (lowered by two)", k * ops.ieee_pow(x, k - 2)),
-                           ("x^(k−1) (the factor k missing)", ops.ieee_pow(x, k - 1))):
+        for text, want in (
+            ("k·x^k (the exponent not lowered by one)", k * ops.ieee_pow(x, k)),
+            ("(k−1)·x^(k−1)", (k - 1) * ops.ieee_pow(x, k - 1)),
+            ("k·x^(k−2) (lowered by two)", k * ops.ieee_pow(x, k - 2)),
+            ("x^(k−1) (the factor k missing)", ops.ieee_pow(x, k - 1)),
+        ):
             if close(got, want * g):
-                return "power-rule", (f"power rule off: the {raw} op computes {text} = {fmt(got / g if g else got)}; "
-                                      f"d(x^k)/dx = k·x^(k−1) = {fmt(expected / g if g else expected)}")
+                return "power-rule", (
+                    f"power rule off: the {raw} op computes {text} = {fmt(got / g if g else got)}; "
+                    f"d(x^k)/dx = k·x^(k−1) = {fmt(expected / g if g else expected)}"
+                )
     if op in ("relu", "tanh", "exp"):
         guess = _unary_guess(op, x, node.data, g, got)
         if guess:
             return f"{op}-derivative", _unary_cause(op, raw, name, guess, expected, got)
-    if got == 0.0 and expected != 0.0 and all(
-            close(float(tr.objects[c].grad), 0.0) for c in node.children if c != child) and before == 0.0:
-        return "no-backward", (f"{ref(node.name)}'s _backward added nothing to {ref(name)}.grad: is `out._backward = "
-                               f"_backward` missing in the {raw} op, or does it write to a copy?")
+    if (
+        got == 0.0
+        and expected != 0.0
+        and all(close(float(tr.objects[c].grad), 0.0) for c in node.children if c != child)
+        and before == 0.0
+    ):
+        return "no-backward", (
+            f"{ref(node.name)}'s _backward added nothing to {ref(name)}.grad: is `out._backward = "
+            f"_backward` missing in the {raw} op, or does it write to a copy?"
+        )
     if op in ("relu", "tanh", "exp"):
         return f"{op}-derivative", _unary_cause(op, raw, name, None, expected, got)
-    return "wrong-derivative", (f"the {raw} op added {fmt(got)} to {ref(name)}.grad; the chain rule says "
-                                f"local derivative · out.grad = {fmt(expected)}")
+    return "wrong-derivative", (
+        f"the {raw} op added {fmt(got)} to {ref(name)}.grad; the chain rule says "
+        f"local derivative · out.grad = {fmt(expected)}"
+    )
 
 
 RIGHT = {"relu": "1 if x > 0 else 0", "tanh": "1 − tanh(x)²", "exp": "exp(x)"}
@@ -294,11 +356,20 @@ RIGHT = {"relu": "1 if x > 0 else 0", "tanh": "1 − tanh(x)²", "exp": "exp(x)"
 
 def _unary_guess(op, x, out, g, got):
     """Which classic slip explains `got` for a relu/tanh/exp step, or None."""
-    guesses = {"relu": (("x (the input) instead of the step (x > 0)", x), ("relu(x) instead of (x > 0)", out),
-                        ("1 whatever the sign of x", 1.0)),
-               "tanh": (("1 − x² (the input, not tanh(x))", 1 - x * x), ("1 − tanh(x) (not squared)", 1 - out),
-                        ("tanh(x)²", out * out), ("1 + tanh(x)²", 1 + out * out)),
-               "exp": (("x (the input) instead of exp(x)", x), ("1 (the exp(x) factor missing)", 1.0))}[op]
+    guesses = {
+        "relu": (
+            ("x (the input) instead of the step (x > 0)", x),
+            ("relu(x) instead of (x > 0)", out),
+            ("1 whatever the sign of x", 1.0),
+        ),
+        "tanh": (
+            ("1 − x² (the input, not tanh(x))", 1 - x * x),
+            ("1 − tanh(x) (not squared)", 1 - out),
+            ("tanh(x)²", out * out),
+            ("1 + tanh(x)²", 1 + out * out),
+        ),
+        "exp": (("x (the input) instead of exp(x)", x), ("1 (the exp(x) factor missing)", 1.0)),
+    }[op]
     for text, local in guesses:
         if close(got, local * g):
             return text
@@ -307,8 +378,10 @@ def _unary_guess(op, x, out, g, got):
 
 def _unary_cause(op, raw, name, guess, expected, got) -> str:
     uses = f"it uses {guess}; " if guess else ""
-    return (f"{raw} derivative wrong: {uses}d {op}(x)/dx = {RIGHT[op]}, so {ref(name)}.grad should change by "
-            f"{fmt(expected)}, not {fmt(got)}")
+    return (
+        f"{raw} derivative wrong: {uses}d {op}(x)/dx = {RIGHT[op]}, so {ref(name)}.grad should change by "
+        f"{fmt(expected)}, not {fmt(got)}"
+    )
 
 
 def ref(name):
@@ -322,6 +395,7 @@ def fmt(x) -> str:
 
 # -----------------------------------------------------------------------------
 # Their backward(): its result and its order
+
 
 def check_their_backward(tr):
     """Run their `backward()` on the traced graph (grads zeroed first) and compare with
@@ -344,9 +418,15 @@ def check_their_backward(tr):
             originals[node.id] = original
     try:
         root.backward()
-    except Exception as e:   # noqa: BLE001
-        return {"node": tr.by_id[tr.root].name, "node_id": tr.root, "op": "backward()", "studio_op": None,
-                "diagnosis": "raised", "cause": f"your backward() raised {type(e).__name__}: {e}"[:500]}
+    except Exception as e:  # noqa: BLE001
+        return {
+            "node": tr.by_id[tr.root].name,
+            "node_id": tr.root,
+            "op": "backward()",
+            "studio_op": None,
+            "diagnosis": "raised",
+            "cause": f"your backward() raised {type(e).__name__}: {e}"[:500],
+        }
     finally:
         for nid, original in originals.items():
             objs[nid]._backward = original
@@ -359,25 +439,43 @@ def check_their_backward(tr):
     if not wrong:
         return None
     first = next(n for n in tr.nodes if n.id in wrong)
-    base = {"node": first.name, "node_id": first.id, "op": "backward()", "studio_op": None,
-            "expected": want[first.id], "got": got[first.id]}
+    base = {
+        "node": first.name,
+        "node_id": first.id,
+        "op": "backward()",
+        "studio_op": None,
+        "expected": want[first.id],
+        "got": got[first.id],
+    }
     if all(v == 0.0 for v in got.values()):
-        return {**base, "diagnosis": "no-seed", "cause": "your backward() left every grad at 0: "
-                "does it start with self.grad = 1?"}
+        return {
+            **base,
+            "diagnosis": "no-seed",
+            "cause": "your backward() left every grad at 0: does it start with self.grad = 1?",
+        }
     if tr.style == "local-grads" and _simulate(tr, list(tr.nodes)) == got:
-        return {**base, "op": "order", "diagnosis": "order",
-                "cause": "your backward() walks the nodes forwards (inputs first): it must visit them in "
-                         "reverse topological order, the output first"}
-    return {**base, "op": "order" if tr.style == "local-grads" else "backward()", "diagnosis": "order",
-            "cause": f"every node's own step is right, but your backward() gives {ref(first.name)}.grad = "
-                     f"{fmt(got[first.id])} instead of {fmt(want[first.id])}: check the order it visits "
-                     f"nodes in and that it visits each once"}
+        return {
+            **base,
+            "op": "order",
+            "diagnosis": "order",
+            "cause": "your backward() walks the nodes forwards (inputs first): it must visit them in "
+            "reverse topological order, the output first",
+        }
+    return {
+        **base,
+        "op": "order" if tr.style == "local-grads" else "backward()",
+        "diagnosis": "order",
+        "cause": f"every node's own step is right, but your backward() gives {ref(first.name)}.grad = "
+        f"{fmt(got[first.id])} instead of {fmt(want[first.id])}: check the order it visits "
+        f"nodes in and that it visits each once",
+    }
 
 
 def _recorder(calls, nid, original, out):
     def recorded(*args):
         calls.append(nid)
         return original(*args)
+
     return recorded
 
 
@@ -389,15 +487,23 @@ def _order_fault(tr, calls):
     for nid in calls:
         node = tr.by_id[nid]
         if nid in done:
-            return _order(tr, node, f"your backward() ran {ref(node.name)}'s _backward more than once, so its "
-                                    f"operands got its gradient more than once: visit each node once, "
-                                    f"in reverse topological order")
+            return _order(
+                tr,
+                node,
+                f"your backward() ran {ref(node.name)}'s _backward more than once, so its "
+                f"operands got its gradient more than once: visit each node once, "
+                f"in reverse topological order",
+            )
         early = [u for u in users[nid] if u not in done]
         if early:
-            return _order(tr, node, f"your backward() ran {ref(node.name)}'s _backward before "
-                                    f"{tr.by_id[early[0]].name}'s, which still had to add to "
-                                    f"{ref(node.name)}.grad: visit nodes in reverse topological order "
-                                    f"(build the topological order first, then walk it backwards)")
+            return _order(
+                tr,
+                node,
+                f"your backward() ran {ref(node.name)}'s _backward before "
+                f"{tr.by_id[early[0]].name}'s, which still had to add to "
+                f"{ref(node.name)}.grad: visit nodes in reverse topological order "
+                f"(build the topological order first, then walk it backwards)",
+            )
         done.add(nid)
     missing = [n for n in tr.nodes if n.children and n.id not in done]
     if missing:
@@ -406,8 +512,14 @@ def _order_fault(tr, calls):
 
 
 def _order(tr, node, cause):
-    return {"node": node.name, "node_id": node.id, "op": "order", "studio_op": None,
-            "diagnosis": "order", "cause": cause}
+    return {
+        "node": node.name,
+        "node_id": node.id,
+        "op": "order",
+        "studio_op": None,
+        "diagnosis": "order",
+        "cause": cause,
+    }
 
 
 def _simulate(tr, order):
@@ -424,6 +536,7 @@ def _simulate(tr, order):
 # -----------------------------------------------------------------------------
 # Zeroing between passes
 
+
 def check_zeroing(V, ops_offered):
     """If the class offers `zero_grad()`, check it zeroes the whole graph: two passes
     of backward() with zero_grad() between must give the same grads. Returns a fault,
@@ -438,8 +551,7 @@ def check_zeroing(V, ops_offered):
         first = float(x.grad)
         root.backward()
         if not close(float(x.grad), first):
-            return ("backward() adds to the grads already there (as micrograd's does): "
-                    "zero every grad before each pass")
+            return "backward() adds to the grads already there (as micrograd's does): zero every grad before each pass"
         return None
     root.backward()
     first = {"x": float(x.grad), "y": float(y.grad)}
@@ -449,10 +561,17 @@ def check_zeroing(V, ops_offered):
     second = {"x": float(x.grad), "y": float(y.grad)}
     if left or any(not close(second[k], first[k]) for k in first):
         who = left[0] if left else "x"
-        return {"node": who, "node_id": None, "op": "zero_grad", "studio_op": None, "diagnosis": "not-zeroed",
-                "expected": first["x"], "got": second["x"],
-                "cause": f"grads not zeroed between passes: after your zero_grad(), {who}.grad is not 0, so the "
-                         f"second backward() gives x.grad = {fmt(second['x'])} instead of {fmt(first['x'])}"}
+        return {
+            "node": who,
+            "node_id": None,
+            "op": "zero_grad",
+            "studio_op": None,
+            "diagnosis": "not-zeroed",
+            "expected": first["x"],
+            "got": second["x"],
+            "cause": f"grads not zeroed between passes: after your zero_grad(), {who}.grad is not 0, so the "
+            f"second backward() gives x.grad = {fmt(second['x'])} instead of {fmt(first['x'])}",
+        }
     return None
 
 
@@ -460,17 +579,32 @@ def check_class(V, report) -> None:
     """Every battery case for class V; calls report(result) after each (plain data)."""
     offered = battery.offered(V)
     cases, skipped = battery.cases_for(offered)
-    report({"kind": "start", "class": V.__name__, "offered": sorted(offered),
-            "skipped": [{"name": n, "missing": m} for n, m in skipped], "cases": len(cases)})
+    report(
+        {
+            "kind": "start",
+            "class": V.__name__,
+            "offered": sorted(offered),
+            "skipped": [{"name": n, "missing": m} for n, m in skipped],
+            "cases": len(cases),
+        }
+    )
     for case in cases:
         report({"kind": "begin", "name": case.name})
         report({"kind": "case", **check_case(V, case)})
     try:
         zero = check_zeroing(V, offered)
-    except Exception as e:   # noqa: BLE001
+    except Exception as e:  # noqa: BLE001
         zero = f"checking zero_grad raised {type(e).__name__}: {e}"
     if isinstance(zero, dict):
-        report({"kind": "case", "name": "zero_grad between two passes", "status": "fail", "steps": 0,
-                "notes": [], "fault": zero})
+        report(
+            {
+                "kind": "case",
+                "name": "zero_grad between two passes",
+                "status": "fail",
+                "steps": 0,
+                "notes": [],
+                "fault": zero,
+            }
+        )
     elif zero:
         report({"kind": "note", "text": zero})

@@ -1,8 +1,8 @@
 """A check's report as text for people and as JSON for autograders, and its exit code.
 
-    0   every gradient is right
-    1   a wrong gradient was found (the report names the op, or "order")
-    2   the file cannot be used: no Value class, an import error, a timeout ...
+0   every gradient is right
+1   a wrong gradient was found (the report names the op, or "order")
+2   the file cannot be used: no Value class, an import error, a timeout ...
 """
 
 import json

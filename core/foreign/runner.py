@@ -28,13 +28,14 @@ import tempfile
 import traceback
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-TIMEOUT = 20.0          # seconds of wall time for the whole battery
-MEMORY = 1 << 30        # bytes of address space for the child
-OUTPUT = 4 << 20        # bytes the child may write to any one file
+TIMEOUT = 20.0  # seconds of wall time for the whole battery
+MEMORY = 1 << 30  # bytes of address space for the child
+OUTPUT = 4 << 20  # bytes the child may write to any one file
 
 
 # -----------------------------------------------------------------------------
 # The parent side
+
 
 def check_file(path, timeout=TIMEOUT, memory=MEMORY):
     """Check the learner's engine in `path` in a child process; return the report."""
@@ -44,14 +45,32 @@ def check_file(path, timeout=TIMEOUT, memory=MEMORY):
     with tempfile.TemporaryDirectory(prefix="bps-engine-") as tmp:
         out_path = os.path.join(tmp, "results.jsonl")
         log_path = os.path.join(tmp, "output.txt")
-        env = {"PATH": os.environ.get("PATH", ""), "PYTHONHASHSEED": "0", "OPENBLAS_NUM_THREADS": "1",
-               "OMP_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+        env = {
+            "PATH": os.environ.get("PATH", ""),
+            "PYTHONHASHSEED": "0",
+            "OPENBLAS_NUM_THREADS": "1",
+            "OMP_NUM_THREADS": "1",
+            "PYTHONDONTWRITEBYTECODE": "1",
+        }
         with open(log_path, "wb") as log:
             child = subprocess.Popen(
-                [sys.executable, "-I", os.path.abspath(__file__), "--child", path, out_path,
-                 str(int(memory)), str(int(math.ceil(timeout)))],
-                stdin=subprocess.DEVNULL, stdout=log, stderr=log, cwd=tmp, env=env,
-                start_new_session=True)
+                [
+                    sys.executable,
+                    "-I",
+                    os.path.abspath(__file__),
+                    "--child",
+                    path,
+                    out_path,
+                    str(int(memory)),
+                    str(int(math.ceil(timeout))),
+                ],
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+                cwd=tmp,
+                env=env,
+                start_new_session=True,
+            )
             timed_out = False
             try:
                 code = child.wait(timeout=timeout)
@@ -79,7 +98,7 @@ def _read_lines(path):
                 try:
                     results.append(json.loads(line))
                 except ValueError:
-                    break   # a line cut short by a kill
+                    break  # a line cut short by a kill
     except OSError:
         pass
     return results
@@ -94,8 +113,7 @@ def _read_text(path, limit):
 
 
 def _unusable(path, message, **extra):
-    return {"file": path, "status": "unusable", "message": message, "cases": [], "notes": [],
-            "fault": None, **extra}
+    return {"file": path, "status": "unusable", "message": message, "cases": [], "notes": [], "fault": None, **extra}
 
 
 def _report(path, lines, code, timed_out, timeout, memory, output):
@@ -110,30 +128,50 @@ def _report(path, lines, code, timed_out, timeout, memory, output):
         where = "while loading the file"
         if start:
             begun = [x["name"] for x in lines if x.get("kind") == "begin"]
-            where = (f"in test {len(begun)} of {start['cases']}, {begun[-1]!r}" if len(begun) > len(cases)
-                     else "after the last test (checking zero_grad)")
-        return _unusable(path, f"did not finish within {timeout:g} s ({where}): an infinite loop? "
-                               f"The check was stopped.", cases=cases, **extra)
+            where = (
+                f"in test {len(begun)} of {start['cases']}, {begun[-1]!r}"
+                if len(begun) > len(cases)
+                else "after the last test (checking zero_grad)"
+            )
+        return _unusable(
+            path,
+            f"did not finish within {timeout:g} s ({where}): an infinite loop? The check was stopped.",
+            cases=cases,
+            **extra,
+        )
     done = bool(lines) and lines[-1].get("kind") == "done"
     if not done:
         how = f"exit code {code}" if code is not None and code >= 0 else f"signal {-code}"
-        hint = ("os._exit() or exit() in the file?" if code is not None and code >= 0
-                else f"out of memory (limit {memory >> 20} MB) or a crash?")
-        return _unusable(path, f"the engine's process ended ({how}) before the check finished: {hint}",
-                         cases=cases, **extra)
-    fault = next(({"case": c["name"], **c["fault"]} for c in cases if c["status"] != "pass" and c.get("fault")),
-                 None)
+        hint = (
+            "os._exit() or exit() in the file?"
+            if code is not None and code >= 0
+            else f"out of memory (limit {memory >> 20} MB) or a crash?"
+        )
+        return _unusable(
+            path, f"the engine's process ended ({how}) before the check finished: {hint}", cases=cases, **extra
+        )
+    fault = next(({"case": c["name"], **c["fault"]} for c in cases if c["status"] != "pass" and c.get("fault")), None)
     error = next((c for c in cases if c["status"] == "error"), None)
     if fault is None and error is not None:
         fault = {"case": error["name"], "node": None, "op": None, "diagnosis": "raised", "cause": error["error"]}
     status = "wrong" if fault else "ok"
-    return {"file": path, "status": status, "class": start["class"] if start else None,
-            "offered": start["offered"] if start else [], "skipped": start["skipped"] if start else [],
-            "cases": cases, "notes": notes, "fault": fault, "message": "", **extra}
+    return {
+        "file": path,
+        "status": status,
+        "class": start["class"] if start else None,
+        "offered": start["offered"] if start else [],
+        "skipped": start["skipped"] if start else [],
+        "cases": cases,
+        "notes": notes,
+        "fault": fault,
+        "message": "",
+        **extra,
+    }
 
 
 # -----------------------------------------------------------------------------
 # The child side (runs the learner's code)
+
 
 def plain(x):
     """JSON-safe plain data: inf/nan become the strings 'inf', '-inf', 'nan'."""
@@ -153,11 +191,11 @@ def child_main(path, out_path, memory, seconds) -> int:
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     resource.setrlimit(resource.RLIMIT_CPU, (seconds + 1, seconds + 2))
     resource.setrlimit(resource.RLIMIT_FSIZE, (OUTPUT, OUTPUT))
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)   # an over-long write raises instead of killing
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an over-long write raises instead of killing
     sys.path.insert(0, ROOT)
     from core.foreign.check import EngineError, check_class, find_value_class
 
-    out = open(out_path, "w", encoding="utf-8")   # noqa: SIM115 -- open for the whole run
+    out = open(out_path, "w", encoding="utf-8")  # noqa: SIM115 -- open for the whole run
 
     def report(item) -> None:
         out.write(json.dumps(plain(item), allow_nan=False) + "\n")
@@ -166,22 +204,30 @@ def child_main(path, out_path, memory, seconds) -> int:
     sys.path.insert(0, os.path.dirname(path))
     sys.setrecursionlimit(10_000)
     try:
-        namespace = runpy.run_path(path, run_name="learner_engine")   # their code, in this child only
+        namespace = runpy.run_path(path, run_name="learner_engine")  # their code, in this child only
     except SyntaxError as e:
         report({"kind": "unusable", "message": f"{path}, line {e.lineno}: syntax error: {e.msg}"})
         return 0
     except MemoryError:
-        report({"kind": "unusable", "message": f"loading {path} ran out of memory "
-                                               f"(limit {memory >> 20} MB): a huge allocation?"})
+        report(
+            {
+                "kind": "unusable",
+                "message": f"loading {path} ran out of memory (limit {memory >> 20} MB): a huge allocation?",
+            }
+        )
         return 0
     except SystemExit as e:
-        report({"kind": "unusable", "message": f"loading {path} called sys.exit({e.code!r}): "
-                                               f"remove it (or put it under if __name__ == '__main__':)"})
+        report(
+            {
+                "kind": "unusable",
+                "message": f"loading {path} called sys.exit({e.code!r}): "
+                f"remove it (or put it under if __name__ == '__main__':)",
+            }
+        )
         return 0
-    except BaseException as e:   # noqa: BLE001 -- anything their file raises
+    except BaseException as e:  # noqa: BLE001 -- anything their file raises
         where = traceback.extract_tb(e.__traceback__)[-1]
-        report({"kind": "unusable", "message": f"loading {path} raised {type(e).__name__}: {e} "
-                                               f"(line {where.lineno})"})
+        report({"kind": "unusable", "message": f"loading {path} raised {type(e).__name__}: {e} (line {where.lineno})"})
         return 0
     try:
         V = find_value_class(namespace)
@@ -193,7 +239,7 @@ def child_main(path, out_path, memory, seconds) -> int:
     except MemoryError:
         report({"kind": "unusable", "message": f"the engine ran out of memory (limit {memory >> 20} MB)"})
         return 0
-    except BaseException as e:   # noqa: BLE001 -- sys.exit inside their methods, and the like
+    except BaseException as e:  # noqa: BLE001 -- sys.exit inside their methods, and the like
         report({"kind": "unusable", "message": f"the check stopped: {type(e).__name__}: {e}"})
         return 0
     report({"kind": "done"})

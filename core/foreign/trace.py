@@ -34,12 +34,24 @@ from core import ops
 # Op names as learners write them
 
 SPELLINGS = {
-    "+": "add", "add": "add",
-    "*": "mul", "mul": "mul", "×": "mul", "·": "mul",
-    "/": "div", "div": "div", "truediv": "div",
-    "sub": "sub", "neg": "neg",
-    "relu": "relu", "tanh": "tanh", "exp": "exp", "log": "log", "ln": "log",
-    "sigmoid": "sigmoid", "σ": "sigmoid",
+    "+": "add",
+    "add": "add",
+    "*": "mul",
+    "mul": "mul",
+    "×": "mul",
+    "·": "mul",
+    "/": "div",
+    "div": "div",
+    "truediv": "div",
+    "sub": "sub",
+    "neg": "neg",
+    "relu": "relu",
+    "tanh": "tanh",
+    "exp": "exp",
+    "log": "log",
+    "ln": "log",
+    "sigmoid": "sigmoid",
+    "σ": "sigmoid",
 }
 
 
@@ -56,7 +68,7 @@ def normalize_op(raw, count):
         return SPELLINGS[low], None
     for prefix in ("**", "^", "pow"):
         if low.startswith(prefix) and len(low) > len(prefix):
-            number = _number(low[len(prefix):].strip("() "))
+            number = _number(low[len(prefix) :].strip("() "))
             return ("pow", number) if number is not None else (None, None)
     if low.endswith("**") and len(low) > 2:
         number = _number(low[:-2])
@@ -103,6 +115,7 @@ def fits(op, param, operands, out):
 # -----------------------------------------------------------------------------
 # Reading one Value, duck-typed
 
+
 def read_children(value):
     """(children list, ordered?) of a learner's Value: `_prev` or `_children`,
     as a set, tuple or list. A set is unordered and holds no duplicates."""
@@ -138,6 +151,7 @@ class TraceError(ValueError):
 # -----------------------------------------------------------------------------
 # The trace
 
+
 class TracedNode:
     """One Value of a learner's graph, as plain data.
 
@@ -153,8 +167,7 @@ class TracedNode:
     ambiguous True when the operand order could not be recovered
     """
 
-    __slots__ = ("id", "name", "raw_op", "op", "param", "children", "data",
-                 "local_grads", "ambiguous")
+    __slots__ = ("id", "name", "raw_op", "op", "param", "children", "data", "local_grads", "ambiguous")
 
     def __init__(self, id, name, raw_op, op, param, children, data, local_grads, ambiguous) -> None:
         self.id = id
@@ -168,9 +181,17 @@ class TracedNode:
         self.ambiguous = ambiguous
 
     def as_dict(self):
-        return {"id": self.id, "name": self.name, "raw_op": self.raw_op, "op": self.op,
-                "param": self.param, "children": list(self.children), "data": self.data,
-                "local_grads": self.local_grads, "ambiguous": self.ambiguous}
+        return {
+            "id": self.id,
+            "name": self.name,
+            "raw_op": self.raw_op,
+            "op": self.op,
+            "param": self.param,
+            "children": list(self.children),
+            "data": self.data,
+            "local_grads": self.local_grads,
+            "ambiguous": self.ambiguous,
+        }
 
 
 class Trace:
@@ -235,7 +256,7 @@ def _name(value, names, op, param, raw, args):
     if not args:
         return ops.short_number(read_float(value, "data"))
     short = [a if len(a) <= 12 else "…" for a in args]
-    if len(short) == 2:   # (x + y)·s, not x + y·s
+    if len(short) == 2:  # (x + y)·s, not x + y·s
         short = [f"({a})" if " " in a else a for a in short]
     if op is not None:
         return ops.formula(op, short, param)
@@ -305,21 +326,32 @@ def _recover(raw, children, child_data, ordered, out, local):
     arity = ops.BY_NAME[op].arity
     if not ordered and n == 1 and arity == 2:
         if fits(op, param, child_data * 2, out):
-            return op, param, [0, 0], False, (
-                "_prev is a set, so one child stands for both operands; recovered from the "
-                "data as the same value used twice")
+            return (
+                op,
+                param,
+                [0, 0],
+                False,
+                (
+                    "_prev is a set, so one child stands for both operands; recovered from the "
+                    "data as the same value used twice"
+                ),
+            )
         return op, param, identity, True, "one child for a two-operand op, and it does not fit the data"
     if n != arity:
         return None, None, identity, False, f"op {raw!r} has {n} operands, the studio's {op} has {arity}"
     if ordered or n == 1:
         return op, param, identity, False, note
-    matching = [order for order in ([0, 1], [1, 0])
-            if fits(op, param, [child_data[i] for i in order], out)]
+    matching = [order for order in ([0, 1], [1, 0]) if fits(op, param, [child_data[i] for i in order], out)]
     if len(matching) == 1:
         swapped = matching[0] == [1, 0]
-        return op, param, matching[0], False, ("_prev is a set: operand order recovered from the data"
-                                           if op in ("sub", "div") or swapped else note)
-    if op in ("add", "mul"):   # either order: the same derivatives
+        return (
+            op,
+            param,
+            matching[0],
+            False,
+            ("_prev is a set: operand order recovered from the data" if op in ("sub", "div") or swapped else note),
+        )
+    if op in ("add", "mul"):  # either order: the same derivatives
         return op, param, identity, False, note
     if not matching:
         return op, param, identity, True, "neither operand order gives out.data: is the forward pass right?"

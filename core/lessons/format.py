@@ -102,7 +102,7 @@ ACTIONS = {
     "set_value": ("node", "value"),
 }
 REQUIRED_ARGS = ("node", "steps", "value")
-MAX_ACTION_REPEATS = 100_000   # training steps or debugger moves one action may ask for
+MAX_ACTION_REPEATS = 100_000  # training steps or debugger moves one action may ask for
 
 NUDGE_KEYS = ("nudge", "nudge.h", "nudge.before", "nudge.after")
 NETWORK_KEYS = ("loss", "accuracy", "step", "params", "dead", "relus", "test_loss", "test_accuracy")
@@ -130,10 +130,11 @@ class LessonError(ValueError):
 # -----------------------------------------------------------------------------
 # The lesson model (plain, immutable data)
 
+
 @dataclass(frozen=True)
 class Setup:
-    kind: str              # 'snippet', 'example' or 'network'
-    source: str = ""       # the snippet's code, or the example file's path
+    kind: str  # 'snippet', 'example' or 'network'
+    source: str = ""  # the snippet's code, or the example file's path
     config: object = None  # the TrainConfig of a network
 
 
@@ -166,7 +167,7 @@ class Claim:
 class Step:
     index: int
     text: str
-    setup: object = None   # a Setup, or None to keep the graph of the step before
+    setup: object = None  # a Setup, or None to keep the graph of the step before
     highlight: tuple = ()
     actions: tuple = ()
     question: object = None
@@ -185,6 +186,7 @@ class Lesson:
 
 # -----------------------------------------------------------------------------
 # Loading: JSON -> Lesson, every field checked
+
 
 def load_lesson(path):
     """Read and validate one lesson file; LessonError names the fault.
@@ -211,11 +213,11 @@ def load_all(directory):
     seen_ids, seen_orders = {}, {}
     for lesson in lessons:
         if lesson.id in seen_ids:
-            raise LessonError(lesson.path, f"the id {lesson.id!r} is also used by {seen_ids[lesson.id]}",
-                              field="id")
+            raise LessonError(lesson.path, f"the id {lesson.id!r} is also used by {seen_ids[lesson.id]}", field="id")
         if lesson.order in seen_orders:
-            raise LessonError(lesson.path, f"order {lesson.order} is also used by "
-                                           f"{seen_orders[lesson.order]}", field="order")
+            raise LessonError(
+                lesson.path, f"order {lesson.order} is also used by {seen_orders[lesson.order]}", field="order"
+            )
         seen_ids[lesson.id] = seen_orders[lesson.order] = os.path.basename(lesson.path)
     return sorted(lessons, key=lambda lesson: lesson.order)
 
@@ -231,8 +233,12 @@ def lesson_from_dict(data, path: str = "<lesson>"):
     if not _is_int(version) or version < 1:
         raise LessonError(path, "'schema_version' must be a whole number >= 1", field="schema_version")
     if version > SCHEMA_VERSION:
-        raise LessonError(path, f"schema_version {version} is newer than this program understands "
-                                f"({SCHEMA_VERSION}); update Backprop Studio", field="schema_version")
+        raise LessonError(
+            path,
+            f"schema_version {version} is newer than this program understands "
+            f"({SCHEMA_VERSION}); update Backprop Studio",
+            field="schema_version",
+        )
     lesson_id = data.get("id")
     if not isinstance(lesson_id, str) or not re.fullmatch(r"[a-z0-9][a-z0-9_-]*", lesson_id):
         raise LessonError(path, "'id' must be lower-case letters, digits, '-' or '_'", field="id")
@@ -253,15 +259,16 @@ def lesson_from_dict(data, path: str = "<lesson>"):
 # -----------------------------------------------------------------------------
 # Validating a step: what each step can refer to depends on the steps before it
 
+
 class _Scope:
     """What exists when a step runs: the graph's labels, a nudge, a live debugger."""
 
     def __init__(self):
-        self.kind = None        # None (no setup yet), 'graph' or 'network'
-        self.labels = {}        # label -> how many nodes carry it
+        self.kind = None  # None (no setup yet), 'graph' or 'network'
+        self.labels = {}  # label -> how many nodes carry it
         self.leaves = set()
         self.nudged = False
-        self.stepping = False   # the debugger's statuses are meaningful
+        self.stepping = False  # the debugger's statuses are meaningful
 
     def reset(self, kind, labels, leaves):
         self.kind, self.labels, self.leaves = kind, labels, leaves
@@ -295,8 +302,9 @@ def _step(raw, i, path, lesson_dir, scope):
     if not isinstance(actions, list):
         fail("actions", "'actions' must be a list")
     ran = set()
-    built_actions = tuple(_action(a, k, scope, ran, lambda f, m, k=k: fail(f"actions[{k}]" + f, m))
-                          for k, a in enumerate(actions))
+    built_actions = tuple(
+        _action(a, k, scope, ran, lambda f, m, k=k: fail(f"actions[{k}]" + f, m)) for k, a in enumerate(actions)
+    )
 
     _check_placeholders(text, scope, ran, lambda m: fail("text", m))
 
@@ -307,15 +315,16 @@ def _step(raw, i, path, lesson_dir, scope):
     claims = raw.get("claims", [])
     if not isinstance(claims, list):
         fail("claims", "'claims' must be a list")
-    built_claims = tuple(_claim(c, scope, lambda f, m, k=k: fail(f"claims[{k}]" + f, m))
-                         for k, c in enumerate(claims))
+    built_claims = tuple(_claim(c, scope, lambda f, m, k=k: fail(f"claims[{k}]" + f, m)) for k, c in enumerate(claims))
     return Step(i, text, setup, tuple(highlight), built_actions, question, built_claims)
 
 
 def _setup(raw, lesson_dir, scope, fail):
     if not isinstance(raw, dict) or len(raw) != 1 or next(iter(raw)) not in SETUP_KINDS:
-        fail(None, "a setup is one of {\"snippet\": code}, {\"example\": \"file.json\"} "
-                   "or {\"network\": {training settings}}")
+        fail(
+            None,
+            "a setup is one of {\"snippet\": code}, {\"example\": \"file.json\"} or {\"network\": {training settings}}",
+        )
     kind, value = next(iter(raw.items()))
     if kind == "snippet":
         code = _text(value, lambda m: fail("snippet", m))
@@ -353,8 +362,10 @@ def _graph_labels(doc, fail):
     """(label counts, leaf labels) of the nodes that compute, as the runner will see them."""
     compiled = compile_document(doc)
     if compiled.output is None:
-        fail("the graph has no single output that can be computed "
-             f"(unwired inputs: {compiled.missing or 'none'}; sinks: {doc.sinks()})")
+        fail(
+            "the graph has no single output that can be computed "
+            f"(unwired inputs: {compiled.missing or 'none'}; sinks: {doc.sinks()})"
+        )
     labels, leaves = {}, set()
     for nid in compiled.order:
         node = doc.nodes[nid]
@@ -371,11 +382,17 @@ def _action(raw, k, scope, ran, fail):
     if not isinstance(raw, dict):
         fail("", "an action is {\"do\": name, ...arguments} or a bare name like \"backward_all\"")
     name = raw.get("do")
-    if not isinstance(name, str) or name not in ACTIONS:   # a list or an object is not hashable
+    if not isinstance(name, str) or name not in ACTIONS:  # a list or an object is not hashable
         fail(".do", f"unknown action {name!r} (known: {', '.join(ACTIONS)})")
     allowed = ACTIONS[name]
-    _no_unknown_keys(raw, ("do",) + allowed, None, None, "", fail=lambda key: fail(
-        f".{key}", f"{name} takes " + (", ".join(allowed) if allowed else "no arguments")))
+    _no_unknown_keys(
+        raw,
+        ("do",) + allowed,
+        None,
+        None,
+        "",
+        fail=lambda key: fail(f".{key}", f"{name} takes " + (", ".join(allowed) if allowed else "no arguments")),
+    )
     for key in REQUIRED_ARGS:
         if key in allowed and key not in raw:
             fail(f".{key}", f"{name} needs '{key}'")
@@ -387,8 +404,11 @@ def _action(raw, k, scope, ran, fail):
         if key in ("count", "steps") and not (_is_int(value) and value >= 1):
             fail(f".{key}", f"'{key}' must be a whole number >= 1")
         if key in ("count", "steps") and value > MAX_ACTION_REPEATS:
-            fail(f".{key}", f"'{key}' is {value:,}: a lesson step may ask for at most "
-                            f"{MAX_ACTION_REPEATS:,} (a class waits for every one of them)")
+            fail(
+                f".{key}",
+                f"'{key}' is {value:,}: a lesson step may ask for at most "
+                f"{MAX_ACTION_REPEATS:,} (a class waits for every one of them)",
+            )
         if key == "h" and not (_is_number(value) and value != 0):
             fail(".h", "'h' must be a finite number other than 0")
         if key == "value" and not _is_number(value):
@@ -416,8 +436,14 @@ def _question(raw, scope, ran, fail):
         fail(None, "a question is {\"prompt\", \"node\", \"quantity\", \"tolerance\"}")
     if "answer" in raw:
         fail("answer", "never type the answer: the engine computes it from 'node' and 'quantity'")
-    _no_unknown_keys(raw, ("prompt", "node", "quantity", "tolerance"), None, None, "",
-                     fail=lambda key: fail(key, "a question has prompt, node, quantity and tolerance"))
+    _no_unknown_keys(
+        raw,
+        ("prompt", "node", "quantity", "tolerance"),
+        None,
+        None,
+        "",
+        fail=lambda key: fail(key, "a question has prompt, node, quantity and tolerance"),
+    )
     prompt = _text(raw.get("prompt"), lambda m: fail("prompt", m))
     if not prompt.strip():
         fail("prompt", "the question needs a prompt")
@@ -434,8 +460,14 @@ def _question(raw, scope, ran, fail):
 def _claim(raw, scope, fail):
     if not isinstance(raw, dict):
         fail("", "a claim is {\"node\": label, \"quantity\": \"data\" or \"grad\", \"value\": number}")
-    _no_unknown_keys(raw, ("node", "quantity", "value"), None, None, "",
-                     fail=lambda key: fail(f".{key}", "a claim has node, quantity and value"))
+    _no_unknown_keys(
+        raw,
+        ("node", "quantity", "value"),
+        None,
+        None,
+        "",
+        fail=lambda key: fail(f".{key}", "a claim has node, quantity and value"),
+    )
     _check_label(scope, raw.get("node"), lambda m: fail(".node", m))
     if raw.get("quantity") not in QUANTITIES:
         fail(".quantity", "'quantity' must be \"grad\" or \"data\"")
@@ -483,8 +515,10 @@ def _placeholder_problem(name, scope, ran):
         return "" if scope.kind == "network" else "this needs a network setup"
     label, dot, attr = name.rpartition(".")
     if not dot or attr not in NODE_ATTRS:
-        return ("unknown placeholder; use {label.data}, {label.grad}, {label.status}, "
-                f"or one of {', '.join(NUDGE_KEYS + ('forward', 'backward', 'nodes') + NETWORK_KEYS)}")
+        return (
+            "unknown placeholder; use {label.data}, {label.grad}, {label.status}, "
+            f"or one of {', '.join(NUDGE_KEYS + ('forward', 'backward', 'nodes') + NETWORK_KEYS)}"
+        )
     if label not in scope.labels:
         return f"no node is labelled {label!r}"
     if scope.labels[label] > 1:
@@ -508,8 +542,12 @@ def _no_unknown_keys(raw, known, path, step, field, fail=None):
         if key not in known:
             if fail is not None:
                 fail(key)
-            raise LessonError(path, f"unknown field {key!r} (known: {', '.join(known)})", step,
-                              field + key if step is not None else key)
+            raise LessonError(
+                path,
+                f"unknown field {key!r} (known: {', '.join(known)})",
+                step,
+                field + key if step is not None else key,
+            )
 
 
 def _is_int(x):
@@ -521,5 +559,5 @@ def _is_number(x):
         return False
     try:
         return math.isfinite(x)
-    except OverflowError:   # an integer of hundreds of digits
+    except OverflowError:  # an integer of hundreds of digits
         return False

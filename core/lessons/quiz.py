@@ -45,15 +45,15 @@ class QuizItem:
     __slots__ = ("key", "nid", "quantity", "prompt", "truth", "tolerance", "hint", "explain", "hide")
 
     def __init__(self, key, nid, quantity, prompt, truth, tolerance, hint, explain, hide) -> None:
-        self.key = key              # 'step:node id:quantity', unique within a lesson
-        self.nid = nid              # the canvas node it asks about (None if not on the canvas)
-        self.quantity = quantity    # 'data' or 'grad'
+        self.key = key  # 'step:node id:quantity', unique within a lesson
+        self.nid = nid  # the canvas node it asks about (None if not on the canvas)
+        self.quantity = quantity  # 'data' or 'grad'
         self.prompt = prompt
         self.truth = truth
         self.tolerance = tolerance  # None: the debugger's quiz tolerance
         self.hint = hint
-        self.explain = explain      # a function: the right answer and how the engine gets it
-        self.hide = hide            # is its value kept off the screen until answered?
+        self.explain = explain  # a function: the right answer and how the engine gets it
+        self.hide = hide  # is its value kept off the screen until answered?
 
     def right(self, guess):
         if self.tolerance is None:
@@ -66,10 +66,10 @@ class LessonQuiz:
 
     def __init__(self) -> None:
         self.on = False
-        self.items = []         # the step's items still waiting for an answer, first is asked now
-        self.tries = 0          # wrong answers to the first item so far
-        self.lesson = None      # (id, title) of the lesson on screen
-        self.scores = {}        # lesson id -> {"title": str, "items": {key: outcome}}
+        self.items = []  # the step's items still waiting for an answer, first is asked now
+        self.tries = 0  # wrong answers to the first item so far
+        self.lesson = None  # (id, title) of the lesson on screen
+        self.scores = {}  # lesson id -> {"title": str, "items": {key: outcome}}
 
     # -- a step comes on screen ----------------------------------------------------
 
@@ -89,9 +89,19 @@ class LessonQuiz:
                 node = runner.node(question.node)
                 shown = getattr(node, question.quantity)
                 hide = self.on and nid is not None and fmt(shown) == fmt(truth)
-                self.items.append(QuizItem(key, nid, question.quantity, runner.render_prompt(), truth,
-                                           question.tolerance, runner.hint(),
-                                           lambda r=runner: r.check_answer(fmt(r.answer()[0]))[1], hide))
+                self.items.append(
+                    QuizItem(
+                        key,
+                        nid,
+                        question.quantity,
+                        runner.render_prompt(),
+                        truth,
+                        question.tolerance,
+                        runner.hint(),
+                        lambda r=runner: r.check_answer(fmt(r.answer()[0]))[1],
+                        hide,
+                    )
+                )
         if self.on:
             for nid in runner.new_grads:
                 key = f"{step.index}:{nid}:grad"
@@ -100,10 +110,19 @@ class LessonQuiz:
                 value = runner.by_id[nid]
                 name = runner.name_of(value)
                 before = _grad_before(runner, value)
-                self.items.append(QuizItem(
-                    key, nid, "grad", f"Predict: what is {name}.grad now? (It was {fmt(before)}.)",
-                    value.grad, None, _grad_hint(runner, value),
-                    lambda n=name, v=value.grad: f"{n}.grad = {fmt(v)}.", True))
+                self.items.append(
+                    QuizItem(
+                        key,
+                        nid,
+                        "grad",
+                        f"Predict: what is {name}.grad now? (It was {fmt(before)}.)",
+                        value.grad,
+                        None,
+                        _grad_hint(runner, value),
+                        lambda n=name, v=value.grad: f"{n}.grad = {fmt(v)}.",
+                        True,
+                    )
+                )
 
     # -- what the screen may show --------------------------------------------------
 
@@ -148,7 +167,7 @@ class LessonQuiz:
     def _score(self, item, outcome):
         lesson_id, title = self.lesson
         record = self.scores.setdefault(lesson_id, {"title": title, "items": {}})
-        record["items"].setdefault(item.key, outcome)   # the first outcome counts
+        record["items"].setdefault(item.key, outcome)  # the first outcome counts
         self.items.remove(item)
         self.tries = 0
 
@@ -190,5 +209,4 @@ def _grad_before(runner, value):
 def _grad_hint(runner, value) -> str:
     users = [r.node for r in runner.last_backward if any(c is value for c in r.children)]
     names = ", ".join(dict.fromkeys(runner.name_of(u) for u in users)) or "the nodes it feeds"
-    return (f"{runner.name_of(value)} gets (local derivative) × (grad) from {names}, added to what it "
-            f"had before.")
+    return f"{runner.name_of(value)} gets (local derivative) × (grad) from {names}, added to what it had before."

@@ -27,11 +27,12 @@ from core.format import format_number as fmt
 from core.lessons.format import CLAIM_TOLERANCE, MAX_EXPLAIN_LINES, NETWORK_KEYS, NUDGE_KEYS, PLACEHOLDER
 from core.training.trainer import Trainer
 
-PENDING = "?"               # what the canvas and the text show for a value not known (or not revealed) yet
-MAX_CANVAS_NODES = 600      # a network's loss graph goes on the canvas only up to this size
+PENDING = "?"  # what the canvas and the text show for a value not known (or not revealed) yet
+MAX_CANVAS_NODES = 600  # a network's loss graph goes on the canvas only up to this size
 
 # -----------------------------------------------------------------------------
 # Numbers typed by a learner (the numbers shown are core.format's: `fmt`)
+
 
 def parse_number(text):
     """A typed answer as a float: the debugger's parser (core/debugger/session.py),
@@ -57,6 +58,7 @@ class Nudge:
 
 # -----------------------------------------------------------------------------
 # The runner: a lesson's state, step by step
+
 
 class LessonRunner:
     """Drive a lesson headless: the state behind the lessons panel.
@@ -130,20 +132,20 @@ class LessonRunner:
     # -- the state ----------------------------------------------------------------
 
     def _clear(self):
-        self.kind = None          # None, 'graph' or 'network'
-        self.trainer = None       # the Trainer of a network setup
-        self.stepper = None       # the BackwardStepper, or None when grads did not come from it
-        self.forward = None       # the ForwardStepper, or None when the forward pass is not being stepped
+        self.kind = None  # None, 'graph' or 'network'
+        self.trainer = None  # the Trainer of a network setup
+        self.stepper = None  # the BackwardStepper, or None when grads did not come from it
+        self.forward = None  # the ForwardStepper, or None when the forward pass is not being stepped
         self.last_nudge = None
-        self.last_forward = []    # ForwardRecords run by this step
-        self.last_backward = []   # StepRecords run by this step
+        self.last_forward = []  # ForwardRecords run by this step
+        self.last_backward = []  # StepRecords run by this step
         self._root = None
         self._document = None
         self._by_id = None
         self._by_label = None
         self._names = None
-        self.new_grads = []       # labels/ids whose grad this step's actions changed (the quiz asks them)
-        self.canvas_note = ""     # what the canvas shows when it is not the whole graph
+        self.new_grads = []  # labels/ids whose grad this step's actions changed (the quiz asks them)
+        self.canvas_note = ""  # what the canvas shows when it is not the whole graph
 
     @property
     def root(self):
@@ -189,8 +191,10 @@ class LessonRunner:
         out = neuron(point)
         out.label = "L0.n0 out"
         total = "" if trainer.diverged else " (the whole loss graph is too big to draw)"
-        self.canvas_note = (f"The canvas shows one neuron of this network, L0.n0, on training point 1: "
-                            f"its weights are the network's own{total}.")
+        self.canvas_note = (
+            f"The canvas shows one neuron of this network, L0.n0, on training point 1: "
+            f"its weights are the network's own{total}."
+        )
         return out
 
     @property
@@ -276,9 +280,14 @@ class LessonRunner:
                 self._act(action)
             yield action.do
         after = self._grads() if self.kind == "graph" else {}
-        self.new_grads = [nid for nid, g in after.items()
-                          if nid in before and g != before[nid] and self.by_id[nid] is not self.root
-                          and any(a.do.startswith("backward") for a in step.actions)]
+        self.new_grads = [
+            nid
+            for nid, g in after.items()
+            if nid in before
+            and g != before[nid]
+            and self.by_id[nid] is not self.root
+            and any(a.do.startswith("backward") for a in step.actions)
+        ]
 
     def _grads(self):
         return {nid: v.grad for nid, v in self.by_id.items()}
@@ -398,7 +407,9 @@ class LessonRunner:
             hidden_values = {self.by_id.get(nid) for nid, quantity in hidden if quantity == "grad"}
             return "\n".join(
                 line if child not in hidden_values else f"{self.name_of(child)}.grad += … (hidden: predict it)"
-                for record in self.last_backward for child, line in zip(record.children, record.lines))
+                for record in self.last_backward
+                for child, line in zip(record.children, record.lines)
+            )
         if name == "nodes":
             return str(len(topological_order(self.root)))
         if name in NETWORK_KEYS:
@@ -427,8 +438,9 @@ class LessonRunner:
     def metrics(self, test: bool = False):
         """(loss, accuracy) of the network now, on its training set (or its test set)."""
         trainer = self.trainer
-        inputs, labels = ((trainer.test_inputs, trainer.test_labels) if test
-                          else (trainer.train_inputs, trainer.train_labels))
+        inputs, labels = (
+            (trainer.test_inputs, trainer.test_labels) if test else (trainer.train_inputs, trainer.train_labels)
+        )
         if not inputs:
             raise ValueError("this network has no test points: give its setup a test_ratio > 0")
         with np.errstate(all="ignore"):  # a diverged model overflows: its loss is simply inf
@@ -459,10 +471,15 @@ class LessonRunner:
         shown = getattr(node, question.quantity)
         if fmt(shown) == fmt(right):
             return ""
-        why = ("backpropagation has not reached it yet" if shown == 0.0 and question.quantity == "grad"
-               else "that is what the graph holds now, after the passes this lesson ran")
-        return (f"\nThe canvas shows {question.node}.{question.quantity} = {fmt(shown)}: {why}. "
-                f"{fmt(right)} is what one clean pass gives.")
+        why = (
+            "backpropagation has not reached it yet"
+            if shown == 0.0 and question.quantity == "grad"
+            else "that is what the graph holds now, after the passes this lesson ran"
+        )
+        return (
+            f"\nThe canvas shows {question.node}.{question.quantity} = {fmt(shown)}: {why}. "
+            f"{fmt(right)} is what one clean pass gives."
+        )
 
     def hint(self) -> str:
         """A nudge toward this step's answer without giving it: the formula (data) or
@@ -485,8 +502,10 @@ class LessonRunner:
         if not uses:
             return f"Does {name} feed the output at all?"
         users = ", ".join(self.name_of(user) for user in uses)
-        return (f"{name} feeds {users}. Add up, over every use, (local derivative of that node "
-                f"with respect to {name}) × (that node's grad).")
+        return (
+            f"{name} feeds {users}. Add up, over every use, (local derivative of that node "
+            f"with respect to {name}) × (that node's grad)."
+        )
 
     def answer(self):
         """(the right answer, how the engine gets it) for this step's question."""
@@ -508,8 +527,9 @@ class LessonRunner:
         topo = topological_order(root)
         name = self.name_of(node)
         if node is root:
-            return 1.0, (f"{name} is the output: backpropagation starts by setting its grad "
-                         f"to 1, since d{name}/d{name} = 1.")
+            return 1.0, (
+                f"{name} is the output: backpropagation starts by setting its grad to 1, since d{name}/d{name} = 1."
+            )
         if node not in set(topo):
             return 0.0, f"{name} does not feed the output, so its grad is 0."
         saved = [v.grad for v in topo]
@@ -523,8 +543,13 @@ class LessonRunner:
         # the records' text is read while the scratch pass's grads are still in place
         history = list(scratch.history)
         uses = sum(1 for record in history for child in record.children if child is node)
-        lines = [line for record in history if record.node in on_path
-                 for child, line in zip(record.children, record.lines) if child in on_path]
+        lines = [
+            line
+            for record in history
+            if record.node in on_path
+            for child, line in zip(record.children, record.lines)
+            if child in on_path
+        ]
         for v, g in zip(topo, saved):
             v.grad = g
         if len(lines) > MAX_EXPLAIN_LINES:
@@ -540,8 +565,10 @@ class LessonRunner:
         for claim in self.step.claims:
             actual = getattr(self.node(claim.node), claim.quantity)
             if not abs(actual - claim.value) <= tolerance:
-                errors.append(f"steps[{self.index}]: the text says {claim.node}.{claim.quantity} = "
-                              f"{claim.value}, the engine gives {actual!r}")
+                errors.append(
+                    f"steps[{self.index}]: the text says {claim.node}.{claim.quantity} = "
+                    f"{claim.value}, the engine gives {actual!r}"
+                )
         return errors
 
 
@@ -553,6 +580,7 @@ def _bracketed(name):
 
 # -----------------------------------------------------------------------------
 # A network's numbers
+
 
 def dead_relus(trainer):
     """(dead, total): ReLU neurons whose output is 0 on every training point, and
@@ -569,6 +597,7 @@ def dead_relus(trainer):
 
 # -----------------------------------------------------------------------------
 # Checking a whole lesson by running it
+
 
 def verify_lesson(lesson, train_limit=None):
     """Run every step headless; return a list of problems (empty when all is well):

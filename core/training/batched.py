@@ -114,6 +114,7 @@ class _Block:
 # -----------------------------------------------------------------------------
 # the batched graph
 
+
 class BatchedGraph:
     """A recorded Value graph, replayed with one column per sample (see the module docstring).
 
@@ -129,8 +130,7 @@ class BatchedGraph:
         in_graph = set(order)
         missing = [v for v in list(inputs) + list(params) if v not in in_graph]
         if missing:
-            raise ValueError(f"{len(missing)} input or parameter Values are not in the graph "
-                             f"(first: {missing[0]!r})")
+            raise ValueError(f"{len(missing)} input or parameter Values are not in the graph (first: {missing[0]!r})")
         # 1. levels, and the blocks: one per (level, op)
         level = {}
         blocks = {}
@@ -173,8 +173,16 @@ class BatchedGraph:
                 out_rows.append(row[node])
             op, param = ops.lookup(key[1])
             ranks = [topo[n] for n in nodes]
-            self.blocks.append(_Block(op, param, out_rows, [row[n._a] for n in nodes],
-                                      [row[n._b] for n in nodes if n._b is not None], ranks))
+            self.blocks.append(
+                _Block(
+                    op,
+                    param,
+                    out_rows,
+                    [row[n._a] for n in nodes],
+                    [row[n._b] for n in nodes if n._b is not None],
+                    ranks,
+                )
+            )
         for node in order:  # leaves that no op reads (a root that is a leaf)
             if node not in row:
                 row[node] = len(row)
@@ -208,7 +216,7 @@ class BatchedGraph:
         return self.D
 
     def _forward_into(self, D, X, P):
-        D[:self.n_inputs] = X
+        D[: self.n_inputs] = X
         if len(self.param_rows):
             D[self.param_rows] = np.asarray(P, dtype=float)[:, None]
         if len(self.const_rows):
@@ -230,8 +238,8 @@ class BatchedGraph:
         for start in range(0, n, chunk):
             width = min(chunk, n - start)
             part = D[:, :width] if width < D.shape[1] else D
-            self._forward_into(part, X[:, start:start + width], P)
-            out[:, start:start + width] = part[rows]
+            self._forward_into(part, X[:, start : start + width], P)
+            out[:, start : start + width] = part[rows]
         return out
 
     # -- the backward pass -------------------------------------------------------

@@ -54,6 +54,7 @@ class ConfigError(ValueError):
 # -----------------------------------------------------------------------------
 # checking
 
+
 def _check(ok, message):
     if not ok:
         raise ConfigError(message)
@@ -76,6 +77,7 @@ def parameter_count(n_inputs, hidden_sizes):
 
 # -----------------------------------------------------------------------------
 # the configuration
+
 
 @dataclasses.dataclass(frozen=True)
 class TrainConfig:
@@ -124,12 +126,12 @@ class TrainConfig:
         if not isinstance(self.activation, str):
             object.__setattr__(self, "activation", tuple(self.activation))
         if self.points is not None or self.labels is not None:
-            _check(self.points is not None and self.labels is not None,
-                   "points and labels must be given together")
-            _check(len(self.points) <= MAX_SAMPLES,
-                   f"points: {len(self.points):,} points are more than the limit of {MAX_SAMPLES:,}")
-            _check(len(self.points) == len(self.labels),
-                   f"{len(self.points)} points but {len(self.labels)} labels")
+            _check(self.points is not None and self.labels is not None, "points and labels must be given together")
+            _check(
+                len(self.points) <= MAX_SAMPLES,
+                f"points: {len(self.points):,} points are more than the limit of {MAX_SAMPLES:,}",
+            )
+            _check(len(self.points) == len(self.labels), f"{len(self.points)} points but {len(self.labels)} labels")
             points = tuple((float(x1), float(x2)) for x1, x2 in self.points)
             _check(all(math.isfinite(v) for p in points for v in p), "every point must be finite")
             _check(all(y in (-1, 0, 1) for y in self.labels), "labels must be -1/+1 (or 0/1)")
@@ -140,11 +142,12 @@ class TrainConfig:
     def _validate(self):
         # -- the data
         if self.points is None:
-            _check(self.dataset in DATASETS,
-                   f"dataset: unknown {self.dataset!r}; choose one of {', '.join(DATASETS)}")
+            _check(self.dataset in DATASETS, f"dataset: unknown {self.dataset!r}; choose one of {', '.join(DATASETS)}")
             _check(_is_int(self.n_samples) and self.n_samples >= 2, "n_samples must be an int >= 2")
-            _check(self.n_samples <= MAX_SAMPLES,
-                   f"n_samples: {self.n_samples:,} is more than the limit of {MAX_SAMPLES:,}")
+            _check(
+                self.n_samples <= MAX_SAMPLES,
+                f"n_samples: {self.n_samples:,} is more than the limit of {MAX_SAMPLES:,}",
+            )
             _check(_is_number(self.noise) and self.noise >= 0, "noise must be a number >= 0 and finite")
         else:
             _check(len(self.points) >= 2, "at least 2 points are needed to train")
@@ -156,58 +159,81 @@ class TrainConfig:
         _check(len(set(self.features)) == len(self.features), "features: each feature at most once")
 
         # -- the network, and the work one step makes of it
-        _check(len(self.hidden_sizes) <= MAX_HIDDEN_LAYERS,
-               f"hidden_sizes: {len(self.hidden_sizes):,} hidden layers are more than the limit of "
-               f"{MAX_HIDDEN_LAYERS}")
-        _check(all(_is_int(n) and n >= 1 for n in self.hidden_sizes),
-               "hidden_sizes: every layer needs at least 1 neuron")
+        _check(
+            len(self.hidden_sizes) <= MAX_HIDDEN_LAYERS,
+            f"hidden_sizes: {len(self.hidden_sizes):,} hidden layers are more than the limit of {MAX_HIDDEN_LAYERS}",
+        )
+        _check(
+            all(_is_int(n) and n >= 1 for n in self.hidden_sizes), "hidden_sizes: every layer needs at least 1 neuron"
+        )
         widest = max(self.hidden_sizes, default=0)
-        _check(widest <= MAX_LAYER_SIZE,
-               f"hidden_sizes: a layer of {widest:,} neurons is more than the limit of {MAX_LAYER_SIZE:,}")
+        _check(
+            widest <= MAX_LAYER_SIZE,
+            f"hidden_sizes: a layer of {widest:,} neurons is more than the limit of {MAX_LAYER_SIZE:,}",
+        )
         params = parameter_count(len(self.features), self.hidden_sizes)
-        _check(params <= MAX_PARAMETERS,
-               f"hidden_sizes: the network would have {params:,} parameters, more than the limit of "
-               f"{MAX_PARAMETERS:,}")
+        _check(
+            params <= MAX_PARAMETERS,
+            f"hidden_sizes: the network would have {params:,} parameters, more than the limit of {MAX_PARAMETERS:,}",
+        )
         n_points = self.n_samples if self.points is None else len(self.points)
-        _check(n_points * params <= MAX_SAMPLE_PARAMETERS,
-               f"n_samples: {n_points:,} points x {params:,} parameters is {n_points * params:,}, more than "
-               f"the limit of {MAX_SAMPLE_PARAMETERS:,} for one training step; use fewer points or a smaller "
-               "network")
+        _check(
+            n_points * params <= MAX_SAMPLE_PARAMETERS,
+            f"n_samples: {n_points:,} points x {params:,} parameters is {n_points * params:,}, more than "
+            f"the limit of {MAX_SAMPLE_PARAMETERS:,} for one training step; use fewer points or a smaller "
+            "network",
+        )
         if isinstance(self.activation, str):
-            _check(self.activation in ACTIVATIONS,
-                   f"activation: unknown {self.activation!r}; choose one of {', '.join(ACTIVATIONS)}")
+            _check(
+                self.activation in ACTIVATIONS,
+                f"activation: unknown {self.activation!r}; choose one of {', '.join(ACTIVATIONS)}",
+            )
         else:
-            _check(len(self.activation) == len(self.hidden_sizes) + 1,
-                   f"activation: {len(self.activation)} names for {len(self.hidden_sizes) + 1} layers "
-                   "(the hidden layers and the output layer)")
+            _check(
+                len(self.activation) == len(self.hidden_sizes) + 1,
+                f"activation: {len(self.activation)} names for {len(self.hidden_sizes) + 1} layers "
+                "(the hidden layers and the output layer)",
+            )
             for name in self.activation:
                 _check(name in ACTIVATIONS, f"activation: unknown {name!r}; choose one of {', '.join(ACTIVATIONS)}")
 
         # -- the loss and the optimizer
         _check(self.loss in LOSSES, f"loss: unknown {self.loss!r}; choose one of {', '.join(LOSSES)}")
         _check(_is_number(self.l2_alpha) and self.l2_alpha >= 0, "l2_alpha must be a number >= 0 and finite")
-        _check(self.optimizer in OPTIMIZERS,
-               f"optimizer: unknown {self.optimizer!r}; choose one of {', '.join(OPTIMIZERS)}")
+        _check(
+            self.optimizer in OPTIMIZERS,
+            f"optimizer: unknown {self.optimizer!r}; choose one of {', '.join(OPTIMIZERS)}",
+        )
         _check(_is_number(self.lr) and self.lr > 0, "lr must be a number > 0 and finite")
         _check(_is_number(self.momentum) and 0 <= self.momentum < 1, "momentum must be in [0, 1)")
-        _check(len(self.betas) == 2 and all(_is_number(b) and 0 <= b < 1 for b in self.betas),
-               "betas must be two numbers in [0, 1)")
+        _check(
+            len(self.betas) == 2 and all(_is_number(b) and 0 <= b < 1 for b in self.betas),
+            "betas must be two numbers in [0, 1)",
+        )
         _check(_is_number(self.eps) and self.eps > 0, "eps must be a number > 0 and finite")
         _check(_is_number(self.lr_decay) and 0 <= self.lr_decay <= 1, "lr_decay must be in [0, 1]")
-        _check(self.batch_size is None or (_is_int(self.batch_size) and self.batch_size >= 1),
-               "batch_size must be None (full batch) or an int >= 1")
+        _check(
+            self.batch_size is None or (_is_int(self.batch_size) and self.batch_size >= 1),
+            "batch_size must be None (full batch) or an int >= 1",
+        )
         if self.batch_size is not None:
-            _check(self.batch_size <= MAX_SAMPLES,
-                   f"batch_size: {self.batch_size:,} is more than the limit of {MAX_SAMPLES:,}")
+            _check(
+                self.batch_size <= MAX_SAMPLES,
+                f"batch_size: {self.batch_size:,} is more than the limit of {MAX_SAMPLES:,}",
+            )
         _check(_is_int(self.steps) and self.steps >= 1, "steps must be an int >= 1")
         _check(self.steps <= MAX_STEPS, f"steps: {self.steps:,} is more than the limit of {MAX_STEPS:,}")
 
         # -- what the run reports
         _check(_is_int(self.boundary_every) and self.boundary_every >= 1, "boundary_every must be an int >= 1")
-        _check(_is_int(self.boundary_resolution) and 2 <= self.boundary_resolution <= MAX_BOUNDARY_RESOLUTION,
-               f"boundary_resolution must be an int from 2 to {MAX_BOUNDARY_RESOLUTION}")
-        _check(_is_int(self.neuron_resolution) and 0 <= self.neuron_resolution <= MAX_NEURON_RESOLUTION,
-               f"neuron_resolution must be an int from 0 to {MAX_NEURON_RESOLUTION}")
+        _check(
+            _is_int(self.boundary_resolution) and 2 <= self.boundary_resolution <= MAX_BOUNDARY_RESOLUTION,
+            f"boundary_resolution must be an int from 2 to {MAX_BOUNDARY_RESOLUTION}",
+        )
+        _check(
+            _is_int(self.neuron_resolution) and 0 <= self.neuron_resolution <= MAX_NEURON_RESOLUTION,
+            f"neuron_resolution must be an int from 0 to {MAX_NEURON_RESOLUTION}",
+        )
         _check(_is_int(self.weights_every) and self.weights_every >= 0, "weights_every must be an int >= 0")
 
     def to_dict(self):
@@ -230,8 +256,21 @@ class TrainConfig:
 # micrograd's demo.ipynb: make_moons(100, noise=0.1), MLP(2, [16, 16, 1]), hinge loss
 # + 1e-4 L2, full-batch SGD with lr = 1.0 - 0.9*k/100 for 100 steps -> 100% accuracy.
 MICROGRAD_DEMO = TrainConfig(
-    dataset="moons", n_samples=100, noise=0.1, test_ratio=0.0, data_seed=1337,
-    features=("x1", "x2"), hidden_sizes=(16, 16), activation="relu",
-    loss="hinge", l2_alpha=1e-4, optimizer="sgd", lr=1.0, momentum=0.0, lr_decay=0.9,
-    batch_size=None, steps=100, init_seed=1337,
+    dataset="moons",
+    n_samples=100,
+    noise=0.1,
+    test_ratio=0.0,
+    data_seed=1337,
+    features=("x1", "x2"),
+    hidden_sizes=(16, 16),
+    activation="relu",
+    loss="hinge",
+    l2_alpha=1e-4,
+    optimizer="sgd",
+    lr=1.0,
+    momentum=0.0,
+    lr_decay=0.9,
+    batch_size=None,
+    steps=100,
+    init_seed=1337,
 )

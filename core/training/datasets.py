@@ -29,6 +29,7 @@ import random
 # -----------------------------------------------------------------------------
 # helpers
 
+
 def _jitter(rng, noise):
     """One Gaussian sample of standard deviation `noise` (0 when noise is 0)."""
     return rng.gauss(0.0, noise) if noise > 0.0 else 0.0
@@ -58,6 +59,7 @@ def _linspace(start, stop, count, endpoint=True):
 
 # -----------------------------------------------------------------------------
 # the datasets
+
 
 def moons(n, noise, rng):
     """Two interleaving half circles (scikit-learn's make_moons).
@@ -89,8 +91,7 @@ def circles(n, noise, rng, factor=0.5):
     n_in = n - n_out
     # endpoint=False: 0 and 2*pi are the same point, it should appear once
     points = [(math.cos(t), math.sin(t)) for t in _linspace(0.0, 2 * math.pi, n_out, endpoint=False)]
-    points += [(factor * math.cos(t), factor * math.sin(t))
-               for t in _linspace(0.0, 2 * math.pi, n_in, endpoint=False)]
+    points += [(factor * math.cos(t), factor * math.sin(t)) for t in _linspace(0.0, 2 * math.pi, n_in, endpoint=False)]
     labels = [-1.0] * n_out + [1.0] * n_in
     points, labels = _shuffled(points, labels, rng)
     points = [(x + _jitter(rng, noise), y + _jitter(rng, noise)) for x, y in points]
@@ -177,6 +178,7 @@ def make_dataset(name, n, noise, seed):
 # -----------------------------------------------------------------------------
 # splitting
 
+
 def train_test_split(points, labels, test_ratio, rng):
     """Shuffle, then hold out round(n * test_ratio) points for testing.
 
@@ -196,6 +198,7 @@ def train_test_split(points, labels, test_ratio, rng):
 
 # -----------------------------------------------------------------------------
 # CSV import
+
 
 def parse_csv(text):
     """Read `x1,x2,label` lines into (points, labels) with labels -1/+1.
@@ -228,8 +231,9 @@ def parse_csv(text):
             continue  # the header
         header_allowed = False
         if len(fields) != 3:
-            raise ValueError(f"line {number}: expected 3 comma-separated values "
-                             f"(x1,x2,label), got {len(fields)}: {stripped!r}")
+            raise ValueError(
+                f"line {number}: expected 3 comma-separated values (x1,x2,label), got {len(fields)}: {stripped!r}"
+            )
         for name, field, value in zip(("x1", "x2", "label"), fields, values):
             if value is None:
                 raise ValueError(f"line {number}: {name} is not a number: {field!r}")
@@ -242,8 +246,10 @@ def parse_csv(text):
             if negative_seen is None:
                 negative_seen = (label, number)
             elif negative_seen[0] != label:
-                raise ValueError(f"line {number}: label {fields[2]!r} mixes the -1/1 and 0/1 "
-                                 f"conventions (line {negative_seen[1]} used {negative_seen[0]:g})")
+                raise ValueError(
+                    f"line {number}: label {fields[2]!r} mixes the -1/1 and 0/1 "
+                    f"conventions (line {negative_seen[1]} used {negative_seen[0]:g})"
+                )
         points.append((x1, x2))
         labels.append(1.0 if label > 0.0 else -1.0)
     if not points:

@@ -27,6 +27,7 @@ class Progress:
     test_loss and test_accuracy are None without a test set. `lr` is the
     learning rate of the update that follows.
     """
+
     step: int
     loss: float
     accuracy: float
@@ -44,6 +45,7 @@ class Boundary:
     holds one array per layer, shape (layer_size, r, r): each neuron's output
     over a coarser r x r grid of the same area.
     """
+
     step: int
     xs: np.ndarray
     ys: np.ndarray
@@ -54,6 +56,7 @@ class Boundary:
 @dataclasses.dataclass(frozen=True)
 class Weights:
     """Every parameter after `step` updates, and the gradient that made the last update."""
+
     step: int
     weights: list  # state[layer][neuron] = [w0, ..., b], as MLP.state()
     grads: list  # the same shape
@@ -66,6 +69,7 @@ class Result:
     `state` is Trainer.state(): plain lists, but a diverged run's weights may
     hold inf/nan, which strict JSON refuses.
     """
+
     status: str
     step: int
     message: str

@@ -23,7 +23,7 @@ class History:
 
     def column(self, key):
         """A view of the first n entries (no copy)."""
-        return self._columns[key][:self.n]
+        return self._columns[key][: self.n]
 
     def _grow(self, need):
         capacity = len(self._columns["step"])
@@ -33,7 +33,7 @@ class History:
             capacity *= 2
         for key, old in self._columns.items():
             new = np.full(capacity, np.nan)
-            new[:self.n] = old[:self.n]
+            new[: self.n] = old[: self.n]
             self._columns[key] = new
 
     def append(self, p):
@@ -48,8 +48,10 @@ class History:
         self.n = 0
 
     def to_dict(self):
-        return {key: ([int(x) for x in self.column(key)] if key == "step" else
-                      [float(x) for x in self.column(key)]) for key in HISTORY_KEYS}
+        return {
+            key: ([int(x) for x in self.column(key)] if key == "step" else [float(x) for x in self.column(key)])
+            for key in HISTORY_KEYS
+        }
 
     def load(self, columns):
         n = len(columns.get("step", []))

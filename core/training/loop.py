@@ -52,8 +52,7 @@ def run(trainer, until=None, should_stop=None, boundary_due=None, weights_due=No
             yield Result("diverged", trainer.steps_done, trainer.diverged, trainer.state())
             return
         if should_stop is not None and should_stop():
-            yield Result("stopped", trainer.steps_done, f"stopped after {trainer.steps_done} steps",
-                         trainer.state())
+            yield Result("stopped", trainer.steps_done, f"stopped after {trainer.steps_done} steps", trainer.state())
             return
         if boundary_due(trainer.steps_done):
             yield trainer.boundary()
@@ -65,9 +64,12 @@ def run(trainer, until=None, should_stop=None, boundary_due=None, weights_due=No
             yield trainer.weights()
     yield trainer.boundary()
     final_loss, final_acc = trainer.evaluate(trainer.train_inputs, trainer.train_labels)
-    yield Result("finished", trainer.steps_done,
-                 f"finished {trainer.steps_done} steps: loss {final_loss:.4f}, "
-                 f"training accuracy {final_acc:.0%}", trainer.state())
+    yield Result(
+        "finished",
+        trainer.steps_done,
+        f"finished {trainer.steps_done} steps: loss {final_loss:.4f}, training accuracy {final_acc:.0%}",
+        trainer.state(),
+    )
 
 
 def train(cfg, should_stop=None):

@@ -36,13 +36,14 @@ from core.ops import ieee_log
 
 
 class NumpyOp(NamedTuple):
-    name: str            # the op table's name: 'mul'
-    forward: Callable    # forward(a, b, param, out): writes the output into out
-    backward: Callable   # backward(out, a, b, g, param) -> (da, db): added to the operands' grads
+    name: str  # the op table's name: 'mul'
+    forward: Callable  # forward(a, b, param, out): writes the output into out
+    backward: Callable  # backward(out, a, b, g, param) -> (da, db): added to the operands' grads
 
 
 # -----------------------------------------------------------------------------
 # binary ops
+
 
 def _add_forward(a, b, param, out):
     np.add(a, b, out=out)
@@ -82,6 +83,7 @@ def _div_backward(out, a, b, g, param):
 
 # -----------------------------------------------------------------------------
 # one-operand ops
+
 
 def _neg_forward(a, b, param, out):
     np.negative(a, out=out)
@@ -168,17 +170,20 @@ def _sigmoid_backward(out, a, b, g, param):
 # -----------------------------------------------------------------------------
 # the table, by the op table's names
 
-NUMPY_OPS = {op.name: op for op in (
-    NumpyOp("add", _add_forward, _add_backward),
-    NumpyOp("sub", _sub_forward, _sub_backward),
-    NumpyOp("mul", _mul_forward, _mul_backward),
-    NumpyOp("div", _div_forward, _div_backward),
-    NumpyOp("neg", _neg_forward, _neg_backward),
-    NumpyOp("pow", _pow_forward, _pow_backward),
-    NumpyOp("rpow", _rpow_forward, _rpow_backward),
-    NumpyOp("relu", _relu_forward, _relu_backward),
-    NumpyOp("tanh", _tanh_forward, _tanh_backward),
-    NumpyOp("exp", _exp_forward, _exp_backward),
-    NumpyOp("log", _log_forward, _log_backward),
-    NumpyOp("sigmoid", _sigmoid_forward, _sigmoid_backward),
-)}
+NUMPY_OPS = {
+    op.name: op
+    for op in (
+        NumpyOp("add", _add_forward, _add_backward),
+        NumpyOp("sub", _sub_forward, _sub_backward),
+        NumpyOp("mul", _mul_forward, _mul_backward),
+        NumpyOp("div", _div_forward, _div_backward),
+        NumpyOp("neg", _neg_forward, _neg_backward),
+        NumpyOp("pow", _pow_forward, _pow_backward),
+        NumpyOp("rpow", _rpow_forward, _rpow_backward),
+        NumpyOp("relu", _relu_forward, _relu_backward),
+        NumpyOp("tanh", _tanh_forward, _tanh_backward),
+        NumpyOp("exp", _exp_forward, _exp_backward),
+        NumpyOp("log", _log_forward, _log_backward),
+        NumpyOp("sigmoid", _sigmoid_forward, _sigmoid_backward),
+    )
+}

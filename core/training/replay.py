@@ -53,8 +53,8 @@ class _Term:
     def __init__(self, score_leaf, root, constants):
         self.graph = BatchedGraph([root], inputs=[score_leaf] + constants)
         self.root_row = self.graph.root_rows[0]
-        self.keys = []     # (label, form) in the order of `values`
-        self.values = []   # per key: the constants' numbers
+        self.keys = []  # (label, form) in the order of `values`
+        self.values = []  # per key: the constants' numbers
 
     def add(self, key, constants):
         self.keys.append(key)
@@ -66,8 +66,8 @@ class LossTerms:
 
     def __init__(self, loss):
         self.loss = loss
-        self.terms = {}    # signature -> _Term
-        self.by_key = {}   # (label, form) -> (its _Term, its index there)
+        self.terms = {}  # signature -> _Term
+        self.by_key = {}  # (label, form) -> (its _Term, its index there)
 
     def _record(self, key, score):
         s = Value(float(score), label="score")
@@ -110,6 +110,7 @@ class LossTerms:
 
 # -----------------------------------------------------------------------------
 # the network and its loss
+
 
 class NetworkReplay:
     """The model's one-sample graph and the loss's, replayed over batches (module docstring)."""

@@ -52,6 +52,7 @@ from core.training.replay import NetworkReplay
 # -----------------------------------------------------------------------------
 # the trainer
 
+
 def _bounds(points):
     """A box around the points with a margin, for the boundary image."""
     xs = [p[0] for p in points]
@@ -88,8 +89,9 @@ class Trainer:
             points, labels = list(cfg.points), list(cfg.labels)
         else:
             points, labels = DATASETS[cfg.dataset](cfg.n_samples, cfg.noise, data_rng)
-        (self.train_points, self.train_labels,
-         self.test_points, self.test_labels) = train_test_split(points, labels, cfg.test_ratio, data_rng)
+        (self.train_points, self.train_labels, self.test_points, self.test_labels) = train_test_split(
+            points, labels, cfg.test_ratio, data_rng
+        )
         self.train_inputs = [feature_row(x1, x2, cfg.features) for x1, x2 in self.train_points]
         self.test_inputs = [feature_row(x1, x2, cfg.features) for x1, x2 in self.test_points]
         self.bounds = _bounds(points)  # (x_min, x_max, y_min, y_max), fixed for the run
@@ -166,12 +168,10 @@ class Trainer:
             # report the whole training set, not the noisy batch
             train_loss, train_acc = self.evaluate(self.train_inputs, self.train_labels)
             loss, _scores, grads = self.replay.step(*self._batch())
-        test_loss, test_acc = (self.evaluate(self.test_inputs, self.test_labels)
-                               if self.test_inputs else (None, None))
+        test_loss, test_acc = self.evaluate(self.test_inputs, self.test_labels) if self.test_inputs else (None, None)
         progress = Progress(k, train_loss, train_acc, test_loss, test_acc, lr)
         if not math.isfinite(loss):
-            self.diverged = (f"loss became {loss} at step {k}: "
-                             f"the learning rate ({lr:g}) may be too high")
+            self.diverged = f"loss became {loss} at step {k}: the learning rate ({lr:g}) may be too high"
             return progress
         for p, g in zip(self.params, grads.tolist()):
             p.grad = g
@@ -180,8 +180,9 @@ class Trainer:
         self.steps_done = k + 1
         bad = next((p for p in self.params if not math.isfinite(p.data)), None)
         if bad is not None:
-            self.diverged = (f"weight {bad.label} became {bad.data} at step {k + 1}: "
-                             f"the learning rate ({lr:g}) may be too high")
+            self.diverged = (
+                f"weight {bad.label} became {bad.data} at step {k + 1}: the learning rate ({lr:g}) may be too high"
+            )
         return progress
 
     # -- looking at the model (float path, no graph) ---------------------------
@@ -249,8 +250,10 @@ class Trainer:
     def data(self):
         """The run's points as plain lists: training and test points, labels, and the plot box."""
         return {
-            "train_points": list(self.train_points), "train_labels": list(self.train_labels),
-            "test_points": list(self.test_points), "test_labels": list(self.test_labels),
+            "train_points": list(self.train_points),
+            "train_labels": list(self.train_labels),
+            "test_points": list(self.test_points),
+            "test_labels": list(self.test_labels),
             "bounds": self.bounds,
         }
 

@@ -5,6 +5,7 @@
 Run it again after editing the SVG; the PNGs are checked in so that the app
 and the desktop entry never need QtSvg to draw the icon.
 """
+
 import os
 import sys
 
@@ -22,6 +23,7 @@ def render(sizes=SIZES):
     from PySide6.QtCore import Qt
     from PySide6.QtGui import QGuiApplication, QImage, QPainter
     from PySide6.QtSvg import QSvgRenderer
+
     app = QGuiApplication.instance() or QGuiApplication(sys.argv[:1])
     renderer = QSvgRenderer(SVG)
     if not renderer.isValid():

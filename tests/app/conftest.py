@@ -1,6 +1,7 @@
 """App tests: pytest-qt, offscreen. Each test must leave nothing running behind it:
 no QThread still running, no top-level widget still open, no active QTimer owned by a widget,
 and the application's font and palette as it found them."""
+
 import pytest
 
 
@@ -24,8 +25,7 @@ def qt_hygiene(request):
     if app is None:
         return
     app.processEvents()
-    leaked = [w for w in app.topLevelWidgets()
-              if id(w) not in before and w.isVisible() and w.objectName() != "qt_keep"]
+    leaked = [w for w in app.topLevelWidgets() if id(w) not in before and w.isVisible() and w.objectName() != "qt_keep"]
     running = [t for w in app.topLevelWidgets() for t in w.findChildren(QThread) if t.isRunning()]
     timers = [t for w in leaked for t in w.findChildren(QTimer) if t.isActive()]
     for widget in leaked:
@@ -37,13 +37,13 @@ def qt_hygiene(request):
     if running:
         problems.append(f"{len(running)} QThread(s) still running")
     if leaked:
-        problems.append("top-level widget(s) left open: " +
-                        ", ".join(type(w).__name__ for w in leaked))
+        problems.append("top-level widget(s) left open: " + ", ".join(type(w).__name__ for w in leaked))
     if timers:
         problems.append(f"{len(timers)} active QTimer(s) in leaked widgets")
     if look is not None and _application_look(app) != look:
         # a presenter scale left on the application made the next test's nodes twice as large
         from app.look.theme import DEFAULT, apply_to_application
+
         apply_to_application(DEFAULT)
         problems.append("the application's font or palette was changed and not put back")
     if problems:
@@ -57,6 +57,7 @@ def isolated_files(tmp_path, monkeypatch):
     recovery is postponed. A test that wants another answer monkeypatches it again."""
     monkeypatch.setenv("BACKPROP_STUDIO_DATA_DIR", str(tmp_path / "appdata"))
     import app.files.actions as file_actions
+
     shown = []
     monkeypatch.setattr(file_actions, "show_error", lambda parent, title, text: shown.append((title, text)))
     monkeypatch.setattr(file_actions, "ask_save_changes", lambda parent, name: "discard")
@@ -71,6 +72,7 @@ def isolated_files(tmp_path, monkeypatch):
 def window(qtbot):
     """The main window, shown and exposed, with the seed example open; closed after."""
     from app.main_window import MainWindow
+
     w = MainWindow()
     qtbot.addWidget(w)
     w.show()
@@ -78,4 +80,5 @@ def window(qtbot):
     yield w
     w.close()
     from app.look.theme import DEFAULT, apply_to_application
-    apply_to_application(DEFAULT)   # a theme or presenter scale the test chose is application-wide
+
+    apply_to_application(DEFAULT)  # a theme or presenter scale the test chose is application-wide

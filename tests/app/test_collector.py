@@ -3,6 +3,7 @@
 What makes that safe is checked here too: replacing a large graph leaves no
 cyclic garbage, so a collection during the open would have found nothing.
 """
+
 import gc
 
 import pytest
@@ -36,13 +37,13 @@ def test_hold_and_release_pause_collecting_and_freeze_what_lives():
     collector.hold()
     try:
         assert collector.held() and not gc.isenabled()
-        collector.hold()                       # a second hold changes nothing
-        kept = [[i] for i in range(1000)]      # made while held: frozen by the release
+        collector.hold()  # a second hold changes nothing
+        kept = [[i] for i in range(1000)]  # made while held: frozen by the release
     finally:
         collector.release()
     assert not collector.held() and gc.isenabled()
     assert gc.get_freeze_count() >= len(kept)
-    collector.release()                        # nothing held: nothing happens
+    collector.release()  # nothing held: nothing happens
     assert gc.isenabled()
 
 
@@ -52,7 +53,7 @@ def test_release_collects_a_cycle_made_during_the_hold():
     cycle = []
     cycle.append(cycle)
     del cycle
-    collector.release()   # else the cycle would be frozen, and never freed
+    collector.release()  # else the cycle would be frozen, and never freed
     assert gc.collect() == 0
 
 
@@ -60,15 +61,15 @@ def test_opening_a_large_graph_holds_the_collector_until_the_canvas_is_complete(
     seen = []
     window.scene.buildingChanged.connect(lambda building: seen.append((building, gc.isenabled())))
     open_traced_mlp(window, qtbot)
-    assert seen[0] == (True, False)            # building with the collector off
+    assert seen[0] == (True, False)  # building with the collector off
     assert gc.isenabled() and window.scene.counts()[0] == len(window.session.doc.nodes)
 
 
 def test_replacing_a_large_graph_leaves_no_cyclic_garbage(window, qtbot):
     open_traced_mlp(window, qtbot)
-    gc.unfreeze()          # what earlier tests and the first open froze: cycles would hide there
+    gc.unfreeze()  # what earlier tests and the first open froze: cycles would hide there
     gc.collect()
-    open_traced_mlp(window, qtbot, hidden=(10, 6, 1))   # the first graph's items, Values, nodes go
+    open_traced_mlp(window, qtbot, hidden=(10, 6, 1))  # the first graph's items, Values, nodes go
     qtbot.wait(50)
     gc.unfreeze()
     assert gc.collect() == 0
@@ -91,7 +92,7 @@ def test_a_release_due_after_one_open_waits_for_the_next_open_to_end(window, qtb
     model = MLP(3, [12, 8, 1])
     assert window.open_value(model([0.5, 0.6, 0.7]), model.parameters())
     assert collector.held()
-    window._release_collector()   # the turn the first open's end scheduled, come mid-way through
+    window._release_collector()  # the turn the first open's end scheduled, come mid-way through
     assert collector.held() and not gc.isenabled()
     qtbot.waitUntil(lambda: not window.layout_pending and not collector.held(), timeout=60000)
     assert gc.isenabled()

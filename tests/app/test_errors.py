@@ -1,4 +1,5 @@
 """An exception that escapes a slot is logged and reported; the app keeps running."""
+
 import sys
 
 from PySide6.QtCore import QTimer
@@ -16,6 +17,7 @@ def test_exception_in_a_slot_is_reported_and_logged(qtbot, tmp_path, monkeypatch
 
         def explode():
             raise RuntimeError("slot exploded")
+
         button.clicked.connect(explode)
         button.click()
         qtbot.waitUntil(lambda: reporter.count == 1)
@@ -30,6 +32,7 @@ def test_exception_in_a_slot_is_reported_and_logged(qtbot, tmp_path, monkeypatch
 
 def test_dialog_offers_copy_report(qtbot, tmp_path, monkeypatch):
     from PySide6.QtWidgets import QApplication, QMessageBox
+
     monkeypatch.setattr(errors, "log_path", lambda: str(tmp_path / "errors.log"))
     reporter = errors.ErrorReporter(show_dialog=True)
     seen = {}
@@ -39,6 +42,7 @@ def test_dialog_offers_copy_report(qtbot, tmp_path, monkeypatch):
         seen["text"] = box.text()
         copy = next(b for b in box.buttons() if b.text() == "Copy report")
         copy.click()
+
     QTimer.singleShot(50, answer)
     try:
         raise ValueError("bad thing")

@@ -1,4 +1,5 @@
 """GraphSession in a window: what the canvas shows while the user builds (issue 17.5)."""
+
 from PySide6.QtCore import QPointF
 
 
@@ -10,13 +11,13 @@ def grad_text(window, label):
 def test_an_unwired_node_leaves_the_grads_of_the_connected_part_shown(window, qtbot):
     assert grad_text(window, "x") == "3.0000" and grad_text(window, "y") == "8.0000"
     f = window.session.output_id
-    for key in ("mul", "input", "neuron"):           # a new op, a lone leaf, a complete Neuron block
+    for key in ("mul", "input", "neuron"):  # a new op, a lone leaf, a complete Neuron block
         ids = window.builder.add_entry({"key": key}, QPointF(900, 900))
         assert ids, key
         assert window.session.output_id == f
-        qtbot.waitUntil(lambda: grad_text(window, "x") == "3.0000" and grad_text(window, "y") == "8.0000",
-                        timeout=5000)
+        qtbot.waitUntil(lambda: grad_text(window, "x") == "3.0000" and grad_text(window, "y") == "8.0000", timeout=5000)
     assert window.output_label.text() == "output f = 15.0000"
-    mul = next(nid for nid, n in window.session.doc.nodes.items() if n.op == "mul" and
-               nid in window.session.compiled.missing)
-    assert window.scene.node_item(mul).missing_ports == (0, 1)   # the waiting op is marked
+    mul = next(
+        nid for nid, n in window.session.doc.nodes.items() if n.op == "mul" and nid in window.session.compiled.missing
+    )
+    assert window.scene.node_item(mul).missing_ports == (0, 1)  # the waiting op is marked

@@ -1,4 +1,5 @@
 """The main window end to end: start-up example, Run, errors, undo, find, export, screenshot."""
+
 import time
 
 import pytest
@@ -28,6 +29,7 @@ def run(window, qtbot, text):
 # -----------------------------------------------------------------------------
 # start-up
 
+
 def test_opens_with_the_tutorial_graph_and_its_gradients(window):
     f, x, y = (item_by_label(window, name) for name in "fxy")
     assert f.data_text == "15.0000" and f.grad_text == "1.0000"
@@ -48,8 +50,8 @@ def test_menus_and_extension_points(window, qtbot):
     assert titles.index("Debug") == titles.index("Help") - 1
     assert window.menu("Debug") is debug and window.menus["Debug"] is debug
     from PySide6.QtWidgets import QLabel
-    dock = window.add_dock("stepper", "Debugger", QLabel("steps"), Qt.RightDockWidgetArea,
-                           tabify_with="inspector")
+
+    dock = window.add_dock("stepper", "Debugger", QLabel("steps"), Qt.RightDockWidgetArea, tabify_with="inspector")
     assert window.docks["stepper"] is dock
     action = window.add_action("Debug", "Step", lambda: None, "F10", key="step")
     assert window.actions["step"] is action
@@ -58,13 +60,14 @@ def test_menus_and_extension_points(window, qtbot):
 # -----------------------------------------------------------------------------
 # Run, errors, undo
 
+
 def test_ctrl_enter_runs_a_new_expression(window, qtbot):
     run(window, qtbot, "a = Value(-2.0, label='a')\nb = Value(5.0, label='b')\nc = a*b + b\n")
     assert window.scene.counts() == (4, 4)
     a, b, c = (item_by_label(window, name) for name in "abc")
     assert c.data_text == "-5.0000" and c.grad_text == "1.0000"
-    assert a.grad_text == "5.0000"          # dc/da = b
-    assert b.grad_text == "-1.0000"         # dc/db = a + 1
+    assert a.grad_text == "5.0000"  # dc/da = b
+    assert b.grad_text == "-1.0000"  # dc/db = a + 1
     assert window.editor.error_text() == ""
 
 
@@ -85,8 +88,8 @@ def test_bad_expression_underlines_and_keeps_the_graph(window, qtbot):
     assert len(selections) == 1
     assert selections[0].format.underlineStyle() == QTextCharFormat.WaveUnderline
     assert selections[0].cursor.block().blockNumber() == 1
-    assert window.editor.text() == text           # the user's text is untouched
-    assert item_by_label(window, "f").data_text == "15.0000"   # the old graph stays
+    assert window.editor.text() == text  # the user's text is untouched
+    assert item_by_label(window, "f").data_text == "15.0000"  # the old graph stays
     assert "Not run" in window.statusBar().currentMessage()
 
 
@@ -115,6 +118,7 @@ def test_nonfinite_nodes_are_flagged(window, qtbot):
 
 def test_missing_inputs_are_marked(window):
     from core.document.graph import GraphDocument, Node
+
     doc = GraphDocument()
     doc.add_node(Node("n1", "input", value=2.0, label="a"))
     doc.add_node(Node("n2", "op", "mul", label="m"))
@@ -128,6 +132,7 @@ def test_missing_inputs_are_marked(window):
 
 # -----------------------------------------------------------------------------
 # clicking, gradients, find
+
 
 def test_clicking_a_node_fills_the_inspector(window, qtbot):
     x = item_by_label(window, "x")
@@ -143,7 +148,7 @@ def test_backward_and_zero_grads(window):
     assert {it.grad_text for it in window.scene.node_items().values()} == {"0.0000"}
     window.actions["backward"].trigger()
     assert item_by_label(window, "y").grad_text == "8.0000"
-    window.actions["backward"].trigger()   # zeroes first: no doubling
+    window.actions["backward"].trigger()  # zeroes first: no doubling
     assert item_by_label(window, "y").grad_text == "8.0000"
 
 
@@ -184,6 +189,7 @@ def test_zoom_actions(window):
 # -----------------------------------------------------------------------------
 # export, files, screenshot
 
+
 def test_export_png_and_svg(window, tmp_path):
     png, svg = tmp_path / "g.png", tmp_path / "g.svg"
     assert window.export_png(png)
@@ -194,7 +200,7 @@ def test_export_png_and_svg(window, tmp_path):
     assert text.lstrip().startswith(("<?xml", "<svg"))
     assert ">f<" in text.replace(" ", "") or "f</text>" in text
     assert "15.0000" in text
-    assert window.scene.selection.selected_ids() == [window.session.current_id]   # selection kept
+    assert window.scene.selection.selected_ids() == [window.session.current_id]  # selection kept
 
 
 def test_save_and_open_a_file(window, qtbot, tmp_path):
@@ -214,7 +220,7 @@ def test_a_bad_file_keeps_the_example_open(window, tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text('{"format": "something else"}', encoding="utf-8")
     assert not window.open_file(bad)
-    assert "bad.json" in window.statusBar().currentMessage()   # the editor's box is for its text
+    assert "bad.json" in window.statusBar().currentMessage()  # the editor's box is for its text
     assert item_by_label(window, "f").data_text == "15.0000"
     assert not window.open_file(tmp_path / "missing.json")
     assert item_by_label(window, "f").data_text == "15.0000"
@@ -224,6 +230,7 @@ def test_screenshot_of_a_saved_file_and_of_a_bad_one(qtbot, tmp_path):
     good = tmp_path / "good.json"
     from core.document.expr import parse
     from core.files.graph_file import save
+
     save(parse("a = Value(2.0, label='a')\nb = a.tanh()\n"), good)
     out = tmp_path / "good.png"
     assert main(["--screenshot", str(out), str(good)]) == 0
@@ -231,7 +238,7 @@ def test_screenshot_of_a_saved_file_and_of_a_bad_one(qtbot, tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text("not json", encoding="utf-8")
     out = tmp_path / "bad.png"
-    assert main(["--screenshot", str(out), str(bad)]) == 0   # the example stays open
+    assert main(["--screenshot", str(out), str(bad)]) == 0  # the example stays open
     assert not QImage(str(out)).isNull()
 
 
@@ -245,6 +252,7 @@ def test_screenshot_option_writes_a_png(qtbot, tmp_path):
 # -----------------------------------------------------------------------------
 # large graphs (times are printed, never asserted)
 
+
 def _traced(nin, hidden):
     model = MLP(nin, hidden)
     return model([0.5 + 0.1 * i for i in range(nin)]), model
@@ -254,7 +262,7 @@ def test_a_1700_node_traced_graph_opens(window, qtbot):
     out, model = _traced(3, [24, 20, 1])
     started = time.perf_counter()
     assert window.open_value(out, model.parameters())
-    assert window.layout_pending        # arranged off the GUI thread
+    assert window.layout_pending  # arranged off the GUI thread
     qtbot.waitUntil(lambda: not window.layout_pending, timeout=60000)
     window.view.viewport().grab()
     elapsed = time.perf_counter() - started
@@ -267,7 +275,7 @@ def test_a_1700_node_traced_graph_opens(window, qtbot):
     # too large to show whole at a legible size: fitted to the legible floor, from the output
     assert window.view.zoom() * window.scene.theme.scale == pytest.approx(LOD_FIT)
     assert window.view.minimap.isVisible()
-    window.view.set_zoom(MIN_ZOOM)   # zoomed out by hand to the overview: all of it in view
+    window.view.set_zoom(MIN_ZOOM)  # zoomed out by hand to the overview: all of it in view
     assert window.view.minimap.isHidden()
 
 
@@ -287,11 +295,11 @@ def test_a_newer_request_wins_over_a_pending_layout(window, qtbot):
     out, model = _traced(3, [24, 20, 1])
     assert window.open_value(out, model.parameters())
     assert window.layout_pending
-    run(window, qtbot, "z = Value(1.0, label='z')\nw = z.exp()\n")   # small: shown at once
+    run(window, qtbot, "z = Value(1.0, label='z')\nw = z.exp()\n")  # small: shown at once
     assert not window.layout_pending
     assert window.scene.counts() == (2, 1)
     qtbot.waitUntil(lambda: not window._layout_workers, timeout=60000)
-    qtbot.wait(50)   # the stale result is delivered and dropped
+    qtbot.wait(50)  # the stale result is delivered and dropped
     assert window.scene.counts() == (2, 1)
 
 

@@ -4,6 +4,7 @@ In 6.12.0 every call of a void C++ method dropped one reference to None; after a
 few thousand calls CPython aborts with "Fatal Python error: none_dealloc". We pin a
 release without the bug (pyproject.toml); this test fails loudly if it comes back.
 """
+
 import subprocess
 import sys
 
@@ -26,12 +27,13 @@ sys.exit(0 if after >= before - 10 else 3)
 def test_void_calls_do_not_drop_references_to_none():
     # In a subprocess: with the bug the interpreter aborts, which must fail this test,
     # not kill the whole test session.
-    result = subprocess.run([sys.executable, "-c", CHECK], capture_output=True, text=True,
-                            timeout=120)
+    result = subprocess.run([sys.executable, "-c", CHECK], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, (
-        f"PySide6 drops references to None (rc={result.returncode}): {result.stdout} {result.stderr[-500:]}")
+        f"PySide6 drops references to None (rc={result.returncode}): {result.stdout} {result.stderr[-500:]}"
+    )
 
 
 def test_pinned_pyside_version_is_not_the_broken_one():
     import PySide6
+
     assert not PySide6.__version__.startswith("6.12.0")

@@ -3,6 +3,7 @@
 Start and stop a run a hundred times; close mid-run; extreme settings. Whatever happens, no
 thread is left behind, nothing hangs, and the app keeps running.
 """
+
 import time
 
 import pytest
@@ -10,8 +11,16 @@ import pytest
 from app.training.controller import TrainingController
 from core.training.config import MICROGRAD_DEMO, TrainConfig
 
-SMALL = TrainConfig(dataset="xor", n_samples=40, hidden_sizes=(4,), activation=("tanh", "linear"),
-                    steps=10_000, boundary_every=5, boundary_resolution=12, neuron_resolution=6)
+SMALL = TrainConfig(
+    dataset="xor",
+    n_samples=40,
+    hidden_sizes=(4,),
+    activation=("tanh", "linear"),
+    steps=10_000,
+    boundary_every=5,
+    boundary_resolution=12,
+    neuron_resolution=6,
+)
 
 
 def test_hundred_start_stop_cycles_leave_no_thread(qtbot):
@@ -57,15 +66,19 @@ def test_extreme_learning_rates_diverge_cleanly(qtbot, lr):
         controller.shutdown()
 
 
-@pytest.mark.parametrize("text, flagged", [
-    ("x = Value(0.0, label='x')\nf = x.log()", "f"),
-    ("x = Value(1e308, label='x')\nf = x * 10.0", "f"),
-    ("x = Value(-1.0, label='x')\nf = x ** 0.5", "f"),
-    ("x = Value(0.0, label='x')\nf = 1.0 / x", "f"),
-    ("x = Value(800.0, label='x')\nf = x.exp() - x.exp()", "f"),
-])
+@pytest.mark.parametrize(
+    "text, flagged",
+    [
+        ("x = Value(0.0, label='x')\nf = x.log()", "f"),
+        ("x = Value(1e308, label='x')\nf = x * 10.0", "f"),
+        ("x = Value(-1.0, label='x')\nf = x ** 0.5", "f"),
+        ("x = Value(0.0, label='x')\nf = 1.0 / x", "f"),
+        ("x = Value(800.0, label='x')\nf = x.exp() - x.exp()", "f"),
+    ],
+)
 def test_non_finite_numbers_are_flagged_in_the_graph_never_a_crash(qtbot, text, flagged):
     from app.main_window import MainWindow
+
     window = MainWindow()
     qtbot.addWidget(window)
     window.editor.set_text(text)

@@ -1,4 +1,5 @@
 """SlicedJob (app/slices.py): a generator resumed a slice per event-loop turn."""
+
 from PySide6.QtCore import QTimer
 
 import app.slices
@@ -12,7 +13,7 @@ def counting(done, n):
 
 
 def test_a_job_goes_back_to_the_event_loop_between_slices(qtbot, monkeypatch):
-    monkeypatch.setattr(app.slices, "SLICE_SECONDS", 0.0)   # one step per slice
+    monkeypatch.setattr(app.slices, "SLICE_SECONDS", 0.0)  # one step per slice
     done, turns = [], []
     other = QTimer()
     other.setInterval(0)
@@ -23,7 +24,7 @@ def test_a_job_goes_back_to_the_event_loop_between_slices(qtbot, monkeypatch):
         job.start()
     other.stop()
     assert done == [0, 1, 2, 3, 4] and not job.active
-    assert len({n for n in turns if 0 < n < 5}) >= 3   # the other timer ran in between, again and again
+    assert len({n for n in turns if 0 < n < 5}) >= 3  # the other timer ran in between, again and again
 
 
 def test_run_to_end_does_the_rest_at_once(qapp):

@@ -1,4 +1,5 @@
 """tests/core runs without a display: no Qt fixture may be used here."""
+
 import pytest
 
 QT_FIXTURES = {"qtbot", "qapp", "qtlog", "qtmodeltester"}
@@ -8,5 +9,4 @@ def pytest_collection_modifyitems(items):
     for item in items:
         used = QT_FIXTURES.intersection(getattr(item, "fixturenames", ()))
         if used and "tests/core" in str(item.fspath).replace("\\", "/"):
-            item.add_marker(pytest.mark.xfail(reason=f"Qt fixture {used} in tests/core", strict=True,
-                                              run=False))
+            item.add_marker(pytest.mark.xfail(reason=f"Qt fixture {used} in tests/core", strict=True, run=False))

@@ -1,5 +1,6 @@
 """The Value engine: the micrograd tutorial's numbers, every op's derivative, IEEE numerics,
 deep graphs and reference-cycle-free memory."""
+
 import gc
 import math
 import random
@@ -12,10 +13,11 @@ from core.engine import Value, recompute, topological_order, zero_grad
 
 # -- the tutorial and micrograd's own tests -----------------------------------
 
+
 def test_tutorial_example():
     x = Value(2.0, label="x")
     y = Value(3.0, label="y")
-    f = x * y + y ** 2
+    f = x * y + y**2
     f.backward()
     assert f.data == 15.0
     assert x.grad == 3.0
@@ -37,13 +39,13 @@ def test_micrograd_more_ops():
     a = Value(-4.0)
     b = Value(2.0)
     c = a + b
-    d = a * b + b ** 3
+    d = a * b + b**3
     c += c + 1
     c += 1 + c + (-a)
     d += d * 2 + (b + a).relu()
     d += 3 * d + (b - a).relu()
     e = c - d
-    f = e ** 2
+    f = e**2
     g = f / 2.0
     g += 10.0 / f
     g.backward()
@@ -90,7 +92,7 @@ def test_ints_are_wrapped_and_bad_operands_refused():
     x = Value(2)
     assert isinstance(x.data, float)
     assert (x + 1).data == 3.0 and (1 - x).data == -1.0 and (3 / x).data == 1.5
-    assert (2 ** x).data == 4.0
+    assert (2**x).data == 4.0
     for bad in ("3", None, [1], True):
         with pytest.raises(TypeError):
             x + bad
@@ -111,9 +113,9 @@ UNARY = {
     "exp": lambda v: v.exp(),
     "log": lambda v: v.log(),
     "sigmoid": lambda v: v.sigmoid(),
-    "pow3": lambda v: v ** 3,
-    "pow-0.5": lambda v: v ** -0.5,
-    "rpow": lambda v: 2.0 ** v,
+    "pow3": lambda v: v**3,
+    "pow-0.5": lambda v: v**-0.5,
+    "rpow": lambda v: 2.0**v,
 }
 BINARY = {
     "add": lambda a, b: a + b,
@@ -171,10 +173,10 @@ def _random_expression(rng, leaves, size):
 
 
 @settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 10**6), size=st.integers(1, 25),
-       xs=st.lists(st.floats(-1.5, 1.5), min_size=3, max_size=3))
+@given(seed=st.integers(0, 10**6), size=st.integers(1, 25), xs=st.lists(st.floats(-1.5, 1.5), min_size=3, max_size=3))
 def test_random_expressions_match_finite_differences(seed, size, xs):
     from core.gradcheck import gradcheck
+
     leaves = [Value(x, label=f"x{i}") for i, x in enumerate(xs)]
     out = _random_expression(random.Random(seed), leaves, size)
     if not math.isfinite(out.data) or abs(out.data) > 1e6:
@@ -188,28 +190,31 @@ def test_random_expressions_match_finite_differences(seed, size, xs):
 INF, NAN = math.inf, math.nan
 
 
-@pytest.mark.parametrize("build, expected", [
-    (lambda: Value(1e308) * 10, INF),
-    (lambda: Value(-1e308) * 10, -INF),
-    (lambda: Value(0.0).log(), -INF),
-    (lambda: Value(-1.0).log(), NAN),
-    (lambda: Value(1.0) / 0, INF),
-    (lambda: Value(-1.0) / 0, -INF),
-    (lambda: Value(0.0) / 0, NAN),
-    (lambda: Value(1.0) / -0.0, -INF),
-    (lambda: Value(-8.0) ** 0.5, NAN),
-    (lambda: Value(10.0) ** 400, INF),
-    (lambda: Value(-10.0) ** 401, -INF),
-    (lambda: Value(0.0) ** -1, INF),
-    (lambda: Value(1000.0).exp(), INF),
-    (lambda: Value(-1000.0).exp(), 0.0),
-    (lambda: Value(-1000.0).sigmoid(), 0.0),
-    (lambda: Value(1000.0).sigmoid(), 1.0),
-    (lambda: 10.0 ** Value(400.0), INF),
-    (lambda: (-8.0) ** Value(0.5), NAN),
-    (lambda: Value(INF) - INF, NAN),
-    (lambda: Value(NAN).relu(), NAN),  # a nan must not hide behind a ReLU
-])
+@pytest.mark.parametrize(
+    "build, expected",
+    [
+        (lambda: Value(1e308) * 10, INF),
+        (lambda: Value(-1e308) * 10, -INF),
+        (lambda: Value(0.0).log(), -INF),
+        (lambda: Value(-1.0).log(), NAN),
+        (lambda: Value(1.0) / 0, INF),
+        (lambda: Value(-1.0) / 0, -INF),
+        (lambda: Value(0.0) / 0, NAN),
+        (lambda: Value(1.0) / -0.0, -INF),
+        (lambda: Value(-8.0) ** 0.5, NAN),
+        (lambda: Value(10.0) ** 400, INF),
+        (lambda: Value(-10.0) ** 401, -INF),
+        (lambda: Value(0.0) ** -1, INF),
+        (lambda: Value(1000.0).exp(), INF),
+        (lambda: Value(-1000.0).exp(), 0.0),
+        (lambda: Value(-1000.0).sigmoid(), 0.0),
+        (lambda: Value(1000.0).sigmoid(), 1.0),
+        (lambda: 10.0 ** Value(400.0), INF),
+        (lambda: (-8.0) ** Value(0.5), NAN),
+        (lambda: Value(INF) - INF, NAN),
+        (lambda: Value(NAN).relu(), NAN),  # a nan must not hide behind a ReLU
+    ],
+)
 def test_ieee_numerics(build, expected):
     out = build()
     assert isinstance(out.data, float)
@@ -230,10 +235,11 @@ def test_backward_through_zero_division_gives_inf_not_exception():
 
 # -- graph walks ------------------------------------------------------------------
 
+
 def test_topological_order_is_deterministic_and_complete():
     x, y = Value(1.0), Value(2.0)
     m = x * y
-    p = y ** 2
+    p = y**2
     f = m + p
     assert topological_order(f) == [x, y, m, p, f]
     order = topological_order(f)
@@ -250,6 +256,7 @@ def micrograd_build_topo(root):
             for child in v._prev:
                 build_topo(child)
             topo.append(v)
+
     build_topo(root)
     return topo
 
@@ -258,9 +265,9 @@ def micrograd_build_topo(root):
 def test_topological_order_is_micrograds_order(seed):
     rng = random.Random(seed)
     nodes = [Value(rng.uniform(-1, 1)) for _ in range(4)]
-    for _ in range(60):   # shared operands, a*a, unary and binary ops, leaves made on the way
+    for _ in range(60):  # shared operands, a*a, unary and binary ops, leaves made on the way
         a, b = rng.choice(nodes), rng.choice(nodes)
-        nodes.append(rng.choice([a + b, a * b, a - 1.5, a.tanh(), -a, a * a, 2.0 * a, a ** 2]))
+        nodes.append(rng.choice([a + b, a * b, a - 1.5, a.tanh(), -a, a * a, 2.0 * a, a**2]))
     root = sum(nodes[-8:], nodes[0])
     assert topological_order(root) == micrograd_build_topo(root)
 
@@ -276,7 +283,7 @@ def build_chain(depth):
 def test_million_deep_chain_goes_forward_and_backward():
     x, out = build_chain(1_000_000)
     out.backward()
-    assert x.grad == pytest.approx(1.0000001 ** 500_000, rel=1e-9)
+    assert x.grad == pytest.approx(1.0000001**500_000, rel=1e-9)
     del out  # freeing a million-deep chain must not overflow the C stack either
 
 
@@ -291,6 +298,7 @@ def test_recompute_refreshes_data_and_closures():
 
 
 # -- memory: a dropped graph is freed by reference counting alone -------------
+
 
 def test_no_cyclic_garbage_after_dropping_a_big_graph():
     gc.collect()
@@ -312,16 +320,17 @@ def test_no_cyclic_garbage_after_dropping_a_big_graph():
 
 # -- gradients at the edges (issue 20): the limits a float64 reference takes -------------
 
+
 def test_zero_to_a_positive_power_has_zero_grad_not_nan():
     x = Value(2.0)
-    out = 0.0 ** x
+    out = 0.0**x
     out.backward()
     assert out.data == 0.0 and x.grad == 0.0
 
 
 def test_x_to_the_zero_at_zero_has_zero_grad_not_nan():
     x = Value(0.0)
-    out = x ** 0
+    out = x**0
     out.backward()
     assert out.data == 1.0 and x.grad == 0.0
 
@@ -348,10 +357,10 @@ def test_division_and_log_divide_out_grad_instead_of_multiplying_by_an_overflowi
 
 # -- what a node costs (issue 21): one `_backward` per op kind, operands in slots ---------
 
+
 def every_op(x, y):
     """One node of every op the engine has, on Values x and y."""
-    return [x + y, x - y, x * y, x / y, x ** 3, 2.0 ** x, -x, x.relu(), x.tanh(), x.exp(), x.log(),
-            x.sigmoid()]
+    return [x + y, x - y, x * y, x / y, x**3, 2.0**x, -x, x.relu(), x.tanh(), x.exp(), x.log(), x.sigmoid()]
 
 
 def test_each_op_kind_shares_one_backward_function_without_closure():
@@ -359,8 +368,8 @@ def test_each_op_kind_shares_one_backward_function_without_closure():
     second = every_op(Value(0.5), Value(3.0))
     for a, b in zip(first, second):
         assert a._op[:2] == b._op[:2]
-        assert a._backward is b._backward, a._op   # one function per op kind, not one per node
-        assert a._backward.__closure__ is None      # nothing captured: it reads the node it is given
+        assert a._backward is b._backward, a._op  # one function per op kind, not one per node
+        assert a._backward.__closure__ is None  # nothing captured: it reads the node it is given
     assert len({node._backward for node in first}) == len(first)
 
 
@@ -376,7 +385,7 @@ def test_building_a_node_adds_one_object_for_the_cyclic_collector():
         added = len(gc.get_objects()) - before
     finally:
         gc.enable()
-    assert 9000 <= added <= 9000 + 50   # 9,000 nodes: the Values alone (micrograd's closures: ~6 each)
+    assert 9000 <= added <= 9000 + 50  # 9,000 nodes: the Values alone (micrograd's closures: ~6 each)
     assert len(topological_order(total)) == 9000 + 10
 
 
@@ -384,20 +393,20 @@ def test_prev_reads_the_operand_slots_in_order():
     a, b = Value(2.0), Value(3.0)
     assert (a - b)._prev == (a, b) and (b - a)._prev == (b, a)
     assert (a * a)._prev == (a, a)
-    assert a.tanh()._prev == (a,) and (a ** 2)._prev == (a,) and (2.0 ** a)._prev == (a,)
+    assert a.tanh()._prev == (a,) and (a**2)._prev == (a,) and (2.0**a)._prev == (a,)
     assert a._prev == () and Value(1.0, (a, b), "*")._prev == (a, b) and Value(1.0, (a,), "neg")._prev == (a,)
 
 
 def test_every_op_node_has_every_slot_set():
     for node in every_op(Value(1.5), Value(2.5)) + [Value(1.0), Value(1.0, (Value(2.0),), "tanh")]:
         for slot in Value.__slots__:
-            getattr(node, slot)   # an unset slot would raise AttributeError
+            getattr(node, slot)  # an unset slot would raise AttributeError
         assert node.data.__class__ is float and node.grad == 0.0 and node.label == ""
 
 
 def test_pow_and_rpow_keep_their_number_on_the_node():
     x = Value(3.0)
-    p, r = x ** 2, 0.5 ** x
+    p, r = x**2, 0.5**x
     assert (p._op, p._param, r._op, r._param) == ("**2", 2, "0.5**", 0.5)
     x.data = 4.0
     recompute(p)

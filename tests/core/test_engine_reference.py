@@ -15,6 +15,7 @@ local derivative and grad of the reference must be 0 or between 1e-300 and
 that cancels or underflows is not a gradient bug). Points where an op is not
 differentiable are skipped, except relu at 0, which takes 0 like PyTorch.
 """
+
 import math
 
 import pytest
@@ -37,6 +38,7 @@ SMALL, LARGE = mpmath.mpf("1e-300"), mpmath.mpf("1e300")
 
 # -- our engine --------------------------------------------------------------------
 
+
 def apply_ours(name, args, param):
     a = args[0]
     if name == "add":
@@ -50,13 +52,14 @@ def apply_ours(name, args, param):
     if name == "neg":
         return -a
     if name == "pow":
-        return a ** param
+        return a**param
     if name == "rpow":
-        return param ** a
+        return param**a
     return {"relu": a.relu, "tanh": a.tanh, "exp": a.exp, "log": a.log, "sigmoid": a.sigmoid}[name]()
 
 
 # -- the reference -----------------------------------------------------------------
+
 
 def ref_forward(name, args, param):
     """The op in mpmath; None where it is undefined (or not real)."""
@@ -99,8 +102,8 @@ def ref_local(name, args, param, i):
     x = args[i]
     h = (abs(x) if x != 0 else SMALL * mpmath.mpf("1e-30")) * mpmath.mpf("1e-40")
     with mp.workdps(800):  # enough for x + h against the other operand, 1e-300 to 1e300
-        up = ref_forward(name, args[:i] + [x + h] + args[i + 1:], param)
-        down = ref_forward(name, args[:i] + [x - h] + args[i + 1:], param)
+        up = ref_forward(name, args[:i] + [x + h] + args[i + 1 :], param)
+        down = ref_forward(name, args[:i] + [x - h] + args[i + 1 :], param)
         if up is None or down is None:
             return None
         return (up - down) / (2 * h)
@@ -112,6 +115,7 @@ def in_range(x):
 
 # -- expressions -------------------------------------------------------------------
 
+
 @st.composite
 def expressions(draw):
     leaves = draw(st.lists(LEAF, min_size=1, max_size=3))
@@ -119,12 +123,20 @@ def expressions(draw):
     for n in range(draw(st.integers(1, 5))):
         count = len(leaves) + n
         if draw(st.booleans()):
-            steps.append((draw(st.sampled_from(BINARY)),
-                          [draw(st.integers(0, count - 1)), draw(st.integers(0, count - 1))], None))
+            steps.append(
+                (
+                    draw(st.sampled_from(BINARY)),
+                    [draw(st.integers(0, count - 1)), draw(st.integers(0, count - 1))],
+                    None,
+                )
+            )
         else:
             name = draw(st.sampled_from(UNARY))
-            param = draw(st.sampled_from(POW_K)) if name == "pow" else (
-                draw(st.sampled_from(RPOW_C)) if name == "rpow" else None)
+            param = (
+                draw(st.sampled_from(POW_K))
+                if name == "pow"
+                else (draw(st.sampled_from(RPOW_C)) if name == "rpow" else None)
+            )
             steps.append((name, [draw(st.integers(0, count - 1))], param))
     return leaves, steps
 
@@ -173,17 +185,17 @@ def compare(leaves, steps):
         for k, value in enumerate(ours):
             tolerance = mpmath.mpf("1e-9") * size[k] + err[k]
             assert math.isfinite(value.grad) and abs(value.grad - grad[k]) <= tolerance, (
-                f"leaf {k} = {leaves[k]!r}: grad {value.grad!r}, reference {mpmath.nstr(grad[k], 20)}"
-                f" in {steps}")
+                f"leaf {k} = {leaves[k]!r}: grad {value.grad!r}, reference {mpmath.nstr(grad[k], 20)} in {steps}"
+            )
     return True
 
 
 def test_the_reference_sees_each_edge_the_issue_names():
     """The four faults of issue 20, through the property test's own comparison."""
-    assert compare([1e-200, 1e-200], [("div", [0, 1], None)])     # b.grad was -inf
-    assert compare([1e-160, 1e-160], [("div", [0, 1], None)])     # b.grad was 1e-5 off
-    assert compare([2.0], [("rpow", [0], 0.0)])                   # 0.0 ** x: x.grad was nan
-    assert compare([0.0], [("pow", [0], 0)])                      # x ** 0 at 0: x.grad was nan
+    assert compare([1e-200, 1e-200], [("div", [0, 1], None)])  # b.grad was -inf
+    assert compare([1e-160, 1e-160], [("div", [0, 1], None)])  # b.grad was 1e-5 off
+    assert compare([2.0], [("rpow", [0], 0.0)])  # 0.0 ** x: x.grad was nan
+    assert compare([0.0], [("pow", [0], 0)])  # x ** 0 at 0: x.grad was nan
     assert compare([1e-200, 3.0], [("log", [0], None), ("mul", [2, 1], None)])
 
 
@@ -201,11 +213,11 @@ def test_random_expressions_match_a_60_digit_reference(expression):
 def test_a_good_share_of_random_expressions_is_compared():
     """The filters above must leave most expressions in: else the property test proves little."""
     import random
+
     rng = random.Random(20)
     compared = total = 0
     for _ in range(300):
-        leaves = [rng.choice(POOL) if rng.random() < 0.6 else rng.uniform(-5, 5)
-                  for _ in range(rng.randint(1, 3))]
+        leaves = [rng.choice(POOL) if rng.random() < 0.6 else rng.uniform(-5, 5) for _ in range(rng.randint(1, 3))]
         steps = []
         for n in range(rng.randint(1, 5)):
             count = len(leaves) + n

@@ -1,4 +1,5 @@
 """One number formatter for every view (core/format.py)."""
+
 import math
 
 from core.format import format_number, full_number
@@ -44,6 +45,7 @@ def test_large_numbers_go_scientific_and_odd_ones_are_spelled_out():
 def test_the_app_theme_uses_the_same_formatter():
     import ast
     from pathlib import Path
+
     source = (Path(__file__).parents[2] / "app" / "look" / "theme.py").read_text(encoding="utf-8")
     defined = [n.name for n in ast.walk(ast.parse(source)) if isinstance(n, ast.FunctionDef)]
     assert "format_number" not in defined and "from core.format import format_number" in source

@@ -21,6 +21,7 @@ def test_gradcheck_flags_a_wrong_backward():
 
     def wrong(out):
         x.grad += 3.0 * out.grad  # should be 2x = 1.0
+
     out._backward = wrong
     (check,) = gradcheck(out)
     assert not check.ok and check.rel_error > 0.1

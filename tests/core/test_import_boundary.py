@@ -1,4 +1,5 @@
 """core is a Qt-free library: it never imports PySide6, shiboken6, pyqtgraph or app."""
+
 import ast
 import pathlib
 import subprocess
@@ -17,18 +18,21 @@ def test_no_forbidden_import_statements_in_core():
                 names = [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
                 names = [node.module]
-            offenders += [f"{path.name}:{node.lineno} {n}" for n in names
-                          if n.split(".")[0] in FORBIDDEN]
+            offenders += [f"{path.name}:{node.lineno} {n}" for n in names if n.split(".")[0] in FORBIDDEN]
     assert offenders == []
 
 
 def test_importing_every_core_module_loads_no_qt():
     core = ROOT / "core"
-    modules = sorted(".".join(p.relative_to(ROOT).with_suffix("").parts)
-                     for p in core.rglob("*.py") if p.stem != "__init__")
+    modules = sorted(
+        ".".join(p.relative_to(ROOT).with_suffix("").parts) for p in core.rglob("*.py") if p.stem != "__init__"
+    )
     assert "core.document.graph" in modules and "core.engine" in modules
-    code = ("import sys\n" + "".join(f"import {m}\n" for m in modules) +
-            f"bad = [m for m in sys.modules if m.split('.')[0] in {FORBIDDEN!r}]\n"
-            "print(bad)\nsys.exit(1 if bad else 0)\n")
+    code = (
+        "import sys\n"
+        + "".join(f"import {m}\n" for m in modules)
+        + f"bad = [m for m in sys.modules if m.split('.')[0] in {FORBIDDEN!r}]\n"
+        "print(bad)\nsys.exit(1 if bad else 0)\n"
+    )
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr

@@ -23,6 +23,7 @@ def numeric_grad(f, xs, i, h=1e-6):
 # -----------------------------------------------------------------------------
 # hinge
 
+
 def test_hinge_by_hand():
     s = values(0.5, -2.0, 3.0)
     loss = hinge_loss(s, [1, 1, -1])
@@ -48,6 +49,7 @@ def test_hinge_takes_zero_as_the_negative_label():
 # -----------------------------------------------------------------------------
 # mse
 
+
 def test_mse_by_hand():
     s = values(0.5, -2.0)
     loss = mse_loss(s, [1, -1])
@@ -59,6 +61,7 @@ def test_mse_by_hand():
 
 # -----------------------------------------------------------------------------
 # binary cross-entropy
+
 
 def sigmoid(x):
     return 1 / (1 + math.exp(-x))
@@ -104,6 +107,7 @@ def test_bce_gradient_matches_finite_differences():
 # -----------------------------------------------------------------------------
 # L2 and accuracy
 
+
 def test_l2_by_hand():
     p = values(1.0, 2.0, -3.0)
     reg = l2_regularization(p, 0.1)
@@ -114,8 +118,7 @@ def test_l2_by_hand():
 
 def test_losses_return_values():
     s = values(0.1, -0.2)
-    for loss in (hinge_loss(s, [1, -1]), mse_loss(s, [1, -1]), bce_loss(s, [1, -1]),
-                 l2_regularization(s, 1e-4)):
+    for loss in (hinge_loss(s, [1, -1]), mse_loss(s, [1, -1]), bce_loss(s, [1, -1]), l2_regularization(s, 1e-4)):
         assert isinstance(loss, Value)
 
 
@@ -128,6 +131,7 @@ def test_accuracy():
 
 # -----------------------------------------------------------------------------
 # float versions agree exactly; errors
+
 
 @pytest.mark.parametrize("name, fn", [("hinge", hinge_loss), ("mse", mse_loss), ("bce", bce_loss)])
 def test_float_losses_equal_value_losses(name, fn):

@@ -1,4 +1,5 @@
 """Training for a long time does not grow memory: graphs are freed (or replayed), nothing accumulates."""
+
 import gc
 import sys
 
@@ -20,8 +21,15 @@ def rss_kib():
 
 @pytest.mark.parametrize("batch_size", [None, 8], ids=["full-batch replay", "mini-batch rebuild"])
 def test_rss_growth_over_1000_steps_is_small(batch_size):
-    cfg = TrainConfig(dataset="moons", n_samples=60, hidden_sizes=(8,), activation=("tanh", "linear"),
-                      steps=2000, batch_size=batch_size, lr=0.05)
+    cfg = TrainConfig(
+        dataset="moons",
+        n_samples=60,
+        hidden_sizes=(8,),
+        activation=("tanh", "linear"),
+        steps=2000,
+        batch_size=batch_size,
+        lr=0.05,
+    )
     trainer = Trainer(cfg)
     for _ in range(100):  # warm up: first graphs, caches, allocator pools
         trainer.step()

@@ -25,6 +25,7 @@ def random_mlp(rng):
 # -----------------------------------------------------------------------------
 # construction
 
+
 def test_parameter_count_of_micrograds_demo_network():
     model = MLP(2, [16, 16, 1])
     # (2 weights + 1 bias) * 16 + (16 + 1) * 16 + (16 + 1) * 1
@@ -97,6 +98,7 @@ def test_module_base_has_no_parameters():
 
 # -----------------------------------------------------------------------------
 # forward passes
+
 
 def test_neuron_computes_activation_of_weighted_sum():
     n = Neuron(2, "tanh")
@@ -188,6 +190,7 @@ def test_same_numbers_as_micrograd_with_the_same_weights():
 # -----------------------------------------------------------------------------
 # gradients and zero_grad
 
+
 def test_zero_grad_resets_every_parameter():
     model = MLP(2, [3, 1])
     for p in model.parameters():
@@ -200,6 +203,7 @@ def test_zero_grad_resets_every_parameter():
 
 # -----------------------------------------------------------------------------
 # state
+
 
 def test_state_round_trips_through_json():
     a = MLP(2, [3, 2, 1], rng=random.Random(1))

@@ -6,6 +6,7 @@ For every row and at several points (negative, zero where defined, large), the
 local derivative times out.grad; and the op must survive the document's round
 trip: compile, trace back to the same op, export as code, parse back.
 """
+
 import math
 
 import pytest
@@ -26,8 +27,8 @@ CALLS = {
     "mul": lambda a, b: a * b,
     "div": lambda a, b: a / b,
     "neg": lambda a: -a,
-    "pow": lambda a, k: a ** k,
-    "rpow": lambda a, c: c ** a,
+    "pow": lambda a, k: a**k,
+    "rpow": lambda a, c: c**a,
     "relu": lambda a: a.relu(),
     "tanh": lambda a: a.tanh(),
     "exp": lambda a: a.exp(),
@@ -38,23 +39,54 @@ CALLS = {
 BIG, TINY = 1e200, 1e-200
 # per op: (operands, param) points; negative, zero where defined, large
 POINTS = {
-    "add": [((2.0, 3.0), None), ((-1.5, 0.25), None), ((0.0, -0.0), None), ((BIG, -3e199), None),
-            ((1e308, 1e308), None)],
+    "add": [
+        ((2.0, 3.0), None),
+        ((-1.5, 0.25), None),
+        ((0.0, -0.0), None),
+        ((BIG, -3e199), None),
+        ((1e308, 1e308), None),
+    ],
     "sub": [((2.0, 3.0), None), ((-1.5, 0.25), None), ((0.0, 0.0), None), ((BIG, -BIG), None)],
-    "mul": [((2.0, 3.0), None), ((-1.5, 0.25), None), ((0.0, -7.0), None), ((BIG, BIG), None),
-            ((TINY, TINY), None)],
-    "div": [((6.0, 3.0), None), ((-1.5, 0.25), None), ((0.0, 4.0), None), ((1.0, 0.0), None),
-            ((TINY, TINY), None), ((BIG, 1e-120), None), ((-3.0, BIG), None)],
+    "mul": [((2.0, 3.0), None), ((-1.5, 0.25), None), ((0.0, -7.0), None), ((BIG, BIG), None), ((TINY, TINY), None)],
+    "div": [
+        ((6.0, 3.0), None),
+        ((-1.5, 0.25), None),
+        ((0.0, 4.0), None),
+        ((1.0, 0.0), None),
+        ((TINY, TINY), None),
+        ((BIG, 1e-120), None),
+        ((-3.0, BIG), None),
+    ],
     "neg": [((2.0,), None), ((-1.5,), None), ((0.0,), None), ((BIG,), None)],
-    "pow": [((3.0,), 2), ((-2.0,), 3), ((0.0,), 2), ((0.0,), 0), ((2.0,), 0), ((4.0,), 0.5),
-            ((0.0,), 0.5), ((-2.0,), -1), ((0.0,), -1), ((1e100,), 4), ((-8.0,), 0.5), ((TINY,), -2)],
-    "rpow": [((1.5,), 2.0), ((-2.0,), 0.5), ((0.0,), 10.0), ((3.0,), 0.0), ((0.0,), 0.0),
-             ((-1.0,), 0.0), ((400.0,), 10.0), ((3.0,), -2.0), ((0.5,), -2.0)],
+    "pow": [
+        ((3.0,), 2),
+        ((-2.0,), 3),
+        ((0.0,), 2),
+        ((0.0,), 0),
+        ((2.0,), 0),
+        ((4.0,), 0.5),
+        ((0.0,), 0.5),
+        ((-2.0,), -1),
+        ((0.0,), -1),
+        ((1e100,), 4),
+        ((-8.0,), 0.5),
+        ((TINY,), -2),
+    ],
+    "rpow": [
+        ((1.5,), 2.0),
+        ((-2.0,), 0.5),
+        ((0.0,), 10.0),
+        ((3.0,), 0.0),
+        ((0.0,), 0.0),
+        ((-1.0,), 0.0),
+        ((400.0,), 10.0),
+        ((3.0,), -2.0),
+        ((0.5,), -2.0),
+    ],
     "relu": [((2.0,), None), ((-1.5,), None), ((0.0,), None), ((BIG,), None)],
     "tanh": [((0.5,), None), ((-3.0,), None), ((0.0,), None), ((20.0,), None), ((-BIG,), None)],
     "exp": [((1.0,), None), ((-2.0,), None), ((0.0,), None), ((700.0,), None), ((1000.0,), None)],
-    "log": [((0.5,), None), ((1.0,), None), ((TINY,), None), ((BIG,), None), ((0.0,), None),
-            ((-1.0,), None)],
+    "log": [((0.5,), None), ((1.0,), None), ((TINY,), None), ((BIG,), None), ((0.0,), None), ((-1.0,), None)],
     "sigmoid": [((2.0,), None), ((-40.0,), None), ((0.0,), None), ((40.0,), None), ((-BIG,), None)],
 }
 CASES = [(name, operands, param) for name, points in POINTS.items() for operands, param in points]
@@ -79,6 +111,7 @@ def build(name, operands, param):
 
 # -- the table is whole -------------------------------------------------------------
 
+
 def test_every_row_has_a_call_a_point_and_consistent_columns():
     assert set(CALLS) == set(ops.BY_NAME) == set(POINTS) == set(OPS)
     for op in ops.TABLE:
@@ -100,19 +133,35 @@ def test_notation_reads_like_the_math():
 
 def test_names_symbols_and_engine_strings():
     assert [ops.lookup(s) for s in ("*", "**2", "**0.5", "2.0**", "neg")] == [
-        (ops.MUL, None), (ops.POW, 2), (ops.POW, 0.5), (ops.RPOW, 2.0), (ops.NEG, None)]
+        (ops.MUL, None),
+        (ops.POW, 2),
+        (ops.POW, 0.5),
+        (ops.RPOW, 2.0),
+        (ops.NEG, None),
+    ]
     with pytest.raises(ValueError, match="unknown op 'foo'"):
         ops.lookup("foo")
     assert [op_symbol("mul"), op_symbol("pow", 2.0), op_symbol("rpow", 0.5), op_symbol("sigmoid")] == [
-        "×", "**2", "0.5**", "σ"]
+        "×",
+        "**2",
+        "0.5**",
+        "σ",
+    ]
     assert [ops.short_text(s) for s in ("-", "*", "**2", "2.0**", "neg", "tanh")] == [
-        "−", "·", "^2", "2.0^x", "−x", "tanh"]
+        "−",
+        "·",
+        "^2",
+        "2.0^x",
+        "−x",
+        "tanh",
+    ]
     assert node_expression(Node("n", "op", "sub"), ["x", "y"]) == "x − y"
     assert node_expression(Node("n", "op", "pow", param=2.0), ["y"]) == "y^2"
     assert node_expression(Node("n", "op", "log"), ["x"]) == "log(x)"
 
 
 # -- each row against the engine ---------------------------------------------------
+
 
 @pytest.mark.parametrize("name, operands, param", CASES, ids=IDS)
 def test_the_method_computes_the_rows_forward_and_refresh_agrees(name, operands, param):
@@ -139,7 +188,8 @@ def test_backward_adds_the_rows_local_derivative_times_out_grad(name, operands, 
         assert close(leaf.grad, expected), (name, operands, leaf.grad, expected)
     # the debugger shows the same numbers
     assert [value for _text, value in local_derivatives(out)] == pytest.approx(
-        [local(out.data, *args) for local in op.local], nan_ok=True)
+        [local(out.data, *args) for local in op.local], nan_ok=True
+    )
 
 
 @pytest.mark.parametrize("name, operands, param", CASES, ids=IDS)
@@ -165,7 +215,8 @@ def test_the_op_compiles_traces_exports_and_parses_back(name, operands, param):
 
     back = parse(to_python(doc))
     assert [n.to_dict() | {"pos": None} for n in back.nodes.values()] == [
-        n.to_dict() | {"pos": None} for n in doc.nodes.values()]
+        n.to_dict() | {"pos": None} for n in doc.nodes.values()
+    ]
     assert same(compile_document(back).output.data, by_hand.data)
 
     text = forward_formula(by_hand, lambda v: "f" if v is by_hand else "ab"[_leaves.index(v)])

@@ -17,6 +17,7 @@ def param(data, grad):
 # -----------------------------------------------------------------------------
 # SGD
 
+
 def test_sgd_is_micrograds_update():
     p, q = param(1.0, 0.5), param(-2.0, -1.0)
     SGD([p, q], lr=0.1).step()
@@ -51,6 +52,7 @@ def test_sgd_zero_grad():
 # -----------------------------------------------------------------------------
 # Adam
 
+
 def test_adam_by_hand():
     p = param(1.0, 2.0)
     opt = Adam([p], lr=0.1)
@@ -78,6 +80,7 @@ def test_adam_first_step_is_about_lr_whatever_the_gradient_scale():
 
 # -----------------------------------------------------------------------------
 # both
+
 
 @pytest.mark.parametrize("make", [lambda ps: SGD(ps, lr=0.1, momentum=0.5), lambda ps: Adam(ps, lr=0.1)])
 def test_optimizers_minimise_a_quadratic(make):

@@ -49,7 +49,7 @@ def test_tape_backward_accumulates_like_value_backward():
 def test_release_frees_the_graph_and_keeps_what_others_hold():
     x, y = Value(2.0, label="x"), Value(3.0, label="y")
     baseline = sys.getrefcount(x)
-    f = x * y + y ** 2
+    f = x * y + y**2
     for _ in range(200):
         f = f * x + y
     order = topological_order(f)
@@ -58,4 +58,3 @@ def test_release_frees_the_graph_and_keeps_what_others_hold():
     assert order == []
     # every node that used x is gone: only this test still holds it
     assert sys.getrefcount(x) == baseline and x.data == 2.0
-

@@ -17,10 +17,22 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # The modules whose public API is annotated. Add a module here once its hints are in.
 ANNOTATED = [
-    "core/nn.py", "core/losses.py", "core/optim.py", "core/gradcheck.py", "core/ops.py", "core/format.py",
-    "core/document/names.py", "core/document/expr.py", "core/document/compile.py", "core/document/codegen.py",
-    "core/document/events.py", "core/document/blocks.py",
-    "core/files/atomic.py", "core/files/strict_json.py", "core/files/graph_file.py", "core/files/recovery.py",
+    "core/nn.py",
+    "core/losses.py",
+    "core/optim.py",
+    "core/gradcheck.py",
+    "core/ops.py",
+    "core/format.py",
+    "core/document/names.py",
+    "core/document/expr.py",
+    "core/document/compile.py",
+    "core/document/codegen.py",
+    "core/document/events.py",
+    "core/document/blocks.py",
+    "core/files/atomic.py",
+    "core/files/strict_json.py",
+    "core/files/graph_file.py",
+    "core/files/recovery.py",
     "core/files/training_session.py",
 ]
 
@@ -51,8 +63,10 @@ def test_every_public_function_says_what_it_returns():
 
 def test_the_return_check_can_fail(tmp_path):
     module = tmp_path / "sample.py"
-    module.write_text("def shown(x) -> int:\n    return x\n\ndef unsaid(x):\n    return x\n\n"
-                      "def _private(x):\n    return x\n\nclass A:\n    def method(self):\n        pass\n")
+    module.write_text(
+        "def shown(x) -> int:\n    return x\n\ndef unsaid(x):\n    return x\n\n"
+        "def _private(x):\n    return x\n\nclass A:\n    def method(self):\n        pass\n"
+    )
     names = [entry.split(" ")[1] for entry in _missing_returns(module, tmp_path)]
     assert names == ["unsaid", "A.method"]
 
@@ -73,9 +87,11 @@ def test_mypy_passes_on_the_annotated_modules(tmp_path):
     # settings come from [tool.mypy] in pyproject.toml; the two flags are repeated so a
     # run without that file still checks only these modules
     result = subprocess.run(
-        [*command, "--ignore-missing-imports", "--follow-imports=silent",
-         "--cache-dir", str(tmp_path), *ANNOTATED],
-        cwd=ROOT, capture_output=True, text=True, timeout=600,
+        [*command, "--ignore-missing-imports", "--follow-imports=silent", "--cache-dir", str(tmp_path), *ANNOTATED],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert result.returncode == 0, f"mypy found errors:\n{result.stdout}{result.stderr}"
 
@@ -85,6 +101,11 @@ def test_mypy_reports_a_wrong_hint(tmp_path):
     if command is None:
         pytest.skip("mypy is not installed")
     (tmp_path / "wrong.py").write_text("def half(x: int) -> str:\n    return x // 2\n")
-    result = subprocess.run([*command, "--cache-dir", str(tmp_path / "cache"), "wrong.py"], cwd=tmp_path,
-                            capture_output=True, text=True, timeout=600)
+    result = subprocess.run(
+        [*command, "--cache-dir", str(tmp_path / "cache"), "wrong.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert result.returncode != 0 and "return-value" in result.stdout

@@ -4,6 +4,7 @@ No module in app/debugger runs a `_backward` itself (the steppers in core do,
 inside a DebugSession), and the controller holds no stepper of its own making.
 These scans read the source with `ast`; they need no window.
 """
+
 import ast
 from pathlib import Path
 
@@ -39,8 +40,7 @@ def test_no_module_in_app_debugger_calls_backward():
 
 def test_the_controller_makes_no_stepper_itself():
     tree = ast.parse((PACKAGE / "controller.py").read_text(encoding="utf-8"))
-    imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
-                for alias in node.names}
+    imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) for alias in node.names}
     assert "DebugSession" in imported
     assert not imported & {"BackwardStepper", "ForwardStepper", "ForwardRecord"}
 
@@ -57,7 +57,7 @@ def test_play_waits_for_a_quiz_answer_without_redrawing(window, qtbot):
     changes = []
     ctrl.stateChanged.connect(lambda: changes.append(1))
     for _ in range(5):
-        ctrl._tick()                  # what the play timer calls
+        ctrl._tick()  # what the play timer calls
     assert ctrl.position == position and changes == [] and ctrl.playing
     ctrl.reveal_quiz()
     qtbot.waitUntil(lambda: ctrl.position > position, timeout=5000)

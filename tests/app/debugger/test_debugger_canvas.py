@@ -5,6 +5,7 @@ the debugger's state when they run, without building the records it passes.
 No timings here: the properties that keep a step cheap are counted instead.
 bench/bench_gui_step.py measures the times.
 """
+
 import pytest
 from PySide6.QtCore import QPointF
 
@@ -65,6 +66,7 @@ def centre(window):
 # -----------------------------------------------------------------------------
 # following the step
 
+
 def test_the_view_scrolls_only_when_the_steps_node_leaves_it(window):
     open_chain(window, 40)
     window.view.set_zoom(0.6)
@@ -78,12 +80,12 @@ def test_the_view_scrolls_only_when_the_steps_node_leaves_it(window):
         dbg.step()
         moved = (centre(window) - before).manhattanLength() > 0.5
         if was_in_sight:
-            assert not moved          # the node was in sight: the view stays put
+            assert not moved  # the node was in sight: the view stays put
             stayed += 1
         else:
             assert moved and in_sight(window, nid)
             scrolled += 1
-    assert scrolled >= 2 and stayed >= scrolled   # a scroll brings the next step in sight too
+    assert scrolled >= 2 and stayed >= scrolled  # a scroll brings the next step in sight too
 
 
 def test_without_follow_the_view_never_scrolls(window):
@@ -101,6 +103,7 @@ def test_without_follow_the_view_never_scrolls(window):
 # -----------------------------------------------------------------------------
 # long jumps
 
+
 def test_a_long_jump_builds_no_records_for_the_steps_it_passes(window, monkeypatch):
     open_big_graph(window)
     dbg = window.debugger
@@ -113,7 +116,7 @@ def test_a_long_jump_builds_no_records_for_the_steps_it_passes(window, monkeypat
     dbg.seek(0)
     dbg.run_to_end()
     assert len(st.order) > 600
-    assert len(built) < 20        # the record shown and the explanation's, not 1,400
+    assert len(built) < 20  # the record shown and the explanation's, not 1,400
 
 
 def test_the_forward_pass_starts_in_chunks_and_a_step_meanwhile_is_kept(window, qtbot):
@@ -122,8 +125,8 @@ def test_the_forward_pass_starts_in_chunks_and_a_step_meanwhile_is_kept(window, 
     dbg.reset()
     qtbot.waitUntil(lambda: not dbg.controller.refreshing, timeout=10000)
     dbg.forward_reset()
-    assert dbg.controller.refreshing               # the rest follows a chunk per loop turn
-    record = dbg.forward_step()                    # the first node computed, maybe not redrawn yet
+    assert dbg.controller.refreshing  # the rest follows a chunk per loop turn
+    record = dbg.forward_step()  # the first node computed, maybe not redrawn yet
     qtbot.waitUntil(lambda: not dbg.controller.refreshing, timeout=10000)
     items = window.scene.node_items()
     fs = dbg.forward_stepper
@@ -141,7 +144,7 @@ def test_a_forward_step_redraws_only_its_node(window, qtbot):
     open_big_graph(window)
     dbg = window.debugger
     dbg.reset()
-    dbg.seek(100)                  # part way: the grads are not those of the finished pass
+    dbg.seek(100)  # part way: the grads are not those of the finished pass
     dbg.forward_reset()
     qtbot.waitUntil(lambda: not dbg.controller.refreshing, timeout=10000)
     record = dbg.forward_step()
@@ -153,13 +156,13 @@ def test_a_quiz_grad_stays_hidden_while_a_long_jump_redraws(window, qtbot):
     open_big_graph(window)
     dbg = window.debugger
     dbg.controller.follow = False
-    window.view.centerOn(QPointF(window.scene.items_rect().left(), 0.0))   # far from the output
+    window.view.centerOn(QPointF(window.scene.items_rect().left(), 0.0))  # far from the output
     dbg.set_quiz_mode(True)
     dbg.reset()
-    root = dbg.stepper.root            # the compiled Value (open_value traces a copy)
+    root = dbg.stepper.root  # the compiled Value (open_value traces a copy)
     child = dbg.controller.nid(root._prev[0])
-    assert child in dbg.controller.canvas._pending    # not redrawn yet
-    dbg.step()                                        # the output's step: its operands' grads hidden
+    assert child in dbg.controller.canvas._pending  # not redrawn yet
+    dbg.step()  # the output's step: its operands' grads hidden
     qtbot.waitUntil(lambda: not dbg.controller.refreshing, timeout=10000)
     assert window.scene.node_item(child).texts()[2] == "?"
     dbg.answer_quiz(str(root._prev[0].grad))
@@ -183,18 +186,18 @@ def test_stopping_redraws_in_chunks_the_grads_of_one_backward(window, qtbot, pha
     for nid, value in window.session.values.items():
         item = items[nid]
         assert item.grad == value.grad and item.status is None and item.debug_mark is None
-        assert item.texts()[1:] == (item.data_text, item.grad_text)   # no '?' left
+        assert item.texts()[1:] == (item.data_text, item.grad_text)  # no '?' left
     root = window.session.output_value
     stepped = [v.grad for v in topological_order(root)]
-    window.session.backward()                 # what Stop ran until now
-    assert [v.grad for v in topological_order(root)] == stepped   # the same, to the last bit
+    window.session.backward()  # what Stop ran until now
+    assert [v.grad for v in topological_order(root)] == stepped  # the same, to the last bit
 
 
 def test_a_long_jump_on_a_big_graph_redraws_in_chunks(window, qtbot):
     open_big_graph(window)
     dbg = window.debugger
     dbg.reset()
-    assert dbg.controller.refreshing          # the rest follows a chunk per loop turn
+    assert dbg.controller.refreshing  # the rest follows a chunk per loop turn
     dbg.seek(len(dbg.stepper.order))
     qtbot.waitUntil(lambda: not dbg.controller.refreshing, timeout=10000)
     items = window.scene.node_items()

@@ -3,6 +3,7 @@
 The reference for every number is core: a BackwardStepper on a fresh copy of
 the same graph, or backward() itself.
 """
+
 import pytest
 from PySide6.QtCore import Qt
 
@@ -16,7 +17,7 @@ TUTORIAL = "x = Value(2.0, label='x')\ny = Value(3.0, label='y')\nf = x*y + y**2
 def tutorial_values():
     x = Value(2.0, label="x")
     y = Value(3.0, label="y")
-    f = x * y + y ** 2
+    f = x * y + y**2
     return x, y, f
 
 
@@ -47,21 +48,22 @@ def shown_grads(window):
 # -----------------------------------------------------------------------------
 # stepping
 
+
 def test_f10_steps_equal_the_core_stepper(window, qtbot):
     dbg = window.debugger
     root = window.session.output_value
     _x, _y, f = tutorial_values()
     reference = BackwardStepper(f)
-    for n in range(1, 4):                     # the first press from "Debugger ready" runs step 1
+    for n in range(1, 4):  # the first press from "Debugger ready" runs step 1
         press(window, qtbot, Qt.Key_F10)
         reference.step()
         assert dbg.phase == "backward" and dbg.stepper.position == n
         assert grads_by_topo(root) == grads_by_topo(f)
     x_item = window.scene.node_item(by_label(window, "x"))
-    assert x_item.texts()[2] == "3.0000"      # the canvas shows the new grad in place
+    assert x_item.texts()[2] == "3.0000"  # the canvas shows the new grad in place
     assert "backward pass is done" in window.statusBar().currentMessage()
     window.statusBar().clearMessage()
-    press(window, qtbot, Qt.Key_F10)          # F10 at the end: not a dead key, it says so
+    press(window, qtbot, Qt.Key_F10)  # F10 at the end: not a dead key, it says so
     assert dbg.stepper.position == 3 and "backward pass is done" in window.statusBar().currentMessage()
 
 
@@ -88,7 +90,7 @@ def test_step_back_restores_every_grad(window, qtbot):
 
 def test_run_to_end_equals_backward(window, qtbot):
     root = window.session.output_value
-    expected = grads_by_topo(root)    # the session ran backward() after compiling
+    expected = grads_by_topo(root)  # the session ran backward() after compiling
     window.debugger.reset()
     assert grads_by_topo(root) != expected
     press(window, qtbot, Qt.Key_F5)
@@ -99,10 +101,10 @@ def test_run_to_end_equals_backward(window, qtbot):
 def test_a_step_notifies_only_the_nodes_it_changed(window, qtbot):
     dbg = window.debugger
     dbg.reset()
-    dbg.step()    # f: its two inputs
+    dbg.step()  # f: its two inputs
     seen = []
     window.session.gradsChanged.connect(seen.append)
-    record = dbg.step()   # y^2: y only
+    record = dbg.step()  # y^2: y only
     assert seen == [[dbg.controller.nid(record.children[0])]]
 
 
@@ -124,8 +126,7 @@ def test_the_current_node_its_targets_and_wires_are_marked(window, qtbot):
     assert y.status == "untouched"
     dbg.step()
     assert y.status == "partial" and y.debug_mark == "target"
-    assert f_item.debug_mark is None and not any(
-        e.highlighted for e in window.scene.edge_items(dst=f_item.nid))
+    assert f_item.debug_mark is None and not any(e.highlighted for e in window.scene.edge_items(dst=f_item.nid))
 
 
 def test_the_mul_step_explains_the_chain_rule_in_numbers(window, qtbot):
@@ -158,6 +159,7 @@ def test_a_value_used_twice_in_one_op(window, qtbot):
 # -----------------------------------------------------------------------------
 # timeline, step list, selection
 
+
 @pytest.mark.parametrize("k", [0, 1, 2, 3])
 def test_scrubbing_the_timeline_equals_k_single_steps(window, qtbot, k):
     dbg = window.debugger
@@ -188,13 +190,14 @@ def test_selecting_a_node_selects_its_row(window, qtbot):
     window.scene.selection.select_node(mul_id(window))
     rows = dbg.step_list.selectionModel().selectedRows()
     assert [r.row() for r in rows] == [2]
-    assert dbg.stepper.position == 0 and dbg.phase == "idle"   # selecting is not seeking
-    window.scene.selection.select_node(by_label(window, "x"))             # a leaf has no row
+    assert dbg.stepper.position == 0 and dbg.phase == "idle"  # selecting is not seeking
+    window.scene.selection.select_node(by_label(window, "x"))  # a leaf has no row
     assert not dbg.step_list.selectionModel().selectedRows()
 
 
 # -----------------------------------------------------------------------------
 # breakpoints and break conditions
+
 
 def test_a_breakpoint_stops_the_run_before_its_node(window, qtbot):
     dbg = window.debugger
@@ -207,7 +210,7 @@ def test_a_breakpoint_stops_the_run_before_its_node(window, qtbot):
     assert dbg.stepper.current is window.session.value(nid)
     assert dbg.stepper.position == 2
     assert "Stopped: breakpoint at (x·y)" in dbg.explanation_text()
-    press(window, qtbot, Qt.Key_F5)     # continue past it
+    press(window, qtbot, Qt.Key_F5)  # continue past it
     assert dbg.stepper.done
     press(window, qtbot, Qt.Key_F9)
     assert not window.scene.node_item(nid).breakpoint
@@ -252,6 +255,7 @@ def test_a_nonfinite_grad_stops_a_run(window, qtbot):
 # -----------------------------------------------------------------------------
 # edits end the session
 
+
 def test_editing_the_graph_resets_the_debugger_with_a_message(window, qtbot):
     dbg = window.debugger
     dbg.reset()
@@ -278,7 +282,8 @@ def test_changing_a_leaf_recomputes_and_offers_to_step_again(window, qtbot):
     assert f.data == 5.0 * 3.0 + 9.0
     assert "Step through it again" in text
     from PySide6.QtCore import QUrl
-    dbg.explanation.anchorClicked.emit(QUrl("debug:reset"))   # the offer in the notice
+
+    dbg.explanation.anchorClicked.emit(QUrl("debug:reset"))  # the offer in the notice
     assert dbg.phase == "backward" and dbg.stepper.position == 0
     press(window, qtbot, Qt.Key_F10, times=3)
     assert dbg.stepper.done and window.session.value(x).grad == 3.0
@@ -293,6 +298,7 @@ def test_backward_from_the_graph_menu_ends_the_session(window, qtbot):
 
 # -----------------------------------------------------------------------------
 # forward pass
+
 
 def test_forward_stepping_shows_pending_nodes(window, qtbot):
     dbg = window.debugger
@@ -313,7 +319,7 @@ def test_forward_stepping_shows_pending_nodes(window, qtbot):
     dbg.forward_all()
     assert not any(items[n].dimmed for n in ops)
     assert "Forward pass done" in dbg.explanation_text()
-    press(window, qtbot, Qt.Key_F10)          # on to the backward pass
+    press(window, qtbot, Qt.Key_F10)  # on to the backward pass
     assert dbg.phase == "backward" and items[nid].texts()[2] == "0.0000"
 
 
@@ -329,6 +335,7 @@ def test_forward_step_back_makes_a_node_pending_again(window, qtbot):
 
 # -----------------------------------------------------------------------------
 # any root, quiz, gradient check
+
 
 def test_any_value_root_opened_by_another_panel(window, qtbot):
     x1, w1, b = Value(2.0, label="x1"), Value(-3.0, label="w1"), Value(0.5, label="b")
@@ -347,6 +354,7 @@ def test_the_explanation_follows_a_graph_opened_after_an_empty_one(window, qtbot
     steps, because it was redrawn only after a step, not when the plan changed."""
     from core.document.graph import GraphDocument
     from core.nn import MLP
+
     window.show_document(GraphDocument(), "New graph")
     window.wait_for_layout()
     assert "nothing to step yet" in window.debugger.explanation_text()
@@ -397,6 +405,7 @@ def test_standalone_panel_without_a_canvas(qtbot):
     from app.debugger.panel import DebuggerPanel
     from app.session import GraphSession
     from core.document.expr import parse
+
     session = GraphSession()
     session.replace(parse(TUTORIAL, {}))
     panel = DebuggerPanel(session)
@@ -410,9 +419,11 @@ def test_standalone_panel_without_a_canvas(qtbot):
 # -----------------------------------------------------------------------------
 # context menu, renames, a failing gradient check, a big graph
 
+
 def test_a_node_context_menu_offers_breakpoint_and_run_to_here(window, qtbot):
     from PySide6.QtCore import QPointF
     from PySide6.QtWidgets import QMenu
+
     nid = mul_id(window)
     menu = window.scene.context_menu.fill(QMenu(), ("node", nid), QPointF())
     texts = [a.text() for a in menu.actions()]
@@ -427,11 +438,12 @@ def test_a_node_context_menu_offers_breakpoint_and_run_to_here(window, qtbot):
 
 def test_a_rename_shows_in_the_step_list_and_the_explanation(window, qtbot):
     from core.document.commands import SetLabel
+
     dbg = window.debugger
     dbg.run_to(mul_id(window))
     dbg.step()
     window.session.push(SetLabel(mul_id(window), "m"))
-    assert dbg.phase == "backward"      # a label is not an edit of any number
+    assert dbg.phase == "backward"  # a label is not an edit of any number
     assert dbg.model.data(dbg.model.index(2, 1)) == "m"
     assert "Step 3 of 3 · m = x · y runs its _backward" in dbg.explanation_text()
 
@@ -449,12 +461,13 @@ def test_gradient_check_marks_a_kink_red(window, qtbot):
 
 def test_presenter_scale_and_palette_reach_the_explanation(window, qtbot):
     from app.look.theme import DARK
+
     dbg = window.debugger
     dbg.reset()
     dbg.step()
     window.apply_theme(window.theme.with_(palette=DARK, scale=2.0))
     html = dbg.explanation.toHtml()
-    assert "font-size:40px" in html.replace(" ", "")          # the title, 20 px at scale 1
+    assert "font-size:40px" in html.replace(" ", "")  # the title, 20 px at scale 1
     assert DARK.label_text in html.lower() or "#e8ebf0" in html.lower()
     assert "Step 1 of 3" in dbg.explanation_text()
 
@@ -478,6 +491,7 @@ def test_the_explanation_scroll_bar_draws_what_a_plain_one_does(qtbot):
     from PySide6.QtWidgets import QScrollBar, QWidget
 
     from app.debugger.panel import CachedScrollBar
+
     parent = QWidget()
     qtbot.addWidget(parent)
     parent.resize(60, 300)
@@ -491,10 +505,13 @@ def test_the_explanation_scroll_bar_draws_what_a_plain_one_does(qtbot):
         for bar in (cached, plain):
             bar.setRange(0, maximum)
         a, b = cached.grab().toImage(), plain.grab().toImage()
-        worst = max(abs(a.pixelColor(x, y).value() - b.pixelColor(x, y).value())
-                    for y in range(a.height()) for x in range(a.width()))
-        assert worst <= 2, maximum      # the same picture, up to rounding
-    assert len(cached._pictures) == 3   # 0 and 89 were drawn once each
+        worst = max(
+            abs(a.pixelColor(x, y).value() - b.pixelColor(x, y).value())
+            for y in range(a.height())
+            for x in range(a.width())
+        )
+        assert worst <= 2, maximum  # the same picture, up to rounding
+    assert len(cached._pictures) == 3  # 0 and 89 were drawn once each
 
 
 def test_inspector_during_the_forward_pass_says_why_numbers_are_hidden(window, qtbot):
@@ -515,6 +532,7 @@ def test_inspector_during_the_forward_pass_says_why_numbers_are_hidden(window, q
 
 # -----------------------------------------------------------------------------
 # texts that fit (issue 17.5: clipped gradient-check headers and breakpoint help)
+
 
 def test_the_gradient_check_and_the_breakpoint_help_fit_at_1280x720(window, qtbot):
     window.resize(1280, 720)

@@ -1,4 +1,5 @@
 """The editor dock: Ctrl+Enter, error underlines, the inputs table."""
+
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextCharFormat
@@ -25,9 +26,9 @@ def test_ctrl_enter_and_run_button_emit_the_text(bar, qtbot):
     with qtbot.waitSignal(bar.runRequested) as blocker:
         qtbot.keyClick(bar.editor, Qt.Key_Return, Qt.ControlModifier)
     assert blocker.args == ["x*y"]
-    assert bar.text() == "x*y"          # Ctrl+Enter does not insert a line break
+    assert bar.text() == "x*y"  # Ctrl+Enter does not insert a line break
     with qtbot.waitSignal(bar.runRequested):
-        qtbot.keyClick(bar.editor, Qt.Key_Enter, Qt.ControlModifier)   # keypad Enter
+        qtbot.keyClick(bar.editor, Qt.Key_Enter, Qt.ControlModifier)  # keypad Enter
     with qtbot.waitSignal(bar.runRequested):
         bar.run_button.click()
 
@@ -54,7 +55,7 @@ def test_error_underlines_the_reported_spot(bar):
     assert selection.cursor.block().blockNumber() == e.line - 1
     assert selection.cursor.selectionStart() - selection.cursor.block().position() == e.col - 1
     assert f"Line {e.line}, column {e.col}" in bar.error_text()
-    bar.editor.insertPlainText(" ")          # editing drops the stale underline
+    bar.editor.insertPlainText(" ")  # editing drops the stale underline
     assert bar.editor.extraSelections() == []
     bar.clear_error()
     assert bar.error_text() == ""
@@ -67,7 +68,7 @@ def test_error_at_the_end_of_a_line_still_underlines(bar):
     assert len(bar.editor.extraSelections()) == 1
     bar.set_text("")
     bar.show_error("empty", 1, 1)
-    assert bar.editor.extraSelections() == []     # nothing to underline, message still shown
+    assert bar.editor.extraSelections() == []  # nothing to underline, message still shown
     assert "empty" in bar.error_text()
 
 
@@ -81,27 +82,28 @@ def test_inputs_table_lists_inputs_and_edits_values(bar, qtbot):
     assert bar.table.model().rowCount() == 2
     assert [_cell(bar, r, 0).data() for r in range(2)] == ["x", "y"]
     assert bar.inputs.flags(_cell(bar, 0, 1)) & Qt.ItemIsEditable
-    assert not bar.inputs.flags(_cell(bar, 0, 0)) & Qt.ItemIsEditable   # names are edited on the canvas
-    assert bar.inputs.setData(_cell(bar, 0, 1), "4")   # what the view's editor does on Enter
+    assert not bar.inputs.flags(_cell(bar, 0, 0)) & Qt.ItemIsEditable  # names are edited on the canvas
+    assert bar.inputs.setData(_cell(bar, 0, 1), "4")  # what the view's editor does on Enter
     assert session.doc.nodes["n1"].value == 4.0
     assert session.value("n3").data == 12.0
     assert not bar.inputs.setData(_cell(bar, 0, 1), "not a number")
     assert session.doc.nodes["n1"].value == 4.0
     assert "not a number" in bar.error_text()
     assert _cell(bar, 0, 1).data() == "4"
-    assert not bar.inputs.setData(_cell(bar, 1, 1), "inf")   # the document refuses it, and says why
+    assert not bar.inputs.setData(_cell(bar, 1, 1), "inf")  # the document refuses it, and says why
     assert session.doc.nodes["n2"].value == 3.0 and "finite" in bar.error_text()
     session.undo_stack.undo()
-    assert _cell(bar, 0, 1).data() == "2"   # the table follows the document, undo included
+    assert _cell(bar, 0, 1).data() == "2"  # the table follows the document, undo included
 
 
 def test_a_value_typed_into_the_table_recomputes_the_graph(bar, qtbot):
     from PySide6.QtWidgets import QLineEdit
+
     session, bar = bar
     session.replace(parse("x = Value(2.0, label='x')\ny = Value(3.0, label='y')\nf = x*y\n"))
     index = _cell(bar, 1, 1)
     bar.table.setCurrentIndex(index)
-    bar.table.edit(index)                      # what a double-click or a key press starts
+    bar.table.edit(index)  # what a double-click or a key press starts
     editor = bar.table.findChild(QLineEdit)
     assert editor is not None and editor.text() == "3"
     editor.setText("5")
@@ -139,6 +141,7 @@ def test_every_example_parses():
 def test_an_example_never_discards_typed_text_without_asking(bar, qtbot, monkeypatch):
     """Issue 17.5: the Examples menu replaced typed, not-yet-run text with no prompt and no undo."""
     import app.editor.expression_bar as expression_bar
+
     _session, bar = bar
     asked = []
     monkeypatch.setattr(expression_bar, "ask_replace_text", lambda parent, title: asked.append(title) or False)
@@ -146,23 +149,24 @@ def test_an_example_never_discards_typed_text_without_asking(bar, qtbot, monkeyp
     qtbot.keyClicks(bar.editor, "my work")
     ran = []
     bar.runRequested.connect(ran.append)
-    bar.examples.activated.emit(1)                       # the user says Cancel
+    bar.examples.activated.emit(1)  # the user says Cancel
     assert asked == [bar.examples.itemText(1)] and bar.text() == "my work" and ran == []
     monkeypatch.setattr(expression_bar, "ask_replace_text", lambda parent, title: asked.append(title) or True)
-    bar.examples.activated.emit(1)                       # the user says Replace
+    bar.examples.activated.emit(1)  # the user says Replace
     first = list(EXAMPLES.values())[0]
     assert bar.text() == first and ran == [first]
-    bar.editor.undo()                                    # and the editor's undo brings the work back
+    bar.editor.undo()  # and the editor's undo brings the work back
     assert bar.text() == "my work"
 
 
 def test_an_example_replaces_run_or_untouched_text_without_asking(bar, monkeypatch):
     import app.editor.expression_bar as expression_bar
+
     _session, bar = bar
     monkeypatch.setattr(expression_bar, "ask_replace_text", lambda parent, title: pytest.fail("asked"))
-    bar.set_text("x*y")                                  # set by the app: nothing typed
+    bar.set_text("x*y")  # set by the app: nothing typed
     bar.examples.activated.emit(2)
     bar.editor.setPlainText("a + b")
-    bar.run()                                            # typed, then run: nothing would be lost
+    bar.run()  # typed, then run: nothing would be lost
     bar.examples.activated.emit(1)
     assert bar.text() == list(EXAMPLES.values())[0]

@@ -1,4 +1,5 @@
 """The inspector: the selected node's numbers and its local derivatives, written out."""
+
 import pytest
 
 from app.editor.inspector import InspectorPanel, derivative_lines
@@ -36,14 +37,17 @@ def test_derivative_lines_name_operands_and_give_numbers():
     assert lines[0][1] == "a.grad += 3.0000 · c.grad 1.0000 = 3.0000"
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("a = Value(3.0, label='a')\nb = a**2", "d(a^2)/da = 2·a = 6.0000"),
-    ("a = Value(3.0, label='a')\nb = a**3", "d(a^3)/da = 3·a^2 = 27.0000"),
-    ("a = Value(0.0, label='a')\nb = a.tanh()", "d(tanh(a))/da = 1 − tanh(a)² = 1.0000"),
-    ("a = Value(-1.0, label='a')\nb = a.relu()", "d(relu(a))/da = 1 if a > 0 else 0 = 0.0000"),
-    ("a = Value(4.0, label='a')\nb = a.log()", "d(ln(a))/da = 1/a = 0.2500"),
-    ("a = Value(1.0, label='a')\nb = -a", "d(−a)/da = −1"),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("a = Value(3.0, label='a')\nb = a**2", "d(a^2)/da = 2·a = 6.0000"),
+        ("a = Value(3.0, label='a')\nb = a**3", "d(a^3)/da = 3·a^2 = 27.0000"),
+        ("a = Value(0.0, label='a')\nb = a.tanh()", "d(tanh(a))/da = 1 − tanh(a)² = 1.0000"),
+        ("a = Value(-1.0, label='a')\nb = a.relu()", "d(relu(a))/da = 1 if a > 0 else 0 = 0.0000"),
+        ("a = Value(4.0, label='a')\nb = a.log()", "d(ln(a))/da = 1/a = 0.2500"),
+        ("a = Value(1.0, label='a')\nb = -a", "d(−a)/da = −1"),
+    ],
+)
 def test_unary_derivatives(text, expected):
     doc = parse(text)
     compiled = compile_document(doc)
@@ -57,7 +61,7 @@ def test_shows_the_selected_node(panel):
     session, panel = panel
     load(session, TUTORIAL)
     assert panel.empty.isVisibleTo(panel)
-    session.select("n3")   # x*y
+    session.select("n3")  # x*y
     text = panel.text()
     assert panel.title.text() == "x·y"
     assert "data 6.0000" in text and "grad 1.0000" in text
@@ -70,7 +74,7 @@ def test_shows_the_selected_node(panel):
 def test_a_leaf_shows_where_its_grad_comes_from(panel):
     session, panel = panel
     load(session, TUTORIAL)
-    session.select("n2")   # y, used twice
+    session.select("n2")  # y, used twice
     text = panel.text()
     assert panel.title.text() == "y"
     assert "grad 8.0000" in text

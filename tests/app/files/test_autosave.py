@@ -1,5 +1,6 @@
 """Autosave and crash recovery: unsaved work is written, removed when saved or closed cleanly,
 and after a real crash (SIGKILL) the next window offers it back and restores it exactly."""
+
 import json
 import os
 import signal
@@ -36,10 +37,10 @@ def recovery_files(window):
 def test_autosave_runs_every_30_s_and_only_when_modified(window):
     autosave = window.files.autosave
     assert INTERVAL_MS == 30_000 and autosave.timer.interval() == 30_000 and autosave.timer.isActive()
-    assert not autosave.tick(wait=True) and not os.path.exists(autosave.path)   # clean: nothing
+    assert not autosave.tick(wait=True) and not os.path.exists(autosave.path)  # clean: nothing
     window.builder.add_entry({"key": "input"}, QPointF(0, 0))
     assert autosave.tick(wait=True) and os.path.exists(autosave.path)
-    assert not autosave.tick(wait=True)                                  # unchanged: not again
+    assert not autosave.tick(wait=True)  # unchanged: not again
     window.builder.add_entry({"key": "tanh"}, QPointF(300, 0))
     assert autosave.tick(wait=True)
     back = recovery.loads(open(autosave.path, encoding="utf-8").read())
@@ -55,11 +56,11 @@ def test_saving_or_a_clean_close_removes_the_recovery_file(window, tmp_path, qtb
     window.builder.add_entry({"key": "exp"}, QPointF(300, 0))
     autosave.tick(wait=True)
     assert os.path.exists(autosave.path)
-    window.undo_stack.undo()          # back to the saved state: nothing unsaved
+    window.undo_stack.undo()  # back to the saved state: nothing unsaved
     assert not os.path.exists(autosave.path)
     window.builder.add_entry({"key": "exp"}, QPointF(300, 0))
     autosave.tick(wait=True)
-    window.close()                    # the answer is "discard" (conftest)
+    window.close()  # the answer is "discard" (conftest)
     assert not os.path.exists(autosave.path) and recovery_files(window) == []
 
 
@@ -68,8 +69,8 @@ def test_a_write_in_flight_never_brings_back_a_removed_file(window):
     autosave = window.files.autosave
     for _ in range(20):
         autosave.changed()
-        assert autosave.tick()            # the worker writes...
-        autosave.remove()                 # ...while the work is saved
+        assert autosave.tick()  # the worker writes...
+        autosave.remove()  # ...while the work is saved
         autosave.wait()
         assert not os.path.exists(autosave.path)
     assert [n for n in os.listdir(autosave.directory) if n.endswith(".tmp")] == []
@@ -78,6 +79,7 @@ def test_a_write_in_flight_never_brings_back_a_removed_file(window):
 def test_a_big_graph_is_autosaved_off_the_gui_thread(window):
     from core.document.compile import trace
     from core.nn import MLP
+
     model = MLP(4, [36, 40, 1])
     doc, _values = trace(model([0.5, 0.6, 0.7, 0.8]), model.parameters())
     window.show_document(doc.copy(), "big", layout=False)
@@ -89,8 +91,10 @@ def test_a_big_graph_is_autosaved_off_the_gui_thread(window):
     on_gui = time.perf_counter() - started
     autosave.wait()
     total = time.perf_counter() - started
-    print(f"\nautosave of {len(doc.nodes):,} nodes: {on_gui * 1000:.0f} ms on the GUI thread, "
-          f"{total * 1000:.0f} ms in all")
+    print(
+        f"\nautosave of {len(doc.nodes):,} nodes: {on_gui * 1000:.0f} ms on the GUI thread, "
+        f"{total * 1000:.0f} ms in all"
+    )
     back = recovery.loads(open(autosave.path, encoding="utf-8").read())
     assert back.doc.to_dict() == window.session.doc.to_dict()
 
@@ -145,8 +149,9 @@ def crash(tmp_path, source=None):
     script = tmp_path / "crasher.py"
     script.write_text(CRASHER.format(root=ROOT, source=str(source) if source else ""), encoding="utf-8")
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
-    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env)
+    proc = subprocess.Popen(
+        [sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+    )
     try:
         line = proc.stdout.readline()
         assert line, proc.stderr.read()
@@ -158,14 +163,14 @@ def crash(tmp_path, source=None):
     return state
 
 
-def test_after_a_crash_the_next_window_offers_the_work_and_restores_it_exactly(
-        qtbot, monkeypatch, tmp_path):
+def test_after_a_crash_the_next_window_offers_the_work_and_restores_it_exactly(qtbot, monkeypatch, tmp_path):
     state = crash(tmp_path)
     offered = []
 
     def ask(parent, recovered, saved_at):
         offered.append((recovered.title, saved_at))
         return "restore"
+
     monkeypatch.setattr(file_actions, "ask_recover", ask)
     w = MainWindow()
     qtbot.addWidget(w)
@@ -177,9 +182,9 @@ def test_after_a_crash_the_next_window_offers_the_work_and_restores_it_exactly(
         assert offered and offered[0][0] == "Untitled"
         assert w.session.doc.to_dict() == state["doc"]
         assert w.session.groups.to_list() == state["groups"]
-        assert w.scene.group_layer.item("N1") is not None               # collapsed as it was
-        assert w.isWindowModified() and w.files.path is None       # unsaved work, still unsaved
-        assert w.undo_stack.canUndo()                              # restoring is one step
+        assert w.scene.group_layer.item("N1") is not None  # collapsed as it was
+        assert w.isWindowModified() and w.files.path is None  # unsaved work, still unsaved
+        assert w.undo_stack.canUndo()  # restoring is one step
         # the dead session's files are gone; our own autosave holds the work now
         assert recovery_files(w) == [os.path.basename(w.files.autosave.path)]
     finally:
@@ -190,6 +195,7 @@ def test_after_a_crash_the_next_window_offers_the_work_and_restores_it_exactly(
 def test_recovery_of_a_saved_file_keeps_its_path(qtbot, monkeypatch, tmp_path):
     from core.document.expr import parse
     from core.files import graph_file
+
     source = tmp_path / "mine.json"
     graph_file.save(parse("a = Value(1.0, label='a')\nb = a.exp()\n"), source, {"title": "mine"})
     state = crash(tmp_path, source)
@@ -219,10 +225,11 @@ def test_discard_deletes_the_autosave_and_later_keeps_it(qtbot, monkeypatch, tmp
         assert len(left) == (0 if reply == "discard" else 1)
     finally:
         w.close()
-    if reply == "later":   # offered again next time
+    if reply == "later":  # offered again next time
         asked = []
-        monkeypatch.setattr(file_actions, "ask_recover",
-                            lambda parent, recovered, saved_at: asked.append(1) or "discard")
+        monkeypatch.setattr(
+            file_actions, "ask_recover", lambda parent, recovered, saved_at: asked.append(1) or "discard"
+        )
         again = MainWindow(load_example=False)
         qtbot.addWidget(again)
         try:
@@ -246,11 +253,13 @@ def test_an_unreadable_autosave_is_reported_and_kept(qtbot, isolated_files):
         w.close()
 
 
-@pytest.mark.skipif(not hasattr(os, "mkfifo") or not os.path.exists("/dev/zero"),
-                    reason="needs named pipes and /dev/zero")
+@pytest.mark.skipif(
+    not hasattr(os, "mkfifo") or not os.path.exists("/dev/zero"), reason="needs named pipes and /dev/zero"
+)
 def test_a_fifo_or_a_dev_zero_link_in_the_recovery_folder_neither_hangs_nor_is_read(qtbot, isolated_files):
     # issue 20: a FIFO named *.json hung start-up; a link to /dev/zero was read until MemoryError
     from tests.core.files.hostile import fifo_guard
+
     folder = os.path.join(os.environ["BACKPROP_STUDIO_DATA_DIR"], "recovery")
     os.makedirs(folder)
     fifo, zero = os.path.join(folder, "0123456789abcdef.json"), os.path.join(folder, "fedcba9876543210.json")
@@ -260,10 +269,10 @@ def test_a_fifo_or_a_dev_zero_link_in_the_recovery_folder_neither_hangs_nor_is_r
     qtbot.addWidget(w)
     try:
         with fifo_guard(fifo) as opened:
-            assert w.files.autosave.orphans() == []      # not ours: we only write regular files
+            assert w.files.autosave.orphans() == []  # not ours: we only write regular files
             assert not w.files.offer_recovery()
         assert opened == [] and isolated_files == []
-        assert os.path.exists(fifo) and os.path.islink(zero)   # left alone
+        assert os.path.exists(fifo) and os.path.islink(zero)  # left alone
     finally:
         w.close()
 
@@ -271,10 +280,13 @@ def test_a_fifo_or_a_dev_zero_link_in_the_recovery_folder_neither_hangs_nor_is_r
 def test_the_autosave_writes_through_cores_one_atomic_writer(window, monkeypatch):
     # issue 15: app/files/autosave.py had its own temp-file + os.replace
     import core.files.atomic
+
     calls = []
     real = core.files.atomic.write_atomically
-    monkeypatch.setattr("app.files.autosave.write_atomically",
-                        lambda path, text, commit=None: calls.append(path) or real(path, text, commit))
+    monkeypatch.setattr(
+        "app.files.autosave.write_atomically",
+        lambda path, text, commit=None: calls.append(path) or real(path, text, commit),
+    )
     window.builder.add_entry({"key": "input"}, QPointF(0, 0))
     assert window.files.autosave.tick(wait=True)
     assert calls == [window.files.autosave.path] and os.path.exists(calls[0])

@@ -1,4 +1,5 @@
 """The Linux menu entry: written to a scratch HOME, right Exec and Icon, removed again."""
+
 import configparser
 import os
 import subprocess
@@ -14,7 +15,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.a
 
 def read_entry(path):
     parser = configparser.ConfigParser(interpolation=None)
-    parser.optionxform = str   # keys are case-sensitive in a desktop entry
+    parser.optionxform = str  # keys are case-sensitive in a desktop entry
     parser.read(path, encoding="utf-8")
     return parser["Desktop Entry"]
 
@@ -37,7 +38,7 @@ def test_install_writes_the_entry_and_the_icon_to_home(tmp_path):
     for n in PNG_SIZES:
         assert (hicolor / f"{n}x{n}" / "apps" / f"{APP_ID}.png").exists()
     assert (hicolor / "scalable" / "apps" / f"{APP_ID}.svg").exists()
-    assert "@" not in entry_file.read_text()   # every placeholder was filled in
+    assert "@" not in entry_file.read_text()  # every placeholder was filled in
 
     removed = desktop_entry.uninstall(env, refresh=False)
     assert str(entry_file) in removed and not entry_file.exists()
@@ -62,26 +63,40 @@ def test_exec_quotes_paths_as_the_spec_says():
 def test_the_command_line_installs_into_home(tmp_path):
     env = dict(os.environ, HOME=str(tmp_path))
     env.pop("XDG_DATA_HOME", None)
-    result = subprocess.run([sys.executable, "-m", "app.files.desktop_entry", "--install"], cwd=ROOT, env=env,
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "app.files.desktop_entry", "--install"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 0, result.stderr
     path = tmp_path / ".local" / "share" / "applications" / f"{APP_ID}.desktop"
     assert path.exists() and "Installed" in result.stdout
-    result = subprocess.run([sys.executable, "-m", "app.files.desktop_entry", "--uninstall"], cwd=ROOT, env=env,
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "app.files.desktop_entry", "--uninstall"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 0 and not path.exists()
 
 
 @pytest.mark.parametrize("size", PNG_SIZES)
 def test_icon_pngs_are_rendered_at_their_size(qapp, size):
     from PySide6.QtGui import QImage
+
     image = QImage(os.path.join(ROOT, "resources", "icons", f"{APP_ID}-{size}.png"))
     assert not image.isNull() and (image.width(), image.height()) == (size, size)
-    assert image.hasAlphaChannel() and image.pixelColor(0, 0).alpha() == 0   # rounded corners
+    assert image.hasAlphaChannel() and image.pixelColor(0, 0).alpha() == 0  # rounded corners
 
 
 def test_svg_icon_is_valid(qapp):
     from PySide6.QtSvg import QSvgRenderer
+
     renderer = QSvgRenderer(os.path.join(ROOT, "resources", "icons", f"{APP_ID}.svg"))
     assert renderer.isValid() and renderer.defaultSize().width() == 256
 

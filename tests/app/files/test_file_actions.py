@@ -1,6 +1,7 @@
 """Files: save and reopen exactly, the title's `*`, the unsaved-changes question, recent
 files, examples, revert, drop-to-open, code in and out, and every bad file refused by name
 with the open document untouched."""
+
 import json
 import os
 import pathlib
@@ -30,11 +31,13 @@ def answer(monkeypatch, reply, calls=None):
         if calls is not None:
             calls.append(name)
         return reply
+
     monkeypatch.setattr(file_actions, "ask_save_changes", ask)
 
 
 # -----------------------------------------------------------------------------
 # save and open
+
 
 def test_save_then_reopen_is_identical(window, qtbot, tmp_path):
     build(window)
@@ -50,7 +53,7 @@ def test_save_then_reopen_is_identical(window, qtbot, tmp_path):
         assert other.files.open(str(path))
         assert other.session.doc.to_dict() == window.session.doc.to_dict()
         assert other.session.groups.to_list() == window.session.groups.to_list()
-        assert other.scene.group_layer.item("N1") is not None          # shown collapsed again
+        assert other.scene.group_layer.item("N1") is not None  # shown collapsed again
         assert other.files.meta == window.files.meta
         assert not other.undo_stack.canUndo() and not other.isWindowModified()
         # and saving it again gives the same bytes
@@ -71,9 +74,9 @@ def test_title_shows_the_name_and_a_star_while_modified(window, tmp_path):
     assert window.windowTitle() == "g.json[*] — Backprop Studio" and not window.isWindowModified()
     window.builder.add_entry({"key": "exp"}, QPointF(300, 0))
     assert window.isWindowModified()
-    window.undo_stack.undo()                       # back to what is on disk
+    window.undo_stack.undo()  # back to what is on disk
     assert not window.isWindowModified()
-    window.undo_stack.undo()                       # before the save: modified again
+    window.undo_stack.undo()  # before the save: modified again
     assert window.isWindowModified()
 
 
@@ -95,6 +98,7 @@ def test_a_save_that_fails_says_why_and_keeps_the_work(window, isolated_files, t
 # -----------------------------------------------------------------------------
 # the unsaved-changes question
 
+
 @pytest.mark.parametrize("reply", ["cancel", "discard", "save"])
 def test_closing_with_unsaved_changes_asks(qtbot, monkeypatch, tmp_path, reply):
     w = MainWindow()
@@ -115,7 +119,7 @@ def test_closing_with_unsaved_changes_asks(qtbot, monkeypatch, tmp_path, reply):
     else:
         assert event.isAccepted()
         assert path.exists() == (reply == "save")
-    assert not os.path.exists(w.files.autosave.path)   # a clean end leaves no recovery file
+    assert not os.path.exists(w.files.autosave.path)  # a clean end leaves no recovery file
 
 
 def test_a_clean_window_closes_without_asking(qtbot, monkeypatch):
@@ -151,7 +155,7 @@ def test_new_and_revert(window, monkeypatch, tmp_path):
     assert window.session.doc.to_dict() == saved and not window.isWindowModified()
     monkeypatch.setattr(file_actions, "ask_confirm", lambda *a: False)
     window.builder.add_entry({"key": "input"}, QPointF(0, 300))
-    assert not window.files.revert()               # the user said no
+    assert not window.files.revert()  # the user said no
     answer(monkeypatch, "discard")
     assert window.files.new()
     assert not window.session.doc.nodes and window.files.path is None
@@ -161,6 +165,7 @@ def test_new_and_revert(window, monkeypatch, tmp_path):
 # -----------------------------------------------------------------------------
 # recent files, examples, drop
 
+
 def test_recent_files_are_remembered_in_qsettings(window, tmp_path, isolated_files):
     paths = []
     for name in ("a", "b", "c"):
@@ -169,8 +174,7 @@ def test_recent_files_are_remembered_in_qsettings(window, tmp_path, isolated_fil
         paths.append(str(path))
         assert window.files.open(str(path))
     assert window.files.recent_files() == paths[::-1]
-    settings = QSettings(os.path.join(os.environ["BACKPROP_STUDIO_DATA_DIR"], "settings.ini"),
-                         QSettings.IniFormat)
+    settings = QSettings(os.path.join(os.environ["BACKPROP_STUDIO_DATA_DIR"], "settings.ini"), QSettings.IniFormat)
     assert settings.value("recentFiles")[0] == paths[-1]
     window.files._fill_recent()
     texts = [a.text() for a in window.files.recent_menu.actions()]
@@ -208,6 +212,7 @@ def test_a_json_file_dropped_on_the_window_opens(window, tmp_path):
 # -----------------------------------------------------------------------------
 # bad files
 
+
 @pytest.fixture(scope="module")
 def shared_window(qapp):
     """One window for the many bad files (a window per file would take most of a minute)."""
@@ -242,7 +247,7 @@ def test_every_bad_file_names_its_problem_and_changes_nothing(shared_window, iso
 def test_a_100_mb_file_is_refused_before_reading(window, isolated_files, tmp_path):
     huge = tmp_path / "huge.json"
     with open(huge, "wb") as f:
-        f.truncate(100 * 1024 * 1024)     # sparse: no 100 MB written
+        f.truncate(100 * 1024 * 1024)  # sparse: no 100 MB written
     before = window.session.doc.to_dict()
     assert not window.files.open(str(huge))
     assert "104.9 MB" in isolated_files[-1][1] and "at most 20 MB" in isolated_files[-1][1]
@@ -252,14 +257,16 @@ def test_a_100_mb_file_is_refused_before_reading(window, isolated_files, tmp_pat
 # -----------------------------------------------------------------------------
 # a large file is read on a worker thread
 
+
 def traced_file(tmp_path, name="big.json", hidden=(12, 8, 1)):
     """A saved traced MLP of ~500 nodes, with positions: it opens where it stands."""
     from core.document.compile import trace
     from core.document.layout import sugiyama
     from core.nn import MLP
+
     model = MLP(3, list(hidden))
     doc, _values = trace(model([0.5, 0.6, 0.7]), model.parameters())
-    roomy = {nid: (300.0, 100.0) for nid in doc.nodes}   # larger than any box: none overlap
+    roomy = {nid: (300.0, 100.0) for nid in doc.nodes}  # larger than any box: none overlap
     layout = sugiyama(list(doc.nodes), [(e.src, e.dst) for e in doc.edges], sizes=roomy)
     for nid, pos in layout.positions.items():
         doc.nodes[nid].pos = pos
@@ -272,6 +279,7 @@ def traced_file(tmp_path, name="big.json", hidden=(12, 8, 1)):
 def big_files(monkeypatch):
     monkeypatch.setattr(file_actions, "ASYNC_OPEN_BYTES", 1000)
     import app.slices
+
     monkeypatch.setattr(app.slices, "SLICE_SECONDS", 0.0005)
 
 
@@ -279,22 +287,27 @@ def test_a_large_file_opens_in_the_background(window, big_files, tmp_path, monke
     import threading
 
     from core.document.graph import GraphDocument
+
     path, doc = traced_file(tmp_path)
     checked_on = []
     real = GraphDocument.from_dict.__func__
-    monkeypatch.setattr(GraphDocument, "from_dict", classmethod(
-        lambda cls, data, read_only=False: checked_on.append(threading.get_ident())
-        or real(cls, data, read_only)))
+    monkeypatch.setattr(
+        GraphDocument,
+        "from_dict",
+        classmethod(
+            lambda cls, data, read_only=False: checked_on.append(threading.get_ident()) or real(cls, data, read_only)
+        ),
+    )
     before = window.session.doc.to_dict()
     assert window.files.open(str(path))
-    assert window.layout_pending and window.session.doc.to_dict() == before   # not yet, and answering
+    assert window.layout_pending and window.session.doc.to_dict() == before  # not yet, and answering
     assert window.wait_for_layout()
     assert window.session.doc.to_dict() == GraphDocument.from_dict(doc.to_dict()).to_dict()
     assert window.scene.counts() == (len(doc.nodes), len(doc.edges))
     assert window.files.path == str(path) and "big.json" in window.windowTitle()
     assert not window.undo_stack.canUndo() and not window.isWindowModified()
     gui = threading.get_ident()
-    assert checked_on[:-1] and gui not in checked_on[:-1]   # the file was checked off the GUI thread
+    assert checked_on[:-1] and gui not in checked_on[:-1]  # the file was checked off the GUI thread
 
 
 def test_a_broken_large_file_is_refused_and_the_graph_stays(window, big_files, isolated_files, tmp_path):
@@ -303,7 +316,7 @@ def test_a_broken_large_file_is_refused_and_the_graph_stays(window, big_files, i
     data["graph"]["edges"].append({"src": data["graph"]["nodes"][-1]["id"], "dst": "nowhere", "port": 0})
     path.write_text(json.dumps(data), encoding="utf-8")
     before, title = window.session.doc.to_dict(), window.windowTitle()
-    assert window.files.open(str(path))      # reading began
+    assert window.files.open(str(path))  # reading began
     assert window.wait_for_layout()
     assert isolated_files and "nowhere" in isolated_files[-1][1] and "unchanged" in isolated_files[-1][1]
     assert window.session.doc.to_dict() == before and window.windowTitle() == title
@@ -315,7 +328,7 @@ def test_a_newer_open_wins_over_a_large_file_still_being_read(window, big_files,
     small = tmp_path / "small.json"
     graph_file.save(parse("a = Value(1.0, label='a')\nb = a * 2\n"), small, {})
     assert window.files.open(str(big))
-    file_actions.ASYNC_OPEN_BYTES = 10 ** 9   # the small one is read at once
+    file_actions.ASYNC_OPEN_BYTES = 10**9  # the small one is read at once
     assert window.files.open(str(small))
     assert window.wait_for_layout()
     assert {n.label for n in window.session.doc.nodes.values()} >= {"a"}
@@ -332,7 +345,7 @@ def test_a_missing_file_and_bad_groups_are_refused_too(window, isolated_files, t
 
 
 def test_the_real_error_dialog_does_not_block(window, monkeypatch):
-    monkeypatch.undo()      # the real show_error, for once
+    monkeypatch.undo()  # the real show_error, for once
     box = file_actions.show_error(window, "t", "x")
     assert box.isVisible() and not box.isModal() or box.windowModality() == Qt.WindowModal
     window.files.close_event(QCloseEvent())
@@ -341,6 +354,7 @@ def test_the_real_error_dialog_does_not_block(window, monkeypatch):
 
 # -----------------------------------------------------------------------------
 # graph <-> code
+
 
 def test_export_python_and_pytorch_and_import_a_snippet(window, tmp_path):
     py, torch = tmp_path / "g.py", tmp_path / "g_torch.py"
@@ -353,7 +367,7 @@ def test_export_python_and_pytorch_and_import_a_snippet(window, tmp_path):
     snippet.write_text("a = Value(1.5, label='a')\nb = a.exp()\n", encoding="utf-8")
     assert window.files.import_snippet(str(snippet))
     assert {n.label for n in window.session.doc.nodes.values()} == {"a", "b"}
-    window.undo_stack.undo()                       # importing is an edit: undoable
+    window.undo_stack.undo()  # importing is an edit: undoable
     assert window.session.doc.to_dict() == before
 
 
@@ -367,7 +381,7 @@ def test_a_bad_snippet_says_where(window, isolated_files, tmp_path):
 
 def test_pytorch_export_without_an_output_is_refused(window, isolated_files, tmp_path):
     window.builder.set_output(None)
-    window.builder.add_entry({"key": "input"}, QPointF(0, 300))   # a second sink
+    window.builder.add_entry({"key": "input"}, QPointF(0, 300))  # a second sink
     assert window.session.doc.effective_output() is None
     assert not window.files.export_code("pytorch", tmp_path / "t.py")
     assert "single output" in isolated_files[-1][1]
@@ -375,6 +389,7 @@ def test_pytorch_export_without_an_output_is_refused(window, isolated_files, tmp
 
 # -----------------------------------------------------------------------------
 # UI state lives in QSettings
+
 
 def test_window_geometry_and_docks_go_to_qsettings(window, qtbot):
     window.docks["history"].raise_()
@@ -392,6 +407,7 @@ def test_window_geometry_and_docks_go_to_qsettings(window, qtbot):
 def test_opening_or_importing_a_fifo_is_refused_and_never_blocks(window, isolated_files, tmp_path):
     # issue 20: a FIFO's size reads 0, so the window read it on the GUI thread and blocked forever
     from tests.core.files.hostile import fifo_guard
+
     fifo = tmp_path / "pipe.json"
     os.mkfifo(fifo)
     before = window.session.doc.to_dict()
@@ -414,6 +430,7 @@ def test_opening_a_link_to_dev_zero_is_refused(window, isolated_files, tmp_path)
 # -----------------------------------------------------------------------------
 # no surprises (issue 17.5)
 
+
 def test_a_new_graph_starts_at_100_percent(window):
     window.view.set_zoom(2.5)
     assert window.files.new()
@@ -421,9 +438,9 @@ def test_a_new_graph_starts_at_100_percent(window):
 
 
 @pytest.mark.parametrize("replace", ["run", "trace"])
-def test_a_run_or_a_trace_makes_the_document_untitled_so_save_never_overwrites(window, tmp_path,
-                                                                               monkeypatch, replace):
+def test_a_run_or_a_trace_makes_the_document_untitled_so_save_never_overwrites(window, tmp_path, monkeypatch, replace):
     from core.engine import Value
+
     path = tmp_path / "six.json"
     assert window.files.save_as(str(path))
     before = path.read_bytes()
@@ -434,8 +451,8 @@ def test_a_run_or_a_trace_makes_the_document_untitled_so_save_never_overwrites(w
     assert window.files.path is None and window.windowTitle().startswith("Untitled")
     asked = []
     monkeypatch.setattr(file_actions, "ask_save_path", lambda *args, **kwargs: asked.append(args) or "")
-    assert not window.files.save()                  # Save asks where (the test says: nowhere)
-    assert asked and path.read_bytes() == before     # the file that was open is untouched
+    assert not window.files.save()  # Save asks where (the test says: nowhere)
+    assert asked and path.read_bytes() == before  # the file that was open is untouched
 
 
 def test_a_file_that_cannot_open_is_not_reported_in_the_editors_box(window, tmp_path):

@@ -1,4 +1,5 @@
 """File → Export as GraphML / Graphviz DOT: the files other graph tools open."""
+
 import networkx as nx
 
 

@@ -1,4 +1,5 @@
 """`python main.py --check-engine FILE [--json]`: a report and an exit code, no window."""
+
 import json
 import os
 import subprocess
@@ -11,20 +12,28 @@ ENGINES = os.path.join(ROOT, "tests", "data", "engines")
 
 
 def run(*args):
-    return subprocess.run([sys.executable, os.path.join(ROOT, "main.py"), "--check-engine", *args],
-                          capture_output=True, text=True, timeout=600, cwd=ROOT,
-                          env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    return subprocess.run(
+        [sys.executable, os.path.join(ROOT, "main.py"), "--check-engine", *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+    )
 
 
-@pytest.mark.parametrize("name, code, words", [
-    ("tutorial.py", 0, "every gradient is right"),
-    ("local_grads.py", 0, "every gradient is right"),
-    ("bug_tanh.py", 1, "op tanh"),
-    ("bug_swapped_mul.py", 1, "operands swapped in `*`"),
-    ("bug_order_recursive.py", 1, "order of the backward pass"),
-    ("hostile_no_class.py", 2, "no Value class"),
-    ("hostile_exit.py", 2, "exit code 3"),
-])
+@pytest.mark.parametrize(
+    "name, code, words",
+    [
+        ("tutorial.py", 0, "every gradient is right"),
+        ("local_grads.py", 0, "every gradient is right"),
+        ("bug_tanh.py", 1, "op tanh"),
+        ("bug_swapped_mul.py", 1, "operands swapped in `*`"),
+        ("bug_order_recursive.py", 1, "order of the backward pass"),
+        ("hostile_no_class.py", 2, "no Value class"),
+        ("hostile_exit.py", 2, "exit code 3"),
+    ],
+)
 def test_exit_codes_and_report(name, code, words):
     done = run(os.path.join(ENGINES, name))
     assert done.returncode == code, done.stdout + done.stderr

@@ -1,6 +1,7 @@
 """File → Debug my engine…: the file runs in a child process off the GUI thread; the dialog
 lists the tests and the first wrong gradient; the failing expression is drawn with the
 faulty node highlighted; a hostile file leaves the open document untouched."""
+
 import os
 
 import pytest
@@ -22,6 +23,7 @@ def pick(monkeypatch, window):
         monkeypatch.setattr(engine_dialog, "choose_engine_file", lambda parent: engine(name) if name else "")
         monkeypatch.setattr(engine_dialog, "confirm_run", lambda parent, path: asked.append(path) or agree)
         return asked
+
     yield choose
     for dialog in window.findChildren(engine_dialog.EngineCheckDialog):
         dialog.close()
@@ -87,6 +89,7 @@ def test_the_gui_stays_responsive_while_the_file_loops(window, qtbot, pick):
     dialog.start()
     ticks = []
     from PySide6.QtCore import QTimer
+
     timer = QTimer()
     timer.timeout.connect(lambda: ticks.append(1))
     timer.start(10)

@@ -1,5 +1,6 @@
 """Building graphs by hand: palette drops, wires, selection, clipboard, editing, groups,
 undo/redo -- each gesture one command, each refusal with its reason."""
+
 import math
 
 import pytest
@@ -37,6 +38,7 @@ def drop(window, key, scene_point, **options):
     mime = window.palette.mime_for(key)
     if options:
         import json
+
         spec = json.loads(bytes(mime.data(PALETTE_MIME)).decode())
         spec.update(options)
         mime.setData(PALETTE_MIME, json.dumps(spec).encode())
@@ -66,6 +68,7 @@ def labels(window):
 # -----------------------------------------------------------------------------
 # the palette
 
+
 def test_palette_lists_every_part_and_filters(window):
     keys = window.palette.visible_keys()
     assert keys[:2] == ["input", "const"] and "tanh" in keys and keys[-2:] == ["neuron", "layer"]
@@ -81,7 +84,7 @@ def test_dropping_a_palette_tile_creates_the_node_at_the_drop_point(window):
     doc = window.session.doc
     assert len(ids) == 1 and doc.nodes[ids[0]].op == "tanh"
     x, y = doc.nodes[ids[0]].pos
-    assert abs(x - 300) <= 1.5 and abs(y - 40) <= 1.5       # view pixels round to a point
+    assert abs(x - 300) <= 1.5 and abs(y - 40) <= 1.5  # view pixels round to a point
     assert window.scene.node_item(ids[0]).missing_ports == (0,)  # marked, not failing
     assert stack.count() == 1 and stack.text(0) == "Add tanh"
     stack.undo()
@@ -92,8 +95,7 @@ def test_dropping_a_palette_tile_creates_the_node_at_the_drop_point(window):
 
 def test_a_drag_carries_the_entry_and_the_options(window):
     window.palette.k_spin.setValue(3.0)
-    mime = window.palette.shelves["Operations"].mimeData(
-        [window.palette.shelves["Operations"].item(5)])  # pow
+    mime = window.palette.shelves["Operations"].mimeData([window.palette.shelves["Operations"].item(5)])  # pow
     assert mime.hasFormat(PALETTE_MIME)
     ids = drop(window, "pow", QPointF(0, 0))
     assert window.session.doc.nodes[ids[0]].param == 3.0
@@ -118,6 +120,7 @@ def test_double_click_or_enter_on_a_tile_adds_it_in_the_view(window):
 # -----------------------------------------------------------------------------
 # wires
 
+
 def test_a_wire_dragged_with_the_mouse_connects(window, qtbot):
     x = add(window, "input", 100, 0)
     t = add(window, "tanh", 420, 0)
@@ -135,7 +138,7 @@ def test_a_wire_dragged_with_the_mouse_connects(window, qtbot):
     assert doc.inputs_of(t) == [x] and not scene.gestures.wiring
     assert window.undo_stack.count() == 3 and window.undo_stack.text(2) == "Connect x1 → tanh"
     assert scene.node_item(t).data_text == f"{math.tanh(1.0):.4f}"
-    assert doc.nodes[x].pos == (100.0, 0.0)        # the press on the port did not drag the node
+    assert doc.nodes[x].pos == (100.0, 0.0)  # the press on the port did not drag the node
     window.undo_stack.undo()
     assert doc.inputs_of(t) == [None]
 
@@ -172,7 +175,7 @@ def test_invalid_wires_are_refused_with_their_reason(window, qtbot, case):
         target, expected = scene.node_item(x).box_rect().center(), "has no inputs"
     ok, reason = scene.gestures.move_wire(target)
     assert not ok and expected in reason
-    assert scene.gestures.wire.path_item.pen().color() == window.theme.color("missing")   # drawn red
+    assert scene.gestures.wire.path_item.pen().color() == window.theme.color("missing")  # drawn red
     done, reason = scene.gestures.finish_wire(target)
     assert not done and expected in reason
     assert any(expected in h for h in hints)
@@ -249,7 +252,7 @@ def test_dragging_a_node_onto_a_wire_inserts_it_in_one_step(window, qtbot):
     qtbot.mousePress(viewport, Qt.LeftButton, pos=grab)
     for k in range(1, 8):
         qtbot.mouseMove(viewport, grab + shift * k / 7)
-    assert scene.gestures.insert_edge is not None          # the wire glows
+    assert scene.gestures.insert_edge is not None  # the wire glows
     qtbot.mouseRelease(viewport, Qt.LeftButton, pos=grab + shift)
     doc = window.session.doc
     assert doc.inputs_of(e) == [x] and doc.inputs_of(t) == [e]
@@ -260,6 +263,7 @@ def test_dragging_a_node_onto_a_wire_inserts_it_in_one_step(window, qtbot):
 
 # -----------------------------------------------------------------------------
 # selection, moving, deleting
+
 
 def test_rubber_band_and_ctrl_click_select(window, qtbot):
     a, b = add(window, "input", 0, 0), add(window, "input", 0, 100)
@@ -274,10 +278,14 @@ def test_rubber_band_and_ctrl_click_select(window, qtbot):
     qtbot.mouseRelease(viewport, Qt.LeftButton, pos=p1)
     assert sorted(scene.selection.selected_ids()) == sorted([a, b])
     item = scene.node_item(c)
-    qtbot.mouseClick(viewport, Qt.LeftButton, Qt.ControlModifier,
-                     view_point(window, item.mapToScene(item.geometry.data_rect.center())))
+    qtbot.mouseClick(
+        viewport,
+        Qt.LeftButton,
+        Qt.ControlModifier,
+        view_point(window, item.mapToScene(item.geometry.data_rect.center())),
+    )
     assert sorted(scene.selection.selected_ids()) == sorted([a, b, c])
-    assert window.undo_stack.count() == 3     # selecting is not an edit
+    assert window.undo_stack.count() == 3  # selecting is not an edit
 
 
 def test_moving_several_nodes_is_one_undo_step(window, qtbot):
@@ -338,6 +346,7 @@ def test_select_all_is_ctrl_a_on_the_canvas(window, qtbot):
 # -----------------------------------------------------------------------------
 # clipboard
 
+
 def test_copy_paste_cut_and_duplicate(window):
     x = add(window, "input", 0, 0)
     t = add(window, "tanh", 400, 0)
@@ -350,13 +359,15 @@ def test_copy_paste_cut_and_duplicate(window):
     count = window.undo_stack.count()
     pasted = builder.paste(QPointF(200, 400))
     assert len(pasted) == 2 and len(doc.nodes) == 4
-    assert doc.inputs_of(pasted[1]) == [pasted[0]]             # the wire among them came along
+    assert doc.inputs_of(pasted[1]) == [pasted[0]]  # the wire among them came along
     cx = sum(doc.nodes[n].pos[0] for n in pasted) / 2
-    assert abs(cx - 200) < 1e-6                                 # centred on the mouse
+    assert abs(cx - 200) < 1e-6  # centred on the mouse
     assert window.undo_stack.count() == count + 1 and sorted(window.scene.selection.selected_ids()) == pasted
     dup = builder.duplicate()
-    assert len(dup) == 2 and doc.nodes[dup[0]].pos == (doc.nodes[pasted[0]].pos[0] + 40,
-                                                        doc.nodes[pasted[0]].pos[1] + 40)
+    assert len(dup) == 2 and doc.nodes[dup[0]].pos == (
+        doc.nodes[pasted[0]].pos[0] + 40,
+        doc.nodes[pasted[0]].pos[1] + 40,
+    )
     assert builder.cut()
     assert len(doc.nodes) == 4
     assert len(builder.paste(QPointF(0, 600))) == 2
@@ -378,8 +389,10 @@ def test_pasting_micrograd_code_as_text_builds_it(window):
 
 def test_a_broken_fragment_on_the_clipboard_is_refused(window):
     mime = QMimeData()
-    mime.setData(FRAGMENT_MIME, b'{"format": "backprop-studio.fragment", "nodes": [{"id": "n1", '
-                                b'"kind": "op", "op": "matmul"}], "edges": []}')
+    mime.setData(
+        FRAGMENT_MIME,
+        b'{"format": "backprop-studio.fragment", "nodes": [{"id": "n1", "kind": "op", "op": "matmul"}], "edges": []}',
+    )
     QGuiApplication.clipboard().setMimeData(mime)
     messages = []
     window.builder.message.connect(messages.append)
@@ -389,6 +402,7 @@ def test_a_broken_fragment_on_the_clipboard_is_refused(window):
 
 # -----------------------------------------------------------------------------
 # quick add, editing, output
+
 
 def test_tab_opens_quick_add_and_enter_adds_tanh_at_the_cursor(window, qtbot):
     window.view.setFocus()
@@ -418,8 +432,9 @@ def test_double_click_on_a_leaf_edits_label_and_value_in_one_step(window, qtbot)
     t = add(window, "tanh", 400, 0)
     assert wire(window, x, t, 0)[0]
     item = window.scene.node_item(x)
-    qtbot.mouseDClick(window.view.viewport(), Qt.LeftButton,
-                      pos=view_point(window, item.mapToScene(item.geometry.data_rect.center())))
+    qtbot.mouseDClick(
+        window.view.viewport(), Qt.LeftButton, pos=view_point(window, item.mapToScene(item.geometry.data_rect.center()))
+    )
     editor = window.builder.node_editor
     assert editor.isVisible() and editor.nid == x
     editor.label_edit.setText("w")
@@ -430,7 +445,7 @@ def test_double_click_on_a_leaf_edits_label_and_value_in_one_step(window, qtbot)
     node = window.session.doc.nodes[x]
     assert node.label == "w" and node.value == 0.5
     assert window.undo_stack.count() == count + 1
-    assert window.scene.node_item(t).data_text == f"{math.tanh(0.5):.4f}"   # recomputed at once
+    assert window.scene.node_item(t).data_text == f"{math.tanh(0.5):.4f}"  # recomputed at once
     assert window.scene.node_item(x).grad_text == f"{1 - math.tanh(0.5) ** 2:.4f}"
     window.undo_stack.undo()
     assert window.session.doc.nodes[x].label == "x1" and window.session.doc.nodes[x].value == 1.0
@@ -461,8 +476,8 @@ def test_live_backward_toggle(window):
     assert wire(window, x, t, 0)[0]
     window.session.auto_backward = False
     window.builder.apply_edit(x, {"value": 0.0})
-    assert window.scene.node_item(t).data_text == "0.0000"     # data at once
-    assert window.scene.node_item(x).grad_text == "0.0000"     # grads wait for Backward
+    assert window.scene.node_item(t).data_text == "0.0000"  # data at once
+    assert window.scene.node_item(x).grad_text == "0.0000"  # grads wait for Backward
     window.session.backward()
     assert window.scene.node_item(x).grad_text == "1.0000"
 
@@ -473,7 +488,7 @@ def test_set_as_output_from_the_context_menu(window):
     b = add(window, "relu", 400, 200)
     assert wire(window, x, a, 0)[0] and wire(window, x, b, 0)[0]
     doc = window.session.doc
-    assert doc.effective_output() is None          # two sinks: ambiguous
+    assert doc.effective_output() is None  # two sinks: ambiguous
     menu = window.scene.context_menu.fill(QMenu(), ("node", b), QPointF())
     next(act for act in menu.actions() if act.text() == "Set as Output").trigger()
     assert doc.effective_output() == b and window.scene.node_item(b).is_output
@@ -503,6 +518,7 @@ def test_debugger_hooks_still_fill_the_node_menu(window):
 # -----------------------------------------------------------------------------
 # blocks and groups
 
+
 def test_a_neuron_from_the_palette_is_one_step_with_editable_leaves(window):
     ids = drop(window, "neuron", QPointF(0, 0), nin=2, activation="tanh")
     doc, groups = window.session.doc, window.session.groups
@@ -524,13 +540,12 @@ def test_a_neuron_reads_the_selected_nodes(window):
     window.builder.options["nin"] = 2
     ids = window.builder.add_entry({"key": "neuron"}, QPointF(300, 50))
     doc = window.session.doc
-    assert len(ids) == 8           # no new inputs: a and b feed it
+    assert len(ids) == 8  # no new inputs: a and b feed it
     assert sorted(e.src for e in doc.edges if e.src in (a, b)) == sorted([a, b])
 
 
 def test_collapse_and_expand_a_layer(window):
-    ids = window.builder.add_entry({"key": "layer", "nin": 2, "nout": 2, "activation": "relu"},
-                                   QPointF(0, 0))
+    ids = window.builder.add_entry({"key": "layer", "nin": 2, "nout": 2, "activation": "relu"}, QPointF(0, 0))
     scene, doc = window.scene, window.session.doc
     before = doc.to_dict()
     gid = next(iter(window.session.groups))["id"]
@@ -540,13 +555,13 @@ def test_collapse_and_expand_a_layer(window):
     assert isinstance(box, GroupItem) and box.isVisible()
     assert all(not scene.node_item(n).isVisible() for n in members)
     assert [label for label, _d, _g in box.texts()] == ["L1.n0", "L1.n1"]
-    assert len(box.inputs) == 4                       # 2 inputs × 2 neurons, fed from outside
+    assert len(box.inputs) == 4  # 2 inputs × 2 neurons, fed from outside
     inputs = [n for n in ids if n not in members]
     crossing = [e for e in scene.edge_items() if e.src_item.nid in inputs]
     assert crossing and all(e.dst_anchor is box for e in crossing)
     end = crossing[0].path().pointAtPercent(1.0)
-    assert abs(end.x() - box.box_rect().left()) < 8   # the wire ends on the box
-    assert doc.to_dict() == before                     # collapsing changed no number, no wire
+    assert abs(end.x() - box.box_rect().left()) < 8  # the wire ends on the box
+    assert doc.to_dict() == before  # collapsing changed no number, no wire
     assert window.undo_stack.text(window.undo_stack.count() - 1) == "Collapse Layer L1 (2×2, relu)"
     window.undo_stack.undo()
     assert scene.group_layer.item(gid) is None and all(scene.node_item(n).isVisible() for n in members)
@@ -585,8 +600,7 @@ def test_double_click_expands_a_collapsed_group(window, qtbot):
     window.builder.add_entry({"key": "neuron", "nin": 1}, QPointF(0, 0))
     window.builder.set_collapsed("N1", True)
     box = window.scene.group_layer.item("N1")
-    qtbot.mouseDClick(window.view.viewport(), Qt.LeftButton,
-                      pos=view_point(window, box.box_rect().center()))
+    qtbot.mouseDClick(window.view.viewport(), Qt.LeftButton, pos=view_point(window, box.box_rect().center()))
     assert not window.session.groups.get("N1")["collapsed"]
 
 
@@ -601,9 +615,10 @@ def test_copying_a_whole_group_pastes_a_new_group(window):
 # -----------------------------------------------------------------------------
 # layout, history, the whole path
 
+
 def test_arrange_is_one_undoable_step(window):
     for i in range(3):
-        add(window, "input", 0, 0 + i)           # piled up
+        add(window, "input", 0, 0 + i)  # piled up
     before = window.session.doc.to_dict()
     window.actions["arrange"].trigger()
     assert window.undo_stack.text(window.undo_stack.count() - 1) == "Arrange graph"
@@ -634,17 +649,35 @@ def build_neuron_by_hand(window):
     """tanh(w1*x1 + w2*x2 + b) from palette drops and wire gestures, no code typed."""
     b = window.builder
     parts = {}
-    for name, value, y in (("x1", 2.0, 0), ("w1", -3.0, 100), ("x2", 0.0, 200), ("w2", 1.0, 300),
-                           ("b", 6.8813735870195432, 400)):
+    for name, value, y in (
+        ("x1", 2.0, 0),
+        ("w1", -3.0, 100),
+        ("x2", 0.0, 200),
+        ("w2", 1.0, 300),
+        ("b", 6.8813735870195432, 400),
+    ):
         (nid,) = drop(window, "input", QPointF(0, y))
         assert b.apply_edit(nid, {"label": name, "value": value})
         parts[name] = nid
-    for name, key, x, y in (("m1", "mul", 350, 50), ("m2", "mul", 350, 250), ("s1", "add", 700, 150),
-                            ("s2", "add", 1050, 250), ("o", "tanh", 1400, 250)):
+    for name, key, x, y in (
+        ("m1", "mul", 350, 50),
+        ("m2", "mul", 350, 250),
+        ("s1", "add", 700, 150),
+        ("s2", "add", 1050, 250),
+        ("o", "tanh", 1400, 250),
+    ):
         (parts[name],) = drop(window, key, QPointF(x, y))
-    for src, dst, port in (("w1", "m1", 0), ("x1", "m1", 1), ("w2", "m2", 0), ("x2", "m2", 1),
-                           ("m1", "s1", 0), ("m2", "s1", 1), ("s1", "s2", 0), ("b", "s2", 1),
-                           ("s2", "o", 0)):
+    for src, dst, port in (
+        ("w1", "m1", 0),
+        ("x1", "m1", 1),
+        ("w2", "m2", 0),
+        ("x2", "m2", 1),
+        ("m1", "s1", 0),
+        ("m2", "s1", 1),
+        ("s1", "s2", 0),
+        ("b", "s2", 1),
+        ("s2", "o", 0),
+    ):
         ok, reason = wire(window, parts[src], parts[dst], port)
         assert ok, reason
     b.apply_edit(parts["o"], {"label": "o"})
@@ -704,7 +737,7 @@ def test_build_backward_undo_redo_save_quit_reopen_identical(window, qtbot, tmp_
     path = tmp_path / "neuron.json"
     assert window.files.save_as(str(path))
     final = window.session.doc.to_dict()
-    window.close()                                   # saved: closes without a question
+    window.close()  # saved: closes without a question
     assert not window.isVisible()
     again = MainWindow(load_example=False)
     qtbot.addWidget(again)
@@ -723,7 +756,7 @@ def test_building_at_2x_scale_keeps_document_positions(window):
     assert window.scene.theme.scale == 2.0
     ids = drop(window, "tanh", QPointF(600, 200))
     x, y = window.session.doc.nodes[ids[0]].pos
-    assert abs(x - 300) <= 1 and abs(y - 100) <= 1          # scene units / 2
+    assert abs(x - 300) <= 1 and abs(y - 100) <= 1  # scene units / 2
     xin = add(window, "input", 0, 200)
     ok, reason = wire(window, xin, ids[0], 0)
     assert ok, reason
@@ -741,17 +774,17 @@ def test_a_paste_never_lands_exactly_on_the_original(window):
     """Issue 17.5: Ctrl+C, Ctrl+V with the mouse still over what was copied drew the copy
     over its original; each further paste offsets again."""
     from app.graph.builder import fragment_text
+
     x, t = add(window, "input", 0, 0), add(window, "tanh", 400, 0)
     doc, builder = window.session.doc, window.builder
     originals = [doc.nodes[x].pos, doc.nodes[t].pos]
     mime = QMimeData()
     mime.setData(FRAGMENT_MIME, fragment_text(builder.fragment([x, t])).encode("utf-8"))
     QGuiApplication.clipboard().setMimeData(mime)
-    centre = QPointF(*window.scene.to_scene_xy(sum(p[0] for p in originals) / 2,
-                                               sum(p[1] for p in originals) / 2))
+    centre = QPointF(*window.scene.to_scene_xy(sum(p[0] for p in originals) / 2, sum(p[1] for p in originals) / 2))
     first = builder.paste(centre)
     assert [doc.nodes[n].pos for n in first] == [(px + 40, py + 40) for px, py in originals]
     second = builder.paste(centre)
     assert [doc.nodes[n].pos for n in second] == [(px + 80, py + 80) for px, py in originals]
-    far = builder.paste(QPointF(0, 900))                       # somewhere free: exactly there
+    far = builder.paste(QPointF(0, 900))  # somewhere free: exactly there
     assert sum(doc.nodes[n].pos[1] for n in far) / 2 == 900 / window.scene.theme.scale

@@ -1,4 +1,5 @@
 """The canvas on its own: the scene mirrors the session's document; view navigation."""
+
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QColor, QWheelEvent
@@ -52,7 +53,7 @@ def test_scene_follows_commands(canvas):
     end = edge.path().currentPosition()
     session.push(MoveNodes({"n2": ((300.0, 0.0), (400.0, 50.0))}))
     assert (t.pos().x(), t.pos().y()) == (400.0, 50.0)
-    moved = edge.path().currentPosition()   # the wire follows its node
+    moved = edge.path().currentPosition()  # the wire follows its node
     assert (moved.x() - end.x(), moved.y() - end.y()) == pytest.approx((100.0, 50.0), abs=6)
     session.push(SetLabel("n2", "tanh of a"))
     assert t.label == "tanh of a"
@@ -65,7 +66,7 @@ def test_scene_follows_commands(canvas):
 def test_refused_command_changes_nothing(canvas):
     session, scene, _view = canvas
     show(session, "a = Value(1.0, label='a')\nb = a.exp()\n")
-    ok, error = session.push(Connect("n2", "n1", 0))   # n1 is an input: no ports
+    ok, error = session.push(Connect("n2", "n1", 0))  # n1 is an input: no ports
     assert not ok and error is not None
     assert session.undo_stack.count() == 1
     assert len(scene.edge_items()) == 1
@@ -132,12 +133,13 @@ def test_wheel_zooms_under_the_mouse_and_fit(canvas, qtbot):
     assert view.zoom() == pytest.approx(z * 1.25)
     pos = QPointF(view.viewport().rect().center())
     before = view.mapToScene(pos.toPoint())
-    event = QWheelEvent(pos, view.mapToGlobal(pos), QPoint(0, 0), QPoint(0, 240), Qt.NoButton,
-                        Qt.NoModifier, Qt.NoScrollPhase, False)
+    event = QWheelEvent(
+        pos, view.mapToGlobal(pos), QPoint(0, 0), QPoint(0, 240), Qt.NoButton, Qt.NoModifier, Qt.NoScrollPhase, False
+    )
     view.wheelEvent(event)
     assert view.zoom() > z * 1.25
     after = view.mapToScene(pos.toPoint())
-    assert (after - before).manhattanLength() < 3   # the point under the mouse stays put
+    assert (after - before).manhattanLength() < 3  # the point under the mouse stays put
 
 
 def test_far_zoom_hides_text_and_paints(canvas):
@@ -206,6 +208,7 @@ def test_theme_switch_and_scale(canvas):
 # -----------------------------------------------------------------------------
 # background and legend: what a repaint costs
 
+
 def _pixel(view, scene_point):
     """The colour drawn at a scene point (the view's own painting, offscreen)."""
     image = view.viewport().grab().toImage()
@@ -215,6 +218,7 @@ def _pixel(view, scene_point):
 
 def test_background_dots_sit_on_the_grid_at_any_zoom(canvas):
     from app.graph.view import GRID_STEP
+
     session, scene, view = canvas
     show(session, "x = Value(2.0, label='x')\n")
     background = DEFAULT.color("background")
@@ -224,19 +228,20 @@ def test_background_dots_sit_on_the_grid_at_any_zoom(canvas):
         view.centerOn(QPointF(6 * step, 6 * step))
         dot = _pixel(view, QPointF(6 * step, 6 * step))
         between = _pixel(view, QPointF(6.5 * step, 6.5 * step))
-        assert dot != background, zoom          # a dot at a multiple of the step
-        assert between == background, zoom      # nothing between dots
-    view.set_zoom(0.3)                          # too far out for dots
+        assert dot != background, zoom  # a dot at a multiple of the step
+        assert between == background, zoom  # nothing between dots
+    view.set_zoom(0.3)  # too far out for dots
     view.centerOn(QPointF(6 * step, 6 * step))
     assert _pixel(view, QPointF(6 * step, 6 * step)) == background
 
 
 def test_the_cached_background_follows_a_theme_switch(canvas):
     from app.graph.view import GRID_STEP
+
     session, scene, view = canvas
     show(session, "x = Value(2.0, label='x')\n")
     view.set_zoom(1.0)
-    between = QPointF(-5.5 * GRID_STEP, -5.5 * GRID_STEP)   # no node, no dot there
+    between = QPointF(-5.5 * GRID_STEP, -5.5 * GRID_STEP)  # no node, no dot there
     view.centerOn(between)
     assert _pixel(view, between) == DEFAULT.color("background")
     view.set_theme(DEFAULT.with_(palette=DARK))
@@ -257,16 +262,16 @@ def test_the_legend_repaints_only_when_the_grad_scale_changes(canvas, qtbot):
     session, scene, view = canvas
     show(session, "x = Value(2.0, label='x')\ny = Value(3.0, label='y')\nf = x*y\n")
     view.set_zoom(1.0)
-    view.centerOn(QPointF(320.0, 250.0))   # the nodes along the top, far from the legend
+    view.centerOn(QPointF(320.0, 250.0))  # the nodes along the top, far from the legend
     qtbot.wait(50)
     counter = PaintCounter()
     view.legend.installEventFilter(counter)
-    grads = {nid: session.value(nid).grad for nid in ("n1", "n2")}   # x: 3, y: 2
+    grads = {nid: session.value(nid).grad for nid in ("n1", "n2")}  # x: 3, y: 2
     smaller = min(grads, key=grads.get)
-    session.value(smaller).grad = 0.5    # still below the largest grad: the scale stays
+    session.value(smaller).grad = 0.5  # still below the largest grad: the scale stays
     session.notify_grads([smaller])
     qtbot.wait(50)
     assert counter.count == 0
-    session.value(smaller).grad = 40.0   # a new largest grad: the legend's numbers change
+    session.value(smaller).grad = 40.0  # a new largest grad: the legend's numbers change
     session.notify_grads([smaller])
     qtbot.waitUntil(lambda: counter.count > 0)

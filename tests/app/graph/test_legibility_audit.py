@@ -7,6 +7,7 @@ readable in the first view, without any zooming:
 * neither the legend nor the minimap covers a node;
 * the window is not larger than the screen it was given.
 """
+
 import pathlib
 
 import pytest
@@ -18,7 +19,7 @@ from core.document.layout import boxes_overlap
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 EXAMPLES = sorted((ROOT / "resources" / "examples").glob("*.json"))
 SIZES = [(1440, 880, None), (1280, 720, None), (1920, 1080, 2.0)]
-MIN_PX = 11.0   # on-screen pixel height of a digit a student can still read from the back
+MIN_PX = 11.0  # on-screen pixel height of a digit a student can still read from the back
 
 
 def _open(window, qtbot, path, size):
@@ -40,12 +41,16 @@ def test_every_example_is_legible_in_its_first_view(window, qtbot, path, size):
     zoom = view.zoom()
     viewport = QRectF(view.viewport().rect())
 
-    small = [(item.name, round(number_screen_px(item, zoom), 1)) for item in items.values()
-             if number_screen_px(item, zoom) < MIN_PX]
+    small = [
+        (item.name, round(number_screen_px(item, zoom), 1))
+        for item in items.values()
+        if number_screen_px(item, zoom) < MIN_PX
+    ]
     assert not small, f"grads painted under {MIN_PX} px at zoom {zoom:.2f}: {small}"
 
-    boxes = {nid: view.mapFromScene(item.mapToScene(item.geometry.record)).boundingRect()
-             for nid, item in items.items()}
+    boxes = {
+        nid: view.mapFromScene(item.mapToScene(item.geometry.record)).boundingRect() for nid, item in items.items()
+    }
     # a graph this size is shown whole (the issue asks 35 nodes at presenter 2x: not met yet,
     # micrograd's more-ops example, 33 nodes, is cut at its left end there)
     if len(items) <= (20 if size[2] else 12):
@@ -59,13 +64,12 @@ def test_every_example_is_legible_in_its_first_view(window, qtbot, path, size):
     for edge_item in scene.edge_items():
         src, dst = edge_item.edge[0], edge_item.edge[1]
         path = edge_item.mapToScene(edge_item.path())
-        trace = [path.pointAtPercent(k / 200) for k in range(201)]   # the drawn line, not its hull
+        trace = [path.pointAtPercent(k / 200) for k in range(201)]  # the drawn line, not its hull
         for nid, item in items.items():
             if nid in (src, dst):
                 continue
             record = item.mapToScene(item.geometry.record).boundingRect().adjusted(2, 2, -2, -2)
-            assert not any(record.contains(point) for point in trace), \
-                f"the wire {src}->{dst} runs through {item.name}"
+            assert not any(record.contains(point) for point in trace), f"the wire {src}->{dst} runs through {item.name}"
 
     for overlay in (view.legend, view.minimap):
         if overlay.isVisible():

@@ -17,11 +17,11 @@ def test_highlight_what_feeds_and_what_is_affected(window):
     f, x, y = (by_label(window, name) for name in "fxy")
     window.scene.selection.select_node(f)
     window.actions["highlight ancestors"].trigger()
-    assert lit(window) == set(doc.nodes)                       # everything feeds f
+    assert lit(window) == set(doc.nodes)  # everything feeds f
     assert "4 nodes feed f (2 inputs)" in window.statusBar().currentMessage()
     window.scene.selection.select_node(y)
     window.actions["highlight descendants"].trigger()
-    assert lit(window) == set(doc.nodes) - {x}                 # y, y*y... and f, not x
+    assert lit(window) == set(doc.nodes) - {x}  # y, y*y... and f, not x
     assert "y affects 3 nodes" in window.statusBar().currentMessage()
     window.actions["clear highlight"].trigger()
     assert lit(window) == set()
@@ -35,8 +35,7 @@ def test_nothing_selected_says_so(window):
 
 
 def test_inputs_the_output_ignores(window, qtbot):
-    window.editor.set_text("x = Value(2.0, label='x')\nz = Value(1.0, label='z')\n"
-                           "f = x * x\nf.label = 'f'\n")
+    window.editor.set_text("x = Value(2.0, label='x')\nz = Value(1.0, label='z')\nf = x * x\nf.label = 'f'\n")
     window.run_expression()
     qtbot.waitUntil(lambda: len(window.session.doc.nodes) == 3, timeout=10_000)
     assert window.session.doc.effective_output() == by_label(window, "f")
@@ -52,5 +51,5 @@ def test_status_bar_shows_the_shape_and_the_glow_goes_with_an_edit(window):
     assert lit(window)
     doc = window.session.doc
     edge = doc.edges[0]
-    doc.disconnect(edge.dst, edge.port)                        # the answer is stale now
+    doc.disconnect(edge.dst, edge.port)  # the answer is stale now
     assert lit(window) == set()

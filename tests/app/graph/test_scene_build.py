@@ -5,6 +5,7 @@ end in exactly the items a build from scratch makes; whatever needs every item
 gets them at once. No test here times anything: the slices are made small, and
 the tests count event-loop turns and compare items with the document.
 """
+
 import pytest
 from PySide6.QtCore import Qt, QTimer
 
@@ -15,7 +16,7 @@ from app.main_window import MainWindow
 from core.document.commands import RemoveNodes
 from core.nn import MLP
 
-SMALL_SLICE = 0.0005   # seconds: a ~1,000-item build takes dozens of slices on any machine
+SMALL_SLICE = 0.0005  # seconds: a ~1,000-item build takes dozens of slices on any machine
 
 
 @pytest.fixture
@@ -69,11 +70,12 @@ def assert_scene_matches_document(window):
         assert (item.x(), item.y()) == scene.to_scene_xy(*doc.nodes[nid].pos)
         assert item.label == doc.nodes[nid].label
     in_scene = [item for item in scene.items() if isinstance(item, NodeItem)]
-    assert len(in_scene) == len(doc.nodes)   # no item of an earlier graph left behind
+    assert len(in_scene) == len(doc.nodes)  # no item of an earlier graph left behind
 
 
 # -----------------------------------------------------------------------------
 # slicing
+
 
 def test_a_large_graph_is_built_in_slices_with_the_event_loop_running_between(window, qtbot):
     counter = TurnCounter(window.scene)
@@ -82,10 +84,10 @@ def test_a_large_graph_is_built_in_slices_with_the_event_loop_running_between(wi
     assert window.layout_pending
     qtbot.waitUntil(lambda: not window.layout_pending, timeout=60000)
     counter.stop()
-    assert counter.turns >= 3   # the build went back to the event loop again and again
+    assert counter.turns >= 3  # the build went back to the event loop again and again
     assert_scene_matches_document(window)
     values = window.session.values
-    for nid, item in window.scene.node_items().items():   # born with their numbers
+    for nid, item in window.scene.node_items().items():  # born with their numbers
         assert item.data == values[nid].data and item.grad == values[nid].grad
     root = window.scene.node_item(window.session.doc.effective_output())
     assert root.grad_text == "1.0000" and root.is_output
@@ -117,6 +119,7 @@ def test_the_window_reports_the_open_finished_after_the_last_item(window, qtbot)
 # -----------------------------------------------------------------------------
 # input during a build
 
+
 def test_deleting_a_node_during_the_build_ends_in_the_items_of_the_document(window, qtbot):
     open_big(window, qtbot)
     built = next(iter(window.scene.node_items()))
@@ -137,7 +140,7 @@ def test_undo_during_the_build_brings_back_the_graph_shown_before(window, qtbot)
     qtbot.waitUntil(lambda: not window.layout_pending, timeout=60000)
     assert {n.label for n in window.session.doc.nodes.values()} == before
     assert_scene_matches_document(window)
-    window.undo_stack.redo()   # the big graph again, built in slices again
+    window.undo_stack.redo()  # the big graph again, built in slices again
     qtbot.waitUntil(lambda: not window.layout_pending, timeout=60000)
     assert len(window.session.doc.nodes) > 400
     assert_scene_matches_document(window)
@@ -150,7 +153,7 @@ def test_a_second_open_during_the_build_replaces_it_cleanly(window, qtbot):
     qtbot.waitUntil(lambda: not window.layout_pending, timeout=60000)
     assert window.session.doc.nodes[window.session.doc.effective_output()].label == out.label
     assert_scene_matches_document(window)
-    assert window.undo_stack.count() == 2   # two opens: two steps of the history, nothing lost
+    assert window.undo_stack.count() == 2  # two opens: two steps of the history, nothing lost
 
 
 def test_replacing_a_large_graph_removes_all_its_items_and_repaints_again(window, qtbot):
@@ -167,7 +170,7 @@ def test_an_item_asked_for_during_the_build_is_there(window, qtbot):
     last = list(window.session.doc.nodes)[-1]
     item = window.scene.node_item(last)
     assert item is not None and item.nid == last
-    assert not window.scene.building   # it finished the build to get there
+    assert not window.scene.building  # it finished the build to get there
     assert_scene_matches_document(window)
 
 
@@ -200,7 +203,7 @@ def test_a_saved_large_graph_opens_in_slices_too(window, qtbot, tmp_path):
     assert window.save_file(path)
     shown = window.session.doc.to_dict()
     counter = TurnCounter(window.scene)
-    assert window.open_file(path)   # its nodes have places: no layout, just the build
+    assert window.open_file(path)  # its nodes have places: no layout, just the build
     assert window.layout_pending
     qtbot.waitUntil(lambda: not window.layout_pending, timeout=60000)
     counter.stop()
@@ -230,10 +233,12 @@ def test_closing_the_window_during_a_build_stops_it(qtbot, monkeypatch):
 # -----------------------------------------------------------------------------
 # the pieces
 
+
 def test_a_graph_with_every_node_at_one_spot_is_arranged_not_drawn_in_a_pile(window, qtbot):
     # repro: a 5,169-node trace shown with layout=False was built at ~120 nodes/s, every
     # slice repainting every node already in the pile (tests/app/files/test_autosave.py timed out)
     from core.document.compile import trace
+
     out, model = traced_mlp()
     doc, _values = trace(out, model.parameters())
     assert len({node.pos for node in doc.nodes.values()}) == 1
@@ -246,6 +251,7 @@ def test_a_graph_with_every_node_at_one_spot_is_arranged_not_drawn_in_a_pile(win
 
 def test_a_graph_with_its_own_positions_keeps_them_when_shown_unarranged(window):
     from core.document.expr import parse
+
     doc = parse("f = x*y + y**2")
     for i, node in enumerate(doc.nodes.values()):
         node.pos = (i * 300.0, (i % 2) * 200.0)

@@ -9,6 +9,7 @@ This scans every module with `ast` for an attribute `_name` read or written on
 an expression that names a scene (`scene._nodes`, `self._scene._edges`,
 `window.scene._highlight`, `item.scene()._wire`).
 """
+
 import ast
 import re
 from pathlib import Path
@@ -16,7 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[3]
 SCANNED = ("app", "tests", "bench")
 ALLOWED = {
-    "app/graph/scene.py",          # the scene itself
+    "app/graph/scene.py",  # the scene itself
     # still functions taking the scene (the sliced build): to become an object it holds
     "app/graph/scene_build.py",
 }
@@ -39,10 +40,16 @@ def scene_privates(source, filename="<string>"):
 
 
 def test_the_scanner_finds_a_private_reached_through_a_scene():
-    sample = ("scene._nodes\nself._scene._edges.get(e)\nwindow.scene._highlight[0]\n"
-              "item.scene()._wire = None\nscene.marks.set_highlight()\nself._scene.node_items()\n")
+    sample = (
+        "scene._nodes\nself._scene._edges.get(e)\nwindow.scene._highlight[0]\n"
+        "item.scene()._wire = None\nscene.marks.set_highlight()\nself._scene.node_items()\n"
+    )
     assert [text for _line, text in scene_privates(sample)] == [
-        "scene._nodes", "self._scene._edges", "window.scene._highlight", "item.scene()._wire"]
+        "scene._nodes",
+        "self._scene._edges",
+        "window.scene._highlight",
+        "item.scene()._wire",
+    ]
 
 
 def test_no_module_outside_the_scene_touches_its_privates():

@@ -1,4 +1,5 @@
 """First start: the welcome page, Help → Welcome, and a tool tip on every control."""
+
 import os
 
 import pytest
@@ -24,16 +25,20 @@ def window(qtbot):
 
 def test_welcome_lists_lessons_examples_and_recent_files(window, qtbot, tmp_path):
     recent = os.path.join(EXAMPLES_DIR, "tanh_neuron.json")
-    window.files.add_recent(recent) if hasattr(window.files, "add_recent") else \
-        window.files.settings.setValue("recentFiles", [recent])
+    window.files.add_recent(recent) if hasattr(window.files, "add_recent") else window.files.settings.setValue(
+        "recentFiles", [recent]
+    )
     dialog = window.show_welcome()
     assert isinstance(dialog, WelcomeDialog) and dialog.isVisible()
     assert dialog.lesson_list.count() == len(window.lessons.lessons)
-    assert dialog.example_list.count() == len(examples()) == len(
-        [n for n in os.listdir(EXAMPLES_DIR) if n.endswith(".json")])
+    assert (
+        dialog.example_list.count()
+        == len(examples())
+        == len([n for n in os.listdir(EXAMPLES_DIR) if n.endswith(".json")])
+    )
     paths = [dialog.recent_list.item(i).data(Qt.UserRole) for i in range(dialog.recent_list.count())]
     assert recent in paths
-    assert window.show_welcome() is dialog       # one page, raised again
+    assert window.show_welcome() is dialog  # one page, raised again
     dialog.close()
 
 
@@ -86,6 +91,7 @@ def test_window_icon_is_the_app_icon(window):
 # -----------------------------------------------------------------------------
 # a tool tip on every control
 
+
 def _controls(window):
     """Every QAction reachable from the menus and the toolbar, and every button."""
     found = []
@@ -110,7 +116,7 @@ def _controls(window):
         if button.parent() is window.toolbar or not button.isVisibleTo(window):
             continue
         if button.objectName().startswith("qt_") or isinstance(button.parent(), QTabBar):
-            continue   # Qt's own: a toolbar's overflow arrow, a tab bar's scroll arrows
+            continue  # Qt's own: a toolbar's overflow arrow, a tab bar's scroll arrows
         found.append((f"{type(button.window()).__name__} > {button.text() or button.objectName()}", button))
     return found
 
@@ -119,10 +125,13 @@ def _missing(control):
     if isinstance(control, QAction):
         host = control.defaultWidget() if hasattr(control, "defaultWidget") else None
         if host is not None:
-            return type(host) is not QWidget and not host.toolTip().strip()   # a bare QWidget: a spacer
-        if control.menu() is None and isinstance(control.parent(), QMenu) and control.parent().title() == \
-                "Open &Recent":
-            return False   # a recent file's path is its own explanation
+            return type(host) is not QWidget and not host.toolTip().strip()  # a bare QWidget: a spacer
+        if (
+            control.menu() is None
+            and isinstance(control.parent(), QMenu)
+            and control.parent().title() == "Open &Recent"
+        ):
+            return False  # a recent file's path is its own explanation
         return not _has_tip(control)
     return not control.toolTip().strip()
 

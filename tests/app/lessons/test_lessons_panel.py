@@ -1,4 +1,5 @@
 """The Lessons panel: every lesson runs through it, and what it shows is the runner's."""
+
 import math
 
 import pytest
@@ -12,7 +13,7 @@ from core.lessons.format import load_all
 from core.lessons.runner import fmt
 
 LESSONS = load_all(LESSONS_DIR)
-TRAIN_LIMIT = 2   # keeps the network lessons quick
+TRAIN_LIMIT = 2  # keeps the network lessons quick
 
 
 @pytest.fixture
@@ -46,13 +47,13 @@ def check_screen(window, panel):
         by_id = runner.by_id
         assert set(session.values) == set(by_id)
         for nid, value in by_id.items():
-            assert session.values[nid] is value            # the very same Value objects
+            assert session.values[nid] is value  # the very same Value objects
             item = scene.node_item(nid)
             assert item.data_text == format_number(value.data)
             assert item.grad_text == format_number(value.grad)
         highlighted = {nid for nid, item in scene.node_items().items() if item.highlighted}
         assert highlighted == set(runner.highlight_ids())
-        for nid, node in session.doc.nodes.items():   # the inspector's leaf values agree too
+        for nid, node in session.doc.nodes.items():  # the inspector's leaf values agree too
             if node.kind != "op" and math.isfinite(by_id[nid].data):
                 assert node.value == by_id[nid].data
     if runner.kind == "network":
@@ -67,6 +68,7 @@ def check_screen(window, panel):
 def _numbers(text):
     """The 4-decimal numbers a lesson text states (what the runner filled in)."""
     import re
+
     return re.findall(r"-?\d+\.\d{4}", text)
 
 
@@ -170,7 +172,7 @@ def test_an_edit_detaches_the_canvas_and_the_next_step_brings_the_lesson_back(wi
 
 def test_a_long_step_runs_in_a_worker_and_can_be_stopped(window, qtbot):
     panel = window.lessons
-    panel.train_limit = None        # train as written: the 80-step move takes a while
+    panel.train_limit = None  # train as written: the 80-step move takes a while
     window.show_lessons("training-moons", 2)
     wait(qtbot, panel)
     steps_before = panel.runner.trainer.steps_done
@@ -219,7 +221,7 @@ def test_quiz_mode_drives_the_debuggers_quiz(window, qtbot):
     record = window.debugger.step()
     assert record is not None
     question = window.debugger.controller.quiz_question()
-    assert question                          # the new grad is hidden until predicted
+    assert question  # the new grad is hidden until predicted
     panel.set_quiz_mode(False)
 
 
@@ -237,12 +239,13 @@ def test_progress_is_remembered(window, qtbot):
 def test_markdown_code_follows_the_body_font(qtbot):
     from PySide6.QtGui import QTextFormat
     from PySide6.QtWidgets import QTextBrowser
+
     browser = QTextBrowser()
     qtbot.addWidget(browser)
     set_markdown(browser, "Text with `code`.\n\n```\na.grad += 1.0000 * 2.0000 (a long line of code)\n```\n")
     block = browser.document().begin()
     while block.isValid():
-        assert not block.blockFormat().nonBreakableLines()   # code wraps instead of scrolling
+        assert not block.blockFormat().nonBreakableLines()  # code wraps instead of scrolling
         it = block.begin()
         while not it.atEnd():
             fmt_ = it.fragment().charFormat()
@@ -254,6 +257,7 @@ def test_markdown_code_follows_the_body_font(qtbot):
 
 # -----------------------------------------------------------------------------
 # issue 17: the canvas is the graph the text speaks of; the quiz keeps score; no dirty document
+
 
 def canvas_matches_runner(window, panel):
     """The canvas's items are the runner's graph now: same nodes, and each shows what
@@ -275,7 +279,7 @@ def test_every_step_shows_the_runners_graph_never_stale_never_empty(window, qtbo
     window.show_lessons(lesson.id)
     wait(qtbot, panel)
     while True:
-        qtbot.waitUntil(lambda: panel.bridge.showing_runner, timeout=30000)   # a layout may be pending
+        qtbot.waitUntil(lambda: panel.bridge.showing_runner, timeout=30000)  # a layout may be pending
         canvas_matches_runner(window, panel)
         if panel.runner.at_end:
             break
@@ -293,20 +297,20 @@ def test_a_lesson_never_marks_the_document_modified(window, qtbot):
     window.show_lessons("training-moons", 0)
     wait(qtbot, panel)
     qtbot.waitUntil(lambda: panel.bridge.showing_runner, timeout=30000)
-    assert not window.files.modified          # was: quitting asked to save the lesson's graph
-    assert window.files.path is None          # and Save would never write it over the user's file
+    assert not window.files.modified  # was: quitting asked to save the lesson's graph
+    assert window.files.path is None  # and Save would never write it over the user's file
 
 
 def test_quiz_hides_values_until_answered_and_keeps_score(window, qtbot, tmp_path):
     panel = window.lessons
     panel.quiz_check.setChecked(True)
-    window.show_lessons("chain-rule", 1)      # one backward step: d.grad and f.grad are new
+    window.show_lessons("chain-rule", 1)  # one backward step: d.grad and f.grad are new
     wait(qtbot, panel)
     runner = panel.runner
     d = runner.nid_of_label("d")
     assert (d, "grad") in panel.quiz.hidden()
     assert window.scene.node_item(d).texts()[2] == "?"
-    assert "-2.0000" not in panel.text.toPlainText()       # the text does not give it away either
+    assert "-2.0000" not in panel.text.toPlainText()  # the text does not give it away either
     canvas_matches_runner(window, panel)
     # first item: wrong once (a hint, no answer), then right -> "after a hint"
     item = panel.quiz.current
@@ -316,8 +320,8 @@ def test_quiz_hides_values_until_answered_and_keeps_score(window, qtbot, tmp_pat
     panel.answer.setText(repr(item.truth))
     ok, _ = panel.check()
     assert ok
-    assert window.scene.node_item(item.nid).texts()[2] == fmt(item.truth)   # revealed once answered
-    while panel.quiz.current is not None:       # the rest: shown without an answer
+    assert window.scene.node_item(item.nid).texts()[2] == fmt(item.truth)  # revealed once answered
+    while panel.quiz.current is not None:  # the rest: shown without an answer
         panel.reveal()
     assert panel.quiz.hidden() == set()
     canvas_matches_runner(window, panel)
@@ -330,6 +334,7 @@ def test_quiz_hides_values_until_answered_and_keeps_score(window, qtbot, tmp_pat
     path = tmp_path / "score.json"
     dialog.save(path)
     import json
+
     saved = json.loads(path.read_text(encoding="utf-8"))
     assert saved["format"] == "backprop-studio.quiz-score" and saved["total"]["hint"] == 1
     panel.quiz_check.setChecked(False)
@@ -351,4 +356,4 @@ def test_a_big_networks_canvas_output_is_the_neuron_shown(window, qtbot):
     wait(qtbot, panel)
     qtbot.waitUntil(lambda: panel.bridge.showing_runner, timeout=30000)
     shown_out = panel.runner.by_id[panel.runner.document.output]
-    assert window.session.compiled.output is shown_out   # was: the loss, which is not on the canvas
+    assert window.session.compiled.output is shown_out  # was: the loss, which is not on the canvas

@@ -1,4 +1,5 @@
 """Presenter mode, scale and themes: one factor for every pane, switched live."""
+
 import pytest
 from PySide6.QtCore import QPointF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontInfo, QKeySequence, QPalette
@@ -19,7 +20,7 @@ def window(qtbot):
     yield w
     w.appearance.set_presenter(False)
     w.close()
-    apply_to_application(Theme(LIGHT, 1.0))   # the application font and palette as they were
+    apply_to_application(Theme(LIGHT, 1.0))  # the application font and palette as they were
 
 
 def pixel_size(widget):
@@ -30,8 +31,11 @@ def sample_widgets(window):
     """A visible text widget from every pane: each dock, the toolbar, menus, status bar."""
     samples = {}
     for key, dock in window.docks.items():
-        texts = [w for w in dock.widget().findChildren(QWidget)
-                 if isinstance(w, (QLabel, QAbstractButton)) and w.isVisibleTo(dock)]
+        texts = [
+            w
+            for w in dock.widget().findChildren(QWidget)
+            if isinstance(w, (QLabel, QAbstractButton)) and w.isVisibleTo(dock)
+        ]
         samples[f"dock {key}"] = texts[0] if texts else dock.widget()
         samples[f"dock title {key}"] = dock
     samples["toolbar"] = window.toolbar.widgetForAction(window.actions["run"])
@@ -62,7 +66,7 @@ def test_presenter_scale_doubles_every_font_of_every_pane(window, qtbot):
     assert window.view.legend.sizeHint().width() == pytest.approx(2 * 318, abs=2)
     window.appearance.set_scale(1.0)
     for name, widget in samples.items():
-        assert pixel_size(widget) == before[name], name    # and back exactly
+        assert pixel_size(widget) == before[name], name  # and back exactly
 
 
 def test_every_widget_font_follows_the_scale(window):
@@ -71,8 +75,11 @@ def test_every_widget_font_follows_the_scale(window):
     widgets = [w for w in window.findChildren(QWidget)]
     before = {id(w): pixel_size(w) for w in widgets}
     window.appearance.set_scale(1.5)
-    wrong = [(type(w).__name__, before[id(w)], pixel_size(w)) for w in widgets
-             if abs(pixel_size(w) - 1.5 * before[id(w)]) > 1]
+    wrong = [
+        (type(w).__name__, before[id(w)], pixel_size(w))
+        for w in widgets
+        if abs(pixel_size(w) - 1.5 * before[id(w)]) > 1
+    ]
     assert wrong == []
 
 
@@ -88,21 +95,40 @@ def test_scaled_nodes_do_not_overlap_and_the_file_does_not_change(window):
         assert (item.x(), item.y()) == pytest.approx((2.5 * x, 2.5 * y))
     rects = [item.box_rect() for item in items]
     for i, r in enumerate(rects):
-        for s in rects[i + 1:]:
+        for s in rects[i + 1 :]:
             assert not r.intersects(s)
     # a drag at 2.5x moves the node in document units
     item = items[0]
     start = QPointF(item.pos())
     assert window.scene.to_doc(start + QPointF(25, 0)) == pytest.approx(
-        (positions[item.nid][0] + 10, positions[item.nid][1]))
+        (positions[item.nid][0] + 10, positions[item.nid][1])
+    )
 
 
 def test_presenter_mode_goes_full_screen_and_puts_everything_back(window, qtbot):
-    extras = [a for a in window.toolbar.actions() if not a.isSeparator() and a.isVisible()
-              and a not in (window.actions[k] for k in ("run", "backward", "zero grads", "fit", "zoom in",
-                                                       "zoom out", "lesson back", "lesson next",
-                                                       "presenter", "presenter scale"))]
-    assert extras   # export buttons, the find box, the file buttons...
+    extras = [
+        a
+        for a in window.toolbar.actions()
+        if not a.isSeparator()
+        and a.isVisible()
+        and a
+        not in (
+            window.actions[k]
+            for k in (
+                "run",
+                "backward",
+                "zero grads",
+                "fit",
+                "zoom in",
+                "zoom out",
+                "lesson back",
+                "lesson next",
+                "presenter",
+                "presenter scale",
+            )
+        )
+    ]
+    assert extras  # export buttons, the find box, the file buttons...
     docks_before = {k: d.isVisible() for k, d in window.docks.items()}
     qtbot.keyClick(window, Qt.Key_F11)
     look = window.appearance
@@ -110,8 +136,8 @@ def test_presenter_mode_goes_full_screen_and_puts_everything_back(window, qtbot)
     assert window.theme.palette is HIGH_CONTRAST and window.theme.scale == 2.0
     assert all(not a.isVisible() for a in extras)
     assert window.zoom_label.isHidden() and window.counts_label.isHidden()
-    assert not window.output_label.isHidden()          # the number that matters stays
-    assert not window.docks["inspector"].isVisible()   # panels not in use give the canvas room
+    assert not window.output_label.isHidden()  # the number that matters stays
+    assert not window.docks["inspector"].isVisible()  # panels not in use give the canvas room
     assert window.actions["presenter"].isChecked()
     qtbot.keyClick(window, Qt.Key_Escape)
     assert not look.presenting and not window.isFullScreen()
@@ -139,13 +165,13 @@ def test_themes_switch_without_restart(window):
     for name in PALETTES:
         window.actions[f"theme {name}"].trigger()
         assert window.theme.palette.name == name
-        assert item.theme is window.theme                        # the node item has the new theme
+        assert item.theme is window.theme  # the node item has the new theme
         fills[name] = item.theme.color("node_fill").name()
         assert window.scene.backgroundBrush().color() == QColor(PALETTES[name].background)
         assert window.actions[f"theme {name}"].isChecked()
     assert len(set(fills.values())) >= 2 and fills["dark"] == DARK.node_fill
     window.actions["theme dark"].trigger()
-    assert QApplication.palette().color(QPalette.Window).name() == "#20252d"   # widgets too
+    assert QApplication.palette().color(QPalette.Window).name() == "#20252d"  # widgets too
     window.actions["theme light"].trigger()
 
 
@@ -153,9 +179,10 @@ def test_the_node_item_paints_with_the_new_palette(window, qtbot):
     item = window.scene.node_item(window.session.doc.effective_output())
 
     def colour_of_the_box():
-        name_row = item.geometry.label_rect   # its right end holds no text: the record's fill
-        point = window.view.mapFromScene(item.mapToScene(QPointF(name_row.right() - 6 * item.theme.scale,
-                                                                 name_row.center().y())))
+        name_row = item.geometry.label_rect  # its right end holds no text: the record's fill
+        point = window.view.mapFromScene(
+            item.mapToScene(QPointF(name_row.right() - 6 * item.theme.scale, name_row.center().y()))
+        )
         return window.view.viewport().grab().toImage().pixelColor(point)
 
     light = colour_of_the_box()
@@ -222,6 +249,7 @@ def test_shortcuts_dialog_is_made_from_the_actions(window, qtbot):
 
 def test_about_shows_the_version(window):
     from app import __version__
+
     dialog = window.show_about()
     assert __version__ in dialog.text.text()
     dialog.close()
@@ -241,13 +269,15 @@ def test_plots_follow_the_scale(qtbot):
     import pyqtgraph as pg
 
     from app.look.theme import apply_to_widgets
+
     plot = pg.PlotWidget()
     qtbot.addWidget(plot)
     plot.getPlotItem().getAxis("left").setWidth(28)
     apply_to_widgets(plot, 2.0)
     axis = plot.getPlotItem().getAxis("left")
-    assert axis.style["tickFont"].pixelSize() == ui_font(2.0).pixelSize() or \
-        axis.style["tickFont"].pointSizeF() == pytest.approx(ui_font(2.0).pointSizeF())
+    assert axis.style["tickFont"].pixelSize() == ui_font(2.0).pixelSize() or axis.style[
+        "tickFont"
+    ].pointSizeF() == pytest.approx(ui_font(2.0).pointSizeF())
     assert axis.fixedWidth == 56
     apply_to_widgets(plot, 1.0)
     assert axis.fixedWidth == 28
@@ -257,6 +287,7 @@ def test_widgets_with_their_own_sizes_scale_and_come_back(qtbot):
     from PySide6.QtWidgets import QLineEdit, QToolButton, QVBoxLayout
 
     from app.look.theme import apply_to_widgets, set_base_font
+
     host = QWidget()
     qtbot.addWidget(host)
     layout = QVBoxLayout(host)
@@ -275,13 +306,13 @@ def test_widgets_with_their_own_sizes_scale_and_come_back(qtbot):
     assert "font-size: 34px" in styled.styleSheet() and QFontInfo(styled.font()).pixelSize() == 34
     assert own.font().pixelSize() == 30 and own.font().bold()
     assert box.maximumWidth() == 520 and tool.iconSize() == QSize(104, 104)
-    apply_to_widgets(host, 2.0)   # applying the same scale again changes nothing
+    apply_to_widgets(host, 2.0)  # applying the same scale again changes nothing
     assert own.font().pixelSize() == 30 and box.maximumWidth() == 520
     apply_to_widgets(host, 1.0)
     assert "font-size: 17px" in styled.styleSheet() and own.font().pixelSize() == 15
     assert box.maximumWidth() == 260 and tool.iconSize() == QSize(52, 52)
     font = QFont("DejaVu Sans")
     font.setPixelSize(20)
-    own.setFont(font)                  # its owner sets a new font: that is the new 1x
+    own.setFont(font)  # its owner sets a new font: that is the new 1x
     apply_to_widgets(host, 1.5)
     assert own.font().pixelSize() == 30

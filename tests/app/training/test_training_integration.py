@@ -13,8 +13,17 @@ from core.training.config import TrainConfig
 from core.training.features import feature_row
 from core.training.sample_graph import model_from_weights
 
-FAST = TrainConfig(dataset="moons", n_samples=40, hidden_sizes=(4, 3), steps=100_000, lr=0.1, lr_decay=0.0,
-                   batch_size=None, test_ratio=0.25, activation=("tanh", "relu", "linear"))
+FAST = TrainConfig(
+    dataset="moons",
+    n_samples=40,
+    hidden_sizes=(4, 3),
+    steps=100_000,
+    lr=0.1,
+    lr_decay=0.0,
+    batch_size=None,
+    test_ratio=0.25,
+    activation=("tanh", "relu", "linear"),
+)
 WAIT = 15000
 
 
@@ -23,8 +32,14 @@ def training(window, qtbot, cfg=FAST):
     window.actions["training workspace"].trigger()
     panel = window.training.panel
     panel.apply_config(cfg)
-    qtbot.waitUntil(lambda: panel.controller.idle and panel.controller.weights is not None
-                    and panel.config.hidden_sizes == cfg.hidden_sizes, timeout=WAIT)
+    qtbot.waitUntil(
+        lambda: (
+            panel.controller.idle
+            and panel.controller.weights is not None
+            and panel.config.hidden_sizes == cfg.hidden_sizes
+        ),
+        timeout=WAIT,
+    )
     return panel
 
 
@@ -34,6 +49,7 @@ def running_threads(window):
 
 # -----------------------------------------------------------------------------
 # the two workspaces
+
 
 def test_the_graph_workspace_is_the_default_and_the_panel_is_built_on_demand(window):
     assert window.training.current == GRAPH
@@ -71,6 +87,7 @@ def test_menus_reach_the_training_workspace_and_its_sessions(window):
 
 # -----------------------------------------------------------------------------
 # training -> the graph canvas
+
 
 def test_a_clicked_neuron_opens_its_graph_on_the_canvas_ready_for_the_debugger(window, qtbot):
     panel = training(window, qtbot)
@@ -139,6 +156,7 @@ def test_a_session_opened_from_the_file_menu_lands_in_the_panel(window, qtbot, t
 # -----------------------------------------------------------------------------
 # closing
 
+
 def test_closing_the_window_mid_run_leaves_no_thread_and_is_quick(qtbot):
     w = MainWindow()
     qtbot.addWidget(w)
@@ -166,6 +184,18 @@ def test_closing_in_the_training_workspace_saves_the_graph_workspace_layout(wind
 
 def test_command_line_training_screenshot(qtbot, tmp_path):
     out = tmp_path / "training.png"
-    code = main(["--screenshot", str(out), "--workspace", "training", "--train-preset", "xor",
-                 "--train-steps", "3", "--size", "1440x900"])
+    code = main(
+        [
+            "--screenshot",
+            str(out),
+            "--workspace",
+            "training",
+            "--train-preset",
+            "xor",
+            "--train-steps",
+            "3",
+            "--size",
+            "1440x900",
+        ]
+    )
     assert code == 0 and out.stat().st_size > 10_000

@@ -16,8 +16,17 @@ from core.training.features import feature_row
 from core.training.presets import PRESETS
 from core.training.sample_graph import model_from_weights
 
-FAST = TrainConfig(dataset="moons", n_samples=40, hidden_sizes=(4, 3), steps=100_000, lr=0.1, lr_decay=0.0,
-                   batch_size=None, test_ratio=0.25, activation=("tanh", "relu", "linear"))
+FAST = TrainConfig(
+    dataset="moons",
+    n_samples=40,
+    hidden_sizes=(4, 3),
+    steps=100_000,
+    lr=0.1,
+    lr_decay=0.0,
+    batch_size=None,
+    test_ratio=0.25,
+    activation=("tanh", "relu", "linear"),
+)
 WAIT = 15000
 
 
@@ -37,6 +46,7 @@ def running_threads(panel):
 
 # -----------------------------------------------------------------------------
 # play / pause / step
+
 
 def test_play_then_pause_then_exactly_one_step(panel, qtbot):
     qtbot.mouseClick(panel.run_bar.play_button, Qt.LeftButton)
@@ -136,6 +146,7 @@ def test_speed_limit_slider(panel, qtbot):
 # -----------------------------------------------------------------------------
 # responsiveness
 
+
 def test_the_event_loop_answers_while_training(qtbot):
     p = TrainingPanel(MICROGRAD_DEMO.replace(steps=100_000))  # ~50 ms steps, ~66k Values each
     qtbot.addWidget(p)
@@ -152,6 +163,7 @@ def test_the_event_loop_answers_while_training(qtbot):
         now = clock.elapsed()
         gaps.append(now - last[0])
         last[0] = now
+
     timer = QTimer()
     timer.setInterval(10)
     timer.timeout.connect(ping)
@@ -161,14 +173,17 @@ def test_the_event_loop_answers_while_training(qtbot):
     steps = p.steps
     p.pause()
     late = [g - 10 for g in gaps]
-    print(f"\nevent-loop latency while training: max {max(late)} ms, median {statistics.median(late)} ms "
-          f"over {len(gaps)} pings, {steps} steps in 2.5 s")
+    print(
+        f"\nevent-loop latency while training: max {max(late)} ms, median {statistics.median(late)} ms "
+        f"over {len(gaps)} pings, {steps} steps in 2.5 s"
+    )
     assert steps > 0
     assert max(late) < 250
 
 
 # -----------------------------------------------------------------------------
 # divergence
+
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 def test_divergence_pauses_with_the_explanation(panel, qtbot):
@@ -195,6 +210,7 @@ def test_divergence_pauses_with_the_explanation(panel, qtbot):
 # -----------------------------------------------------------------------------
 # data
 
+
 def test_csv_import_good_file(panel, qtbot, tmp_path):
     path = tmp_path / "points.csv"
     path.write_text("x1,x2,label\n0,0,0\n1,1,1\n0.5,0.2,1\n-1,0.3,0\n")
@@ -202,8 +218,9 @@ def test_csv_import_good_file(panel, qtbot, tmp_path):
     assert ok and "imported 4 points" in message
     assert panel.config.points == ((0.0, 0.0), (1.0, 1.0), (0.5, 0.2), (-1.0, 0.3))
     assert panel.config.labels == (-1.0, 1.0, 1.0, -1.0)
-    qtbot.waitUntil(lambda: panel.controller.data is not None and
-                    len(panel.controller.all_points()[0]) == 4, timeout=WAIT)
+    qtbot.waitUntil(
+        lambda: panel.controller.data is not None and len(panel.controller.all_points()[0]) == 4, timeout=WAIT
+    )
     assert not any(b.isChecked() for b in panel.data_box.dataset_buttons.values())
 
 
@@ -254,6 +271,7 @@ def test_dataset_buttons_and_regenerate(panel, qtbot):
 
 # -----------------------------------------------------------------------------
 # the network diagram
+
 
 def test_layer_and_neuron_buttons_change_the_network(panel, qtbot):
     panel.network_box.add_layer_button.click()
@@ -341,8 +359,7 @@ def test_editing_a_weight_while_paused(panel, qtbot):
     assert panel.network_box.weight_spin.isEnabled()
     boundary = panel.controller.boundary
     panel.network_box.weight_spin.setValue(2.5)
-    qtbot.waitUntil(lambda: panel.controller.idle and panel.controller.weights.weights[1][0][2] == 2.5,
-                    timeout=WAIT)
+    qtbot.waitUntil(lambda: panel.controller.idle and panel.controller.weights.weights[1][0][2] == 2.5, timeout=WAIT)
     assert panel.controller.boundary is not boundary  # redrawn from the edited model
     assert "L1.n0.w2 set to 2.5" in panel.status_label.text()
     panel.play()
@@ -354,6 +371,7 @@ def test_hover_tooltips_show_weight_and_grad(panel, qtbot):
     from PySide6.QtCore import QEvent
     from PySide6.QtGui import QHelpEvent
     from PySide6.QtWidgets import QApplication, QToolTip
+
     view = panel.network_view
     text = view.tooltip_for(("weight", 0, 1, 0))
     assert text.startswith("L0.n1.w0") and "value" in text and "grad" in text
@@ -368,6 +386,7 @@ def test_hover_tooltips_show_weight_and_grad(panel, qtbot):
 
 # -----------------------------------------------------------------------------
 # sessions and presets
+
 
 def test_session_save_then_open_round_trip(panel, qtbot, tmp_path):
     for _ in range(3):
@@ -393,8 +412,9 @@ def test_session_save_then_open_round_trip(panel, qtbot, tmp_path):
     # and it trains on exactly as the original
     panel.step()
     other.step()
-    qtbot.waitUntil(lambda: panel.steps == 4 and other.steps == 4 and panel.controller.idle
-                    and other.controller.idle, timeout=WAIT)
+    qtbot.waitUntil(
+        lambda: panel.steps == 4 and other.steps == 4 and panel.controller.idle and other.controller.idle, timeout=WAIT
+    )
     assert other.controller.weights.weights == panel.controller.weights.weights
     other.close()
 
@@ -433,11 +453,17 @@ def test_presets_include_the_micrograd_demo(panel, qtbot):
 
 
 def test_every_control_has_a_tooltip(panel):
-    controls = [w for kind in (QAbstractButton, QAbstractSpinBox, QComboBox, QAbstractSlider)
-                for w in panel.findChildren(kind)
-                if w.isVisibleTo(panel) and not w.objectName().startswith("qt_")]
-    missing = [f"{type(w).__name__} {getattr(w, 'text', lambda: '')()!r}" for w in controls
-               if not w.toolTip() and w.parent().objectName() != "qt_spinbox_lineedit"]
+    controls = [
+        w
+        for kind in (QAbstractButton, QAbstractSpinBox, QComboBox, QAbstractSlider)
+        for w in panel.findChildren(kind)
+        if w.isVisibleTo(panel) and not w.objectName().startswith("qt_")
+    ]
+    missing = [
+        f"{type(w).__name__} {getattr(w, 'text', lambda: '')()!r}"
+        for w in controls
+        if not w.toolTip() and w.parent().objectName() != "qt_spinbox_lineedit"
+    ]
     assert not missing, missing
 
 

@@ -13,6 +13,7 @@ from app.training.redraw import RedrawScheduler
 # -----------------------------------------------------------------------------
 # the redraw schedule
 
+
 class Clock:
     def __init__(self):
         self.t = 10.0
@@ -28,7 +29,7 @@ def test_one_part_per_tick_the_most_overdue_first():
     r.mark("curves", "image", "network")
     assert r.take() == ["image"]
     assert r.take() == ["curves"]
-    assert r.take() == []          # the network was drawn 0.2 s ago, its interval is 0.3 s
+    assert r.take() == []  # the network was drawn 0.2 s ago, its interval is 0.3 s
     clock.t += 0.25
     assert r.take() == ["network"]
     assert r.take() == [] and not r.dirty
@@ -36,21 +37,22 @@ def test_one_part_per_tick_the_most_overdue_first():
 
 def test_a_busy_gui_thread_redraws_only_every_max_interval():
     from app.training import redraw
+
     clock, cpu = Clock(), Clock()
     r = RedrawScheduler({"curves": 0.1, "image": 0.1, "network": 0.1}, clock, cpu_clock=cpu)
     r.mark("curves")
-    assert r.take() == ["curves"]              # the first sample: nothing measured yet
-    for _ in range(10):                        # then 0.3 s of wall time, 0.1 s of it the GUI's CPU
+    assert r.take() == ["curves"]  # the first sample: nothing measured yet
+    for _ in range(10):  # then 0.3 s of wall time, 0.1 s of it the GUI's CPU
         clock.t += 0.03
         cpu.t += 0.01
         r.mark("curves")
-        assert r.take() == []                  # 33% > GUI_CPU_SHARE: its 0.1 s interval is not enough
+        assert r.take() == []  # 33% > GUI_CPU_SHARE: its 0.1 s interval is not enough
     assert r.gui_cpu_share(clock.t) > redraw.GUI_CPU_SHARE
-    clock.t += redraw.MAX_INTERVAL             # a second on, with the GUI idle meanwhile...
-    assert r.take() == ["curves"]              # ...it is drawn again (and at least this often anyway)
+    clock.t += redraw.MAX_INTERVAL  # a second on, with the GUI idle meanwhile...
+    assert r.take() == ["curves"]  # ...it is drawn again (and at least this often anyway)
     r.mark("image")
     clock.t += 0.1
-    assert r.take() == ["image"]               # an idle GUI thread: the normal interval again
+    assert r.take() == ["image"]  # an idle GUI thread: the normal interval again
 
 
 def test_everything_at_once_when_asked():
@@ -64,6 +66,7 @@ def test_everything_at_once_when_asked():
 
 # -----------------------------------------------------------------------------
 # CSV and metrics
+
 
 def test_read_points_csv(tmp_path):
     good = tmp_path / "good.csv"
@@ -84,20 +87,26 @@ def test_read_points_csv(tmp_path):
 def test_metrics_text():
     assert metrics_text(0.5, 0.75, None, None) == "training  loss 0.5000   accuracy 75%"
     assert metrics_text(float("nan"), 1.0, 0.25, 0.5).splitlines() == [
-        "training  loss —   accuracy 100%", "test      loss 0.2500   accuracy 50%"]
+        "training  loss —   accuracy 100%",
+        "test      loss 0.2500   accuracy 50%",
+    ]
 
 
 # -----------------------------------------------------------------------------
 # process tuning at startup
 
+
 def test_tuning_before_numpy_sets_the_environment_and_the_switch_interval():
-    code = ("import os, sys\n"
-            "from app.training.tuning import tune_process\n"
-            "tune_process()\n"
-            "assert 'numpy' not in sys.modules and 'PySide6' not in sys.modules\n"
-            "print(os.environ['OPENBLAS_NUM_THREADS'], sys.getswitchinterval())\n")
+    code = (
+        "import os, sys\n"
+        "from app.training.tuning import tune_process\n"
+        "tune_process()\n"
+        "assert 'numpy' not in sys.modules and 'PySide6' not in sys.modules\n"
+        "print(os.environ['OPENBLAS_NUM_THREADS'], sys.getswitchinterval())\n"
+    )
     env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-    out = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True,
-                         check=True).stdout.split()
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True, check=True
+    ).stdout.split()
     assert out == ["1", "0.0005"]

@@ -13,8 +13,17 @@ from core.training.config import TrainConfig
 from core.training.events import Progress
 from core.training.trainer import Trainer
 
-FAST = TrainConfig(dataset="moons", n_samples=40, hidden_sizes=(4,), steps=100_000, lr=0.1,
-                   lr_decay=0.0, batch_size=None, boundary_resolution=12, neuron_resolution=6)
+FAST = TrainConfig(
+    dataset="moons",
+    n_samples=40,
+    hidden_sizes=(4,),
+    steps=100_000,
+    lr=0.1,
+    lr_decay=0.0,
+    batch_size=None,
+    boundary_resolution=12,
+    neuron_resolution=6,
+)
 
 
 def wait_for(predicate, timeout=10.0):
@@ -62,6 +71,7 @@ def run():
         r = Run(*args, **kwargs)
         runs.append(r)
         return r
+
     yield make
     for r in runs:
         r.close()
@@ -69,6 +79,7 @@ def run():
 
 # -----------------------------------------------------------------------------
 # the loop
+
 
 def test_worker_starts_idle_with_data_boundary_and_weights(run):
     r = run()
@@ -101,6 +112,7 @@ def test_play_pause_and_exactly_one_step(run):
 
 def test_only_plain_data_leaves_the_worker(run):
     from core.engine import Value
+
     r = run()
     r.wait_idle()
     r.worker.send("step")
@@ -117,6 +129,7 @@ def test_only_plain_data_leaves_the_worker(run):
         elif hasattr(x, "__dataclass_fields__"):
             for name in x.__dataclass_fields__:
                 plain(getattr(x, name))
+
     for event in r.take():
         plain(event)
 
@@ -207,6 +220,7 @@ def test_a_bad_command_reports_an_error_and_ends(run):
 def test_single_step_time_of_the_demo_is_measured():
     # decides where Step runs: above ~50 ms it must not run on the GUI thread
     from core.training.config import MICROGRAD_DEMO
+
     trainer = Trainer(MICROGRAD_DEMO)
     trainer.step()
     t0 = time.perf_counter()
@@ -230,6 +244,7 @@ def test_worker_thread_runs_the_loop_on_a_qthread(qtbot):
 
 # -----------------------------------------------------------------------------
 # the controller
+
 
 @pytest.fixture
 def controller(qtbot):
@@ -279,6 +294,7 @@ def test_controller_hot_swaps_training_settings_and_restarts_for_the_network(con
 # -----------------------------------------------------------------------------
 # one loop: the worker runs core's
 
+
 def test_the_worker_has_no_training_loop_of_its_own():
     """The worker must not step, differentiate or score a model itself: core.training.loop does."""
     import ast
@@ -288,8 +304,11 @@ def test_the_worker_has_no_training_loop_of_its_own():
 
     tree = ast.parse(pathlib.Path(worker_module.__file__).read_text(encoding="utf-8"))
     forbidden_calls = {"step", "backward", "zero_grad", "evaluate", "predict_floats", "loss_floats"}
-    called = {node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
-              for node in ast.walk(tree) if isinstance(node, ast.Call)}
+    called = {
+        node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+    }
     assert not called & forbidden_calls, called & forbidden_calls
     imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
     assert not imported & {"core.losses", "core.optim", "core.engine", "core.nn", "core.tape"}

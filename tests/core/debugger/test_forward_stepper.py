@@ -7,7 +7,7 @@ def test_forward_steps_in_topological_order_with_numbers():
     y = Value(3.0, label="y")
     m = x * y
     m.label = "m"
-    f = m + y ** 2
+    f = m + y**2
     f.label = "f"
     stepper = ForwardStepper(f)
     assert stepper.computed(x) and not stepper.computed(m)

@@ -3,6 +3,7 @@
 The reference for every number is core itself: a BackwardStepper on fresh
 Values of the same graph, or backward().
 """
+
 import math
 
 import pytest
@@ -57,7 +58,7 @@ class Harness:
 def tutorial_values():
     x = Value(2.0, label="x")
     y = Value(3.0, label="y")
-    return x, y, x * y + y ** 2
+    return x, y, x * y + y**2
 
 
 def grads_by_topo(root):
@@ -72,10 +73,11 @@ def h():
 # -----------------------------------------------------------------------------
 # phases and stepping
 
+
 def test_a_new_session_is_idle_with_a_plan_and_touches_no_grad(h):
     d = h.debug
     root = d.stepper.root
-    root.grad = 7.0                                    # whatever was there stays
+    root.grad = 7.0  # whatever was there stays
     assert d.phase == IDLE and d.position == 0 and d.total == 3
     assert [d.name(v) for v in d.stepper.order] == ["f", "(y^2)", "(x·y)"]
     assert root.grad == 7.0 and d.row_of("n3") == 2 and d.row_of("n1") is None
@@ -87,7 +89,7 @@ def test_start_zeroes_every_grad_and_measures_the_finished_pass(h):
     assert move.ok and move.moved and move.started == BACKWARD and move.record is None
     assert d.phase == BACKWARD and d.position == 0
     assert h.grads() == [0.0, 0.0, 0.0, 0.0, 1.0]
-    assert d.grad_max == 8.0                           # y.grad at the end of the pass
+    assert d.grad_max == 8.0  # y.grad at the end of the pass
 
 
 def test_each_step_equals_the_core_stepper_and_names_what_it_touched(h):
@@ -140,7 +142,7 @@ def test_step_back_restores_every_grad(h):
     assert move.touched == {"n2"} and h.grads() == after_one and move.record.index == 0
     d.step_back()
     assert d.position == 0 and h.grads() == start
-    assert not d.step_back().ok                        # nothing left to undo
+    assert not d.step_back().ok  # nothing left to undo
 
 
 @pytest.mark.parametrize("k", [0, 1, 2, 3])
@@ -162,7 +164,7 @@ def test_run_to_a_node_stops_before_its_step_and_seeks_back_to_one_passed(h):
     d = h.debug
     d.run_to("n3")
     assert d.stepper.current is d.value("n3") and d.position == 2
-    d.run_to("n1")                                     # a leaf: until its grad is final
+    d.run_to("n1")  # a leaf: until its grad is final
     assert d.stepper.done and d.value("n1").grad == 3.0
     move = d.run_to("n4")
     assert d.position == 1 and list(move.records) == []
@@ -179,6 +181,7 @@ def test_nothing_to_step_without_an_output():
 # -----------------------------------------------------------------------------
 # breakpoints and break conditions
 
+
 def test_a_breakpoint_stops_a_run_before_its_node_and_continue_passes_it(h):
     d = h.debug
     assert d.toggle_breakpoint("n3").ok and d.breakpoint_ids == {"n3"}
@@ -186,7 +189,7 @@ def test_a_breakpoint_stops_a_run_before_its_node_and_continue_passes_it(h):
     assert d.stepper.current is d.value("n3") and d.position == 2
     assert d.stop_reason == "breakpoint at (x·y)" and move.message == "Stopped: breakpoint at (x·y)"
     assert move.touched == {"n2", "n3", "n4"}
-    d.run_to_end()                                     # continue: a run never stops before its first step
+    d.run_to_end()  # continue: a run never stops before its first step
     assert d.stepper.done and d.stop_reason == ""
     d.toggle_breakpoint("n3")
     assert d.breakpoint_ids == set() and d.stepper.breakpoints == set()
@@ -208,7 +211,7 @@ def test_breakpoints_outlive_a_recompile_but_not_their_node_or_a_new_graph(h):
     assert d.breakpoint_ids == {"n3", "n4"} and d.stepper.breakpoints == {d.value("n3"), d.value("n4")}
     h.edit(RemoveNodes(["n4"]))
     assert d.breakpoint_ids == {"n3"}
-    h.doc.replace_with(parse(TUTORIAL))               # a new graph, whose ids n1.. mean other nodes
+    h.doc.replace_with(parse(TUTORIAL))  # a new graph, whose ids n1.. mean other nodes
     d.load(compile_document(h.doc))
     assert "n3" in h.doc.nodes and d.breakpoint_ids == set()
 
@@ -227,7 +230,7 @@ def test_a_dead_relu_stops_a_run_before_it():
     h = Harness("z = Value(-1.0, label='z')\nr = (z * 2.0).relu() + z\n")
     d = h.debug
     d.run_to_end()
-    assert d.stepper.done                              # off by default
+    assert d.stepper.done  # off by default
     d.set_break_on_dead_relu(True)
     d.start()
     d.run_to_end()
@@ -238,7 +241,7 @@ def test_a_nonfinite_grad_stops_a_run_unless_turned_off():
     h = Harness("x = Value(0.0, label='x')\ny = x.log() + 1.0\n")
     d = h.debug
     move = d.run_to_end()
-    assert d.stop_reason == "non-finite grad inf in x" and d.position == 2   # after log(x), the last step
+    assert d.stop_reason == "non-finite grad inf in x" and d.position == 2  # after log(x), the last step
     assert move.message.startswith("Stopped: non-finite grad")
     d.set_break_on_nonfinite(False)
     d.start()
@@ -248,6 +251,7 @@ def test_a_nonfinite_grad_stops_a_run_unless_turned_off():
 
 # -----------------------------------------------------------------------------
 # playing
+
 
 def test_play_beats_stop_at_a_breakpoint_and_go_past_it_when_played_again(h):
     d = h.debug
@@ -261,10 +265,10 @@ def test_play_beats_stop_at_a_breakpoint_and_go_past_it_when_played_again(h):
             break
     assert d.position == 2 and d.stop_reason == "breakpoint at (x·y)"
     assert beats[-1].message == "Stopped: breakpoint at (x·y)"
-    assert d.play().started == ""                      # on from here, not from step 0
+    assert d.play().started == ""  # on from here, not from step 0
     move = d.play_step()
     assert d.stepper.done and not move.go_on
-    assert d.play().started == BACKWARD                # done: play starts over
+    assert d.play().started == BACKWARD  # done: play starts over
 
 
 def test_play_waits_while_a_quiz_question_is_open(h):
@@ -283,13 +287,14 @@ def test_play_waits_while_a_quiz_question_is_open(h):
 # -----------------------------------------------------------------------------
 # the forward pass
 
+
 def test_forward_steps_touch_one_node_each_and_lead_into_the_backward_pass(h):
     d = h.debug
     assert d.forward_step_or_start().started == FORWARD and d.phase == FORWARD
     fs = d.forward_stepper
     move = d.forward_step()
     assert move.touched == {"n3"} and fs.computed(d.value("n3")) and move.record.index == 0
-    back = d.step_back()                               # in the forward pass: un-compute
+    back = d.step_back()  # in the forward pass: un-compute
     assert back.touched == {"n3"} and back.records[0].node is d.value("n3") and back.record is None
     assert not fs.computed(d.value("n3"))
     move = d.forward_all()
@@ -301,11 +306,12 @@ def test_forward_steps_touch_one_node_each_and_lead_into_the_backward_pass(h):
 # -----------------------------------------------------------------------------
 # quiz
 
+
 def test_the_quiz_hides_a_steps_grads_and_grades_each_answer(h):
     d = h.debug
     d.set_quiz_mode(True)
     d.run_to("n3")
-    move = d.step()                                    # (x·y): x += 3, y += 2 -> 8
+    move = d.step()  # (x·y): x += 3, y += 2 -> 8
     x, y = d.value("n1"), d.value("n2")
     assert d.quiz_hidden() == {x, y} and move.touched == {"n1", "n2"}
     assert d.quiz_question() == "(x·y) just ran its _backward. What is x.grad now? (It was 0.0000.)"
@@ -318,7 +324,7 @@ def test_the_quiz_hides_a_steps_grads_and_grades_each_answer(h):
     ok, feedback = wrong.answer
     assert not ok and feedback.startswith("Not quite: you said 2, but y.grad = 8.0000, because y.grad +=")
     assert d.quiz_score == [1, 2] and d.quiz_question() == ""
-    assert not d.answer_quiz("8").ok                   # nothing left to ask
+    assert not d.answer_quiz("8").ok  # nothing left to ask
 
 
 def test_the_next_move_reveals_and_forgets_an_open_question(h):
@@ -327,7 +333,7 @@ def test_the_next_move_reveals_and_forgets_an_open_question(h):
     d.start()
     d.step()
     assert d.quiz_hidden()
-    move = d.step()                                    # unanswered: shown again, a new question
+    move = d.step()  # unanswered: shown again, a new question
     assert {"n3", "n4"} <= move.touched and d.quiz_hidden() == {d.value("n2")}
     d.set_quiz_mode(False)
     assert not d.quiz_hidden() and d.quiz_feedback == []
@@ -344,6 +350,7 @@ def test_quiz_tolerance():
 
 # -----------------------------------------------------------------------------
 # edits end the session
+
 
 def test_a_new_leaf_value_ends_the_session_and_says_so(h):
     d = h.debug
@@ -362,7 +369,7 @@ def test_a_structural_edit_ends_the_session(h):
     d.start()
     move = h.edit(RemoveNodes(["n3"]))
     assert d.phase == IDLE and move.ended == GRAPH_CHANGED
-    h.edit(SetValue("n1", 1.0))                        # idle: nothing to end
+    h.edit(SetValue("n1", 1.0))  # idle: nothing to end
     assert d.notice == ""
 
 
@@ -400,18 +407,21 @@ def test_stop_leaves_the_grads_of_one_backward_to_the_last_bit(h):
     _x, _y, f = tutorial_values()
     f.backward()
     assert h.grads() == grads_by_topo(f)
-    assert d.stop().new_plan                           # stopping when idle: a fresh plan
+    assert d.stop().new_plan  # stopping when idle: a fresh plan
 
 
 # -----------------------------------------------------------------------------
 # what other views must hide
 
+
 def test_concealed_says_which_numbers_a_view_must_hide_and_why(h):
     d = h.debug
-    assert d.concealed("n3") == {}                     # idle: every number may show
+    assert d.concealed("n3") == {}  # idle: every number may show
     d.forward_start()
-    assert d.concealed("n3") == {"grad": "the forward pass has not computed it yet",
-                                 "data": "the forward pass has not computed it yet"}
+    assert d.concealed("n3") == {
+        "grad": "the forward pass has not computed it yet",
+        "data": "the forward pass has not computed it yet",
+    }
     assert d.concealed("n1") == {"grad": "the backward pass comes after the forward pass"}
     d.set_quiz_mode(True)
     d.run_to("n3")

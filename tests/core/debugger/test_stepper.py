@@ -1,4 +1,5 @@
 """The backward stepper: the same calls as backward(), one at a time, undoable."""
+
 import math
 import random
 
@@ -14,7 +15,7 @@ def tutorial():
     y = Value(3.0, label="y")
     m = x * y
     m.label = "m"
-    p = y ** 2
+    p = y**2
     p.label = "p"
     f = m + p
     f.label = "f"
@@ -209,7 +210,7 @@ def test_users_are_the_steps_that_feed_a_node():
     assert stepper.users(y) == [p, m] and stepper.users(x) == [m] and stepper.users(f) == []
     a = Value(3.0, label="a")
     b = a * a
-    assert BackwardStepper(b).users(a) == [b]   # one consumer, however many ports
+    assert BackwardStepper(b).users(a) == [b]  # one consumer, however many ports
 
 
 def test_pause_reason_and_check_are_the_run_conditions():
@@ -234,8 +235,7 @@ def test_local_terms_use_the_real_names():
 
 
 def _fields(record):
-    return (record.index, record.node, record.out_grad, record.children,
-            record.grads_before, record.grads_after)
+    return (record.index, record.node, record.out_grad, record.children, record.grads_before, record.grads_after)
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -286,8 +286,7 @@ def test_the_fast_run_stops_at_the_same_nonfinite_step_as_single_steps(seed):
             break
     assert "non-finite" in fast.stop_reason
     assert (slow.position, reason) == fast_state[:2]
-    assert all(a == b or (math.isnan(a) and math.isnan(b))
-               for a, b in zip(grads(root), fast_state[2], strict=True))
+    assert all(a == b or (math.isnan(a) and math.isnan(b)) for a, b in zip(grads(root), fast_state[2], strict=True))
 
 
 def test_a_dropped_stepper_is_freed_without_the_cycle_collector():
@@ -295,6 +294,7 @@ def test_a_dropped_stepper_is_freed_without_the_cycle_collector():
     so every replaced graph's Values waited for a full garbage collection."""
     import gc
     import weakref
+
     root = random_graph(3, size=30)
     stepper = BackwardStepper(root)
     stepper.run_to_end()

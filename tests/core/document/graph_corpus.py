@@ -1,6 +1,7 @@
 """The graphs the networkx-backed code is checked on: every example, every lesson's
 setup and a seeded random corpus, each as (name, GraphDocument). Not a test module:
 test_graph.py, test_layout.py and test_analysis.py share it."""
+
 import os
 import random
 
@@ -16,14 +17,16 @@ LESSONS = os.path.join(ROOT, "resources", "lessons")
 
 
 def example_docs():
-    return [(name, load(os.path.join(EXAMPLES, name))[0])
-            for name in sorted(os.listdir(EXAMPLES)) if name.endswith(".json")]
+    return [
+        (name, load(os.path.join(EXAMPLES, name))[0]) for name in sorted(os.listdir(EXAMPLES)) if name.endswith(".json")
+    ]
 
 
 def lesson_docs():
     """The graph each lesson step sets up: a snippet, an example, or one sample
     through the lesson's network (traced, as the trainer's graph view shows it)."""
     from core.lessons.format import load_all  # here: a module testing the graph alone needs no lessons
+
     docs = []
     for lesson in load_all(LESSONS):
         for k, step in enumerate(lesson.steps):
@@ -53,8 +56,9 @@ def random_doc(seed, n=None):
     ids = []
     for i in range(n):
         if i == 0 or rng.random() < 0.25:
-            node = Node(f"n{i + 1}", rng.choice(("input", "const")), value=rng.uniform(-2, 2),
-                        label=rng.choice(("", f"x{i}")))
+            node = Node(
+                f"n{i + 1}", rng.choice(("input", "const")), value=rng.uniform(-2, 2), label=rng.choice(("", f"x{i}"))
+            )
         else:
             op = rng.choice(sorted(OPS))
             node = Node(f"n{i + 1}", "op", op, param=2.0 if op in ("pow", "rpow") else None)

@@ -1,4 +1,5 @@
 """Ancestors, descendants, inputs the output ignores and the summary, against plain walks."""
+
 import random
 
 import pytest
@@ -11,8 +12,13 @@ from tests.core.document.graph_corpus import random_doc
 def tutorial_doc():
     # f = x*y + y^2, and an input z that nothing uses
     doc = GraphDocument()
-    for node in (Node("x", "input", value=2.0, label="x"), Node("y", "input", value=3.0, label="y"),
-                 Node("m", "op", "mul"), Node("p", "op", "pow", param=2), Node("f", "op", "add", label="f")):
+    for node in (
+        Node("x", "input", value=2.0, label="x"),
+        Node("y", "input", value=3.0, label="y"),
+        Node("m", "op", "mul"),
+        Node("p", "op", "pow", param=2),
+        Node("f", "op", "add", label="f"),
+    ):
         doc.add_node(node)
     for src, dst, port in [("x", "m", 0), ("y", "m", 1), ("y", "p", 0), ("m", "f", 0), ("p", "f", 1)]:
         doc.connect(src, dst, port)
@@ -55,13 +61,13 @@ def test_unused_inputs_are_those_the_output_does_not_read():
     doc = tutorial_doc()
     assert unused_inputs(doc) == []
     doc.add_node(Node("z", "input", value=1.0, label="z"))
-    with pytest.raises(GraphError, match="output"):   # two ends now: which one?
+    with pytest.raises(GraphError, match="output"):  # two ends now: which one?
         unused_inputs(doc)
     doc.set_output("f")
     assert unused_inputs(doc) == ["z"]
-    doc.disconnect("m", 0)             # x no longer reaches f
+    doc.disconnect("m", 0)  # x no longer reaches f
     assert unused_inputs(doc) == ["x", "z"]
-    doc.set_output("z")                # an input as the output depends on itself
+    doc.set_output("z")  # an input as the output depends on itself
     assert unused_inputs(doc) == ["x", "y"]
 
 
@@ -71,7 +77,7 @@ def test_summary_counts_depth_width_and_fan_out():
     assert (s.nodes, s.wires, s.depth, s.widest, s.fan_out, s.fan_out_id) == (5, 5, 2, 2, 2, "y")
     assert s.text({"y": "y"}) == "5 nodes · 5 wires · depth 2 · widest layer 2 · fan-out 2 (y)"
     assert generations(doc) == [["x", "y"], ["m", "p"], ["f"]]
-    doc.connect("y", "m", 0)           # y*y: y now feeds three ports
+    doc.connect("y", "m", 0)  # y*y: y now feeds three ports
     assert summary(doc).fan_out == 3 and summary(doc).wires == 5
     assert summary(GraphDocument()).text() == "0 nodes · 0 wires · depth 0 · widest layer 0"
 
@@ -80,6 +86,6 @@ def test_summary_is_remembered_until_the_structure_changes():
     doc = tutorial_doc()
     first = summary(doc)
     doc.set_field("x", "pos", (50, 50))
-    assert summary(doc) is first       # a move changes nothing counted
+    assert summary(doc) is first  # a move changes nothing counted
     doc.remove_node("p")
     assert summary(doc) is not first and summary(doc).nodes == 4

@@ -1,5 +1,6 @@
 """The palette's catalogue and its blocks: a Neuron/Layer is the scalar graph core.nn builds,
 added in one undoable step, with a group naming its nodes."""
+
 import math
 import random
 
@@ -20,10 +21,22 @@ def test_catalogue_offers_leaves_every_op_and_two_blocks():
     assert len(set(keys)) == len(keys)
 
 
-@pytest.mark.parametrize("text, first", [("tan", "tanh"), ("tanh", "tanh"), ("+", "add"),
-                                         ("sig", "sigmoid"), ("mul", "mul"), ("neu", "neuron"),
-                                         ("inp", "input"), ("const", "const"), ("ln", "log"),
-                                         ("×", "mul"), ("lay", "layer")])
+@pytest.mark.parametrize(
+    "text, first",
+    [
+        ("tan", "tanh"),
+        ("tanh", "tanh"),
+        ("+", "add"),
+        ("sig", "sigmoid"),
+        ("mul", "mul"),
+        ("neu", "neuron"),
+        ("inp", "input"),
+        ("const", "const"),
+        ("ln", "log"),
+        ("×", "mul"),
+        ("lay", "layer"),
+    ],
+)
 def test_search_ranks_the_obvious_entry_first(text, first):
     assert search(text)[0].key == first
 
@@ -145,9 +158,15 @@ def test_block_names_and_input_labels_do_not_collide():
     assert {"x1", "x2", "x3", "x4"} <= set(labels)
 
 
-@pytest.mark.parametrize("kwargs, match", [({"nin": 0}, "1 to"), ({"nin": 2.5}, "1 to"),
-                                           ({"activation": "gelu"}, "unknown activation"),
-                                           ({"inputs": ["n1"]}, "2 inputs but 1")])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"nin": 0}, "1 to"),
+        ({"nin": 2.5}, "1 to"),
+        ({"activation": "gelu"}, "unknown activation"),
+        ({"inputs": ["n1"]}, "2 inputs but 1"),
+    ],
+)
 def test_bad_block_requests_are_refused_with_a_reason(kwargs, match):
     doc = GraphDocument()
     doc.add_node(node_for("input", doc))
@@ -167,6 +186,6 @@ def test_block_layout_respects_sizes_and_flows_left_to_right():
     for edge in block.command.commands:
         if isinstance(edge, Connect):
             assert pos[edge.src][0] < pos[edge.dst][0]
-    assert min(p[0] for p in pos.values()) == pytest.approx(200.0)   # left edge at 100
+    assert min(p[0] for p in pos.values()) == pytest.approx(200.0)  # left edge at 100
     assert all(math.isfinite(c) for p in pos.values() for c in p)
     assert all(isinstance(c, AddNode) or isinstance(c, Connect) for c in block.command.commands)

@@ -1,6 +1,7 @@
 """Code from graphs: the micrograd snippet reads back into the same document (ids included),
 runs under our engine with the same numbers, and the PyTorch script agrees with our
 backward pass to 1e-9 where torch is installed."""
+
 import os
 import random
 import subprocess
@@ -39,6 +40,7 @@ def with_explicit_output(doc):
 
 
 # -- what the snippet looks like ----------------------------------------------------
+
 
 def test_the_tutorial_reads_like_the_lecture():
     assert to_python(example("tutorial.json")).splitlines()[1:] == [
@@ -82,23 +84,25 @@ def build(*specs, output=None):
 
 
 def test_parentheses_follow_python_precedence():
-    doc = build(("n1", "input", 1.0, [], "a", None),
-                ("n2", "input", 2.0, [], "b", None),
-                ("n3", "op", "sub", ["n1", "n2"], "", None),
-                ("n4", "op", "sub", ["n1", "n3"], "r1", None),      # a - (a - b)
-                ("n5", "op", "neg", ["n2"], "", None),
-                ("n6", "op", "pow", ["n5"], "r2", 2),               # (-b) ** 2
-                ("n7", "op", "pow", ["n2"], "", 2),
-                ("n8", "op", "neg", ["n7"], "r3", None),            # -b ** 2
-                ("n9", "op", "add", ["n1", "n2"], "", None),
-                ("n10", "op", "tanh", ["n9"], "r4", None),          # (a + b).tanh()
-                ("n11", "op", "neg", ["n1"], "", None),
-                ("n12", "op", "rpow", ["n11"], "r5", -2.0),         # (-2.0) ** -a
-                ("n13", "op", "pow", ["n1"], "r6", -1),             # a ** -1
-                ("n14", "op", "relu", ["n1"], "", None),
-                ("n15", "op", "mul", ["n14", "n2"], "", None),
-                ("n16", "op", "div", ["n1", "n15"], "r7", None),    # a / (a.relu() * b)
-                output="n16")
+    doc = build(
+        ("n1", "input", 1.0, [], "a", None),
+        ("n2", "input", 2.0, [], "b", None),
+        ("n3", "op", "sub", ["n1", "n2"], "", None),
+        ("n4", "op", "sub", ["n1", "n3"], "r1", None),  # a - (a - b)
+        ("n5", "op", "neg", ["n2"], "", None),
+        ("n6", "op", "pow", ["n5"], "r2", 2),  # (-b) ** 2
+        ("n7", "op", "pow", ["n2"], "", 2),
+        ("n8", "op", "neg", ["n7"], "r3", None),  # -b ** 2
+        ("n9", "op", "add", ["n1", "n2"], "", None),
+        ("n10", "op", "tanh", ["n9"], "r4", None),  # (a + b).tanh()
+        ("n11", "op", "neg", ["n1"], "", None),
+        ("n12", "op", "rpow", ["n11"], "r5", -2.0),  # (-2.0) ** -a
+        ("n13", "op", "pow", ["n1"], "r6", -1),  # a ** -1
+        ("n14", "op", "relu", ["n1"], "", None),
+        ("n15", "op", "mul", ["n14", "n2"], "", None),
+        ("n16", "op", "div", ["n1", "n15"], "r7", None),  # a / (a.relu() * b)
+        output="n16",
+    )
     lines = to_python(doc).splitlines()[1:]
     assert lines[2:] == [
         "r1 = a - (a - b)",
@@ -113,14 +117,16 @@ def test_parentheses_follow_python_precedence():
 
 
 def test_names_that_python_or_the_snippet_would_refuse_become_ids():
-    doc = build(("n1", "input", 1.0, [], "lambda", None),    # a keyword
-                ("n2", "input", 2.0, [], "w 1", None),       # not an identifier
-                ("n3", "input", 3.0, [], "n1", None),        # another node's id
-                ("n4", "input", 4.0, [], "tanh", None),      # a function of the snippet
-                ("n5", "op", "add", ["n1", "n2"], "Value", None),
-                ("n6", "op", "mul", ["n5", "n3"], "", None),
-                ("n7", "op", "mul", ["n6", "n4"], "", None),
-                ("n8", "op", "add", ["n7", "n6"], "out", None))
+    doc = build(
+        ("n1", "input", 1.0, [], "lambda", None),  # a keyword
+        ("n2", "input", 2.0, [], "w 1", None),  # not an identifier
+        ("n3", "input", 3.0, [], "n1", None),  # another node's id
+        ("n4", "input", 4.0, [], "tanh", None),  # a function of the snippet
+        ("n5", "op", "add", ["n1", "n2"], "Value", None),
+        ("n6", "op", "mul", ["n5", "n3"], "", None),
+        ("n7", "op", "mul", ["n6", "n4"], "", None),
+        ("n8", "op", "add", ["n7", "n6"], "out", None),
+    )
     code = to_python(doc)
     assert "n1 = Value(1.0, label='lambda')" in code
     assert "n2 = Value(2.0, label='w 1')" in code
@@ -132,26 +138,30 @@ def test_names_that_python_or_the_snippet_would_refuse_become_ids():
 
 
 def test_a_non_negative_constant_used_once_is_written_inline():
-    doc = build(("n1", "input", 1.0, [], "x", None),
-                ("n2", "const", 2.0, [], "", None),
-                ("n3", "op", "mul", ["n2", "n1"], "", None),
-                ("n4", "const", -3.0, [], "", None),
-                ("n5", "op", "add", ["n3", "n4"], "y", None))
+    doc = build(
+        ("n1", "input", 1.0, [], "x", None),
+        ("n2", "const", 2.0, [], "", None),
+        ("n3", "op", "mul", ["n2", "n1"], "", None),
+        ("n4", "const", -3.0, [], "", None),
+        ("n5", "op", "add", ["n3", "n4"], "y", None),
+    )
     assert to_python(doc).splitlines()[1:] == [
         "x = Value(1.0, label='x')",
         "n3 = 2.0 * x",
-        "n3.label = ''",                # inlined into y, n3 would be made after n4
-        "n4 = Value(-3.0, label='')",   # -3.0 inline would read as neg(3.0)
+        "n3.label = ''",  # inlined into y, n3 would be made after n4
+        "n4 = Value(-3.0, label='')",  # -3.0 inline would read as neg(3.0)
         "y = n3 + n4",
     ]
     assert without_positions(parse(to_python(doc))) == with_explicit_output(doc)
 
 
 def test_an_output_used_by_later_nodes_is_named_last():
-    doc = build(("n1", "input", 1.0, [], "x", None),
-                ("n2", "op", "tanh", ["n1"], "t", None),
-                ("n3", "op", "exp", ["n2"], "e", None),
-                output="n2")
+    doc = build(
+        ("n1", "input", 1.0, [], "x", None),
+        ("n2", "op", "tanh", ["n1"], "t", None),
+        ("n3", "op", "exp", ["n2"], "e", None),
+        output="n2",
+    )
     code = to_python(doc)
     assert code.splitlines()[-1] == "t  # the output"
     assert parse(code).output == "n2"
@@ -161,13 +171,17 @@ def test_unwired_inputs_and_missing_outputs_are_refused():
     doc = build(("n1", "input", 1.0, [], "x", None), ("n2", "op", "mul", ["n1"], "", None))
     with pytest.raises(GraphError, match="'n2' has unwired input 1"):
         to_python(doc)
-    two_sinks = build(("n1", "input", 1.0, [], "x", None), ("n2", "op", "exp", ["n1"], "", None),
-                      ("n3", "op", "log", ["n1"], "", None))
+    two_sinks = build(
+        ("n1", "input", 1.0, [], "x", None),
+        ("n2", "op", "exp", ["n1"], "", None),
+        ("n3", "op", "log", ["n1"], "", None),
+    )
     with pytest.raises(GraphError, match="no single output"):
         to_pytorch(two_sinks)
 
 
 # -- reading back: parse(to_python(doc)) == doc ----------------------------------------
+
 
 @pytest.mark.parametrize("name", EXAMPLE_NAMES)
 def test_examples_read_back_identically(name):
@@ -212,7 +226,7 @@ def random_doc(rng, size):
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.integers(0, 2 ** 32 - 1), st.integers(0, 25))
+@given(st.integers(0, 2**32 - 1), st.integers(0, 25))
 def test_random_graphs_read_back_identically(seed, size):
     doc = random_doc(random.Random(seed), size)
     code = to_python(doc)
@@ -220,7 +234,7 @@ def test_random_graphs_read_back_identically(seed, size):
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.integers(0, 2 ** 32 - 1), st.integers(1, 20))
+@given(st.integers(0, 2**32 - 1), st.integers(1, 20))
 def test_graphs_in_any_order_with_any_ids_read_back_up_to_renaming(seed, size):
     rng = random.Random(seed)
     made = random_doc(rng, size)
@@ -246,11 +260,13 @@ def test_graphs_in_any_order_with_any_ids_read_back_up_to_renaming(seed, size):
     got = without_positions(back)
     assert {n["id"]: n for n in got["nodes"]} == expected
     assert sorted(map(sorted, (e.items() for e in got["edges"]))) == sorted(
-        sorted({"src": new_id[s], "dst": new_id[d], "port": p}.items()) for s, d, p in doc.edges)
+        sorted({"src": new_id[s], "dst": new_id[d], "port": p}.items()) for s, d, p in doc.edges
+    )
     assert got["output"] == new_id[doc.output]
 
 
 # -- running the code ------------------------------------------------------------------
+
 
 def engine_numbers(doc):
     """(output data, {variable: grad}) from our own compile + backward."""
@@ -268,12 +284,20 @@ def run_scripts(scripts, tmp_path, prelude=""):
         path = tmp_path / f"script_{i}.py"
         path.write_text(prelude + script, encoding="utf-8")
         paths.append(str(path))
-    runner = ("import runpy, sys\n"
-              "for path in sys.argv[1:]:\n"
-              "    runpy.run_path(path, run_name='__main__')\n"
-              "    print('--- end', flush=True)\n")
-    result = subprocess.run([sys.executable, "-c", runner, *paths], capture_output=True, text=True,
-                            cwd=ROOT, env=dict(os.environ, PYTHONPATH=ROOT), timeout=600)
+    runner = (
+        "import runpy, sys\n"
+        "for path in sys.argv[1:]:\n"
+        "    runpy.run_path(path, run_name='__main__')\n"
+        "    print('--- end', flush=True)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", runner, *paths],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=dict(os.environ, PYTHONPATH=ROOT),
+        timeout=600,
+    )
     assert result.returncode == 0, result.stderr
     chunks = result.stdout.split("--- end\n")
     assert chunks[-1] == ""
@@ -321,15 +345,19 @@ def engine_epilogue(doc):
     names = variable_names(doc)
     out = names[doc.effective_output()]
     lines = [f"{out}.backward()", f"print('output', {out!r}, repr({out}.data))"]
-    lines += [f"print('grad', {names[nid]!r}, repr({names[nid]}.grad))"
-              for nid in doc.topological_ids() if doc.nodes[nid].kind == "input"]
+    lines += [
+        f"print('grad', {names[nid]!r}, repr({names[nid]}.grad))"
+        for nid in doc.topological_ids()
+        if doc.nodes[nid].kind == "input"
+    ]
     return "\n".join(lines) + "\n"
 
 
 def test_the_snippet_runs_under_our_engine_with_the_same_numbers(tmp_path):
     docs = documents_to_run()
-    outputs = run_scripts([to_python(doc) + engine_epilogue(doc) for doc in docs], tmp_path,
-                          prelude="from core.engine import Value\n")
+    outputs = run_scripts(
+        [to_python(doc) + engine_epilogue(doc) for doc in docs], tmp_path, prelude="from core.engine import Value\n"
+    )
     for doc, lines in zip(docs, outputs):
         check_agree(doc, lines)
 
@@ -355,8 +383,8 @@ def test_the_pytorch_script_for_the_tutorial():
 # Each group holds labels that Python would turn into one identifier (NFKC) or that
 # would shadow what the exported code uses; a faithful export keeps them apart.
 HOSTILE_GROUPS = [
-    ["x", "ｘ", "𝐱", "𝑥"],                        # fullwidth, bold, italic x
-    ["fi", "ﬁ"],                                 # the ligature
+    ["x", "ｘ", "𝐱", "𝑥"],  # fullwidth, bold, italic x
+    ["fi", "ﬁ"],  # the ligature
     ["print", "ｐｒｉｎｔ", "repr", "ｒｅｐｒ"],
     ["torch", "ｔｏｒｃｈ", "grad", "ｇｒａｄ"],
     ["Value", "Ｖａｌｕｅ", "f", "ｆ"],
@@ -364,7 +392,7 @@ HOSTILE_GROUPS = [
     ["len", "sum", "float", "__import__", "__builtins__", "__name__", "t"],
     ["K", "\u212a", "Å", "\u212b", "é", "e\u0301"],  # Kelvin sign, Angstrom sign, combining accent
     ["relu", "tanh", "exp", "log", "sigmoid", "ｒｅｌｕ"],
-    ["n1", "n2", "v1", "_n1", "_n2", "n7"],       # ids and the names made from them
+    ["n1", "n2", "v1", "_n1", "_n2", "n7"],  # ids and the names made from them
     ["", " ", "x y", "1x", "it's", 'a"b', "\\", "\n", "ı", "ℌ", "ª", "x²"],
 ]  # (a lone surrogate never gets this far: the document refuses it as a label)
 
@@ -399,6 +427,7 @@ def test_variable_names_are_nfkc_normal_distinct_and_shadow_nothing():
     import builtins
     import keyword
     import unicodedata
+
     for labels in HOSTILE_GROUPS:
         names = variable_names(hostile_doc(labels))
         for name in names.values():
@@ -416,8 +445,9 @@ def test_hostile_labels_come_back_as_they_were():
 
 def test_the_exports_of_hostile_labels_compute_what_the_graph_computes(tmp_path):
     docs = [hostile_doc(labels) for labels in HOSTILE_GROUPS]
-    outputs = run_scripts([to_python(doc) + engine_epilogue(doc) for doc in docs], tmp_path,
-                          prelude="from core.engine import Value\n")
+    outputs = run_scripts(
+        [to_python(doc) + engine_epilogue(doc) for doc in docs], tmp_path, prelude="from core.engine import Value\n"
+    )
     for doc, lines in zip(docs, outputs):
         check_agree(doc, lines)
 

@@ -1,5 +1,6 @@
 """Undoable commands: each do/undo restores the document exactly, refusals change nothing,
 scrubs merge, and 1,000 random edits, undos and redos replay and save faithfully."""
+
 import json
 import os
 import random
@@ -66,6 +67,7 @@ def check_round_trip(doc, command):
 
 
 # -- each command ----------------------------------------------------------------
+
 
 def test_add_node_assigns_the_next_id_and_keeps_it_on_redo():
     doc = tutorial()
@@ -146,12 +148,15 @@ def test_insert_an_existing_free_node_on_a_wire():
     assert {"src": "n7", "dst": "n3", "port": 0} in after["edges"]
 
 
-@pytest.mark.parametrize("node, edge", [
-    (Node(None, "op", "tanh"), ("n1", "n5", 0)),       # no such wire
-    (Node(None, "const", value=1.0), ("n3", "n5", 0)),  # a const has no input
-    ("n5", ("n1", "n3", 0)),                            # n5's input 0 is taken
-    ("n4", ("n3", "n5", 0)),                            # so is n4's
-])
+@pytest.mark.parametrize(
+    "node, edge",
+    [
+        (Node(None, "op", "tanh"), ("n1", "n5", 0)),  # no such wire
+        (Node(None, "const", value=1.0), ("n3", "n5", 0)),  # a const has no input
+        ("n5", ("n1", "n3", 0)),  # n5's input 0 is taken
+        ("n4", ("n3", "n5", 0)),  # so is n4's
+    ],
+)
 def test_insert_refused_changes_nothing(node, edge):
     doc = tutorial()
     before = doc.to_dict()
@@ -209,9 +214,9 @@ def test_replace_document_tells_the_views_once_each_way():
     stack.undo()
     assert events == [("reset",), ("reset",)]
     assert doc.to_dict() == tutorial().to_dict()
-    assert doc.nodes is nodes   # the same dict, so whoever holds doc.nodes sees the graph
-    assert doc.reaches("n1", "n5") and not doc.reaches("n5", "n1")   # the wire index came back too
-    stack.redo()   # the first do swapped in the copy it checked; a redo builds another
+    assert doc.nodes is nodes  # the same dict, so whoever holds doc.nodes sees the graph
+    assert doc.reaches("n1", "n5") and not doc.reaches("n5", "n1")  # the wire index came back too
+    stack.redo()  # the first do swapped in the copy it checked; a redo builds another
     assert doc.nodes == {} and events.count(("reset",)) == 3
 
 
@@ -230,8 +235,9 @@ def test_macro_is_one_step_and_undoes_in_reverse():
 def test_macro_that_fails_halfway_rolls_back():
     doc = tutorial()
     before = doc.to_dict()
-    macro = Macro("Broken", [AddNode(Node(None, "op", "neg")), Connect("n5", "n7", 0),
-                             Connect("n7", "n3", 0)])  # n7 is downstream of n3: a cycle
+    macro = Macro(
+        "Broken", [AddNode(Node(None, "op", "neg")), Connect("n5", "n7", 0), Connect("n7", "n3", 0)]
+    )  # n7 is downstream of n3: a cycle
     stack = CommandStack(doc)
     with pytest.raises(GraphError, match="cycle"):
         stack.push(macro)
@@ -240,21 +246,25 @@ def test_macro_that_fails_halfway_rolls_back():
 
 # -- refused edits leave everything as it was --------------------------------------
 
-@pytest.mark.parametrize("command", [
-    Connect("n5", "n3", 0),            # cycle
-    Connect("n1", "n2", 0),            # an input has no ports
-    Connect("n1", "n3", 2),            # mul has two ports
-    Disconnect("n3", 5),
-    RemoveNodes(["n1", "n99"]),
-    MoveNodes({"n1": ((0, 0), (1, 1)), "n99": ((0, 0), (1, 1))}),
-    MoveNodes({"n1": ((0, 0), (1, 1)), "n2": ((0, 100), (float("inf"), 1))}),
-    ApplyLayout({"n1": (5, 5), "n2": (float("nan"), 0)}),
-    SetValue("n1", float("nan")),
-    SetValue("n3", 1.0),               # an op has no value
-    SetParam("n3", 2),                 # mul takes no param
-    SetOutput("n99"),
-    ApplyLayout({"n1": (0, 0), "n99": (1, 1)}),
-])
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        Connect("n5", "n3", 0),  # cycle
+        Connect("n1", "n2", 0),  # an input has no ports
+        Connect("n1", "n3", 2),  # mul has two ports
+        Disconnect("n3", 5),
+        RemoveNodes(["n1", "n99"]),
+        MoveNodes({"n1": ((0, 0), (1, 1)), "n99": ((0, 0), (1, 1))}),
+        MoveNodes({"n1": ((0, 0), (1, 1)), "n2": ((0, 100), (float("inf"), 1))}),
+        ApplyLayout({"n1": (5, 5), "n2": (float("nan"), 0)}),
+        SetValue("n1", float("nan")),
+        SetValue("n3", 1.0),  # an op has no value
+        SetParam("n3", 2),  # mul takes no param
+        SetOutput("n99"),
+        ApplyLayout({"n1": (0, 0), "n99": (1, 1)}),
+    ],
+)
 def test_refused_commands_change_nothing(command):
     doc = tutorial()
     stack = CommandStack(doc)
@@ -267,14 +277,19 @@ def test_refused_commands_change_nothing(command):
 
 def test_read_only_documents_refuse_commands():
     doc = tutorial().copy(read_only=True)
-    for command in (AddNode(Node(None, "op", "neg")), RemoveNodes(["n1"]), Paste(copy_fragment(doc, ["n1"])),
-                    ReplaceDocument(GraphDocument())):
+    for command in (
+        AddNode(Node(None, "op", "neg")),
+        RemoveNodes(["n1"]),
+        Paste(copy_fragment(doc, ["n1"])),
+        ReplaceDocument(GraphDocument()),
+    ):
         with pytest.raises(GraphError, match="read-only"):
             command.do(doc)
     assert doc.to_dict() == tutorial().to_dict()
 
 
 # -- merging and the clean index ---------------------------------------------------
+
 
 def test_a_scrub_merges_into_one_undo_step():
     doc = tutorial()
@@ -331,6 +346,7 @@ def test_clean_index_follows_undo_and_is_lost_when_cut_off():
 
 # -- copy and paste ------------------------------------------------------------
 
+
 def test_copy_fragment_is_json_and_keeps_only_inner_wires():
     doc = tutorial()
     fragment = copy_fragment(doc, ["n4", "n2"])
@@ -350,8 +366,7 @@ def test_paste_gives_new_ids_and_offsets_positions():
 
 
 def test_paste_refuses_a_fragment_with_an_outside_wire():
-    fragment = {"nodes": [{"id": "a", "kind": "op", "op": "neg"}],
-                "edges": [{"src": "zz", "dst": "a", "port": 0}]}
+    fragment = {"nodes": [{"id": "a", "kind": "op", "op": "neg"}], "edges": [{"src": "zz", "dst": "a", "port": 0}]}
     with pytest.raises(GraphError, match="zz"):
         Paste(fragment)
 
@@ -404,8 +419,9 @@ def random_command(doc, rng, depth=0):
     if kind == "layout":
         return ApplyLayout({nid: (rng.uniform(0, 900), rng.uniform(0, 900)) for nid in ids})
     if kind == "paste":
-        return Paste(copy_fragment(doc, rng.sample(ids, min(len(ids), rng.randint(1, 4)))),
-                     offset=(rng.choice([0, 40]), 40))
+        return Paste(
+            copy_fragment(doc, rng.sample(ids, min(len(ids), rng.randint(1, 4)))), offset=(rng.choice([0, 40]), 40)
+        )
     if kind == "replace":
         fragment = copy_fragment(doc, rng.sample(ids, min(len(ids), rng.randint(1, 6))))
         return ReplaceDocument(dict(fragment, output=None), text="Import snippet")
@@ -452,9 +468,8 @@ def random_refusal(doc, rng):
     return None
 
 
-@settings(max_examples=12, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.large_base_example])
-@given(st.integers(0, 2 ** 32 - 1), st.booleans())
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.large_base_example])
+@given(st.integers(0, 2**32 - 1), st.booleans())
 def test_random_sessions_of_1000_steps(seed, start_from_tutorial):
     # a seed rather than hypothesis' own randoms: 1,000 steps draw more data than it
     # will record, and a failing seed still reproduces the whole session
@@ -480,12 +495,12 @@ def test_random_sessions_of_1000_steps(seed, start_from_tutorial):
                 assert doc.to_dict() == before and stack.index == index
         else:
             stack.push(random_command(doc, rng))
-            states[stack.index:] = [doc.to_dict()]  # a merge replaces the top state
+            states[stack.index :] = [doc.to_dict()]  # a merge replaces the top state
     final, final_index = doc.to_dict(), stack.index
 
     # replaying the history on the starting document gives the same graph
     replay = GraphDocument.from_dict(start)
-    for command in stack.commands[:stack.index]:
+    for command in stack.commands[: stack.index]:
         command.do(replay)
     assert replay.to_dict() == final
 

@@ -1,4 +1,5 @@
 """compile_document (GraphDocument -> Values) and trace (Values -> GraphDocument)."""
+
 import math
 import random
 
@@ -26,13 +27,15 @@ def build(spec, output=None):
 
 
 def tutorial_doc():
-    return build([
-        ("input", 2.0, None, "x", []),
-        ("input", 3.0, None, "y", []),
-        ("op", "mul", None, "", ["n1", "n2"]),
-        ("op", "pow", 2, "", ["n2"]),
-        ("op", "add", None, "f", ["n3", "n4"]),
-    ])
+    return build(
+        [
+            ("input", 2.0, None, "x", []),
+            ("input", 3.0, None, "y", []),
+            ("op", "mul", None, "", ["n1", "n2"]),
+            ("op", "pow", 2, "", ["n2"]),
+            ("op", "add", None, "f", ["n3", "n4"]),
+        ]
+    )
 
 
 def same_graph(a, b):
@@ -46,6 +49,7 @@ def same_graph(a, b):
 
 # -----------------------------------------------------------------------------
 # compile_document
+
 
 def test_tutorial_document_computes_and_backpropagates():
     compiled = compile_document(tutorial_doc())
@@ -68,28 +72,30 @@ def test_value_to_node_is_the_reverse_map():
 
 
 def test_every_op_compiles_to_the_graph_built_with_the_engine():
-    doc = build([
-        ("input", 0.7, None, "a", []),
-        ("input", -1.3, None, "b", []),
-        ("const", 2.0, None, "", []),
-        ("op", "add", None, "", ["n1", "n2"]),      # n4 = a + b
-        ("op", "sub", None, "", ["n4", "n3"]),      # n5 = n4 - 2
-        ("op", "mul", None, "", ["n5", "n5"]),      # n6 = n5 * n5 (both ports)
-        ("op", "div", None, "", ["n6", "n1"]),      # n7 = n6 / a
-        ("op", "neg", None, "", ["n7"]),            # n8 = -n7
-        ("op", "pow", 3, "", ["n8"]),               # n9 = n8 ** 3
-        ("op", "pow", 0.5, "", ["n1"]),             # n10 = a ** 0.5
-        ("op", "rpow", 2.0, "", ["n2"]),            # n11 = 2.0 ** b
-        ("op", "relu", None, "", ["n2"]),           # n12 = relu(b) = 0
-        ("op", "tanh", None, "", ["n9"]),
-        ("op", "exp", None, "", ["n10"]),
-        ("op", "log", None, "", ["n11"]),
-        ("op", "sigmoid", None, "", ["n7"]),
-        ("op", "add", None, "", ["n12", "n13"]),
-        ("op", "add", None, "", ["n17", "n14"]),
-        ("op", "mul", None, "", ["n18", "n15"]),
-        ("op", "sub", None, "out", ["n19", "n16"]),
-    ])
+    doc = build(
+        [
+            ("input", 0.7, None, "a", []),
+            ("input", -1.3, None, "b", []),
+            ("const", 2.0, None, "", []),
+            ("op", "add", None, "", ["n1", "n2"]),  # n4 = a + b
+            ("op", "sub", None, "", ["n4", "n3"]),  # n5 = n4 - 2
+            ("op", "mul", None, "", ["n5", "n5"]),  # n6 = n5 * n5 (both ports)
+            ("op", "div", None, "", ["n6", "n1"]),  # n7 = n6 / a
+            ("op", "neg", None, "", ["n7"]),  # n8 = -n7
+            ("op", "pow", 3, "", ["n8"]),  # n9 = n8 ** 3
+            ("op", "pow", 0.5, "", ["n1"]),  # n10 = a ** 0.5
+            ("op", "rpow", 2.0, "", ["n2"]),  # n11 = 2.0 ** b
+            ("op", "relu", None, "", ["n2"]),  # n12 = relu(b) = 0
+            ("op", "tanh", None, "", ["n9"]),
+            ("op", "exp", None, "", ["n10"]),
+            ("op", "log", None, "", ["n11"]),
+            ("op", "sigmoid", None, "", ["n7"]),
+            ("op", "add", None, "", ["n12", "n13"]),
+            ("op", "add", None, "", ["n17", "n14"]),
+            ("op", "mul", None, "", ["n18", "n15"]),
+            ("op", "sub", None, "out", ["n19", "n16"]),
+        ]
+    )
     compiled = compile_document(doc)
     compiled.output.backward()
 
@@ -97,11 +103,10 @@ def test_every_op_compiles_to_the_graph_built_with_the_engine():
     n5 = a + b - two
     n7 = n5 * n5 / a
     n9 = (-n7) ** 3
-    expected = ((b.relu() + n9.tanh()) + (a ** 0.5).exp()) * (2.0 ** b).log() - n7.sigmoid()
+    expected = ((b.relu() + n9.tanh()) + (a**0.5).exp()) * (2.0**b).log() - n7.sigmoid()
     expected.backward()
     same_graph(compiled.output, expected)
-    assert [v._op for v in topological_order(compiled.output)] == \
-           [v._op for v in topological_order(expected)]
+    assert [v._op for v in topological_order(compiled.output)] == [v._op for v in topological_order(expected)]
 
 
 def test_integral_pow_param_becomes_an_int_exponent():
@@ -110,13 +115,15 @@ def test_integral_pow_param_becomes_an_int_exponent():
 
 
 def test_missing_input_is_reported_and_downstream_is_absent():
-    doc = build([
-        ("input", 2.0, None, "x", []),
-        ("op", "mul", None, "", ["n1", None]),   # port 1 unwired
-        ("op", "tanh", None, "", ["n2"]),        # downstream of the gap
-        ("op", "exp", None, "", ["n1"]),         # fine
-        ("op", "add", None, "", [None, None]),   # nothing wired at all
-    ])
+    doc = build(
+        [
+            ("input", 2.0, None, "x", []),
+            ("op", "mul", None, "", ["n1", None]),  # port 1 unwired
+            ("op", "tanh", None, "", ["n2"]),  # downstream of the gap
+            ("op", "exp", None, "", ["n1"]),  # fine
+            ("op", "add", None, "", [None, None]),  # nothing wired at all
+        ]
+    )
     compiled = compile_document(doc)
     assert compiled.missing == {"n2": [1], "n5": [0, 1]}
     assert set(compiled.values) == {"n1", "n4"}
@@ -128,8 +135,9 @@ def test_missing_input_is_reported_and_downstream_is_absent():
 def test_output_missing_upstream_gives_none_and_explicit_output_is_used():
     doc = build([("input", 2.0, None, "x", []), ("op", "mul", None, "", ["n1", None])], output="n2")
     assert compile_document(doc).output is None
-    doc = build([("input", 2.0, None, "x", []), ("op", "exp", None, "", ["n1"]),
-                 ("op", "tanh", None, "", ["n1"])], output="n2")
+    doc = build(
+        [("input", 2.0, None, "x", []), ("op", "exp", None, "", ["n1"]), ("op", "tanh", None, "", ["n1"])], output="n2"
+    )
     assert compile_document(doc).output._op == "exp"
 
 
@@ -140,6 +148,7 @@ def test_empty_document_compiles_to_nothing():
 
 # -----------------------------------------------------------------------------
 # trace
+
 
 def mlp_like_graph():
     """One sample through a 2-3-1 tanh MLP with a squared-error loss, by hand."""
@@ -159,7 +168,7 @@ def mlp_like_graph():
     for w, hi in zip(out_w, h):
         score = score + w * hi
     diff = score - 1.0
-    loss = diff * diff + 2 ** (-score) / 4 + diff ** 2 + (score.relu() + score.sigmoid().log()).exp()
+    loss = diff * diff + 2 ** (-score) / 4 + diff**2 + (score.relu() + score.sigmoid().log()).exp()
     params = [w for ws in hidden_w for w in ws] + hidden_b + out_w + [out_b]
     return loss, params
 
@@ -189,23 +198,33 @@ def test_trace_makes_one_node_per_value_in_topological_order():
 def test_trace_keeps_both_edges_of_a_square():
     a = Value(3.0, label="a")
     doc, _ = trace(a * a)
-    assert doc.to_dict()["edges"] == [{"src": "n1", "dst": "n2", "port": 0},
-                                      {"src": "n1", "dst": "n2", "port": 1}]
+    assert doc.to_dict()["edges"] == [{"src": "n1", "dst": "n2", "port": 0}, {"src": "n1", "dst": "n2", "port": 1}]
 
 
 def test_trace_parses_pow_and_rpow_params():
     x = Value(2.0, label="x")
-    doc, _ = trace(((x ** 2) ** 0.5 + x ** -1) * 3.0 ** x)
+    doc, _ = trace(((x**2) ** 0.5 + x**-1) * 3.0**x)
     ops = [(n.op, n.param) for n in doc.nodes.values() if n.kind == "op"]
     assert ("pow", 2) in ops and ("pow", 0.5) in ops and ("pow", -1) in ops and ("rpow", 3.0) in ops
     assert all(type(p) is int for op, p in ops if op == "pow" and p in (2, -1))
 
 
-@pytest.mark.parametrize("engine_op, expected", [
-    ("+", ("add", None)), ("-", ("sub", None)), ("*", ("mul", None)), ("/", ("div", None)),
-    ("neg", ("neg", None)), ("**2", ("pow", 2)), ("**0.5", ("pow", 0.5)), ("**-1", ("pow", -1)),
-    ("2.0**", ("rpow", 2.0)), ("relu", ("relu", None)), ("sigmoid", ("sigmoid", None)),
-])
+@pytest.mark.parametrize(
+    "engine_op, expected",
+    [
+        ("+", ("add", None)),
+        ("-", ("sub", None)),
+        ("*", ("mul", None)),
+        ("/", ("div", None)),
+        ("neg", ("neg", None)),
+        ("**2", ("pow", 2)),
+        ("**0.5", ("pow", 0.5)),
+        ("**-1", ("pow", -1)),
+        ("2.0**", ("rpow", 2.0)),
+        ("relu", ("relu", None)),
+        ("sigmoid", ("sigmoid", None)),
+    ],
+)
 def test_op_of(engine_op, expected):
     assert op_of(engine_op) == expected
 
@@ -224,11 +243,11 @@ def test_trace_then_compile_reproduces_data_and_grads():
 
 def test_trace_of_a_real_mlp_round_trips():
     from core.nn import MLP
+
     model = MLP(2, [8, 8, 1], rng=random.Random(1))
     score = model([0.3, -0.2])
     doc, by_id = trace(score, parameters=model.parameters())
-    assert all(doc.nodes[nid].kind == "input" for nid, v in by_id.items()
-               if any(v is p for p in model.parameters()))
+    assert all(doc.nodes[nid].kind == "input" for nid, v in by_id.items() if any(v is p for p in model.parameters()))
     compiled = compile_document(doc)
     assert compiled.output.data == score.data
     score.backward()
@@ -263,16 +282,29 @@ def test_trace_of_a_deep_chain_is_fast_enough():
 # -----------------------------------------------------------------------------
 # the output while a part waits to be wired (issue 17.5)
 
-@pytest.mark.parametrize("waiting", [
-    [("op", "mul", None, "", [None, None])],              # a new op, nothing wired
-    [("op", "add", None, "", ["n5", None])],              # the output half-wired to a fresh op
-    [("input", 1.0, None, "z", [])],                      # a lone new input
-    [("input", 1.0, None, "z", []), ("op", "mul", None, "", ["n6", None])],   # a paste's tail
-])
+
+@pytest.mark.parametrize(
+    "waiting",
+    [
+        [("op", "mul", None, "", [None, None])],  # a new op, nothing wired
+        [("op", "add", None, "", ["n5", None])],  # the output half-wired to a fresh op
+        [("input", 1.0, None, "z", [])],  # a lone new input
+        [("input", 1.0, None, "z", []), ("op", "mul", None, "", ["n6", None])],  # a paste's tail
+    ],
+)
 def test_an_unwired_part_keeps_the_output_and_its_grads(waiting):
-    doc = build([*[("input", 2.0, None, "x", []), ("input", 3.0, None, "y", []),
-                   ("op", "mul", None, "", ["n1", "n2"]), ("op", "pow", 2, "", ["n2"]),
-                   ("op", "add", None, "f", ["n3", "n4"])], *waiting])
+    doc = build(
+        [
+            *[
+                ("input", 2.0, None, "x", []),
+                ("input", 3.0, None, "y", []),
+                ("op", "mul", None, "", ["n1", "n2"]),
+                ("op", "pow", 2, "", ["n2"]),
+                ("op", "add", None, "f", ["n3", "n4"]),
+            ],
+            *waiting,
+        ]
+    )
     compiled = compile_document(doc)
     assert compiled.output_id == "n5" and compiled.output is compiled.values["n5"]
     compiled.output.backward()
@@ -281,12 +313,13 @@ def test_an_unwired_part_keeps_the_output_and_its_grads(waiting):
 
 def test_a_second_complete_part_keeps_the_output_before_else_none():
     from core.document.blocks import neuron_block
+
     doc = tutorial_doc()
-    neuron_block(doc, (400.0, 0.0)).command.do(doc)     # a complete Neuron beside the graph
-    assert compile_document(doc).output is None          # two finished parts: no single output
+    neuron_block(doc, (400.0, 0.0)).command.do(doc)  # a complete Neuron beside the graph
+    assert compile_document(doc).output is None  # two finished parts: no single output
     kept = compile_document(doc, keep="n5")
     assert kept.output_id == "n5" and kept.output.data == 15.0
-    assert compile_document(doc, keep="n1").output is None   # a leaf feeding f is no output
+    assert compile_document(doc, keep="n1").output is None  # a leaf feeding f is no output
 
 
 def test_an_output_set_by_the_user_is_never_replaced():
@@ -295,6 +328,6 @@ def test_an_output_set_by_the_user_is_never_replaced():
     doc.connect("n5", "n6", 0)
     doc.set_output("n3")
     assert compile_document(doc, keep="n5").output_id == "n3"
-    doc.add_node(Node(None, "op", "exp"))                   # n7, unwired
+    doc.add_node(Node(None, "op", "exp"))  # n7, unwired
     doc.set_output("n7")
-    assert compile_document(doc, keep="n5").output is None   # the user's output waits for its input
+    assert compile_document(doc, keep="n5").output is None  # the user's output waits for its input

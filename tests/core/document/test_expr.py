@@ -1,4 +1,5 @@
 """core.document.expr: formulas and micrograd-style snippets -> GraphDocument, via an ast whitelist."""
+
 import ast
 import math
 import pathlib
@@ -77,19 +78,23 @@ def shape(doc):
 # -----------------------------------------------------------------------------
 # Accepted text
 
+
 def test_tutorial_snippet():
     doc, compiled = run(TUTORIAL)
     assert compiled.output.data == 15.0
     assert by_label(doc, compiled, "x").grad == 3.0
     assert by_label(doc, compiled, "y").grad == 8.0
     assert shape(doc) == (
-        [("n1", "input", None, None, 2.0, "x"),
-         ("n2", "input", None, None, 3.0, "y"),       # the variable name labels it
-         ("n3", "op", "mul", None, None, ""),
-         ("n4", "op", "pow", 2, None, ""),
-         ("n5", "op", "add", None, None, "f")],
+        [
+            ("n1", "input", None, None, 2.0, "x"),
+            ("n2", "input", None, None, 3.0, "y"),  # the variable name labels it
+            ("n3", "op", "mul", None, None, ""),
+            ("n4", "op", "pow", 2, None, ""),
+            ("n5", "op", "add", None, None, "f"),
+        ],
         [("n1", "n3", 0), ("n2", "n3", 1), ("n2", "n4", 0), ("n3", "n5", 0), ("n4", "n5", 1)],
-        "n5")
+        "n5",
+    )
 
 
 def test_micrograd_more_ops():
@@ -145,15 +150,32 @@ def test_number_first_operands_keep_their_port():
     assert doc.inputs_of("n3") == ["n2", "n1"]  # const on port 0: 2 - x
 
 
-@pytest.mark.parametrize("text, op, param", [
-    ("x**2", "pow", 2), ("x**-1", "pow", -1), ("x**0.5", "pow", 0.5), ("x ** -0.5", "pow", -0.5),
-    ("x**(1/2)", "pow", 0.5), ("x**2**3", "pow", 8), ("2**x", "rpow", 2.0), ("0.5**x", "rpow", 0.5),
-    ("(-2)**x", "rpow", -2.0), ("-x", "neg", None), ("x.relu()", "relu", None),
-    ("x.tanh()", "tanh", None), ("x.exp()", "exp", None), ("x.log()", "log", None),
-    ("x.sigmoid()", "sigmoid", None), ("relu(x)", "relu", None), ("tanh(x)", "tanh", None),
-    ("exp(x)", "exp", None), ("log(x)", "log", None), ("sigmoid(x)", "sigmoid", None),
-    ("x / 4", "div", None),
-])
+@pytest.mark.parametrize(
+    "text, op, param",
+    [
+        ("x**2", "pow", 2),
+        ("x**-1", "pow", -1),
+        ("x**0.5", "pow", 0.5),
+        ("x ** -0.5", "pow", -0.5),
+        ("x**(1/2)", "pow", 0.5),
+        ("x**2**3", "pow", 8),
+        ("2**x", "rpow", 2.0),
+        ("0.5**x", "rpow", 0.5),
+        ("(-2)**x", "rpow", -2.0),
+        ("-x", "neg", None),
+        ("x.relu()", "relu", None),
+        ("x.tanh()", "tanh", None),
+        ("x.exp()", "exp", None),
+        ("x.log()", "log", None),
+        ("x.sigmoid()", "sigmoid", None),
+        ("relu(x)", "relu", None),
+        ("tanh(x)", "tanh", None),
+        ("exp(x)", "exp", None),
+        ("log(x)", "log", None),
+        ("sigmoid(x)", "sigmoid", None),
+        ("x / 4", "div", None),
+    ],
+)
 def test_each_op(text, op, param):
     doc = parse(text)
     out = doc.nodes[doc.output]
@@ -165,14 +187,17 @@ def test_unary_plus_and_parentheses_add_nothing():
     assert parse("-1 * x").nodes["n2"].value == -1.0  # -1 is a number, not neg(1)
 
 
-@pytest.mark.parametrize("text, value, label", [
-    ("Value(2.0)", 2.0, ""),
-    ("q = Value(2)", 2.0, "q"),
-    ("q = Value(2.0, label='x')", 2.0, "x"),
-    ("q = Value(data=-1e-3, label='x')", -0.001, "x"),
-    ("q = Value(label='x', data=2**3)", 8.0, "x"),
-    ("q = Value(3.0, label='')", 3.0, ""),
-])
+@pytest.mark.parametrize(
+    "text, value, label",
+    [
+        ("Value(2.0)", 2.0, ""),
+        ("q = Value(2)", 2.0, "q"),
+        ("q = Value(2.0, label='x')", 2.0, "x"),
+        ("q = Value(data=-1e-3, label='x')", -0.001, "x"),
+        ("q = Value(label='x', data=2**3)", 8.0, "x"),
+        ("q = Value(3.0, label='')", 3.0, ""),
+    ],
+)
 def test_value_calls(text, value, label):
     node = parse(text).nodes["n1"]
     assert (node.value, node.label) == (value, label)
@@ -198,7 +223,11 @@ def test_statements_comments_semicolons_and_augmented_assignment():
 def test_labels_follow_assignments_and_aliases_create_nothing():
     doc = parse("x = Value(1.0, label='x')\nh = x.tanh()\nk = h\nh = h * 2\nh.label = 'out'")
     assert [(n.kind, n.label) for n in doc.nodes.values()] == [
-        ("input", "x"), ("op", "h"), ("const", ""), ("op", "out")]
+        ("input", "x"),
+        ("op", "h"),
+        ("const", ""),
+        ("op", "out"),
+    ]
     assert doc.output == "n4"
 
 
@@ -232,18 +261,29 @@ n8 = n7.tanh() * c
 """
     nodes, edges, output = shape(parse(text))
     assert nodes == [
-        ("n1", "input", None, None, 2.0, "x"), ("n2", "input", None, None, -1.0, "y"),
-        ("n3", "const", None, None, 3.0, ""), ("n4", "op", "mul", None, None, "n4"),
-        ("n5", "op", "pow", 2, None, "n5"), ("n6", "op", "rpow", 2.0, None, "n6"),
-        ("n7", "op", "add", None, None, "n7"), ("n8", "op", "tanh", None, None, ""),
-        ("n9", "op", "mul", None, None, "n8")]
+        ("n1", "input", None, None, 2.0, "x"),
+        ("n2", "input", None, None, -1.0, "y"),
+        ("n3", "const", None, None, 3.0, ""),
+        ("n4", "op", "mul", None, None, "n4"),
+        ("n5", "op", "pow", 2, None, "n5"),
+        ("n6", "op", "rpow", 2.0, None, "n6"),
+        ("n7", "op", "add", None, None, "n7"),
+        ("n8", "op", "tanh", None, None, ""),
+        ("n9", "op", "mul", None, None, "n8"),
+    ]
     assert output == "n9"
 
 
 def test_ids_follow_left_to_right_evaluation():
     doc = parse("f = a.tanh() * (b + 1)")
     assert [(n.kind, n.op or n.label) for n in doc.nodes.values()] == [
-        ("input", "a"), ("op", "tanh"), ("input", "b"), ("const", ""), ("op", "add"), ("op", "mul")]
+        ("input", "a"),
+        ("op", "tanh"),
+        ("input", "b"),
+        ("const", ""),
+        ("op", "add"),
+        ("op", "mul"),
+    ]
 
 
 def test_non_ascii_names_and_columns_in_characters():
@@ -382,6 +422,7 @@ def test_limits_let_the_largest_allowed_text_through():
 # -----------------------------------------------------------------------------
 # Safety: the text is only ever parsed, never run
 
+
 def test_no_eval_exec_or_compile_in_the_parser_modules():
     for name in ("expr.py", "compile.py"):
         tree = ast.parse((ROOT / "core" / "document" / name).read_text(encoding="utf-8"))
@@ -391,16 +432,58 @@ def test_no_eval_exec_or_compile_in_the_parser_modules():
 
 def test_hostile_text_runs_nothing(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    for text in ["__import__('os').system('touch pwned')", "open('pwned', 'w')",
-                 "x = Value(2.0).__class__.__init__.__globals__['os']"]:
+    for text in [
+        "__import__('os').system('touch pwned')",
+        "open('pwned', 'w')",
+        "x = Value(2.0).__class__.__init__.__globals__['os']",
+    ]:
         with pytest.raises(ExprError):
             parse(text)
     assert list(tmp_path.iterdir()) == []
 
 
-TOKENS = ["x", "y", "Value(", "label='q'", "2", "-1", "0.5", "1e400", "**", "*", "+", "-", "/", "(", ")",
-          "[", "]", ".tanh()", ".foo", "=", "+=", ",", "\n", " ", ";", "'", '"""', "#", "lambda", ":",
-          "relu(", "\\", "é", "\t", "{", "}", "import", "9**9**9", "0", "1/0"]
+TOKENS = [
+    "x",
+    "y",
+    "Value(",
+    "label='q'",
+    "2",
+    "-1",
+    "0.5",
+    "1e400",
+    "**",
+    "*",
+    "+",
+    "-",
+    "/",
+    "(",
+    ")",
+    "[",
+    "]",
+    ".tanh()",
+    ".foo",
+    "=",
+    "+=",
+    ",",
+    "\n",
+    " ",
+    ";",
+    "'",
+    '"""',
+    "#",
+    "lambda",
+    ":",
+    "relu(",
+    "\\",
+    "é",
+    "\t",
+    "{",
+    "}",
+    "import",
+    "9**9**9",
+    "0",
+    "1/0",
+]
 
 
 @settings(max_examples=400, deadline=None)
@@ -416,12 +499,15 @@ def test_any_text_gives_a_document_or_an_expr_error(parts):
         compile_document(doc)  # and whatever parsed also compiles
 
 
-@pytest.mark.parametrize("text, line, col", [
-    ("a\ud800 + 1", 1, 2),                                   # typed (or pasted) directly
-    ("a = 1\nb = a * \udfff", 2, 9),
-    ("x = Value(1.0, label='\\ud800')", 1, 22),             # an escape inside quotes
-    ("x = Value(1.0, label='\\ud83d\\ude00')", 1, 22),       # Python keeps the halves apart
-])
+@pytest.mark.parametrize(
+    "text, line, col",
+    [
+        ("a\ud800 + 1", 1, 2),  # typed (or pasted) directly
+        ("a = 1\nb = a * \udfff", 2, 9),
+        ("x = Value(1.0, label='\\ud800')", 1, 22),  # an escape inside quotes
+        ("x = Value(1.0, label='\\ud83d\\ude00')", 1, 22),  # Python keeps the halves apart
+    ],
+)
 def test_text_that_cannot_be_encoded_is_an_expr_error_naming_where(text, line, col):
     # issue 20: a lone surrogate raised UnicodeEncodeError from parse
     with pytest.raises(ExprError, match="surrogate") as caught:

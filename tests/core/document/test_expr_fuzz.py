@@ -1,4 +1,5 @@
 """Whatever a user types, the parser answers with a document or an ExprError that says where."""
+
 import ast
 import pathlib
 import random
@@ -10,9 +11,50 @@ from core.document.expr import ExprError, parse
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 
-TOKENS = ["x", "y", "Value", "(", ")", "2.0", "-", "+", "*", "/", "**", "=", "\n", ",", "label", "'a'",
-          ".tanh()", ".relu", "relu", "exp(", "1e400", "9", "__import__", "lambda", ":", "[", "]", "{", "}",
-          "#", " ", ".", "f'", "\"", "\\", ":=", "import", "os", "+=", "0", "(((((", ")))))"]
+TOKENS = [
+    "x",
+    "y",
+    "Value",
+    "(",
+    ")",
+    "2.0",
+    "-",
+    "+",
+    "*",
+    "/",
+    "**",
+    "=",
+    "\n",
+    ",",
+    "label",
+    "'a'",
+    ".tanh()",
+    ".relu",
+    "relu",
+    "exp(",
+    "1e400",
+    "9",
+    "__import__",
+    "lambda",
+    ":",
+    "[",
+    "]",
+    "{",
+    "}",
+    "#",
+    " ",
+    ".",
+    "f'",
+    "\"",
+    "\\",
+    ":=",
+    "import",
+    "os",
+    "+=",
+    "0",
+    "(((((",
+    ")))))",
+]
 
 
 def check(text):
@@ -53,8 +95,11 @@ def test_no_eval_exec_pickle_or_marshal_anywhere_in_the_product():
         if not path.exists():
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
-                    node.func.id in ("eval", "exec", "compile", "__import__"):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in ("eval", "exec", "compile", "__import__")
+            ):
                 offenders.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.func.id}()")
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 names = [a.name for a in node.names] + ([node.module] if getattr(node, "module", None) else [])

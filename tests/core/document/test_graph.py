@@ -29,13 +29,16 @@ def test_ids_are_stable_strings_and_output_defaults_to_single_sink():
     assert doc.effective_output() == "n5"
 
 
-@pytest.mark.parametrize("src, dst, port, reason", [
-    ("n5", "n3", 0, "occupied"),
-    ("n3", "n3", 0, "itself"),
-    ("n1", "n2", 0, "no inputs"),
-    ("n1", "n3", 2, "no input port"),
-    ("n9", "n3", 0, "no node"),
-])
+@pytest.mark.parametrize(
+    "src, dst, port, reason",
+    [
+        ("n5", "n3", 0, "occupied"),
+        ("n3", "n3", 0, "itself"),
+        ("n1", "n2", 0, "no inputs"),
+        ("n1", "n3", 2, "no input port"),
+        ("n9", "n3", 0, "no node"),
+    ],
+)
 def test_can_connect_gives_reasons(src, dst, port, reason):
     ok, why = tutorial_doc().can_connect(src, dst, port)
     assert not ok and reason in why
@@ -87,9 +90,9 @@ def test_replace_with_trades_graphs_with_the_other_document():
     other.changed.connect(lambda *e: their_events.append(e))
     doc.replace_with(other)
     assert doc.to_dict() == theirs and events == [("reset",)]
-    assert other.to_dict() == mine and their_events == []   # the spare is nobody's view
+    assert other.to_dict() == mine and their_events == []  # the spare is nobody's view
     ok, reason = doc.can_connect(doc.effective_output(), "n3", 0, replace=True)
-    assert not ok and "cycle" in reason                     # the consumer index moved along
+    assert not ok and "cycle" in reason  # the consumer index moved along
     doc.replace_with(other)
     assert doc.to_dict() == mine and other.to_dict() == theirs
 
@@ -100,13 +103,16 @@ def test_replace_with_refuses_a_read_only_document():
         doc.replace_with(tutorial_doc())
 
 
-@pytest.mark.parametrize("node, words", [
-    (Node("a", "blob", value=1.0), "unknown kind"),
-    (Node("a", "op", "frobnicate"), "unknown op"),
-    (Node("a", "input", value=float("nan")), "finite"),
-    (Node("a", "op", "pow"), "param"),
-    (Node("a", "input", value="3"), "number"),
-])
+@pytest.mark.parametrize(
+    "node, words",
+    [
+        (Node("a", "blob", value=1.0), "unknown kind"),
+        (Node("a", "op", "frobnicate"), "unknown op"),
+        (Node("a", "input", value=float("nan")), "finite"),
+        (Node("a", "op", "pow"), "param"),
+        (Node("a", "input", value="3"), "number"),
+    ],
+)
 def test_bad_nodes_refused(node, words):
     with pytest.raises(GraphError, match=words):
         GraphDocument().add_node(node)
@@ -130,7 +136,7 @@ def test_topological_ids_respect_inputs_with_document_order_ties():
 
 def test_huge_int_value_is_refused_not_overflowing():
     with pytest.raises(GraphError, match="finite"):
-        GraphDocument().add_node(Node("a", "input", value=10 ** 400))
+        GraphDocument().add_node(Node("a", "input", value=10**400))
 
 
 # -- the networkx graph behind the wires ---------------------------------------
@@ -138,9 +144,11 @@ def test_huge_int_value_is_refused_not_overflowing():
 # (commit cf73ed4): the networkx answers must agree with them on every example,
 # every lesson's graph and a random corpus.
 
+
 def kahn_order(doc):
     """Topological order, ties by document position: a heap of ready positions."""
     import heapq
+
     order = {nid: i for i, nid in enumerate(doc.nodes)}
     ids, pending, consumers = list(doc.nodes), dict.fromkeys(doc.nodes, 0), {}
     for edge in doc.edges:
@@ -225,14 +233,13 @@ def test_a_file_with_a_cycle_is_refused_naming_an_edge_on_it(name):
         for nxt in step.get(todo.pop(), set()) - seen:
             seen.add(nxt)
             todo.append(nxt)
-    assert src in seen and dst in step[src]   # the named wire is real and lies on a loop
-    assert GraphDocument.from_dict(doc.to_dict()).to_dict() == doc.to_dict()   # the valid one loads
+    assert src in seen and dst in step[src]  # the named wire is real and lies on a loop
+    assert GraphDocument.from_dict(doc.to_dict()).to_dict() == doc.to_dict()  # the valid one loads
 
 
 def chain_data(n, output_first):
     nodes = [{"id": "n1", "kind": "input", "value": 0.5, "label": "x", "pos": [0, 0]}]
-    nodes += [{"id": f"n{i}", "kind": "op", "op": "tanh", "label": "", "pos": [0, 0]}
-              for i in range(2, n + 1)]
+    nodes += [{"id": f"n{i}", "kind": "op", "op": "tanh", "label": "", "pos": [0, 0]} for i in range(2, n + 1)]
     edges = [{"src": f"n{i - 1}", "dst": f"n{i}", "port": 0} for i in range(2, n + 1)]
     if output_first:
         nodes, edges = nodes[::-1], edges[::-1]
@@ -272,7 +279,7 @@ def test_the_digraph_is_a_live_read_only_view_counting_wires():
     graph = doc.digraph()
     doc.connect(a, sq, 0)
     doc.connect(a, sq, 1)
-    assert list(graph.edges(data="wires")) == [(a, sq, 2)]   # a*a: one edge, two wires
+    assert list(graph.edges(data="wires")) == [(a, sq, 2)]  # a*a: one edge, two wires
     doc.disconnect(sq, 1)
     assert list(graph.edges(data="wires")) == [(a, sq, 1)]
     with pytest.raises(nx.NetworkXError):
@@ -284,15 +291,21 @@ def test_the_digraph_is_a_live_read_only_view_counting_wires():
 def test_revision_grows_with_every_structural_change_only():
     doc = tutorial_doc()
     seen = [doc.revision]
-    for edit in (lambda: doc.disconnect("n3", 0), lambda: doc.connect("n1", "n3", 0),
-                 lambda: doc.set_output("n5"), lambda: doc.add_node(Node(None, "const", value=1.0)),
-                 lambda: doc.remove_node("n6"), lambda: doc.replace_with(tutorial_doc()), doc.clear):
+    for edit in (
+        lambda: doc.disconnect("n3", 0),
+        lambda: doc.connect("n1", "n3", 0),
+        lambda: doc.set_output("n5"),
+        lambda: doc.add_node(Node(None, "const", value=1.0)),
+        lambda: doc.remove_node("n6"),
+        lambda: doc.replace_with(tutorial_doc()),
+        doc.clear,
+    ):
         edit()
         assert doc.revision > seen[-1]
         seen.append(doc.revision)
     doc.add_node(Node("k", "const", value=1.0))
     before = doc.revision
-    doc.set_field("k", "pos", (5, 5))        # moving a box changes no structure
+    doc.set_field("k", "pos", (5, 5))  # moving a box changes no structure
     assert doc.revision == before
 
 
@@ -305,4 +318,4 @@ def test_a_label_no_file_can_store_is_refused_naming_the_node():
     assert doc.nodes["n1"].label == "x"
     with pytest.raises(GraphError, match="node 'n2'"):
         doc.add_node(Node("n2", "input", value=1.0, label="\udfff"))
-    doc.set_field("n1", "label", "é 😀 ｘ")   # anything encodable is fine
+    doc.set_field("n1", "label", "é 😀 ｘ")  # anything encodable is fine

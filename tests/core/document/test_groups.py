@@ -1,4 +1,5 @@
 """Groups beside the graph: checked like the file, changed only by commands, undone exactly."""
+
 import pytest
 
 from core.document.blocks import neuron_block
@@ -74,24 +75,26 @@ def test_refused_group_commands_change_nothing():
     with pytest.raises(GroupError, match="in two groups"):
         stack.push(AddGroup(table, dict(block.group, id="other")))
     with pytest.raises(GroupError, match="not in the graph"):
-        stack.push(AddGroup(table, {"id": "g", "kind": "group", "title": "g", "nodes": ["n99"],
-                                    "collapsed": False}))
+        stack.push(AddGroup(table, {"id": "g", "kind": "group", "title": "g", "nodes": ["n99"], "collapsed": False}))
     assert table.to_list() == before
 
 
-@pytest.mark.parametrize("data, match", [
-    ({}, "must be a list"),
-    ([3], "must be an object"),
-    ([{"id": ""}], "non-empty string"),
-    ([{"id": "g", "nodes": ["n1"], "colour": "red"}], "unknown field 'colour'"),
-    ([{"id": "g", "nodes": ["n1"]}, {"id": "g", "nodes": ["n2"]}], "duplicate group id"),
-    ([{"id": "g", "kind": "blob", "nodes": ["n1"]}], "unknown kind"),
-    ([{"id": "g", "title": 3, "nodes": ["n1"]}], "'title' must be text"),
-    ([{"id": "g", "collapsed": "yes", "nodes": ["n1"]}], "true or false"),
-    ([{"id": "g", "nodes": []}], "non-empty list"),
-    ([{"id": "g", "nodes": ["n7"]}], "node 'n7', which is not in the graph"),
-    ([{"id": "g", "nodes": ["n1"]}, {"id": "h", "nodes": ["n1"]}], "in two groups"),
-])
+@pytest.mark.parametrize(
+    "data, match",
+    [
+        ({}, "must be a list"),
+        ([3], "must be an object"),
+        ([{"id": ""}], "non-empty string"),
+        ([{"id": "g", "nodes": ["n1"], "colour": "red"}], "unknown field 'colour'"),
+        ([{"id": "g", "nodes": ["n1"]}, {"id": "g", "nodes": ["n2"]}], "duplicate group id"),
+        ([{"id": "g", "kind": "blob", "nodes": ["n1"]}], "unknown kind"),
+        ([{"id": "g", "title": 3, "nodes": ["n1"]}], "'title' must be text"),
+        ([{"id": "g", "collapsed": "yes", "nodes": ["n1"]}], "true or false"),
+        ([{"id": "g", "nodes": []}], "non-empty list"),
+        ([{"id": "g", "nodes": ["n7"]}], "node 'n7', which is not in the graph"),
+        ([{"id": "g", "nodes": ["n1"]}, {"id": "h", "nodes": ["n1"]}], "in two groups"),
+    ],
+)
 def test_check_groups_names_the_fault(data, match):
     with pytest.raises(GroupError, match=match):
         check_groups(data, {"n1", "n2"})

@@ -1,4 +1,5 @@
 """The layered layout: left-to-right edges, no overlapping boxes, fewer crossings, determinism."""
+
 import itertools
 import json
 import os
@@ -32,8 +33,10 @@ def random_sizes(nodes, seed):
 
 
 def assert_no_overlap(pos, sizes, gap):
-    boxes = [(x - sizes[v][0] / 2, y - sizes[v][1] / 2, x + sizes[v][0] / 2, y + sizes[v][1] / 2)
-             for v, (x, y) in pos.items()]
+    boxes = [
+        (x - sizes[v][0] / 2, y - sizes[v][1] / 2, x + sizes[v][0] / 2, y + sizes[v][1] / 2)
+        for v, (x, y) in pos.items()
+    ]
     for a, b in itertools.combinations(boxes, 2):
         apart = a[2] <= b[0] or b[2] <= a[0] or a[3] + gap <= b[1] + 1e-9 or b[3] + gap <= a[1] + 1e-9
         assert apart, (a, b)
@@ -58,8 +61,10 @@ def brute_force_crossings(layers, edges):
 
 # -- the shape of a computation graph ------------------------------------------
 
-MICROGRAD = (["a", "b", "c", "e", "d", "f", "L"],
-             [("a", "e"), ("b", "e"), ("e", "d"), ("c", "d"), ("d", "L"), ("f", "L")])
+MICROGRAD = (
+    ["a", "b", "c", "e", "d", "f", "L"],
+    [("a", "e"), ("b", "e"), ("e", "d"), ("c", "d"), ("d", "L"), ("f", "L")],
+)
 
 
 def test_micrograd_example_flows_left_to_right():
@@ -90,12 +95,13 @@ def test_long_edge_gets_bend_points_in_the_skipped_columns():
     lay = sugiyama(["a", "b", "c"], [("a", "b"), ("b", "c"), ("a", "c")])
     assert lay.layers[1] == ["b", Dummy("a", "c", 0)] or lay.layers[1] == [Dummy("a", "c", 0), "b"]
     (x_in, y_in), (x_out, y_out) = lay.routes[("a", "c")]
-    assert (x_in + x_out) / 2 == lay.positions["b"][0] and y_in == y_out   # level across b's column
+    assert (x_in + x_out) / 2 == lay.positions["b"][0] and y_in == y_out  # level across b's column
     column = {v: i for i, layer in enumerate(lay.layers) for v in layer}
     assert all(column[dst] == column[src] + 1 for src, dst in lay.edges)
 
 
 # -- short edges ---------------------------------------------------------------
+
 
 def mlp_loss(n_samples, n_in=2, sizes=(4, 4, 1)):
     """The scalar ops of sum((MLP(x) - y)^2) over n_samples, the samples sharing
@@ -147,12 +153,15 @@ def longest_path_dummies(nodes, edges):
 
 # the fewest dummies any layering can have (what network simplex finds), solved
 # as a linear program with scipy by bench/bench_layout.py's optimal_dummies
-@pytest.mark.parametrize("graph, fewest", [
-    pytest.param(lambda: random_dag(1000, seed=0), 457, id="strands-1k"),  # the bench's
-    pytest.param(lambda: random_dag(1000, seed=5), 465, id="strands-1k-seed5"),
-    pytest.param(lambda: mlp_loss(1), 6, id="mlp-1-sample"),  # pulling right is enough
-    pytest.param(lambda: mlp_loss(3), 19, id="mlp-3-samples"),  # shared weights: blocks slide
-])
+@pytest.mark.parametrize(
+    "graph, fewest",
+    [
+        pytest.param(lambda: random_dag(1000, seed=0), 457, id="strands-1k"),  # the bench's
+        pytest.param(lambda: random_dag(1000, seed=5), 465, id="strands-1k-seed5"),
+        pytest.param(lambda: mlp_loss(1), 6, id="mlp-1-sample"),  # pulling right is enough
+        pytest.param(lambda: mlp_loss(3), 19, id="mlp-3-samples"),  # shared weights: blocks slide
+    ],
+)
 def test_layering_is_close_to_the_fewest_dummies(graph, fewest):
     nodes, edges = graph()
     assert fewest <= dummies(sugiyama(nodes, edges), nodes) <= 1.2 * fewest
@@ -161,8 +170,9 @@ def test_layering_is_close_to_the_fewest_dummies(graph, fewest):
 @pytest.mark.parametrize("seed", range(6))
 def test_never_more_dummies_than_longest_path(seed):
     rng = random.Random(seed)
-    nodes, edges = random_dag(rng.randint(2, 400), seed, window=rng.choice((2, 10, 50)),
-                              p_leaf=rng.choice((0.0, 0.1, 0.4)))
+    nodes, edges = random_dag(
+        rng.randint(2, 400), seed, window=rng.choice((2, 10, 50)), p_leaf=rng.choice((0.0, 0.1, 0.4))
+    )
     edges += edges[:3]  # repeated edges share one route
     assert dummies(sugiyama(nodes, edges), nodes) <= longest_path_dummies(nodes, edges)
 
@@ -171,8 +181,14 @@ def test_strand_slides_next_to_its_use():
     # leaves x, y start a strand that joins the long chain only at its end
     chain = [f"c{i}" for i in range(6)]
     nodes = chain + ["x", "y", "s1", "s2", "out"]
-    edges = list(zip(chain, chain[1:])) + [("x", "s1"), ("y", "s1"), ("s1", "s2"),
-                                           ("x", "s2"), ("s2", "out"), ("c5", "out")]
+    edges = list(zip(chain, chain[1:])) + [
+        ("x", "s1"),
+        ("y", "s1"),
+        ("s1", "s2"),
+        ("x", "s2"),
+        ("s2", "out"),
+        ("c5", "out"),
+    ]
     lay = sugiyama(nodes, edges)
     assert lay.positions["s2"][0] == lay.positions["c5"][0]
     assert dummies(lay, nodes) == 1  # x -> s2 skips the column of s1, as it must
@@ -180,16 +196,17 @@ def test_strand_slides_next_to_its_use():
 
 # -- edge cases ----------------------------------------------------------------
 
+
 def test_empty_and_single_node():
     assert layered_layout([], []) == {}
     assert layered_layout(["n1"], [], sizes={"n1": (80, 40)}) == {"n1": (40.0, 20.0)}
 
 
 def test_positions_that_pile_up_ask_for_a_layout():
-    assert positions_pile_up([(0.0, 0.0)] * 5169)            # a trace: every node at one spot
+    assert positions_pile_up([(0.0, 0.0)] * 5169)  # a trace: every node at one spot
     assert positions_pile_up([(0, 0)] * 5 + [(9, 9)])
     assert not positions_pile_up([(0, 0), (1, 0), (2, 0), (3, 0)])
-    assert not positions_pile_up([(0, 0), (0, 0), (1, 0), (2, 0)])   # one shared spot is a user's
+    assert not positions_pile_up([(0, 0), (0, 0), (1, 0), (2, 0)])  # one shared spot is a user's
     assert not positions_pile_up([]) and not positions_pile_up([(0, 0)])
 
 
@@ -233,6 +250,7 @@ def test_bad_input_is_named():
 
 # -- boxes, gaps and determinism -----------------------------------------------
 
+
 @pytest.mark.parametrize("seed", range(3))
 def test_boxes_never_overlap_and_edges_point_right(seed):
     nodes, edges = random_dag(150, seed)
@@ -251,22 +269,26 @@ def test_same_input_same_output():
 
 
 def test_output_does_not_depend_on_hash_seed():
-    script = ("import json, random\n"
-              "from tests.core.document.test_layout import random_dag\n"
-              "from core.document.layout import layered_layout\n"
-              "nodes, edges = random_dag(200, seed=3)\n"
-              "print(json.dumps(layered_layout(nodes, edges)))\n")
+    script = (
+        "import json, random\n"
+        "from tests.core.document.test_layout import random_dag\n"
+        "from core.document.layout import layered_layout\n"
+        "nodes, edges = random_dag(200, seed=3)\n"
+        "print(json.dumps(layered_layout(nodes, edges)))\n"
+    )
     outputs = set()
     for hash_seed in ("1", "2"):
         env = dict(os.environ, PYTHONHASHSEED=hash_seed)
-        run = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env,
-                             capture_output=True, text=True, check=True)
+        run = subprocess.run(
+            [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, check=True
+        )
         outputs.add(run.stdout)
     assert len(outputs) == 1
     assert len(json.loads(outputs.pop())) == 200
 
 
 # -- crossings -----------------------------------------------------------------
+
 
 def test_reduction_untwists_a_known_optimum():
     # s_i -> t_(4-i): every pair crosses in the given order (10), none once flipped
@@ -291,8 +313,7 @@ def test_complete_bipartite_crossings_are_fixed():
 def test_reduction_beats_generation_order_on_a_random_dag(seed):
     nodes, edges = random_dag(400, seed)
     lay = sugiyama(nodes, edges)
-    assert lay.crossings_before == count_crossings(sugiyama(nodes, edges, sweeps=0).layers,
-                                                   lay.edges)
+    assert lay.crossings_before == count_crossings(sugiyama(nodes, edges, sweeps=0).layers, lay.edges)
     assert lay.crossings_after == count_crossings(lay.layers, lay.edges)
     assert lay.crossings_after < lay.crossings_before / 2
 
@@ -301,13 +322,11 @@ def test_reduction_beats_generation_order_on_a_random_dag(seed):
 def test_count_crossings_matches_brute_force(seed):
     rng = random.Random(seed)
     layers = [[f"L{i}v{j}" for j in range(rng.randint(1, 7))] for i in range(4)]
-    edges = [(rng.choice(a), rng.choice(b)) for a, b in zip(layers, layers[1:])
-             for _ in range(rng.randint(0, 12))]
+    edges = [(rng.choice(a), rng.choice(b)) for a, b in zip(layers, layers[1:]) for _ in range(rng.randint(0, 12))]
     assert count_crossings(layers, edges) == brute_force_crossings(layers, edges)
     # the same drawing given as positions, and edges given right to left
     pos = {v: (10.0 * i, -3.0 * j) for i, lay in enumerate(layers) for j, v in enumerate(lay)}
-    assert count_crossings(pos, [(b, a) for a, b in edges]) == count_crossings(
-        [lay[::-1] for lay in layers], edges)
+    assert count_crossings(pos, [(b, a) for a, b in edges]) == count_crossings([lay[::-1] for lay in layers], edges)
 
 
 def test_two_thousand_node_random_dag():
@@ -322,6 +341,7 @@ def test_two_thousand_node_random_dag():
 
 def test_boxes_overlap_names_the_first_two_colliding_nodes():
     from core.document.layout import boxes_overlap
+
     sizes = {"a": (100.0, 60.0), "b": (100.0, 60.0), "c": (100.0, 60.0)}
     apart = {"a": (0.0, 0.0), "b": (150.0, 0.0), "c": (0.0, 80.0)}
     assert boxes_overlap(apart, sizes) is None
@@ -333,6 +353,7 @@ def test_boxes_overlap_names_the_first_two_colliding_nodes():
 
 def test_a_laid_out_graph_never_overlaps():
     from core.document.layout import boxes_overlap
+
     nodes, edges = random_dag(120, seed=5)
     sizes = {v: (60.0 + (i % 5) * 20, 62.0) for i, v in enumerate(nodes)}
     pos = layered_layout(nodes, edges, sizes=sizes)
@@ -340,6 +361,7 @@ def test_a_laid_out_graph_never_overlaps():
 
 
 # -- networkx's generations are the layering's start ---------------------------
+
 
 def kahn_generations(ids, pairs):
     """The previous hand-written Kahn's algorithm (commit cf73ed4), as the oracle."""
@@ -365,6 +387,7 @@ def kahn_generations(ids, pairs):
 
 def corpus_graphs():
     from tests.core.document.graph_corpus import corpus
+
     graphs = [(name, list(doc.nodes), [(e.src, e.dst) for e in doc.edges]) for name, doc in corpus()]
     graphs += [(f"strands-{seed}", *random_dag(300, seed)) for seed in range(10)]
     return graphs + [("mlp-loss-3", *mlp_loss(3))]
@@ -373,6 +396,7 @@ def corpus_graphs():
 @pytest.mark.parametrize("name, nodes, edges", corpus_graphs())
 def test_networkx_generations_agree_with_kahn(name, nodes, edges):
     from core.document.layout import _longest_path
+
     index = {v: i for i, v in enumerate(nodes)}
     pairs = list(dict.fromkeys((index[a], index[b]) for a, b in edges))
     assert _longest_path(nodes, pairs) == kahn_generations(nodes, pairs)

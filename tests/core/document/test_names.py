@@ -1,4 +1,5 @@
 """core.document.names: one name per node, never an internal id."""
+
 import json
 import pathlib
 import re
@@ -53,6 +54,7 @@ def test_two_unlabelled_nodes_that_read_alike_get_distinct_names():
 
 def test_labels_are_kept_exactly_and_missing_operands_read_as_a_question_mark():
     from core.document.graph import GraphDocument, Node
+
     doc = GraphDocument()
     doc.add_node(Node("n1", "input", value=1.0, label="w₁ (weight)"))
     doc.add_node(Node("n2", "op", op="mul"))

@@ -18,6 +18,7 @@ import threading
 # -----------------------------------------------------------------------------
 # The FIFO guard
 
+
 @contextlib.contextmanager
 def fifo_guard(path):
     """Yield a list that holds True if anything opened the FIFO at path while the block ran."""
@@ -27,7 +28,7 @@ def fifo_guard(path):
         while not stop.is_set():
             try:
                 fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
-            except OSError:   # ENXIO: no reader has it open
+            except OSError:  # ENXIO: no reader has it open
                 stop.wait(0.002)
                 continue
             opened.append(True)
@@ -46,23 +47,105 @@ def fifo_guard(path):
 # Values that break assumptions, for every field of every file kind
 
 HOSTILE_VALUES = [
-    None, True, False, 0, -1, 1, 3, 0.5, -0.0, 1e-320, 1e308, -1e308,
-    2**31, 2**32, 2**63, 2**70, -2**70, 10**30, 10**400,
-    "", "x", "n1", "n999", "relu", "é", "ｘ", "𝐱", "\u202e", "\0", "\ud800", "a\udc00b", "\ud83d\ude00",
-    "a" * 5000, "../../etc/passwd", "/dev/zero",
-    [], {}, [1, 2], [1, 2, 3], [[1, 2], [3]], [None], [0.0] * 625, [2**70] * 3, {"a": 1},
-    {"id": "n1"}, [[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]],
+    None,
+    True,
+    False,
+    0,
+    -1,
+    1,
+    3,
+    0.5,
+    -0.0,
+    1e-320,
+    1e308,
+    -1e308,
+    2**31,
+    2**32,
+    2**63,
+    2**70,
+    -(2**70),
+    10**30,
+    10**400,
+    "",
+    "x",
+    "n1",
+    "n999",
+    "relu",
+    "é",
+    "ｘ",
+    "𝐱",
+    "\u202e",
+    "\0",
+    "\ud800",
+    "a\udc00b",
+    "\ud83d\ude00",
+    "a" * 5000,
+    "../../etc/passwd",
+    "/dev/zero",
+    [],
+    {},
+    [1, 2],
+    [1, 2, 3],
+    [[1, 2], [3]],
+    [None],
+    [0.0] * 625,
+    [2**70] * 3,
+    {"a": 1},
+    {"id": "n1"},
+    [[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]],
 ]
 
 # pieces spliced into the text at random places
 TEXT_PIECES = [
-    b"NaN", b"Infinity", b"-Infinity", b"1e400", b"-1e999", b"9" * 5000, b"1" + b"0" * 400,
-    b"\xff", b"\xc3", b"\xed\xa0\x80", b"\x00", b"\xef\xbb\xbf", b"[" * 100_000, b"{" * 2000,
-    b'"\\ud800"', b'"\\udc00\\ud800"', b'"\\ud83d\\ude00"', b"\\\\ud800", b",", b"}", b"]", b'"', b"\\",
-    b"// comment", b"/*", b"'", b"true", b"null", b"\r\n", b"\t", b"\xe2\x80\xae",
+    b"NaN",
+    b"Infinity",
+    b"-Infinity",
+    b"1e400",
+    b"-1e999",
+    b"9" * 5000,
+    b"1" + b"0" * 400,
+    b"\xff",
+    b"\xc3",
+    b"\xed\xa0\x80",
+    b"\x00",
+    b"\xef\xbb\xbf",
+    b"[" * 100_000,
+    b"{" * 2000,
+    b'"\\ud800"',
+    b'"\\udc00\\ud800"',
+    b'"\\ud83d\\ude00"',
+    b"\\\\ud800",
+    b",",
+    b"}",
+    b"]",
+    b'"',
+    b"\\",
+    b"// comment",
+    b"/*",
+    b"'",
+    b"true",
+    b"null",
+    b"\r\n",
+    b"\t",
+    b"\xe2\x80\xae",
 ]
-NUMBER_PIECES = [b"NaN", b"1e400", b"-1e999", b"9" * 5000, b"1" + b"0" * 400, b"2e-400", b"-0",
-                 b"1.0e+308", b"true", b'"1"', b"null", b"[]", b"4294967296", b"-1", b"1180591620717411303424"]
+NUMBER_PIECES = [
+    b"NaN",
+    b"1e400",
+    b"-1e999",
+    b"9" * 5000,
+    b"1" + b"0" * 400,
+    b"2e-400",
+    b"-0",
+    b"1.0e+308",
+    b"true",
+    b'"1"',
+    b"null",
+    b"[]",
+    b"4294967296",
+    b"-1",
+    b"1180591620717411303424",
+]
 _NUMBER = re.compile(rb"-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
 _KEY = re.compile(rb'"(?:[^"\\]|\\.)*"\s*:')
@@ -75,7 +158,7 @@ def _paths(value, prefix=()):
         for key, item in value.items():
             yield from _paths(item, prefix + (key,))
     elif isinstance(value, list):
-        for i, item in enumerate(value[:8]):   # long lists: their first items stand for the rest
+        for i, item in enumerate(value[:8]):  # long lists: their first items stand for the rest
             yield from _paths(item, prefix + (i,))
 
 
@@ -115,35 +198,40 @@ def mutate_structure(base, rng):
 def mutate_text(raw, rng):
     """raw bytes of a good file, broken at the level of text."""
     kind = rng.randrange(9)
-    if kind == 0:    # truncated
-        return raw[:rng.randrange(len(raw))]
-    if kind == 1:    # a slice cut out
+    if kind == 0:  # truncated
+        return raw[: rng.randrange(len(raw))]
+    if kind == 1:  # a slice cut out
         a = rng.randrange(len(raw))
-        return raw[:a] + raw[a + rng.randrange(1, 40):]
-    if kind == 2:    # something spliced in anywhere
+        return raw[:a] + raw[a + rng.randrange(1, 40) :]
+    if kind == 2:  # something spliced in anywhere
         a = rng.randrange(len(raw) + 1)
         return raw[:a] + rng.choice(TEXT_PIECES) + raw[a:]
-    if kind == 3:    # a number replaced by a huge, tiny, non-finite or mistyped one
+    if kind == 3:  # a number replaced by a huge, tiny, non-finite or mistyped one
         numbers = list(_NUMBER.finditer(raw))
         m = rng.choice(numbers)
-        return raw[:m.start()] + rng.choice(NUMBER_PIECES) + raw[m.end():]
-    if kind == 4:    # a key given twice in its object
+        return raw[: m.start()] + rng.choice(NUMBER_PIECES) + raw[m.end() :]
+    if kind == 4:  # a key given twice in its object
         keys = list(_KEY.finditer(raw))
         m = rng.choice(keys)
-        return raw[:m.start()] + m.group() + b" 0, " + raw[m.start():]
-    if kind == 5:    # a lone surrogate (or a proper pair) inside a string
+        return raw[: m.start()] + m.group() + b" 0, " + raw[m.start() :]
+    if kind == 5:  # a lone surrogate (or a proper pair) inside a string
         strings = list(_STRING.finditer(raw))
         m = rng.choice(strings)
         piece = rng.choice([b"\\ud800", b"\\udfff", b"\\uDBFF", b"\\ud83d\\ude00", b"\\\\ud800"])
-        return raw[:m.start() + 1] + piece + raw[m.start() + 1:]
-    if kind == 6:    # the whole file nested in brackets
+        return raw[: m.start() + 1] + piece + raw[m.start() + 1 :]
+    if kind == 6:  # the whole file nested in brackets
         n = rng.choice([50, 99, 100, 101, 1000, 100_000])
         return b"[" * n + raw + b"]" * n
-    if kind == 7:    # another encoding
-        return rng.choice([raw.decode("utf-8", "replace").encode("utf-16"),
-                           raw.decode("utf-8", "replace").encode("utf-16-le"),
-                           raw.decode("utf-8", "replace").encode("latin-1", "replace") + b"\xe9",
-                           b"\xef\xbb\xbf" + raw, b"\x80\x04" + raw])
+    if kind == 7:  # another encoding
+        return rng.choice(
+            [
+                raw.decode("utf-8", "replace").encode("utf-16"),
+                raw.decode("utf-8", "replace").encode("utf-16-le"),
+                raw.decode("utf-8", "replace").encode("latin-1", "replace") + b"\xe9",
+                b"\xef\xbb\xbf" + raw,
+                b"\x80\x04" + raw,
+            ]
+        )
     # kind 8: bytes flipped at random
     data = bytearray(raw)
     for _ in range(rng.randrange(1, 4)):
@@ -197,11 +285,58 @@ TEXT_BASES = [
     "from micrograd.engine import Value\nq = Value(0.5).relu() + Value(2).log()",
 ]
 TEXT_PIECES_TYPED = [
-    "\ud800", "\udfff", "\ud83d\ude00", "\0", "\u202e", "ｘ", "𝐱", "ﬁ", "é", "(", ")", "(" * 200, ")" * 50,
-    "[" * 150, "**", "9**9**9", "2**1001", "1e400", "-1e999", "'", '"""', "\\", "\t", "\r", "\x0c", "\n",
-    "label='\\ud800'", "label='\\ud83d\\ude00'", "Value(", "lambda: 0", "__import__('os')", "import os",
-    ";", "#", "\\\n", "a" * 300, "x" * 100_001, "1/0", "0**-1", ".", "..", "@", "await x", "yield",
-    "f'{x}'", "b'x'", "x.label = 5", "x.data = 1", "del x", "x[0]", "x if y else z", "{1: 2}",
+    "\ud800",
+    "\udfff",
+    "\ud83d\ude00",
+    "\0",
+    "\u202e",
+    "ｘ",
+    "𝐱",
+    "ﬁ",
+    "é",
+    "(",
+    ")",
+    "(" * 200,
+    ")" * 50,
+    "[" * 150,
+    "**",
+    "9**9**9",
+    "2**1001",
+    "1e400",
+    "-1e999",
+    "'",
+    '"""',
+    "\\",
+    "\t",
+    "\r",
+    "\x0c",
+    "\n",
+    "label='\\ud800'",
+    "label='\\ud83d\\ude00'",
+    "Value(",
+    "lambda: 0",
+    "__import__('os')",
+    "import os",
+    ";",
+    "#",
+    "\\\n",
+    "a" * 300,
+    "x" * 100_001,
+    "1/0",
+    "0**-1",
+    ".",
+    "..",
+    "@",
+    "await x",
+    "yield",
+    "f'{x}'",
+    "b'x'",
+    "x.label = 5",
+    "x.data = 1",
+    "del x",
+    "x[0]",
+    "x if y else z",
+    "{1: 2}",
 ]
 
 
@@ -218,6 +353,6 @@ def hostile_texts(n, rng):
             elif kind == 2:
                 text = text[:a]
             else:
-                text = text[:a] + text[a:a + rng.randrange(1, 30)] * rng.randrange(2, 40) + text[a:]
+                text = text[:a] + text[a : a + rng.randrange(1, 30)] * rng.randrange(2, 40) + text[a:]
         texts.append(text)
     return texts

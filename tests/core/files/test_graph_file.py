@@ -1,5 +1,6 @@
 """Graph files: golden files of every schema load forever, every hostile file is refused by
 name, saves are atomic (even under SIGKILL), and what loads is exactly what was saved."""
+
 import json
 import os
 import random
@@ -32,14 +33,22 @@ def golden_doc():
     doc.add_node(Node("n6", "const", value=0.5, pos=(0, 160)))
     doc.add_node(Node("n7", "op", "rpow", param=2.0, label="e", pos=(150, 160)))
     doc.add_node(Node("n8", "op", "sigmoid", label="σ", pos=(300, 160)))
-    for edge in [("n1", "n3", 0), ("n2", "n3", 1), ("n2", "n4", 0), ("n3", "n5", 0), ("n4", "n5", 1),
-                 ("n6", "n7", 0), ("n7", "n8", 0)]:
+    for edge in [
+        ("n1", "n3", 0),
+        ("n2", "n3", 1),
+        ("n2", "n4", 0),
+        ("n3", "n5", 0),
+        ("n4", "n5", 1),
+        ("n6", "n7", 0),
+        ("n7", "n8", 0),
+    ]:
         doc.connect(*edge)
     doc.set_output("n5")
     return doc
 
 
 # -- golden files ------------------------------------------------------------------
+
 
 def test_golden_schema_1_loads_and_writes_back_byte_for_byte():
     path = os.path.join(DATA, "graph_v1.json")
@@ -222,6 +231,7 @@ def test_a_utf8_byte_order_mark_is_accepted(tmp_path):
 
 # -- writing ---------------------------------------------------------------------
 
+
 def test_dumps_is_sorted_indented_and_ends_with_a_newline():
     text = dumps(golden_doc(), {"title": "t"})
     data = json.loads(text)
@@ -319,8 +329,9 @@ def test_killing_a_save_midway_never_damages_the_file(tmp_path):
     last, torn, rounds = 0, 0, []
     for _trial in range(6):
         hang, where = rng.randint(1, 3), rng.choice(["before rename", "after rename"])
-        child = subprocess.Popen([sys.executable, "-c", KILLED_SAVER, ROOT, str(path), str(hang), where],
-                                 stdout=subprocess.PIPE, text=True)
+        child = subprocess.Popen(
+            [sys.executable, "-c", KILLED_SAVER, ROOT, str(path), str(hang), where], stdout=subprocess.PIPE, text=True
+        )
         try:
             assert child.stdout.readline().strip() == "inside"
         finally:
@@ -329,7 +340,7 @@ def test_killing_a_save_midway_never_damages_the_file(tmp_path):
             child.stdout.close()
         doc, meta = load(path)  # always whole: the old file or the new one
         expected = hang - 1 if where == "before rename" else hang
-        if expected == 0:   # nothing renamed yet in this run: the previous run's file
+        if expected == 0:  # nothing renamed yet in this run: the previous run's file
             expected = last
         assert meta["round"] == expected
         assert len(doc.nodes) == (1 if expected == 0 else 4000)
@@ -346,6 +357,7 @@ def test_killing_a_save_midway_never_damages_the_file(tmp_path):
 
 
 # -- round trips and fuzzing ---------------------------------------------------------
+
 
 def test_node_order_and_output_survive(tmp_path):
     doc = golden_doc()
@@ -380,10 +392,10 @@ def test_random_byte_damage_raises_format_error_or_loads(data):
 
 
 JSON_VALUES = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=5),
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=5),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
-    max_leaves=6)
+    max_leaves=6,
+)
 
 
 def _paths(value, prefix=()):
@@ -440,8 +452,7 @@ def test_example_computes_its_known_numbers(name):
     compiled.output.backward()
     output, grads = KNOWN[name]
     assert compiled.output.data == pytest.approx(output, rel=1e-12)
-    by_label = {doc.nodes[nid].label: value for nid, value in compiled.values.items()
-                if doc.nodes[nid].kind == "input"}
+    by_label = {doc.nodes[nid].label: value for nid, value in compiled.values.items() if doc.nodes[nid].kind == "input"}
     assert sorted(by_label) == sorted(grads)
     for label, grad in grads.items():
         assert by_label[label].grad == pytest.approx(grad, rel=1e-12, abs=1e-12), label
@@ -468,7 +479,7 @@ def test_a_lone_surrogate_label_is_refused_on_load_with_its_line(tmp_path):
     path.write_text(text, encoding="utf-8")
     with pytest.raises(FormatError, match=rf"surrogate.json: line {line}, column \d+: \\ud800 is half"):
         load(path)
-    assert loads(text.replace("\\ud800", "\\ud83d\\ude00"))[0].nodes["n1"].label == "😀"   # a pair is fine
+    assert loads(text.replace("\\ud800", "\\ud83d\\ude00"))[0].nodes["n1"].label == "😀"  # a pair is fine
 
 
 def test_every_loadable_text_saves_back_even_with_escapes():

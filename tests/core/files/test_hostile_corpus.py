@@ -5,6 +5,7 @@ hang, never crash with another exception -- and whatever loads must save back.
 The files are made from a fixed seed (tests/core/files/hostile.py), so a failure names a case
 that reproduces. Run with -s to see the counts.
 """
+
 import json
 import os
 import random
@@ -30,6 +31,7 @@ SNIPPET = "x = Value(2.0, label='x')\ny = Value(-3.0, label='y')\nf = x*y + y**2
 # -----------------------------------------------------------------------------
 # One good file of every kind: the seeds the corpus grows from
 
+
 def good_graph():
     doc = parse(SNIPPET)
     for k, node in enumerate(doc.nodes.values()):
@@ -38,24 +40,34 @@ def good_graph():
 
 
 def good_recovery():
-    return recovery.dumps(parse(SNIPPET), {"title": "g"}, [], "/home/ana/g.json", "2026-01-01T00:00:00Z",
-                          "g.json").encode()
+    return recovery.dumps(
+        parse(SNIPPET), {"title": "g"}, [], "/home/ana/g.json", "2026-01-01T00:00:00Z", "g.json"
+    ).encode()
 
 
 def good_lesson():
     lesson = {
-        "format": "backprop-studio.lesson", "schema_version": 1, "id": "hostile", "title": "Hostile",
-        "summary": "The seed of the corpus.", "order": 1,
+        "format": "backprop-studio.lesson",
+        "schema_version": 1,
+        "id": "hostile",
+        "title": "Hostile",
+        "summary": "The seed of the corpus.",
+        "order": 1,
         "steps": [
             {"text": "Here is $f$: {f.data}.", "setup": {"snippet": SNIPPET}, "highlight": ["f", "x"]},
-            {"text": ["One step:", "{backward}"],
-             "actions": [{"do": "backward_step", "count": 2}, {"do": "nudge", "node": "x", "h": 0.001}],
-             "claims": [{"node": "f", "quantity": "data", "value": 3.0}],
-             "question": {"prompt": "What is x.grad?", "node": "x", "quantity": "grad"}},
-            {"text": "A network: {loss} after {step} steps.",
-             "setup": {"network": {"hidden_sizes": [4], "n_samples": 20, "steps": 5}},
-             "actions": [{"do": "train", "steps": 2}]},
-        ]}
+            {
+                "text": ["One step:", "{backward}"],
+                "actions": [{"do": "backward_step", "count": 2}, {"do": "nudge", "node": "x", "h": 0.001}],
+                "claims": [{"node": "f", "quantity": "data", "value": 3.0}],
+                "question": {"prompt": "What is x.grad?", "node": "x", "quantity": "grad"},
+            },
+            {
+                "text": "A network: {loss} after {step} steps.",
+                "setup": {"network": {"hidden_sizes": [4], "n_samples": 20, "steps": 5}},
+                "actions": [{"do": "train", "steps": 2}],
+            },
+        ],
+    }
     lesson_from_dict(lesson)
     return json.dumps(lesson, indent=1).encode()
 
@@ -71,6 +83,7 @@ def good_session():
 
 # -----------------------------------------------------------------------------
 # Saving back what loaded: nothing loadable is unsaveable
+
 
 def save_graph(loaded):
     doc, meta = loaded
@@ -91,7 +104,7 @@ LOADERS = {
     #  name: (the seed file, load(path), its own error, save back or None)
     "graph": (good_graph, graph_file.load, FormatError, save_graph),
     "recovery": (good_recovery, recovery.load, FormatError, save_recovery),
-    "lesson": (good_lesson, load_lesson, LessonError, None),   # lessons are read, never written
+    "lesson": (good_lesson, load_lesson, LessonError, None),  # lessons are read, never written
     "session": (good_session, ts.load, ts.SessionError, save_session),
 }
 
@@ -103,7 +116,7 @@ def run_case(load, error, save, path, counts, wrong):
         counts["refused"] += 1
         assert str(e), "an error with no message"
         return
-    except BaseException as e:   # noqa: BLE001 -- anything else is the bug this test hunts
+    except BaseException as e:  # noqa: BLE001 -- anything else is the bug this test hunts
         counts["wrong error type"] += 1
         wrong.append(f"{os.path.basename(path)}: {type(e).__name__}: {str(e)[:200]}")
         return
@@ -112,7 +125,7 @@ def run_case(load, error, save, path, counts, wrong):
         try:
             save(loaded)
             counts["saved back"] += 1
-        except BaseException as e:   # noqa: BLE001
+        except BaseException as e:  # noqa: BLE001
             counts["unsaveable"] += 1
             wrong.append(f"{os.path.basename(path)} loads but does not save: {type(e).__name__}: {e}")
 
@@ -122,9 +135,8 @@ def test_every_hostile_file_loads_or_is_refused_with_the_loaders_own_error(kind,
     make, load, error, save = LOADERS[kind]
     rng = random.Random(f"{SEED}-{kind}")
     base = make()
-    load(_write(tmp_path / "good.json", base))   # the seed itself loads
-    counts = {"loaded": 0, "saved back": 0, "refused": 0, "wrong error type": 0, "unsaveable": 0,
-              "hangs": 0}
+    load(_write(tmp_path / "good.json", base))  # the seed itself loads
+    counts = {"loaded": 0, "saved back": 0, "refused": 0, "wrong error type": 0, "unsaveable": 0, "hangs": 0}
     wrong = []
     for i, raw in enumerate(hostile_files(base, FILES_PER_LOADER, rng)):
         run_case(load, error, save, _write(tmp_path / f"case{i:04d}.json", raw), counts, wrong)
@@ -139,8 +151,10 @@ def test_every_hostile_file_loads_or_is_refused_with_the_loaders_own_error(kind,
         else:
             run_case(load, error, save, path, counts, wrong)
     total = FILES_PER_LOADER + len(specials)
-    print(f"\nhostile {kind} files: {total} ({len(specials)} special) -> "
-          + ", ".join(f"{key} {value}" for key, value in counts.items()))
+    print(
+        f"\nhostile {kind} files: {total} ({len(specials)} special) -> "
+        + ", ".join(f"{key} {value}" for key, value in counts.items())
+    )
     assert total >= 1000 and counts["refused"] > total // 2
     assert wrong == []
 
@@ -152,8 +166,14 @@ def test_special_files_are_refused_by_name_before_reading(tmp_path):
             graph_file.load(path)
         seen[name] = caught.value.fault
         assert str(caught.value).startswith(path + ": ")
-    expected = {"folder.json": "directory", "missing.json": "missing", "dangling.json": "missing",
-                "loop.json": "unreadable", "empty.json": "empty", "sparse.json": "too large"}
+    expected = {
+        "folder.json": "directory",
+        "missing.json": "missing",
+        "dangling.json": "missing",
+        "loop.json": "unreadable",
+        "empty.json": "empty",
+        "sparse.json": "too large",
+    }
     if hasattr(os, "mkfifo"):
         expected["fifo.json"] = "special"
     if os.path.exists("/dev/zero"):
@@ -172,14 +192,14 @@ def test_hostile_typed_text_parses_or_is_an_expr_error_and_what_parses_saves():
         except ExprError:
             counts["refused"] += 1
             continue
-        except BaseException as e:   # noqa: BLE001
+        except BaseException as e:  # noqa: BLE001
             counts["wrong error type"] += 1
             wrong.append(f"text {i} {text[:80]!r}: {type(e).__name__}: {e}")
             continue
         counts["parsed"] += 1
         try:
             graph_file.loads(graph_file.dumps(doc).encode("utf-8"))
-        except BaseException as e:   # noqa: BLE001
+        except BaseException as e:  # noqa: BLE001
             counts["unsaveable"] += 1
             wrong.append(f"text {i} {text[:80]!r} parses but does not save: {type(e).__name__}: {e}")
     print(f"\nhostile typed texts: {len(texts)} -> " + ", ".join(f"{k} {v}" for k, v in counts.items()))

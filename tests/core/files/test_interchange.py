@@ -1,4 +1,5 @@
 """GraphML and DOT exports: read back by networkx (GraphML) and by a DOT parser."""
+
 import os
 import re
 import shutil

@@ -1,4 +1,5 @@
 """Recovery files are graph files with a recovery record: written and read back exactly."""
+
 import pytest
 
 from core.document.blocks import neuron_block
@@ -31,12 +32,15 @@ def test_an_unsaved_document_has_no_source():
     assert back.source is None and back.groups == [] and back.meta == {}
 
 
-@pytest.mark.parametrize("meta, match", [
-    ({}, "no 'recovery' object"),
-    ({"recovery": {"source": 3, "saved_at": "t"}}, "'source' must be a path"),
-    ({"recovery": {"source": None, "saved_at": 3}}, "must be text"),
-    ({"recovery": {"source": None}, "groups": [{"id": "g", "nodes": ["n99"]}]}, "not in the graph"),
-])
+@pytest.mark.parametrize(
+    "meta, match",
+    [
+        ({}, "no 'recovery' object"),
+        ({"recovery": {"source": 3, "saved_at": "t"}}, "'source' must be a path"),
+        ({"recovery": {"source": None, "saved_at": 3}}, "must be text"),
+        ({"recovery": {"source": None}, "groups": [{"id": "g", "nodes": ["n99"]}]}, "not in the graph"),
+    ],
+)
 def test_bad_recovery_files_are_refused(meta, match):
     text = graph_file.dumps(parse("a + b"), meta)
     with pytest.raises(FormatError, match=match):
@@ -56,5 +60,5 @@ def test_a_snapshot_dumps_to_exactly_the_same_bytes():
     args = ({"title": "t"}, [block.group], "/a/b.json", "2026-12-03T10:00:00Z", "b.json")
     plain = recovery.snapshot(doc)
     assert recovery.dumps_snapshot(plain, *args) == recovery.dumps(doc, *args)
-    doc.set_field("n1", "value", 5.0)          # the snapshot shares nothing with doc
+    doc.set_field("n1", "value", 5.0)  # the snapshot shares nothing with doc
     assert recovery.loads(recovery.dumps_snapshot(plain, *args)).doc.nodes["n1"].value == 2.0

@@ -1,5 +1,6 @@
 """The strict JSON reader: special files refused before opening, bounded reads, one error type
 naming the file and the fault; and every loader turning it into its own error (issue 20)."""
+
 import json
 import os
 
@@ -25,6 +26,7 @@ LOADERS = [
 
 # -----------------------------------------------------------------------------
 # the reader
+
 
 @needs_fifo
 def test_a_fifo_is_refused_without_being_opened(tmp_path):
@@ -66,7 +68,7 @@ def test_a_file_that_grows_past_the_limit_while_read_is_refused(tmp_path, monkey
     real_open = strict_json._open_for_reading
 
     def grow_then_open(p):
-        path.write_bytes(b"[" + b"1," * 1000 + b"1]")   # after the stat, before the read
+        path.write_bytes(b"[" + b"1," * 1000 + b"1]")  # after the stat, before the read
         return real_open(p)
 
     monkeypatch.setattr(strict_json, "_open_for_reading", grow_then_open)
@@ -77,12 +79,15 @@ def test_a_file_that_grows_past_the_limit_while_read_is_refused(tmp_path, monkey
 
 def test_deep_nesting_is_refused_before_the_parser_recurses():
     # issue 20: 100k-deep JSON raised RecursionError
-    with pytest.raises(JSONFileError, match=r"nested too deeply \(more than 100 levels, at line 1, "
-                                            r"column 101\)") as caught:
+    with pytest.raises(
+        JSONFileError,
+        match=r"nested too deeply \(more than 100 levels, at line 1, "
+        r"column 101\)",
+    ) as caught:
         loads("[" * 100_000 + "]" * 100_000)
     assert caught.value.fault == "too deep"
     assert loads("[" * 100 + "]" * 100) == json.loads("[" * 100 + "]" * 100)
-    assert loads('{"a": "' + "[" * 5000 + '"}') == {"a": "[" * 5000}   # brackets in a string
+    assert loads('{"a": "' + "[" * 5000 + '"}') == {"a": "[" * 5000}  # brackets in a string
 
 
 def test_lone_surrogates_are_refused_with_line_and_column_and_pairs_are_kept():
@@ -90,22 +95,25 @@ def test_lone_surrogates_are_refused_with_line_and_column_and_pairs_are_kept():
         loads('{"a": 1,\n "label": "\\ud800"}')
     assert caught.value.fault == "surrogate" and (caught.value.line, caught.value.col) == (2, 12)
     with pytest.raises(JSONFileError, match="surrogate"):
-        loads('["\\udc00\\ud800"]')                 # low then high is no pair
+        loads('["\\udc00\\ud800"]')  # low then high is no pair
     with pytest.raises(JSONFileError, match="U\\+D800"):
-        loads('["\ud800"]')                         # a str handed in directly
+        loads('["\ud800"]')  # a str handed in directly
     assert loads('["\\ud83d\\ude00"]') == ["😀"]
-    assert loads('["\\\\ud800"]') == ["\\ud800"]     # an escaped backslash, then text
+    assert loads('["\\\\ud800"]') == ["\\ud800"]  # an escaped backslash, then text
 
 
-@pytest.mark.parametrize("text, words", [
-    ('{"a": 1, "a": 2}', "'a' appears twice"),
-    ("[NaN]", "NaN"),
-    ("[-Infinity]", "Infinity"),
-    ("[1e400]", "1e400 is too large"),
-    ("[" + "9" * 5000 + "]", "5000 characters"),
-    ("[1,", "not valid JSON"),
-    ("  ", "empty"),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ('{"a": 1, "a": 2}', "'a' appears twice"),
+        ("[NaN]", "NaN"),
+        ("[-Infinity]", "Infinity"),
+        ("[1e400]", "1e400 is too large"),
+        ("[" + "9" * 5000 + "]", "5000 characters"),
+        ("[1,", "not valid JSON"),
+        ("  ", "empty"),
+    ],
+)
 def test_json_that_python_would_accept_or_choke_on_is_refused(text, words):
     with pytest.raises(JSONFileError, match=words):
         loads(text)
@@ -115,7 +123,7 @@ def test_bytes_are_strict_utf8():
     with pytest.raises(JSONFileError, match="not UTF-8 text: byte 0xff at offset 1"):
         loads(b"[\xff]")
     with pytest.raises(JSONFileError, match="not UTF-8"):
-        loads(b'["\xed\xa0\x80"]')                  # a surrogate encoded as UTF-8 bytes
+        loads(b'["\xed\xa0\x80"]')  # a surrogate encoded as UTF-8 bytes
     assert loads(b"\xef\xbb\xbf[1]") == [1]
 
 
@@ -129,6 +137,7 @@ def test_load_names_the_file(tmp_path):
 
 # -----------------------------------------------------------------------------
 # every loader: its own error, never OSError / RecursionError / UnicodeError
+
 
 @pytest.mark.parametrize("loader, error", LOADERS)
 def test_a_missing_path_or_a_folder_is_the_loaders_error(loader, error, tmp_path):

@@ -10,8 +10,18 @@ from core.files import training_session as ts
 from core.training.config import TrainConfig
 from core.training.trainer import Trainer
 
-SMALL = TrainConfig(dataset="moons", n_samples=30, hidden_sizes=(4,), steps=50, lr=0.3, test_ratio=0.2,
-                    batch_size=8, optimizer="adam", data_seed=7, init_seed=11)
+SMALL = TrainConfig(
+    dataset="moons",
+    n_samples=30,
+    hidden_sizes=(4,),
+    steps=50,
+    lr=0.3,
+    test_ratio=0.2,
+    batch_size=8,
+    optimizer="adam",
+    data_seed=7,
+    init_seed=11,
+)
 
 
 def trained(cfg=SMALL, steps=5):
@@ -30,6 +40,7 @@ def session_of(trainer, history, meta=None):
 
 # -----------------------------------------------------------------------------
 # round trips
+
 
 def test_round_trip_restores_config_state_and_history(tmp_path):
     trainer, history = trained()
@@ -91,6 +102,7 @@ def test_a_run_without_test_set_keeps_its_history():
 # -----------------------------------------------------------------------------
 # refusing to write
 
+
 def test_a_nan_weight_is_refused_with_a_message_naming_it(tmp_path):
     trainer, history = trained()
     state = trainer.state()
@@ -132,6 +144,7 @@ def test_diverged_run_saves_if_its_weights_are_finite_else_refuses():
 # -----------------------------------------------------------------------------
 # atomic writes
 
+
 def test_save_replaces_an_old_file_and_leaves_no_temporary(tmp_path):
     path = tmp_path / "run.json"
     path.write_text("old")
@@ -148,6 +161,7 @@ def test_a_failed_write_keeps_the_old_file(tmp_path, monkeypatch):
 
     def broken(src, dst):
         raise OSError("disk full")
+
     monkeypatch.setattr(ts.os, "replace", broken)
     with pytest.raises(OSError):
         ts.save(session_of(trainer, history), path)
@@ -158,28 +172,32 @@ def test_a_failed_write_keeps_the_old_file(tmp_path, monkeypatch):
 # -----------------------------------------------------------------------------
 # refusing to read
 
+
 def good_data():
     trainer, history = trained()
     return json.loads(ts.dumps(session_of(trainer, history)))
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda d: d.update(format="backprop-studio.graph"), "'graph' file, not a training session"),
-    (lambda d: d.update(format="something"), "not a training session"),
-    (lambda d: d.update(schema_version=2), "newer Backprop Studio"),
-    (lambda d: d.update(schema_version="1"), "schema_version must be an integer"),
-    (lambda d: d.update(extra=1), "unknown top-level field"),
-    (lambda d: d.pop("state"), "no 'state' field"),
-    (lambda d: d["config"].update(lr=-1), "config: lr must be a number > 0"),
-    (lambda d: d["config"].update(colour="red"), "config: unknown training settings: colour"),
-    (lambda d: d["state"]["model"].append([]), "state: does not fit the config"),
-    (lambda d: d["state"]["model"][0][0].pop(), "state: does not fit the config"),
-    (lambda d: d["state"]["model"][0][0].__setitem__(0, "x"), r"state: model\[0\]\[0\]\[0\]: expected a finite"),
-    (lambda d: d["state"].pop("rng"), "state: missing rng"),
-    (lambda d: d["state"].update(step=-3), "step must be an integer >= 0"),
-    (lambda d: d["history"]["loss"].pop(), "columns differ in length"),
-    (lambda d: d["history"]["loss"].__setitem__(0, "high"), r"history: loss\[0\] must be a number"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda d: d.update(format="backprop-studio.graph"), "'graph' file, not a training session"),
+        (lambda d: d.update(format="something"), "not a training session"),
+        (lambda d: d.update(schema_version=2), "newer Backprop Studio"),
+        (lambda d: d.update(schema_version="1"), "schema_version must be an integer"),
+        (lambda d: d.update(extra=1), "unknown top-level field"),
+        (lambda d: d.pop("state"), "no 'state' field"),
+        (lambda d: d["config"].update(lr=-1), "config: lr must be a number > 0"),
+        (lambda d: d["config"].update(colour="red"), "config: unknown training settings: colour"),
+        (lambda d: d["state"]["model"].append([]), "state: does not fit the config"),
+        (lambda d: d["state"]["model"][0][0].pop(), "state: does not fit the config"),
+        (lambda d: d["state"]["model"][0][0].__setitem__(0, "x"), r"state: model\[0\]\[0\]\[0\]: expected a finite"),
+        (lambda d: d["state"].pop("rng"), "state: missing rng"),
+        (lambda d: d["state"].update(step=-3), "step must be an integer >= 0"),
+        (lambda d: d["history"]["loss"].pop(), "columns differ in length"),
+        (lambda d: d["history"]["loss"].__setitem__(0, "high"), r"history: loss\[0\] must be a number"),
+    ],
+)
 def test_bad_sessions_are_refused_with_a_message(change, message):
     data = good_data()
     change(data)
@@ -203,16 +221,19 @@ def test_nan_tokens_and_broken_json_are_refused(tmp_path):
         ts.load(tmp_path / "missing.json")
 
 
-@pytest.mark.parametrize("change, message", [
-    # issue 20: 2**70 and -1 raised OverflowError from random.setstate (the app catches SessionError)
-    (lambda rng: rng[1].__setitem__(5, 2**70), r"rng\[1\]\[5\] must be an integer from 0 to 2\*\*32 - 1"),
-    (lambda rng: rng[1].__setitem__(0, -1), r"rng\[1\]\[0\] must be an integer from 0 to 2\*\*32 - 1, got -1"),
-    (lambda rng: rng[1].__setitem__(7, 2**40), r"rng\[1\]\[7\]"),   # setstate would cut it silently
-    (lambda rng: rng[1].__setitem__(624, 625), r"rng\[1\]\[624\] \(the position\)"),
-    (lambda rng: rng[1].pop(), r"rng\[1\] must hold 625 integers, got 624"),
-    (lambda rng: rng.__setitem__(0, 2), r"rng\[0\] \(the version\) must be 3"),
-    (lambda rng: rng.__setitem__(2, "x"), r"rng\[2\] must be null or a finite number"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        # issue 20: 2**70 and -1 raised OverflowError from random.setstate (the app catches SessionError)
+        (lambda rng: rng[1].__setitem__(5, 2**70), r"rng\[1\]\[5\] must be an integer from 0 to 2\*\*32 - 1"),
+        (lambda rng: rng[1].__setitem__(0, -1), r"rng\[1\]\[0\] must be an integer from 0 to 2\*\*32 - 1, got -1"),
+        (lambda rng: rng[1].__setitem__(7, 2**40), r"rng\[1\]\[7\]"),  # setstate would cut it silently
+        (lambda rng: rng[1].__setitem__(624, 625), r"rng\[1\]\[624\] \(the position\)"),
+        (lambda rng: rng[1].pop(), r"rng\[1\] must hold 625 integers, got 624"),
+        (lambda rng: rng.__setitem__(0, 2), r"rng\[0\] \(the version\) must be 3"),
+        (lambda rng: rng.__setitem__(2, "x"), r"rng\[2\] must be null or a finite number"),
+    ],
+)
 def test_a_bad_rng_state_word_is_a_session_error_naming_it(change, message):
     data = good_data()
     change(data["state"]["rng"])

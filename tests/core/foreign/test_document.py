@@ -1,4 +1,5 @@
 """A traced learner graph becomes a read-only document the canvas can draw."""
+
 from core.foreign.battery import Case
 from core.foreign.check import check_case
 from core.foreign.document import to_document
@@ -10,8 +11,9 @@ class Lecture(SetValue):
         out = Lecture(self.data * other.data, (self, other), "*")
 
         def _backward():
-            self.grad += self.data * out.grad     # the swapped-operands bug
+            self.grad += self.data * out.grad  # the swapped-operands bug
             other.grad += other.data * out.grad
+
         out._backward = _backward
         return out
 
@@ -21,6 +23,7 @@ class Lecture(SetValue):
         def _backward():
             self.grad += out.grad
             other.grad += out.grad
+
         out._backward = _backward
         return out
 
@@ -36,8 +39,9 @@ def test_the_failing_graph_becomes_a_document():
 
 
 def test_an_unknown_op_cannot_be_drawn():
-    nodes = [{"id": "n1", "name": "x", "raw_op": "", "op": None, "param": None, "children": [], "data": 0.5},
-             {"id": "n2", "name": "sin(x)", "raw_op": "sin", "op": None, "param": None, "children": ["n1"],
-              "data": 0.48}]
+    nodes = [
+        {"id": "n1", "name": "x", "raw_op": "", "op": None, "param": None, "children": [], "data": 0.5},
+        {"id": "n2", "name": "sin(x)", "raw_op": "sin", "op": None, "param": None, "children": ["n1"], "data": 0.48},
+    ]
     doc, problem = to_document(nodes)
     assert doc is None and "'sin'" in problem

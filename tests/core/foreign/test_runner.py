@@ -1,5 +1,6 @@
 """The learner's file runs only in a child process: correct engines pass, each classic bug
 is found at the right node with the right diagnosis, hostile files get a clear message."""
+
 import os
 
 import pytest
@@ -8,7 +9,7 @@ from core.foreign.report import exit_code, to_json, to_text
 from core.foreign.runner import check_file
 
 ENGINES = os.path.join(os.path.dirname(__file__), "..", "..", "data", "engines")
-SLOW_OK = 300.0   # a generous wall limit for files that finish: the machine may be busy
+SLOW_OK = 300.0  # a generous wall limit for files that finish: the machine may be busy
 
 
 def engine(name):
@@ -65,14 +66,17 @@ def test_a_fault_names_expected_and_got():
     assert "operands swapped" in fault["cause"]
 
 
-@pytest.mark.parametrize("name, timeout, words", [
-    ("hostile_loop", 2.0, "did not finish within 2 s (while loading the file)"),
-    ("hostile_loop_in_backward", 2.0, "did not finish within 2 s (in test"),
-    ("hostile_exit", SLOW_OK, "ended (exit code 3) before the check finished"),
-    ("hostile_sys_exit", SLOW_OK, "called sys.exit('bye')"),
-    ("hostile_alloc", SLOW_OK, "ran out of memory (limit 1024 MB)"),
-    ("hostile_no_class", SLOW_OK, "no Value class"),
-])
+@pytest.mark.parametrize(
+    "name, timeout, words",
+    [
+        ("hostile_loop", 2.0, "did not finish within 2 s (while loading the file)"),
+        ("hostile_loop_in_backward", 2.0, "did not finish within 2 s (in test"),
+        ("hostile_exit", SLOW_OK, "ended (exit code 3) before the check finished"),
+        ("hostile_sys_exit", SLOW_OK, "called sys.exit('bye')"),
+        ("hostile_alloc", SLOW_OK, "ran out of memory (limit 1024 MB)"),
+        ("hostile_no_class", SLOW_OK, "no Value class"),
+    ],
+)
 def test_hostile_files_get_a_clear_message(name, timeout, words):
     report = check_file(engine(name), timeout=timeout)
     assert report["status"] == "unusable" and exit_code(report) == 2
@@ -101,6 +105,7 @@ def test_the_learners_prints_do_not_reach_the_report_channel(tmp_path):
 
 def test_json_is_strict():
     import json
+
     report = check_file(engine("bug_tanh"), timeout=SLOW_OK)
     data = json.loads(to_json(report), parse_constant=lambda c: pytest.fail(f"non-JSON constant {c}"))
     assert data["fault"]["op"] == "tanh"

@@ -1,4 +1,5 @@
 """Tracing other people's Value classes, read-only and duck-typed."""
+
 import pytest
 
 from core.foreign.battery import Case
@@ -30,12 +31,26 @@ class Slotted:
         self.data, self.grad, self._children, self._local_grads = data, 0.0, children, local_grads
 
 
-@pytest.mark.parametrize("raw, count, want", [
-    ("+", 2, ("add", None)), ("*", 2, ("mul", None)), ("-", 2, ("sub", None)), ("-", 1, ("neg", None)),
-    ("/", 2, ("div", None)), ("^2", 1, ("pow", 2)), ("**2", 1, ("pow", 2)), ("**-1", 1, ("pow", -1)),
-    ("**0.5", 1, ("pow", 0.5)), ("ReLU", 1, ("relu", None)), ("tanh", 1, ("tanh", None)),
-    ("exp", 1, ("exp", None)), ("2.0**", 1, ("rpow", 2.0)), ("sin", 1, (None, None)), ("**x", 1, (None, None)),
-])
+@pytest.mark.parametrize(
+    "raw, count, want",
+    [
+        ("+", 2, ("add", None)),
+        ("*", 2, ("mul", None)),
+        ("-", 2, ("sub", None)),
+        ("-", 1, ("neg", None)),
+        ("/", 2, ("div", None)),
+        ("^2", 1, ("pow", 2)),
+        ("**2", 1, ("pow", 2)),
+        ("**-1", 1, ("pow", -1)),
+        ("**0.5", 1, ("pow", 0.5)),
+        ("ReLU", 1, ("relu", None)),
+        ("tanh", 1, ("tanh", None)),
+        ("exp", 1, ("exp", None)),
+        ("2.0**", 1, ("rpow", 2.0)),
+        ("sin", 1, (None, None)),
+        ("**x", 1, (None, None)),
+    ],
+)
 def test_op_spellings(raw, count, want):
     assert normalize_op(raw, count) == want
 
@@ -53,7 +68,7 @@ def test_a_set_recovers_a_value_used_twice_and_says_so():
 
 def test_a_set_recovers_operand_order_from_the_data():
     a, b = SetValue(5.0, label="a"), SetValue(2.0, label="b")
-    for _ in range(5):   # whatever order the set iterates in
+    for _ in range(5):  # whatever order the set iterates in
         out = SetValue(3.0, (b, a), "-")
         tr = trace(out)
         root = tr.by_id[tr.root]
@@ -91,7 +106,7 @@ def test_local_grads_without_op_are_inferred_from_the_data():
 def test_trace_is_read_only_and_iterative():
     v = TupleValue(0.0)
     first = v
-    for _ in range(100_000):   # far beyond Python's recursion limit
+    for _ in range(100_000):  # far beyond Python's recursion limit
         v = TupleValue(v.data + 1.0, (v,), "+")
     v.grad = 7.0
     tr = trace(v)
@@ -108,6 +123,7 @@ def test_an_unknown_op_is_checked_by_central_differences_of_their_forward():
 
             def _backward():
                 self.grad += math.cos(self.data) * out.grad
+
             out._backward = _backward
             return out
 
@@ -117,6 +133,7 @@ def test_an_unknown_op_is_checked_by_central_differences_of_their_forward():
 
             def _backward():
                 self.grad += -math.cos(self.data) * out.grad
+
             out._backward = _backward
             return out
 

@@ -2,6 +2,7 @@
 checked against the engine. Their numbers are placeholders and claims, checked
 with every lesson by test_lessons.py and test_truth.py; this file checks the
 comparisons the text draws between them."""
+
 import pathlib
 
 import pytest
@@ -30,7 +31,7 @@ def grad_of_score(code, s):
 
 def test_losses_confidently_wrong_hinge_sends_minus_1_and_mse_minus_10():
     runner = at("13_losses.json", 5)
-    assert -1.0 < runner.values["s"].grad < -0.98                       # BCE: almost -1
+    assert -1.0 < runner.values["s"].grad < -0.98  # BCE: almost -1
     assert grad_of_score("y = Value(1.0, label='y')\nm = y*s\nh = (1 - m).relu()", -4.0) == -1.0
     assert grad_of_score("y = Value(1.0, label='y')\ne = s - y\nmse = e**2", -4.0) == -10.0
 
@@ -44,7 +45,7 @@ def test_mini_batches_reach_about_as_far_with_a_tenth_of_the_work():
     assert runner.trainer.cfg.batch_size == 10 and len(runner.trainer.train_inputs) == 100
     mini_loss = runner.metrics()[0]
     full = Trainer(TrainConfig(hidden_sizes=(8,), lr=0.3, lr_decay=0.0, l2_alpha=0.0))
-    for _ in range(2):            # 2 full steps = 200 point passes, as many as 20 steps of 10
+    for _ in range(2):  # 2 full steps = 200 point passes, as many as 20 steps of 10
         full.step()
     full_loss = full.evaluate(full.train_inputs, full.train_labels)[0]
     assert mini_loss < full_loss
@@ -57,9 +58,9 @@ def test_overfitting_shows_on_the_test_set_and_l2_narrows_the_gap():
     assert train_acc - test_acc >= 0.15
     regular = at("15_overfitting_and_l2.json", 2)
     l2_train, l2_test = regular.metrics()[1], regular.metrics(test=True)[1]
-    assert l2_train < train_acc                        # fits its training points less tightly
-    assert l2_train - l2_test < train_acc - test_acc   # the gap is smaller
-    assert l2_test <= test_acc                         # "the test accuracy does not rise"
+    assert l2_train < train_acc  # fits its training points less tightly
+    assert l2_train - l2_test < train_acc - test_acc  # the gap is smaller
+    assert l2_test <= test_acc  # "the test accuracy does not rise"
 
 
 def test_adam_ends_lowest_of_the_three_optimizers():

@@ -1,4 +1,5 @@
 """Lessons: every file in resources/lessons loads, runs headless, and says only what the engine says."""
+
 import json
 import math
 import pathlib
@@ -14,8 +15,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[3]
 LESSONS = ROOT / "resources" / "lessons"
 BAD = ROOT / "tests" / "data" / "bad_lessons"
 LESSON_FILES = sorted(LESSONS.glob("*.json"))
-FAST_TRAIN = 2          # training steps per train action when a test only checks that it runs
-SLOW_TRAIN_STEPS = 50   # a lesson training more than this in total is marked slow when run in full
+FAST_TRAIN = 2  # training steps per train action when a test only checks that it runs
+SLOW_TRAIN_STEPS = 50  # a lesson training more than this in total is marked slow when run in full
 
 
 def train_steps(lesson):
@@ -48,8 +49,15 @@ def snapshot(runner):
 
 
 def small_lesson(steps, **top):
-    data = {"format": "backprop-studio.lesson", "schema_version": 1, "id": "t", "title": "T",
-            "summary": "S", "order": 1, "steps": steps}
+    data = {
+        "format": "backprop-studio.lesson",
+        "schema_version": 1,
+        "id": "t",
+        "title": "T",
+        "summary": "S",
+        "order": 1,
+        "steps": steps,
+    }
     data.update(top)
     return lesson_from_dict(data)
 
@@ -59,6 +67,7 @@ TUTORIAL = "x = Value(2.0, label='x')\ny = Value(3.0, label='y')\nxy = x*y\nf = 
 
 # -----------------------------------------------------------------------------
 # the track
+
 
 def test_the_track_has_eighteen_lessons_in_order():
     # the twelve of the first track, then the rest of the course (issue 17 item 3)
@@ -126,6 +135,7 @@ def test_check_answer_accepts_the_right_answer_and_rejects_a_wrong_one(path, ind
 # -----------------------------------------------------------------------------
 # what individual lessons teach (numbers the text states in words)
 
+
 def test_lesson_06_second_backward_accumulates_and_the_answer_is_the_true_grad():
     runner = LessonRunner(load_lesson(LESSONS / "06_zero_grad_bug.json"))
     runner.goto(3)
@@ -165,6 +175,7 @@ def test_lesson_10_reaches_full_accuracy_like_micrograds_demo():
 # -----------------------------------------------------------------------------
 # the runner
 
+
 def test_back_replays_the_lesson_exactly():
     runner = LessonRunner(load_lesson(LESSONS / "05_topological_order.json"))
     states = []
@@ -175,8 +186,7 @@ def test_back_replays_the_lesson_exactly():
     for index in reversed(range(len(states) - 1)):
         assert runner.back()
         assert runner.index == index
-        assert (snapshot(runner), runner.render_text(),
-                runner.stepper and runner.stepper.position) == states[index]
+        assert (snapshot(runner), runner.render_text(), runner.stepper and runner.stepper.position) == states[index]
     assert not runner.back()
 
 
@@ -211,12 +221,14 @@ def test_a_network_exposes_its_loss_graph_and_document_on_demand():
 
 
 def test_backward_call_does_not_zero_and_zero_grad_zeroes_everything():
-    lesson = small_lesson([
-        {"text": "{x.grad}", "setup": {"snippet": TUTORIAL}, "actions": ["backward_call"]},
-        {"text": "{x.grad}", "actions": ["backward_call"]},
-        {"text": "{xy.grad}", "actions": ["zero_grad"]},
-        {"text": "{y.status} {backward}", "actions": [{"do": "backward_step", "count": 2}]},
-    ])
+    lesson = small_lesson(
+        [
+            {"text": "{x.grad}", "setup": {"snippet": TUTORIAL}, "actions": ["backward_call"]},
+            {"text": "{x.grad}", "actions": ["backward_call"]},
+            {"text": "{xy.grad}", "actions": ["zero_grad"]},
+            {"text": "{y.status} {backward}", "actions": [{"do": "backward_step", "count": 2}]},
+        ]
+    )
     runner = LessonRunner(lesson)
     assert runner.render_text() == "3.0000"
     runner.next()
@@ -228,10 +240,12 @@ def test_backward_call_does_not_zero_and_zero_grad_zeroes_everything():
 
 
 def test_set_value_reruns_the_forward_pass_and_drops_stale_grads():
-    lesson = small_lesson([
-        {"text": "{f.data}", "setup": {"snippet": TUTORIAL}, "actions": ["backward_all"]},
-        {"text": "{f.data} {x.grad}", "actions": [{"do": "set_value", "node": "y", "value": 1.0}]},
-    ])
+    lesson = small_lesson(
+        [
+            {"text": "{f.data}", "setup": {"snippet": TUTORIAL}, "actions": ["backward_all"]},
+            {"text": "{f.data} {x.grad}", "actions": [{"do": "set_value", "node": "y", "value": 1.0}]},
+        ]
+    )
     runner = LessonRunner(lesson)
     assert runner.render_text() == "15.0000"
     runner.next()
@@ -239,11 +253,15 @@ def test_set_value_reruns_the_forward_pass_and_drops_stale_grads():
 
 
 def test_forward_steps_and_nudges_fill_their_placeholders():
-    lesson = small_lesson([
-        {"text": "{forward}", "setup": {"snippet": TUTORIAL}, "actions": ["forward_step"]},
-        {"text": "{nudge} {nudge.h} {nudge.before} {nudge.after} {nodes}",
-         "actions": [{"do": "nudge", "node": "y", "h": 0.5}]},
-    ])
+    lesson = small_lesson(
+        [
+            {"text": "{forward}", "setup": {"snippet": TUTORIAL}, "actions": ["forward_step"]},
+            {
+                "text": "{nudge} {nudge.h} {nudge.before} {nudge.after} {nodes}",
+                "actions": [{"do": "nudge", "node": "y", "h": 0.5}],
+            },
+        ]
+    )
     runner = LessonRunner(lesson)
     assert runner.render_text() == "xy = x · y = 2.0000 · 3.0000 = 6.0000"
     assert runner.forward.position == 1
@@ -259,27 +277,57 @@ def test_an_example_setup_opens_a_file_beside_the_lessons(tmp_path):
     doc, meta = load_graph(ROOT / "resources" / "examples" / "tutorial.json")
     save_graph(doc, tmp_path / "examples" / "mine.json", meta)
     lesson_file = tmp_path / "lessons" / "one.json"
-    lesson_file.write_text(json.dumps({
-        "format": "backprop-studio.lesson", "schema_version": 1, "id": "one", "title": "One",
-        "summary": "S", "order": 1,
-        "steps": [{"text": "f = {f.data}", "setup": {"example": "mine.json"}, "actions": ["backward_all"],
-                   "claims": [{"node": "f", "quantity": "data", "value": 15}]}]}), encoding="utf-8")
+    lesson_file.write_text(
+        json.dumps(
+            {
+                "format": "backprop-studio.lesson",
+                "schema_version": 1,
+                "id": "one",
+                "title": "One",
+                "summary": "S",
+                "order": 1,
+                "steps": [
+                    {
+                        "text": "f = {f.data}",
+                        "setup": {"example": "mine.json"},
+                        "actions": ["backward_all"],
+                        "claims": [{"node": "f", "quantity": "data", "value": 15}],
+                    }
+                ],
+            }
+        ),
+        encoding="utf-8",
+    )
     runner = LessonRunner(load_lesson(lesson_file))
     assert runner.render_text() == "f = 15.0000" and runner.claim_errors() == []
     assert runner.values["y"].grad == 8.0
 
 
 def test_a_wrong_claim_is_reported():
-    lesson = small_lesson([{"text": "f is 16", "setup": {"snippet": TUTORIAL},
-                            "claims": [{"node": "f", "quantity": "data", "value": 16}]}])
+    lesson = small_lesson(
+        [
+            {
+                "text": "f is 16",
+                "setup": {"snippet": TUTORIAL},
+                "claims": [{"node": "f", "quantity": "data", "value": 16}],
+            }
+        ]
+    )
     problems = verify_lesson(lesson)
     assert len(problems) == 1 and "f.data = 16" in problems[0] and "15.0" in problems[0]
 
 
 def test_check_answer_explains_and_handles_odd_input():
-    lesson = small_lesson([{"text": "?", "setup": {"snippet": TUTORIAL},
-                            "question": {"prompt": "x.grad?", "node": "x", "quantity": "grad"}},
-                           {"text": "no question"}])
+    lesson = small_lesson(
+        [
+            {
+                "text": "?",
+                "setup": {"snippet": TUTORIAL},
+                "question": {"prompt": "x.grad?", "node": "x", "quantity": "grad"},
+            },
+            {"text": "no question"},
+        ]
+    )
     runner = LessonRunner(lesson)
     ok, explanation = runner.check_answer("3")
     assert ok and "x.grad += y.data · xy.grad" in explanation
@@ -306,7 +354,7 @@ def test_parse_number_and_fmt():
 BAD_CASES = {
     # file: (step index, field) named by the error
     "unknown_action": (1, "actions[0].do"),
-    "too_many_repeats": (1, "actions[0].count"),   # repro (issue 20): 10^9 debugger steps ran unbounded
+    "too_many_repeats": (1, "actions[0].count"),  # repro (issue 20): 10^9 debugger steps ran unbounded
     "missing_text": (0, "text"),
     "empty_text": (1, "text"),
     "bad_snippet": (0, "setup.snippet"),
@@ -363,20 +411,32 @@ def test_a_bad_lesson_raises_naming_the_file_step_and_field(name):
 
 def test_load_all_refuses_two_lessons_with_one_id(tmp_path):
     for name in ("a.json", "b.json"):
-        (tmp_path / name).write_text((LESSONS / "01_derivatives_as_nudges.json").read_text(encoding="utf-8"),
-                                     encoding="utf-8")
+        (tmp_path / name).write_text(
+            (LESSONS / "01_derivatives_as_nudges.json").read_text(encoding="utf-8"), encoding="utf-8"
+        )
     with pytest.raises(LessonError, match="also used by a.json"):
         load_all(tmp_path)
 
 
 def test_load_all_fails_on_a_bad_file_instead_of_skipping_it(tmp_path):
-    (tmp_path / "good.json").write_text((LESSONS / "01_derivatives_as_nudges.json").read_text(encoding="utf-8"),
-                                        encoding="utf-8")
+    (tmp_path / "good.json").write_text(
+        (LESSONS / "01_derivatives_as_nudges.json").read_text(encoding="utf-8"), encoding="utf-8"
+    )
     (tmp_path / "bad.json").write_text((BAD / "unknown_action.json").read_text(encoding="utf-8"), encoding="utf-8")
     with pytest.raises(LessonError, match="bad.json"):
         load_all(tmp_path)
 
 
 def test_the_action_vocabulary_is_the_documented_one():
-    assert set(ACTIONS) == {"forward_step", "forward_all", "backward_step", "backward_all", "backward_call",
-                            "zero_grad", "reset_stepper", "nudge", "train", "set_value"}
+    assert set(ACTIONS) == {
+        "forward_step",
+        "forward_all",
+        "backward_step",
+        "backward_all",
+        "backward_call",
+        "zero_grad",
+        "reset_stepper",
+        "nudge",
+        "train",
+        "set_value",
+    }

@@ -3,6 +3,7 @@ the canvas shows at that moment (`LessonRunner.shown` is what the canvas paints)
 nodes are named as on the canvas, and no internal id ever reaches the text.
 
 Issue 17 item 1; the four repros below are the faults a teacher found."""
+
 import pathlib
 import re
 
@@ -15,7 +16,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[3]
 LESSONS = ROOT / "resources" / "lessons"
 LESSON_FILES = sorted(LESSONS.glob("*.json"))
 FAST_TRAIN = 2
-INTERNAL_ID = re.compile(r"#\d+|(?<![\w.])n\d+\b")   # '#6', 'n17' (a parameter's 'L0.n0.w0' is a label)
+INTERNAL_ID = re.compile(r"#\d+|(?<![\w.])n\d+\b")  # '#6', 'n17' (a parameter's 'L0.n0.w0' is a label)
 FOUR_DECIMALS = re.compile(r"(?<![\w.])-?\d+\.\d{4}(?![\d])")
 BACKWARD_LINE = re.compile(r"^(?P<name>.+?)\.grad \+= .* \(was .+, now (?P<now>\S+)\)$")
 OFF_CANVAS = ("forward", "backward") + NUDGE_KEYS + NETWORK_KEYS + ("nodes",)
@@ -73,9 +74,10 @@ def test_every_number_in_the_text_is_on_the_canvas(path):
             assert m, f"{where}: unexpected backward line {line!r}"
             finals[m.group("name")] = m.group("now")
         by_name = {runner.value_names[v]: nid for nid, v in runner.by_id.items()}
-        for name, now in finals.items():   # a step's lines name nodes uniquely (constants aside)
-            assert float(now) == pytest.approx(float(shown[by_name[name]][1]), abs=1e-4), \
+        for name, now in finals.items():  # a step's lines name nodes uniquely (constants aside)
+            assert float(now) == pytest.approx(float(shown[by_name[name]][1]), abs=1e-4), (
                 f"{where}: the text leaves {name}.grad at {now}, the canvas shows {shown[by_name[name]][1]}"
+            )
         assert set(names) == set(runner.by_id), f"{where}: a node without a name"
 
 
@@ -94,6 +96,7 @@ def test_no_internal_id_in_any_text(path):
 # -----------------------------------------------------------------------------
 # the repros of issue 17
 
+
 def runner_at(name, index):
     runner = LessonRunner(load_lesson(LESSONS / name), train_limit=FAST_TRAIN)
     runner.goto(index)
@@ -104,7 +107,7 @@ def test_lesson_1_step_4_explains_with_real_numbers_and_canvas_names():
     runner = runner_at("01_derivatives_as_nudges.json", 3)
     ok, explanation = runner.check_answer("14")
     assert ok
-    assert "now 14.0000" in explanation                     # was: every term 0.0000
+    assert "now 14.0000" in explanation  # was: every term 0.0000
     assert "1.0000 · 0.0000" not in explanation
     assert "#" not in explanation and "(x^2).grad" in explanation
     assert "The canvas shows x.grad = 0.0000" in explanation  # and says why it differs
@@ -114,7 +117,7 @@ def test_lesson_2_step_2_hides_what_the_forward_pass_has_not_computed():
     runner = runner_at("02_value_and_graph.json", 1)
     shown = runner.shown()
     yy, f, xy = (runner.nid_of_label(label) for label in ("yy", "f", "xy"))
-    assert shown[yy] == (PENDING, PENDING) and shown[f] == (PENDING, PENDING)   # was: 9 and 15
+    assert shown[yy] == (PENDING, PENDING) and shown[f] == (PENDING, PENDING)  # was: 9 and 15
     assert shown[xy][0] == "6.0000"
     assert "not computed yet" in runner.render_text()
     runner.next()
@@ -124,7 +127,7 @@ def test_lesson_2_step_2_hides_what_the_forward_pass_has_not_computed():
 def test_lesson_3_step_1_shows_the_grad_of_1_it_speaks_of():
     runner = runner_at("03_chain_rule.json", 0)
     loss = runner.nid_of_label("L")
-    assert runner.shown()[loss][1] == "1.0000"                # was: 0.0000
+    assert runner.shown()[loss][1] == "1.0000"  # was: 0.0000
     assert "L.grad = 1.0000" in runner.render_text()
 
 
@@ -141,9 +144,9 @@ def test_a_network_too_big_to_draw_shows_one_of_its_neurons_never_nothing():
     runner = runner_at("10_training_moons.json", 0)
     assert not runner.network_fits()
     assert runner.document is not None and 4 <= len(runner.document.nodes) <= 20
-    assert set(runner.trainer.params[:3]) <= set(runner.by_id.values())   # the network's own weights
+    assert set(runner.trainer.params[:3]) <= set(runner.by_id.values())  # the network's own weights
     assert "L0.n0" in runner.canvas_note
 
 
 def test_text_and_canvas_use_one_number_format():
-    assert fmt(1e-6) == "1.000e-06" and fmt(-1e-12) != "0.0000"   # a tiny grad is never shown as 0
+    assert fmt(1e-6) == "1.000e-06" and fmt(-1e-12) != "0.0000"  # a tiny grad is never shown as 0

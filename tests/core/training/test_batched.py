@@ -13,11 +13,11 @@ from core.training.batched import BatchedGraph, _reader
 def every_op(x, y, w, v):
     """A small graph with every op of the table, parameters read twice in one level,
     a node used by itself (t * t) and a constant."""
-    a = w * x + v * y               # mul, add
+    a = w * x + v * y  # mul, add
     b = (a - 0.5).tanh() * (w * y)  # sub with a constant, tanh
-    c = (b * b + 1.0).log()         # a node read twice by one op, log
+    c = (b * b + 1.0).log()  # a node read twice by one op, log
     d = (-c).exp() / (1.0 + a.sigmoid())  # neg, exp, div, sigmoid
-    e = (a ** 2 + 2.0 ** b).relu()  # pow, rpow, relu
+    e = (a**2 + 2.0**b).relu()  # pow, rpow, relu
     return d + e + c * w
 
 
@@ -107,6 +107,7 @@ def test_rows_are_read_as_slices_when_evenly_spaced():
 def test_the_mlp_layers_run_as_few_numpy_calls():
     """2-8-8-1: all the products of a layer are one block, and each step of the sums one more."""
     from core.nn import MLP
+
     model = MLP(2, [8, 8, 1], "tanh", random.Random(0))
     inputs = [Value(0.0), Value(0.0)]
     graph = BatchedGraph([model(inputs)], inputs, model.parameters())

@@ -12,8 +12,16 @@ from core.training.features import FEATURES
 from core.training.loop import train
 from core.training.trainer import Trainer
 
-SMALL = TrainConfig(dataset="moons", n_samples=40, hidden_sizes=(8,), steps=30, lr=0.5,
-                    test_ratio=0.25, boundary_every=10, boundary_resolution=12)
+SMALL = TrainConfig(
+    dataset="moons",
+    n_samples=40,
+    hidden_sizes=(8,),
+    steps=30,
+    lr=0.5,
+    test_ratio=0.25,
+    boundary_every=10,
+    boundary_resolution=12,
+)
 
 
 def run(cfg, **kwargs):
@@ -38,17 +46,20 @@ def test_config_round_trips_through_json_and_is_frozen():
         TrainConfig.from_dict({"colour": "red"})
 
 
-@pytest.mark.parametrize("changes, message", [
-    ({"dataset": "swirl"}, "dataset: unknown 'swirl'"),
-    ({"features": ("x1", "x3")}, "features: unknown 'x3'"),
-    ({"features": ()}, "at least one input feature"),
-    ({"activation": ("relu",)}, "activation: 1 names for 3 layers"),
-    ({"loss": "l1"}, "loss: unknown 'l1'"),
-    ({"optimizer": "rmsprop"}, "optimizer: unknown 'rmsprop'"),
-    ({"lr": 0.0}, "lr must be"),
-    ({"batch_size": 0}, "batch_size"),
-    ({"points": ((0.0, 0.0),)}, "points and labels must be given together"),
-])
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        ({"dataset": "swirl"}, "dataset: unknown 'swirl'"),
+        ({"features": ("x1", "x3")}, "features: unknown 'x3'"),
+        ({"features": ()}, "at least one input feature"),
+        ({"activation": ("relu",)}, "activation: 1 names for 3 layers"),
+        ({"loss": "l1"}, "loss: unknown 'l1'"),
+        ({"optimizer": "rmsprop"}, "optimizer: unknown 'rmsprop'"),
+        ({"lr": 0.0}, "lr must be"),
+        ({"batch_size": 0}, "batch_size"),
+        ({"points": ((0.0, 0.0),)}, "points and labels must be given together"),
+    ],
+)
 def test_bad_configs_say_what_is_wrong(changes, message):
     with pytest.raises(ValueError, match=message):
         MICROGRAD_DEMO.replace(**changes)
@@ -67,22 +78,36 @@ def test_explicit_points_replace_the_dataset():
 # -----------------------------------------------------------------------------
 # limits on the work a file can ask for (issue 20, item 5)
 
-@pytest.mark.parametrize("changes, message", [
-    ({"hidden_sizes": (10_000_000,)}, "hidden_sizes: a layer of 10,000,000 neurons is more than the limit of 1,000"),
-    ({"hidden_sizes": (2,) * 101, "activation": "tanh"},
-     "hidden_sizes: 101 hidden layers are more than the limit of 100"),
-    ({"hidden_sizes": (1000, 1000)}, "hidden_sizes: the network would have 1,005,001 parameters, more than the "
-                                     "limit of 100,000"),
-    ({"n_samples": 10_000_000}, "n_samples: 10,000,000 is more than the limit of 100,000"),
-    ({"n_samples": 100_000}, r"n_samples: 100,000 points x 337 parameters is 33,700,000, more than the limit of "
-                             r"10,000,000 for one training step"),
-    ({"steps": 10**9}, "steps: 1,000,000,000 is more than the limit of 10,000,000"),
-    ({"batch_size": 10**9}, "batch_size: 1,000,000,000 is more than the limit of 100,000"),
-    ({"lr": float("inf")}, "lr must be a number > 0 and finite"),
-    ({"lr": float("nan")}, "lr must be a number > 0 and finite"),
-    ({"boundary_resolution": 100_000}, "boundary_resolution must be an int from 2 to 500"),
-    ({"neuron_resolution": 100_000}, "neuron_resolution must be an int from 0 to 100"),
-])
+
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        (
+            {"hidden_sizes": (10_000_000,)},
+            "hidden_sizes: a layer of 10,000,000 neurons is more than the limit of 1,000",
+        ),
+        (
+            {"hidden_sizes": (2,) * 101, "activation": "tanh"},
+            "hidden_sizes: 101 hidden layers are more than the limit of 100",
+        ),
+        (
+            {"hidden_sizes": (1000, 1000)},
+            "hidden_sizes: the network would have 1,005,001 parameters, more than the limit of 100,000",
+        ),
+        ({"n_samples": 10_000_000}, "n_samples: 10,000,000 is more than the limit of 100,000"),
+        (
+            {"n_samples": 100_000},
+            r"n_samples: 100,000 points x 337 parameters is 33,700,000, more than the limit of "
+            r"10,000,000 for one training step",
+        ),
+        ({"steps": 10**9}, "steps: 1,000,000,000 is more than the limit of 10,000,000"),
+        ({"batch_size": 10**9}, "batch_size: 1,000,000,000 is more than the limit of 100,000"),
+        ({"lr": float("inf")}, "lr must be a number > 0 and finite"),
+        ({"lr": float("nan")}, "lr must be a number > 0 and finite"),
+        ({"boundary_resolution": 100_000}, "boundary_resolution must be an int from 2 to 500"),
+        ({"neuron_resolution": 100_000}, "neuron_resolution must be an int from 0 to 100"),
+    ],
+)
 def test_work_beyond_the_limits_is_refused_naming_the_field_and_the_limit(changes, message):
     with pytest.raises(ConfigError, match=message):
         MICROGRAD_DEMO.replace(**changes)
@@ -91,6 +116,7 @@ def test_work_beyond_the_limits_is_refused_naming_the_field_and_the_limit(change
 def test_too_many_points_are_refused_before_they_are_read():
     class Endless:
         """Ten million points that would take seconds to convert, if anything converted them."""
+
         def __len__(self):
             return 10_000_000
 
@@ -104,8 +130,15 @@ def test_too_many_points_are_refused_before_they_are_read():
 def test_the_largest_run_the_panel_offers_is_within_the_limits():
     # the panel's spin boxes: 6 layers of 16 neurons, every feature, 2,000 samples, 1,000,000 steps,
     # batches of 1,000, a learning rate up to 1e6
-    cfg = MICROGRAD_DEMO.replace(hidden_sizes=(16,) * 6, features=FEATURES, n_samples=2000, steps=1_000_000,
-                                 batch_size=1000, lr=1e6, neuron_resolution=16)
+    cfg = MICROGRAD_DEMO.replace(
+        hidden_sizes=(16,) * 6,
+        features=FEATURES,
+        n_samples=2000,
+        steps=1_000_000,
+        batch_size=1000,
+        lr=1e6,
+        neuron_resolution=16,
+    )
     assert parameter_count(len(cfg.features), cfg.hidden_sizes) == 1505
     cfg.replace(batch_size=None)
 
@@ -118,13 +151,20 @@ def test_parameter_count_matches_the_model():
 
 def test_a_lesson_asking_for_ten_million_neurons_is_refused_by_the_loader(tmp_path):
     # was: 63 s of building neurons, then MemoryError
-    lesson = {"format": "backprop-studio.lesson", "schema_version": 1, "id": "huge", "title": "Huge",
-              "summary": "a network no one can train", "order": 1,
-              "steps": [{"text": "A big one.", "setup": {"network": {"hidden_sizes": [10000000]}}}]}
+    lesson = {
+        "format": "backprop-studio.lesson",
+        "schema_version": 1,
+        "id": "huge",
+        "title": "Huge",
+        "summary": "a network no one can train",
+        "order": 1,
+        "steps": [{"text": "A big one.", "setup": {"network": {"hidden_sizes": [10000000]}}}],
+    }
     path = tmp_path / "huge.json"
     path.write_text(json.dumps(lesson), encoding="utf-8")
-    with pytest.raises(LessonError, match="hidden_sizes: a layer of 10,000,000 neurons is more than the limit "
-                                          "of 1,000") as caught:
+    with pytest.raises(
+        LessonError, match="hidden_sizes: a layer of 10,000,000 neurons is more than the limit of 1,000"
+    ) as caught:
         load_lesson(path)
     assert "steps[0].setup.network" in str(caught.value)
 
@@ -133,11 +173,11 @@ def test_a_session_asking_for_ten_million_samples_is_refused_by_the_loader(tmp_p
     # was: 192 s and 2.7 GB of generating points
     trainer = Trainer(SMALL)
     path = tmp_path / "run.json"
-    training_session.save(training_session.Session(SMALL, trainer.state(), training_session.empty_history(), {}),
-                          path)
+    training_session.save(training_session.Session(SMALL, trainer.state(), training_session.empty_history(), {}), path)
     data = json.loads(path.read_text(encoding="utf-8"))
     data["config"]["n_samples"] = 10_000_000
     path.write_text(json.dumps(data), encoding="utf-8")
-    with pytest.raises(training_session.SessionError,
-                       match="config: n_samples: 10,000,000 is more than the limit of 100,000"):
+    with pytest.raises(
+        training_session.SessionError, match="config: n_samples: 10,000,000 is more than the limit of 100,000"
+    ):
         training_session.load(path)

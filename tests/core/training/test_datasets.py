@@ -11,6 +11,7 @@ from core.training.datasets import DATASETS, circles, make_dataset, moons, parse
 # -----------------------------------------------------------------------------
 # every generator
 
+
 @pytest.mark.parametrize("name", list(DATASETS))
 @pytest.mark.parametrize("n", [0, 1, 7, 100])
 def test_sizes_and_labels(name, n):
@@ -41,6 +42,7 @@ def test_make_dataset_names_the_choices():
 
 # -----------------------------------------------------------------------------
 # shapes
+
 
 def test_moons_match_scikit_learns_construction():
     points, labels = moons(100, 0.0, random.Random(0))
@@ -79,6 +81,7 @@ def test_xor_labels_are_the_sign_of_the_product():
 # -----------------------------------------------------------------------------
 # train/test split
 
+
 def test_split_sizes_and_contents():
     points, labels = make_dataset("moons", 100, 0.1, 0)
     tr_p, tr_l, te_p, te_l = train_test_split(points, labels, 0.25, random.Random(0))
@@ -97,6 +100,7 @@ def test_split_keeps_a_training_point():
 # -----------------------------------------------------------------------------
 # CSV
 
+
 def test_csv_with_header_blank_lines_and_zero_one_labels():
     points, labels = parse_csv("x1,x2,label\n0.5, -1.0, 1\n\n# a comment\n2,3,0\n")
     assert points == [(0.5, -1.0), (2.0, 3.0)]
@@ -107,15 +111,18 @@ def test_csv_without_header_and_minus_one_labels():
     assert parse_csv("1,2,-1\n3,4,1.0") == ([(1.0, 2.0), (3.0, 4.0)], [-1.0, 1.0])
 
 
-@pytest.mark.parametrize("text, message", [
-    ("x1,x2,label\n1,2,1\n3,4\n", "line 3: expected 3 comma-separated values"),
-    ("1,2,1\n1,two,0\n", "line 2: x2 is not a number: 'two'"),
-    ("1,2,1\n1,2,2\n", "line 2: the label must be 0 or 1"),
-    ("1,2,-1\n1,2,1\n5,6,0\n", "line 3: label '0' mixes the -1/1 and 0/1 conventions"),
-    ("1,nan,1\n", "line 1: x2 must be finite"),
-    ("x1,x2,label\n\n", "no data rows"),
-    ("x1,x2,label\nx1,x2,label\n", "line 2: x1 is not a number"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("x1,x2,label\n1,2,1\n3,4\n", "line 3: expected 3 comma-separated values"),
+        ("1,2,1\n1,two,0\n", "line 2: x2 is not a number: 'two'"),
+        ("1,2,1\n1,2,2\n", "line 2: the label must be 0 or 1"),
+        ("1,2,-1\n1,2,1\n5,6,0\n", "line 3: label '0' mixes the -1/1 and 0/1 conventions"),
+        ("1,nan,1\n", "line 1: x2 must be finite"),
+        ("x1,x2,label\n\n", "no data rows"),
+        ("x1,x2,label\nx1,x2,label\n", "line 2: x1 is not a number"),
+    ],
+)
 def test_csv_errors_name_the_line(text, message):
     with pytest.raises(ValueError, match=message):
         parse_csv(text)

@@ -15,8 +15,16 @@ from core.training.loop import every, train
 from core.training.loop import run as run_loop
 from core.training.trainer import Trainer
 
-SMALL = TrainConfig(dataset="moons", n_samples=40, hidden_sizes=(8,), steps=30, lr=0.5,
-                    test_ratio=0.25, boundary_every=10, boundary_resolution=12)
+SMALL = TrainConfig(
+    dataset="moons",
+    n_samples=40,
+    hidden_sizes=(8,),
+    steps=30,
+    lr=0.5,
+    test_ratio=0.25,
+    boundary_every=10,
+    boundary_resolution=12,
+)
 
 
 def run(cfg, **kwargs):
@@ -29,6 +37,7 @@ def progresses(events):
 
 # -----------------------------------------------------------------------------
 # micrograd's demo, and learning
+
 
 def test_micrograd_demo_reaches_full_training_accuracy():
     # ~10-20 s: 100 full-batch steps over ~66 000-node graphs
@@ -44,8 +53,18 @@ def test_micrograd_demo_reaches_full_training_accuracy():
 
 
 def test_loss_falls_on_xor():
-    cfg = TrainConfig(dataset="xor", n_samples=60, noise=0.0, hidden_sizes=(8,), activation="tanh",
-                      optimizer="adam", lr=0.05, lr_decay=0.0, steps=60, boundary_every=100)
+    cfg = TrainConfig(
+        dataset="xor",
+        n_samples=60,
+        noise=0.0,
+        hidden_sizes=(8,),
+        activation="tanh",
+        optimizer="adam",
+        lr=0.05,
+        lr_decay=0.0,
+        steps=60,
+        boundary_every=100,
+    )
     steps = progresses(run(cfg))
     assert steps[-1].loss < 0.5 * steps[0].loss
     assert steps[-1].accuracy >= 0.9
@@ -66,14 +85,26 @@ def test_every_loss_trains(loss):
 
 
 def test_features_let_a_tiny_net_solve_circles():
-    cfg = TrainConfig(dataset="circles", n_samples=60, noise=0.0, features=("x1^2", "x2^2"),
-                      hidden_sizes=(), loss="bce", l2_alpha=0.0, optimizer="adam", lr=0.1, lr_decay=0.0,
-                      steps=150, boundary_every=1000)
+    cfg = TrainConfig(
+        dataset="circles",
+        n_samples=60,
+        noise=0.0,
+        features=("x1^2", "x2^2"),
+        hidden_sizes=(),
+        loss="bce",
+        l2_alpha=0.0,
+        optimizer="adam",
+        lr=0.1,
+        lr_decay=0.0,
+        steps=150,
+        boundary_every=1000,
+    )
     assert progresses(run(cfg))[-1].accuracy == 1.0
 
 
 # -----------------------------------------------------------------------------
 # events
+
 
 def test_event_stream_shape():
     events = run(SMALL)
@@ -123,6 +154,7 @@ def test_final_state_is_json_ready():
 # -----------------------------------------------------------------------------
 # divergence and stopping
 
+
 def test_a_huge_learning_rate_diverges_with_a_message():
     events = run(MICROGRAD_DEMO.replace(lr=1e6, lr_decay=0.0, n_samples=20, hidden_sizes=(8,)))
     result = events[-1]
@@ -170,6 +202,7 @@ def test_stop_from_another_thread_with_an_event():
             seen.append(event)
             if isinstance(event, Progress) and event.step == 4:
                 stop.set()
+
     thread = threading.Thread(target=consume)
     thread.start()
     thread.join(60)
@@ -188,6 +221,7 @@ def test_a_paused_consumer_resumes_where_it_left_off():
 
 # -----------------------------------------------------------------------------
 # determinism
+
 
 def test_same_seed_same_run():
     cfg = SMALL.replace(batch_size=8)
@@ -210,6 +244,7 @@ def test_single_stepping_matches_the_generator():
 # -----------------------------------------------------------------------------
 # run(trainer): the app's worker runs this same loop
 
+
 def test_until_none_runs_past_cfg_steps_until_stopped():
     trainer = Trainer(SMALL.replace(steps=3))
     steps = []
@@ -217,8 +252,7 @@ def test_until_none_runs_past_cfg_steps_until_stopped():
     def should_stop():
         return len(steps) >= 7
 
-    for event in run_loop(trainer, until=None, should_stop=should_stop,
-                          boundary_due=every(0), weights_due=every(0)):
+    for event in run_loop(trainer, until=None, should_stop=should_stop, boundary_due=every(0), weights_due=every(0)):
         if isinstance(event, Progress):
             steps.append(event.step)
         last = event
@@ -227,11 +261,21 @@ def test_until_none_runs_past_cfg_steps_until_stopped():
 
 def test_due_rules_choose_the_snapshots():
     trainer = Trainer(SMALL)
-    events = list(run_loop(trainer, until=4, boundary_due=lambda step: step == 2,
-                           weights_due=lambda step: step in (1, 3)))
+    events = list(
+        run_loop(trainer, until=4, boundary_due=lambda step: step == 2, weights_due=lambda step: step in (1, 3))
+    )
     kinds = [(type(e).__name__, e.step) for e in events]
-    assert kinds == [("Progress", 0), ("Weights", 1), ("Progress", 1), ("Boundary", 2), ("Progress", 2),
-                     ("Weights", 3), ("Progress", 3), ("Boundary", 4), ("Result", 4)]
+    assert kinds == [
+        ("Progress", 0),
+        ("Weights", 1),
+        ("Progress", 1),
+        ("Boundary", 2),
+        ("Progress", 2),
+        ("Weights", 3),
+        ("Progress", 3),
+        ("Boundary", 4),
+        ("Result", 4),
+    ]
     assert events[-1].status == "finished"
 
 

@@ -7,8 +7,10 @@ CFG = TrainConfig(hidden_sizes=(4, 3), activation=("tanh", "relu", "linear"))
 
 
 def test_adding_a_layer_repeats_the_last_hidden_activation():
-    assert network_edits.layers_changed(CFG, +1) == {"hidden_sizes": (4, 3, 4),
-                                               "activation": ("tanh", "relu", "relu", "linear")}
+    assert network_edits.layers_changed(CFG, +1) == {
+        "hidden_sizes": (4, 3, 4),
+        "activation": ("tanh", "relu", "relu", "linear"),
+    }
     assert network_edits.layers_changed(CFG, -1) == {"hidden_sizes": (4,), "activation": ("tanh", "linear")}
 
 
@@ -35,6 +37,10 @@ def test_features_keep_their_order_and_the_last_one_stays():
 
 
 def test_every_change_is_a_valid_config():
-    for changes in (network_edits.layers_changed(CFG, +1), network_edits.neurons_changed(CFG, 0, 1),
-                    network_edits.feature_toggled(CFG, "sin_x1"), network_edits.activation_changed(CFG, 0, "relu")):
+    for changes in (
+        network_edits.layers_changed(CFG, +1),
+        network_edits.neurons_changed(CFG, 0, 1),
+        network_edits.feature_toggled(CFG, "sin_x1"),
+        network_edits.activation_changed(CFG, 0, "relu"),
+    ):
         CFG.replace(**changes)

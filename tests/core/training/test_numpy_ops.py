@@ -11,8 +11,24 @@ from core import ops
 from core.engine import Value
 from core.training.numpy_ops import NUMPY_OPS
 
-NUMBERS = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, 1e-300, -1e-300, 1e300, -1e300, 700.0, -745.5,
-           math.inf, -math.inf, math.nan]
+NUMBERS = [
+    0.0,
+    -0.0,
+    1.0,
+    -1.0,
+    0.5,
+    -2.5,
+    3.0,
+    1e-300,
+    -1e-300,
+    1e300,
+    -1e300,
+    700.0,
+    -745.5,
+    math.inf,
+    -math.inf,
+    math.nan,
+]
 # IEEE arithmetic is the same in numpy and Python; the rest may differ by an ulp or two
 EXACT = {"add", "sub", "mul", "div", "neg", "relu"}
 PARAMS = {"pow": [0, 1, 2, 3, -1, 0.5, 2.5], "rpow": [0.0, 2.0, 0.5, 10.0]}
@@ -36,8 +52,7 @@ def _known_difference(op, args, param):
     """core.ops.ieee_pow gives inf for a huge negative base and a fractional exponent
     ((-1e300) ** 2.5: Python raises OverflowError before it sees the result would be
     complex); numpy, like PyTorch, gives nan, as ieee_pow does for (-1.0) ** 2.5."""
-    return (op.name == "pow" and args[0] < -1e150 and not float(param).is_integer()
-            and math.isfinite(args[0]))
+    return op.name == "pow" and args[0] < -1e150 and not float(param).is_integer() and math.isfinite(args[0])
 
 
 def test_every_op_of_the_table_has_a_numpy_version():
@@ -79,10 +94,20 @@ def test_backward_is_the_local_derivative_times_the_grad(op):
 def _engine_node(op, args, param):
     leaves = [Value(a) for a in args]
     a = leaves[0]
-    methods = {"add": lambda: a + leaves[1], "sub": lambda: a - leaves[1], "mul": lambda: a * leaves[1],
-               "div": lambda: a / leaves[1], "neg": lambda: -a, "pow": lambda: a ** param,
-               "rpow": lambda: param ** a, "relu": a.relu, "tanh": a.tanh, "exp": a.exp, "log": a.log,
-               "sigmoid": a.sigmoid}
+    methods = {
+        "add": lambda: a + leaves[1],
+        "sub": lambda: a - leaves[1],
+        "mul": lambda: a * leaves[1],
+        "div": lambda: a / leaves[1],
+        "neg": lambda: -a,
+        "pow": lambda: a**param,
+        "rpow": lambda: param**a,
+        "relu": a.relu,
+        "tanh": a.tanh,
+        "exp": a.exp,
+        "log": a.log,
+        "sigmoid": a.sigmoid,
+    }
     return methods[op.name](), leaves
 
 
@@ -96,8 +121,9 @@ def test_backward_equals_the_engines_backward(op):
             node._backward(node)
             arrays = [np.array([a]) for a in args] + [None] * (2 - op.arity)
             with np.errstate(all="ignore"):
-                contributions = NUMPY_OPS[op.name].backward(np.array([node.data]), arrays[0], arrays[1],
-                                                            np.array([-0.75]), param)
+                contributions = NUMPY_OPS[op.name].backward(
+                    np.array([node.data]), arrays[0], arrays[1], np.array([-0.75]), param
+                )
             if op.arity == 2 and leaves[0] is not leaves[1]:
                 for leaf, c in zip(leaves, contributions):
                     assert same(c[0], leaf.grad, op.name), (op.name, args, param)

@@ -13,6 +13,7 @@ def test_presets_are_recognised_once_shown():
 
 def test_every_preset_is_a_valid_config_that_trains_a_step():
     from core.training.trainer import Trainer
+
     for name, cfg in presets.PRESETS.items():
         assert isinstance(cfg, TrainConfig), name
         Trainer(cfg.replace(n_samples=20)).step()

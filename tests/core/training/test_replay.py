@@ -16,8 +16,9 @@ from core.training.replay import NetworkReplay, _shape_bits
 from core.training.trainer import Trainer
 
 FEATURE_SETS = [("x1", "x2"), FEATURES, ("x1^2", "x2^2")]
-SMALL = TrainConfig(dataset="moons", n_samples=24, noise=0.2, hidden_sizes=(4, 3), lr=0.3, lr_decay=0.0,
-                    l2_alpha=1e-3, steps=10)
+SMALL = TrainConfig(
+    dataset="moons", n_samples=24, noise=0.2, hidden_sizes=(4, 3), lr=0.3, lr_decay=0.0, l2_alpha=1e-3, steps=10
+)
 
 
 def scalar_loss(trainer, inputs=None, labels=None):
@@ -41,15 +42,22 @@ def assert_close(got, want):
     assert np.allclose(got, want, rtol=1e-12, atol=1e-12 * np.max(np.abs(want)))
 
 
-@pytest.mark.parametrize("activation, loss, optimizer, features",
-                         list(itertools.product(ACTIVATIONS, LOSSES, OPTIMIZERS, FEATURE_SETS)))
+@pytest.mark.parametrize(
+    "activation, loss, optimizer, features", list(itertools.product(ACTIVATIONS, LOSSES, OPTIMIZERS, FEATURE_SETS))
+)
 def test_a_training_step_equals_the_scalar_engine(activation, loss, optimizer, features):
     """Along the batched trainer's own run (three steps of its optimizer), the scalar engine on
     the same weights gives the same loss, scores and grads, and the update is the optimizer's.
     (Comparing two runs' weights after several steps would measure Adam, not the replay: Adam
     divides a grad by its own size, so a grad that cancels to ~0 turns an ulp into a step.)"""
-    cfg = SMALL.replace(activation=activation, loss=loss, optimizer=optimizer, features=features,
-                        lr=0.3 if optimizer == "sgd" else 0.05, momentum=0.5 if optimizer == "sgd" else 0.0)
+    cfg = SMALL.replace(
+        activation=activation,
+        loss=loss,
+        optimizer=optimizer,
+        features=features,
+        lr=0.3 if optimizer == "sgd" else 0.05,
+        momentum=0.5 if optimizer == "sgd" else 0.0,
+    )
     batched, scalar = Trainer(cfg), Trainer(cfg)
     for _ in range(3):
         scalar.model.load_state(batched.model.state())
@@ -92,8 +100,7 @@ def test_each_samples_share_equals_its_own_scalar_graph(loss):
 
 
 def test_mini_batches_and_the_test_set_equal_the_scalar_engine():
-    cfg = SMALL.replace(batch_size=7, test_ratio=0.25, activation="sigmoid", loss="bce", optimizer="adam",
-                        lr=0.05)
+    cfg = SMALL.replace(batch_size=7, test_ratio=0.25, activation="sigmoid", loss="bce", optimizer="adam", lr=0.05)
     batched, scalar = Trainer(cfg), Trainer(cfg)
     for _ in range(4):
         scalar.model.load_state(batched.model.state())
@@ -101,8 +108,9 @@ def test_mini_batches_and_the_test_set_equal_the_scalar_engine():
         test_loss, _, _ = scalar_loss(scalar, scalar.test_inputs, scalar.test_labels)
         assert progress.test_loss == pytest.approx(test_loss, rel=1e-12)
         picks = scalar.rng.sample(range(len(scalar.train_inputs)), 7)  # the same draws, same rng
-        _, _, grads = scalar_loss(scalar, [scalar.train_inputs[i] for i in picks],
-                                  [scalar.train_labels[i] for i in picks])
+        _, _, grads = scalar_loss(
+            scalar, [scalar.train_inputs[i] for i in picks], [scalar.train_labels[i] for i in picks]
+        )
         assert_close([p.grad for p in batched.params], grads)
 
 

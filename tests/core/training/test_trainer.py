@@ -9,8 +9,16 @@ import pytest
 from core.training.config import MICROGRAD_DEMO, TrainConfig
 from core.training.trainer import Trainer
 
-SMALL = TrainConfig(dataset="moons", n_samples=40, hidden_sizes=(8,), steps=30, lr=0.5,
-                    test_ratio=0.25, boundary_every=10, boundary_resolution=12)
+SMALL = TrainConfig(
+    dataset="moons",
+    n_samples=40,
+    hidden_sizes=(8,),
+    steps=30,
+    lr=0.5,
+    test_ratio=0.25,
+    boundary_every=10,
+    boundary_resolution=12,
+)
 
 
 def test_boundary_grid_is_the_models_score_row_major_in_y():
@@ -110,6 +118,7 @@ def test_full_batch_replay_equals_rebuilding_the_graph_every_step(loss):
 
 # -----------------------------------------------------------------------------
 # what the app asks between steps
+
 
 def test_data_and_metrics_are_plain_and_agree_with_evaluate():
     trainer = Trainer(SMALL)

@@ -1,10 +1,10 @@
 """The lecture's Value (tests/data/engines/tutorial.py) with one classic bug:
 the + op never attaches its _backward."""
+
 import math
 
 
 class Value:
-
     def __init__(self, data, _children=(), _op='', label=''):
         self.data = data
         self.grad = 0.0
@@ -23,6 +23,7 @@ class Value:
         def _backward():
             self.grad += 1.0 * out.grad
             other.grad += 1.0 * out.grad
+
         return out
 
     def __mul__(self, other):
@@ -32,6 +33,7 @@ class Value:
         def _backward():
             self.grad += other.data * out.grad
             other.grad += self.data * out.grad
+
         out._backward = _backward
         return out
 
@@ -41,6 +43,7 @@ class Value:
 
         def _backward():
             self.grad += other * (self.data ** (other - 1)) * out.grad
+
         out._backward = _backward
         return out
 
@@ -61,20 +64,22 @@ class Value:
 
     def tanh(self):
         x = self.data
-        t = (math.exp(2*x) - 1)/(math.exp(2*x) + 1)
-        out = Value(t, (self, ), 'tanh')
+        t = (math.exp(2 * x) - 1) / (math.exp(2 * x) + 1)
+        out = Value(t, (self,), 'tanh')
 
         def _backward():
             self.grad += (1 - t**2) * out.grad
+
         out._backward = _backward
         return out
 
     def exp(self):
         x = self.data
-        out = Value(math.exp(x), (self, ), 'exp')
+        out = Value(math.exp(x), (self,), 'exp')
 
         def _backward():
             self.grad += out.data * out.grad
+
         out._backward = _backward
         return out
 
@@ -88,6 +93,7 @@ class Value:
                 for child in v._prev:
                     build_topo(child)
                 topo.append(v)
+
         build_topo(self)
 
         self.grad = 1.0

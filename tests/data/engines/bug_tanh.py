@@ -1,10 +1,10 @@
 """The lecture's Value (tests/data/engines/tutorial.py) with one classic bug:
 tanh's derivative written with x instead of tanh(x)."""
+
 import math
 
 
 class Value:
-
     def __init__(self, data, _children=(), _op='', label=''):
         self.data = data
         self.grad = 0.0
@@ -23,6 +23,7 @@ class Value:
         def _backward():
             self.grad += 1.0 * out.grad
             other.grad += 1.0 * out.grad
+
         out._backward = _backward
         return out
 
@@ -33,6 +34,7 @@ class Value:
         def _backward():
             self.grad += other.data * out.grad
             other.grad += self.data * out.grad
+
         out._backward = _backward
         return out
 
@@ -42,6 +44,7 @@ class Value:
 
         def _backward():
             self.grad += other * (self.data ** (other - 1)) * out.grad
+
         out._backward = _backward
         return out
 
@@ -62,20 +65,22 @@ class Value:
 
     def tanh(self):
         x = self.data
-        t = (math.exp(2*x) - 1)/(math.exp(2*x) + 1)
-        out = Value(t, (self, ), 'tanh')
+        t = (math.exp(2 * x) - 1) / (math.exp(2 * x) + 1)
+        out = Value(t, (self,), 'tanh')
 
         def _backward():
             self.grad += (1 - x**2) * out.grad
+
         out._backward = _backward
         return out
 
     def exp(self):
         x = self.data
-        out = Value(math.exp(x), (self, ), 'exp')
+        out = Value(math.exp(x), (self,), 'exp')
 
         def _backward():
             self.grad += out.data * out.grad
+
         out._backward = _backward
         return out
 
@@ -89,6 +94,7 @@ class Value:
                 for child in v._prev:
                     build_topo(child)
                 topo.append(v)
+
         build_topo(self)
 
         self.grad = 1.0

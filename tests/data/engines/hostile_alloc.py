@@ -1,2 +1,3 @@
 """Hostile: asks for 10 GB while loading."""
-big = bytearray(10 * 1024 ** 3)
+
+big = bytearray(10 * 1024**3)

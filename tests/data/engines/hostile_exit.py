@@ -1,4 +1,5 @@
 """Hostile: ends the process while loading, skipping every handler."""
+
 import os
 
 os._exit(3)

@@ -1,3 +1,4 @@
 """Hostile: never finishes loading."""
+
 while True:
     pass

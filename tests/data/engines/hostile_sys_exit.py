@@ -1,4 +1,5 @@
 """Hostile: calls sys.exit while loading."""
+
 import sys
 
 sys.exit("bye")

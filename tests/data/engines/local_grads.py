@@ -1,6 +1,7 @@
 """A learner's Value in the "local grads" style: each node keeps its children and
 the local derivative for each; one generic backward() loop; no closures, no _op,
 __slots__. (Correct.)"""
+
 import math
 
 
@@ -22,7 +23,7 @@ class Value:
         return Value(self.data * other.data, (self, other), (other.data, self.data))
 
     def __pow__(self, k):
-        return Value(self.data ** k, (self,), (k * self.data ** (k - 1),))
+        return Value(self.data**k, (self,), (k * self.data ** (k - 1),))
 
     def log(self):
         return Value(math.log(self.data), (self,), (1 / self.data,))
@@ -54,10 +55,10 @@ class Value:
         return self * other
 
     def __truediv__(self, other):
-        return self * other ** -1
+        return self * other**-1
 
     def __rtruediv__(self, other):
-        return other * self ** -1
+        return other * self**-1
 
     def backward(self):
         topo, visited = [], set()
@@ -68,6 +69,7 @@ class Value:
                 for child in v._children:
                     build(child)
                 topo.append(v)
+
         build(self)
         self.grad = 1
         for v in reversed(topo):

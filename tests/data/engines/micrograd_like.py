@@ -3,7 +3,7 @@
 
 
 class Value:
-    """ stores a single scalar value and its gradient """
+    """stores a single scalar value and its gradient"""
 
     def __init__(self, data, _children=(), _op=''):
         self.data = data
@@ -19,6 +19,7 @@ class Value:
         def _backward():
             self.grad += out.grad
             other.grad += out.grad
+
         out._backward = _backward
         return out
 
@@ -29,15 +30,17 @@ class Value:
         def _backward():
             self.grad += other.data * out.grad
             other.grad += self.data * out.grad
+
         out._backward = _backward
         return out
 
     def __pow__(self, other):
         assert isinstance(other, (int, float))
-        out = Value(self.data ** other, (self,), f'**{other}')
+        out = Value(self.data**other, (self,), f'**{other}')
 
         def _backward():
             self.grad += (other * self.data ** (other - 1)) * out.grad
+
         out._backward = _backward
         return out
 
@@ -46,6 +49,7 @@ class Value:
 
         def _backward():
             self.grad += (out.data > 0) * out.grad
+
         out._backward = _backward
         return out
 
@@ -58,6 +62,7 @@ class Value:
                 for child in v._prev:
                     visit(child)
                 order.append(v)
+
         visit(self)
         self.grad = 1
         for v in reversed(order):
@@ -79,10 +84,10 @@ class Value:
         return self * other
 
     def __truediv__(self, other):
-        return self * other ** -1
+        return self * other**-1
 
     def __rtruediv__(self, other):
-        return other * self ** -1
+        return other * self**-1
 
     def __repr__(self):
         return f"Value(data={self.data}, grad={self.grad})"
