@@ -167,7 +167,8 @@ def update_status(window, *_):
     doc = window.session.doc
     out_id = window.session.output_id
     if out is not None:
-        name = doc.nodes[out_id].label or out_id
+        item = window.scene.node_items().get(out_id)  # named as on the canvas, never by its id
+        name = item.name if item is not None else (doc.nodes[out_id].label or "the output")
         window.output_label.setText(f"output {name} = {format_number(out.data)}")
     elif doc.nodes:
         missing = len(doc.missing_inputs())

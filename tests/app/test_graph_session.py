@@ -21,3 +21,11 @@ def test_an_unwired_node_leaves_the_grads_of_the_connected_part_shown(window, qt
         nid for nid, n in window.session.doc.nodes.items() if n.op == "mul" and nid in window.session.compiled.missing
     )
     assert window.scene.node_item(mul).missing_ports == (0, 1)  # the waiting op is marked
+
+
+def test_the_status_bar_names_an_unlabelled_output_as_the_canvas_does(window):
+    # repro: 'output n5 = 2.0000' named the output by its internal id
+    assert window.run_expression("x = Value(2.0, label='x')\ny = Value(-0.5, label='y')\n(x*y)*x\n")
+    out = window.session.doc.effective_output()
+    assert not window.session.doc.nodes[out].label
+    assert window.output_label.text() == "output x·y·x = -2.0000"
