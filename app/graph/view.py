@@ -129,7 +129,7 @@ class GraphView(QGraphicsView):
             return
         m = 28.0
         rect = rect.adjusted(-m, -m, m, m)
-        area = self.graph_area()
+        area = max(self.graph_areas(), key=lambda a: min(a.width() / rect.width(), a.height() / rect.height()))
         zoom = min(area.width() / rect.width(), area.height() / rect.height(), max_zoom)
         legible = LOD_FIT / scene.theme.scale
         too_large = zoom < legible
@@ -140,11 +140,15 @@ class GraphView(QGraphicsView):
         self.centerOn(centre - shift / self.zoom())
         self._changed()
 
-    def graph_area(self):
-        """The part of the viewport a fitted graph may use: above the legend."""
+    def graph_areas(self):
+        """The parts of the viewport a fitted graph may use, clear of the legend in
+        the bottom-left corner: above it, or right of it. fit() takes the one that
+        shows the graph larger (a wide graph in a short canvas: right of it)."""
         vp = self.viewport().rect()
-        reserved = self.legend.sizeHint().height() + 2 * OVERLAY_MARGIN
-        return vp.adjusted(0, 0, 0, -min(reserved, vp.height() // 3))
+        legend = self.legend.sizeHint()
+        above = vp.adjusted(0, 0, 0, -min(legend.height() + 2 * OVERLAY_MARGIN, vp.height() // 3))
+        beside = vp.adjusted(min(legend.width() + 2 * OVERLAY_MARGIN, vp.width() // 3), 0, 0, 0)
+        return above, beside
 
     def _output_point(self, rect):
         """Where to centre a graph too large to fit: its output node, else its right end."""

@@ -79,3 +79,10 @@ def test_every_example_is_legible_in_its_first_view(window, qtbot, path, size):
     # opening a graph never grows the window past the size it was given (a lesson once
     # made a 1,000-px-high screen's window 1,077 px high)
     assert window.width() <= size[0] and window.height() <= size[1]
+
+
+def test_a_small_graph_in_presenter_mode_is_drawn_for_the_back_row(window, qtbot):
+    # issue 16: at 2x on 1920 x 1080, canvas numbers at least 28 px tall (the tutorial graph)
+    scene, view = _open(window, qtbot, ROOT / "resources" / "examples" / "tutorial.json", (1920, 1080, 2.0))
+    sizes = [number_screen_px(item, view.zoom()) for item in scene.node_items().values()]
+    assert min(sizes) >= 28.0, sizes
