@@ -254,7 +254,8 @@ def size_presenter_docks(window):
     if window.appearance.presenting and not lessons.isHidden():
         # the canvas is what the class reads: the lesson text gets a third of the height
         window.resizeDocks([lessons], [max(260, int(window.height() * 0.33))], Qt.Vertical)
-    window.view.fit()
+    if window.appearance.presenting:  # a late timer after leaving must not re-fit the restored view
+        window.view.fit()
     window.lessons.follow()
 
 
@@ -292,7 +293,19 @@ def presenter_changed(window, on):
     else:
         window.view.show()
         window.output_label.show()
-        QTimer.singleShot(0, window.view.fit)  # the canvas has its old size back
+        QTimer.singleShot(0, lambda: _restore_view(window))  # once the canvas has its old size back
+
+
+def _restore_view(window):
+    """The view as it was before presenter mode (Appearance keeps it): leaving used
+    to fit instead, dropping the zoom to ~50%."""
+    saved = window.appearance.view_before
+    if saved is None:
+        window.view.fit()
+        return
+    zoom, centre = saved
+    window.view.set_zoom(zoom)
+    window.view.centerOn(centre)
 
 
 def appearance_changed(window):

@@ -68,6 +68,7 @@ class Appearance(QObject):
         self.presenter_palette = PRESENTER_THEME
         self.presenter_scale = PRESENTER_SCALE
         self.presenting = False
+        self.view_before = None  # (zoom, scene centre) of the canvas when presenter mode began
         self._saved = None  # what presenter mode hid or changed, to put back
 
     # -- what is shown now ------------------------------------------------------------
@@ -136,6 +137,8 @@ class Appearance(QObject):
             return
         window = self.window
         if on:
+            view = window.view
+            self.view_before = (view.zoom(), view.mapToScene(view.viewport().rect().center()))
             self._saved = {
                 "state": window.windowState(),
                 "geometry": window.saveGeometry(),
@@ -156,9 +159,11 @@ class Appearance(QObject):
             self.presenting = False
             for thing in saved.get("hidden", ()):
                 thing.setVisible(True)
+            self.apply()  # 1x fonts first: docks restored under 2x fonts kept their 2x widths
             if saved.get("docks") is not None:
                 window.restoreState(saved["docks"])
-            self.apply()
+                # and once more when the 1x fonts have reached every widget's size hint
+                QTimer.singleShot(0, lambda docks=saved["docks"]: window.restoreState(docks))
             state = saved.get("state", Qt.WindowNoState)
             if not saved.get("went_full_screen"):
                 pass

@@ -316,3 +316,16 @@ def test_widgets_with_their_own_sizes_scale_and_come_back(qtbot):
     own.setFont(font)  # its owner sets a new font: that is the new 1x
     apply_to_widgets(host, 1.5)
     assert own.font().pixelSize() == 30
+
+
+def test_leaving_presenter_mode_restores_the_zoom_and_the_view(window, qtbot):
+    # repro (issue 16): leaving presenter mode fitted the graph again, dropping the zoom to ~50%
+    view = window.view
+    view.set_zoom(1.0)
+    centre = view.mapToScene(view.viewport().rect().center())
+    window.appearance.set_presenter(True, 2, full_screen=False)
+    qtbot.waitUntil(lambda: window.appearance.presenting)
+    window.appearance.set_presenter(False)
+    qtbot.waitUntil(lambda: abs(view.zoom() - 1.0) < 1e-9, timeout=5000)
+    after = view.mapToScene(view.viewport().rect().center())
+    assert abs(after.x() - centre.x()) <= 2 and abs(after.y() - centre.y()) <= 2
