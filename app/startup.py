@@ -187,6 +187,8 @@ def _start_classroom(window, args):
     look.restore()
     if args.theme or args.dark:
         look.palette_name = args.theme or "dark"
+        if args.presenter is not None:  # asked for with --presenter: the theme presenter mode shows
+            look.presenter_palette = look.palette_name
     look.apply()
     if args.presenter is not None and args.screenshot:  # the look, at the picture's size
         look.set_presenter(True, args.presenter, full_screen=False)

@@ -319,3 +319,13 @@ def test_open_value_of_a_hand_built_graph(window):
     c.label = "c"
     assert window.open_value(c)
     assert item_by_label(window, "c").data_text == f"{c.data:.4f}"
+
+
+def test_theme_and_presenter_together_give_that_theme_in_presenter_mode(qtbot, tmp_path):
+    # repro (issue 16): --presenter ignored --theme dark (presenter mode kept its own palette)
+    out = tmp_path / "dark.png"
+    args = ["--screenshot", str(out), "--size", "1280x720", "--presenter", "2", "--theme", "dark", "--no-welcome"]
+    assert main(args) == 0
+    image = QImage(str(out))
+    canvas = image.pixelColor(image.width() - 40, image.height() // 3)  # background, right of the graph
+    assert canvas.lightness() < 80, canvas.name()
