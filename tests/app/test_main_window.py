@@ -325,7 +325,12 @@ def test_theme_and_presenter_together_give_that_theme_in_presenter_mode(qtbot, t
     # repro (issue 16): --presenter ignored --theme dark (presenter mode kept its own palette)
     out = tmp_path / "dark.png"
     args = ["--screenshot", str(out), "--size", "1280x720", "--presenter", "2", "--theme", "dark", "--no-welcome"]
-    assert main(args) == 0
+    try:
+        assert main(args) == 0
+    finally:
+        from app.look.theme import DEFAULT, apply_to_application
+
+        apply_to_application(DEFAULT)  # main() set the presenter look application-wide
     image = QImage(str(out))
     canvas = image.pixelColor(image.width() - 40, image.height() // 3)  # background, right of the graph
     assert canvas.lightness() < 80, canvas.name()
