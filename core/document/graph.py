@@ -404,8 +404,12 @@ class GraphDocument:
             theirs.update(kept)
         self._graph, other._graph = other._graph, self._graph
         self.output, other.output = other.output, self.output
+        known = (self._topological, other._topological, self.revision, other.revision)
         self.revision += 1
         other.revision += 1
+        # the order travels with its graph (a worker may have sorted the new one already)
+        self._topological = (self.revision, known[1][1]) if known[1] and known[1][0] == known[3] else None
+        other._topological = (other.revision, known[0][1]) if known[0] and known[0][0] == known[2] else None
         self.changed.emit("reset")
 
     def _check_writable(self):
