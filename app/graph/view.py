@@ -84,6 +84,8 @@ class GraphView(QGraphicsView):
         self.minimap = MinimapOverlay(self)
         scene.valuesRefreshed.connect(self.legend.values_refreshed)
         scene.structureChanged.connect(self._place_overlays)
+        self._hint_shown = False  # the "No graph yet" text is on screen
+        scene.changed.connect(self._clear_hint)
 
     # -- zoom ----------------------------------------------------------------------
 
@@ -342,10 +344,19 @@ class GraphView(QGraphicsView):
             self._grid_key, self._grid = key, brush
         return self._grid
 
+    def _clear_hint(self, _regions=None):
+        """The first items of a graph arrived: repaint the whole view once, or the
+        empty-canvas text stays painted over them (it is redrawn only where items
+        change) until the next pan."""
+        if self._hint_shown and self.scene().counts()[0]:
+            self._hint_shown = False
+            self.viewport().update()
+
     def drawForeground(self, painter, rect):
         scene = self.scene()
         if scene.counts()[0]:
             return
+        self._hint_shown = True
         painter.save()
         painter.resetTransform()
         theme = scene.theme

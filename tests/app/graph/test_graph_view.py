@@ -275,3 +275,12 @@ def test_the_legend_repaints_only_when_the_grad_scale_changes(canvas, qtbot):
     session.value(smaller).grad = 40.0  # a new largest grad: the legend's numbers change
     session.notify_grads([smaller])
     qtbot.waitUntil(lambda: counter.count > 0)
+
+
+def test_the_empty_canvas_text_goes_when_the_first_items_come(canvas, qtbot):
+    # repro (issue 16): "No graph yet." stayed painted over a large graph until a pan
+    session, scene, view = canvas
+    view.viewport().grab()  # paints the hint on the empty canvas
+    assert view._hint_shown
+    show(session, "x = Value(2.0, label='x')\ny = x.tanh()\n")
+    qtbot.waitUntil(lambda: not view._hint_shown, timeout=5000)
