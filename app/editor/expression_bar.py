@@ -171,6 +171,7 @@ class ExpressionBar(QWidget):
         row = QHBoxLayout()
         self.hint = QLabel("Ctrl+Enter to run")
         self.hint.setStyleSheet("color: palette(mid);")
+        self.hint.setWordWrap(True)  # a long note (a lesson's canvas) wraps, never widens the window
         row.addWidget(self.hint, 1)
         self.run_button = QPushButton("Run")
         self.run_button.setDefault(True)

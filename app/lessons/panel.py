@@ -37,10 +37,12 @@ from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtWidgets import (
     QBoxLayout,
     QCheckBox,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QProgressBar,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QTextBrowser,
     QVBoxLayout,
@@ -198,7 +200,13 @@ class LessonsPanel(LessonMoves, QWidget):
         nav.addWidget(self.quiz_check)
         nav.addWidget(self.score_button)
         col.addLayout(nav)
-        split.addWidget(page)
+        # scrolled: in a short window the step's text, network and buttons never make
+        # the dock (and so the window) taller than the screen
+        scroller = QScrollArea()
+        scroller.setWidget(page)
+        scroller.setWidgetResizable(True)
+        scroller.setFrameShape(QFrame.NoFrame)
+        split.addWidget(scroller)
         split.setStretchFactor(0, 0)
         split.setStretchFactor(1, 1)
         split.setSizes([140, 600])

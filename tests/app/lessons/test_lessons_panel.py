@@ -357,3 +357,14 @@ def test_a_big_networks_canvas_output_is_the_neuron_shown(window, qtbot):
     qtbot.waitUntil(lambda: panel.bridge.showing_runner, timeout=30000)
     shown_out = panel.runner.by_id[panel.runner.document.output]
     assert window.session.compiled.output is shown_out  # was: the loss, which is not on the canvas
+
+
+def test_opening_any_lesson_never_widens_or_heightens_the_window(window, qtbot):
+    # repro (issue 16): lesson 10's long canvas note made a 1280-px window 1471 px wide
+    window.resize(1280, 720)
+    qtbot.waitUntil(lambda: window.width() == 1280)
+    for lesson_id in ("training-moons", "mlp-loss-graph", "chain-rule"):
+        window.show_lessons(lesson_id, 1)
+        window.lessons.wait_idle()
+        assert window.wait_for_layout()
+        assert (window.width(), window.height()) == (1280, 720), lesson_id
