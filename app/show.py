@@ -1,0 +1,118 @@
+"""`show(value)`: open the studio on a Value graph from a script or a notebook.
+
+Like matplotlib's `show()`, it runs in the calling process, so a breakpoint in
+your code and the studio's debugger are one program:
+
+    from app.show import show
+    from core.engine import Value
+
+    a, b = Value(2.0, label="a"), Value(-3.0, label="b")
+    out = (a * b).tanh()
+    show(out)          # a script: blocks until the window is closed
+
+In Jupyter, run `%gui qt` first: the notebook's event loop then drives the
+window, `show(out)` returns it at once, and the notebook stays usable. Keep the
+returned window in a variable, or Python may collect it.
+
+Any Value graph works: ours (core.engine.Value), micrograd's, or a class you
+wrote -- anything with `data`, `grad` and `_prev` (or `_children`). A foreign
+graph is read through core/foreign/trace.py, read-only: show() never calls your
+code, and the studio computes and steps the graph with its own engine.
+"""
+
+import sys
+
+from PySide6.QtCore import QEventLoop, Qt, QThread
+from PySide6.QtWidgets import QApplication
+
+from core.engine import Value
+from core.foreign.document import to_document
+from core.foreign.trace import TraceError, trace
+
+
+def show(value, block=None):
+    """Open a studio window on the graph that produced `value`.
+
+    block=None blocks in the Qt event loop until the window closes when no loop
+    is running (a plain script), and returns at once when one is (Jupyter with
+    `%gui qt`, or a call from inside a Qt app). Returns the window when it does
+    not block, None when it did."""
+    if not is_value(value):
+        raise TypeError(
+            f"show() needs a Value (an object with data, grad and _prev or _children), "
+            f"got {type(value).__name__}: {_short(value)}"
+        )
+    doc = None if isinstance(value, Value) else foreign_document(value)
+    app = QApplication.instance() or QApplication(sys.argv[:1] or ["backprop-studio"])  # noqa: F841 (kept alive)
+    if block is None:
+        block = not loop_running()
+
+    from app.main_window import MainWindow  # heavy: only once a window is wanted
+
+    window = MainWindow(load_example=False)
+    if block:
+        # A loop of our own, ended when this window is closed (and so deleted):
+        # app.exec() would wait for *every* window and cannot run inside a
+        # running loop. Connected first: the window may be closed while it opens.
+        window.setAttribute(Qt.WA_DeleteOnClose)
+        loop = QEventLoop()
+        window.destroyed.connect(loop.quit)
+    opened = window.open_value(value) if doc is None else open_foreign(window, doc)
+    if not opened:
+        reason = window.statusBar().currentMessage()
+        window.deleteLater()
+        raise ValueError(f"show() could not open the graph: {reason}")
+    window.undo_stack.clear()  # the graph is the starting point, not an edit: closing asks nothing
+    window.show()
+    window.raise_()
+    if not block:
+        return window
+    loop.exec()
+    return None
+
+
+def is_value(value):
+    """Ours, or anything shaped like micrograd's Value (duck-typed: nothing is called)."""
+    if isinstance(value, Value):
+        return True
+    has_children = hasattr(value, "_prev") or hasattr(value, "_children")
+    return has_children and hasattr(value, "data") and hasattr(value, "grad")
+
+
+def foreign_document(value):
+    """A read-only GraphDocument of a micrograd-like graph; ValueError saying why not."""
+    try:
+        traced = trace(value)
+    except TraceError as e:
+        raise ValueError(f"show() could not read the graph: {e}") from None
+    doc, problem = to_document([node.as_dict() for node in traced.nodes])
+    if doc is None:
+        raise ValueError(f"show() cannot draw this graph: {problem}")
+    return doc, traced.notes
+
+
+def open_foreign(window, doc_and_notes):
+    doc, notes = doc_and_notes
+    if not window.show_document(doc, text="Show traced graph"):
+        return False
+    window.files.detach()  # a trace, not a file's graph: Save must ask where
+    window.editor.set_source_note(f"a traced graph of {len(doc.nodes):,} nodes")
+    if notes:  # what the trace recovered or guessed (a set's operand order ...)
+        window.show_message("; ".join(notes), timeout=0)
+    return True
+
+
+def loop_running():
+    """Is a Qt event loop already delivering events to this thread? True inside
+    `app.exec()` and in IPython/Jupyter after `%gui qt`."""
+    if QThread.currentThread().loopLevel() > 0:
+        return True
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    loop = getattr(shell, "active_eventloop", None)
+    return isinstance(loop, str) and loop.startswith("qt")
+
+
+def _short(value):
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -1,0 +1,122 @@
+"""show(value): the studio on a Value graph from a script or a notebook (app/show.py)."""
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from app.show import show
+from core.engine import Value
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class TutorialValue:
+    """A learner's Value as the lecture writes it: a set of children, closures."""
+
+    def __init__(self, data, _children=(), _op="", label=""):
+        self.data = data
+        self.grad = 0.0
+        self._backward = lambda: None
+        self._prev = set(_children)
+        self._op = _op
+        self.label = label
+
+    def __add__(self, other):
+        out = TutorialValue(self.data + other.data, (self, other), "+")
+
+        def _backward():
+            self.grad += out.grad
+            other.grad += out.grad
+
+        out._backward = _backward
+        return out
+
+    def __mul__(self, other):
+        out = TutorialValue(self.data * other.data, (self, other), "*")
+
+        def _backward():
+            self.grad += other.data * out.grad
+            other.grad += self.data * out.grad
+
+        out._backward = _backward
+        return out
+
+
+def labels(window):
+    return sorted(item.label for item in window.scene.node_items().values())
+
+
+def opened(qtbot, window):
+    qtbot.addWidget(window)
+    qtbot.waitExposed(window)
+    qtbot.waitUntil(lambda: not window.layout_pending, timeout=60000)
+    return window
+
+
+def test_show_our_value_without_blocking(qtbot):
+    a, b = Value(2.0, label="a"), Value(-3.0, label="b")
+    out = a * b + a
+    out.label = "out"
+    out.backward()
+    window = opened(qtbot, show(out, block=False))
+    assert window.isVisible()
+    assert window.scene.counts()[0] == 4  # a, b, a·b, out
+    assert window.session.output_value.grad == 1.0
+    item = next(it for it in window.scene.node_items().values() if it.label == "out")
+    assert "1.0000" in item.grad_text
+    assert not window.files.modified  # closing asks nothing: the graph is the starting point
+    window.close()
+
+
+def test_show_a_learners_micrograd_like_value(qtbot):
+    x, y = TutorialValue(3.0, label="x"), TutorialValue(-2.0, label="y")
+    f = x * y + y
+    f.label = "f"
+    window = opened(qtbot, show(f, block=False))
+    assert labels(window) == sorted(["x", "y", "x·y", "f"])
+    assert window.session.output_value.data == pytest.approx(-8.0)
+    window.close()
+
+
+@pytest.mark.parametrize("thing", [3.5, "x*y", None, [Value(1.0)]])
+def test_show_refuses_what_is_not_a_value(qapp, thing):
+    with pytest.raises(TypeError, match=type(thing).__name__):
+        show(thing, block=False)
+
+
+SCRIPT = """
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+from app.main_window import MainWindow
+from app.show import show
+from core.engine import Value
+
+app = QApplication([])
+
+
+def close_once_shown():  # the user closing the window, once they see it
+    for widget in app.topLevelWidgets():
+        if isinstance(widget, MainWindow) and widget.isVisible():
+            print("shown", widget.session.output_value.data, flush=True)
+            widget.close()
+
+
+timer = QTimer(interval=50, timeout=close_once_shown)
+timer.start()
+x = Value(3.0, label="x")
+print("returned", show(x * x), flush=True)
+"""
+
+
+def test_show_blocks_in_a_script_until_the_window_closes(tmp_path):
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", BACKPROP_STUDIO_DATA_DIR=str(tmp_path))
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(SCRIPT)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["shown", "9.0", "returned", "None"]
