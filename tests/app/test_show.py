@@ -82,6 +82,16 @@ def test_show_a_learners_micrograd_like_value(qtbot):
     window.close()
 
 
+def test_show_micrograds_value(qtbot):
+    engine = pytest.importorskip("micrograd.engine")
+    a, b = engine.Value(2.0), engine.Value(-3.0)
+    out = (a * b + b).relu()
+    window = opened(qtbot, show(out, block=False))
+    assert window.scene.counts()[0] == 5  # micrograd has no labels: names are numbers and formulas
+    assert window.session.output_value.data == out.data
+    window.close()
+
+
 @pytest.mark.parametrize("thing", [3.5, "x*y", None, [Value(1.0)]])
 def test_show_refuses_what_is_not_a_value(qapp, thing):
     with pytest.raises(TypeError, match=type(thing).__name__):
