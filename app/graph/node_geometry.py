@@ -32,7 +32,7 @@ from core.document.graph import op_symbol
 
 LOD_FULL = 0.75  # zoom x scale from which a node shows everything at its own size
 LOD_NUMBERS = 0.62  # below this, only data and grad, filling the record
-LOD_FIT = 0.7  # fit() never zooms out further: even a number too wide to grow is 11 px there
+LOD_FIT = 0.6  # fit() never zooms out further: numbers-only nodes keep their digits >= 11 px there
 LOD_TEXT = 0.3  # below this zoom level a node is a coloured block without text
 LOD_BLOCK = 0.12  # below this, a flat rectangle without border
 PORT_ANGLE = math.radians(38.0)  # where ports 0 and 1 meet a binary op's circle

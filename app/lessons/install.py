@@ -227,8 +227,8 @@ def show_welcome(window):
 def presenter_keeps_dock(window, key):
     """Which panels stay in presenter mode: the lessons, and the debugger or the
     training panel while they are in use; the others come back on leaving it."""
-    if key == "lessons":
-        return True
+    if key == "lessons":  # while a lesson runs; an idle list would only take the canvas's room
+        return window.lessons.runner is not None
     widget = window.docks[key].widget()
     if key == "debugger":
         quiz = getattr(widget, "actions", {}).get("quiz")
