@@ -130,3 +130,27 @@ def test_show_blocks_in_a_script_until_the_window_closes(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["shown", "9.0", "returned", "None"]
+
+
+def test_show_inside_a_running_loop_returns_the_window(qtbot):
+    """Jupyter's `%gui qt` runs cells from within the Qt loop: show() must not block there."""
+    from PySide6.QtCore import QEventLoop, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from app.main_window import MainWindow
+
+    def give_up():  # were show() to block, closing its window ends the wait (and the test fails)
+        for widget in QApplication.topLevelWidgets():
+            if isinstance(widget, MainWindow):
+                widget.close()
+
+    guard = QTimer(singleShot=True, interval=60000, timeout=give_up)
+    guard.start()
+    loop, shown = QEventLoop(), []
+    QTimer.singleShot(0, lambda: (shown.append(show(Value(1.0, label="x"))), loop.quit()))
+    loop.exec()
+    guard.stop()
+    assert shown[0] is not None, "show() blocked inside a running event loop"
+    window = opened(qtbot, shown[0])
+    assert labels(window) == ["x"]
+    window.close()
