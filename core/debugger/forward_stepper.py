@@ -13,6 +13,7 @@ Leaves (inputs, weights, constants) are known from the start.
 
 from core.debugger.stepper import forward_formula
 from core.engine import refresh, topological_order
+from core.format import format_number
 
 
 class ForwardRecord:
@@ -75,5 +76,5 @@ class ForwardStepper:
     def describe(self, node) -> str:
         """'m = x · y = 2.0000 · 3.0000 = 6.0000'."""
         symbolic = forward_formula(node, self.name)
-        numbers = forward_formula(node, lambda v: f"{v.data:.4f}")
-        return f"{symbolic} = {numbers.split(' = ', 1)[1]} = {node.data:.4f}"
+        numbers = forward_formula(node, lambda v: format_number(v.data))  # as the canvas writes them
+        return f"{symbolic} = {numbers.split(' = ', 1)[1]} = {format_number(node.data)}"

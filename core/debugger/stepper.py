@@ -28,6 +28,7 @@ import re
 
 from core import ops
 from core.engine import topological_order
+from core.format import format_number
 
 UNTOUCHED, PARTIAL, FINAL = "untouched", "partial", "final"
 
@@ -122,7 +123,8 @@ class StepRecord:
 
 
 def _fmt(x) -> str:
-    return f"{x:.4f}"
+    """Numbers in the narration exactly as the canvas writes them (core/format.py)."""
+    return format_number(x)
 
 
 # -----------------------------------------------------------------------------

@@ -306,3 +306,17 @@ def test_a_dropped_stepper_is_freed_without_the_cycle_collector():
         assert ref() is None
     finally:
         gc.enable()
+
+
+def test_the_narration_writes_numbers_as_the_canvas_does():
+    # repro: the narration printed 1e-6 as 0.0000 while the canvas (core/format.py) showed 1.000e-06
+    from core.engine import Value
+    from core.format import format_number
+
+    x = Value(1e-6, label="x")
+    y = Value(3.0, label="y")
+    f = x * y
+    f.label = "f"
+    stepper = BackwardStepper(f)
+    record = stepper.step()
+    assert format_number(1e-6) in record.text and "0.0000 ·" not in record.text, record.text
