@@ -422,6 +422,16 @@ class DebugSession:
         self._begin_forward()
         return Move(started=FORWARD)
 
+    def _in_forward(self):
+        """Be in the forward pass, starting it if needed: FORWARD if it started now,
+        "" if it was running, None if there is nothing to step."""
+        if self.phase == FORWARD:
+            return ""
+        if self.stepper is None:
+            return None
+        self._begin_forward()
+        return FORWARD
+
     def _begin_forward(self):
         self._clear_quiz()
         self.phase = FORWARD
@@ -431,12 +441,9 @@ class DebugSession:
 
     def forward_step(self):
         """Compute the next node of the forward pass (starting it if needed)."""
-        started = ""
-        if self.phase != FORWARD:
-            if self.stepper is None:
-                return _refused(NOTHING_TO_STEP)
-            self._begin_forward()
-            started = FORWARD
+        started = self._in_forward()
+        if started is None:
+            return _refused(NOTHING_TO_STEP)
         record = self.forward_stepper.step()
         if record is None:
             return Move(moved=bool(started), started=started, message=FORWARD_DONE)
@@ -463,12 +470,9 @@ class DebugSession:
 
     def forward_all(self):
         """Compute every remaining node of the forward pass."""
-        started = ""
-        if self.phase != FORWARD:
-            if self.stepper is None:
-                return _refused(NOTHING_TO_STEP)
-            self._begin_forward()
-            started = FORWARD
+        started = self._in_forward()
+        if started is None:
+            return _refused(NOTHING_TO_STEP)
         records = self.forward_stepper.run_to_end()
         if records:
             self.last_forward = records[-1]
