@@ -37,7 +37,11 @@ view reads it anew rather than patching. The document never pushes undo
 commands itself (see `commands.py`).
 """
 
+from __future__ import annotations
+
 import math
+from collections.abc import Sequence
+from typing import Any
 
 import networkx as nx
 
@@ -54,9 +58,9 @@ class GraphError(ValueError):
     """An edit that would make the document invalid; the message names the node."""
 
 
-def node_expression(node, args):
+def node_expression(node: Node, args: list[str]) -> str:
     """How an op node reads as a formula of its operands' names: 'x·y', 'y^2', 'tanh(n)'."""
-    return formula(node.op, args, node.param)
+    return formula(node.op, args, node.param)  # type: ignore[arg-type]  # an op node names its op
 
 
 # -----------------------------------------------------------------------------
@@ -66,7 +70,24 @@ def node_expression(node, args):
 class Node:
     __slots__ = ("id", "kind", "op", "param", "value", "label", "pos")
 
-    def __init__(self, id, kind, op=None, param=None, value=None, label="", pos=(0.0, 0.0)):
+    id: str | None  # None until `GraphDocument.add_node` gives it a fresh one
+    kind: str
+    op: str | None
+    param: Any  # the number of a pow or rpow, else None (Any: which one depends on `op`)
+    value: Any  # the number of an input or const, None on an op (Any: which one depends on `kind`)
+    label: str
+    pos: tuple[float, float]
+
+    def __init__(
+        self,
+        id: str | None,
+        kind: str,
+        op: str | None = None,
+        param: float | None = None,
+        value: float | None = None,
+        label: str = "",
+        pos: Sequence[float] = (0.0, 0.0),
+    ) -> None:
         self.id = id
         self.kind = kind
         self.op = op
@@ -75,14 +96,14 @@ class Node:
         self.label = label
         self.pos = (float(pos[0]), float(pos[1]))
 
-    def arity(self):
-        return OPS[self.op][0] if self.kind == "op" else 0
+    def arity(self) -> int:
+        return OPS[self.op][0] if self.kind == "op" else 0  # type: ignore[index]  # an op node names its op
 
-    def copy(self):
+    def copy(self) -> Node:
         return Node(self.id, self.kind, self.op, self.param, self.value, self.label, self.pos)
 
-    def to_dict(self):
-        d = {"id": self.id, "kind": self.kind, "label": self.label, "pos": [self.pos[0], self.pos[1]]}
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"id": self.id, "kind": self.kind, "label": self.label, "pos": [self.pos[0], self.pos[1]]}
         if self.kind == "op":
             d["op"] = self.op
             if self.param is not None:
@@ -91,31 +112,39 @@ class Node:
             d["value"] = self.value
         return d
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, Node) and all(getattr(self, f) == getattr(other, f) for f in self.__slots__)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         what = self.op if self.kind == "op" else f"{self.kind}={self.value}"
         return f"Node({self.id!r}, {what}, label={self.label!r})"
 
 
-class Edge(tuple):
+class Edge(tuple[str, str, int]):
     """(src, dst, port): src's value feeds input `port` of op dst."""
 
     __slots__ = ()
 
-    def __new__(cls, src, dst, port):
+    def __new__(cls, src: str, dst: str, port: int) -> Edge:
         return super().__new__(cls, (src, dst, int(port)))
 
-    src = property(lambda self: self[0])
-    dst = property(lambda self: self[1])
-    port = property(lambda self: self[2])
+    @property
+    def src(self) -> str:
+        return self[0]
 
-    def to_dict(self):
+    @property
+    def dst(self) -> str:
+        return self[1]
+
+    @property
+    def port(self) -> int:
+        return self[2]
+
+    def to_dict(self) -> dict[str, Any]:
         return {"src": self.src, "dst": self.dst, "port": self.port}
 
 
-def validate_node(node):
+def validate_node(node: Node) -> None:
     """Raise GraphError if a node's own fields are malformed."""
     where = f"node {node.id!r}"
     if not isinstance(node.id, str) or not node.id:
@@ -169,44 +198,44 @@ def _is_finite_number(x):
 
 
 class GraphDocument:
-    def __init__(self, read_only=False):
-        self.nodes = {}  # id -> Node, in insertion order
-        self._inputs = {}  # (dst, port) -> src
+    def __init__(self, read_only: bool = False) -> None:
+        self.nodes: dict[str, Node] = {}  # id -> Node, in insertion order
+        self._inputs: dict[tuple[str, int], str] = {}  # (dst, port) -> src
         self._graph = nx.DiGraph()  # the wiring: src -> dst edges with a `wires` count
         self.revision = 0  # grows with every change to nodes, wires or output
-        self._topological = None  # (revision, ids) of the last topological_ids
-        self.output = None  # an explicit output id, or None for "the single sink"
+        self._topological: tuple[int, tuple[str, ...]] | None = None  # (revision, ids) of the last topological_ids
+        self.output: str | None = None  # an explicit output id, or None for "the single sink"
         self.read_only = read_only
         self.changed = Signal()  # changed(event, *details)
 
     # -- queries ---------------------------------------------------------------
 
     @property
-    def edges(self):
+    def edges(self) -> list[Edge]:
         """All edges, ordered by destination node then port (deterministic)."""
         order = {nid: i for i, nid in enumerate(self.nodes)}
         keys = sorted(self._inputs, key=lambda k: (order[k[0]], k[1]))
         return [Edge(self._inputs[k], k[0], k[1]) for k in keys]
 
-    def node(self, nid):
+    def node(self, nid: str) -> Node:
         try:
             return self.nodes[nid]
         except KeyError:
             raise GraphError(f"no node {nid!r}") from None
 
-    def inputs_of(self, nid):
-        """The source id on each input port of nid (None where nothing is wired)."""
+    def inputs_of(self, nid: str) -> list[Any]:
+        """The source id (str) on each input port of nid (None where nothing is wired)."""
         wired = self._inputs
         return [wired.get((nid, port)) for port in range(self.node(nid).arity())]
 
-    def consumers_of(self, nid):
+    def consumers_of(self, nid: str) -> list[Edge]:
         """Edges leaving nid, in document order."""
         return [e for e in self.edges if e.src == nid]
 
-    def missing_inputs(self):
+    def missing_inputs(self) -> dict[str, list[int]]:
         """{op id: [unwired ports]} -- what keeps the graph from computing."""
         wired = self._inputs
-        missing = {}
+        missing: dict[str, list[int]] = {}
         for nid, node in self.nodes.items():
             if node.kind == "op":  # inputs and constants have no ports
                 ports = [p for p in range(node.arity()) if (nid, p) not in wired]
@@ -214,28 +243,28 @@ class GraphDocument:
                     missing[nid] = ports
         return missing
 
-    def sinks(self):
+    def sinks(self) -> list[str]:
         used = {src for src in self._inputs.values()}
         return [nid for nid in self.nodes if nid not in used]
 
-    def effective_output(self):
+    def effective_output(self) -> str | None:
         """The explicit output, or the single sink, or None when that is ambiguous."""
         if self.output is not None:
             return self.output
         sinks = self.sinks()
         return sinks[0] if len(sinks) == 1 else None
 
-    def digraph(self):
+    def digraph(self) -> nx.DiGraph:
         """The wiring as a read-only `networkx.DiGraph`, live (no copy): vertices are
         node ids in document order, an edge src -> dst has `wires`, the number of
         ports of dst that src feeds. Ask networkx anything; change it through the document."""
         return self._graph.copy(as_view=True)
 
-    def reaches(self, start, goal):
+    def reaches(self, start: str, goal: str) -> bool:
         """True if goal is downstream of start (following edges forward)."""
         return nx.has_path(self._graph, start, goal)
 
-    def can_connect(self, src, dst, port, replace=False):
+    def can_connect(self, src: str, dst: str, port: int, replace: bool = False) -> tuple[bool, str]:
         """(ok, reason): may a wire run from src's output to input `port` of dst?"""
         reason = self._port_problem(src, dst, port, replace)
         if reason:
@@ -248,7 +277,7 @@ class GraphDocument:
             return False, f"that wire would make a cycle through {_name(self.nodes[dst])}"
         return True, ""
 
-    def _port_problem(self, src, dst, port, replace):
+    def _port_problem(self, src: str, dst: str, port: int, replace: bool) -> str:
         """Why the wire is wrong on its own (nodes, port, self loop), or ""; the
         cycle rule needs the whole graph and is checked apart."""
         if src not in self.nodes:
@@ -266,7 +295,7 @@ class GraphDocument:
             return f"input {port} of {_name(target)} is occupied"
         return ""
 
-    def topological_ids(self):
+    def topological_ids(self) -> list[str]:
         """Node ids with every node after its inputs (ties in document order); kept
         until the next change (~40 ms at 5,000 nodes: each recompile asks)."""
         known = self._topological
@@ -278,13 +307,13 @@ class GraphDocument:
             )
         return list(known[1])
 
-    def new_id(self):
+    def new_id(self) -> str:
         k = 1 + max((int(nid[1:]) for nid in self.nodes if nid[:1] == "n" and nid[1:].isdigit()), default=0)
         return f"n{k}"
 
     # -- edits (each emits `changed`) ------------------------------------------
 
-    def add_node(self, node):
+    def add_node(self, node: Node) -> str:
         """Add a Node (its id must be new) and return its id."""
         self._check_writable()
         if node.id is None:
@@ -298,7 +327,7 @@ class GraphDocument:
         self.changed.emit("node_added", node.id)
         return node.id
 
-    def remove_node(self, nid):
+    def remove_node(self, nid: str) -> tuple[Node, list[Edge]]:
         """Remove a node and every wire touching it; returns (node, removed edges)."""
         self._check_writable()
         node = self.node(nid)
@@ -314,7 +343,7 @@ class GraphDocument:
         self.changed.emit("node_removed", nid)
         return node, touching
 
-    def connect(self, src, dst, port):
+    def connect(self, src: str, dst: str, port: int) -> Edge | None:
         """Wire src into input `port` of dst; returns the edge it replaced, or None."""
         self._check_writable()
         ok, reason = self.can_connect(src, dst, port, replace=True)
@@ -326,7 +355,7 @@ class GraphDocument:
         self._wire(src, dst, port)
         return replaced
 
-    def _wire(self, src, dst, port):
+    def _wire(self, src: str, dst: str, port: int) -> None:
         # unchecked: callers have made sure the port is free and no cycle forms
         self._inputs[(dst, port)] = src
         edge = self._graph.get_edge_data(src, dst)
@@ -337,7 +366,7 @@ class GraphDocument:
         self.revision += 1
         self.changed.emit("edge_added", Edge(src, dst, port))
 
-    def disconnect(self, dst, port):
+    def disconnect(self, dst: str, port: int) -> Edge:
         """Remove the wire into input `port` of dst and return it."""
         self._check_writable()
         try:
@@ -353,7 +382,7 @@ class GraphDocument:
         self.changed.emit("edge_removed", edge)
         return edge
 
-    def set_field(self, nid, field, value):
+    def set_field(self, nid: str, field: str, value: Any) -> Any:
         """Change one field of a node (value, label, pos, param); returns the old value."""
         self._check_writable()
         if field not in ("value", "label", "pos", "param"):
@@ -367,7 +396,7 @@ class GraphDocument:
         self.changed.emit("node_changed", nid, field)
         return old
 
-    def set_output(self, nid):
+    def set_output(self, nid: str | None) -> str | None:
         self._check_writable()
         if nid is not None:
             self.node(nid)
@@ -376,7 +405,7 @@ class GraphDocument:
         self.changed.emit("output_changed", nid)
         return old
 
-    def clear(self):
+    def clear(self) -> None:
         self._check_writable()
         self.nodes.clear()
         self._inputs.clear()
@@ -385,7 +414,7 @@ class GraphDocument:
         self.revision += 1
         self.changed.emit("reset")
 
-    def replace_with(self, other):
+    def replace_with(self, other: GraphDocument) -> None:
         """Hold exactly other's graph, in place, with one "reset" event; other gets
         this document's graph in exchange (no event: it is nobody's view).
 
@@ -396,12 +425,8 @@ class GraphDocument:
         over, rather than copying it out, lets an undo swap it straight back.
         """
         self._check_writable()
-        for mine, theirs in ((self.nodes, other.nodes), (self._inputs, other._inputs)):
-            kept = dict(mine)
-            mine.clear()  # in place: whoever holds doc.nodes sees the new graph
-            mine.update(theirs)
-            theirs.clear()
-            theirs.update(kept)
+        _swap_contents(self.nodes, other.nodes)  # in place: whoever holds doc.nodes sees the new graph
+        _swap_contents(self._inputs, other._inputs)
         self._graph, other._graph = other._graph, self._graph
         self.output, other.output = other.output, self.output
         known = (self._topological, other._topological, self.revision, other.revision)
@@ -412,13 +437,13 @@ class GraphDocument:
         other._topological = (other.revision, known[0][1]) if known[0] and known[0][0] == known[2] else None
         self.changed.emit("reset")
 
-    def _check_writable(self):
+    def _check_writable(self) -> None:
         if self.read_only:
             raise GraphError("this graph is read-only (traced from a computation); copy it to edit")
 
     # -- plain data --------------------------------------------------------------
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         return {
             "nodes": [n.to_dict() for n in self.nodes.values()],
             "edges": [e.to_dict() for e in self.edges],
@@ -426,7 +451,7 @@ class GraphDocument:
         }
 
     @classmethod
-    def from_dict(cls, data, read_only=False):
+    def from_dict(cls, data: dict[str, Any], read_only: bool = False) -> GraphDocument:
         """Rebuild a document from `to_dict()` output; raises GraphError naming the fault.
 
         Linear in the size of the graph, whatever the order of the edges: each
@@ -445,7 +470,8 @@ class GraphDocument:
                     tuple(raw.get("pos", (0, 0))),
                 )
             )
-        position = {}  # (src, dst) -> index of its last wire in the file, to name a cycle's edge
+        # (src, dst) -> index of its last wire in the file, to name a cycle's edge
+        position: dict[tuple[str, str], int] = {}
         for i, raw in enumerate(data["edges"]):
             src, dst, port = raw["src"], raw["dst"], raw["port"]
             reason = doc._port_problem(src, dst, port, replace=False)
@@ -467,9 +493,17 @@ class GraphDocument:
         doc.read_only = read_only
         return doc
 
-    def copy(self, read_only=False):
+    def copy(self, read_only: bool = False) -> GraphDocument:
         return GraphDocument.from_dict(self.to_dict(), read_only=read_only)
 
 
-def _name(node):
+def _swap_contents(mine: dict[Any, Any], theirs: dict[Any, Any]) -> None:
+    kept = dict(mine)
+    mine.clear()
+    mine.update(theirs)
+    theirs.clear()
+    theirs.update(kept)
+
+
+def _name(node: Node) -> str:
     return f"{node.label or node.op or node.kind} ({node.id})"

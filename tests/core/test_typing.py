@@ -25,6 +25,7 @@ ANNOTATED = [
     "core/format.py",
     "core/document/names.py",
     "core/document/expr.py",
+    "core/document/graph.py",
     "core/document/compile.py",
     "core/document/codegen.py",
     "core/document/events.py",
