@@ -56,6 +56,10 @@ class GraphSession(QObject):
         self.last_error = None
         self.current_id = None
         self.auto_backward = True  # run backward after every compile, like the tutorial
+        # What the grads on the canvas are, for texts that describe them: "full" (a whole
+        # backward() from the output), "zero" (none yet, or Zero Grads), or "lesson" (a
+        # lesson's Values, as its step left them).
+        self.grads_shown = "zero"
         self._dirty = False
         self._forget_output = False
         self._timer = QTimer(self)
@@ -138,6 +142,7 @@ class GraphSession(QObject):
             self.compiled = None
             self.compile_error = exc
             self.message.emit(f"Could not compute the graph: {exc}")
+        self.grads_shown = "zero"
         if self.auto_backward:
             self._run_backward()
         self.recompiled.emit()
@@ -148,6 +153,7 @@ class GraphSession(QObject):
         out = self.output_value
         for v in self.values.values():
             v.grad = 0.0
+        self.grads_shown = "zero"
         if out is None:
             return False
         try:
@@ -155,6 +161,7 @@ class GraphSession(QObject):
         except Exception as exc:
             self.message.emit(f"Backward failed: {exc}")
             return False
+        self.grads_shown = "full"
         return True
 
     def backward(self):
@@ -172,6 +179,7 @@ class GraphSession(QObject):
         self.flush()
         for v in self.values.values():
             v.grad = 0.0
+        self.grads_shown = "zero"
         self.gradsChanged.emit(None)
 
     def notify_grads(self, ids=None):

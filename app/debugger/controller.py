@@ -227,7 +227,11 @@ class DebuggerController(QObject):
     def stop(self):
         """End debugging: the graph shows a full backward pass again, redrawn in
         chunks like after any long jump, not all 5,000 nodes in one go."""
-        self._apply(self.debug.stop())
+        was_stepping = self.phase != IDLE
+        move = self.debug.stop()
+        if was_stepping:
+            self.session.grads_shown = "full"  # the stepper ran its remaining steps
+        self._apply(move)
 
     # -- breakpoints and break conditions ---------------------------------------------
 
@@ -279,6 +283,9 @@ class DebuggerController(QObject):
 
     def _on_grads_changed(self, ids):
         if self.canvas.notifying or ids is not None:
+            return
+        if self.phase == IDLE:
+            self.stateChanged.emit()  # the idle text says what the grads on the canvas are
             return
         self._apply(self.debug.grads_changed_elsewhere())
 

@@ -107,12 +107,21 @@ def idle_html(ctrl, style):
         return style.page("".join(parts))
     n = len(st.order)
     out = st.name(st.root)
+    backward = f"<span style=\"font-family:'{MONO_FAMILY}'\">_backward</span>"
+    steps = f"{n} step{'s' if n != 1 else ''}"
+    shown = getattr(getattr(ctrl, "session", None), "grads_shown", "full")
+    if shown == "full":
+        now = f"The graph shows the grads of a full <b>backward()</b> from {_e(out)}. Press <b>F10</b> to replay it"
+    elif shown == "lesson":
+        now = (
+            "The canvas shows the lesson's graph with the grads as this lesson step left them. "
+            f"Press <b>F10</b> to run <b>backward()</b> from {_e(out)} yourself, from zero grads,"
+        )
+    else:
+        now = f"Every grad is 0 now. Press <b>F10</b> to run <b>backward()</b> from {_e(out)}"
     parts.append(
         style.para(
-            f"The graph shows the grads of a full <b>backward()</b> from {_e(out)}. "
-            f"Press <b>F10</b> to replay it one <span style=\"font-family:'{MONO_FAMILY}'\">_backward</span> "
-            f"call at a time ({n} step{'s' if n != 1 else ''}), or <b>F7</b> to first step the "
-            f"forward pass node by node."
+            f"{now} one {backward} call at a time ({steps}), or <b>F7</b> to first step the forward pass node by node."
         )
     )
     if ctrl.notice:

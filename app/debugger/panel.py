@@ -43,7 +43,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.debugger.controller import BACKWARD, FORWARD, DebuggerController
+from app.debugger.controller import BACKWARD, FORWARD, IDLE, DebuggerController
 from app.debugger.explain import Style, describe
 from app.debugger.gradcheck_view import GradcheckView
 from app.debugger.step_list import StepListModel, StepListView
@@ -390,6 +390,8 @@ class DebuggerPanel(QWidget):
             self._plan = ctrl.stepper
             self.model.reload()
             self._render_explanation()  # a new plan: "nothing to step yet" no longer holds
+        elif ctrl.phase == IDLE:
+            self._render_explanation()  # the grads on the canvas may have changed (Zero Grads)
         total, position = ctrl.total, ctrl.position
         self._syncing = True
         try:

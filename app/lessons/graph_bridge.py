@@ -96,6 +96,7 @@ class GraphBridge:
         try:
             self.session.flush()
             self.session.compiled = compiled
+            self.session.grads_shown = "lesson"
             self.adopted = compiled
             self.session.recompiled.emit()
         finally:

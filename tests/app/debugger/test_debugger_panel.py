@@ -296,6 +296,16 @@ def test_backward_from_the_graph_menu_ends_the_session(window, qtbot):
     assert dbg.phase == "idle" and "outside the debugger" in dbg.explanation_text()
 
 
+def test_the_idle_text_says_what_the_grads_on_the_canvas_are(window, qtbot):
+    dbg = window.debugger
+    assert "grads of a full backward()" in dbg.explanation_text()
+    window.session.zero_grads()  # was: still "the graph shows the grads of a full backward()"
+    assert "Every grad is 0 now" in dbg.explanation_text()
+    assert "full backward()" not in dbg.explanation_text()
+    window.backward()
+    assert "grads of a full backward()" in dbg.explanation_text()
+
+
 # -----------------------------------------------------------------------------
 # forward pass
 

@@ -301,6 +301,16 @@ def test_a_lesson_never_marks_the_document_modified(window, qtbot):
     assert window.files.path is None  # and Save would never write it over the user's file
 
 
+def test_the_debugger_never_claims_a_full_pass_while_a_lesson_shows_a_partial_one(window, qtbot):
+    panel = window.lessons
+    window.show_lessons("chain-rule", 2)  # two backward steps done: e.grad is still 0 on the canvas
+    wait(qtbot, panel)
+    qtbot.waitUntil(lambda: panel.bridge.showing_runner, timeout=30000)
+    text = window.debugger.explanation_text()
+    assert "full backward()" not in text  # was: "The graph shows the grads of a full backward() from L"
+    assert "lesson" in text
+
+
 def test_quiz_hides_values_until_answered_and_keeps_score(window, qtbot, tmp_path):
     panel = window.lessons
     panel.quiz_check.setChecked(True)
