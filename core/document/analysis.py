@@ -25,29 +25,32 @@ networkx answers them all in time linear in the graph, on the document's own
 may ask after every edit and pay only when the structure has changed.
 """
 
+from __future__ import annotations
+
 import weakref
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import networkx as nx
 
-from core.document.graph import GraphError
+from core.document.graph import GraphDocument, GraphError
 
 
-def ancestors(doc, nid):
+def ancestors(doc: GraphDocument, nid: str) -> list[str]:
     """Ids of every node that feeds `nid` (not nid itself), in document order."""
     doc.node(nid)
     found = nx.ancestors(doc.digraph(), nid)
     return [v for v in doc.nodes if v in found]
 
 
-def descendants(doc, nid):
+def descendants(doc: GraphDocument, nid: str) -> list[str]:
     """Ids of every node `nid` feeds (not nid itself), in document order."""
     doc.node(nid)
     found = nx.descendants(doc.digraph(), nid)
     return [v for v in doc.nodes if v in found]
 
 
-def unused_inputs(doc):
+def unused_inputs(doc: GraphDocument) -> list[str]:
     """Ids of the inputs the output does not depend on, in document order.
     Raises GraphError when the graph has no single output to ask about."""
     output = doc.effective_output()
@@ -57,7 +60,7 @@ def unused_inputs(doc):
     return [nid for nid, node in doc.nodes.items() if node.kind == "input" and nid != output and nid not in feeding]
 
 
-def generations(doc):
+def generations(doc: GraphDocument) -> list[list[str]]:
     """Node ids by topological generation: sources first, then each node one
     generation after its latest input (document order inside a generation)."""
     order = {nid: i for i, nid in enumerate(doc.nodes)}
@@ -71,27 +74,28 @@ class Summary:
     depth: int  # the most wires on one path
     widest: int  # the most nodes in one topological generation
     fan_out: int  # the most wires leaving one node
-    fan_out_id: object  # the first node (document order) with that many, or None
+    fan_out_id: str | None  # the first node (document order) with that many, or None
 
-    def text(self, names=None):
+    def text(self, names: Mapping[str, str] | None = None) -> str:
         """'12 nodes · 14 wires · depth 4 · widest layer 5 · fan-out 3 (x)'; `names`
         maps an id to what the user calls the node (core.document.names)."""
         return " · ".join([_count(self.nodes, "node"), _count(self.wires, "wire"), self.shape_text(names)])
 
-    def shape_text(self, names=None):
+    def shape_text(self, names: Mapping[str, str] | None = None) -> str:
         """The shape alone: 'depth 4 · widest layer 5 · fan-out 3 (x)' (fan-out
         only when some node feeds more than one port)."""
         parts = [f"depth {self.depth}", f"widest layer {self.widest}"]
         if self.fan_out > 1:
-            who = names.get(self.fan_out_id) if names else None
+            who = names.get(self.fan_out_id) if names and self.fan_out_id is not None else None
             parts.append(f"fan-out {self.fan_out}" + (f" ({who})" if who else ""))
         return " · ".join(parts)
 
 
-_remembered = weakref.WeakKeyDictionary()  # doc -> (revision, Summary)
+# doc -> (revision, its Summary)
+_remembered: weakref.WeakKeyDictionary[GraphDocument, tuple[int, Summary]] = weakref.WeakKeyDictionary()
 
 
-def summary(doc):
+def summary(doc: GraphDocument) -> Summary:
     """The Summary of `doc`, computed once per revision."""
     seen = _remembered.get(doc)
     if seen is not None and seen[0] == doc.revision:
@@ -113,5 +117,5 @@ def summary(doc):
     return result
 
 
-def _count(k, word):
+def _count(k: int, word: str) -> str:
     return f"{k:,} {word}" + ("" if k == 1 else "s")

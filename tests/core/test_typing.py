@@ -26,6 +26,7 @@ ANNOTATED = [
     "core/document/names.py",
     "core/document/expr.py",
     "core/document/graph.py",
+    "core/document/analysis.py",
     "core/document/compile.py",
     "core/document/codegen.py",
     "core/document/events.py",
