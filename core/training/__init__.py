@@ -2,7 +2,8 @@
 
 config.py         TrainConfig: a run as frozen data, checked (and bounded) when built
 features.py       what the network sees of a point: x1, x2, x1^2, sin_x1, ...
-datasets.py       moons, circles, xor, spiral, blobs; CSV points; the train/test split
+datasets.py       moons, circles, xor, spiral, blobs; plane, multi-gaussian (regression); CSV points; the split
+regularization.py the L1 and L2 penalties on the weights
 trainer.py        Trainer: data, model and optimizer, advanced one step at a time
 events.py         Progress, Boundary, Weights, Result: what a run reports, plain data
 loop.py           run(trainer, ...) and train(cfg): THE training loop (the app's worker runs it too)

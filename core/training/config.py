@@ -32,10 +32,13 @@ import math
 
 from core.losses import LOSSES
 from core.nn import ACTIVATIONS
-from core.training.datasets import DATASETS
+from core.training.datasets import DATASETS, REGRESSION_DATASETS
 from core.training.features import FEATURES
 
 OPTIMIZERS = ("sgd", "adam")
+
+# settings newer than the first files, and their value when off (to_dict leaves them out then)
+NEWER_SETTINGS = {"l1_alpha": 0.0}
 
 MAX_HIDDEN_LAYERS = 100
 MAX_LAYER_SIZE = 1_000
@@ -102,6 +105,7 @@ class TrainConfig:
     activation: object = "relu"  # a name, or a tuple of names (one per layer)
     loss: str = "hinge"
     l2_alpha: float = 1e-4
+    l1_alpha: float = 0.0  # alpha * sum(|w|) (regularization.py); old files have none: 0
     optimizer: str = "sgd"
     lr: float = 1.0
     momentum: float = 0.0
@@ -200,6 +204,13 @@ class TrainConfig:
         # -- the loss and the optimizer
         _check(self.loss in LOSSES, f"loss: unknown {self.loss!r}; choose one of {', '.join(LOSSES)}")
         _check(_is_number(self.l2_alpha) and self.l2_alpha >= 0, "l2_alpha must be a number >= 0 and finite")
+        _check(_is_number(self.l1_alpha) and self.l1_alpha >= 0, "l1_alpha must be a number >= 0 and finite")
+        if self.points is None and self.dataset in REGRESSION_DATASETS:
+            _check(
+                self.loss == "mse",
+                f"loss: {self.dataset} is a regression problem (a number to predict, not a class); "
+                f"it needs the mse loss, not {self.loss}",
+            )
         _check(
             self.optimizer in OPTIMIZERS,
             f"optimizer: unknown {self.optimizer!r}; choose one of {', '.join(OPTIMIZERS)}",
@@ -236,9 +247,22 @@ class TrainConfig:
         )
         _check(_is_int(self.weights_every) and self.weights_every >= 0, "weights_every must be an int >= 0")
 
+    @property
+    def regression(self):
+        """True when the targets are numbers to predict (plane, multi-gaussian), not classes."""
+        return self.points is None and self.dataset in REGRESSION_DATASETS
+
     def to_dict(self):
-        """Plain JSON-ready data (tuples become lists when dumped)."""
-        return dataclasses.asdict(self)
+        """Plain JSON-ready data (tuples become lists when dumped).
+
+        A setting added since the first session files (`l1_alpha`) is written only
+        when it is in use, so a file that does not use it opens in older versions too.
+        """
+        data = dataclasses.asdict(self)
+        for name, off in NEWER_SETTINGS.items():
+            if data[name] == off:
+                del data[name]
+        return data
 
     @classmethod
     def from_dict(cls, data):
@@ -251,6 +275,31 @@ class TrainConfig:
     def replace(self, **changes):
         """A copy with some fields changed (the config itself never changes)."""
         return dataclasses.replace(self, **changes)
+
+
+# -----------------------------------------------------------------------------
+# one setting at a time, as the Training panel's boxes edit them
+
+SETTING_NAMES = {
+    "lr": "Learning rate",
+    "momentum": "Momentum",
+    "lr_decay": "Decay",
+    "l2_alpha": "L2 rate",
+    "l1_alpha": "L1 rate",
+    "noise": "Noise",
+    "eps": "Adam eps",
+}
+
+
+def setting_problem(name, value, cfg=None):
+    """What is wrong with `value` for the setting `name`, in words that name it as the screen
+    does ("Learning rate: lr must be a number > 0 and finite, got -1"), or None if it is fine.
+    The same check as building a config: the limits live here only."""
+    try:
+        (cfg or TrainConfig()).replace(**{name: value})
+    except ConfigError as e:
+        return f"{SETTING_NAMES.get(name, name)}: {e}, got {value:g}"
+    return None
 
 
 # micrograd's demo.ipynb: make_moons(100, noise=0.1), MLP(2, [16, 16, 1]), hinge loss

@@ -1,4 +1,4 @@
-"""Toy two-dimensional classification datasets, the playground of a small MLP.
+"""Toy two-dimensional datasets, the playground of a small MLP.
 
 Every generator has the same shape,
 
@@ -10,7 +10,11 @@ the global `random` state, so the same seed gives the same points on every run
 and every machine. `noise` is always the standard deviation of Gaussian jitter
 added to each coordinate, in data units.
 
-The labels are -1/+1 rather than 0/1 because the hinge loss of micrograd's
+Two datasets are regression problems instead (`plane`, `multi_gaussian`, in
+REGRESSION_DATASETS): the same points, but the label is a number from -1 to +1
+to predict, and the loss is the mean squared error.
+
+The class labels are -1/+1 rather than 0/1 because the hinge loss of micrograd's
 demo, `relu(1 - y * score)`, wants them that way: a point is classified right
 when `y * score > 0`.
 
@@ -158,6 +162,65 @@ def blobs(n, noise, rng, spread=0.3):
     return _shuffled(points, labels, rng)
 
 
+# -----------------------------------------------------------------------------
+# regression: a number to predict at every point (TensorFlow Playground's two)
+
+
+def plane(n, noise, rng):
+    """Points uniform in [-1, 1]^2, each with the target (x1 + x2) / 2, from -1 to +1.
+
+    The simplest regression: the target is a tilted plane, which one linear
+    neuron fits exactly. As in the Playground, noise moves the place where the
+    target is read, not the point: with noise the targets scatter around the plane
+    (kept within -1..+1).
+    """
+    _check_args(n, noise)
+    points, targets = [], []
+    for _ in range(n):
+        x, y = rng.uniform(-1.0, 1.0), rng.uniform(-1.0, 1.0)
+        points.append((x, y))
+        target = (x + _jitter(rng, noise) + y + _jitter(rng, noise)) / 2.0
+        targets.append(min(1.0, max(-1.0, target)))
+    return points, targets
+
+
+# Six bumps, (centre x, centre y, sign): the Playground's, scaled from its [-6, 6]^2 to [-1, 1]^2.
+GAUSSIANS = (
+    (-2 / 3, 5 / 12, 1.0),
+    (0.0, 5 / 12, -1.0),
+    (2 / 3, 5 / 12, 1.0),
+    (-2 / 3, -5 / 12, -1.0),
+    (0.0, -5 / 12, 1.0),
+    (2 / 3, -5 / 12, -1.0),
+)
+
+
+def _bump_target(x, y, radius=1 / 3):
+    """The strongest bump at (x, y): sign * (1 - distance / radius), 0 beyond `radius`."""
+    target = 0.0
+    for cx, cy, sign in GAUSSIANS:
+        height = sign * max(0.0, 1.0 - math.hypot(x - cx, y - cy) / radius)
+        if abs(height) > abs(target):
+            target = height
+    return target
+
+
+def multi_gaussian(n, noise, rng):
+    """Points uniform in [-1, 1]^2 over six bumps, three up (+1) and three down (-1).
+
+    The target is the height of the strongest bump at the point, falling
+    linearly from +-1 at a bump's centre to 0 at a distance of 1/3 (the
+    Playground's "multi-gaussian"). Noise jitters where the height is read.
+    """
+    _check_args(n, noise)
+    points, targets = [], []
+    for _ in range(n):
+        x, y = rng.uniform(-1.0, 1.0), rng.uniform(-1.0, 1.0)
+        points.append((x, y))
+        targets.append(_bump_target(x + _jitter(rng, noise), y + _jitter(rng, noise)))
+    return points, targets
+
+
 # The names the app offers and TrainConfig accepts, in menu order.
 DATASETS = {
     "moons": moons,
@@ -165,7 +228,12 @@ DATASETS = {
     "xor": xor,
     "spiral": spiral,
     "blobs": blobs,
+    "plane": plane,
+    "multi-gaussian": multi_gaussian,
 }
+
+# The datasets whose labels are numbers to predict (the mse loss), not classes -1/+1.
+REGRESSION_DATASETS = ("plane", "multi-gaussian")
 
 
 def make_dataset(name, n, noise, seed):

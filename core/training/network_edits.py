@@ -9,11 +9,13 @@ and the same edits can be tested without a window.
     neurons_changed(cfg, layer, delta)   likewise for one layer's width
     activation_changed(cfg, layer, name)
     feature_toggled(cfg, name)           {features} with one input switched, or None if it is the last one
+    dataset_chosen(cfg, name)            the DATA column's dataset buttons: a regression problem brings mse
 
 MAX_LAYERS and MAX_NEURONS are what the buttons offer; a file may ask for more,
 up to the limits in config.py.
 """
 
+from core.training.datasets import REGRESSION_DATASETS
 from core.training.features import FEATURES
 
 MAX_LAYERS = 6
@@ -30,13 +32,17 @@ def activations_of(cfg):
 
 def layers_changed(cfg, delta):
     """One hidden layer more (+1, NEW_LAYER_SIZE neurons, the activation of the layer before)
-    or fewer (-1, the last one); None at the limits (1 and MAX_LAYERS layers)."""
+    or fewer (-1, the last one); None at the limits (0 and MAX_LAYERS layers).
+
+    With 0 hidden layers the network is one neuron on the features: a linear model
+    (with the output's activation), which can only draw a straight boundary in
+    the space of its features."""
     sizes = list(cfg.hidden_sizes)
     acts = list(activations_of(cfg))
     if delta > 0 and len(sizes) < MAX_LAYERS:
         sizes.append(NEW_LAYER_SIZE)
         acts.insert(len(acts) - 1, acts[-2] if len(acts) > 1 else "relu")
-    elif delta < 0 and len(sizes) > 1:
+    elif delta < 0 and len(sizes) > 0:
         sizes.pop()
         acts.pop(len(acts) - 2)
     else:
@@ -70,3 +76,14 @@ def feature_toggled(cfg, name):
     else:
         on.append(name)
     return {"features": tuple(f for f in FEATURES if f in on)}
+
+
+def dataset_chosen(cfg, name):
+    """A new generated dataset `name` (drawn points are dropped). A regression problem needs
+    the mse loss; leaving one for classes goes back to micrograd's hinge loss."""
+    changes = {"dataset": name, "points": None, "labels": None, "loss": cfg.loss}
+    if name in REGRESSION_DATASETS:
+        changes["loss"] = "mse"
+    elif cfg.regression:
+        changes["loss"] = "hinge"
+    return changes

@@ -19,9 +19,11 @@ over every batch with numpy:
    A batch of one computes `(0 + term) * 1.0`, which is exactly `term`.
 3. The mean, `sum(terms) * (1.0 / n)`, is the engine's sum: added in sample
    order. Backward, it hands every sample's term the grad 1/n.
-4. The L2 penalty `alpha * sum(p * p)` involves no sample: it is the same
-   sum, and each p*p adds p*alpha to p's grad twice (d(p*p)/dp, one operand at
-   a time) -- before the samples' shares, as in the engine's reverse pass.
+4. The penalty (regularization.py) involves no sample. L2, `alpha * sum(p * p)`:
+   each p*p adds p*alpha to p's grad twice (d(p*p)/dp, one operand at a
+   time). L1, `alpha * sum(relu(p) + relu(-p))`: p's grad gets +alpha where
+   p > 0, -alpha where p < 0, nothing at 0. Both before the samples' shares,
+   as in the engine's reverse pass.
 
 Then every parameter's grad is its shares summed over the batch
 (`BatchedGraph.param_grads`). tests/core/training/test_replay.py checks loss and
@@ -32,8 +34,9 @@ feature set.
 import numpy as np
 
 from core.engine import Value, topological_order
-from core.losses import LOSSES, l2_floats, loss_floats
+from core.losses import LOSSES, loss_floats
 from core.training.batched import BatchedGraph
+from core.training.regularization import penalty_floats
 
 # -----------------------------------------------------------------------------
 # the loss term of one sample, per (label, form)
@@ -115,9 +118,9 @@ class LossTerms:
 class NetworkReplay:
     """The model's one-sample graph and the loss's, replayed over batches (module docstring)."""
 
-    def __init__(self, model, features, loss, l2_alpha):
+    def __init__(self, model, features, loss, l2_alpha, l1_alpha=0.0):
         self.params = model.parameters()
-        self.loss, self.l2_alpha = loss, l2_alpha
+        self.loss, self.l2_alpha, self.l1_alpha = loss, l2_alpha, l1_alpha
         inputs = [Value(0.0, label=name) for name in features]
         x = inputs
         layers = []
@@ -146,10 +149,19 @@ class NetworkReplay:
         first = None
         with np.errstate(all="ignore"):  # a diverging run makes inf and nan; the trainer reports it
             loss = np.cumsum(terms)[-1] * (1.0 / n)
+            penalty = None
             if self.l2_alpha > 0:
-                loss = loss + self.l2_alpha * np.cumsum(P * P)[-1]
+                penalty = self.l2_alpha * np.cumsum(P * P)[-1]
                 share = P * self.l2_alpha
                 first = share + share
+            if self.l1_alpha > 0:
+                # relu(p) + relu(-p) is |p|; its grad alpha * sign(p), 0 at p = 0
+                l1 = self.l1_alpha * np.cumsum(np.abs(P))[-1]
+                penalty = l1 if penalty is None else penalty + l1
+                pull = np.where(P > 0.0, self.l1_alpha, np.where(P < 0.0, -self.l1_alpha, 0.0))
+                first = pull if first is None else first + pull
+            if penalty is not None:
+                loss = loss + penalty
         self.graph.backward({self.score_row: dscores})
         return float(loss), scores, self.graph.param_grads(first)
 
@@ -169,6 +181,6 @@ class NetworkReplay:
         """(loss, scores) without grads, with the float loss (`losses.loss_floats`)."""
         scores = self.scores(X)
         loss = loss_floats(self.loss, scores.tolist(), labels)
-        if self.l2_alpha > 0:
-            loss += l2_floats(self.weights().tolist(), self.l2_alpha)
+        if self.l2_alpha > 0 or self.l1_alpha > 0:
+            loss += penalty_floats(self.weights().tolist(), self.l1_alpha, self.l2_alpha)
         return loss, scores

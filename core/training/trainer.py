@@ -41,12 +41,13 @@ import random
 import numpy as np
 
 from core.engine import Value
-from core.losses import LOSSES, l2_regularization
+from core.losses import LOSSES
 from core.nn import MLP
 from core.optim import SGD, Adam
 from core.training.datasets import DATASETS, train_test_split
 from core.training.events import Boundary, Progress, Weights
 from core.training.features import feature_array, feature_row
+from core.training.regularization import penalty
 from core.training.replay import NetworkReplay
 
 # -----------------------------------------------------------------------------
@@ -109,7 +110,7 @@ class Trainer:
 
         # 4. the one-sample graph, replayed over batches; the data as its input tables
         width = len(cfg.features)
-        self.replay = NetworkReplay(self.model, cfg.features, cfg.loss, cfg.l2_alpha)
+        self.replay = NetworkReplay(self.model, cfg.features, cfg.loss, cfg.l2_alpha, cfg.l1_alpha)
         self._train_X = _columns(self.train_inputs, width)
         self._train_y = np.array(self.train_labels, dtype=float)
         self._test_X = _columns(self.test_inputs, width)
@@ -146,8 +147,9 @@ class Trainer:
         # wrap the inputs once, or each of the first layer's neurons would wrap them again
         scores = [self.model([Value(f) for f in row]) for row in inputs]
         loss = LOSSES[self.cfg.loss](scores, labels)
-        if self.cfg.l2_alpha > 0:
-            loss = loss + l2_regularization(self.params, self.cfg.l2_alpha)
+        price = penalty(self.params, self.cfg.l1_alpha, self.cfg.l2_alpha)
+        if price is not None:
+            loss = loss + price
         return loss, scores
 
     def step(self):

@@ -266,3 +266,36 @@ def test_duplicate_keys_are_refused_now_as_in_every_file_kind():
     text = json.dumps(good_data())
     with pytest.raises(ts.SessionError, match="'format' appears twice"):
         ts.loads('{"format": "x", ' + text[1:])
+
+
+# -----------------------------------------------------------------------------
+# the settings of issue 17: L1, regression, no hidden layer
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"l1_alpha": 1e-3, "l2_alpha": 0.0},
+        {"dataset": "plane", "loss": "mse"},
+        {"dataset": "multi-gaussian", "loss": "mse", "hidden_sizes": (), "activation": ("linear",)},
+        {"hidden_sizes": ()},
+        {"lr": 1e-6},
+    ],
+)
+def test_new_settings_round_trip_and_continue_exactly(tmp_path, changes):
+    trainer, history = trained(SMALL.replace(**changes))
+    ts.save(session_of(trainer, history), tmp_path / "run.json")
+    loaded = ts.load(tmp_path / "run.json")
+    assert loaded.config == trainer.cfg
+    resumed = loaded.trainer()
+    for _ in range(3):
+        assert resumed.step() == trainer.step()
+
+
+def test_a_file_from_before_l1_opens_and_one_without_l1_has_no_l1_field(tmp_path):
+    trainer, history = trained()
+    data = ts.to_dict(session_of(trainer, history))
+    assert "l1_alpha" not in data["config"]  # an older Backprop Studio still opens it
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(data))
+    assert ts.load(path).config.l1_alpha == 0.0

@@ -6,13 +6,26 @@ import random
 import numpy as np
 import pytest
 
-from core.training.datasets import DATASETS, circles, make_dataset, moons, parse_csv, train_test_split, xor
+from core.training.datasets import (
+    DATASETS,
+    REGRESSION_DATASETS,
+    circles,
+    make_dataset,
+    moons,
+    multi_gaussian,
+    parse_csv,
+    plane,
+    train_test_split,
+    xor,
+)
+
+CLASSIFICATION = [name for name in DATASETS if name not in REGRESSION_DATASETS]
 
 # -----------------------------------------------------------------------------
 # every generator
 
 
-@pytest.mark.parametrize("name", list(DATASETS))
+@pytest.mark.parametrize("name", CLASSIFICATION)
 @pytest.mark.parametrize("n", [0, 1, 7, 100])
 def test_sizes_and_labels(name, n):
     points, labels = DATASETS[name](n, 0.1, random.Random(0))
@@ -21,6 +34,32 @@ def test_sizes_and_labels(name, n):
     assert all(len(p) == 2 and all(math.isfinite(v) for v in p) for p in points)
     if n >= 7:
         assert set(labels) == {-1.0, 1.0}
+
+
+@pytest.mark.parametrize("name", REGRESSION_DATASETS)
+@pytest.mark.parametrize("n", [0, 1, 7, 100])
+def test_regression_sizes_and_targets_in_minus_one_to_one(name, n):
+    points, targets = DATASETS[name](n, 0.1, random.Random(0))
+    assert len(points) == len(targets) == n
+    assert all(-1.0 <= t <= 1.0 for t in targets)
+    assert all(-1.0 <= v <= 1.0 for p in points for v in p)
+    if n >= 100:
+        assert min(targets) < -0.3 and max(targets) > 0.3  # both signs, not just noise
+
+
+def test_plane_without_noise_is_the_plane():
+    points, targets = plane(50, 0.0, random.Random(2))
+    assert all(t == (x + y) / 2 for (x, y), t in zip(points, targets))
+
+
+def test_multi_gaussian_bumps_are_up_and_down_and_flat_between():
+    points, targets = multi_gaussian(0, 0.0, random.Random(0))
+    from core.training.datasets import _bump_target
+
+    assert _bump_target(-2 / 3, 5 / 12) == 1.0  # an up bump's centre
+    assert _bump_target(0.0, 5 / 12) == -1.0  # a down bump's centre
+    assert _bump_target(0.0, 0.0) == 0.0  # between the rows: flat
+    assert _bump_target(-2 / 3, 5 / 12 - 1 / 6) == pytest.approx(0.5)  # half way down the slope
 
 
 @pytest.mark.parametrize("name", list(DATASETS))

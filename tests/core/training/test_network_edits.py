@@ -15,8 +15,12 @@ def test_adding_a_layer_repeats_the_last_hidden_activation():
 
 
 def test_layer_edits_stop_at_the_limits():
+    # issue 17: "−" goes down to 0 hidden layers (a linear model), then stops
     one = CFG.replace(hidden_sizes=(4,), activation=("tanh", "linear"))
-    assert network_edits.layers_changed(one, -1) is None
+    assert network_edits.layers_changed(one, -1) == {"hidden_sizes": (), "activation": ("linear",)}
+    none = CFG.replace(hidden_sizes=(), activation=("linear",))
+    assert network_edits.layers_changed(none, -1) is None
+    assert network_edits.layers_changed(none, +1) == {"hidden_sizes": (4,), "activation": ("relu", "linear")}
     full = CFG.replace(hidden_sizes=(2,) * network_edits.MAX_LAYERS, activation="tanh")
     assert network_edits.layers_changed(full, +1) is None
 
@@ -44,3 +48,13 @@ def test_every_change_is_a_valid_config():
         network_edits.activation_changed(CFG, 0, "relu"),
     ):
         CFG.replace(**changes)
+
+
+def test_choosing_a_regression_dataset_switches_to_mse_and_back():
+    to_plane = network_edits.dataset_chosen(CFG, "plane")
+    assert to_plane == {"dataset": "plane", "points": None, "labels": None, "loss": "mse"}
+    plane = CFG.replace(**to_plane)
+    assert plane.regression
+    assert network_edits.dataset_chosen(plane, "moons")["loss"] == "hinge"
+    bce = CFG.replace(loss="bce")
+    assert network_edits.dataset_chosen(bce, "xor")["loss"] == "bce"  # a classification keeps its loss

@@ -8,10 +8,11 @@ import numpy as np
 import pytest
 
 from core.engine import Value, topological_order
-from core.losses import LOSSES, l2_regularization, loss_shape
+from core.losses import LOSSES, loss_shape
 from core.nn import ACTIVATIONS, MLP
 from core.training.config import OPTIMIZERS, TrainConfig
 from core.training.features import FEATURES
+from core.training.regularization import penalty
 from core.training.replay import NetworkReplay, _shape_bits
 from core.training.trainer import Trainer
 
@@ -27,8 +28,9 @@ def scalar_loss(trainer, inputs=None, labels=None):
     labels = trainer.train_labels if labels is None else labels
     scores = [trainer.model([Value(f) for f in row]) for row in inputs]
     loss = LOSSES[trainer.cfg.loss](scores, labels)
-    if trainer.cfg.l2_alpha > 0:
-        loss = loss + l2_regularization(trainer.params, trainer.cfg.l2_alpha)
+    price = penalty(trainer.params, trainer.cfg.l1_alpha, trainer.cfg.l2_alpha)
+    if price is not None:
+        loss = loss + price
     trainer.model.zero_grad()
     loss.backward()
     return loss.data, [s.data for s in scores], [p.grad for p in trainer.params]
@@ -58,6 +60,42 @@ def test_a_training_step_equals_the_scalar_engine(activation, loss, optimizer, f
         lr=0.3 if optimizer == "sgd" else 0.05,
         momentum=0.5 if optimizer == "sgd" else 0.0,
     )
+    assert_steps_equal_the_scalar_engine(cfg)
+
+
+# L2 (SMALL's), L1, both, none
+PENALTIES = [
+    {"l1_alpha": 1e-2, "l2_alpha": 0.0},
+    {"l1_alpha": 1e-2, "l2_alpha": 1e-3},
+    {"l1_alpha": 0.0, "l2_alpha": 0.0},
+]
+# a classification, both regression problems (mse), and a network with no hidden layer
+PROBLEMS = [
+    {"dataset": "moons"},
+    {"dataset": "plane", "loss": "mse"},
+    {"dataset": "multi-gaussian", "loss": "mse"},
+    {"dataset": "circles", "hidden_sizes": ()},
+]
+
+
+@pytest.mark.parametrize(
+    "activation, optimizer, regularization, problem",
+    list(itertools.product(ACTIVATIONS, OPTIMIZERS, PENALTIES, PROBLEMS)),
+)
+def test_l1_regression_and_no_hidden_layer_equal_the_scalar_engine(activation, optimizer, regularization, problem):
+    cfg = SMALL.replace(
+        activation=activation,
+        optimizer=optimizer,
+        features=FEATURES,
+        lr=0.3 if optimizer == "sgd" else 0.05,
+        momentum=0.5 if optimizer == "sgd" else 0.0,
+        **regularization,
+        **problem,
+    )
+    assert_steps_equal_the_scalar_engine(cfg)
+
+
+def assert_steps_equal_the_scalar_engine(cfg):
     batched, scalar = Trainer(cfg), Trainer(cfg)
     for _ in range(3):
         scalar.model.load_state(batched.model.state())
