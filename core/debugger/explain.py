@@ -16,14 +16,20 @@ explanation (app/debugger/explain.py) and the headless `DebugSession`
 (session.py) both read these functions.
 """
 
-from core.debugger.stepper import forward_formula
+from __future__ import annotations
+
+from core.debugger.forward_stepper import ForwardStepper
+from core.debugger.stepper import BackwardStepper, forward_formula
+from core.document.compile import Compiled
+from core.document.graph import GraphDocument
 from core.document.names import node_names
+from core.engine import Value
 
 
-def display_names(doc, compiled):
+def display_names(doc: GraphDocument, compiled: Compiled) -> dict[Value, str]:
     """{Value: name} for every compiled node: the canvas's name, a formula in brackets."""
     canvas = node_names(doc)
-    names = {}
+    names: dict[Value, str] = {}
     for nid in compiled.order:
         name = canvas[nid]
         node = doc.nodes[nid]
@@ -32,13 +38,13 @@ def display_names(doc, compiled):
     return names
 
 
-def headline(stepper, node):
+def headline(stepper: BackwardStepper | ForwardStepper, node: Value) -> str:
     """How a step's node is introduced: 'm = x · y', or just '(x·y)' when that is its name."""
     name = stepper.name(node)
     return name if name.startswith("(") else forward_formula(node, stepper.name)
 
 
-def formula(stepper, node):
+def formula(stepper: BackwardStepper | ForwardStepper, node: Value) -> str:
     """'m = x · y' for a labelled node, just 'x · y' for one named by its expression."""
     text = forward_formula(node, stepper.name)
     name = stepper.name(node)

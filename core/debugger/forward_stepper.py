@@ -11,15 +11,19 @@ Nodes not yet reached count as "pending": a view shows them without a value.
 Leaves (inputs, weights, constants) are known from the start.
 """
 
+from __future__ import annotations
+
+from collections.abc import Mapping
+
 from core.debugger.stepper import forward_formula
-from core.engine import refresh, topological_order
+from core.engine import Value, refresh, topological_order
 from core.format import format_number
 
 
 class ForwardRecord:
     __slots__ = ("index", "node", "text")
 
-    def __init__(self, index, node, text) -> None:
+    def __init__(self, index: int, node: Value, text: str) -> None:
         self.index = index
         self.node = node
         self.text = text
@@ -29,7 +33,7 @@ class ForwardRecord:
 
 
 class ForwardStepper:
-    def __init__(self, root, names=None) -> None:
+    def __init__(self, root: Value, names: Mapping[Value, str] | None = None) -> None:
         self.root = root
         self.topo = topological_order(root)
         self.order = [node for node in self.topo if node._prev]
@@ -39,17 +43,17 @@ class ForwardStepper:
         self.position = 0
 
     @property
-    def done(self):
+    def done(self) -> bool:
         return self.position >= len(self.order)
 
     @property
-    def current(self):
+    def current(self) -> Value | None:
         return None if self.done else self.order[self.position]
 
-    def name(self, node):
+    def name(self, node: Value) -> str:
         return self._names.get(node) or node.label or f"#{self._topo_index.get(node, '?')}"
 
-    def computed(self, node):
+    def computed(self, node: Value) -> bool:
         """True once node's data is known (leaves always)."""
         index = self._index.get(node)
         return index is None or index < self.position
@@ -57,9 +61,13 @@ class ForwardStepper:
     def reset(self) -> None:
         self.position = 0
 
-    def step(self):
+    def step(self) -> ForwardRecord | None:
         if self.done:
             return None
+        return self._take_step()
+
+    def _take_step(self) -> ForwardRecord:
+        # the caller has made sure a step is left
         node = self.order[self.position]
         refresh(node)
         record = ForwardRecord(self.position, node, self.describe(node))
@@ -70,10 +78,10 @@ class ForwardStepper:
         if self.position:
             self.position -= 1
 
-    def run_to_end(self):
-        return [self.step() for _ in range(len(self.order) - self.position)]
+    def run_to_end(self) -> list[ForwardRecord]:
+        return [self._take_step() for _ in range(len(self.order) - self.position)]
 
-    def describe(self, node) -> str:
+    def describe(self, node: Value) -> str:
         """'m = x · y = 2.0000 · 3.0000 = 6.0000'."""
         symbolic = forward_formula(node, self.name)
         numbers = forward_formula(node, lambda v: format_number(v.data))  # as the canvas writes them

@@ -22,12 +22,16 @@ root's grad to 1. Leaves have nothing to pass on, so their (empty) steps are
 skipped unless `include_leaves=True`.
 """
 
+from __future__ import annotations
+
 import bisect
 import math
 import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, overload
 
 from core import ops
-from core.engine import topological_order
+from core.engine import Value, topological_order
 from core.format import format_number
 
 UNTOUCHED, PARTIAL, FINAL = "untouched", "partial", "final"
@@ -38,7 +42,7 @@ UNTOUCHED, PARTIAL, FINAL = "untouched", "partial", "final"
 # read from the op table in core/ops.py)
 
 
-def local_derivatives(node):
+def local_derivatives(node: Value) -> list[tuple[str, float]]:
     """[(symbolic text, value)] for each operand of node, in `_prev` order.
 
     The symbolic text names operands 'a' and 'b' (and the output 'out'): for
@@ -54,14 +58,14 @@ def local_derivatives(node):
     return [(code.format(**fill), local(node.data, *args)) for code, local in zip(op.code, op.local)]
 
 
-def _code_names(op, param):
+def _code_names(op: ops.Op, param: Any) -> dict[str, Any]:
     """The numbers of pow's and rpow's code templates, written as the engine's `_op` writes them."""
     if not op.param:
         return {}
     return {"k": param, "c": param, "km1": "" if param - 1 == 1 else f"^{param - 1}"}
 
 
-def forward_formula(node, name) -> str:
+def forward_formula(node: Value, name: Callable[[Value], str]) -> str:
     """How `node` was computed, e.g. 'f = a + b' or 't = tanh(n)'."""
     op, _param = ops.lookup(node._op)
     names = [name(child) for child in node._prev]
@@ -87,7 +91,16 @@ class StepRecord:
 
     __slots__ = ("index", "node", "out_grad", "children", "grads_before", "grads_after", "_stepper", "_local", "_lines")
 
-    def __init__(self, index, node, out_grad, children, grads_before, grads_after, stepper) -> None:
+    def __init__(
+        self,
+        index: int,
+        node: Value,
+        out_grad: float,
+        children: Sequence[Value],
+        grads_before: tuple[float, ...],
+        grads_after: tuple[float, ...],
+        stepper: BackwardStepper,
+    ) -> None:
         self.index = index  # position of this step in stepper.order
         self.node = node  # the Value whose _backward ran
         self.out_grad = out_grad  # node.grad when it ran
@@ -95,18 +108,18 @@ class StepRecord:
         self.grads_before = grads_before  # child grads before, aligned with children
         self.grads_after = grads_after  # child grads after
         self._stepper = stepper  # for the names shown in the text
-        self._local = None
-        self._lines = None
+        self._local: list[tuple[str, float]] | None = None
+        self._lines: list[str] | None = None
 
     @property
-    def local(self):
+    def local(self) -> list[tuple[str, float]]:
         """[(symbolic, value)]: the local derivative d node / d child, per child."""
         if self._local is None:
             self._local = local_derivatives(self.node)
         return self._local
 
     @property
-    def lines(self):
+    def lines(self) -> list[str]:
         """The chain-rule arithmetic, one line per operand."""
         if self._lines is None:
             self._lines = self._stepper._explain(
@@ -115,14 +128,14 @@ class StepRecord:
         return self._lines
 
     @property
-    def text(self):
+    def text(self) -> str:
         return "\n".join(self.lines)
 
     def __repr__(self) -> str:
         return f"StepRecord({self.index}, {self.lines[0] if self.lines else ''!r})"
 
 
-def _fmt(x) -> str:
+def _fmt(x: float) -> str:
     """Numbers in the narration exactly as the canvas writes them (core/format.py)."""
     return format_number(x)
 
@@ -142,13 +155,17 @@ class StepHistory:
 
     __slots__ = ("_stepper",)
 
-    def __init__(self, stepper) -> None:
+    def __init__(self, stepper: BackwardStepper) -> None:
         self._stepper = stepper
 
     def __len__(self) -> int:
         return self._stepper._position
 
-    def __getitem__(self, index):
+    @overload
+    def __getitem__(self, index: int) -> StepRecord: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[StepRecord]: ...
+    def __getitem__(self, index: int | slice) -> StepRecord | list[StepRecord]:
         if isinstance(index, slice):
             return [self._stepper._record(i) for i in range(*index.indices(len(self)))]
         n = len(self)
@@ -158,7 +175,7 @@ class StepHistory:
             raise IndexError("step index out of range")
         return self._stepper._record(index)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[StepRecord]:
         return (self._stepper._record(i) for i in range(len(self)))
 
     def __repr__(self) -> str:
@@ -186,22 +203,24 @@ class BackwardStepper:
         it saved as "before", or its current grad if no later step touched it.
     """
 
-    def __init__(self, root, include_leaves: bool = False, names=None, reset: bool = True) -> None:
+    def __init__(
+        self, root: Value, include_leaves: bool = False, names: Mapping[Value, str] | None = None, reset: bool = True
+    ) -> None:
         self.root = root
         self.topo = topological_order(root)
         reverse = self.topo[::-1]
         self.order = reverse if include_leaves else [v for v in reverse if v._prev]
         self._names = names or {}
         self._position = 0
-        self._saved = []  # operands' grads before each step run, flat
+        self._saved: list[float] = []  # operands' grads before each step run, flat
         # built when first needed: a plain run to the end never asks
-        self._index_cache = None
-        self._topo_index_cache = None
-        self._feeding_cache = None
-        self._offsets_cache = None
-        self.breakpoints = set()  # nodes: stop before their step
+        self._index_cache: dict[Value, int] | None = None
+        self._topo_index_cache: dict[Value, int] | None = None
+        self._feeding_cache: dict[Value, list[int]] | None = None
+        self._offsets_cache: list[int] | None = None
+        self.breakpoints: set[Value] = set()  # nodes: stop before their step
         self.break_on_nonfinite = True
-        self.grad_threshold = None  # stop after a step makes any |grad| exceed this
+        self.grad_threshold: float | None = None  # stop after a step makes any |grad| exceed this
         self.break_on_dead_relu = False
         self.stop_reason = ""
         if reset:
@@ -210,22 +229,22 @@ class BackwardStepper:
     # -- state -------------------------------------------------------------------
 
     @property
-    def _index(self):
+    def _index(self) -> dict[Value, int]:
         if self._index_cache is None:
             self._index_cache = {node: i for i, node in enumerate(self.order)}
         return self._index_cache
 
     @property
-    def _topo_index(self):
+    def _topo_index(self) -> dict[Value, int]:
         if self._topo_index_cache is None:
             self._topo_index_cache = {node: i for i, node in enumerate(self.topo)}
         return self._topo_index_cache
 
     @property
-    def _feeding(self):
+    def _feeding(self) -> dict[Value, list[int]]:
         """{node: [indices of the steps that pass gradient into it]}: its consumers' steps."""
         if self._feeding_cache is None:
-            feeding = {node: [] for node in self.topo}
+            feeding: dict[Value, list[int]] = {node: [] for node in self.topo}
             for i, node in enumerate(self.order):
                 for child in dict.fromkeys(node._prev):  # a*a feeds a once per step
                     feeding[child].append(i)
@@ -233,7 +252,7 @@ class BackwardStepper:
         return self._feeding_cache
 
     @property
-    def _offsets(self):
+    def _offsets(self) -> list[int]:
         """Where step i's saved grads start in `_saved` (one more entry: the end)."""
         if self._offsets_cache is None:
             offsets, total = [0], 0
@@ -244,29 +263,29 @@ class BackwardStepper:
         return self._offsets_cache
 
     @property
-    def history(self):
+    def history(self) -> StepHistory:
         """The steps run so far (a StepHistory view; made on each access, so that the
         stepper and its history hold no reference cycle and a dropped graph is freed at once)."""
         return StepHistory(self)
 
     @property
-    def position(self):
+    def position(self) -> int:
         return self._position
 
     @property
-    def done(self):
+    def done(self) -> bool:
         return self._position >= len(self.order)
 
     @property
-    def current(self):
+    def current(self) -> Value | None:
         """The node whose `_backward` runs next (None when done)."""
         return None if self.done else self.order[self._position]
 
-    def step_index(self, node):
+    def step_index(self, node: Value) -> int | None:
         """The index of node's step in `order` (None for a node with no step)."""
         return self._index.get(node)
 
-    def name(self, node):
+    def name(self, node: Value) -> str:
         if node in self._names:
             return self._names[node]
         return node.label or f"#{self._topo_index.get(node, '?')}"
@@ -280,7 +299,7 @@ class BackwardStepper:
         self._saved = []
         self.stop_reason = ""
 
-    def status(self, node):
+    def status(self, node: Value) -> str:
         """'untouched', 'partial' or 'final': has node received all its gradient?"""
         if node is self.root:
             return FINAL
@@ -290,18 +309,18 @@ class BackwardStepper:
             return UNTOUCHED
         return FINAL if received == len(feeding) else PARTIAL
 
-    def local_terms(self, node):
+    def local_terms(self, node: Value) -> list[tuple[str, float]]:
         """[(local derivative with real names, value)] for each operand of node,
         e.g. [('y.data', 3.0), ('x.data', 2.0)] for m = x * y."""
         names = [self.name(child) for child in node._prev]
         return [(_substitute(symbolic, names, self.name(node)), value) for symbolic, value in local_derivatives(node)]
 
-    def users(self, node):
+    def users(self, node: Value) -> list[Value]:
         """The nodes whose `_backward` passes gradient into node, in step order
         (one per distinct consumer; the output has none)."""
         return [self.order[i] for i in self._feeding.get(node, ())]
 
-    def contributions(self, node):
+    def contributions(self, node: Value) -> list[tuple[StepRecord, float]]:
         """[(StepRecord, amount)] of the steps run so far that added to node.grad.
 
         A node used more than once gets one contribution per use; its grad is
@@ -311,7 +330,7 @@ class BackwardStepper:
         run = feeding[: bisect.bisect_left(feeding, self._position)]
         return [(record, _share(record, node)) for record in map(self._record, run)]
 
-    def _record(self, index):
+    def _record(self, index: int) -> StepRecord:
         """The StepRecord of step `index` (< position), rebuilt from `_saved`."""
         node = self.order[index]
         children = node._prev
@@ -327,7 +346,7 @@ class BackwardStepper:
             self,
         )
 
-    def _grad_after(self, child, index):
+    def _grad_after(self, child: Value, index: int) -> float:
         """child.grad just after step `index`: the "before" saved by the next step
         that touched it, or its grad now if none has since."""
         feeding = self._feeding[child]
@@ -339,10 +358,14 @@ class BackwardStepper:
 
     # -- moving ----------------------------------------------------------------
 
-    def step(self):
+    def step(self) -> StepRecord | None:
         """Run the next `_backward` call and return its StepRecord (None when done)."""
         if self.done:
             return None
+        return self._take_step()
+
+    def _take_step(self) -> StepRecord:
+        # the caller has made sure a step is left
         index = self._position
         node = self.order[index]
         children = node._prev
@@ -353,7 +376,7 @@ class BackwardStepper:
         after = tuple([child.grad for child in children])
         return StepRecord(index, node, node.grad, children, before, after, self)
 
-    def step_back(self):
+    def step_back(self) -> StepRecord | None:
         """Undo the last step exactly (restores the operands' grads); returns it."""
         if not self._position:
             return None
@@ -362,7 +385,7 @@ class BackwardStepper:
         self.stop_reason = ""
         return record
 
-    def _undo_last(self):
+    def _undo_last(self) -> None:
         self._position -= 1
         children = self.order[self._position]._prev
         saved = self._saved
@@ -372,7 +395,7 @@ class BackwardStepper:
             child.grad = before
         del saved[start:]
 
-    def seek(self, position) -> None:
+    def seek(self, position: int) -> None:
         """Go to any step index, forward or back (the timeline slider)."""
         position = max(0, min(position, len(self.order)))
         while self._position > position:
@@ -380,7 +403,7 @@ class BackwardStepper:
         self.stop_reason = ""
         self._advance(position)
 
-    def _advance(self, end):
+    def _advance(self, end: int) -> None:
         """Run steps up to (not including) step `end`, saving only the operands'
         grads before each: the loop at the heart of the stepper, as close to
         `backward()`'s own loop as step-back allows."""
@@ -391,13 +414,13 @@ class BackwardStepper:
             node._backward(node)
         self._position = max(self._position, end)
 
-    def run_to_end(self):
+    def run_to_end(self) -> _Steps:
         """Step until done or a breakpoint condition; returns the records run."""
         start = self._position
         self._run(None)
         return _Steps(self, start, self._position)
 
-    def run_to(self, target):
+    def run_to(self, target: Value) -> _Steps:
         """Step until target is the next node to run (or, for a leaf, until its
         grad is final). Breakpoints still stop the run on the way."""
         start = self._position
@@ -407,7 +430,7 @@ class BackwardStepper:
             self._run(lambda: self.status(target) == FINAL)
         return _Steps(self, start, self._position)
 
-    def _run(self, arrived):
+    def _run(self, arrived: Callable[[], bool] | None) -> None:
         self.stop_reason = ""
         if arrived is None and not self.breakpoints and not self.break_on_dead_relu and self.grad_threshold is None:
             self._run_plain()
@@ -420,12 +443,12 @@ class BackwardStepper:
                 self.stop_reason = reason
                 break
             first = False
-            reason = self.check(self.step())
+            reason = self.check(self._take_step())
             if reason:
                 self.stop_reason = reason
                 break
 
-    def _run_plain(self):
+    def _run_plain(self) -> None:
         """run_to_end with nothing to watch but non-finite grads, ~backward() speed.
 
         Runs every remaining step in the tight loop, then looks at the grads
@@ -444,7 +467,7 @@ class BackwardStepper:
         while self._position > start:
             self._undo_last()
         while not self.done:
-            reason = self.check(self.step())
+            reason = self.check(self._take_step())
             if reason:
                 self.stop_reason = reason
                 break
@@ -462,7 +485,7 @@ class BackwardStepper:
             return f"dead ReLU at {self.name(node)}: its input is ≤ 0, so no gradient flows"
         return ""
 
-    def check(self, record) -> str:
+    def check(self, record: StepRecord) -> str:
         """Why a run should stop after `record` ('' to go on): a non-finite grad
         or one above `grad_threshold` in an operand it changed."""
         for child, grad in zip(record.children, record.grads_after):
@@ -474,14 +497,22 @@ class BackwardStepper:
 
     # -- text ------------------------------------------------------------------
 
-    def _explain(self, node, out_grad, children, before, after, local):
+    def _explain(
+        self,
+        node: Value,
+        out_grad: float,
+        children: Sequence[Value],
+        before: tuple[float, ...],
+        after: tuple[float, ...],
+        local: list[tuple[str, float]],
+    ) -> list[str]:
         """One line per operand, e.g.
         'x.grad += y.data · f.grad = 3.0000 · 1.0000 = 3.0000 (was 0.0000, now 3.0000)'.
         For a*a the second line starts from the first line's result."""
         names = [self.name(child) for child in children]
         out = self.name(node)
         lines = []
-        running = {}
+        running: dict[Value, float] = {}
         for i, (child, (symbolic, value)) in enumerate(zip(children, local)):
             amount = value * out_grad
             was = running.get(child, before[i])
@@ -498,7 +529,7 @@ class BackwardStepper:
         return lines
 
 
-def _share(record, node):
+def _share(record: StepRecord, node: Value) -> float:
     """How much one step added to node.grad (both uses, for a*a)."""
     total = 0.0
     for child, (_sym, value) in zip(record.children, record.local):
@@ -507,7 +538,7 @@ def _share(record, node):
     return total
 
 
-def _substitute(symbolic, names, out):
+def _substitute(symbolic: str, names: list[str], out: str) -> str:
     """Put the operands' real names into a local-derivative formula."""
     by_token = {"a": names[0], "b": names[-1], "out": out}
     return re.sub(r"\b(a|b|out)\.data", lambda m: f"{by_token[m.group(1)]}.data", symbolic)
@@ -519,7 +550,7 @@ class _Steps:
 
     __slots__ = ("_stepper", "_start", "_end")
 
-    def __init__(self, stepper, start, end):
+    def __init__(self, stepper: BackwardStepper, start: int, end: int) -> None:
         self._stepper, self._start, self._end = stepper, start, end
 
     def __len__(self) -> int:
@@ -528,11 +559,15 @@ class _Steps:
     def __bool__(self) -> bool:
         return self._end > self._start
 
-    def __getitem__(self, index):
+    @overload
+    def __getitem__(self, index: int) -> StepRecord: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[StepRecord]: ...
+    def __getitem__(self, index: int | slice) -> StepRecord | list[StepRecord]:
         indices = range(self._start, self._end)[index]
         if isinstance(indices, range):
             return [self._stepper._record(i) for i in indices]
         return self._stepper._record(indices)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[StepRecord]:
         return (self._stepper._record(i) for i in range(self._start, self._end))
