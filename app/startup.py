@@ -71,6 +71,12 @@ def _parse_args(argv):
         "exit 0 right, 1 wrong gradient, 2 file unusable",
     )
     parser.add_argument("--json", action="store_true", help="with --check-engine: the report as JSON")
+    parser.add_argument(
+        "--expr",
+        metavar="EXPRESSION",
+        help="with --check-engine: also check this expression (the studio's syntax, e.g. 'x*y + y**2'), "
+        "built with your class",
+    )
     args = parser.parse_args(argv)
     try:
         w, h = (int(v) for v in args.size.lower().split("x"))
@@ -109,7 +115,7 @@ def main(argv=None):
         from core.foreign.report import exit_code, to_json, to_text
         from core.foreign.runner import check_file
 
-        report = check_file(args.check_engine)
+        report = check_file(args.check_engine, expression=args.expr)
         print(to_json(report) if args.json else to_text(report))
         return exit_code(report)
     if args.screenshot and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
@@ -141,6 +147,9 @@ def main(argv=None):
         window.show()
         window.wait_for_layout()
         app.processEvents()
+        if window.appearance.presenting:
+            window._size_presenter_docks()  # as its timer does after a resize on screen
+            app.processEvents()
         window.view.fit()
         window.lessons.follow()
         app.processEvents()

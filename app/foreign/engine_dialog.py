@@ -8,7 +8,12 @@ with time and memory limits, so the window never freezes and the learner's
 code never runs in the studio's process. The `EngineCheckDialog` lists the
 tests, then the first wrong gradient with its likely cause; the failing
 expression is drawn on the canvas (an undoable step) with the faulty node
-highlighted.
+highlighted, and the debugger steps THEIR backward pass on it: the child
+recorded their grads after each `_backward` call, and the debugger replays
+that record (core/debugger/foreign_replay.py), stopped after the first wrong
+step. The learner may type an expression of their own (the studio's
+expression syntax, parsed and never run here); it is built with their class
+in the child, checked first, and is the one shown and stepped.
 """
 
 from PySide6.QtCore import Qt, QThread, Signal
@@ -16,14 +21,19 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFileDialog,
+    QHBoxLayout,
     QLabel,
+    QLineEdit,
     QListWidget,
     QMessageBox,
     QPlainTextEdit,
+    QPushButton,
     QVBoxLayout,
 )
 
+from core.debugger.foreign_replay import ForeignReplay, ReplayStepper
 from core.foreign.document import to_document
+from core.foreign.expression import ExprError, program_of
 from core.foreign.report import fault_lines
 from core.foreign.runner import TIMEOUT, check_file
 
@@ -52,14 +62,15 @@ class EngineCheckWorker(QThread):
 
     finished_report = Signal(dict)
 
-    def __init__(self, path, timeout=TIMEOUT, parent=None):
+    def __init__(self, path, timeout=TIMEOUT, parent=None, expression=None):
         super().__init__(parent)
         self.path = path
         self.timeout = timeout
+        self.expression = expression
 
     def run(self):
         try:
-            report = check_file(self.path, timeout=self.timeout)
+            report = check_file(self.path, timeout=self.timeout, expression=self.expression)
         except Exception as e:  # noqa: BLE001 -- reported in the dialog, never a crash
             report = {
                 "file": self.path,
@@ -75,7 +86,7 @@ class EngineCheckWorker(QThread):
 class EngineCheckDialog(QDialog):
     """The tests and the first wrong gradient of one learner's file."""
 
-    def __init__(self, window, path, timeout=TIMEOUT):
+    def __init__(self, window, path, timeout=TIMEOUT, expression=None):
         super().__init__(window)
         self.setObjectName("engine-check")
         self.setAttribute(Qt.WA_DeleteOnClose)
@@ -88,6 +99,18 @@ class EngineCheckDialog(QDialog):
         self.tests = QListWidget()
         self.finding = QPlainTextEdit()
         self.finding.setReadOnly(True)
+        self.expression = QLineEdit(expression or "")
+        self.expression.setPlaceholderText("your own expression, e.g.  x = 2; y = -3; h = x*y; h*h + y")
+        self.expression.setToolTip(
+            "Built with YOUR Value class in the separate process, checked first, then shown on the "
+            "canvas and stepped in the debugger. Read as text by the studio; never run here."
+        )
+        self.check_own = QPushButton("Check my expression")
+        self.check_own.clicked.connect(self.check_expression)
+        self.expression.returnPressed.connect(self.check_expression)
+        own = QHBoxLayout()
+        own.addWidget(self.expression, 1)
+        own.addWidget(self.check_own)
         buttons = QDialogButtonBox(QDialogButtonBox.Close)
         buttons.rejected.connect(self.close)
         layout = QVBoxLayout(self)
@@ -96,16 +119,41 @@ class EngineCheckDialog(QDialog):
         layout.addWidget(self.tests, 2)
         layout.addWidget(QLabel("First wrong gradient"))
         layout.addWidget(self.finding, 1)
+        layout.addWidget(QLabel("Your own expression (the studio's syntax: x*y + y**2, x.tanh(), ...)"))
+        layout.addLayout(own)
         layout.addWidget(buttons)
-        self.resize(620, 520)
-        self.worker = EngineCheckWorker(path, timeout, self)
+        self.resize(620, 560)
+        self.timeout = timeout
+        self.shown_case = None  # the case drawn on the canvas and stepped in the debugger
+        self.worker = EngineCheckWorker(path, timeout, self, expression or None)
         self.worker.finished_report.connect(self.show_report)
 
     def start(self):
+        self.check_own.setEnabled(False)
         self.worker.start()
+
+    def check_expression(self):
+        """Check the file again with the typed expression. A text that cannot be read
+        is refused here, with its line and column; nothing runs."""
+        if self.worker.isRunning():
+            return False
+        text = self.expression.text()
+        try:
+            program_of(text)
+        except ExprError as e:
+            self.status.setText(f"Your expression cannot be read: {e}. Nothing was run.")
+            return False
+        self.report = None
+        self.tests.clear()
+        self.finding.clear()
+        self.status.setText(f"Running {self.path} in a separate process, with your expression…")
+        self.worker.expression = text
+        self.start()
+        return True
 
     def show_report(self, report):
         self.report = report
+        self.check_own.setEnabled(True)
         marks = {"pass": "✓", "fail": "✗", "error": "!"}
         for case in report.get("cases", []):
             self.tests.addItem(f"{marks.get(case['status'], '?')}  {case['name']}")
@@ -113,6 +161,7 @@ class EngineCheckDialog(QDialog):
                 self.tests.setCurrentRow(self.tests.count() - 1)  # the failing test, in view
         for skipped in report.get("skipped", []):
             self.tests.addItem(f"–  {skipped['name']} (your class has no {', '.join(skipped['missing'])})")
+        own = next((c for c in report.get("cases", []) if c.get("own")), None)
         if report["status"] == "unusable":
             self.status.setText(f"Cannot use this file: {report['message']}")
             self.finding.setPlainText(report["message"])
@@ -129,21 +178,51 @@ class EngineCheckDialog(QDialog):
                     ["None: every step of your backward pass agrees with the studio's."] + report.get("notes", [])
                 )
             )
+            if own is not None:
+                self.show_on_canvas(report)
+        if own is not None and own.get("error"):
+            self.finding.appendPlainText(f"\nYour expression: {own['error']}")
+
+    def case_to_show(self, report):
+        """Their own expression when it could be built, else the failing case."""
+        own = next((c for c in report["cases"] if c.get("own") and c.get("graph")), None)
+        if own is not None:
+            return own
+        fault = report["fault"]
+        if not fault:
+            return None
+        return next((c for c in report["cases"] if c["name"] == fault["case"] and c.get("graph")), None)
 
     def show_on_canvas(self, report):
-        """The failing expression on the canvas, the faulty node highlighted."""
-        fault = report["fault"]
-        case = next((c for c in report["cases"] if c["name"] == fault["case"]), None)
-        if not case or not case.get("graph"):
+        """The case on the canvas, the faulty node highlighted, and THEIR backward pass
+        in the debugger: stopped after its first wrong step, or at step 0 if it has none."""
+        case = self.case_to_show(report)
+        if case is None:
             return False
         doc, problem = to_document(case["graph"])
         if doc is None:
             self.finding.appendPlainText(f"\n(Not drawn: {problem}.)")
             return False
-        if not self.window_.show_document(doc, text="Show my engine's failing expression", layout=True):
+        replay = ForeignReplay(case)
+        debugger = self.window_.debugger.controller
+        debugger.debug.replay = replay  # the debugger steps their recorded pass on this graph
+        text = "Show my expression" if case.get("own") else "Show my engine's failing expression"
+        if not self.window_.show_document(doc, text=text, layout=True):
             return False
         self.window_.files.detach()  # not the file's graph: Save must ask where
         self.window_.wait_for_layout()
+        self.shown_case = case
+        if not isinstance(debugger.stepper, ReplayStepper):
+            return False
+        fault = case.get("fault") or {}
+        if replay.fault_step is not None:
+            debugger.reset()
+            debugger.run_to_end()  # stops after the wrong step: the panel says why
+        else:
+            debugger.reset()
+            self.window_.show_message(
+                f"Your engine's backward pass on {case['name']!r}: press F10 to step it, one _backward at a time."
+            )
         if fault.get("node_id") in doc.nodes:
             self.window_.scene.marks.set_highlight(nodes=[fault["node_id"]])
         return True
@@ -153,12 +232,12 @@ class EngineCheckDialog(QDialog):
         super().closeEvent(event)
 
 
-def debug_my_engine(window):
+def debug_my_engine(window, expression=None):
     """File → Debug my engine…: pick, confirm, check off the GUI thread. Returns the dialog."""
     path = choose_engine_file(window)
     if not path or not confirm_run(window, path):
         return None
-    dialog = EngineCheckDialog(window, path)
+    dialog = EngineCheckDialog(window, path, expression=expression)
     dialog.show()
     dialog.start()
     return dialog

@@ -170,6 +170,7 @@ class DebugSession:
         self._nid = {}  # {Value: node id}
         self._in_graph = None  # the Values the output depends on, when first asked
         self._edits = {}  # kind -> node id, the document edits since the last compile
+        self.replay = None  # a learner's recorded pass (core/debugger/foreign_replay.py), stepped when shown
         self.load(compiled)
 
     # -- reading -----------------------------------------------------------------------
@@ -567,7 +568,10 @@ class DebugSession:
             if not same_compile:
                 self._names = display_names(self.doc, compiled)
             self._nid = compiled.value_to_node
-            self.stepper = BackwardStepper(root, names=self._names, reset=False)
+            if self.replay is not None and self.replay.fits(compiled):
+                self.stepper = self.replay.stepper(root, compiled, self._names)  # THEIR grads, replayed
+            else:
+                self.stepper = BackwardStepper(root, names=self._names, reset=False)
         self._apply_options()
 
     # -- breakpoints and break conditions ------------------------------------------------

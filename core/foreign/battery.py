@@ -43,6 +43,7 @@ METHODS = (
     ("rmul", "__rmul__"),
     ("rsub", "__rsub__"),
     ("rdiv", "__rtruediv__"),
+    ("rpow", "__rpow__"),
     ("relu", "relu"),
     ("tanh", "tanh"),
     ("exp", "exp"),

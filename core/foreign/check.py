@@ -122,13 +122,21 @@ def reference_locals(V, node, data):
 # One case
 
 
-def check_case(V, case):
+def check_case(V, case, keep=False):
     """Build `case` with class V, step its backward pass, return a plain-data result:
-    {name, status: pass|fail|error, steps, notes, fault (the first wrong step), graph}."""
+    {name, status: pass|fail|error, steps, notes, fault (the first wrong step)}.
+
+    A failing case (and any case with `keep`, e.g. the learner's own expression)
+    also carries `graph` (the traced nodes) and `records`: one per step in the
+    order they ran, each with the operands' grads before and after THEIR code.
+    After the first wrong step the rest of the pass still runs and is recorded
+    (marked `after_fault`, not checked), so the debugger can replay their whole
+    pass (core/debugger/foreign_replay.py)."""
     names = {}
 
     def leaf(x, name):
-        value = V(x)
+        """A new leaf V(x) called `name`; given one of their Values, just names it."""
+        value = x if isinstance(x, V) else V(x)
         names[id(value)] = name
         return value
 
@@ -148,9 +156,8 @@ def check_case(V, case):
     except Exception as e:  # noqa: BLE001
         return _error(result, "setting .grad", e)
     records = []
-    for node in reversed(tr.nodes):
-        if not node.children:
-            continue
+    steps = [node for node in reversed(tr.nodes) if node.children]
+    for i, node in enumerate(steps):
         record = _step(V, tr, node)
         if isinstance(record, Exception):
             _error(result, f"the _backward of {node.name}", record)
@@ -171,8 +178,11 @@ def check_case(V, case):
             result["status"] = "fail"
             result["fault"] = record["fault"]
             result["graph"] = [n.as_dict() for n in tr.nodes]
-            result["records"] = records
+            result["records"] = records + _record_rest(tr, steps[i + 1 :])
             return result
+    if keep:
+        result["graph"] = [n.as_dict() for n in tr.nodes]
+        result["records"] = records
     fault = check_their_backward(tr)
     if fault:
         result["status"] = "fail"
@@ -197,6 +207,46 @@ def call_backward(fn, out):
     return fn(out) if wants_out else fn()
 
 
+def _run_their_step(tr, out):
+    """Their code for one node: its `_backward`, or in the local-grads style the
+    loop their generic backward() runs for it."""
+    if tr.style == "local-grads":
+        for child, g in zip(out._children, out._local_grads):
+            child.grad += g * out.grad
+    else:
+        call_backward(out._backward, out)
+
+
+def _record_rest(tr, nodes):
+    """The steps after the first wrong one, run and recorded but not checked: what
+    their pass does with the wrong grad. Stops quietly if their code raises."""
+    records = []
+    objs = tr.objects
+    for node in nodes:
+        unique = list(dict.fromkeys(node.children))
+        try:
+            out_grad = float(objs[node.id].grad)
+            before = {c: float(objs[c].grad) for c in unique}
+            _run_their_step(tr, objs[node.id])
+            after = {c: float(objs[c].grad) for c in unique}
+        except Exception:  # noqa: BLE001 -- their closure: the replay ends here
+            break
+        operands = [{"id": c, "name": tr.by_id[c].name, "before": before[c], "after": after[c]} for c in unique]
+        records.append(
+            {
+                "node_id": node.id,
+                "node": node.name,
+                "op": node.raw_op or node.op,
+                "out_grad": out_grad,
+                "operands": operands,
+                "ok": None,
+                "fault": None,
+                "after_fault": True,
+            }
+        )
+    return records
+
+
 def _step(V, tr, node):
     """Run their code for one node; return its record (plain data) or the exception."""
     objs = tr.objects
@@ -206,11 +256,7 @@ def _step(V, tr, node):
     try:
         out_grad = float(out.grad)
         before = {c: float(objs[c].grad) for c in unique}
-        if tr.style == "local-grads":
-            for child, g in zip(out._children, out._local_grads):
-                child.grad += g * out.grad
-        else:
-            call_backward(out._backward, out)
+        _run_their_step(tr, out)
         after = {c: float(objs[c].grad) for c in unique}
     except Exception as e:  # noqa: BLE001 -- their closure
         return e
@@ -575,19 +621,31 @@ def check_zeroing(V, ops_offered):
     return None
 
 
-def check_class(V, report) -> None:
-    """Every battery case for class V; calls report(result) after each (plain data)."""
+def check_class(V, report, own=()) -> None:
+    """Every battery case for class V; calls report(result) after each (plain data).
+    `own`: the learner's own cases (their expression), checked first and kept whole
+    (graph and steps) so that the debugger can step them even when they pass."""
     offered = battery.offered(V)
     cases, skipped = battery.cases_for(offered)
+    own = list(own)
     report(
         {
             "kind": "start",
             "class": V.__name__,
             "offered": sorted(offered),
             "skipped": [{"name": n, "missing": m} for n, m in skipped],
-            "cases": len(cases),
+            "cases": len(own) + len(cases),
         }
     )
+    for case in own:
+        report({"kind": "begin", "name": case.name})
+        missing = [op for op in case.needs if op not in offered]
+        if missing:
+            result = {"name": case.name, "status": "error", "steps": 0, "notes": [], "fault": None}
+            result["error"] = f"your expression uses {', '.join(missing)}, which your class does not offer"
+        else:
+            result = check_case(V, case, keep=True)
+        report({"kind": "case", "own": True, **result})
     for case in cases:
         report({"kind": "begin", "name": case.name})
         report({"kind": "case", **check_case(V, case)})

@@ -48,6 +48,8 @@ def to_text(report):
     for case in report.get("cases", []):
         mark = {"pass": "ok  ", "fail": "FAIL", "error": "ERR "}.get(case["status"], "?   ")
         lines.append(f"  {mark} {case['name']}  ({case['steps']} steps)")
+        if case.get("error"):
+            lines.append(f"         {case['error']}")
         for note in case.get("notes", [])[:3]:
             lines.append(f"         note: {note}")
     for skipped in report.get("skipped", []):

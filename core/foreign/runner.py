@@ -37,14 +37,31 @@ OUTPUT = 4 << 20  # bytes the child may write to any one file
 # The parent side
 
 
-def check_file(path, timeout=TIMEOUT, memory=MEMORY):
-    """Check the learner's engine in `path` in a child process; return the report."""
+def check_file(path, timeout=TIMEOUT, memory=MEMORY, expression=None):
+    """Check the learner's engine in `path` in a child process; return the report.
+
+    `expression`: their own expression too (text in the studio's syntax), checked
+    first. It is parsed here, never run; one that cannot be read gives an
+    'unusable' report naming line and column, and no process starts."""
+    from core.foreign.expression import ExprError, program_of  # not at the top: the child finds core later
+
     path = os.path.abspath(path)
+    program = None
+    if expression is not None:
+        try:
+            program = program_of(expression)
+        except ExprError as e:
+            return _unusable(path, f"your expression {expression.strip()!r}: {e}")
     if not os.path.isfile(path):
         return _unusable(path, f"{path}: no such file")
     with tempfile.TemporaryDirectory(prefix="bps-engine-") as tmp:
         out_path = os.path.join(tmp, "results.jsonl")
         log_path = os.path.join(tmp, "output.txt")
+        program_path = ""
+        if program is not None:
+            program_path = os.path.join(tmp, "expression.json")
+            with open(program_path, "w", encoding="utf-8") as f:
+                json.dump(program, f, allow_nan=False)
         env = {
             "PATH": os.environ.get("PATH", ""),
             "PYTHONHASHSEED": "0",
@@ -63,6 +80,7 @@ def check_file(path, timeout=TIMEOUT, memory=MEMORY):
                     out_path,
                     str(int(memory)),
                     str(int(math.ceil(timeout))),
+                    program_path,
                 ],
                 stdin=subprocess.DEVNULL,
                 stdout=log,
@@ -184,7 +202,7 @@ def plain(x):
     return x
 
 
-def child_main(path, out_path, memory, seconds) -> int:
+def child_main(path, out_path, memory, seconds, program_path="") -> int:
     import resource
     import runpy
 
@@ -194,6 +212,12 @@ def child_main(path, out_path, memory, seconds) -> int:
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an over-long write raises instead of killing
     sys.path.insert(0, ROOT)
     from core.foreign.check import EngineError, check_class, find_value_class
+    from core.foreign.expression import case_of
+
+    own = []
+    if program_path:  # written by the parent, before their code runs
+        with open(program_path, encoding="utf-8") as f:
+            own.append(case_of(json.load(f)))
 
     out = open(out_path, "w", encoding="utf-8")  # noqa: SIM115 -- open for the whole run
 
@@ -235,7 +259,7 @@ def child_main(path, out_path, memory, seconds) -> int:
         report({"kind": "unusable", "message": str(e)})
         return 0
     try:
-        check_class(V, report)
+        check_class(V, report, own)
     except MemoryError:
         report({"kind": "unusable", "message": f"the engine ran out of memory (limit {memory >> 20} MB)"})
         return 0
@@ -246,5 +270,5 @@ def child_main(path, out_path, memory, seconds) -> int:
     return 0
 
 
-if __name__ == "__main__" and len(sys.argv) == 6 and sys.argv[1] == "--child":
-    sys.exit(child_main(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])))
+if __name__ == "__main__" and len(sys.argv) == 7 and sys.argv[1] == "--child":
+    sys.exit(child_main(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]))

@@ -1,0 +1,173 @@
+"""Stepping a learner's own backward pass, recorded in a child process.
+
+A learner's Value class runs only in a child process (core/foreign/runner.py).
+There, `check.py` ran THEIR `_backward` one node at a time and wrote down,
+after each call, the grads of that node's operands -- plain numbers:
+
+    step 1   f = h·h + y   ran its _backward:  h.grad 0 -> 1,  y.grad 0 -> 1
+    step 2   h·h           ran its _backward:  h.grad 0 -> 1   (should be 2: wrong!)
+    step 3   h = x·y       ...
+
+The studio draws the same graph with its own Values (core/foreign/document.py
+turns the traced nodes into a document, which compiles as usual). To step the
+learner's pass in the ordinary debugger, `ReplayStepper` is a BackwardStepper
+whose steps do not call the studio's `_backward`: step k sets each operand's
+grad to the number THEIR code left there. Everything else is the stepper's own
+-- step back restores the saved grads, reset zeroes them all, seek and run work
+as usual -- so the panel, the canvas and the narration show their grads with
+our names, in the order their pass ran.
+
+The narration compares, operand by operand, what their code did with what the
+chain rule says (`grad += local derivative · out.grad`), and the stepper stops
+after the first wrong step (as a breakpoint stops before one), with the node,
+the op, expected vs got and the likely cause as the reason.
+
+Nothing here runs learner code, and nothing imports Qt.
+"""
+
+import math
+
+from core.debugger.stepper import BackwardStepper, StepRecord, _fmt, _substitute
+from core.foreign.document import number
+
+
+class ForeignReplay:
+    """One recorded case of a learner's check (a dict of the runner's report with
+    `graph` and `records`), ready to be stepped.
+
+    `fits(compiled)` says whether a compile is the drawing of this case's graph:
+    the same node ids wired the same way. Then `stepper(...)` gives the stepper
+    that replays their pass; any other graph (the user's own, after Undo) gets
+    the studio's ordinary stepper."""
+
+    def __init__(self, case):
+        self.name = case["name"]
+        self.fault = case.get("fault")
+        self.wiring = {n["id"]: tuple(n["children"]) for n in case["graph"]}
+        self.steps = []  # [(node id, [(operand id, grad after their code)], record)]
+        for record in case.get("records", []):
+            after = [(o["id"], number(o["after"])) for o in record["operands"]]
+            self.steps.append((record["node_id"], after, record))
+        self.fault_step = next((i for i, (_n, _a, r) in enumerate(self.steps) if r.get("ok") is False), None)
+
+    def fits(self, compiled):
+        if compiled is None or set(compiled.values) != set(self.wiring):
+            return False
+        ids = compiled.value_to_node
+        return all(
+            tuple(ids.get(c) for c in compiled.values[nid]._prev) == children for nid, children in self.wiring.items()
+        )
+
+    def stepper(self, root, compiled, names):
+        """A ReplayStepper on `compiled`, with their whole pass run: at rest the
+        graph shows their grads, as it shows backward()'s for our own engine."""
+        stepper = ReplayStepper(root, self, compiled.values, names)
+        stepper.reset()
+        stepper.seek(len(stepper.order))
+        return stepper
+
+    def stop_reason(self):
+        """The stop after the first wrong step: node, op, expected vs got, cause."""
+        f = self.fault
+        if not f:
+            return ""
+        if f.get("expected") is None or f.get("operand") is None:
+            return f"your engine is wrong at {f.get('node') or '?'} (op {f.get('op')}): {f['cause']}"
+        return (
+            f"wrong gradient at {f['node']} (op {f['op']}): {f['operand']}.grad should change by "
+            f"{_fmt(number(f['expected']))}, your _backward changed it by {_fmt(number(f['got']))}. "
+            f"Likely cause: {f['cause']}"
+        )
+
+
+class ReplayStepper(BackwardStepper):
+    """A BackwardStepper whose steps replay a learner's recorded `_backward` calls
+    (see the module docstring). Its order is the order their pass ran in."""
+
+    def __init__(self, root, replay, values, names):
+        super().__init__(root, names=names, reset=False)
+        self.replay = replay
+        self.order = [values[nid] for nid, _after, _record in replay.steps]
+        self._after = [[(values[c], grad) for c, grad in after] for _nid, after, _record in replay.steps]
+        self._ok = [record.get("ok") for _nid, _after, record in replay.steps]
+
+    def _replay(self, index):
+        for child, grad in self._after[index]:
+            child.grad = grad
+
+    def step(self):
+        """Their next `_backward` call, as recorded; its StepRecord (None when done)."""
+        if self.done:
+            return None
+        index = self._position
+        node = self.order[index]
+        children = node._prev
+        before = tuple([child.grad for child in children])
+        self._saved.extend(before)
+        self._replay(index)
+        self._position = index + 1
+        after = tuple([child.grad for child in children])
+        return StepRecord(index, node, node.grad, children, before, after, self)
+
+    def _advance(self, end):
+        for index in range(self._position, end):
+            self._saved.extend([child.grad for child in self.order[index]._prev])
+            self._replay(index)
+        self._position = max(self._position, end)
+
+    def _run_plain(self):
+        """A run always goes step by step here: it must stop after the wrong step."""
+        while not self.done:
+            reason = self.check(self.step())
+            if reason:
+                self.stop_reason = reason
+                break
+
+    def check(self, record) -> str:
+        if record.index == self.replay.fault_step:
+            return self.replay.stop_reason()
+        return super().check(record)
+
+    def verdict(self, index):
+        """True: their step agrees with the chain rule; False: the first wrong one;
+        None: after it (run to show their pass, not checked)."""
+        return self._ok[index]
+
+    def contributions(self, node):
+        """What each of THEIR steps so far changed node.grad by (their numbers: an
+        `=` shows as the change it made, so the shares still add up to node.grad)."""
+        shares = []
+        for record, _expected in super().contributions(node):
+            i = record.children.index(node)
+            shares.append((record, record.grads_after[i] - record.grads_before[i]))
+        return shares
+
+    def _explain(self, node, out_grad, children, before, after, local):
+        """Per operand: the chain rule's line with the studio's local derivative, then
+        what their code left in the grad -- flagged when it differs."""
+        names = [self.name(child) for child in children]
+        out = self.name(node)
+        lines, running = [], {}
+        last = {child: i for i, child in enumerate(children)}
+        for i, (child, (symbolic, value)) in enumerate(zip(children, local)):
+            amount = value * out_grad
+            was = running.get(child, before[i])
+            now = was + amount
+            running[child] = now
+            local_text = _substitute(symbolic, names, out)
+            if " " in local_text:
+                local_text = f"({local_text})"
+            line = f"{names[i]}.grad += {local_text} · {out}.grad = {_fmt(value)} · {_fmt(out_grad)} = {_fmt(amount)}"
+            theirs = after[i]
+            if last[child] == i and not _agrees(theirs, now):
+                line += f", but your _backward made it {_fmt(theirs)} ✗ (was {_fmt(before[i])}, should be {_fmt(now)})"
+            else:
+                line += f" (was {_fmt(was)}, now {_fmt(now if last[child] != i else theirs)})"
+            lines.append(line)
+        return lines
+
+
+def _agrees(got, want):
+    if math.isnan(got) or math.isnan(want):
+        return math.isnan(got) and math.isnan(want)
+    return math.isclose(got, want, rel_tol=1e-6, abs_tol=1e-9)

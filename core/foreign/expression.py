@@ -1,0 +1,120 @@
+"""The learner's own expression, built with THEIR Value class.
+
+Besides the battery (battery.py), a learner may give one expression of their
+own, typed in the studio's expression syntax: `x*y + y**2`, `Value(2.0,
+label='x')` lines, `.tanh()` ... It is read by `core/document/expr.py`, which
+never runs the text, in the studio's process:
+
+    1. `program_of(text)` parses it into a GraphDocument and writes that out
+       as a *program*: plain data, one step per node in topological order,
+
+           {"text": "x*y + y**2",
+            "nodes": [{"id": "n1", "kind": "input", "label": "x", "value": 1.0, "args": []},
+                      {"id": "n3", "kind": "op", "op": "mul", "args": ["n1", "n2"]}, ...],
+            "output": "n5"}
+
+       A typed expression that does not parse raises `ExprError` naming the
+       line and column, before any process starts: nothing runs.
+
+    2. the program crosses to the child process (runner.py) as JSON, where
+       `case_of(program)` turns it into a battery `Case` whose build makes
+       each node with their class: `leaf(value, label)` for a leaf, their
+       `a * b`, `a ** 2`, `a.tanh()` for an op -- the same calls the studio's
+       own compile makes (core/document/compile.py).
+
+So the expression is checked and stepped like any battery case, with the
+learner's names on the canvas.
+"""
+
+from core.document.expr import ExprError, parse
+from core.foreign import battery
+
+__all__ = ["ExprError", "case_of", "missing_ops", "program_of"]
+
+MAX_NODES = 500  # the child steps every node; a typed expression is small
+
+# the battery's name for what each document op needs from the class
+NEEDS = {
+    "add": "add",
+    "sub": "sub",
+    "mul": "mul",
+    "div": "div",
+    "neg": "neg",
+    "pow": "pow",
+    "rpow": "rpow",
+    "relu": "relu",
+    "tanh": "tanh",
+    "exp": "exp",
+    "log": "log",
+    "sigmoid": "sigmoid",
+}
+
+
+# -----------------------------------------------------------------------------
+# In the studio: text -> program (plain data)
+
+
+def program_of(text, values=None):
+    """The plain-data program of a typed expression; ExprError if it cannot be read."""
+    text = (text or "").strip()
+    if not text:
+        raise ExprError("the expression is empty: type one, e.g. x*y + y**2")
+    doc = parse(text, values)
+    output = doc.effective_output()
+    if output is None or doc.nodes[output].kind != "op":
+        raise ExprError("the expression has no operation to check: use at least one op, e.g. x*y")
+    if len(doc.nodes) > MAX_NODES:
+        raise ExprError(f"the expression has {len(doc.nodes)} nodes; at most {MAX_NODES} are checked")
+    nodes = []
+    for nid in doc.topological_ids():
+        node = doc.nodes[nid]
+        step = {"id": nid, "kind": node.kind, "label": node.label, "args": list(doc.inputs_of(nid))}
+        if node.kind == "op":
+            step["op"] = node.op
+            step["param"] = node.param
+        else:
+            step["value"] = float(node.value)
+        nodes.append(step)
+    return {"text": text, "nodes": nodes, "output": output}
+
+
+# -----------------------------------------------------------------------------
+# In the child: program -> a Case built with their class
+
+
+def missing_ops(program, offered):
+    """The ops the program uses that the class does not offer (sorted)."""
+    used = {NEEDS[n["op"]] for n in program["nodes"] if n["kind"] == "op"}
+    return sorted(used - set(offered))
+
+
+def case_of(program):
+    """A battery Case that builds the program with the learner's class."""
+    needs = tuple(sorted({NEEDS[n["op"]] for n in program["nodes"] if n["kind"] == "op"}))
+
+    def build(leaf):
+        made = {}
+        for step in program["nodes"]:
+            args = [made[a] for a in step["args"]]
+            if step["kind"] != "op":
+                name = step["label"] or f"{step['value']:g}"
+                made[step["id"]] = leaf(step["value"], name)
+            else:
+                made[step["id"]] = value = _apply(step["op"], step.get("param"), args)
+                if step["label"]:  # `h = x*y`: the node is called h, on the canvas too
+                    leaf(value, step["label"])
+        return made[program["output"]]
+
+    return battery.Case(f"your expression: {program['text']}", needs, build)
+
+
+def _apply(op, param, args):
+    """Their op on their Values, as a learner would type it."""
+    if op in ("add", "sub", "mul", "div"):
+        return battery.apply_binary(op, args[0], args[1])
+    if op == "pow":
+        k = float(param)
+        return args[0] ** (int(k) if k.is_integer() else k)
+    if op == "rpow":
+        return float(param) ** args[0]
+    return battery.apply_unary(op, args[0])

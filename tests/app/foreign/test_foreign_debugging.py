@@ -1,0 +1,117 @@
+"""Stepping the learner's OWN backward pass in the studio's debugger (issue 18 item 2):
+after a check, the debugger replays the grads their `_backward` calls left, stops after
+the first wrong step with node, op, expected vs got and the cause, and shows their
+(wrong) grad on the canvas. Their own expression is checked and stepped the same way."""
+
+import os
+
+import pytest
+
+import app.foreign.engine_dialog as engine_dialog
+from app.startup import main
+from core.debugger.foreign_replay import ReplayStepper
+
+ENGINES = os.path.join(os.path.dirname(__file__), "..", "..", "data", "engines")
+
+
+def engine(name):
+    return os.path.abspath(os.path.join(ENGINES, f"{name}.py"))
+
+
+@pytest.fixture
+def check(monkeypatch, window, qtbot):
+    """check(name, expression=None): File → Debug my engine… on a corpus engine; the dialog."""
+
+    def run(name, expression=None):
+        monkeypatch.setattr(engine_dialog, "choose_engine_file", lambda parent: engine(name))
+        monkeypatch.setattr(engine_dialog, "confirm_run", lambda parent, path: True)
+        dialog = engine_dialog.debug_my_engine(window, expression)
+        qtbot.waitUntil(lambda: dialog.report is not None, timeout=300_000)
+        return dialog
+
+    yield run
+    for dialog in window.findChildren(engine_dialog.EngineCheckDialog):
+        dialog.close()
+
+
+def node_named(window, name):
+    return next(nid for nid, node in window.session.doc.nodes.items() if node.label == name)
+
+
+def test_an_assign_bug_stops_at_the_node_used_twice_with_their_grad(window, check):
+    # h = x*y is used twice by h*h: with `=` instead of `+=` their * keeps one contribution
+    dialog = check("bug_assign", "x = 2; y = -3; h = x*y; f = h*h + y")
+    fault = dialog.report["fault"]
+    assert fault["case"].startswith("your expression") and fault["diagnosis"] == "assign"
+    dbg = window.debugger
+    assert isinstance(dbg.controller.stepper, ReplayStepper)
+    assert dbg.phase == "backward" and dbg.controller.position == 2  # f's step, then h·h's: the wrong one
+    record = dbg.controller.last_record
+    assert dbg.controller.name(record.node) == "h·h" and record.node._op == "*"
+    assert "Stopped: wrong gradient at h·h (op *)" in dbg.explanation_text()
+    assert "`=` instead of `+=`" in dbg.explanation_text()
+    assert "your _backward made it -6.0000 ✗" in dbg.explanation_text()  # THEIR grad, not the studio's -12
+    h = node_named(window, "h")
+    assert window.session.values[h].grad == -6.0
+    assert window.scene.node_items()[h].grad == -6.0  # the canvas shows their grad
+    assert window.scene.marks.highlighted_nodes() == {fault["node_id"]}
+    # stepping on goes through THEIR remaining steps; back and forth is exact
+    dbg.step()
+    assert window.session.values[node_named(window, "x")].grad == -6.0 * -3.0
+    dbg.step_back()
+    dbg.step_back()
+    assert window.session.values[h].grad == 0.0 and dbg.controller.position == 1
+    dbg.step()  # F10 onto the wrong step stops there too
+    assert dbg.controller.stop_reason.startswith("wrong gradient at h·h")
+
+
+def test_a_battery_bug_is_stepped_without_an_expression(window, check):
+    dialog = check("bug_swapped_mul")
+    fault = dialog.report["fault"]
+    dbg = window.debugger.controller
+    assert isinstance(dbg.stepper, ReplayStepper)
+    assert dbg.name(dbg.last_record.node) == fault["node"] == "x·y"
+    assert "operands swapped" in dbg.stop_reason
+    x = node_named(window, "x")
+    assert window.session.values[x].grad == fault["after"]  # their grad: x.data · out.grad
+
+
+def test_a_right_engine_steps_their_expression_from_step_0(window, check):
+    dialog = check("tutorial", "x = 2; y = -3; h = x*y; f = h*h + y")
+    assert dialog.report["status"] == "ok"
+    dbg = window.debugger.controller
+    assert isinstance(dbg.stepper, ReplayStepper) and dbg.phase == "backward" and dbg.position == 0
+    dbg.run_to_end()
+    assert dbg.stepper.done and not dbg.stop_reason
+    assert window.session.values[node_named(window, "x")].grad == 2 * -6.0 * -3.0
+    window.undo_stack.undo()  # the user's graph is back, with the studio's own stepper
+    assert not isinstance(dbg.stepper, ReplayStepper)
+
+
+def test_a_bad_expression_runs_nothing(window, check, qtbot):
+    dialog = check("tutorial")
+    before = window.session.doc.to_dict()
+    dialog.expression.setText("x*y + foo(x)")
+    assert not dialog.check_expression()
+    assert "unknown function 'foo'" in dialog.status.text() and "Nothing was run" in dialog.status.text()
+    assert not dialog.worker.isRunning() and window.session.doc.to_dict() == before
+
+
+def test_typing_an_expression_in_the_dialog_checks_it(window, check, qtbot):
+    dialog = check("bug_assign")
+    dialog.expression.setText("x = 2; y = -3; h = x*y; f = h*h + y")
+    assert dialog.check_expression()
+    qtbot.waitUntil(lambda: dialog.report is not None, timeout=300_000)
+    assert dialog.report["cases"][0]["name"].startswith("your expression")
+    assert window.debugger.controller.stop_reason.startswith("wrong gradient at h·h")
+
+
+def test_cli_expression(capsys):
+    code = main(["--check-engine", engine("bug_assign"), "--expr", "x = 2; y = -3; h = x*y; f = h*h + y"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "First wrong gradient, in test: your expression: x = 2; y = -3; h = x*y; f = h*h + y" in out
+    assert "node:      h·h" in out
+    code = main(["--check-engine", engine("tutorial"), "--expr", "x*y + foo(x)"])
+    assert code == 2
+    assert "unknown function 'foo'" in capsys.readouterr().out
