@@ -62,10 +62,13 @@ step and the field (`steps[2].actions[0].do`). Nothing is skipped silently.
 Running a lesson -- the state behind the lessons panel -- is core/lessons/runner.py.
 """
 
+from __future__ import annotations
+
 import math
 import os
 import re
 from dataclasses import dataclass
+from typing import Any, TypeGuard
 
 from core.document.compile import compile_document
 from core.document.expr import ExprError, parse
@@ -114,7 +117,7 @@ class LessonError(ValueError):
     """A lesson file we will not load. `path`, `step` (an index or None) and
     `field` (e.g. 'actions[0].do') say where; `message` says what."""
 
-    def __init__(self, path, message, step=None, field=None) -> None:
+    def __init__(self, path: str, message: str, step: int | None = None, field: str | None = None) -> None:
         self.path = path
         self.step = step
         self.field = field
@@ -135,7 +138,7 @@ class LessonError(ValueError):
 class Setup:
     kind: str  # 'snippet', 'example' or 'network'
     source: str = ""  # the snippet's code, or the example file's path
-    config: object = None  # the TrainConfig of a network
+    config: TrainConfig | None = None  # the TrainConfig of a network
 
 
 @dataclass(frozen=True)
@@ -167,11 +170,11 @@ class Claim:
 class Step:
     index: int
     text: str
-    setup: object = None  # a Setup, or None to keep the graph of the step before
-    highlight: tuple = ()
-    actions: tuple = ()
-    question: object = None
-    claims: tuple = ()
+    setup: Setup | None = None  # None keeps the graph of the step before
+    highlight: tuple[str, ...] = ()
+    actions: tuple[Action, ...] = ()
+    question: Question | None = None
+    claims: tuple[Claim, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -180,7 +183,7 @@ class Lesson:
     title: str
     summary: str
     order: int
-    steps: tuple
+    steps: tuple[Step, ...]
     path: str = ""
 
 
@@ -188,7 +191,7 @@ class Lesson:
 # Loading: JSON -> Lesson, every field checked
 
 
-def load_lesson(path):
+def load_lesson(path: str | os.PathLike[str]) -> Lesson:
     """Read and validate one lesson file; LessonError names the fault.
 
     The strict reader (core.files.strict_json) refuses a FIFO, a device, a folder
@@ -202,7 +205,7 @@ def load_lesson(path):
     return lesson_from_dict(data, path)
 
 
-def load_all(directory):
+def load_all(directory: str | os.PathLike[str]) -> list[Lesson]:
     """Every *.json lesson in `directory`, sorted by their `order` field."""
     directory = os.fspath(directory)
     try:
@@ -210,7 +213,8 @@ def load_all(directory):
     except OSError as e:
         raise LessonError(directory, f"cannot list the lessons folder: {e.strerror}") from None
     lessons = [load_lesson(os.path.join(directory, name)) for name in names]
-    seen_ids, seen_orders = {}, {}
+    seen_ids: dict[str, str] = {}  # lesson id -> the file that has it
+    seen_orders: dict[int, str] = {}
     for lesson in lessons:
         if lesson.id in seen_ids:
             raise LessonError(lesson.path, f"the id {lesson.id!r} is also used by {seen_ids[lesson.id]}", field="id")
@@ -222,7 +226,7 @@ def load_all(directory):
     return sorted(lessons, key=lambda lesson: lesson.order)
 
 
-def lesson_from_dict(data, path: str = "<lesson>"):
+def lesson_from_dict(data: Any, path: str = "<lesson>") -> Lesson:
     """Validate parsed JSON and build a Lesson (the checks the loader runs)."""
     if not isinstance(data, dict):
         raise LessonError(path, "a lesson file holds one JSON object {...}")
@@ -550,7 +554,7 @@ def _no_unknown_keys(raw, known, path, step, field, fail=None):
             )
 
 
-def _is_int(x):
+def _is_int(x: object) -> TypeGuard[int]:
     return isinstance(x, int) and not isinstance(x, bool)
 
 

@@ -27,12 +27,17 @@ right within its tolerance, a predicted grad within the debugger's quiz
 tolerance (core/debugger/session.py's `is_right`).
 """
 
+from __future__ import annotations
+
 import json
 import os
+from collections.abc import Callable
+from typing import Any
 
 from core.debugger.session import is_right
+from core.engine import Value
 from core.files.atomic import write_atomically
-from core.lessons.runner import fmt, parse_number
+from core.lessons.runner import LessonRunner, fmt, parse_number
 
 FORMAT = "backprop-studio.quiz-score"
 SCHEMA_VERSION = 1
@@ -44,7 +49,18 @@ class QuizItem:
 
     __slots__ = ("key", "nid", "quantity", "prompt", "truth", "tolerance", "hint", "explain", "hide")
 
-    def __init__(self, key, nid, quantity, prompt, truth, tolerance, hint, explain, hide) -> None:
+    def __init__(
+        self,
+        key: str,
+        nid: str | None,
+        quantity: str,
+        prompt: str,
+        truth: float,
+        tolerance: float | None,
+        hint: str,
+        explain: Callable[[], str],
+        hide: bool,
+    ) -> None:
         self.key = key  # 'step:node id:quantity', unique within a lesson
         self.nid = nid  # the canvas node it asks about (None if not on the canvas)
         self.quantity = quantity  # 'data' or 'grad'
@@ -55,7 +71,7 @@ class QuizItem:
         self.explain = explain  # a function: the right answer and how the engine gets it
         self.hide = hide  # is its value kept off the screen until answered?
 
-    def right(self, guess):
+    def right(self, guess: float) -> bool:
         if self.tolerance is None:
             return is_right(guess, self.truth)
         return abs(guess - self.truth) <= self.tolerance
@@ -66,14 +82,14 @@ class LessonQuiz:
 
     def __init__(self) -> None:
         self.on = False
-        self.items = []  # the step's items still waiting for an answer, first is asked now
+        self.items: list[QuizItem] = []  # the step's items still waiting for an answer, first is asked now
         self.tries = 0  # wrong answers to the first item so far
-        self.lesson = None  # (id, title) of the lesson on screen
-        self.scores = {}  # lesson id -> {"title": str, "items": {key: outcome}}
+        self.lesson: tuple[str, str] | None = None  # (id, title) of the lesson on screen
+        self.scores: dict[str, dict[str, Any]] = {}  # lesson id -> {"title": str, "items": {key: outcome}}
 
     # -- a step comes on screen ----------------------------------------------------
 
-    def enter(self, runner) -> None:
+    def enter(self, runner: LessonRunner) -> None:
         """Gather the items of runner's current step (the state must be exhausted)."""
         lesson = runner.lesson
         self.lesson = (lesson.id, lesson.title)
@@ -98,7 +114,7 @@ class LessonQuiz:
                         truth,
                         question.tolerance,
                         runner.hint(),
-                        lambda r=runner: r.check_answer(fmt(r.answer()[0]))[1],
+                        lambda: runner.check_answer(fmt(runner.answer()[0]))[1],
                         hide,
                     )
                 )
@@ -119,24 +135,24 @@ class LessonQuiz:
                         value.grad,
                         None,
                         _grad_hint(runner, value),
-                        lambda n=name, v=value.grad: f"{n}.grad = {fmt(v)}.",
+                        _grad_explanation(name, value.grad),
                         True,
                     )
                 )
 
     # -- what the screen may show --------------------------------------------------
 
-    def hidden(self):
+    def hidden(self) -> set[tuple[str, str]]:
         """{(node id, quantity)} kept off the canvas and out of the text now."""
         return {(item.nid, item.quantity) for item in self.items if item.hide and item.nid is not None}
 
     @property
-    def current(self):
+    def current(self) -> QuizItem | None:
         return self.items[0] if self.items else None
 
     # -- answering -------------------------------------------------------------------
 
-    def answer(self, text):
+    def answer(self, text: str) -> tuple[str, str]:
         """(verdict, message) for a typed answer to the current item; verdict is one of
         'first', 'hint' (right after a hint), 'wrong' (a hint is shown), 'revealed',
         'invalid' (not a number: nothing changes) or 'none' (nothing is asked)."""
@@ -156,7 +172,7 @@ class LessonQuiz:
         self._score(item, "revealed")
         return "revealed", f"Not quite: you said {str(text).strip()}. " + item.explain()
 
-    def reveal(self):
+    def reveal(self) -> tuple[str, str]:
         """Show the current item's value without an answer (scored 'revealed')."""
         item = self.current
         if item is None:
@@ -164,7 +180,8 @@ class LessonQuiz:
         self._score(item, "revealed")
         return "revealed", "Revealed: " + item.explain()
 
-    def _score(self, item, outcome):
+    def _score(self, item: QuizItem, outcome: str) -> None:
+        assert self.lesson is not None  # an item to score was gathered by enter(), which set it
         lesson_id, title = self.lesson
         record = self.scores.setdefault(lesson_id, {"title": title, "items": {}})
         record["items"].setdefault(item.key, outcome)  # the first outcome counts
@@ -173,7 +190,7 @@ class LessonQuiz:
 
     # -- the summary -------------------------------------------------------------------
 
-    def summary(self):
+    def summary(self) -> dict[str, Any]:
         """Plain data: per lesson (in the order first answered) and in total."""
         lessons = []
         total = dict.fromkeys(("asked",) + OUTCOMES, 0)
@@ -187,7 +204,7 @@ class LessonQuiz:
             lessons.append(row)
         return {"format": FORMAT, "schema_version": SCHEMA_VERSION, "lessons": lessons, "total": total}
 
-    def save(self, path) -> None:
+    def save(self, path: str | os.PathLike[str]) -> None:
         """Write the summary as JSON, atomically (a crash never leaves half a file)."""
         text = json.dumps(self.summary(), indent=2, sort_keys=True, allow_nan=False, ensure_ascii=False)
         write_atomically(os.fspath(path), text + "\n")
@@ -197,7 +214,7 @@ class LessonQuiz:
         self.items, self.tries = [], 0
 
 
-def _grad_before(runner, value):
+def _grad_before(runner: LessonRunner, value: Value) -> float:
     """value's grad before this step's backward moves first touched it."""
     for record in runner.last_backward:
         for child, before in zip(record.children, record.grads_before):
@@ -206,7 +223,12 @@ def _grad_before(runner, value):
     return 0.0
 
 
-def _grad_hint(runner, value) -> str:
+def _grad_explanation(name: str, grad: float) -> Callable[[], str]:
+    """The text revealing a predicted grad (made per item: the loop's names change)."""
+    return lambda: f"{name}.grad = {fmt(grad)}."
+
+
+def _grad_hint(runner: LessonRunner, value: Value) -> str:
     users = [r.node for r in runner.last_backward if any(c is value for c in r.children)]
     names = ", ".join(dict.fromkeys(runner.name_of(u) for u in users)) or "the nodes it feeds"
     return f"{runner.name_of(value)} gets (local derivative) × (grad) from {names}, added to what it had before."

@@ -30,6 +30,8 @@ ANNOTATED = [
     "core/debugger/stepper.py",
     "core/debugger/forward_stepper.py",
     "core/debugger/explain.py",
+    "core/lessons/format.py",
+    "core/lessons/quiz.py",
     "core/document/compile.py",
     "core/document/codegen.py",
     "core/document/events.py",
