@@ -4,7 +4,7 @@ The training loop (loop.py) yields these; a worker thread hands them to the
 GUI. So they hold only ints, floats, strings, lists, dicts and numpy arrays --
 never a `Value` -- and nothing in them changes after they are made.
 
-    Progress(step, loss, accuracy, test_loss, test_accuracy, lr)   every step
+    Progress(step, loss, accuracy, test_loss, test_accuracy, lr, warning)   every step
     Boundary(step, xs, ys, grid, neurons)     the model's score over a grid
     Weights(step, weights, grads)             every parameter and its gradient
     Result(status, step, message, state)      the last word: 'finished', 'diverged' or 'stopped'
@@ -34,6 +34,7 @@ class Progress:
     test_loss: object
     test_accuracy: object
     lr: float
+    warning: str = dataclasses.field(default="", compare=False)  # health.py's words, "" when all is well
 
 
 @dataclasses.dataclass(frozen=True, eq=False)

@@ -64,12 +64,12 @@ def run(trainer, until=None, should_stop=None, boundary_due=None, weights_due=No
             yield trainer.weights()
     yield trainer.boundary()
     final_loss, final_acc = trainer.evaluate(trainer.train_inputs, trainer.train_labels)
-    yield Result(
-        "finished",
-        trainer.steps_done,
-        f"finished {trainer.steps_done} steps: loss {final_loss:.4f}, training accuracy {final_acc:.0%}",
-        trainer.state(),
-    )
+    message = f"finished {trainer.steps_done} steps: loss {final_loss:.4g}"
+    if not cfg.regression:
+        message += f", training accuracy {final_acc:.0%}"
+    if trainer.warning:
+        message += "\n" + trainer.warning
+    yield Result("finished", trainer.steps_done, message, trainer.state())
 
 
 def train(cfg, should_stop=None):

@@ -177,6 +177,11 @@ class NetworkReplay:
         sizes = np.cumsum([len(layer) for layer in self.layer_rows])[:-1]
         return np.split(out, sizes)
 
+    def last_activations(self):
+        """`activations` of the batch of the last `step`, read from its table (no new pass)."""
+        D = self.graph.D
+        return [D[rows] for rows in self.layer_rows]
+
     def evaluate(self, X, labels):
         """(loss, scores) without grads, with the float loss (`losses.loss_floats`)."""
         scores = self.scores(X)

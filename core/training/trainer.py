@@ -47,11 +47,16 @@ from core.optim import SGD, Adam
 from core.training.datasets import DATASETS, train_test_split
 from core.training.events import Boundary, Progress, Weights
 from core.training.features import feature_array, feature_row
+from core.training.health import HealthWatch, diverged_message
+from core.training.network_edits import activations_of
 from core.training.regularization import penalty
 from core.training.replay import NetworkReplay
 
 # -----------------------------------------------------------------------------
 # the trainer
+
+
+DEAD_CHECK_EVERY = 10  # steps between dead-ReLU checks with mini-batches
 
 
 def _bounds(points):
@@ -118,6 +123,8 @@ class Trainer:
 
         self.steps_done = 0
         self.diverged = None  # the message, once the run has diverged
+        self.health = HealthWatch(activations_of(cfg)[:-1], cfg.hidden_sizes)
+        self.warning = ""  # the last step's health warning (health.py), "" when all is well
 
     # -- one step --------------------------------------------------------------
 
@@ -171,10 +178,14 @@ class Trainer:
             train_loss, train_acc = self.evaluate(self.train_inputs, self.train_labels)
             loss, _scores, grads = self.replay.step(*self._batch())
         test_loss, test_acc = self.evaluate(self.test_inputs, self.test_labels) if self.test_inputs else (None, None)
-        progress = Progress(k, train_loss, train_acc, test_loss, test_acc, lr)
         if not math.isfinite(loss):
-            self.diverged = f"loss became {loss} at step {k}: the learning rate ({lr:g}) may be too high"
-            return progress
+            health = self.health
+            self.diverged = diverged_message(
+                f"the loss became {loss}", k, health.first_step, health.first_loss, self.cfg.lr
+            )
+            return Progress(k, train_loss, train_acc, test_loss, test_acc, lr, self.diverged)
+        warning = self.warning = self.health.update(k, train_loss, self.cfg.lr, self._hidden_outputs(full_batch))
+        progress = Progress(k, train_loss, train_acc, test_loss, test_acc, lr, warning)
         for p, g in zip(self.params, grads.tolist()):
             p.grad = g
         self.optimizer.lr = lr
@@ -182,10 +193,23 @@ class Trainer:
         self.steps_done = k + 1
         bad = next((p for p in self.params if not math.isfinite(p.data)), None)
         if bad is not None:
-            self.diverged = (
-                f"weight {bad.label} became {bad.data} at step {k + 1}: the learning rate ({lr:g}) may be too high"
+            health = self.health
+            self.diverged = diverged_message(
+                f"weight {bad.label} became {bad.data}", k + 1, health.first_step, health.first_loss, self.cfg.lr
             )
         return progress
+
+    def _hidden_outputs(self, full_batch):
+        """Every hidden neuron's output on the training points, for the dead-ReLU check, or None
+        when there is nothing to check now. A full-batch step has just computed them; with
+        mini-batches they cost a forward pass, so every DEAD_CHECK_EVERY steps."""
+        if not self.health.watches_relus:
+            return None
+        if full_batch:
+            return self.replay.last_activations()[:-1]
+        if self.steps_done % DEAD_CHECK_EVERY:
+            return None
+        return self.replay.activations(self._train_X)[:-1]
 
     # -- looking at the model (float path, no graph) ---------------------------
 

@@ -160,7 +160,9 @@ def test_a_huge_learning_rate_diverges_with_a_message():
     result = events[-1]
     assert result.status == "diverged"
     assert result.step < 100
-    assert "became" in result.message and "the learning rate (1e+06) may be too high" in result.message
+    # issue 17: what happened, and what to try, in plain words
+    assert "The run diverged: the loss became" in result.message
+    assert "The learning rate (1e+06) is too high" in result.message and "Try 100000 or less" in result.message
     assert isinstance(events[-2], Progress)
 
 
@@ -182,7 +184,7 @@ def test_a_non_finite_loss_stops_the_loop_with_diverged_after_its_progress():
     assert [type(e) for e in events] == [Boundary, Progress, Result]
     assert math.isinf(events[1].loss) or math.isnan(events[1].loss)
     assert events[-1].status == "diverged" and events[-1].step == 0
-    assert "the learning rate (0.5) may be too high" in events[-1].message
+    assert "The learning rate (0.5) is too high" in events[-1].message
 
 
 def test_a_diverged_trainer_ends_at_once():
