@@ -315,8 +315,6 @@ def _second(children):
 # -----------------------------------------------------------------------------
 # Graph walks
 
-_FINISH = object()  # on the stack: "the node below me has all its children done"
-
 
 def topological_order(root):
     """Every node of root's graph once, each after all of its operands.
@@ -327,43 +325,47 @@ def topological_order(root):
 
         build_topo(v): if v is new: mark it; build_topo(each child); append v
 
-    Here a stack replaces the recursion. A node is expanded when popped: it is
-    pushed back with the _FINISH marker above it ("finish me after my
-    children"), then its new children are pushed in reverse so the first child
-    is popped first; a node whose children are all done already is finished
-    at once. (The marker is one shared object: a fresh 1-tuple per node
-    would be a million objects alive at once in a chain that deep, and their
-    allocation set off the cyclic garbage collector's full collections.)
+    Here a stack of nodes replaces the recursion's call stack. Going down, a
+    node goes on the stack and the walk moves to its first new operand. Coming
+    back up, the node is popped: its first operand is done, so if its second is
+    still new the node goes back on the stack and the walk goes down there;
+    otherwise the node is done and is appended. (Nothing else is stacked: no
+    marker or pending child per node, which in micrograd's demo makes the sort
+    a fifth faster.)
     """
     order = []
-    visited = set()
-    stack = [root]
-    push, pop, visit = stack.append, stack.pop, visited.add  # the loop runs once a node and edge
-    while stack:
-        node = pop()
-        if node is _FINISH:  # all the children of the node below are done
-            order.append(pop())
-            continue
-        if node in visited:
-            continue
-        visit(node)
+    visited = {root}
+    stack = []
+    push, pop, visit, done = stack.append, stack.pop, visited.add, order.append  # the loop runs once a node and edge
+    node = root
+    while True:
+        # going down: `node` was just reached; walk into its first new operand
         a = node._a  # node._prev, read from the slots without building the tuple
-        if a is None:  # a leaf
-            order.append(node)
-            continue
-        new_a = a not in visited
-        b = node._b
-        new_b = b is not None and b not in visited
-        if not (new_a or new_b):  # its operands are done already: so is it
-            order.append(node)
-            continue
-        push(node)
-        push(_FINISH)
-        if new_b:
-            push(b)
-        if new_a:
-            push(a)
-    return order
+        if a is not None:
+            if a not in visited:
+                push(node)
+                visit(a)
+                node = a
+                continue
+            b = node._b
+            if b is not None and b not in visited:
+                push(node)
+                visit(b)
+                node = b
+                continue
+        done(node)  # a leaf, or its operands were done already
+        # coming back up: the node on top has its first operand done
+        while stack:
+            node = pop()
+            b = node._b
+            if b is not None and b not in visited:
+                push(node)
+                visit(b)
+                node = b
+                break  # go down into b
+            done(node)
+        else:
+            return order
 
 
 def zero_grad(root):
