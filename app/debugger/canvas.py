@@ -27,6 +27,7 @@ whole view, so it must stay rare.
 
 from PySide6.QtCore import QObject, QTimer
 
+from core.debugger.foreign_replay import ReplayStepper
 from core.debugger.session import BACKWARD, FORWARD, IDLE
 from core.format import format_number
 
@@ -164,12 +165,19 @@ class CanvasSync(QObject):
         nid = self.ctrl.nid
         focus = nid(record.node)
         marks, edges = {focus: ("current", "_backward")}, []
-        shares = {}
-        for child, (_sym, local) in zip(record.children, record.local):
-            shares[child] = shares.get(child, 0.0) + local * record.out_grad
+        shares, wrong = {}, set()
+        stepper = self.ctrl.stepper
+        if isinstance(stepper, ReplayStepper):  # a learner's own pass: what THEIR code added
+            shares, wrong = stepper.shares(record), stepper.wrong_operands(record)
+        else:
+            for child, (_sym, local) in zip(record.children, record.local):
+                shares[child] = shares.get(child, 0.0) + local * record.out_grad
         for port, child in enumerate(record.children):
             cid = nid(child)
-            marks[cid] = ("target", "+= ?" if child in hidden else f"+= {format_number(shares[child])}")
+            text = (
+                "+= ?" if child in hidden else f"+= {format_number(shares[child])}" + (" ✗" if child in wrong else "")
+            )
+            marks[cid] = ("target", text)
             edges.append((cid, focus, port))
         self._mark(marks, edges, focus)
 

@@ -170,6 +170,14 @@ def step_html(ctrl, record, style):
             f"{_e(name)} is the output, so its grad is the seed: "
             f"{style.mono(f'{name}.grad = {format_number(record.out_grad)}', bold=True)}."
         )
+    elif st.status(node) != FINAL:  # only a learner's pass in the wrong order does this
+        pending = [u for u in st.users(node) if st.step_index(u) is None or st.step_index(u) > record.index]
+        why = (
+            f"{style.mono(f'{name}.grad = {format_number(record.out_grad)}', bold=True)} is only "
+            f"{style.status_word(PARTIAL)}: {_list(st.name(u) for u in pending)} "
+            f"{'has' if len(pending) == 1 else 'have'} not passed "
+            f"{'its' if len(pending) == 1 else 'their'} gradient back yet."
+        )
     else:
         users = st.users(node)
         why = (

@@ -210,6 +210,7 @@ class EngineCheckDialog(QDialog):
         if not self.window_.show_document(doc, text=text, layout=True):
             return False
         self.window_.files.detach()  # not the file's graph: Save must ask where
+        self.window_.editor.set_source_note(f"your engine on {case['name']!r}, stepped with YOUR grads")
         self.window_.wait_for_layout()
         self.shown_case = case
         if not isinstance(debugger.stepper, ReplayStepper):

@@ -133,6 +133,22 @@ class ReplayStepper(BackwardStepper):
         None: after it (run to show their pass, not checked)."""
         return self._ok[index]
 
+    def users(self, node):
+        """The distinct nodes whose steps pass gradient into node (a backward() that
+        calls one node's _backward twice lists it once)."""
+        return list(dict.fromkeys(super().users(node)))
+
+    def shares(self, record):
+        """{operand: what THEIR code changed its grad by} in step `record`."""
+        return {c: after - before for c, before, after in zip(record.children, record.grads_before, record.grads_after)}
+
+    def wrong_operands(self, record):
+        """The operands of `record` whose change disagrees with the chain rule."""
+        expected = {}
+        for child, (_sym, local) in zip(record.children, record.local):
+            expected[child] = expected.get(child, 0.0) + local * record.out_grad
+        return {c for c, amount in self.shares(record).items() if not _agrees(amount, expected[c])}
+
     def contributions(self, node):
         """What each of THEIR steps so far changed node.grad by (their numbers: an
         `=` shows as the change it made, so the shares still add up to node.grad)."""

@@ -185,10 +185,14 @@ def check_case(V, case, keep=False):
         result["records"] = records
     fault = check_their_backward(tr)
     if fault:
+        their_calls = fault.pop("their_calls", None)
         result["status"] = "fail"
         result["fault"] = fault
         result["graph"] = [n.as_dict() for n in tr.nodes]
         result["records"] = records
+        if their_calls:  # every step was right, the order was not: replay THEIR backward()
+            result["records"] = their_calls
+            result["replay"] = "backward()"
     return result
 
 
@@ -451,14 +455,14 @@ def check_their_backward(tr):
     root = objs[tr.root]
     if not callable(getattr(root, "backward", None)):
         return None
-    calls, originals = [], {}
+    calls, originals, steps = [], {}, []
     for node in tr.nodes:
         obj = objs[node.id]
         obj.grad = 0.0
         if node.children and tr.style == "closures":
             original = obj._backward
             try:
-                obj._backward = _recorder(calls, node.id, original, obj)
+                obj._backward = _recorder(calls, node.id, original, obj, tr, steps)
             except (AttributeError, TypeError):
                 continue
             originals[node.id] = original
@@ -480,6 +484,11 @@ def check_their_backward(tr):
     if originals:
         fault = _order_fault(tr, calls)
         if fault:
+            if fault.get("call") is not None and len(steps) == len(calls):
+                # what their backward() did, call by call: the debugger replays this pass
+                for i, step in enumerate(steps):
+                    step["ok"] = True if i < fault["call"] else (False if i == fault["call"] else None)
+                fault["their_calls"] = steps
             return fault
     wrong = [nid for nid in objs if not close(got[nid], want[nid])]
     if not wrong:
@@ -517,10 +526,33 @@ def check_their_backward(tr):
     }
 
 
-def _recorder(calls, nid, original, out):
+def _recorder(calls, nid, original, out, tr, steps):
+    """`original` (their _backward of node nid) that notes each call in `calls`, and
+    in `steps` the grads of its operands before and after it (a record as `_step`'s)."""
+    node = tr.by_id[nid]
+    unique = list(dict.fromkeys(node.children))
+
     def recorded(*args):
         calls.append(nid)
-        return original(*args)
+        try:
+            out_grad = float(out.grad)
+            before = {c: float(tr.objects[c].grad) for c in unique}
+        except Exception:  # noqa: BLE001 -- no record, then no replay of this pass
+            return original(*args)
+        result = original(*args)
+        operands = [
+            {"id": c, "name": tr.by_id[c].name, "before": before[c], "after": float(tr.objects[c].grad)} for c in unique
+        ]
+        steps.append(
+            {
+                "node_id": nid,
+                "node": node.name,
+                "op": node.raw_op or node.op,
+                "out_grad": out_grad,
+                "operands": operands,
+            }
+        )
+        return result
 
     return recorded
 
@@ -530,7 +562,7 @@ def _order_fault(tr, calls):
     all the nodes that use it had passed their gradient down."""
     users = tr.consumers()
     done = set()
-    for nid in calls:
+    for call, nid in enumerate(calls):
         node = tr.by_id[nid]
         if nid in done:
             return _order(
@@ -539,6 +571,7 @@ def _order_fault(tr, calls):
                 f"your backward() ran {ref(node.name)}'s _backward more than once, so its "
                 f"operands got its gradient more than once: visit each node once, "
                 f"in reverse topological order",
+                call,
             )
         early = [u for u in users[nid] if u not in done]
         if early:
@@ -549,6 +582,7 @@ def _order_fault(tr, calls):
                 f"{tr.by_id[early[0]].name}'s, which still had to add to "
                 f"{ref(node.name)}.grad: visit nodes in reverse topological order "
                 f"(build the topological order first, then walk it backwards)",
+                call,
             )
         done.add(nid)
     missing = [n for n in tr.nodes if n.children and n.id not in done]
@@ -557,7 +591,8 @@ def _order_fault(tr, calls):
     return None
 
 
-def _order(tr, node, cause):
+def _order(tr, node, cause, call=None):
+    """An order fault at `node`; `call`: the index of their backward()'s call at fault."""
     return {
         "node": node.name,
         "node_id": node.id,
@@ -565,6 +600,7 @@ def _order(tr, node, cause):
         "studio_op": None,
         "diagnosis": "order",
         "cause": cause,
+        "call": call,
     }
 
 
