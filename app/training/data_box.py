@@ -118,6 +118,7 @@ class DataBox(QWidget):
         hint.setWordWrap(True)
         hint.setToolTip("Drawn points are added to the run without resetting the weights")
         layout.addWidget(hint)
+        self.hint = hint  # the panel hides it when the window is short (presenter 2x)
         layout.addStretch(1)
         self.setStyleSheet(
             "QToolButton#dataset { border: 2px solid transparent; border-radius: 4px; }"

@@ -8,16 +8,21 @@ the plot adds a point or picks the sample for the scalar graph.
 `OutputBox` keeps the metrics line and the log axis in step with the controller
 by itself; when the curves and the boundary are repainted is the panel's
 choice (app/training/redraw.py), so it calls `metrics_plot` and `data_plot`.
+
+Two columns side by side, so both fit a 1280 x 720 window (and presenter 2x on
+1920 x 1080) without scrolling: the metrics and the curves, which take the
+width they are given, and the data plot, kept square at the height there is.
 """
 
 import math
 
-from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QRadioButton, QVBoxLayout, QWidget
+from PySide6.QtCore import QSize
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QRadioButton, QSizePolicy, QVBoxLayout, QWidget
 
 from app.training.plots import DataPlot, MetricsPlot
-from app.training.widgets import caption, heading
+from app.training.widgets import FlowLayout, caption, heading
 
-COLUMN_WIDTH = 400
+CURVES_MIN_WIDTH = 170  # at 1x; the presenter scale multiplies it
 
 
 def metrics_text(loss, acc, test_loss, test_acc):
@@ -35,49 +40,79 @@ def metrics_text(loss, acc, test_loss, test_acc):
     return text
 
 
+class SquareHolder(QWidget):
+    """Holds one widget as the largest square that fits, at the top. It asks for a width
+    equal to the height it is given (at most `MAX_SHARE` of the window's width), so a row of
+    columns gives the square plot the width it needs before the stretchy columns share the rest."""
+
+    MAX_SHARE = 0.36
+
+    def __init__(self, child, parent=None):
+        super().__init__(parent)
+        self.child = child
+        child.setParent(self)
+        self._side = 380
+        self.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Expanding)
+
+    def _floor(self):
+        return 9 * self.fontMetrics().height()  # ~150 px at 1x; follows the presenter scale
+
+    def sizeHint(self):
+        return QSize(self._side, self._side)
+
+    def minimumSizeHint(self):
+        return QSize(self._floor(), self._floor())
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        side = max(1, min(self.width(), self.height()))
+        self.child.setGeometry((self.width() - side) // 2, 0, side, side)
+        wanted = max(self._floor(), min(self.height(), int(self.MAX_SHARE * self.window().width())))
+        if wanted != self._side:  # the width it should have follows the height it got
+            self._side = wanted
+            self.updateGeometry()
+
+
 class OutputBox(QWidget):
     """Metrics, the loss/accuracy curves, the data plot with the boundary, and its options."""
 
     def __init__(self, controller, parent=None):
         super().__init__(parent)
         self.controller = controller
-        self.setFixedWidth(COLUMN_WIDTH)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(4)
-        layout.addWidget(heading("OUTPUT"))
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(10)
+        curves = QVBoxLayout()
+        curves.setSpacing(4)
+        curves.addWidget(heading("OUTPUT"))
         self.metrics_label = QLabel("")
         self.metrics_label.setStyleSheet("font-family: 'DejaVu Sans Mono'; color: #111827;")
+        self.metrics_label.setWordWrap(True)  # a narrow column (presenter 2x) breaks a line, never clips it
         self.metrics_label.setToolTip("Loss and accuracy of the model as it is now, on the training and test points")
-        layout.addWidget(self.metrics_label)
+        curves.addWidget(self.metrics_label)
         self.metrics_plot = MetricsPlot()
-        self.metrics_plot.setMinimumHeight(150)
-        layout.addWidget(self.metrics_plot, 1)
-        legend = QHBoxLayout()
-        key = QLabel("━━ training   ╍╍ test")
-        key.setStyleSheet("color: #4b5563;")
-        key.setToolTip("Solid curves: the training set; dashed: the held-out test set")
+        self.metrics_plot.setMinimumWidth(CURVES_MIN_WIDTH)
+        self.metrics_plot.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
+        curves.addWidget(self.metrics_plot, 1)
         self.log_check = QCheckBox("log-scale loss")
         self.log_check.setToolTip("Show the loss on a logarithmic axis")
-        legend.addWidget(key)
-        legend.addStretch(1)
-        legend.addWidget(self.log_check)
-        layout.addLayout(legend)
+        curves.addWidget(self.log_check)
+        row.addLayout(curves, 1)
+        boundary = QVBoxLayout()
+        boundary.setSpacing(4)
         self.data_plot = DataPlot()
-        self.data_plot.setFixedSize(COLUMN_WIDTH, 380)
-        layout.addWidget(self.data_plot)
-        layout.addLayout(self._build_options())
+        self.plot_holder = SquareHolder(self.data_plot)
+        boundary.addWidget(self.plot_holder, 1)
+        boundary.addLayout(self._build_options())
+        row.addLayout(boundary, 0)
         self.log_check.toggled.connect(self._on_log)
         controller.runStarted.connect(self._on_run_started)
         controller.progressed.connect(self._on_progress)
         controller.idleReached.connect(lambda info: self.show_metrics(*info["metrics"]))
 
     def _build_options(self):
-        options = QVBoxLayout()
-        options.setSpacing(2)
-        view_row, click_row = QHBoxLayout(), QHBoxLayout()
-        options.addLayout(view_row)
-        options.addLayout(click_row)
+        options = FlowLayout()  # wraps to the width of the plot above it
+        options.setSpacing(6)
         self.show_test_check = QCheckBox("Show test data")
         self.show_test_check.setChecked(True)
         self.show_test_check.setToolTip("Draw the held-out test points (hollow)")
@@ -88,13 +123,11 @@ class OutputBox(QWidget):
         self.add_mode.setToolTip("A click on the plot adds a point (see the DATA column)")
         self.pick_mode = QRadioButton("Pick sample")
         self.pick_mode.setToolTip("A click on the plot picks the nearest point as the sample for the graph")
-        view_row.addWidget(self.show_test_check)
-        view_row.addWidget(self.discretize_check)
-        view_row.addStretch(1)
-        click_row.addWidget(caption("A click on the plot:"))
-        click_row.addWidget(self.add_mode)
-        click_row.addWidget(self.pick_mode)
-        click_row.addStretch(1)
+        options.addWidget(self.show_test_check)
+        options.addWidget(self.discretize_check)
+        options.addWidget(caption("Click to:"))
+        options.addWidget(self.add_mode)
+        options.addWidget(self.pick_mode)
         plot = self.data_plot
         self.show_test_check.toggled.connect(plot.set_show_test)
         self.discretize_check.toggled.connect(plot.set_discretize)

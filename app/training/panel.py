@@ -44,9 +44,10 @@ from app.training.graph_link import GraphLink
 from app.training.network_box import NetworkBox
 from app.training.output_box import OutputBox
 from app.training.redraw import RedrawScheduler
-from app.training.run_bar import RunBar, SettingsBar
+from app.training.run_bar import HealthBanner, RunBar, SettingsBar
 from app.training.widgets import StatusLine, vline
 from core.files import training_session
+from core.training import network_edits
 from core.training.presets import DEFAULT_PRESET, PRESETS, for_display
 
 
@@ -105,18 +106,25 @@ class TrainingPanel(QWidget):
         # presentation state only: which neuron and which sample the scalar graph is about
         self.graph = GraphLink(self.controller, self.network_box, self.data_plot, self)
 
+        # tight margins: the panel fits 1280 x 720 (and 2x on 1920 x 1080) with no scroll bar
+        self.run_bar.layout().setSpacing(6)
+        self.run_bar.layout().setContentsMargins(8, 4, 8, 4)
         root = QVBoxLayout(self)
-        root.setContentsMargins(8, 8, 8, 6)
-        root.setSpacing(6)
+        root.setContentsMargins(6, 4, 6, 4)
+        root.setSpacing(4)
         root.addWidget(self.run_bar)
         root.addWidget(self.settings_bar)
+        self.health_banner = HealthBanner(c)  # dead ReLUs, an exploded or stalled loss
+        root.addWidget(self.health_banner)
         columns = QHBoxLayout()
         columns.setSpacing(10)
         columns.addWidget(self.data_box, 0)
         columns.addWidget(vline())
         columns.addWidget(self.network_box, 1)
         columns.addWidget(vline())
-        columns.addWidget(self.output_box, 0)
+        columns.addWidget(self.output_box, 0)  # the square plot first; the diagram takes the rest
+        # the diagram shrinks to the room there is (network_view.py); presenter 2x doubles this
+        self.network_view.setMinimumSize(240, 200)
         root.addLayout(columns, 1)
         self.status_label = StatusLine()
         root.addWidget(self.status_label)
@@ -148,6 +156,7 @@ class TrainingPanel(QWidget):
         r.open_button.clicked.connect(self.open_session_dialog)
         r.save_button.clicked.connect(self.save_session_dialog)
         self.settings_bar.edited.connect(edit)
+        self.settings_bar.message.connect(self._message)
 
         d = self.data_box
         d.datasetChosen.connect(self.set_dataset)
@@ -237,7 +246,7 @@ class TrainingPanel(QWidget):
     # -- data ------------------------------------------------------------------
 
     def set_dataset(self, name):
-        self._edit(dataset=name, points=None, labels=None, reset=True)
+        self._edit(**network_edits.dataset_chosen(self.config, name), reset=True)
 
     def regenerate(self):
         if self.config.points is not None:
@@ -374,6 +383,19 @@ class TrainingPanel(QWidget):
     def shutdown(self):
         """Stop training and join the worker thread; the main window calls this when it closes."""
         self.controller.shutdown()
+
+    def fit_to(self, width, height):
+        """Drop the DATA column's how-to lines (the data plot's tool tip says the same) when a
+        panel `width` wide is too short for them at `height` (presenter 2x on 1920 x 1080);
+        bring them back when there is room. The workspace calls this before it sizes the panel."""
+        hint = getattr(self.data_box, "hint", None)
+        if hint is None:
+            return
+        need = self.layout().totalMinimumHeightForWidth(width)
+        if not hint.isHidden() and need > height:
+            hint.hide()
+        elif hint.isHidden() and need + hint.sizeHint().height() + self.data_box.layout().spacing() <= height:
+            hint.show()
 
     def showEvent(self, event):
         super().showEvent(event)

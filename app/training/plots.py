@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, Qt, Signal
+from PySide6.QtCore import QPointF, QSize, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QGraphicsItem
 
@@ -247,6 +247,10 @@ class MetricsPlot(pg.GraphicsLayoutWidget):
             "Loss (top) and accuracy (bottom) per step: training solid, test dashed.\n"
             "The training loss includes the L2 term."
         )
+
+    def sizeHint(self):
+        line = self.fontMetrics().height()
+        return QSize(18 * line, 22 * line)
 
     # -- ranges ------------------------------------------------------------------
 

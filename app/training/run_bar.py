@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
     QFrame,
-    QHBoxLayout,
     QLabel,
     QPushButton,
     QSlider,
@@ -28,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.training.widgets import caption, set_silently
+from app.training.widgets import FlowLayout, caption, set_silently
 from core.losses import LOSSES
 from core.training.presets import PRESETS, preset_name
 
@@ -49,7 +48,7 @@ class RunBar(QFrame):
         self.controller = controller
         self.setObjectName("runbar")
         self.setStyleSheet("QFrame#runbar { background: #f3f4f6; border-radius: 6px; }")
-        row = QHBoxLayout(self)
+        row = FlowLayout(self)  # wraps onto a second row when narrow (presenter 2x)
         row.setContentsMargins(10, 6, 10, 6)
         row.setSpacing(8)
 
@@ -153,7 +152,7 @@ class SettingsBar(QWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        row = QHBoxLayout(self)
+        row = FlowLayout(self)  # wraps onto a second row when narrow (presenter 2x)
         row.setContentsMargins(4, 0, 4, 0)
         row.setSpacing(6)
 

@@ -29,7 +29,7 @@ From training to the graph:
 `shutdown()` stops the run and joins its thread; the window calls it on close.
 """
 
-from PySide6.QtCore import QDeadlineTimer, QEventLoop, QObject, Qt, QThread, Signal
+from PySide6.QtCore import QDeadlineTimer, QEvent, QEventLoop, QObject, Qt, QThread, QTimer, Signal
 from PySide6.QtGui import QActionGroup
 from PySide6.QtWidgets import QApplication, QFrame, QLayout, QScrollArea, QStackedWidget, QStyle, QVBoxLayout, QWidget
 
@@ -58,6 +58,12 @@ class PanelScroller(QScrollArea):
         self.setFrameShape(QFrame.NoFrame)
         panel.layout().setSizeConstraint(QLayout.SetMinimumSize)  # it grows by itself when it needs to
         self.setWidget(panel)
+        panel.installEventFilter(self)
+
+    def eventFilter(self, obj, event):
+        if obj is self.widget() and event.type() == QEvent.LayoutRequest:
+            QTimer.singleShot(0, self, self.fit)  # what it needs changed: a bar wrapped, fonts grew or shrank
+        return False
 
     def resizeEvent(self, event):
         super().resizeEvent(event)
@@ -65,7 +71,13 @@ class PanelScroller(QScrollArea):
 
     def fit(self):
         panel = self.widget()
-        need = panel.layout().totalMinimumSize()
+        fit_to = getattr(panel, "fit_to", None)
+        if fit_to is not None:
+            fit_to(self.width(), self.height())
+        layout = panel.layout()
+        need = layout.totalMinimumSize()
+        if layout.hasHeightForWidth():  # bars that wrap need more height when narrow
+            need.setHeight(max(need.height(), layout.totalMinimumHeightForWidth(max(self.width(), need.width()))))
         bar = self.style().pixelMetric(QStyle.PM_ScrollBarExtent)
         width, height = self.width(), self.height()
         for _ in range(2):  # a bar in one direction takes room from the other
