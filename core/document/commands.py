@@ -32,7 +32,11 @@ point of the history matches the file on disk, for the window's `*` flag.
 The app wraps these same commands in one QUndoCommand adapter instead.
 """
 
+from __future__ import annotations
+
 import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from core.document.graph import Edge, GraphDocument, GraphError, Node, op_symbol
 
@@ -40,26 +44,26 @@ from core.document.graph import Edge, GraphDocument, GraphError, Node, op_symbol
 # Helpers: names for the history, nodes from plain data, node order
 
 
-def describe(node):
+def describe(node: Node) -> str:
     """A short name for a node in the undo history: its label, else what it is."""
     if node.label:
         return node.label
     if node.kind == "op":
-        return op_symbol(node.op, node.param)
+        return op_symbol(node.op, node.param)  # type: ignore[arg-type]  # an op node names its op
     if node.kind == "const":
         return _fmt(node.value)
-    return node.id
+    return str(node.id)
 
 
-def _fmt(number) -> str:
+def _fmt(number: float) -> str:
     return f"{number:g}"
 
 
-def _plural(count, one):
+def _plural(count: int, one: str) -> str:
     return one if count == 1 else f"{count} nodes"
 
 
-def node_from(data):
+def node_from(data: Node | Mapping[str, Any]) -> Node:
     """A fresh Node from a Node or from its `to_dict()` form (id may be None)."""
     if isinstance(data, Node):
         return data.copy()
@@ -74,7 +78,7 @@ def node_from(data):
     )
 
 
-def _restore_order(doc, order):
+def _restore_order(doc: GraphDocument, order: list[str]) -> None:
     """Put doc.nodes back into `order` (a list of ids).
 
     A dict only appends, so a node re-added by undo lands last. The order is
@@ -89,7 +93,7 @@ def _restore_order(doc, order):
     doc.nodes.update(nodes)
 
 
-def _check_positions(doc, positions):
+def _check_positions(doc: GraphDocument, positions: Mapping[str, Sequence[float]]) -> None:
     """Refuse unknown ids and non-finite positions before the first node moves."""
     for nid, pos in positions.items():
         doc.node(nid)
@@ -104,16 +108,16 @@ def _check_positions(doc, positions):
 class Command:
     """Base of every command: override do and undo; merge only if you mean it."""
 
-    text = ""
-    merge_id = None
+    text: str = ""
+    merge_id: str | None = None
 
-    def do(self, doc):
+    def do(self, doc: GraphDocument) -> object:
         raise NotImplementedError
 
-    def undo(self, doc):
+    def undo(self, doc: GraphDocument) -> None:
         raise NotImplementedError
 
-    def merge_with(self, other) -> bool:
+    def merge_with(self, other: Command) -> bool:
         return False
 
     def __repr__(self) -> str:
@@ -127,39 +131,39 @@ class Command:
 class AddNode(Command):
     """Add one node (a Node or its dict form). An id of None gets the next free id."""
 
-    def __init__(self, node) -> None:
+    def __init__(self, node: Node | Mapping[str, Any]) -> None:
         self.node = node_from(node)
         self.text = f"Add {self._what(self.node)}"
 
     @staticmethod
-    def _what(node):
+    def _what(node: Node) -> str:
         if node.kind == "op":
-            return node.op
+            return node.op  # type: ignore[return-value]  # an op node names its op
         if node.kind == "const":
             return f"constant {_fmt(node.value)}"
         return f"input {node.label}".rstrip()
 
     @property
-    def node_id(self):
+    def node_id(self) -> str | None:
         return self.node.id
 
-    def do(self, doc):
+    def do(self, doc: GraphDocument) -> str:
         # the id chosen by the first do is kept, so redo brings back the same node
-        self.node.id = doc.add_node(self.node.copy())
-        return self.node.id
+        nid = self.node.id = doc.add_node(self.node.copy())
+        return nid
 
-    def undo(self, doc) -> None:
-        doc.remove_node(self.node.id)
+    def undo(self, doc: GraphDocument) -> None:
+        doc.remove_node(self.node.id)  # type: ignore[arg-type]  # done, so it has its id
 
 
 class RemoveNodes(Command):
     """Delete several nodes and every wire touching them."""
 
-    def __init__(self, ids) -> None:
+    def __init__(self, ids: Iterable[str]) -> None:
         self.ids = list(dict.fromkeys(ids))
         self.text = f"Delete {_plural(len(self.ids), 'node')}"
 
-    def do(self, doc) -> None:
+    def do(self, doc: GraphDocument) -> None:
         for nid in self.ids:
             doc.node(nid)  # GraphError for an unknown id, before anything changes
         gone = set(self.ids)
@@ -170,9 +174,9 @@ class RemoveNodes(Command):
         if len(self._nodes) == 1:
             self.text = f"Delete {describe(self._nodes[0])}"
         for node in reversed(self._nodes):
-            doc.remove_node(node.id)
+            doc.remove_node(node.id)  # type: ignore[arg-type]  # a node of doc has its id
 
-    def undo(self, doc) -> None:
+    def undo(self, doc: GraphDocument) -> None:
         for node in self._nodes:
             doc.add_node(node.copy())
         _restore_order(doc, self._order)
@@ -189,15 +193,15 @@ class RemoveNodes(Command):
 class Connect(Command):
     """Wire src into input `port` of dst; an occupied port is rewired in one step."""
 
-    def __init__(self, src, dst, port) -> None:
+    def __init__(self, src: str, dst: str, port: int) -> None:
         self.src, self.dst, self.port = src, dst, port
         self.text = f"Connect {src} → {dst}"
 
-    def do(self, doc) -> None:
+    def do(self, doc: GraphDocument) -> None:
         self.replaced = doc.connect(self.src, self.dst, self.port)
         self.text = f"Connect {describe(doc.node(self.src))} → {describe(doc.node(self.dst))}"
 
-    def undo(self, doc) -> None:
+    def undo(self, doc: GraphDocument) -> None:
         doc.disconnect(self.dst, self.port)
         if self.replaced is not None:
             doc.connect(*self.replaced)
@@ -206,15 +210,15 @@ class Connect(Command):
 class Disconnect(Command):
     """Remove the wire into input `port` of dst."""
 
-    def __init__(self, dst, port) -> None:
+    def __init__(self, dst: str, port: int) -> None:
         self.dst, self.port = dst, port
         self.text = f"Disconnect {dst}"
 
-    def do(self, doc) -> None:
+    def do(self, doc: GraphDocument) -> None:
         self.edge = doc.disconnect(self.dst, self.port)
         self.text = f"Disconnect {describe(doc.node(self.edge.src))} → {describe(doc.node(self.dst))}"
 
-    def undo(self, doc) -> None:
+    def undo(self, doc: GraphDocument) -> None:
         doc.connect(*self.edge)
 
 
@@ -225,17 +229,22 @@ class InsertOnEdge(Command):
     node already in the document whose input 0 is free.
     """
 
-    def __init__(self, node, edge) -> None:
+    def __init__(self, node: str | Node | Mapping[str, Any], edge: Sequence[Any]) -> None:
         self.edge = Edge(*edge)
-        self.new_node = None if isinstance(node, str) else node_from(node)
-        self.node_id = node if isinstance(node, str) else self.new_node.id
+        self.new_node: Node | None = None
+        self.node_id: str | None  # None until the first do adds a new node that has no id
+        if isinstance(node, str):
+            self.node_id = node
+        else:
+            self.new_node = node_from(node)
+            self.node_id = self.new_node.id
         self.text = "Insert on wire"
 
-    def do(self, doc):
+    def do(self, doc: GraphDocument) -> None:
         src, dst, port = self.edge
         if self.edge not in doc.edges:
             raise GraphError(f"there is no wire {src} → {dst}:{port} to insert on")
-        steps = []
+        steps: list[Command] = []
         if self.new_node is not None:
             if self.new_node.kind != "op":
                 raise GraphError(f"only an op can sit on a wire, not a {self.new_node.kind}")
@@ -243,23 +252,25 @@ class InsertOnEdge(Command):
             add.do(doc)
             self.new_node.id = self.node_id = add.node_id
             steps.append(add)
-        node = doc.node(self.node_id)
+        nid = self.node_id
+        assert nid is not None  # given, or set by the AddNode just above
+        node = doc.node(nid)
         try:
             if node.arity() < 1:
                 raise GraphError(f"{describe(node)} has no input to take the wire")
-            if doc.inputs_of(self.node_id)[0] is not None:
+            if doc.inputs_of(nid)[0] is not None:
                 raise GraphError(f"input 0 of {describe(node)} is occupied")
-            for step in (Connect(src, self.node_id, 0), Connect(self.node_id, dst, port)):
+            for step in (Connect(src, nid, 0), Connect(nid, dst, port)):
                 step.do(doc)
                 steps.append(step)
         except GraphError:
-            for step in reversed(steps):
-                step.undo(doc)
+            for done in reversed(steps):
+                done.undo(doc)
             raise
         self._steps = steps
         self.text = f"Insert {describe(node)} on {describe(doc.node(src))} → {describe(doc.node(dst))}"
 
-    def undo(self, doc) -> None:
+    def undo(self, doc: GraphDocument) -> None:
         for step in reversed(self._steps):
             step.undo(doc)
 
@@ -271,18 +282,18 @@ class InsertOnEdge(Command):
 class MoveNodes(Command):
     """Move nodes: {id: (old_pos, new_pos)}, pushed once when a drag ends."""
 
-    def __init__(self, moves) -> None:
+    def __init__(self, moves: Mapping[str, tuple[Sequence[float], Sequence[float]]]) -> None:
         self.moves = {nid: (tuple(old), tuple(new)) for nid, (old, new) in moves.items()}
         self.text = f"Move {_plural(len(self.moves), 'node')}"
 
-    def do(self, doc) -> None:
+    def do(self, doc: GraphDocument) -> None:
         _check_positions(doc, {nid: new for nid, (_old, new) in self.moves.items()})
         for nid, (_old, new) in self.moves.items():
             doc.set_field(nid, "pos", new)
         if len(self.moves) == 1:
             self.text = f"Move {describe(doc.node(next(iter(self.moves))))}"
 
-    def undo(self, doc) -> None:
+    def undo(self, doc: GraphDocument) -> None:
         for nid, (old, _new) in self.moves.items():
             doc.set_field(nid, "pos", old)
 
@@ -290,21 +301,24 @@ class MoveNodes(Command):
 class _SetField(Command):
     """Change one field of one node; repeated changes of the same node merge."""
 
-    field = None
+    field: str  # "value", "label" or "param": each subclass names its own
 
-    def __init__(self, nid, new):
+    def __init__(self, nid: str, new: Any) -> None:
         self.nid, self.new = nid, new
         self.merge_id = f"set_{self.field}"
 
-    def do(self, doc):
+    def do(self, doc: GraphDocument) -> None:
         self.old = doc.set_field(self.nid, self.field, self.new)
         self.text = self._text(doc.node(self.nid))
 
-    def undo(self, doc):
+    def undo(self, doc: GraphDocument) -> None:
         doc.set_field(self.nid, self.field, self.old)
 
-    def merge_with(self, other) -> bool:
-        if type(other) is not type(self) or other.nid != self.nid:
+    def _text(self, node: Node) -> str:
+        raise NotImplementedError
+
+    def merge_with(self, other: Command) -> bool:
+        if not isinstance(other, _SetField) or type(other) is not type(self) or other.nid != self.nid:
             return False
         self.new = other.new
         self.text = other.text
@@ -316,7 +330,7 @@ class SetValue(_SetField):
 
     field = "value"
 
-    def _text(self, node) -> str:
+    def _text(self, node: Node) -> str:
         return f"Set {describe(node) if node.kind == 'input' else 'constant'} = {_fmt(self.new)}"
 
 
@@ -325,7 +339,7 @@ class SetLabel(_SetField):
 
     field = "label"
 
-    def _text(self, node):
+    def _text(self, node: Node) -> str:
         return f"Rename {node.id} to '{self.new}'" if self.new else f"Clear label of {node.id}"
 
 
@@ -334,7 +348,7 @@ class SetParam(_SetField):
 
     field = "param"
 
-    def _text(self, node) -> str:
+    def _text(self, node: Node) -> str:
         what = "exponent" if node.op == "pow" else "base"
         return f"Set {what} {_fmt(self.new)}"
 
@@ -342,33 +356,33 @@ class SetParam(_SetField):
 class SetOutput(Command):
     """Choose which node's gradient is 1 (None: the single sink)."""
 
-    def __init__(self, nid) -> None:
+    def __init__(self, nid: str | None) -> None:
         self.nid = nid
         self.text = "Clear output" if nid is None else f"Set output {nid}"
 
-    def do(self, doc) -> None:
+    def do(self, doc: GraphDocument) -> None:
         self.old = doc.set_output(self.nid)
         if self.nid is not None:
             self.text = f"Set output {describe(doc.node(self.nid))}"
 
-    def undo(self, doc) -> None:
+    def undo(self, doc: GraphDocument) -> None:
         doc.set_output(self.old)
 
 
 class ApplyLayout(Command):
     """Give many nodes new positions at once ({id: new pos}); old ones remembered."""
 
-    def __init__(self, positions, text: str = "Arrange graph") -> None:
+    def __init__(self, positions: Mapping[str, Sequence[float]], text: str = "Arrange graph") -> None:
         self.positions = {nid: tuple(pos) for nid, pos in positions.items()}
         self.text = text
 
-    def do(self, doc) -> None:
+    def do(self, doc: GraphDocument) -> None:
         _check_positions(doc, self.positions)
         self.old = {nid: doc.node(nid).pos for nid in self.positions}
         for nid, pos in self.positions.items():
             doc.set_field(nid, "pos", pos)
 
-    def undo(self, doc) -> None:
+    def undo(self, doc: GraphDocument) -> None:
         for nid, pos in self.old.items():
             doc.set_field(nid, "pos", pos)
 
@@ -377,7 +391,7 @@ class ApplyLayout(Command):
 # Fragments: copy, paste, import
 
 
-def copy_fragment(doc, ids):
+def copy_fragment(doc: GraphDocument, ids: Iterable[str]) -> dict[str, Any]:
     """The nodes `ids` and the wires among them, as JSON-able plain data.
 
     Wires from outside the selection are left out: a pasted copy starts with
@@ -398,18 +412,18 @@ class Paste(Command):
     After `do`, `created` lists the new ids in fragment order (also returned).
     """
 
-    def __init__(self, fragment, offset=(40.0, 40.0)) -> None:
+    def __init__(self, fragment: Mapping[str, Any], offset: Sequence[float] = (40.0, 40.0)) -> None:
         # the fragment is checked as a graph of its own: an edge to a node
         # outside it is refused here, not dropped
         self.fragment = GraphDocument.from_dict(
             {"nodes": fragment["nodes"], "edges": fragment.get("edges", []), "output": None}
         )
         self.offset = (float(offset[0]), float(offset[1]))
-        self.created = None
+        self.created: list[str] = []  # the new ids, once done
         self.text = f"Paste {_plural(len(self.fragment.nodes), 'node')}"
 
-    def do(self, doc):
-        fresh = self.created or []
+    def do(self, doc: GraphDocument) -> list[str]:
+        fresh = self.created
         ids = {}
         for i, node in enumerate(self.fragment.nodes.values()):
             copy = node.copy()
@@ -421,7 +435,7 @@ class Paste(Command):
         self.created = list(ids.values())
         return self.created
 
-    def undo(self, doc) -> None:
+    def undo(self, doc: GraphDocument) -> None:
         for nid in reversed(self.created):
             doc.remove_node(nid)
 
@@ -438,7 +452,7 @@ class ReplaceDocument(Command):
     document -- builds the new graph afresh from its data.
     """
 
-    def __init__(self, graph, text: str = "Replace graph") -> None:
+    def __init__(self, graph: GraphDocument | dict[str, Any], text: str = "Replace graph") -> None:
         data = graph.to_dict() if isinstance(graph, GraphDocument) else graph
         # refuse a broken graph now, not halfway through do; the checked copy is
         # what the first do swaps in, so a large graph is checked once, and where
@@ -449,12 +463,12 @@ class ReplaceDocument(Command):
         self.new = data
         self.text = text
 
-    def do(self, doc) -> None:
+    def do(self, doc: GraphDocument) -> None:
         fresh = self._spare if self._spare_is_new else GraphDocument.from_dict(self.new)
         doc.replace_with(fresh)  # fresh now holds the old graph
         self._spare, self._spare_is_new = fresh, False
 
-    def undo(self, doc) -> None:
+    def undo(self, doc: GraphDocument) -> None:
         doc.replace_with(self._spare)
         self._spare_is_new = True
 
@@ -462,11 +476,11 @@ class ReplaceDocument(Command):
 class Macro(Command):
     """Several commands as one step of the history, undone in reverse order."""
 
-    def __init__(self, text, commands) -> None:
+    def __init__(self, text: str, commands: Iterable[Command]) -> None:
         self.text = text
         self.commands = list(commands)
 
-    def do(self, doc):
+    def do(self, doc: GraphDocument) -> None:
         done = []
         try:
             for command in self.commands:
@@ -477,7 +491,7 @@ class Macro(Command):
                 command.undo(doc)
             raise
 
-    def undo(self, doc) -> None:
+    def undo(self, doc: GraphDocument) -> None:
         for command in reversed(self.commands):
             command.undo(doc)
 
@@ -493,13 +507,13 @@ class CommandStack:
     state was cut off by pushing after undos); `is_clean` drives the `*` flag.
     """
 
-    def __init__(self, doc) -> None:
+    def __init__(self, doc: GraphDocument) -> None:
         self.doc = doc
-        self.commands = []
+        self.commands: list[Command] = []
         self.index = 0
-        self.clean_index = 0
+        self.clean_index: int | None = 0
 
-    def push(self, command):
+    def push(self, command: Command) -> Command:
         """Apply command, then record it (merged into the top one if they agree)."""
         command.do(self.doc)
         del self.commands[self.index :]
@@ -519,7 +533,7 @@ class CommandStack:
         self.index += 1
         return command
 
-    def undo(self):
+    def undo(self) -> Command | None:
         if not self.can_undo:
             return None
         self.index -= 1
@@ -527,7 +541,7 @@ class CommandStack:
         command.undo(self.doc)
         return command
 
-    def redo(self):
+    def redo(self) -> Command | None:
         if not self.can_redo:
             return None
         command = self.commands[self.index]
@@ -536,22 +550,22 @@ class CommandStack:
         return command
 
     @property
-    def can_undo(self):
+    def can_undo(self) -> bool:
         return self.index > 0
 
     @property
-    def can_redo(self):
+    def can_redo(self) -> bool:
         return self.index < len(self.commands)
 
     @property
-    def undo_text(self):
+    def undo_text(self) -> str:
         return self.commands[self.index - 1].text if self.can_undo else ""
 
     def set_clean(self) -> None:
         self.clean_index = self.index
 
     @property
-    def is_clean(self):
+    def is_clean(self) -> bool:
         return self.index == self.clean_index
 
     def clear(self) -> None:

@@ -25,9 +25,16 @@ always agree. Each command remembers the whole table before it ran, and its
 undo puts that back: exact, and simple enough to trust.
 """
 
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
 from core.document.commands import Command, Paste
 from core.document.events import Signal
-from core.document.graph import GraphError
+from core.document.graph import GraphDocument, GraphError
+
+Group = dict[str, Any]  # {"id", "kind", "title", "nodes", "collapsed"}, as in the file
 
 GROUP_KINDS = ("neuron", "layer", "group")
 GROUP_KEYS = ("id", "kind", "title", "nodes", "collapsed")
@@ -41,15 +48,17 @@ class GroupError(GraphError):
 # Checking plain data
 
 
-def check_groups(data, node_ids):
+def check_groups(data: object, node_ids: Iterable[str]) -> list[Group]:
     """A clean list of group dicts from plain data (a file's meta), or GroupError.
 
     `node_ids` is the document's set of ids: a group may only name its nodes.
     """
     if not isinstance(data, list):
         raise GroupError(f"meta 'groups' must be a list, got {type(data).__name__}")
-    node_ids = set(node_ids)
-    seen_ids, owner, clean = set(), {}, []
+    known = set(node_ids)
+    seen_ids: set[str] = set()
+    owner: dict[str, str] = {}
+    clean: list[Group] = []
     for i, raw in enumerate(data):
         if not isinstance(raw, dict):
             raise GroupError(f"group {i} must be an object, got {type(raw).__name__}")
@@ -76,7 +85,7 @@ def check_groups(data, node_ids):
         if not isinstance(nodes, list) or not nodes:
             raise GroupError(f"{where}: 'nodes' must be a non-empty list of node ids")
         for nid in nodes:
-            if not isinstance(nid, str) or nid not in node_ids:
+            if not isinstance(nid, str) or nid not in known:
                 raise GroupError(f"{where} names node {nid!r}, which is not in the graph")
             if nid in owner:
                 raise GroupError(f"node {nid!r} is in two groups, {owner[nid]!r} and {gid!r}")
@@ -93,28 +102,28 @@ class GroupTable:
     """The groups of one document, in order; `changed()` fires after every change."""
 
     def __init__(self) -> None:
-        self._groups = {}  # gid -> group dict
-        self._owner = {}  # node id -> gid
+        self._groups: dict[str, Group] = {}  # gid -> group dict
+        self._owner: dict[str, str] = {}  # node id -> gid
         self.changed = Signal()
 
     def __len__(self) -> int:
         return len(self._groups)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Group]:
         return iter(list(self._groups.values()))
 
-    def get(self, gid):
+    def get(self, gid: str) -> Group | None:
         return self._groups.get(gid)
 
-    def group_of(self, nid):
+    def group_of(self, nid: str) -> str | None:
         """The id of the group holding node nid, or None."""
         return self._owner.get(nid)
 
-    def to_list(self):
+    def to_list(self) -> list[Group]:
         """Plain data (copies), in order: what goes into the file's meta."""
         return [dict(g, nodes=list(g["nodes"])) for g in self._groups.values()]
 
-    def new_id(self, stem):
+    def new_id(self, stem: str) -> str:
         if stem not in self._groups:
             return stem
         k = 2
@@ -122,7 +131,7 @@ class GroupTable:
             k += 1
         return f"{stem}-{k}"
 
-    def replace(self, groups) -> None:
+    def replace(self, groups: Iterable[Group]) -> None:
         """Hold exactly `groups` (a list of group dicts, already checked)."""
         self._groups = {g["id"]: dict(g, nodes=list(g["nodes"])) for g in groups}
         self._owner = {nid: g["id"] for g in self._groups.values() for nid in g["nodes"]}
@@ -136,30 +145,30 @@ class GroupTable:
 class _GroupCommand(Command):
     """Remembers the table before `do`; `undo` restores it exactly."""
 
-    def __init__(self, table):
+    def __init__(self, table: GroupTable) -> None:
         self.table = table
 
-    def do(self, doc):
+    def do(self, doc: GraphDocument) -> None:
         self._before = self.table.to_list()
         after = self.change(doc, self.table.to_list())
         self.table.replace(after)
 
-    def undo(self, doc):
+    def undo(self, doc: GraphDocument) -> None:
         self.table.replace(self._before)
 
-    def change(self, doc, groups):
+    def change(self, doc: GraphDocument, groups: list[Group]) -> list[Group]:
         raise NotImplementedError
 
 
 class AddGroup(_GroupCommand):
     """Name a set of nodes (none may be in a group already)."""
 
-    def __init__(self, table, group) -> None:
+    def __init__(self, table: GroupTable, group: Mapping[str, Any]) -> None:
         super().__init__(table)
         self.group = dict(group, nodes=list(group["nodes"]))
         self.text = f"Group {self.group['title']}"
 
-    def change(self, doc, groups):
+    def change(self, doc: GraphDocument, groups: list[Group]) -> list[Group]:
         if any(g["id"] == self.group["id"] for g in groups):
             raise GroupError(f"there is a group {self.group['id']!r} already")
         groups.append(self.group)
@@ -169,12 +178,12 @@ class AddGroup(_GroupCommand):
 class Ungroup(_GroupCommand):
     """Forget a group; its nodes stay."""
 
-    def __init__(self, table, gid) -> None:
+    def __init__(self, table: GroupTable, gid: str) -> None:
         super().__init__(table)
         self.gid = gid
         self.text = f"Ungroup {gid}"
 
-    def change(self, doc, groups):
+    def change(self, doc: GraphDocument, groups: list[Group]) -> list[Group]:
         if not any(g["id"] == self.gid for g in groups):
             raise GroupError(f"there is no group {self.gid!r}")
         return [g for g in groups if g["id"] != self.gid]
@@ -183,12 +192,12 @@ class Ungroup(_GroupCommand):
 class SetCollapsed(_GroupCommand):
     """Show a group as one box (True) or as its nodes (False)."""
 
-    def __init__(self, table, gid, collapsed) -> None:
+    def __init__(self, table: GroupTable, gid: str, collapsed: bool) -> None:
         super().__init__(table)
         self.gid, self.collapsed = gid, bool(collapsed)
         self.text = f"{'Collapse' if collapsed else 'Expand'} {gid}"
 
-    def change(self, doc, groups):
+    def change(self, doc: GraphDocument, groups: list[Group]) -> list[Group]:
         for g in groups:
             if g["id"] == self.gid:
                 g["collapsed"] = self.collapsed
@@ -203,12 +212,12 @@ class ForgetNodes(_GroupCommand):
     Pushed in the same Macro as the RemoveNodes, *after* it: undo runs in
     reverse, so the groups come back once their nodes are back."""
 
-    def __init__(self, table, ids) -> None:
+    def __init__(self, table: GroupTable, ids: Iterable[str]) -> None:
         super().__init__(table)
         self.ids = set(ids)
         self.text = "Forget deleted nodes"
 
-    def change(self, doc, groups):
+    def change(self, doc: GraphDocument, groups: list[Group]) -> list[Group]:
         kept = []
         for g in groups:
             g["nodes"] = [nid for nid in g["nodes"] if nid not in self.ids]
@@ -220,12 +229,12 @@ class ForgetNodes(_GroupCommand):
 class SetGroups(_GroupCommand):
     """Replace every group (a newly opened or replaced document brings its own)."""
 
-    def __init__(self, table, groups) -> None:
+    def __init__(self, table: GroupTable, groups: Iterable[Mapping[str, Any]]) -> None:
         super().__init__(table)
         self.groups = [dict(g, nodes=list(g["nodes"])) for g in groups]
         self.text = "Set groups"
 
-    def change(self, doc, groups):
+    def change(self, doc: GraphDocument, groups: list[Group]) -> list[Group]:
         return check_groups(self.groups, doc.nodes)
 
 
@@ -235,7 +244,7 @@ class PasteWithGroups(Command):
     `fragment` is copy_fragment's dict plus an optional "groups" list whose
     node ids are the fragment's own."""
 
-    def __init__(self, table, fragment, offset=(40.0, 40.0)) -> None:
+    def __init__(self, table: GroupTable, fragment: Mapping[str, Any], offset: Sequence[float] = (40.0, 40.0)) -> None:
         self.table = table
         self.paste = Paste(fragment, offset)
         ids = {node["id"] for node in fragment["nodes"]}
@@ -243,10 +252,10 @@ class PasteWithGroups(Command):
         self.text = self.paste.text
 
     @property
-    def created(self):
+    def created(self) -> list[str]:
         return self.paste.created
 
-    def do(self, doc):
+    def do(self, doc: GraphDocument) -> list[str]:
         created = self.paste.do(doc)
         self._before = self.table.to_list()
         mapping = dict(zip(self.paste.fragment.nodes, created))
@@ -265,7 +274,7 @@ class PasteWithGroups(Command):
             raise
         return created
 
-    def undo(self, doc) -> None:
+    def undo(self, doc: GraphDocument) -> None:
         self.table.replace(self._before)
         self.paste.undo(doc)
 
@@ -274,14 +283,14 @@ class PasteWithGroups(Command):
 # Groups in a file's meta
 
 
-def split_meta(meta, doc):
+def split_meta(meta: Mapping[str, Any], doc: GraphDocument) -> tuple[dict[str, Any], list[Group]]:
     """(meta without 'groups', checked groups) for a loaded file; GroupError names a bad group."""
     meta = dict(meta)
     groups = check_groups(meta.pop("groups"), doc.nodes) if "groups" in meta else []
     return meta, groups
 
 
-def join_meta(meta, groups):
+def join_meta(meta: Mapping[str, Any], groups: Sequence[Group]) -> dict[str, Any]:
     """The meta to save: meta plus 'groups' when there are any."""
     meta = dict(meta)
     meta.pop("groups", None)

@@ -44,7 +44,10 @@ Everything is deterministic: ties are broken by the order the nodes were given
 in, never by hashing or `id()`. Positions are box centres.
 """
 
+from __future__ import annotations
+
 from bisect import bisect_right
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import networkx as nx
@@ -58,33 +61,37 @@ SWEEPS = 4  # down + up barycenter sweeps
 class Dummy:
     """Bend point `k` (0 = leftmost) of the long edge src -> dst."""
 
-    src: object
-    dst: object
+    src: Hashable
+    dst: Hashable
     k: int
 
 
 @dataclass
 class Layout:
-    positions: dict  # node id -> (x, y), the centre of its box
-    layers: list  # per column, top to bottom: node ids and Dummy points
-    edges: list  # proper edges, each joining adjacent columns (repeats kept)
-    routes: dict  # (src, dst) -> [(x, y), ...] bend points, left to right: two per skipped
+    positions: dict[Hashable, tuple[float, float]]  # node id -> (x, y), the centre of its box
+    layers: list[list[Hashable]]  # per column, top to bottom: node ids and Dummy points
+    edges: list[tuple[Hashable, Hashable]]  # proper edges, each joining adjacent columns (repeats kept)
+    routes: dict[
+        tuple[Hashable, Hashable], list[tuple[float, float]]
+    ]  # (src, dst) -> [(x, y), ...] bend points, left to right: two per skipped
     # column, where the edge enters and leaves it (level in between)
     crossings_before: int  # of `layers` in the order the nodes came in
     crossings_after: int
 
 
-def positions_pile_up(positions):
+def positions_pile_up(positions: Iterable[tuple[float, float]]) -> bool:
     """True when most nodes share a position with another: the graph was made
     without a layout (a trace, a file written by another tool) and must be
     arranged before it is drawn. Drawn as given, every node would lie on the
     same spot -- unreadable, and each one repainted under all the others
     (O(n^2) paint work while a large graph is built on the canvas)."""
-    positions = list(positions)
-    return len(positions) > 1 and len(set(positions)) < max(2, len(positions) // 2)
+    spots = list(positions)
+    return len(spots) > 1 and len(set(spots)) < max(2, len(spots) // 2)
 
 
-def boxes_overlap(positions, sizes):
+def boxes_overlap(
+    positions: Mapping[Hashable, tuple[float, float]], sizes: Mapping[Hashable, tuple[float, float]]
+) -> tuple[Hashable, Hashable] | None:
     """The first two nodes whose boxes overlap, or None: positions {id: (x, y)}
     centres, sizes {id: (w, h)}. Saved positions collide when the nodes have
     grown since the file was written (or another tool wrote it); such a graph is
@@ -96,7 +103,7 @@ def boxes_overlap(positions, sizes):
         return None
     cell_w = max(w for w, _h in sizes.values()) or 1.0
     cell_h = max(h for _w, h in sizes.values()) or 1.0
-    grid = {}
+    grid: dict[tuple[int, int], list[tuple[Hashable, tuple[float, float, float, float]]]] = {}
     for nid, (x, y) in positions.items():
         w, h = sizes[nid]
         box = (x - w / 2, x + w / 2, y - h / 2, y + h / 2)
@@ -110,12 +117,29 @@ def boxes_overlap(positions, sizes):
     return None
 
 
-def layered_layout(nodes, edges, *, sizes=None, layer_gap=LAYER_GAP, node_gap=NODE_GAP, sweeps=SWEEPS):
+def layered_layout(
+    nodes: Iterable[Hashable],
+    edges: Iterable[tuple[Hashable, Hashable]],
+    *,
+    sizes: Mapping[Hashable, Sequence[float]] | None = None,
+    layer_gap: float = LAYER_GAP,
+    node_gap: float = NODE_GAP,
+    sweeps: int = SWEEPS,
+) -> dict[Hashable, tuple[float, float]]:
     """{node id: (x, y)} for a DAG, sources left; see `sugiyama` for details."""
     return sugiyama(nodes, edges, sizes=sizes, layer_gap=layer_gap, node_gap=node_gap, sweeps=sweeps).positions
 
 
-def sugiyama(nodes, edges, *, sizes=None, layer_gap=LAYER_GAP, node_gap=NODE_GAP, sweeps=SWEEPS, layering=None):
+def sugiyama(
+    nodes: Iterable[Hashable],
+    edges: Iterable[tuple[Hashable, Hashable]],
+    *,
+    sizes: Mapping[Hashable, Sequence[float]] | None = None,
+    layer_gap: float = LAYER_GAP,
+    node_gap: float = NODE_GAP,
+    sweeps: int = SWEEPS,
+    layering: Callable[[list[Hashable], list[tuple[int, int]]], Iterable[int]] | None = None,
+) -> Layout:
     """Lay out `nodes` (ordered hashable ids) joined by `edges` ((src, dst) pairs,
     repeats allowed). `sizes` maps an id to its box (w, h); missing ids are points.
     `layering(ids, pairs)` may replace step 1: it gets the node ids and the
@@ -123,12 +147,12 @@ def sugiyama(nodes, edges, *, sizes=None, layer_gap=LAYER_GAP, node_gap=NODE_GAP
     pointing right (bench/bench_layout.py compares networkx's own this way).
     Raises ValueError for a cycle, a repeated node or an edge to an unknown node."""
     ids = list(nodes)
-    index = {}
+    index: dict[Hashable, int] = {}
     for i, v in enumerate(ids):
         if v in index:
             raise ValueError(f"node {v!r} is listed twice; node ids must be unique")
         index[v] = i
-    mult = {}  # (src, dst) as indices -> how many times the edge was given
+    mult: dict[tuple[int, int], int] = {}  # (src, dst) as indices -> how many times the edge was given
     for src, dst in edges:
         try:
             key = (index[src], index[dst])
@@ -146,7 +170,10 @@ def sugiyama(nodes, edges, *, sizes=None, layer_gap=LAYER_GAP, node_gap=NODE_GAP
                 f"its operand {ids[u]!r} in column {layer[u]}"
             )
     # 1. cut long edges into unit steps; dummies get the indices n, n+1, ...
-    preds, succs, chains, owner = [[] for _ in range(n)], [[] for _ in range(n)], {}, []
+    preds: list[list[int]] = [[] for _ in range(n)]
+    succs: list[list[int]] = [[] for _ in range(n)]
+    chains: dict[tuple[Hashable, Hashable], list[int]] = {}
+    owner: list[Dummy] = []
     for (u, v), m in mult.items():
         path = [u]
         for k in range(layer[v] - layer[u] - 1):
@@ -161,19 +188,19 @@ def sugiyama(nodes, edges, *, sizes=None, layer_gap=LAYER_GAP, node_gap=NODE_GAP
         for a, b in zip(path, path[1:]):
             succs[a].extend([b] * m)
             preds[b].extend([a] * m)
-    layers = [[] for _ in range(max(layer, default=-1) + 1)]
+    layers: list[list[int]] = [[] for _ in range(max(layer, default=-1) + 1)]
     for v, lay in enumerate(layer):  # given order first, then dummies as created
         layers[lay].append(v)
 
     # 2. order, 3. coordinates
     before, after = _reduce_crossings(layers, preds, succs, sweeps)
-    boxes = [(0.0, 0.0)] * len(layer)
+    boxes: list[tuple[float, ...]] = [(0.0, 0.0)] * len(layer)
     if sizes:
         boxes[:n] = [tuple(map(float, sizes.get(v, (0.0, 0.0)))) for v in ids]
     xs, ys = _coordinates(layers, preds, succs, boxes, n, layer_gap, node_gap)
     half = [max((boxes[v][0] for v in lay), default=0.0) / 2 for lay in layers]
 
-    name = ids + owner
+    name: list[Hashable] = [*ids, *owner]
     return Layout(
         positions={v: (xs[i], ys[i]) for i, v in enumerate(ids)},
         layers=[[name[v] for v in lay] for lay in layers],
@@ -368,13 +395,17 @@ def _inversions(seq):
     return count
 
 
-def count_crossings(layers_or_positions, edges):
+def count_crossings(
+    layers_or_positions: Sequence[Sequence[Hashable]] | dict[Hashable, tuple[float, float]],
+    edges: Iterable[tuple[Hashable, Hashable]],
+) -> int:
     """Edge crossings between adjacent columns. Give the columns as lists of ids
     top to bottom, or a {id: (x, y)} dict (same x = same column, ordered by y).
     An edge that skips columns is not counted: pass `Layout.layers` and
     `Layout.edges`, whose dummies make every edge join adjacent columns."""
+    layers: Sequence[Sequence[Hashable]]
     if isinstance(layers_or_positions, dict):
-        by_x = {}
+        by_x: dict[float, list[tuple[float, Hashable]]] = {}
         for v, (x, y) in layers_or_positions.items():
             by_x.setdefault(x, []).append((y, v))
         layers = [
@@ -383,7 +414,7 @@ def count_crossings(layers_or_positions, edges):
     else:
         layers = layers_or_positions
     where = {v: (i, j) for i, lay in enumerate(layers) for j, v in enumerate(lay)}
-    keys = [[] for _ in layers]
+    keys: list[list[tuple[int, int]]] = [[] for _ in layers]
     for src, dst in edges:
         if src not in where or dst not in where:
             raise ValueError(f"edge {src!r} -> {dst!r} names a node missing from the layers")

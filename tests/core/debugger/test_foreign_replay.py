@@ -1,0 +1,114 @@
+"""A learner's recorded backward pass, stepped by the studio's DebugSession without a
+window: their grads after each of their `_backward` calls, a stop after the first wrong
+one, their order when their backward() walks the graph wrongly, and only on its graph."""
+
+import os
+
+import pytest
+
+from core.debugger.foreign_replay import ForeignReplay, ReplayStepper
+from core.debugger.session import DebugSession
+from core.debugger.stepper import BackwardStepper
+from core.document.compile import compile_document
+from core.document.expr import parse
+from core.foreign.document import to_document
+from core.foreign.runner import check_file
+
+ENGINES = os.path.join(os.path.dirname(__file__), "..", "..", "data", "engines")
+SLOW_OK = 300.0  # a generous wall limit: the machine may be busy
+EXPR = "x = 2; y = -3; h = x*y; f = h*h + y"
+
+
+def report_of(name, expression=None):
+    return check_file(os.path.join(ENGINES, f"{name}.py"), timeout=SLOW_OK, expression=expression)
+
+
+def session_on(case):
+    doc, problem = to_document(case["graph"])
+    assert problem is None
+    session = DebugSession(doc)
+    session.replay = ForeignReplay(case)
+    session.load(compile_document(doc))
+    return session
+
+
+def grads(session):
+    return {session.name(v): v.grad for v in session.stepper.topo}
+
+
+@pytest.fixture(scope="module")
+def assign_case():
+    report = report_of("bug_assign", EXPR)
+    case = report["cases"][0]
+    assert case["own"] and case["status"] == "fail"
+    return case
+
+
+def test_the_record_goes_on_past_the_wrong_step(assign_case):
+    oks = [r["ok"] for r in assign_case["records"]]
+    assert oks == [True, False, None]  # f, then h·h (wrong), then h, run but not checked
+    assert assign_case["records"][2]["after_fault"]
+
+
+def test_their_grads_are_replayed_and_the_run_stops_after_the_wrong_step(assign_case):
+    session = session_on(assign_case)
+    assert isinstance(session.stepper, ReplayStepper)
+    assert grads(session)["h"] == -6.0  # at rest: their whole pass (ours gives -12)
+    move = session.run_to_end()
+    assert session.position == 2 and session.name(move.record.node) == "h·h"
+    assert session.stop_reason.startswith("wrong gradient at h·h (op *): h.grad should change by -12.0000")
+    assert "`=` instead of `+=`" in move.message
+    assert grads(session) == {"x": 0.0, "y": 1.0, "h": -6.0, "h·h": 1.0, "f": 1.0}
+    assert "but your _backward made it -6.0000 ✗ (was 0.0000, should be -12.0000)" in move.record.lines[1]
+    assert session.stepper.wrong_operands(move.record) == {move.record.children[0]}
+    session.step()  # on through THEIR remaining step
+    assert grads(session)["x"] == 18.0 and session.stepper.done
+    session.step_back()
+    session.step_back()
+    assert grads(session)["h"] == 0.0 and session.position == 1
+    session.step()  # a single step onto the wrong one stops there too
+    assert session.stop_reason.startswith("wrong gradient at h·h")
+
+
+def test_the_stepper_contributions_are_their_changes(assign_case):
+    session = session_on(assign_case)
+    session.run_to_end()
+    h = session.value(next(n for n, node in session.doc.nodes.items() if node.label == "h"))
+    assert [amount for _record, amount in session.stepper.contributions(h)] == [-6.0]
+
+
+def test_another_graph_gets_the_studios_stepper(assign_case):
+    other = parse("a*b + c")  # the user's own graph, after Undo
+    session = DebugSession(other)
+    session.replay = ForeignReplay(assign_case)
+    session.load(compile_document(other))
+    assert type(session.stepper) is BackwardStepper
+    assert not session.replay.fits(session.compiled)
+
+
+def test_an_order_bug_replays_their_own_calls():
+    report = report_of("bug_order_recursive")
+    fault = report["fault"]
+    case = next(c for c in report["cases"] if c["name"] == fault["case"])
+    assert case["replay"] == "backward()"
+    session = session_on(case)
+    names = [session.name(v) for v in session.stepper.order]
+    assert names.count("x·y") == 2  # their recursive backward() runs x·y's _backward twice
+    session.run_to_end()
+    assert session.name(session.last_record.node) == fault["node"] == "x·y"
+    assert session.position == fault["call"] + 1
+    assert "your backward() ran x·y's _backward before x·y·z's" in session.stop_reason
+    assert session.stepper.status(session.last_record.node) == "partial"
+
+
+def test_a_right_engine_replays_to_the_end_without_a_stop():
+    report = report_of("tutorial", EXPR)
+    case = report["cases"][0]
+    assert case["status"] == "pass" and case["graph"]
+    session = session_on(case)
+    session.run_to_end()
+    assert session.stepper.done and not session.stop_reason
+    ours = DebugSession(parse(EXPR))
+    ours.load(compile_document(ours.doc))
+    ours.run_to_end()
+    assert sorted(grads(session).values()) == sorted(grads(ours).values())
