@@ -69,7 +69,9 @@ def ieee_pow(a: float, k: float) -> float:
     except ZeroDivisionError:  # 0.0 ** negative
         odd = float(k).is_integer() and int(k) % 2 == 1
         return math.copysign(INF, a) if odd else INF
-    except OverflowError:
+    except OverflowError:  # |a ** k| beyond the largest float
+        if a < 0 and not float(k).is_integer():  # negative base, fractional exponent: nan, however large
+            return NAN
         odd = float(k).is_integer() and int(k) % 2 == 1
         return -INF if (a < 0 and odd) else INF
     if isinstance(result, complex):  # negative base, fractional exponent

@@ -231,3 +231,27 @@ def test_a_step_explains_itself_with_the_rows_code_text():
     record = stepper.step()
     assert record.lines[1].startswith("y.grad += -x.data/y.data² · f.grad")
     assert [text for text, _value in local_derivatives(f)] == list(ops.DIV.code)
+
+
+@pytest.mark.parametrize(
+    "base, k",
+    [
+        (-1e300, 2.5),  # was inf: a ** k overflowed before Python noticed the base is negative
+        (-1e-300, -2.5),  # was inf, the same through 1/tiny
+        (-1e300, 1e10 + 0.5),
+        (-8.0, 0.5),
+        (-1e300, 2.0),
+        (-1e300, 3.0),
+        (-1e-300, -3.0),
+        (0.0, -2.5),
+        (-0.0, -3.0),
+        (1e300, 2.5),
+    ],
+)
+def test_ieee_pow_is_numpys_power_when_the_result_overflows(base, k):
+    # a negative base to a non-integer power is nan, as numpy (and IEEE pow) say, however large |a ** k| is
+    np = pytest.importorskip("numpy")
+    with np.errstate(all="ignore"):
+        expected = float(np.power(np.float64(base), np.float64(k)))
+    got = ops.ieee_pow(base, k)
+    assert got == expected or (math.isnan(got) and math.isnan(expected)), (base, k, got, expected)
