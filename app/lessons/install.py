@@ -197,11 +197,18 @@ def show_lessons(window, lesson_id=None, step=0):
     dock = window.docks["lessons"]
     dock.show()
     dock.raise_()
+    opened = True
     if lesson_id is not None:
-        return window.lessons.open_lesson(lesson_id, step)
-    if window.lessons.runner is None and window.lessons.lessons:
-        return window.lessons.open_lesson(window.lessons.lessons[0].id)
-    return True
+        opened = window.lessons.open_lesson(lesson_id, step)
+    elif window.lessons.runner is None and window.lessons.lessons:
+        opened = window.lessons.open_lesson(window.lessons.lessons[0].id)
+    if window.appearance.presenting and window.dockWidgetArea(dock) != Qt.BottomDockWidgetArea:
+        # opened during presenter mode: the lesson goes under the canvas, as presenter mode
+        # arranges it, not into the side column (where 2x text is cut to a few letters a line)
+        window.presenter_layout()
+        window._presenter_canvas()
+        QTimer.singleShot(0, window._size_presenter_docks)
+    return opened
 
 
 def show_welcome(window):
@@ -252,8 +259,17 @@ def presenter_layout(window):
 def size_presenter_docks(window):
     lessons = window.docks["lessons"]
     if window.appearance.presenting and not lessons.isHidden():
-        # the canvas is what the class reads: the lesson text gets a third of the height
-        window.resizeDocks([lessons], [max(260, int(window.height() * 0.33))], Qt.Vertical)
+        # the canvas is what the class reads: the lesson text gets a third of the height,
+        # and up to 55 % of it when the graph needs less room at 100 % (most lesson
+        # graphs), so the question and its answer box show without scrolling
+        height = window.height()
+        rect = window.scene.items_rect()
+        canvas = window.view.height() + lessons.height()
+        needed = rect.height() + 56 if not rect.isEmpty() else 0  # fit may set the legend beside it
+        if window.view.isHidden():
+            needed = canvas
+        room = int(min(max(canvas - needed, height * 0.33), height * 0.55))
+        window.resizeDocks([lessons], [max(260, room)], Qt.Vertical)
     if window.appearance.presenting:  # a late timer after leaving must not re-fit the restored view
         window.view.fit()
     window.lessons.follow()

@@ -378,3 +378,24 @@ def test_opening_any_lesson_never_widens_or_heightens_the_window(window, qtbot):
         window.lessons.wait_idle()
         assert window.wait_for_layout()
         assert (window.width(), window.height()) == (1280, 720), lesson_id
+
+
+def test_a_lesson_opened_in_presenter_mode_goes_under_the_canvas_with_its_question_in_view(window, qtbot):
+    window.resize(1920, 1080)
+    window.appearance.set_presenter(True, 2, full_screen=False)
+    try:
+        panel = window.lessons
+        window.show_lessons("zero-grad-bug", 1)  # a step that asks a question
+        wait(qtbot, panel)
+        qtbot.waitUntil(lambda: panel.bridge.showing_runner, timeout=30000)
+        dock = window.docks["lessons"]
+        # was: the side column, ~310 px wide at 2x, every line of the lesson cut to a few letters
+        assert window.dockWidgetArea(dock) == Qt.BottomDockWidgetArea
+        qtbot.waitUntil(lambda: dock.width() > window.width() // 2, timeout=30000)  # the main window's relayout
+        window._size_presenter_docks()
+        answer = panel.answer
+        # the whole answer box in view, not cut off by the bottom of the window (it was with a third
+        # of the height for the lesson); waits for the relayout, fails after the timeout
+        qtbot.waitUntil(lambda: answer.visibleRegion().boundingRect() == answer.rect(), timeout=15000)
+    finally:
+        window.appearance.set_presenter(False)
