@@ -61,6 +61,7 @@ class TrainingController(QObject):
     statusChanged = Signal(str, str)  # status ('playing' 'paused' 'diverged' 'finished' 'error'), message
     idleReached = Signal(object)  # the worker's idle report (state, metrics, reason)
     ticked = Signal()  # a drain has finished: the moment to redraw (at most ~30 Hz)
+    warningChanged = Signal(str)  # the run's health warning (core/training/health.py), "" when all is well
 
     def __init__(self, cfg, parent=None):
         super().__init__(parent)
@@ -69,6 +70,7 @@ class TrainingController(QObject):
         self.token = 0
         self.status = "paused"
         self.message = ""
+        self.warning = ""  # the latest step's health warning
         self.steps = 0
         self.idle = False  # the worker has confirmed it is not stepping
         self.data = None
@@ -117,6 +119,7 @@ class TrainingController(QObject):
         self._timer.start()
         self.configChanged.emit(cfg)
         self.runStarted.emit()
+        self._set_warning("")
         self._set_status("paused", "")
         if play:
             self.play()
@@ -310,7 +313,7 @@ class TrainingController(QObject):
         outbox = self._outbox
         token = self.token
         new_rows = False
-        data = boundary = weights = idle = error = None
+        data = boundary = weights = idle = error = warning = None
         while outbox:
             run, kind, payload = outbox.popleft()
             if run != token:
@@ -319,6 +322,7 @@ class TrainingController(QObject):
                 progress, steps = payload
                 self.history.append(progress)
                 self.steps = steps
+                warning = progress.warning
                 new_rows = True
                 idle = None  # anything after an idle report makes it stale
             elif kind == "boundary":
@@ -336,6 +340,8 @@ class TrainingController(QObject):
             self.dataChanged.emit(data)
         if new_rows:
             self.progressed.emit(self.steps)
+        if warning is not None:
+            self._set_warning(warning)
         if boundary is not None:
             self.boundary = boundary
             self.boundaryChanged.emit(boundary)
@@ -371,6 +377,11 @@ class TrainingController(QObject):
         callbacks, self._idle_callbacks = self._idle_callbacks, []
         for callback in callbacks:
             callback()
+
+    def _set_warning(self, text):
+        if text != self.warning:
+            self.warning = text
+            self.warningChanged.emit(text)
 
     def _set_status(self, status, message):
         self.status = status

@@ -1,6 +1,7 @@
 """The DATA column of the Training panel: which points the network learns from.
 
-Six dataset thumbnails (each drawn from the generator it stands for), the test
+Seven dataset thumbnails (each drawn from the generator it stands for; the
+last two, plane and multi-gaussian, are regression problems), the test
 share, noise, number of points, the data seed, Regenerate and Import CSV, and
 a line that says how many points train and how many are held out.
 
@@ -18,7 +19,6 @@ from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
 from PySide6.QtWidgets import (
     QButtonGroup,
-    QDoubleSpinBox,
     QGridLayout,
     QHBoxLayout,
     QLabel,
@@ -30,15 +30,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.training.plots import NEGATIVE, POSITIVE
+from app.training.number_field import NumberField
+from app.training.plots import NEGATIVE, POSITIVE, diverging_lut
 from app.training.widgets import caption, heading, set_silently
-from core.training.datasets import DATASETS, make_dataset, parse_csv
+from core.training.config import SETTING_NAMES, setting_problem
+from core.training.datasets import DATASETS, REGRESSION_DATASETS, make_dataset, parse_csv
 
 COLUMN_WIDTH = 238
 
 
 def dataset_icon(name, size=52):
-    """A thumbnail of a dataset: its points on white, in the class colours."""
+    """A thumbnail of a dataset: its points on white, in the class colours (a regression
+    problem's points coloured by their target)."""
     points, labels = make_dataset(name, 160, 0.08, 3)
     pixmap = QPixmap(size, size)
     pixmap.fill(QColor("#ffffff"))
@@ -48,8 +51,12 @@ def dataset_icon(name, size=52):
     painter = QPainter(pixmap)
     painter.setRenderHint(QPainter.Antialiasing)
     painter.setPen(Qt.NoPen)
+    lut = diverging_lut()
     for x, y, label in zip(xs, ys, labels):
-        painter.setBrush(QColor(POSITIVE if label > 0 else NEGATIVE))
+        if name in REGRESSION_DATASETS:  # the target, -1..+1, on the output's colour map
+            painter.setBrush(QColor(*lut[round((label + 1.0) / 2.0 * (len(lut) - 1))]))
+        else:
+            painter.setBrush(QColor(POSITIVE if label > 0 else NEGATIVE))
         px = 4 + (x - lo_x) / (hi_x - lo_x) * (size - 8)
         py = size - 4 - (y - lo_y) / (hi_y - lo_y) * (size - 8)
         painter.drawEllipse(int(px) - 2, int(py) - 2, 4, 4)
@@ -140,7 +147,13 @@ class DataBox(QWidget):
             button.setIconSize(QSize(52, 52))
             button.setText(name)
             button.setToolButtonStyle(Qt.ToolButtonTextUnderIcon)
-            button.setToolTip(f"Generate the '{name}' dataset (starts a new run)")
+            if name in REGRESSION_DATASETS:
+                button.setToolTip(
+                    f"Generate the '{name}' regression problem: each point has a number from -1 to +1 to "
+                    "predict (its colour), and the loss is mse (starts a new run)"
+                )
+            else:
+                button.setToolTip(f"Generate the '{name}' dataset (starts a new run)")
             self.dataset_group.addButton(button)
             self.dataset_buttons[name] = button
             grid.addWidget(button, k // 3, k % 3)
@@ -162,11 +175,13 @@ class DataBox(QWidget):
         form.addWidget(caption("Test data"), 0, 0)
         form.addWidget(self.ratio_slider, 0, 1)
         form.addWidget(self.ratio_label, 0, 2)
-        self.noise_spin = QDoubleSpinBox()
-        self.noise_spin.setRange(0.0, 2.0)
-        self.noise_spin.setSingleStep(0.05)
-        self.noise_spin.setKeyboardTracking(False)
-        self.noise_spin.setToolTip("Noise: the standard deviation of the jitter added to each coordinate")
+        self.noise_spin = NumberField(
+            SETTING_NAMES["noise"],
+            "Noise: the standard deviation of the jitter added to each coordinate (a number >= 0)",
+            lambda value: setting_problem("noise", value),
+            zero_step=0.05,
+        )
+        self.noise_spin.problem.connect(lambda text: self.show_message(text, ok=False))
         form.addWidget(caption("Noise"), 1, 0)
         form.addWidget(self.noise_spin, 1, 1, 1, 2)
         self.samples_spin = QSpinBox()
@@ -195,7 +210,7 @@ class DataBox(QWidget):
         # a drag is one edit, on release; the keyboard and clicks on the groove edit at once
         slider.sliderReleased.connect(lambda: edit(test_ratio=slider.value() / 100))
         slider.valueChanged.connect(lambda v: None if slider.isSliderDown() else edit(test_ratio=v / 100))
-        self.noise_spin.valueChanged.connect(lambda v: edit(noise=v))
+        self.noise_spin.edited.connect(lambda v: edit(noise=v))
         self.samples_spin.valueChanged.connect(lambda v: edit(n_samples=v))
         self.data_seed_spin.valueChanged.connect(lambda v: edit(data_seed=v))
 
@@ -207,7 +222,7 @@ class DataBox(QWidget):
         def apply():
             self.ratio_slider.setValue(round(cfg.test_ratio * 100))
             self.ratio_label.setText(f"{round(cfg.test_ratio * 100)}%")
-            self.noise_spin.setValue(cfg.noise)
+            self.noise_spin.show_value(cfg.noise)
             self.samples_spin.setValue(cfg.n_samples)
             self.data_seed_spin.setValue(cfg.data_seed)
             self.dataset_group.setExclusive(False)

@@ -21,7 +21,6 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
-    QDoubleSpinBox,
     QHBoxLayout,
     QLabel,
     QPushButton,
@@ -32,6 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.training.network_view import NetworkView
+from app.training.number_field import NumberField
 from app.training.widgets import caption, heading, set_silently
 from core.training import network_edits
 from core.training.network_edits import MAX_LAYERS, activations_of
@@ -73,7 +73,8 @@ class NetworkBox(QWidget):
         view.neuronsChangeRequested.connect(self.change_neurons)
         view.activationChangeRequested.connect(self.set_activation)
         view.weightClicked.connect(self.select_weight)
-        self.weight_spin.valueChanged.connect(self._on_weight_edited)
+        self.weight_spin.edited.connect(self._on_weight_edited)
+        self.weight_spin.problem.connect(lambda text: self.message.emit(text, True))
         controller.weightsChanged.connect(lambda _weights: self.show_weight())
         controller.idleReached.connect(lambda _info: self.show_weight())
         controller.statusChanged.connect(
@@ -89,7 +90,9 @@ class NetworkBox(QWidget):
         self.add_layer_button.setToolTip(f"Add a hidden layer (at most {MAX_LAYERS})")
         self.remove_layer_button = QToolButton()
         self.remove_layer_button.setText("−")
-        self.remove_layer_button.setToolTip("Remove the last hidden layer (at least 1 stays)")
+        self.remove_layer_button.setToolTip(
+            "Remove the last hidden layer (down to 0: then the network is one neuron on the features, a linear model)"
+        )
         self.layers_label = heading("2 HIDDEN LAYERS")
         self.layers_label.setToolTip("The network between the input features and the output")
         head.addWidget(self.add_layer_button)
@@ -111,13 +114,10 @@ class NetworkBox(QWidget):
         self.weight_name = QLabel(NO_WEIGHT)
         self.weight_name.setStyleSheet("font-family: 'DejaVu Sans Mono';")
         self.weight_name.setToolTip("The weight (or bias) selected in the diagram")
-        self.weight_spin = QDoubleSpinBox()
-        self.weight_spin.setDecimals(4)
-        self.weight_spin.setRange(-1e6, 1e6)
-        self.weight_spin.setSingleStep(0.1)
-        self.weight_spin.setKeyboardTracking(False)
+        self.weight_spin = NumberField(
+            "Weight", "Edit the selected weight while training is paused (any number, e.g. -0.5 or 1e-3)"
+        )
         self.weight_spin.setEnabled(False)
-        self.weight_spin.setToolTip("Edit the selected weight while training is paused; the boundary updates")
         self.weight_grad = QLabel("")
         self.weight_grad.setStyleSheet("font-family: 'DejaVu Sans Mono'; color: #4b5563;")
         self.weight_grad.setToolTip("The gradient of the loss with respect to this weight at the last step")
@@ -162,7 +162,7 @@ class NetworkBox(QWidget):
         n = len(cfg.hidden_sizes)
         self.layers_label.setText(f"{n} HIDDEN LAYER{'S' if n != 1 else ''}")
         self.add_layer_button.setEnabled(n < MAX_LAYERS)
-        self.remove_layer_button.setEnabled(n > 1)
+        self.remove_layer_button.setEnabled(n > 0)
         self.network_view.set_structure(cfg.features, cfg.hidden_sizes, activations_of(cfg))
 
     def show_sample(self, point, label, index):
@@ -212,9 +212,9 @@ class NetworkBox(QWidget):
             self.weight_spin.setEnabled(False)
             return
         self.weight_name.setText(self.network_view.parameter_name(layer, neuron, index))
-        set_silently([self.weight_spin], lambda: self.weight_spin.setValue(value if math.isfinite(value) else 0.0))
+        self.weight_spin.show_value(value if math.isfinite(value) else 0.0)
         self.weight_spin.setEnabled(not self.controller.playing and math.isfinite(value))
-        self.weight_grad.setText(f"grad {grad:+.5f}")
+        self.weight_grad.setText(f"grad {grad:+.4g}")
 
     def set_weight(self, layer, neuron, index, value):
         """Edit one weight (index == nin: the bias) through the controller; only while paused."""

@@ -2,9 +2,13 @@
 
 `RunBar` is the Playground's top bar -- Reset, Play, Step, Re-initialise, the
 step counter -- plus the speed limit, the live-plots switch, the presets and
-the session files. `SettingsBar` holds the settings that a running worker takes
+the session files -- and, under them, the run's health warning (dead ReLUs, a
+loss that exploded or stalled; core/training/health.py), which stays in view
+while it holds. `SettingsBar` holds the settings that a running worker takes
 on the fly: loss, optimizer, learning rate (and its decay), momentum, steps,
-L2 and the batch.
+regularization (none, L1 or L2, and its rate) and the batch. Its number boxes
+(number_field.py) take any float the core accepts, `1e-6` included, and say
+what is wrong with one it refuses (`message`).
 
 `RunBar` follows the controller by itself: the step counter, what Play says,
 the speed limit and live plots. Its buttons are wired by the panel, whose
@@ -15,10 +19,8 @@ public API they call. `SettingsBar` only shows a config (`show_config`);
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QAbstractSpinBox,
     QCheckBox,
     QComboBox,
-    QDoubleSpinBox,
     QFrame,
     QLabel,
     QPushButton,
@@ -27,15 +29,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.training.number_field import NumberField
 from app.training.widgets import FlowLayout, caption, set_silently
 from core.losses import LOSSES
+from core.training.config import SETTING_NAMES, setting_problem
 from core.training.presets import PRESETS, preset_name
+from core.training.regularization import REGULARIZATIONS, choice_of, rates_for
 
 MAX_SPEED = 60  # the slider's last notch means "max"
 
 LOSS_TIPS = {
     "hinge": "hinge: mean(relu(1 - y·score)) -- micrograd's demo; zero once a point is right by a margin of 1",
-    "mse": "mse: mean((score - y)²) with y = ±1",
+    "mse": "mse: mean((score - y)²) with y = ±1, or the target of a regression problem (plane, multi-gaussian)",
     "bce": "bce: binary cross-entropy on the score as a logit, mean(log(1 + e^(-y·score)))",
 }
 
@@ -145,10 +150,33 @@ class RunBar(QFrame):
         set_silently([self.preset_combo], lambda: self.preset_combo.setCurrentText(preset_name(cfg)))
 
 
+class HealthBanner(QLabel):
+    """The run's health warning in an amber box that stays in view while it holds (hidden when
+    all is well): a dead ReLU layer, a loss that exploded or stalled, in the core's words."""
+
+    def __init__(self, controller, parent=None):
+        super().__init__(parent)
+        self.setObjectName("healthBanner")
+        self.setWordWrap(True)
+        self.setStyleSheet(
+            "QLabel#healthBanner { background: #fef3c7; color: #78350f; border: 1px solid #f59e0b;"
+            " border-radius: 4px; padding: 4px 8px; }"
+        )
+        self.setToolTip("What looks wrong with this run, and what to try (checked at every step)")
+        self.show_warning(controller.warning)
+        controller.warningChanged.connect(self.show_warning)
+
+    def show_warning(self, text):
+        self.setText("\n".join(f"⚠ {line}" for line in text.splitlines()))
+        self.setVisible(bool(text))
+
+
 class SettingsBar(QWidget):
-    """Loss, optimizer, learning rate, momentum, decay, steps, L2, batch: edits that keep the weights."""
+    """Loss, optimizer, learning rate, momentum, decay, steps, regularization, batch: edits that keep
+    the weights."""
 
     edited = Signal(dict)  # changes to the config, e.g. {"lr": 0.05}
+    message = Signal(str, bool)  # a refused entry, in words naming the box: (text, error)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -176,25 +204,22 @@ class SettingsBar(QWidget):
             "SGD: p -= lr·v with v = momentum·v + grad\nAdam: per-weight step sizes from running averages of the "
             "gradient and its square",
         )
-        self.lr_spin = QDoubleSpinBox()
-        self.lr_spin.setDecimals(5)
-        self.lr_spin.setRange(0.00001, 1e6)
-        self.lr_spin.setStepType(QAbstractSpinBox.AdaptiveDecimalStepType)
-        self.lr_spin.setKeyboardTracking(False)
-        add("Learning rate", self.lr_spin, "How far each step moves the weights against their gradient")
-        self.momentum_spin = QDoubleSpinBox()
-        self.momentum_spin.setRange(0.0, 0.99)
-        self.momentum_spin.setSingleStep(0.1)
-        self.momentum_spin.setKeyboardTracking(False)
-        add("Momentum", self.momentum_spin, "SGD momentum in [0, 1): how much of the last step's velocity carries over")
+        self.lr_spin = self._field(
+            "lr",
+            "How far each step moves the weights against their gradient: any number > 0, e.g. 0.01 or 1e-6",
+            zero_step=0.01,
+        )
+        add("Learning rate", self.lr_spin, self.lr_spin.tip)
+        self.momentum_spin = self._field(
+            "momentum", "SGD momentum in [0, 1): how much of the last step's velocity carries over"
+        )
+        add("Momentum", self.momentum_spin, self.momentum_spin.tip)
         self.decay_check = QCheckBox("decay")
         self.decay_check.setToolTip("Lower the learning rate linearly over the run: lr·(1 - d·k/steps)")
         row.addWidget(self.decay_check)
-        self.decay_spin = QDoubleSpinBox()
-        self.decay_spin.setRange(0.0, 1.0)
-        self.decay_spin.setSingleStep(0.1)
-        self.decay_spin.setKeyboardTracking(False)
-        self.decay_spin.setToolTip("d: the fraction of the learning rate gone by the last step (micrograd: 0.9)")
+        self.decay_spin = self._field(
+            "lr_decay", "d in [0, 1]: the fraction of the learning rate gone by the last step (micrograd: 0.9)"
+        )
         row.addWidget(self.decay_spin)
         row.addSpacing(8)
         self.steps_spin = QSpinBox()
@@ -205,12 +230,19 @@ class SettingsBar(QWidget):
             self.steps_spin,
             "Play pauses after this many steps (the decay runs over them); Play again to continue",
         )
-        self.l2_spin = QDoubleSpinBox()
-        self.l2_spin.setDecimals(5)
-        self.l2_spin.setRange(0.0, 10.0)
-        self.l2_spin.setStepType(QAbstractSpinBox.AdaptiveDecimalStepType)
-        self.l2_spin.setKeyboardTracking(False)
-        add("L2 α", self.l2_spin, "Regularisation: adds α·Σw² to the loss, preferring small weights")
+        self.reg_combo = QComboBox()
+        self.reg_combo.addItems(list(REGULARIZATIONS))
+        add(
+            "Regularization",
+            self.reg_combo,
+            "A price on big weights, added to the loss:\nL1: α·Σ|w| (pulls small weights to exactly 0)\n"
+            "L2: α·Σw² (shrinks big weights most; micrograd's demo)",
+        )
+        # the rate of the chosen penalty: it checks as the L2 rate does (both are numbers >= 0)
+        self.rate_spin = self._field(
+            "l2_alpha", "α, the regularization rate: a number >= 0, e.g. 1e-4", 1e-4, "Regularization rate"
+        )
+        add("α", self.rate_spin, self.rate_spin.tip)
         self.full_batch_check = QCheckBox("full batch")
         self.full_batch_check.setToolTip("Each step uses every training point (else a random mini-batch)")
         row.addWidget(self.full_batch_check)
@@ -222,33 +254,53 @@ class SettingsBar(QWidget):
         row.addStretch(1)
         self._connect()
 
+    def _field(self, name, tip, zero_step=0.1, label=None):
+        """A NumberField for the config setting `name`, checked by the core's limits."""
+        label = label or SETTING_NAMES[name]
+        field = NumberField(label, tip, lambda value: setting_problem(name, value, label), zero_step)
+        field.problem.connect(lambda text: self.message.emit(text, True))
+        return field
+
     def _connect(self):
         def edit(**changes):
             self.edited.emit(changes)
 
         self.loss_combo.activated.connect(lambda i: edit(loss=self.loss_combo.itemText(i)))
         self.optimizer_combo.activated.connect(lambda i: edit(optimizer=self.optimizer_combo.itemData(i)))
-        self.lr_spin.valueChanged.connect(lambda v: edit(lr=v))
-        self.momentum_spin.valueChanged.connect(lambda v: edit(momentum=v))
+        self.lr_spin.edited.connect(lambda v: edit(lr=v))
+        self.momentum_spin.edited.connect(lambda v: edit(momentum=v))
         self.decay_check.toggled.connect(lambda on: edit(lr_decay=(self.decay_spin.value() or 0.9) if on else 0.0))
-        self.decay_spin.valueChanged.connect(lambda v: edit(lr_decay=v))
+        self.decay_spin.edited.connect(lambda v: edit(lr_decay=v))
         self.steps_spin.valueChanged.connect(lambda v: edit(steps=v))
-        self.l2_spin.valueChanged.connect(lambda v: edit(l2_alpha=v))
+        self.reg_combo.activated.connect(lambda _i: edit(**self._rates()))
+        self.rate_spin.edited.connect(lambda _v: edit(**self._rates()))
         self.full_batch_check.toggled.connect(lambda on: edit(batch_size=None if on else self.batch_spin.value()))
         self.batch_spin.valueChanged.connect(lambda v: edit(batch_size=v))
+
+    def _rates(self):
+        """{l1_alpha, l2_alpha} for the chosen penalty and its rate box."""
+        return rates_for(self.reg_combo.currentText(), self.rate_spin.value())
 
     def show_config(self, cfg):
         def apply():
             self.loss_combo.setCurrentText(cfg.loss)
             self.optimizer_combo.setCurrentIndex(self.optimizer_combo.findData(cfg.optimizer))
-            self.lr_spin.setValue(cfg.lr)
-            self.momentum_spin.setValue(cfg.momentum)
+            self.lr_spin.show_value(cfg.lr)
+            self.momentum_spin.show_value(cfg.momentum)
             self.momentum_spin.setEnabled(cfg.optimizer == "sgd")
             self.decay_check.setChecked(cfg.lr_decay > 0)
-            self.decay_spin.setValue(cfg.lr_decay)
+            self.decay_spin.show_value(cfg.lr_decay)
             self.decay_spin.setEnabled(cfg.lr_decay > 0)
             self.steps_spin.setValue(cfg.steps)
-            self.l2_spin.setValue(cfg.l2_alpha)
+            choice = choice_of(cfg.l1_alpha, cfg.l2_alpha)
+            self.reg_combo.setCurrentText(choice)
+            if choice != "none":  # "none" keeps the last rate shown, ready for L1 or L2 again
+                self.rate_spin.show_value(cfg.l2_alpha if choice == "L2" else cfg.l1_alpha)
+            self.rate_spin.setEnabled(choice != "none")
+            # a regression problem (plane, multi-gaussian) needs mse: the other losses are for classes
+            for i in range(self.loss_combo.count()):
+                item = self.loss_combo.model().item(i)
+                item.setEnabled(not cfg.regression or self.loss_combo.itemText(i) == "mse")
             self.full_batch_check.setChecked(cfg.batch_size is None)
             self.batch_spin.setValue(cfg.batch_size or 10)
             self.batch_spin.setEnabled(cfg.batch_size is not None)
@@ -262,7 +314,8 @@ class SettingsBar(QWidget):
                 self.decay_check,
                 self.decay_spin,
                 self.steps_spin,
-                self.l2_spin,
+                self.reg_combo,
+                self.rate_spin,
                 self.full_batch_check,
                 self.batch_spin,
             ],

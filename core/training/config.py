@@ -291,14 +291,15 @@ SETTING_NAMES = {
 }
 
 
-def setting_problem(name, value, cfg=None):
+def setting_problem(name, value, label=None):
     """What is wrong with `value` for the setting `name`, in words that name it as the screen
     does ("Learning rate: lr must be a number > 0 and finite, got -1"), or None if it is fine.
-    The same check as building a config: the limits live here only."""
+    `label` is the box's name on screen when it is not SETTING_NAMES[name]. The same check as
+    building a config: the limits live here only."""
     try:
-        (cfg or TrainConfig()).replace(**{name: value})
+        TrainConfig().replace(**{name: value})
     except ConfigError as e:
-        return f"{SETTING_NAMES.get(name, name)}: {e}, got {value:g}"
+        return f"{label or SETTING_NAMES.get(name, name)}: {e}, got {value:g}"
     return None
 
 

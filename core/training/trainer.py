@@ -274,13 +274,15 @@ class Trainer:
     # -- what the app shows and edits between steps ----------------------------
 
     def data(self):
-        """The run's points as plain lists: training and test points, labels, and the plot box."""
+        """The run's points as plain lists: training and test points, labels, the plot box, and
+        whether the labels are a regression problem's targets."""
         return {
             "train_points": list(self.train_points),
             "train_labels": list(self.train_labels),
             "test_points": list(self.test_points),
             "test_labels": list(self.test_labels),
             "bounds": self.bounds,
+            "regression": self.cfg.regression,  # labels are targets to predict, not classes
         }
 
     def metrics(self):

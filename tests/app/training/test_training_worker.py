@@ -201,7 +201,7 @@ def test_divergence_pauses_with_an_explanation_and_keeps_the_state(run):
     r.worker.play()
     assert wait_for(lambda: any(i["reason"] == "diverged" for i in r.kinds("idle")))
     idle = next(i for i in r.kinds("idle") if i["reason"] == "diverged")
-    assert "learning rate" in idle["message"] and "may be too high" in idle["message"]
+    assert "learning rate" in idle["message"] and "is too high" in idle["message"]  # issue 17 wording
     assert idle["state"]["model"]
     assert not r.worker.play_event.is_set()
     assert r.thread.is_alive()  # paused, not crashed
