@@ -30,16 +30,17 @@ only through the public lookups below (`node_items()`, `node_item(nid)`,
     scene.group_layer   app/graph/group_layer.py   group frames and collapsed boxes
     scene.gestures      app/graph/gestures.py      drags, wires, double-clicks (one command each)
 
-The sliced build of the items is still functions taking the scene
-(app/graph/scene_build.py). tests/app/graph/test_scene_privates.py checks that
-no other module reaches into the scene's private attributes.
+    scene.canvas_build  app/graph/scene_build.py   the items brought in line with the document,
+                                                   in slices for a large graph
+
+tests/app/graph/test_scene_privates.py checks that no other module reaches into
+the scene's private attributes.
 """
 
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QPainterPathStroker
 from PySide6.QtWidgets import QGraphicsScene
 
-from app.graph import scene_build
 from app.graph.context_menu import CanvasMenu
 from app.graph.edge_item import EdgeItem
 from app.graph.gestures import CanvasGestures
@@ -48,6 +49,7 @@ from app.graph.groups import GroupItem
 from app.graph.marks import CanvasMarks
 from app.graph.node_item import NodeItem
 from app.graph.ports import HIT_PIXELS
+from app.graph.scene_build import CanvasBuild, boxes_rect
 from app.graph.selection import CanvasSelection
 from app.look.theme import DEFAULT
 from core.document.graph import Edge
@@ -70,14 +72,12 @@ class GraphScene(QGraphicsScene):
         self.setItemIndexMethod(QGraphicsScene.BspTreeIndex)
         self.setBackgroundBrush(theme.color("background"))
         self._nodes = {}  # nid -> NodeItem
-        self._names = {}  # nid -> the name its item shows (core/document/names.py)
         self._edges = {}  # Edge -> EdgeItem
         self._routes = {}  # (src, dst, src pos, dst pos) -> bend points from the layout
         self._dirty = True
         self._reset = False
-        self._build = None  # the SlicedJob creating missing items, or None
-        self._retired = []  # items of a replaced graph still to remove (by the build)
-        self._planned_rect = QRectF()  # the finished graph's boxes while a build runs
+        # the items brought in line with the document, a large graph's in slices
+        self.canvas_build = CanvasBuild(self, self._build_began, self._build_complete)
         self._grad_max = 0.0
         self.marks = CanvasMarks(self)  # the debugger's and lessons' marks (app/graph/marks.py)
         self._items_rect = QRectF()
@@ -105,7 +105,7 @@ class GraphScene(QGraphicsScene):
         """The NodeItem of node nid (None if there is no such node). One not built yet
         is built now, with the rest of a build in progress."""
         item = self._nodes.get(nid)
-        if item is None and self._build is not None and nid in self.session.doc.nodes:
+        if item is None and self.canvas_build.active and nid in self.session.doc.nodes:
             self.finish_build()
             item = self._nodes.get(nid)
         return item
@@ -137,20 +137,22 @@ class GraphScene(QGraphicsScene):
     @property
     def building(self):
         """True while a large graph's items are still being created in slices."""
-        return self._build is not None
+        return self.canvas_build.active
 
     def finish_build(self):
         """Create every item still missing now, without returning to the event loop."""
-        scene_build.finish_build(self)
+        if not self.canvas_build.active:
+            return
+        if self._dirty:  # an edit is waiting for its recompile: plan after it
+            self.session.flush()
+            if self._dirty:
+                self.sync()
+        self.canvas_build.run_to_end()
 
     def cancel_build(self):
         """Stop building (the window is closing); a later sync plans again."""
-        job, self._build = self._build, None
-        if job is not None:
-            job.cancel()
-            job.deleteLater()
+        if self.canvas_build.cancel():
             self._dirty = True
-        scene_build.pause_views(self, False)
 
     def items_rect(self):
         """The rectangle holding every node box (scene coordinates)."""
@@ -177,8 +179,7 @@ class GraphScene(QGraphicsScene):
             self._reset = True
             self._dirty = True
             self.marks.forget()
-            if self._build is not None:
-                self._build.cancel()  # its plan was for the old graph; the next sync makes one
+            self.canvas_build.stop()  # its plan was for the old graph; the next sync makes one
         elif event == "node_changed":
             nid, field = details
             item = self._nodes.get(nid)
@@ -192,11 +193,10 @@ class GraphScene(QGraphicsScene):
                     item.moved()
                 self._geometry_timer.start()
             elif field in ("label", "param"):  # the names of its consumers change too
-                scene_build.rename(self)
+                self.canvas_build.rename()
         else:
             self._dirty = True
-            if self._build is not None:
-                self._build.cancel()
+            self.canvas_build.stop()
 
     def set_routes(self, routes, positions):
         """Bend points of long wires from a layout ({(src, dst): [(x, y)]}), valid
@@ -214,14 +214,33 @@ class GraphScene(QGraphicsScene):
         self.refresh_values()
 
     def _sync_structure(self):
-        scene_build.sync_structure(self)
+        reset, self._reset, self._dirty = self._reset, False, False
+        self.canvas_build.sync(reset)
 
-    def _build_done(self):
-        scene_build.build_done(self)
+    def _build_began(self, was_building):
+        """The build's slices start: the scene already spans the finished graph."""
+        self._update_items_rect()
+        self.structureChanged.emit()  # the new extent: the minimap and the overlays follow
+        if not was_building:
+            self.buildingChanged.emit(True)
 
-    def _add_node(self, node, is_output, missing_ports):
-        """A NodeItem for node, looking as it should from the start (numbers, marks)."""
-        item = NodeItem(self.theme, node, is_output, missing_ports, self._names.get(node.id))
+    def _build_complete(self, was_building):
+        """Every item is there: the parts that need them all follow."""
+        self._geometry_timer.stop()
+        self._update_items_rect()
+        self.selection.follow_current()
+        self.group_layer.sync()
+        self.selection.keep_edge()
+        self.structureChanged.emit()
+        if was_building:
+            self.buildingChanged.emit(False)
+
+    # -- the items, made and dropped by the build (app/graph/scene_build.py) ----------
+
+    def add_node_item(self, node, is_output, missing_ports, name=None):
+        """A NodeItem for node, looking as it should from the start (numbers, marks);
+        `name` is what its name row shows (core/document/names.py)."""
+        item = NodeItem(self.theme, node, is_output, missing_ports, name)
         v = self.session.values.get(node.id)
         if v is not None:
             item.set_numbers(v.data, v.grad, self._grad_max)
@@ -230,7 +249,8 @@ class GraphScene(QGraphicsScene):
         self.addItem(item)
         self._nodes[node.id] = item
 
-    def _add_edge(self, edge):
+    def add_edge_item(self, edge):
+        """An EdgeItem for the document's wire edge (both its ends' items are built)."""
         src, dst = self._nodes[edge.src], self._nodes[edge.dst]
         nodes = self.session.doc.nodes
         key = (edge.src, edge.dst, tuple(nodes[edge.src].pos), tuple(nodes[edge.dst].pos))
@@ -242,18 +262,19 @@ class GraphScene(QGraphicsScene):
         self.addItem(item)
         self._edges[edge] = item
 
-    def _remove_edge(self, edge):
+    def remove_edge_item(self, edge):
         item = self._edges.pop(edge)
         item.detach()
         self.removeItem(item)
 
-    def _remove_node(self, nid):
+    def remove_node_item(self, nid):
+        """Drop the items of node nid and of its wires."""
         item = self._nodes.pop(nid)
         for edge_item in item.edges_in + item.edges_out:
-            self._remove_edge(Edge(*edge_item.edge))
+            self.remove_edge_item(Edge(*edge_item.edge))
         self.removeItem(item)
 
-    def _forget_items(self):
+    def forget_items(self):
         """Drop every item of the graph shown from the scene's books (a new graph
         comes) and return them, wires last. They stay in the QGraphicsScene until
         removed (app/graph/scene_build.py). Emptying the nodes' wire lists leaves no
@@ -284,9 +305,9 @@ class GraphScene(QGraphicsScene):
         self.structureChanged.emit()
 
     def _update_items_rect(self):
-        rect = scene_build.boxes_rect(self._nodes.values())
-        if self._build is not None:  # the finished graph's extent, not just what is built
-            rect = rect.united(self._planned_rect)
+        rect = boxes_rect(self._nodes.values())
+        if self.canvas_build.active:  # the finished graph's extent, not just what is built
+            rect = rect.united(self.canvas_build.planned_rect)
         self._items_rect = rect
         m = SCENE_MARGIN
         self.setSceneRect(rect.adjusted(-m, -m, m, m) if not rect.isNull() else QRectF(-m, -m, 2 * m, 2 * m))
@@ -450,7 +471,7 @@ class GraphScene(QGraphicsScene):
     # -- groups: frames and collapsed boxes (app/graph/group_layer.py) ---------------------
 
     def _on_groups_changed(self):
-        if self._dirty or self._build is not None:
+        if self._dirty or self.canvas_build.active:
             return  # the sync after the recompile, or the build's last slice, will draw them
         self.group_layer.sync()
         self.group_layer.refresh_numbers()

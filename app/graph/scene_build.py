@@ -1,6 +1,6 @@
 """Building the canvas items: at once for a small graph, in slices for a large one.
 
-`sync_structure(scene)` brings the GraphScene's items in line with the
+`CanvasBuild.sync(reset)` brings the GraphScene's items in line with the
 session's document, a diff by node id and edge. The items of nodes and wires
 that are gone are removed and the remaining ones updated at once (that touches
 only items that exist); then the missing items are created. Fewer than
@@ -10,7 +10,10 @@ items, a third of a second of work -- is built by a `SlicedJob`
 (app/slices.py), one slice per event-loop turn: the window paints what is built
 so far and answers input in between. The graph appears from left to right, in
 the order its values flow. `scene.building` is True until the last item is
-there; `buildingChanged(False)` says so.
+there; `buildingChanged(False)` says so. A graph opened through a command
+(core/document/commands.py ReplaceDocument) comes with its names made on the
+worker that checked it (core/document/names.py); only a graph whose names are
+not known yet is named in the slices too.
 
 A new graph (a reset) replaces every item. A large old graph's items are
 removed by the same slices, before the new ones come (taking 12,000 items out
@@ -29,11 +32,16 @@ What holds while a build runs:
   the slices; the sync that follows its recompile plans again from what is
   built, so the items end up exactly as a build from scratch would make them;
 * whatever needs every item (select all, an export, an item asked for by id)
-  calls `finish_build`, which does the rest at once;
+  calls the scene's `finish_build`, which does the rest at once;
 * group frames and boxes, the selection and `structureChanged` come with the
   last item.
 
-Functions taking the scene, like the scene's other modules.
+The build is an object the scene holds (`CanvasBuild`, `scene.canvas_build`): it
+owns the slices' job, the replaced graph's items still to remove, the rectangle
+the finished graph will fill and the names the items show, and it reaches the
+items only through the scene's public surface (`add_node_item`, `remove_edge_item`,
+`forget_items`, ...). Two callbacks tell the scene when slices begin and when
+the last item is there.
 """
 
 import math
@@ -42,167 +50,193 @@ from PySide6.QtCore import QRectF
 
 from app.graph.node_geometry import node_size
 from app.slices import SlicedJob
-from core.document.names import naming_steps, node_names
+from core.document.names import known_names, naming_steps, node_names
 
 BUILD_AT_ONCE = 600  # items still to create (nodes + wires) below which there are no slices
 
 
-def sync_structure(scene):
-    """Bring the items in line with the document: update now, create the missing ones."""
-    was_building = scene._build is not None
-    if was_building:
-        scene._build.cancel()
-        scene._build.deleteLater()
-        scene._build = None
-    doc = scene.session.doc
-    if scene._reset:  # a new graph: the old one's items go, a large one's in slices
-        old = scene._forget_items()
-        if len(old) + len(scene._retired) < BUILD_AT_ONCE:
-            scene._retired = []
-            scene.clear()
+class CanvasBuild:
+    """The scene's items brought in line with its document, in slices for a large graph."""
+
+    def __init__(self, scene, began, complete):
+        self.scene = scene
+        self._began = began  # began(was_building): slices start, the planned extent is known
+        self._complete = complete  # complete(was_building): every item is there
+        self._job = None  # the SlicedJob creating missing items, or None
+        self._retired = []  # items of a replaced graph still to remove
+        self._planned_rect = QRectF()  # the finished graph's boxes while a build runs
+        self.names = {}  # nid -> the name its item shows (core/document/names.py)
+
+    @property
+    def active(self):
+        """True from the start of a sliced build until its last item (or the sync
+        after an edit stopped it)."""
+        return self._job is not None
+
+    @property
+    def planned_rect(self):
+        """The rectangle the boxes will fill once every item is built (null when none is due)."""
+        return QRectF(self._planned_rect)
+
+    def stop(self):
+        """A structural edit: the plan was for the old document, so no slice runs
+        again; the build stays active until the sync after the recompile plans anew."""
+        if self._job is not None:
+            self._job.cancel()
+
+    def cancel(self):
+        """Drop the build (the window is closing); True if one was active."""
+        job, self._job = self._job, None
+        if job is not None:
+            job.cancel()
+            job.deleteLater()
+        pause_views(self.scene, False)
+        return job is not None
+
+    def run_to_end(self):
+        """Create every item still missing now, without returning to the event loop."""
+        if self._job is not None:
+            self._job.run_to_end()
+
+    # -- planning --------------------------------------------------------------------
+
+    def sync(self, reset):
+        """Bring the items in line with the document: update now, create the missing
+        ones (at once, or in slices). `reset`: a new graph, every old item goes."""
+        scene = self.scene
+        was_building = self._job is not None
+        if was_building:
+            self._job.cancel()
+            self._job.deleteLater()
+            self._job = None
+        doc = scene.session.doc
+        if reset:  # a new graph: the old one's items go, a large one's in slices
+            old = scene.forget_items()
+            if len(old) + len(self._retired) < BUILD_AT_ONCE:
+                self._retired = []
+                scene.clear()
+            else:
+                self._retired = old + self._retired
+        pause_views(scene, bool(self._retired))
+        nodes = doc.nodes
+        built = scene.node_items()
+        for nid in [n for n in built if n not in nodes]:
+            scene.remove_node_item(nid)
+        edges = doc.edges
+        wanted = set(edges)
+        for edge in [e for e in scene.edge_item_map() if e not in wanted]:
+            scene.remove_edge_item(edge)
+
+        output = doc.effective_output()
+        compiled = scene.session.compiled
+        missing = compiled.missing if compiled is not None else doc.missing_inputs()
+        built_edges = scene.edge_item_map()
+        new_nodes = [nid for nid in nodes if nid not in built]
+        new_edges = [e for e in edges if e not in built_edges]
+        sliced = len(new_nodes) + len(new_edges) >= BUILD_AT_ONCE or bool(self._retired)
+        # a new large graph whose names are not known yet: they come slice by slice
+        name_in_slices = sliced and not built and known_names(doc) is None
+        if name_in_slices:
+            self.names = {}
         else:
-            scene._retired = old + scene._retired
-    pause_views(scene, bool(scene._retired))
-    scene._reset = False
-    scene._dirty = False
-    nodes = doc.nodes
-    for nid in [n for n in scene._nodes if n not in nodes]:
-        scene._remove_node(nid)
-    edges = doc.edges
-    wanted = set(edges)
-    for edge in [e for e in scene._edges if e not in wanted]:
-        scene._remove_edge(edge)
+            self.rename()
+        for nid, item in built.items():
+            node = nodes[nid]
+            at = scene.to_scene(node.pos)
+            if item.pos() != at:
+                item.setPos(at)
+                item.moved()
+            item.set_flags(nid == output, missing.get(nid, ()))
 
-    output = doc.effective_output()
-    compiled = scene.session.compiled
-    missing = compiled.missing if compiled is not None else doc.missing_inputs()
-    new_nodes = [nid for nid in nodes if nid not in scene._nodes]
-    new_edges = [e for e in edges if e not in scene._edges]
-    sliced = len(new_nodes) + len(new_edges) >= BUILD_AT_ONCE or bool(scene._retired)
-    name_in_slices = sliced and not scene._nodes  # a new large graph: its names come slice by slice
-    if name_in_slices:
-        scene._names = {}
-    else:
-        rename(scene)
-    for nid, item in scene._nodes.items():
-        node = nodes[nid]
-        at = scene.to_scene(node.pos)
-        if item.pos() != at:
-            item.setPos(at)
-            item.moved()
-        item.set_flags(nid == output, missing.get(nid, ()))
+        steps = self._create_items(new_nodes, new_edges, output, missing, name_in_slices)
+        if not sliced:
+            for _ in steps:
+                pass
+            self._finish(was_building)
+            return
+        self._planned_rect = self._plan_rect(new_nodes, output, name_in_slices)
+        self._job = SlicedJob(steps, scene)
+        self._job.finished.connect(self._done)
+        self._job.start()
+        self._began(was_building)
 
-    steps = _create_items(scene, new_nodes, new_edges, output, missing, name_in_slices)
-    if not sliced:
-        for _ in steps:
-            pass
-        _finish(scene, was_building)
-        return
-    scene._planned_rect = planned_rect(scene, new_nodes, output)
-    scene._build = SlicedJob(steps, scene)
-    scene._build.finished.connect(scene._build_done)
-    scene._update_items_rect()
-    scene._build.start()
-    scene.structureChanged.emit()  # the new extent: the minimap and the overlays follow
-    if not was_building:
-        scene.buildingChanged.emit(True)
+    def rename(self):
+        """Give every item the name core/document/names.py makes for its node now (a
+        label edit renames the nodes its value flows into); returns the names."""
+        scene = self.scene
+        doc = scene.session.doc
+        names = self.names = node_names(doc)
+        for nid, item in scene.node_items().items():
+            node = doc.nodes.get(nid)
+            if node is not None and item.signature() != (node.kind, node.op, node.param, node.label, names[nid]):
+                item.set_node(node, names[nid])
+        return names
 
+    def _create_items(self, node_ids, edges, output, missing, name_first=False):
+        """One item per step: first a replaced graph's items go (`_retired`:
+        removing 12,000 items takes ~0.1 s too), then the missing ones come, the nodes from
+        left to right and each wire as soon as both its ends are there. So the
+        graph appears in the order its values flow, and each slice's new items lie
+        in a narrow band of the view -- the band is all the next paint redraws.
 
-def rename(scene):
-    """Give every item the name core/document/names.py makes for its node now (a
-    label edit renames the nodes its value flows into); returns the names."""
-    doc = scene.session.doc
-    names = scene._names = node_names(doc)
-    for nid, item in scene._nodes.items():
-        node = doc.nodes.get(nid)
-        if node is not None and item.signature() != (node.kind, node.op, node.param, node.label, names[nid]):
-            item.set_node(node, names[nid])
-    return names
-
-
-def _create_items(scene, node_ids, edges, output, missing, name_first=False):
-    """One item per step: first a replaced graph's items go (`scene._retired`:
-    removing 12,000 items takes ~0.1 s too), then the missing ones come, the nodes from
-    left to right and each wire as soon as both its ends are there. So the
-    graph appears in the order its values flow, and each slice's new items lie
-    in a narrow band of the view -- the band is all the next paint redraws.
-
-    The plan is only valid for the document it was made from: a structural edit
-    cancels the job before the next step runs (GraphScene._on_doc_changed)."""
-    retired = scene._retired  # kept on the scene: a job cancelled halfway leaves the rest to the next
-    if retired:
-        while retired:
-            item = retired.pop()  # the last reference: the item is deleted once removed
-            if item.scene() is scene:
-                scene.removeItem(item)
-            del item
-            yield
-        pause_views(scene, False)
-    if name_first:  # ~40 ms at 5,000 nodes: named a slice at a time too
-        yield from naming_steps(scene.session.doc, scene._names)
-    built = scene._nodes
-    waiting = {}  # nid -> wires waiting for that node's item
-    for edge in edges:
-        unbuilt = [end for end in (edge.src, edge.dst) if end not in built]
-        if unbuilt:
-            for end in unbuilt:
-                waiting.setdefault(end, []).append(edge)
-        else:
-            scene._add_edge(edge)
-            yield
-    doc_nodes = scene.session.doc.nodes
-    for nid in sorted(node_ids, key=lambda n: doc_nodes[n].pos):
-        scene._add_node(doc_nodes[nid], nid == output, missing.get(nid, ()))
-        yield
-        for edge in waiting.pop(nid, ()):
-            if edge.src in built and edge.dst in built:
-                scene._add_edge(edge)
+        The plan is only valid for the document it was made from: a structural edit
+        stops the job before the next step runs (GraphScene._on_doc_changed)."""
+        scene = self.scene
+        retired = self._retired  # kept here: a job cancelled halfway leaves the rest to the next
+        if retired:
+            while retired:
+                item = retired.pop()  # the last reference: the item is deleted once removed
+                if item.scene() is scene:
+                    scene.removeItem(item)
+                del item
                 yield
+            pause_views(scene, False)
+        if name_first:  # ~40 ms at 5,000 nodes: named a slice at a time too
+            yield from naming_steps(scene.session.doc, self.names)
+        built = scene.node_items()
+        waiting = {}  # nid -> wires waiting for that node's item
+        for edge in edges:
+            unbuilt = [end for end in (edge.src, edge.dst) if end not in built]
+            if unbuilt:
+                for end in unbuilt:
+                    waiting.setdefault(end, []).append(edge)
+            else:
+                scene.add_edge_item(edge)
+                yield
+        doc_nodes = scene.session.doc.nodes
+        names = self.names
+        for nid in sorted(node_ids, key=lambda n: doc_nodes[n].pos):
+            scene.add_node_item(doc_nodes[nid], nid == output, missing.get(nid, ()), names.get(nid))
+            yield
+            for edge in waiting.pop(nid, ()):
+                if edge.src in built and edge.dst in built:
+                    scene.add_edge_item(edge)
+                    yield
 
+    def _done(self):
+        """The job created the last item."""
+        job, self._job = self._job, None
+        if job is not None:
+            job.deleteLater()
+        self._finish(True)
 
-def build_done(scene):
-    """The job created the last item."""
-    job, scene._build = scene._build, None
-    if job is not None:
-        job.deleteLater()
-    _finish(scene, True)
+    def _finish(self, was_building):
+        pause_views(self.scene, False)
+        self._planned_rect = QRectF()
+        self._complete(was_building)
 
-
-def _finish(scene, was_building):
-    pause_views(scene, False)
-    scene._planned_rect = QRectF()
-    scene._geometry_timer.stop()
-    scene._update_items_rect()
-    scene.selection.follow_current()
-    scene.group_layer.sync()
-    scene.selection.keep_edge()
-    scene.structureChanged.emit()
-    if was_building:
-        scene.buildingChanged.emit(False)
-
-
-def finish_build(scene):
-    """Create every item still missing now (for callers that need them all)."""
-    if scene._build is None:
-        return
-    if scene._dirty:  # an edit is waiting for its recompile: plan after it
-        scene.session.flush()
-        if scene._dirty:
-            scene.sync()
-    if scene._build is not None:
-        scene._build.run_to_end()
-
-
-def planned_rect(scene, node_ids, output):
-    """The rectangle the boxes will fill once the nodes node_ids are built too."""
-    theme, nodes, s = scene.theme, scene.session.doc.nodes, scene.theme.scale
-    boxes = []
-    for nid in node_ids:
-        node = nodes[nid]
-        w, h = node_size(theme, node, nid == output, scene._names.get(nid))  # the geometry the item will share
-        boxes.append((node.pos[0] * s, node.pos[1] * s, w / 2, h / 2))
-    boxes.extend(_item_boxes(scene._nodes.values()))
-    return _union(boxes)
+    def _plan_rect(self, node_ids, output, unnamed):
+        """The rectangle the boxes will fill once the nodes node_ids are built too."""
+        scene = self.scene
+        theme, nodes, s = scene.theme, scene.session.doc.nodes, scene.theme.scale
+        names = {} if unnamed else self.names  # the label stands in until the name is known
+        boxes = []
+        for nid in node_ids:
+            node = nodes[nid]
+            w, h = node_size(theme, node, nid == output, names.get(nid))  # the geometry the item will share
+            boxes.append((node.pos[0] * s, node.pos[1] * s, w / 2, h / 2))
+        boxes.extend(_item_boxes(scene.node_items().values()))
+        return _union(boxes)
 
 
 def boxes_rect(items):

@@ -39,6 +39,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from core.document.graph import Edge, GraphDocument, GraphError, Node, op_symbol
+from core.document.names import node_names, replace_named
 
 # -----------------------------------------------------------------------------
 # Helpers: names for the history, nodes from plain data, node order
@@ -459,17 +460,18 @@ class ReplaceDocument(Command):
         # the command is made (the app makes it on a worker thread)
         self._spare = GraphDocument.from_dict(data)
         self._spare.topological_ids()  # sorted here too: the order travels with the graph
+        node_names(self._spare)  # and named (core/document/names.py): the names travel with it too
         self._spare_is_new = True
         self.new = data
         self.text = text
 
     def do(self, doc: GraphDocument) -> None:
         fresh = self._spare if self._spare_is_new else GraphDocument.from_dict(self.new)
-        doc.replace_with(fresh)  # fresh now holds the old graph
+        replace_named(doc, fresh)  # doc.replace_with(fresh): fresh now holds the old graph
         self._spare, self._spare_is_new = fresh, False
 
     def undo(self, doc: GraphDocument) -> None:
-        doc.replace_with(self._spare)
+        replace_named(doc, self._spare)
         self._spare_is_new = True
 
 

@@ -14,6 +14,7 @@ from app.graph import scene_build
 from app.graph.node_item import NodeItem
 from app.main_window import MainWindow
 from core.document.commands import RemoveNodes
+from core.document.names import node_names
 from core.nn import MLP
 
 SMALL_SLICE = 0.0005  # seconds: a ~1,000-item build takes dozens of slices on any machine
@@ -266,3 +267,27 @@ def test_planned_rect_is_the_union_of_the_boxes(window):
     for item in items:
         assert rect.contains(item.box_rect())
     assert rect == window.scene.items_rect()
+
+
+def test_a_large_graph_comes_with_its_names_and_is_not_named_again(window, qtbot, monkeypatch):
+    # the open's ReplaceDocument names the graph on the worker that checks it
+    # (core/document/names.py); the build shows those names instead of naming the
+    # 500 nodes again in its slices
+    named_in_slices = []
+    real = scene_build.naming_steps
+    monkeypatch.setattr(scene_build, "naming_steps", lambda *a: named_in_slices.append(1) or real(*a))
+    open_big(window, qtbot)
+    qtbot.waitUntil(lambda: not window.layout_pending, timeout=60000)
+    assert named_in_slices == []
+    names = node_names(window.session.doc)
+    assert {nid: item.name for nid, item in window.scene.node_items().items()} == names
+
+
+def test_the_build_is_an_object_the_scene_holds(window, qtbot):
+    build = window.scene.canvas_build
+    open_big(window, qtbot)
+    assert build.active and window.scene.building
+    assert window.scene.items_rect().contains(build.planned_rect)  # the finished graph's extent from the start
+    qtbot.waitUntil(lambda: not window.layout_pending, timeout=60000)
+    assert not build.active and build.planned_rect.isNull()
+    assert_scene_matches_document(window)

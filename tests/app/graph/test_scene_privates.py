@@ -2,7 +2,8 @@
 reaches into the scene's private attributes (issue 15 item 4).
 
 The marks (app/graph/marks.py), the selection, the context menu, the group
-layer and the gestures are objects the scene holds; they and every caller
+layer, the gestures and the build of the items (app/graph/scene_build.py) are
+objects the scene holds; they and every caller
 talk to the scene through its public surface (`node_items()`, `node_item(nid)`,
 `edge_item(edge)`, `edge_item_map()`, `marks`, `selection`, `group_layer`, ...).
 This scans every module with `ast` for an attribute `_name` read or written on
@@ -16,11 +17,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
 SCANNED = ("app", "tests", "bench")
-ALLOWED = {
-    "app/graph/scene.py",  # the scene itself
-    # still functions taking the scene (the sliced build): to become an object it holds
-    "app/graph/scene_build.py",
-}
+ALLOWED = {"app/graph/scene.py"}  # the scene itself
 
 
 def scene_privates(source, filename="<string>"):

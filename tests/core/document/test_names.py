@@ -6,8 +6,9 @@ import re
 
 import pytest
 
+from core.document.commands import ReplaceDocument
 from core.document.expr import parse
-from core.document.names import NAME_MAX, node_names
+from core.document.names import NAME_MAX, known_names, naming_steps, node_names, replace_named
 from core.files import graph_file
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
@@ -69,3 +70,85 @@ def test_no_shipped_example_names_a_node_by_its_id(path):
     names = node_names(doc)
     assert set(names) == set(doc.nodes)
     assert not [name for name in names.values() if ID.search(name)], json.dumps(names)
+
+
+# -----------------------------------------------------------------------------
+# named once per version of a document
+
+
+def test_names_are_made_once_and_kept_while_only_positions_change():
+    doc, names = names_by_label("f = x*y + y**2")
+    nid = next(iter(doc.nodes))
+    doc.set_field(nid, "pos", (120.0, 40.0))
+    assert node_names(doc) is names  # a move renames nothing: the same dict, not made again
+
+
+@pytest.mark.parametrize(
+    ("text", "edit", "before", "after"),
+    [
+        ("f = x*y + 1", lambda doc, ids: doc.set_field(ids["x"], "label", "u"), "x·y", "u·y"),
+        ("f = (x + 2) * y", lambda doc, ids: doc.set_field(ids["2"], "value", 3.0), "x + 2", "x + 3"),
+        ("f = x**2 + y", lambda doc, ids: doc.set_field(ids["x^2"], "param", 3.0), "x^2", "x^3"),
+    ],
+)
+def test_an_edit_that_renames_a_node_is_seen_by_the_next_ask(text, edit, before, after):
+    doc, names = names_by_label(text)
+    assert before in names.values()
+    edit(doc, {name: nid for nid, name in names.items()})
+    fresh = node_names(doc)
+    assert after in fresh.values() and before not in fresh.values()
+
+
+def test_a_new_wire_renames_the_node_it_feeds():
+    doc, names = names_by_label("f = x*y + 1")
+    mul = next(nid for nid, name in names.items() if name == "x·y")
+    x = next(nid for nid, name in names.items() if name == "x")
+    doc.disconnect(mul, 1)
+    doc.connect(x, mul, 1)
+    assert "x·x" in node_names(doc).values()
+
+
+def test_a_naming_in_slices_is_not_remembered_when_the_document_changed_meanwhile():
+    doc = parse("f = x*y + y**2")
+    names = {}
+    steps = naming_steps(doc, names, every=1)
+    next(steps)
+    x = next(nid for nid, node in doc.nodes.items() if node.label == "x")
+    doc.set_field(x, "label", "u")  # between two slices
+    for _ in steps:
+        pass
+    assert known_names(doc) is None
+    assert "u·y" in node_names(doc).values()
+
+
+def test_a_replaced_graph_brings_its_names_and_undo_takes_them_back():
+    doc, _names = names_by_label("f = x*y")
+    other = parse("g = a + b")
+    command = ReplaceDocument(other)  # names the graph it will swap in
+    command.do(doc)
+    assert known_names(doc) is not None  # not named again after the swap
+    assert known_names(doc) == node_names(parse("g = a + b"))
+    command.undo(doc)
+    assert known_names(doc) == node_names(parse("f = x*y"))
+    command.do(doc)
+    assert known_names(doc) == node_names(parse("g = a + b"))
+
+
+def test_a_listener_that_asks_during_the_edit_gets_the_new_names():
+    doc = parse("f = x*y + 1")
+    heard = []
+    doc.changed.connect(lambda *event: heard.append(node_names(doc)))  # before any naming
+    node_names(doc)
+    x = next(nid for nid, node in doc.nodes.items() if node.label == "x")
+    doc.set_field(x, "label", "u")
+    assert "u·y" in heard[-1].values()
+
+
+def test_names_of_a_graph_edited_after_naming_do_not_travel_with_it():
+    doc = parse("f = x*y + 1")
+    other = parse("g = a*b + 1")
+    node_names(other)
+    a = next(nid for nid, node in other.nodes.items() if node.label == "a")
+    other.nodes[a].label = "c"  # changed in place, behind the document's back
+    replace_named(doc, other)
+    assert "c·b" in node_names(doc).values()
