@@ -26,6 +26,7 @@ NEGATIVE = "#f59322"  # class -1
 POSITIVE = "#0877bd"  # class +1
 NEUTRAL = "#e8eaeb"
 SCORE_LEVELS = (-2.0, 2.0)  # the score range the colours span; beyond it they saturate
+REGRESSION_LEVELS = (-1.0, 1.0)  # a regression problem's targets and predictions (plane, multi-gaussian)
 TRAIN_COLOUR = "#1f2937"
 TEST_COLOUR = "#9aa3b2"
 
@@ -67,8 +68,23 @@ def _plot_style(plot):
 # the data and the decision boundary
 
 
+def _target_colours(targets, hollow=False):
+    """Per-point colours of a regression problem's targets, on the same map and levels as its
+    predictions (a point matches the background where the prediction is right): a filled dot,
+    or for test points a ring."""
+    lut = diverging_lut()
+    lo, hi = REGRESSION_LEVELS
+    index = np.clip(np.round((targets - lo) / (hi - lo) * (len(lut) - 1)), 0, len(lut) - 1).astype(int)
+    colours = [tuple(int(c) for c in lut[i]) for i in index]
+    if hollow:
+        return {"pen": [pg.mkPen(c, width=2) for c in colours], "brush": pg.mkBrush(255, 255, 255, 160)}
+    return {"brush": [pg.mkBrush(*c) for c in colours]}
+
+
 class DataPlot(pg.PlotWidget):
     """Points over the decision-boundary heatmap; clicks become signals, never edits."""
+
+    score_levels = SCORE_LEVELS  # REGRESSION_LEVELS while the data is a regression problem
 
     pointAdded = Signal(float, float, int)  # x1, x2, label (+1 or -1)
     removeRequested = Signal(float, float)
@@ -114,14 +130,19 @@ class DataPlot(pg.PlotWidget):
 
     def set_data(self, data):
         """data: the controller's data snapshot (train/test points and labels, bounds)."""
+        self.score_levels = REGRESSION_LEVELS if data.get("regression") else SCORE_LEVELS
         for (points, labels), pos, neg in (
             ((data["train_points"], data["train_labels"]), self.train_pos, self.train_neg),
             ((data["test_points"], data["test_labels"]), self.test_pos, self.test_neg),
         ):
             p = np.asarray(points, dtype=float).reshape(-1, 2)
             y = np.asarray(labels, dtype=float)
-            pos.setData(pos=p[y > 0])
-            neg.setData(pos=p[y <= 0])
+            if data.get("regression"):  # a number per point: its target, on the predictions' colour map
+                pos.setData(pos=p, **_target_colours(y, hollow=pos is self.test_pos))
+                neg.setData(pos=np.empty((0, 2)))
+            else:
+                pos.setData(pos=p[y > 0])
+                neg.setData(pos=p[y <= 0])
         self.test_pos.setVisible(self.show_test)
         self.test_neg.setVisible(self.show_test)
         x_min, x_max, y_min, y_max = data["bounds"]
@@ -136,7 +157,7 @@ class DataPlot(pg.PlotWidget):
         if b is None:
             return
         grid = np.sign(b.grid) if self.discretize else b.grid
-        self.image.setImage(np.nan_to_num(grid, nan=0.0), autoLevels=False, levels=SCORE_LEVELS)
+        self.image.setImage(np.nan_to_num(grid, nan=0.0), autoLevels=False, levels=self.score_levels)
         xs, ys = b.xs, b.ys
         dx = (xs[-1] - xs[0]) / (len(xs) - 1)
         dy = (ys[-1] - ys[0]) / (len(ys) - 1)

@@ -127,9 +127,17 @@ def test_choosing_plane_makes_a_regression_run_with_mse(panel, qtbot):
     panel.step()
     qtbot.waitUntil(lambda: panel.steps == 1 and panel.controller.idle, timeout=WAIT)
     assert panel.controller.data["regression"]
+    # the output view: the prediction and the points' targets on one -1..+1 colour map
+    plot = panel.data_plot
+    qtbot.waitUntil(lambda: plot.score_levels == (-1.0, 1.0), timeout=WAIT)
+    assert len(plot.train_pos.data) == len(panel.controller.data["train_points"])
+    assert len(plot.train_neg.data) == 0
+    brushes = {spot.brush().color().name() for spot in plot.train_pos.points()}
+    assert len(brushes) > 10  # one colour per target, not two classes
     panel.data_box.dataset_buttons["moons"].click()
     qtbot.waitUntil(lambda: panel.config.dataset == "moons", timeout=WAIT)
     assert panel.config.loss == "hinge"
+    qtbot.waitUntil(lambda: plot.score_levels == (-2.0, 2.0), timeout=WAIT)
 
 
 def test_minus_goes_down_to_zero_hidden_layers_and_it_still_trains(panel, qtbot):
