@@ -115,3 +115,28 @@ def test_cli_expression(capsys):
     code = main(["--check-engine", engine("tutorial"), "--expr", "x*y + foo(x)"])
     assert code == 2
     assert "unknown function 'foo'" in capsys.readouterr().out
+
+
+def test_the_lessons_bundled_engine_stops_on_screen_at_the_power_rule(window, check, monkeypatch, qtbot):
+    bundled = os.path.join(os.path.dirname(__file__), "..", "..", "..", "resources", "engines", "tutorial_value.py")
+    monkeypatch.setattr(engine_dialog, "choose_engine_file", lambda parent: os.path.abspath(bundled))
+    monkeypatch.setattr(engine_dialog, "confirm_run", lambda parent, path: True)
+    dialog = engine_dialog.debug_my_engine(window)
+    qtbot.waitUntil(lambda: dialog.report is not None, timeout=300_000)
+    dbg = window.debugger.controller
+    assert isinstance(dbg.stepper, ReplayStepper)
+    assert dbg.name(dbg.last_record.node) == "x^2"
+    assert "power rule off" in dbg.stop_reason
+    x = node_named(window, "x")
+    assert window.session.values[x].grad == 4.5  # their k·x^k at x = -1.5, not the right -3
+
+
+def test_an_order_bug_steps_their_backward_calls(window, check):
+    dialog = check("bug_order_recursive")
+    fault = dialog.report["fault"]
+    dbg = window.debugger.controller
+    assert [dbg.name(v) for v in dbg.stepper.order].count("x·y") == 2
+    assert dbg.position == fault["call"] + 1 and dbg.name(dbg.last_record.node) == "x·y"
+    text = window.debugger.explanation_text()
+    assert "is only partial: x·y·z has not passed its gradient back yet" in text
+    assert "your backward() ran x·y's _backward before x·y·z's" in text

@@ -69,14 +69,16 @@ TUTORIAL = "x = Value(2.0, label='x')\ny = Value(3.0, label='y')\nxy = x*y\nf = 
 # the track
 
 
-def test_the_track_has_eighteen_lessons_in_order():
-    # the twelve of the first track, then the rest of the course (issue 17 item 3)
+def test_the_track_has_nineteen_lessons_in_order():
+    # the twelve of the first track, then the rest of the course (issue 17 item 3), then
+    # the project after the assessment: write your own Value, checked by the studio (issue 18)
     lessons = load_all(LESSONS)
-    assert len(lessons) == 18
+    assert len(lessons) == 19
     assert [lesson.order for lesson in lessons] == sorted(lesson.order for lesson in lessons)
-    assert len({lesson.id for lesson in lessons}) == 18
+    assert len({lesson.id for lesson in lessons}) == 19
     assert lessons[0].id == "derivatives-as-nudges" and lessons[11].id == "dead-relus"
-    assert lessons[-1].id == "final-assessment"
+    assert lessons[17].id == "final-assessment"
+    assert lessons[-1].id == "write-your-own-value"
 
 
 @pytest.mark.parametrize("path", LESSON_FILES, ids=[p.stem for p in LESSON_FILES])
