@@ -270,13 +270,30 @@ class TrainingController(QObject):
             list(self.data["train_labels"]) + list(self.data["test_labels"]),
         )
 
+    def _refuse_drawing_on_regression(self):
+        """Drawn points carry a class (+1 or -1); a regression problem's points carry numbers
+        from its generator. Says so and returns True when the current data is one."""
+        if not self.config.regression:
+            return False
+        self._set_status(
+            self.status,
+            f"{self.config.dataset} is a regression problem: its points' numbers come from the generator, "
+            "so points cannot be drawn or removed here. Choose moons, circles, xor, spiral or blobs to draw",
+        )
+        return True
+
     def add_point(self, x, y, label):
+        if self._refuse_drawing_on_regression():
+            return
         points, labels = self.all_points()
         points.append((float(x), float(y)))
         labels.append(1.0 if label > 0 else -1.0)
         self.apply_config(self.config.replace(points=tuple(points), labels=tuple(labels)), reset=False)
 
     def remove_nearest_point(self, x, y):
+        """Remove the point nearest (x, y); False only if too few points would stay."""
+        if self._refuse_drawing_on_regression():
+            return True  # handled: the status line says why nothing changed
         points, labels = self.all_points()
         if len(points) <= 2:
             return False

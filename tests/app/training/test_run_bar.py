@@ -134,6 +134,12 @@ def test_choosing_plane_makes_a_regression_run_with_mse(panel, qtbot):
     assert len(plot.train_neg.data) == 0
     brushes = {spot.brush().color().name() for spot in plot.train_pos.points()}
     assert len(brushes) > 10  # one colour per target, not two classes
+    # drawing a class point on a regression problem is refused in words, not with an exception
+    before = panel.config
+    panel.add_point(0.1, 0.2, 1)
+    panel.remove_point(0.1, 0.2)
+    assert panel.config == before
+    assert "plane is a regression problem" in panel.status_label.text()
     panel.data_box.dataset_buttons["moons"].click()
     qtbot.waitUntil(lambda: panel.config.dataset == "moons", timeout=WAIT)
     assert panel.config.loss == "hinge"
