@@ -7,6 +7,16 @@ from two seeded `random.Random`s (see trainer.py). A config is immutable and
 hashable; `replace(**changes)` makes a changed copy, `to_dict`/`from_dict`
 carry it through JSON (lessons and training-session files hold one).
 
+Two settings shape the problem itself: a regression dataset (plane,
+multi-gaussian: a number to predict at each point) needs the mse loss, and the
+penalty on the weights is `l2_alpha * sum(w^2) + l1_alpha * sum(|w|)`
+(regularization.py; the panel offers none, L1 or L2). An empty `hidden_sizes`
+is a network with no hidden layer: one neuron on the features.
+
+The Training panel's number boxes ask `setting_problem(name, value)` before
+they send a value, so the limits live here alone and a refusal reads as the box
+is named on screen ("Learning rate: lr must be a number > 0 and finite, got 0").
+
 Building a config checks it, and a refusal is a `ConfigError` (a ValueError)
 whose message starts with the field at fault, e.g. "lr must be a number > 0
 and finite". A file can ask for anything, so the check also refuses work no

@@ -7,7 +7,7 @@ import pytest
 
 from core.files import training_session
 from core.lessons.format import LessonError, load_lesson
-from core.training.config import MICROGRAD_DEMO, ConfigError, TrainConfig, parameter_count
+from core.training.config import MICROGRAD_DEMO, ConfigError, TrainConfig, parameter_count, setting_problem
 from core.training.features import FEATURES
 from core.training.loop import train
 from core.training.trainer import Trainer
@@ -181,3 +181,47 @@ def test_a_session_asking_for_ten_million_samples_is_refused_by_the_loader(tmp_p
         training_session.SessionError, match="config: n_samples: 10,000,000 is more than the limit of 100,000"
     ):
         training_session.load(path)
+
+
+# -----------------------------------------------------------------------------
+# issue 17: L1, regression, no hidden layer, and one setting at a time
+
+
+def test_l1_alpha_is_a_rate_like_l2_alpha():
+    assert TrainConfig(l1_alpha=1e-3).l1_alpha == 1e-3
+    for bad in (-1e-3, float("nan"), float("inf"), "0.1"):
+        with pytest.raises(ConfigError, match="l1_alpha must be a number >= 0 and finite"):
+            TrainConfig(l1_alpha=bad)
+
+
+def test_a_regression_dataset_needs_mse():
+    assert TrainConfig(dataset="plane", loss="mse").regression
+    assert not TrainConfig().regression
+    with pytest.raises(ConfigError, match="loss: plane is a regression problem .* needs the mse loss, not hinge"):
+        TrainConfig(dataset="plane")
+
+
+def test_no_hidden_layer_is_a_linear_model():
+    cfg = TrainConfig(hidden_sizes=(), activation=("linear",))
+    assert cfg.hidden_sizes == ()
+
+
+def test_l1_alpha_is_written_only_when_used():
+    assert "l1_alpha" not in TrainConfig().to_dict()
+    assert TrainConfig(l1_alpha=0.5).to_dict()["l1_alpha"] == 0.5
+    assert TrainConfig.from_dict(TrainConfig(l1_alpha=0.5).to_dict()) == TrainConfig(l1_alpha=0.5)
+
+
+@pytest.mark.parametrize(
+    "name, value, said",
+    [
+        ("lr", 1e-6, None),
+        ("lr", 0.0, "Learning rate: lr must be a number > 0 and finite, got 0"),
+        ("lr", -1.0, "Learning rate: lr must be a number > 0 and finite, got -1"),
+        ("momentum", 1.0, "Momentum: momentum must be in [0, 1), got 1"),
+        ("noise", -0.5, "Noise: noise must be a number >= 0 and finite, got -0.5"),
+        ("l1_alpha", 1e-9, None),
+    ],
+)
+def test_setting_problem_names_the_box_as_the_screen_does(name, value, said):
+    assert setting_problem(name, value) == said
