@@ -7,7 +7,9 @@ worker's `Boundary.neurons`), so one can watch the first layer draw lines and
 the later ones combine them. Every weight is a curve, blue when positive and
 orange when negative, thicker the larger |w|; the bias is the small square at
 a neuron's lower left. Hovering a weight shows its value and the gradient of
-the last step; clicking one selects it (for the panel's editor); clicking a
+the last step; hovering a neuron (or an input feature) says so (`neuronHovered`),
+and the panel shows that neuron's heatmap large on the data plot, as the
+Playground does; clicking one selects it (for the panel's editor); clicking a
 neuron asks for its scalar graph. Above each hidden layer, + and - add and
 remove neurons and the activation name opens a menu.
 
@@ -180,6 +182,7 @@ class NetworkView(QGraphicsView):
     featureToggled = Signal(str)
     neuronsChangeRequested = Signal(int, int)  # hidden layer, +1 or -1
     activationChangeRequested = Signal(int, str)  # layer, activation name
+    neuronHovered = Signal(object)  # ('neuron', layer, j) or ('feature', name) under the mouse; None when it leaves
 
     MAX_NEURONS = 16
 
@@ -203,6 +206,7 @@ class NetworkView(QGraphicsView):
         self.values = {}  # ('weight', l, j, i) -> the value its pen shows
         self.selected = None  # the key of the selected neuron or weight
         self.hovered = None
+        self.hovered_neuron = None  # the neuron or input feature under the mouse (its heatmap shows large)
         self._pressed = None
         self._feature_grid = None
         self.feature_atlas = HeatmapAtlas()
@@ -457,19 +461,30 @@ class NetworkView(QGraphicsView):
 
     def mouseMoveEvent(self, event):
         super().mouseMoveEvent(event)
-        key = self.key_at(event.position().toPoint())
-        key = key if key is not None and key[0] == "weight" else None
+        under = self.key_at(event.position().toPoint())
+        key = under if under is not None and under[0] == "weight" else None
         if key != self.hovered:
             old, self.hovered = self.hovered, key
             for k in (old, key):
                 if k in self.edges:
                     self._style_edge(k)
+        self._hover_neuron(under if under is not None and under[0] in ("neuron", "feature") else None)
+
+    def _hover_neuron(self, key):
+        if key != self.hovered_neuron:
+            self.hovered_neuron = key
+            self.neuronHovered.emit(key)
 
     def leaveEvent(self, event):
         old, self.hovered = self.hovered, None
         if old in self.edges:
             self._style_edge(old)
+        self._hover_neuron(None)
         super().leaveEvent(event)
+
+    def feature_map(self, name):
+        """The input feature's values over the input plane (r x r, row j = y ascending), or None."""
+        return None if self._feature_grid is None else self._feature_grid.get(name)
 
     def mousePressEvent(self, event):
         self._pressed = self.key_at(event.position().toPoint()) if event.button() == Qt.LeftButton else None

@@ -45,7 +45,7 @@ class SquareHolder(QWidget):
     equal to the height it is given (at most `MAX_SHARE` of the window's width), so a row of
     columns gives the square plot the width it needs before the stretchy columns share the rest."""
 
-    MAX_SHARE = 0.36
+    MAX_SHARE = 0.27
 
     def __init__(self, child, parent=None):
         super().__init__(parent)

@@ -36,7 +36,7 @@ import os
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from app.training.controller import TrainingController
 from app.training.data_box import DataBox, read_points_csv
@@ -169,6 +169,7 @@ class TrainingPanel(QWidget):
         n.message.connect(self._message)
         n.open_graph_button.clicked.connect(self.graph.open_selected)
         self.network_view.neuronClicked.connect(self.open_neuron_graph)
+        self.network_view.neuronHovered.connect(self.show_hovered)
         g = self.graph
         g.openGraph.connect(self.openGraph)
         g.liveGraphUpdated.connect(self.liveGraphUpdated)
@@ -279,6 +280,23 @@ class TrainingPanel(QWidget):
         """Emit openGraph with the one-sample graph up to that neuron; returns its root (None: not yet)."""
         return self.graph.open(layer, neuron)
 
+    def show_hovered(self, key=None):
+        """The data plot shows the hovered neuron's (or input feature's) map large, and the
+        network's output again when the mouse leaves it (key None)."""
+        self.data_plot.show_map(*self._hovered_map(key))
+
+    def _hovered_map(self, key):
+        boundary = self.controller.boundary
+        if key is None:
+            return (None,)
+        if key[0] == "feature":
+            return (self.network_view.feature_map(key[1]),)
+        _, layer, j = key
+        if boundary is None or layer >= len(boundary.neurons) or j >= len(boundary.neurons[layer]):
+            return (None,)
+        output = layer == len(boundary.neurons) - 1
+        return boundary.neurons[layer][j], (self.data_plot.score_levels if output else None)
+
     def set_weight(self, layer, neuron, index, value):
         """Edit one weight (index == nin: the bias); only while paused. Returns ok."""
         return self.network_box.set_weight(layer, neuron, index, value)
@@ -362,7 +380,7 @@ class TrainingPanel(QWidget):
             if part == "curves":
                 self.metrics_plot.update_from(self.history)
             elif part == "image" and c.boundary is not None:
-                self.data_plot.set_boundary(c.boundary)
+                self.data_plot.set_boundary(c.boundary, *self._hovered_map(self.network_view.hovered_neuron))
             elif part == "network":
                 if c.boundary is not None:
                     self.network_view.set_boundary(c.boundary)
@@ -384,18 +402,34 @@ class TrainingPanel(QWidget):
         """Stop training and join the worker thread; the main window calls this when it closes."""
         self.controller.shutdown()
 
-    def fit_to(self, width, height):
-        """Drop the DATA column's how-to lines (the data plot's tool tip says the same) when a
-        panel `width` wide is too short for them at `height` (presenter 2x on 1920 x 1080);
-        bring them back when there is room. The workspace calls this before it sizes the panel."""
+    def _optional_lines(self):
+        """What the panel may drop when it is short, first dropped first: the DATA column's
+        how-to lines (the data plot's tool tip says the same), its question line, its summary."""
         hint = getattr(self.data_box, "hint", None)
-        if hint is None:
-            return
-        need = self.layout().totalMinimumHeightForWidth(width)
-        if not hint.isHidden() and need > height:
-            hint.hide()
-        elif hint.isHidden() and need + hint.sizeHint().height() + self.data_box.layout().spacing() <= height:
-            hint.show()
+        question = [w for w in self.data_box.findChildren(QLabel) if w.text().startswith("Which dataset")]
+        summary = getattr(self.data_box, "data_summary", None)  # the status line says how many points too
+        return [w for w in [hint] + question + [summary] if w is not None]
+
+    def fit_to(self, width, height):
+        """Drop optional lines when a panel `width` wide is too short for them at `height`
+        (presenter 2x on 1920 x 1080); bring them back when there is room. The workspace
+        calls this before it sizes the panel."""
+        layout, spacing = self.layout(), self.data_box.layout().spacing()
+        optional = self._optional_lines()
+        for line in optional:
+            if not line.isHidden() and layout.totalMinimumHeightForWidth(width) > height:
+                line.hide()
+                self._relayout()
+        for line in reversed(optional):
+            extra = line.sizeHint().height() + spacing
+            if line.isHidden() and layout.totalMinimumHeightForWidth(width) + extra <= height:
+                line.show()
+                self._relayout()
+
+    def _relayout(self):
+        for layout in (self.data_box.layout(), self.layout()):
+            layout.invalidate()
+            layout.activate()
 
     def showEvent(self, event):
         super().showEvent(event)

@@ -17,8 +17,8 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QSize, Qt, Signal
-from PySide6.QtGui import QColor
+from PySide6.QtCore import QEvent, QPointF, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QFontMetrics
 from PySide6.QtWidgets import QGraphicsItem
 
 # TensorFlow Playground's class colours
@@ -27,8 +27,10 @@ POSITIVE = "#0877bd"  # class +1
 NEUTRAL = "#e8eaeb"
 SCORE_LEVELS = (-2.0, 2.0)  # the score range the colours span; beyond it they saturate
 REGRESSION_LEVELS = (-1.0, 1.0)  # a regression problem's targets and predictions (plane, multi-gaussian)
-TRAIN_COLOUR = "#1f2937"
-TEST_COLOUR = "#9aa3b2"
+# the curves: dark blue-grey and orange, apart in hue and in lightness, on the plots' white
+# background in every theme (the plots keep it in dark and high-contrast too)
+TRAIN_COLOUR = "#1f3a5f"
+TEST_COLOUR = "#e8710a"
 
 
 def diverging_lut(n=256, light=0.0):
@@ -96,6 +98,7 @@ class DataPlot(pg.PlotWidget):
         self.discretize = False
         self.show_test = True
         self._grid = None
+        self.shown_map = None  # (values, levels) of a hovered neuron, shown instead of the score
         item = _plot_style(self)
         item.setMouseEnabled(x=False, y=False)
         item.showGrid(x=False, y=False)
@@ -148,21 +151,41 @@ class DataPlot(pg.PlotWidget):
         x_min, x_max, y_min, y_max = data["bounds"]
         self.getPlotItem().setRange(xRange=(x_min, x_max), yRange=(y_min, y_max), padding=0)
 
-    def set_boundary(self, boundary):
+    def set_boundary(self, boundary, values=None, levels=None):
+        """The model's score over the plane (a Boundary); with `values`, a hovered neuron's
+        map is shown over it instead (see show_map) -- one image either way."""
         self._grid = boundary
-        self._draw_image()
+        self.show_map(values, levels)
 
     def _draw_image(self):
         b = self._grid
         if b is None:
             return
-        grid = np.sign(b.grid) if self.discretize else b.grid
-        self.image.setImage(np.nan_to_num(grid, nan=0.0), autoLevels=False, levels=self.score_levels)
+        grid, levels = (np.sign(b.grid) if self.discretize else b.grid), self.score_levels
         xs, ys = b.xs, b.ys
-        dx = (xs[-1] - xs[0]) / (len(xs) - 1)
-        dy = (ys[-1] - ys[0]) / (len(ys) - 1)
+        if self.shown_map is not None:  # a hovered neuron's own map, over the same plane
+            grid, levels = self.shown_map
+        rows, cols = grid.shape
+        dx = (xs[-1] - xs[0]) / (cols - 1 if cols > 1 else 1)
+        dy = (ys[-1] - ys[0]) / (rows - 1 if rows > 1 else 1)
+        self.image.setImage(np.nan_to_num(grid, nan=0.0, posinf=0.0, neginf=0.0), autoLevels=False, levels=levels)
         # pixel centres on the grid points
-        self.image.setRect(xs[0] - dx / 2, ys[0] - dy / 2, dx * len(xs), dy * len(ys))
+        self.image.setRect(xs[0] - dx / 2, ys[0] - dy / 2, dx * cols, dy * rows)
+
+    def show_map(self, values, levels=None):
+        """Show `values` (r x r over the same plane, row j = y ascending) instead of the
+        model's score -- a hovered neuron's output, as large as the plot -- coloured over
+        `levels` (default: symmetric about 0 at its own largest |value|); None: the score again."""
+        if values is None:
+            self.shown_map = None
+        else:
+            values = np.asarray(values, dtype=float)
+            if levels is None:
+                finite = values[np.isfinite(values)]
+                top = float(np.max(np.abs(finite))) if finite.size else 0.0
+                levels = (-top, top) if top > 0 else (-1.0, 1.0)
+            self.shown_map = (values, levels)
+        self._draw_image()
 
     def set_discretize(self, on):
         self.discretize = bool(on)
@@ -218,12 +241,35 @@ def nice_ceiling(x):
     return 10.0 * power
 
 
+def _finite_or_nan(column):
+    """A copy with inf and -inf as nan: a diverged step is a gap, not a point at infinity
+    (on a log axis a line to inf ran off past the last step)."""
+    values = np.array(column, dtype=float)
+    values[~np.isfinite(values)] = np.nan
+    return values
+
+
+class LossAxis(pg.AxisItem):
+    """The loss axis: real numbers at every size ("2e+06", not "2" under a "(x1e+06)" title,
+    which a narrow plot cut to "loss (x1e..."), and powers of ten on the log scale."""
+
+    def tickStrings(self, values, scale, spacing):
+        if self.logMode:
+            return [f"1e{int(round(v))}" if abs(v) >= 4 else f"{10.0**v:g}" for v in values]
+        return [f"{v:.3g}" for v in values]
+
+
 class MetricsPlot(pg.GraphicsLayoutWidget):
-    """Training (solid) and test (dashed) loss over steps, and accuracy below it.
+    """Training (solid, dark) and test (dashed, orange) loss over steps, and accuracy below it.
 
     One GraphicsLayoutWidget (one paint for both plots) with ranges set by hand
     in 1-2-5 steps, so the axes re-tick only when the data outgrow them rather
     than on every update -- an axis re-tick is the costliest part of a redraw.
+    Both left axes have one width, from the widget's font, so the two plots stay
+    aligned and the titles never touch the tick labels; the font follows the
+    application's (the presenter scale), so ticks, titles and legend grow with it.
+    A loss that became inf or nan is not drawn (the curve stops at the last finite
+    step) and never stretches the axis.
     """
 
     def __init__(self, parent=None):
@@ -231,7 +277,7 @@ class MetricsPlot(pg.GraphicsLayoutWidget):
         self.setBackground("w")
         self.ci.layout.setSpacing(8)  # the accuracy's "100%" clear of the loss's "0"
         self.ci.setContentsMargins(0, 0, 4, 0)
-        self.loss_item = self.addPlot(row=0, col=0)
+        self.loss_item = self.addPlot(row=0, col=0, axisItems={"left": LossAxis("left")})
         self.acc_item = self.addPlot(row=1, col=0)
         for item, title in ((self.loss_item, "loss"), (self.acc_item, "accuracy")):
             item.hideButtons()
@@ -241,37 +287,67 @@ class MetricsPlot(pg.GraphicsLayoutWidget):
             for name in ("left", "bottom"):
                 axis = item.getAxis(name)
                 axis.setPen(pg.mkPen("#9aa3b2"))
-                axis.setTextPen(pg.mkPen("#4b5563"))
+                axis.setTextPen(pg.mkPen("#374151"))
+                axis.enableAutoSIPrefix(False)
                 _cached(axis)
-            item.getAxis("left").setWidth(46)
-            item.setLabel("left", title, color="#4b5563")
+            item.setLabel("left", title, color="#374151")
         self.acc_item.setYRange(0.0, 1.0, padding=0.05)
         self.acc_item.getAxis("left").setTicks([[(0.0, "0"), (0.5, "50%"), (1.0, "100%")]])
-        self.acc_item.setLabel("bottom", "step", color="#4b5563")
+        self.acc_item.setLabel("bottom", "step", color="#374151")
         self.loss_item.getAxis("bottom").setStyle(showValues=False)
-        self.loss_item.getAxis("left").setStyle(maxTickLevel=0)  # a short plot: labelled ticks only, no crowd
+        self.loss_item.getAxis("left").setStyle(maxTickLevel=0)  # labelled ticks only, no crowd
         solid = pg.mkPen(TRAIN_COLOUR, width=2)
         dashed = pg.mkPen(TEST_COLOUR, width=2, style=Qt.DashLine)
-        self.train_loss = self.loss_item.plot(pen=solid)
-        self.test_loss = self.loss_item.plot(pen=dashed)
+        self.legend = self.loss_item.addLegend(offset=(-6, 4), labelTextColor="#111827", brush=(255, 255, 255, 220))
+        self.train_loss = self.loss_item.plot(pen=solid, name="training")
+        self.test_loss = self.loss_item.plot(pen=dashed, name="test")
         self.train_acc = self.acc_item.plot(pen=solid)
         self.test_acc = self.acc_item.plot(pen=dashed)
         for curve in (self.train_loss, self.test_loss, self.train_acc, self.test_acc):
             curve.setDownsampling(auto=True, method="peak")
             curve.setClipToView(True)
+            curve.opts["connect"] = "finite"  # a gap at nan, never a line to infinity
         self.log_y = False
         self._x_max = None
         self._y_range = None
         self._set_x(10.0)
         self._set_y(0.0, 1.0)
+        self._apply_font()
         self.setToolTip(
-            "Loss (top) and accuracy (bottom) per step: training solid, test dashed.\n"
-            "The training loss includes the L2 term."
+            "Loss (top) and accuracy (bottom) per step: training solid, test dashed orange.\n"
+            "The training loss includes the regularization term."
         )
 
     def sizeHint(self):
         line = self.fontMetrics().height()
         return QSize(18 * line, 22 * line)
+
+    # -- the font (the presenter scale) ------------------------------------------------
+
+    def changeEvent(self, event):
+        super().changeEvent(event)
+        if event.type() == QEvent.FontChange:
+            self._apply_font()
+
+    def _apply_font(self):
+        """Ticks, titles and legend in the widget's font; both left axes one width."""
+        font = QFont(self.font())
+        metrics = QFontMetrics(font)
+        size = f"{font.pixelSize()}px" if font.pixelSize() > 0 else f"{font.pointSizeF():g}pt"
+        for item in (self.loss_item, self.acc_item):
+            for name in ("left", "bottom"):
+                axis = item.getAxis(name)
+                axis.setStyle(tickFont=font, tickTextOffset=max(3, metrics.height() // 4))
+                axis.label.setFont(font)
+            item.getAxis("bottom").setHeight(None)
+        widest = max(metrics.horizontalAdvance(t) for t in ("100%", "-2e+06", "1e-12", "0.005"))
+        width = widest + metrics.height() + metrics.height() // 2 + 8  # ticks + rotated title + gaps
+        for item in (self.loss_item, self.acc_item):
+            item.getAxis("left").setWidth(width)
+        self.legend.setLabelTextSize(size)
+        for _sample, label in self.legend.items:
+            label.setText(label.text, size=size)
+        self.left_axis_width = width
 
     # -- ranges ------------------------------------------------------------------
 
@@ -315,8 +391,8 @@ class MetricsPlot(pg.GraphicsLayoutWidget):
     def update_from(self, history):
         """setData from views of the history's preallocated columns."""
         steps = history.column("step")
-        loss = history.column("loss")
-        test_loss = history.column("test_loss")
+        loss = _finite_or_nan(history.column("loss"))
+        test_loss = _finite_or_nan(history.column("test_loss"))
         if self.log_y:  # a hinge loss can reach 0 exactly; log10(0) is -inf
             loss = np.maximum(loss, 1e-12)
             test_loss = np.maximum(test_loss, 1e-12)

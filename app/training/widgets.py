@@ -50,7 +50,7 @@ class StatusLine(QLabel):
         super().__init__("", parent)
         self.setWordWrap(True)
         self.setToolTip("What the run is doing; problems and how to fix them show here")
-        self.setMinimumHeight(24)
+        self.setMinimumHeight(20)  # one line and its padding; presenter 2x doubles it
         self.last_message = ""
 
     def show_message(self, text, error=False):

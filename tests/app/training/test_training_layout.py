@@ -1,0 +1,180 @@
+"""The Training workspace fits the window, its plots read right, and hovering a neuron shows its map large
+(issue 17 item 4)."""
+
+import math
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QColor, QFontInfo, QMouseEvent
+from PySide6.QtWidgets import QAbstractButton, QAbstractSlider, QAbstractSpinBox, QApplication, QComboBox, QLabel
+
+from app.main_window import MainWindow
+from app.training.panel import TrainingPanel
+from app.training.plots import TEST_COLOUR, TRAIN_COLOUR, MetricsPlot
+from core.training.config import TrainConfig
+
+WAIT = 20000
+FAST = TrainConfig(dataset="moons", n_samples=40, hidden_sizes=(4, 3), steps=100_000, lr=0.1, lr_decay=0.0)
+
+
+def shown_workspace(qtbot, width, height, presenter=None):
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.resize(width, height)
+    window.show()
+    if presenter:
+        window.appearance.set_presenter(True, presenter, full_screen=False)
+        window.resize(width, height)
+    window.training.show("training")
+    panel = window.training.panel
+    qtbot.waitUntil(lambda: panel.controller.idle and panel.controller.weights is not None, timeout=WAIT)
+    page = window.training.training_page
+    qtbot.waitUntil(lambda: page.widget().size() == page.viewport().size(), timeout=WAIT)
+    return window, panel
+
+
+def controls(panel):
+    kinds = (QAbstractButton, QAbstractSpinBox, QComboBox, QAbstractSlider)
+    found = [w for kind in kinds for w in panel.findChildren(kind)]
+    return [w for w in found if w.isVisibleTo(panel) and w.window() is panel.window()]
+
+
+@pytest.mark.parametrize("width, height, presenter", [(1280, 720, None), (1920, 1080, 2.0)])
+def test_the_workspace_fits_with_no_scroll_bar_and_every_control_inside(qtbot, width, height, presenter):
+    window, panel = shown_workspace(qtbot, width, height, presenter)
+    page = window.training.training_page
+    assert not page.horizontalScrollBar().isVisible() and not page.verticalScrollBar().isVisible()
+    room = page.viewport().rect()
+    for w in controls(panel) + [panel.metrics_plot, panel.data_plot, panel.network_view, panel.status_label]:
+        box = w.rect().translated(w.mapTo(page.viewport(), QPoint(0, 0)))
+        assert room.contains(box), f"{type(w).__name__} {getattr(w, 'text', lambda: '')()!r} at {box} outside {room}"
+    window.appearance.set_presenter(False)
+    window.close()
+
+
+def test_plots_are_tall_enough_at_1280x720(qtbot):
+    window, panel = shown_workspace(qtbot, 1280, 720)
+    plot = panel.metrics_plot
+    for item in (plot.loss_item, plot.acc_item):
+        assert item.getViewBox().sceneBoundingRect().height() >= 140
+    data = panel.data_plot
+    assert min(data.width(), data.height()) >= 250
+    window.close()
+
+
+def test_presenter_2x_scales_the_labels_and_the_plot_ticks(qtbot):
+    window, panel = shown_workspace(qtbot, 1920, 1080, 2.0)
+    base = QFontInfo(QApplication.font()).pixelSize()
+    assert base >= 20  # the application font at 2x
+    for label in panel.findChildren(QLabel):
+        if label.isVisibleTo(panel) and label.text():
+            assert QFontInfo(label.font()).pixelSize() >= 0.8 * base, label.text()
+    tick = panel.metrics_plot.loss_item.getAxis("left").style["tickFont"]
+    assert QFontInfo(tick).pixelSize() >= 0.8 * base
+    window.appearance.set_presenter(False)
+    tick = panel.metrics_plot.loss_item.getAxis("left").style["tickFont"]
+    assert QFontInfo(tick).pixelSize() < 0.8 * base
+    window.close()
+
+
+# -----------------------------------------------------------------------------
+# the curves
+
+
+class History:
+    def __init__(self, **columns):
+        self.columns = {k: np.asarray(v, dtype=float) for k, v in columns.items()}
+
+    def column(self, name):
+        return self.columns[name]
+
+    def __len__(self):
+        return len(self.columns["step"])
+
+
+def test_train_and_test_curves_have_distinct_colours_and_a_legend(qtbot):
+    plot = MetricsPlot()
+    qtbot.addWidget(plot)
+    train, test = QColor(TRAIN_COLOUR), QColor(TEST_COLOUR)
+    assert abs(train.hueF() - test.hueF()) > 0.25 and abs(train.lightnessF() - test.lightnessF()) > 0.2
+    assert plot.train_loss.opts["pen"].color() == train and plot.test_loss.opts["pen"].color() == test
+    names = [label.text for _sample, label in plot.legend.items]
+    assert names == ["training", "test"]
+    assert plot.legend.parentItem() is not None  # on the plot, not beside it
+
+
+def test_the_loss_and_accuracy_axes_line_up_and_titles_clear_the_ticks(qtbot):
+    plot = MetricsPlot()
+    qtbot.addWidget(plot)
+    plot.resize(300, 400)
+    plot.show()
+    left_loss, left_acc = plot.loss_item.getAxis("left"), plot.acc_item.getAxis("left")
+    assert left_loss.width() == left_acc.width()
+    metrics = plot.fontMetrics()
+    assert left_acc.width() >= metrics.horizontalAdvance("100%") + metrics.height()
+
+
+def test_a_diverged_run_keeps_a_readable_loss_axis(qtbot):
+    """lr 10 took the loss to 4.4 M and then inf: the axis showed only "0" under "loss (x1e...",
+    and on the log scale the curve ran past the last step."""
+    plot = MetricsPlot()
+    qtbot.addWidget(plot)
+    plot.resize(300, 400)
+    plot.show()
+    steps = np.arange(6)
+    loss = [1.2, 30.0, 5e4, 4.4e6, math.inf, math.nan]
+    history = History(step=steps, loss=loss, test_loss=[math.nan] * 6, accuracy=[0.5] * 6, test_accuracy=[math.nan] * 6)
+    plot.update_from(history)
+    axis = plot.loss_item.getAxis("left")
+    lo, hi = plot.loss_item.getViewBox().viewRange()[1]
+    assert math.isfinite(hi) and hi >= 4.4e6
+    strings = axis.tickStrings([0.0, 2e6, 4e6], 1.0, 2e6)
+    assert strings == ["0", "2e+06", "4e+06"]
+    assert "x1e" not in axis.labelString()
+    x, y = plot.train_loss.getData()
+    assert x.max() <= 5 and not np.isinf(y).any()
+    plot.set_log_y(True)
+    plot.update_from(history)
+    x, y = plot.train_loss.getData()
+    assert not np.isinf(y[np.isfinite(y)]).any() and x.max() <= 5
+    finite_x = x[np.isfinite(y)]
+    assert finite_x.max() == 3  # the curve stops at the last finite step
+
+
+# -----------------------------------------------------------------------------
+# hovering a neuron
+
+
+def move(widget, pos):
+    event = QMouseEvent(
+        QMouseEvent.MouseMove, QPointF(pos), QPointF(widget.mapToGlobal(pos)), Qt.NoButton, Qt.NoButton, Qt.NoModifier
+    )
+    QApplication.sendEvent(widget, event)
+
+
+def test_hovering_a_neuron_shows_its_heatmap_large_and_leaving_brings_the_output_back(qtbot):
+    panel = TrainingPanel(FAST)
+    qtbot.addWidget(panel)
+    panel.resize(1400, 860)
+    panel.show()
+    c = panel.controller
+    qtbot.waitUntil(lambda: bool(c.idle and c.boundary is not None and c.boundary.neurons), timeout=WAIT)
+    view, plot = panel.network_view, panel.data_plot
+    output_image = plot.image.image.copy()
+    pos = view.item_pos(("neuron", 0, 1))
+    qtbot.mouseMove(view.viewport(), pos)
+    move(view.viewport(), pos)
+    qtbot.waitUntil(lambda: view.hovered_neuron == ("neuron", 0, 1), timeout=WAIT)
+    neuron = np.asarray(c.boundary.neurons[0][1], dtype=float)
+    assert plot.image.image.shape == neuron.shape
+    assert np.allclose(plot.image.image, neuron)
+    assert not np.array_equal(plot.image.image.shape, output_image.shape) or not np.allclose(
+        plot.image.image, output_image
+    )
+    away = QPoint(2, 2)
+    qtbot.mouseMove(view.viewport(), away)
+    move(view.viewport(), away)
+    qtbot.waitUntil(lambda: view.hovered_neuron is None, timeout=WAIT)
+    assert np.allclose(plot.image.image, np.nan_to_num(c.boundary.grid))
+    panel.shutdown()
