@@ -373,6 +373,26 @@ def test_each_op_kind_shares_one_backward_function_without_closure():
     assert len({node._backward for node in first}) == len(first)
 
 
+def test_each_op_node_runs_the_backward_written_below_its_method():
+    # the ops pass their _backward through a module global (engine._mul_backward): it must be
+    # the very function a learner finds below the op's method
+    written = [
+        Value._add_backward,
+        Value._sub_backward,
+        Value._mul_backward,
+        Value._div_backward,
+        Value._pow_backward,
+        Value._rpow_backward,
+        Value._neg_backward,
+        Value._relu_backward,
+        Value._tanh_backward,
+        Value._exp_backward,
+        Value._log_backward,
+        Value._sigmoid_backward,
+    ]
+    assert [node._backward for node in every_op(Value(1.5), Value(2.5))] == written
+
+
 def test_building_a_node_adds_one_object_for_the_cyclic_collector():
     leaves = [Value(float(i)) for i in range(10)]
     gc.collect()
