@@ -72,9 +72,16 @@ def _parse_args(argv):
     )
     parser.add_argument("--json", action="store_true", help="with --check-engine: the report as JSON")
     parser.add_argument(
+        "--debug-engine",
+        metavar="FILE.py",
+        help="open the studio, check your own Value class (in a separate process) and step its backward "
+        "pass in the debugger, stopped at the first wrong gradient",
+    )
+    parser.add_argument(
         "--expr",
         metavar="EXPRESSION",
-        help="with --check-engine: also check this expression (the studio's syntax, e.g. 'x*y + y**2'), "
+        help="with --check-engine or --debug-engine: also check this expression (the studio's syntax, "
+        "e.g. 'x*y + y**2'), "
         "built with your class",
     )
     args = parser.parse_args(argv)
@@ -129,6 +136,12 @@ def main(argv=None):
         window.open_file(args.file)
     window.wait_for_layout()
     _start_classroom(window, args)
+    if args.debug_engine:
+        from app.foreign.engine_dialog import open_engine_check
+
+        engine_check = open_engine_check(window, args.debug_engine, args.expr, wait=True)
+        if args.screenshot:
+            engine_check.hide()  # the picture is the window: the canvas and the stopped debugger
     if args.forward_steps is not None:
         window.debugger.forward_reset()
         for _ in range(args.forward_steps):

@@ -16,7 +16,7 @@ expression syntax, parsed and never run here); it is built with their class
 in the child, checked first, and is the one shown and stepped.
 """
 
-from PySide6.QtCore import Qt, QThread, Signal
+from PySide6.QtCore import QCoreApplication, QEventLoop, Qt, QThread, Signal
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -231,6 +231,21 @@ class EngineCheckDialog(QDialog):
     def closeEvent(self, event):
         self.worker.wait()  # the child is time-limited, so this ends
         super().closeEvent(event)
+
+
+def open_engine_check(window, path, expression=None, wait=False):
+    """Check `path` without asking (the user named it on the command line: --debug-engine);
+    with `wait`, return once the report is shown and the debugger stopped. The dialog."""
+    dialog = EngineCheckDialog(window, path, expression=expression)
+    dialog.show()
+    dialog.start()
+    if wait:
+        loop = QEventLoop()
+        dialog.worker.finished.connect(loop.quit)
+        if dialog.worker.isRunning():
+            loop.exec()
+        QCoreApplication.sendPostedEvents()  # the queued report: show_report runs here
+    return dialog
 
 
 def debug_my_engine(window, expression=None):
