@@ -49,6 +49,7 @@ class ForeignReplay:
             after = [(o["id"], number(o["after"])) for o in record["operands"]]
             self.steps.append((record["node_id"], after, record))
         self.fault_step = next((i for i, (_n, _a, r) in enumerate(self.steps) if r.get("ok") is False), None)
+        self.ambiguous = {n["id"] for n in case["graph"] if n.get("ambiguous")}  # operand order unknown
 
     def fits(self, compiled):
         if compiled is None or set(compiled.values) != set(self.wiring):
@@ -90,6 +91,7 @@ class ReplayStepper(BackwardStepper):
         self.order = [values[nid] for nid, _after, _record in replay.steps]
         self._after = [[(values[c], grad) for c, grad in after] for _nid, after, _record in replay.steps]
         self._ok = [record.get("ok") for _nid, _after, record in replay.steps]
+        self._ambiguous = {values[nid] for nid in replay.ambiguous}
 
     def _replay(self, index):
         for child, grad in self._after[index]:
@@ -143,11 +145,21 @@ class ReplayStepper(BackwardStepper):
         return {c: after - before for c, before, after in zip(record.children, record.grads_before, record.grads_after)}
 
     def wrong_operands(self, record):
-        """The operands of `record` whose change disagrees with the chain rule."""
-        expected = {}
-        for child, (_sym, local) in zip(record.children, record.local):
-            expected[child] = expected.get(child, 0.0) + local * record.out_grad
-        return {c for c, amount in self.shares(record).items() if not _agrees(amount, expected[c])}
+        """The operands of `record` whose change no right answer explains."""
+        shares = self.shares(record)
+        return {c for c in shares if not any(_agrees(shares[c], want) for want in self._right(record, c))}
+
+    def _right(self, record, child):
+        """The changes of child.grad the chain rule allows in `record`, as the checker
+        (core/foreign/check.py) allows them: the operands either way round when their
+        order is unknown, and 0 or out.grad for relu at exactly 0."""
+        node, g = record.node, record.out_grad
+        locals_ = [value for _sym, value in record.local]
+        orders = [locals_] + ([locals_[::-1]] if node in self._ambiguous and len(locals_) == 2 else [])
+        right = [sum(loc[p] for p, c in enumerate(record.children) if c is child) * g for loc in orders]
+        if node._op == "relu" and child.data == 0.0:
+            right.append(g)
+        return right
 
     def contributions(self, node):
         """What each of THEIR steps so far changed node.grad by (their numbers: an
@@ -165,6 +177,8 @@ class ReplayStepper(BackwardStepper):
         out = self.name(node)
         lines, running = [], {}
         last = {child: i for i, child in enumerate(children)}
+        record = StepRecord(0, node, out_grad, children, before, after, self)
+        wrong = self.wrong_operands(record)
         for i, (child, (symbolic, value)) in enumerate(zip(children, local)):
             amount = value * out_grad
             was = running.get(child, before[i])
@@ -175,7 +189,7 @@ class ReplayStepper(BackwardStepper):
                 local_text = f"({local_text})"
             line = f"{names[i]}.grad += {local_text} · {out}.grad = {_fmt(value)} · {_fmt(out_grad)} = {_fmt(amount)}"
             theirs = after[i]
-            if last[child] == i and not _agrees(theirs, now):
+            if last[child] == i and child in wrong:
                 line += f", but your _backward made it {_fmt(theirs)} ✗ (was {_fmt(before[i])}, should be {_fmt(now)})"
             else:
                 line += f" (was {_fmt(was)}, now {_fmt(now if last[child] != i else theirs)})"

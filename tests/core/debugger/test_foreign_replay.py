@@ -112,3 +112,29 @@ def test_a_right_engine_replays_to_the_end_without_a_stop():
     ours.load(compile_document(ours.doc))
     ours.run_to_end()
     assert sorted(grads(session).values()) == sorted(grads(ours).values())
+
+
+def relu_case(x, their_grad, ok):
+    """A hand-made record (the runner's plain data) of one relu step."""
+    return {
+        "name": "relu(x)",
+        "graph": [
+            {"id": "n1", "name": "x", "raw_op": "", "op": None, "param": None, "children": [], "data": x},
+            {"id": "n2", "name": "relu(x)", "raw_op": "ReLU", "op": "relu", "param": None, "children": ["n1"]},
+        ],
+        "records": [{"node_id": "n2", "operands": [{"id": "n1", "before": 0.0, "after": their_grad}], "ok": ok}],
+        "fault": None,
+    }
+
+
+@pytest.mark.parametrize(
+    "x, theirs, flagged", [(0.0, 1.0, False), (0.0, 0.0, False), (2.0, 1.0, False), (-1.5, 1.0, True)]
+)
+def test_the_narration_flags_what_the_checker_rejects(x, theirs, flagged):
+    case = relu_case(x, theirs, ok=not flagged)
+    case["graph"][1]["data"] = max(x, 0.0)
+    session = session_on(case)
+    record = session.step().record
+    assert session.value("n1").grad == theirs  # their number, whatever ours would be
+    assert bool(session.stepper.wrong_operands(record)) == flagged  # relu'(0): 0 and 1 both fine
+    assert ("✗" in record.lines[0]) == flagged
