@@ -27,7 +27,19 @@ under the mouse (`item.data(KEY)`).
 
 import numpy as np
 from PySide6.QtCore import QEvent, QPointF, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QImage, QPainter, QPainterPath, QPen, QPixmap, QTransform
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QFontInfo,
+    QFontMetricsF,
+    QImage,
+    QPainter,
+    QPainterPath,
+    QPen,
+    QPixmap,
+    QTransform,
+)
 from PySide6.QtWidgets import (
     QGraphicsEllipseItem,
     QGraphicsLineItem,
@@ -43,10 +55,11 @@ from app.training.plots import NEGATIVE, POSITIVE, SCORE_LEVELS, diverging_lut
 from core.nn import ACTIVATIONS
 from core.training.features import FEATURES, feature_array
 
+# the largest sizes at 1x (pixels); the diagram shrinks from them to the room it has
 NODE = 34.0  # neuron diameter
 ROW = 46.0  # vertical distance between neurons
 COLUMN = 118.0  # horizontal distance between layers
-HEADER = 72.0  # room above the neurons for the layer controls
+MIN_NODE = 12.0  # below this a circle's heatmap says nothing
 FEATURE_LABELS = {
     "x1": "x₁",
     "x2": "x₂",
@@ -61,7 +74,6 @@ TEXT = "#374151"
 FAINT = "#c3c9d2"
 _LUT = diverging_lut()
 KEY = 0  # the item data slot holding an item's key
-BIAS = 9.0  # the bias square's side
 
 
 def heatmap_rgb(values, levels=None):
@@ -127,14 +139,16 @@ class HeatmapAtlas:
         self.pixmap = QPixmap.fromImage(image)  # fromImage copies the pixels
         self.index = {key: n for n, key in enumerate(keys)}
 
-    def brush(self, key):
-        """A texture brush that paints `key`'s cell onto a circle of diameter NODE centred at 0."""
+    def brush(self, key, diameter=NODE):
+        """A texture brush that paints `key`'s cell onto a circle of `diameter` centred at 0."""
         n = self.index.get(key)
         if n is None or self.pixmap is None:
             return None
         brush = QBrush(self.pixmap)
-        s = NODE / self.CELL
-        brush.setTransform(QTransform().translate(-NODE / 2, -NODE / 2).scale(s, s).translate(-n * self.CELL, 0))
+        s = diameter / self.CELL
+        brush.setTransform(
+            QTransform().translate(-diameter / 2, -diameter / 2).scale(s, s).translate(-n * self.CELL, 0)
+        )
         return brush
 
 
@@ -211,6 +225,8 @@ class NetworkView(QGraphicsView):
         self._feature_grid = None
         self.feature_atlas = HeatmapAtlas()
         self.neuron_atlas = HeatmapAtlas()
+        self.node_size = NODE  # the circles' diameter as last laid out
+        self._geometry = None  # what the scene was last built for (sizes, font, shape)
         self.viewport().installEventFilter(self)
 
     # -- structure ---------------------------------------------------------------
@@ -222,20 +238,63 @@ class NetworkView(QGraphicsView):
             return
         self.features, self.sizes, self.activations = features, hidden_sizes, activations
         self.weights = self.grads = None
+        self.values.clear()
+        self.neuron_atlas.build([], None)
+        if self.selected and self.selected[0] != "feature":
+            self.selected = None
+        self._geometry = None
+        self._build()
+
+    def _sizes(self):
+        """(caption font, bold font, node, row, column, header, left) for the room the view has.
+
+        Text is drawn at the widget's font size -- the application's, so the presenter
+        scale reaches it -- and the view is not scaled, so labels keep that size
+        whatever the network's. The circles and the gaps between them shrink instead,
+        down to MIN_NODE, when a layer has many neurons or the view is small; only a
+        view too small even for that is scaled down as a whole (fit())."""
+        caption = QFont(self.font())
+        caption.setPixelSize(max(9, round(QFontInfo(self.font()).pixelSize() * 0.9)))
+        bold = QFont(caption)
+        bold.setBold(True)
+        line = QFontMetricsF(caption).height()
+        k = line / 13.0  # the 1x sizes follow the text (presenter 2x: twice as large)
+        room = self.viewport().rect()
+        header = 2.0 * line + 1.5 * line + 10  # the +/- buttons, "16 neurons", "relu"
+        rows = max(len(FEATURES), max(self.sizes, default=1), 1)
+        # height: the header, rows - 1 gaps, then half a circle and its bias square, and the margins
+        row = max(MIN_NODE * 1.25, min(ROW * k, (room.height() - header - 16) / (rows - 0.5)))
+        node = max(MIN_NODE, min(NODE * k, 0.74 * row))
+        labels = [FEATURE_LABELS[name] for name in FEATURES]
+        left = max(QFontMetricsF(caption).horizontalAdvance(t) for t in labels) + 8
+        words = ["FEATURES", "OUTPUT", "16 neurons", "linear ▾", "sigmoid ▾"]
+        widest = max(QFontMetricsF(bold).horizontalAdvance(t) for t in words) + 6
+        layers = len(self.sizes) + 1
+        # width: the feature labels and half a circle, the layers, half the last heading, the margins
+        spare = (room.width() - left - node / 2 - max(node, widest) / 2 - 14) / layers
+        column = max(widest, node * 1.6, min(COLUMN * k, spare))
+        return caption, bold, node, row, column, header, left
+
+    def _build(self):
+        """The scene for the current shape at the current size: every item made again, then
+        restyled from the heatmaps, weights and selection the view keeps."""
+        sizes = self._sizes()
+        key_now = (sizes[2:], sizes[0].pixelSize(), self.features, self.sizes, self.activations)
+        if key_now == self._geometry:
+            return
+        self._geometry = key_now
+        caption, bold, node, row, column, header, _left = sizes
+        self.node_size = node
+        features, hidden_sizes, activations = self.features, self.sizes, self.activations
         scene = self.scene()
         scene.clear()
         self.neurons.clear()
         self.edges.clear()
-        self.values.clear()
-        self.neuron_atlas.build([], None)
         self.hovered = None
-        if self.selected and self.selected[0] != "feature":
-            self.selected = None
-
-        caption = QFont("DejaVu Sans")
-        caption.setPixelSize(11)
-        bold = QFont(caption)
-        bold.setBold(True)
+        line = QFontMetricsF(caption).height()
+        button_y = -header + line * 0.75
+        count_y, activation_y = button_y + line * 1.35, button_y + line * 2.45
+        bias_side = max(4.0, node * 0.26)
 
         def text(s, x, y, font=caption, colour=TEXT, key=None, align="centre"):
             item = scene.addSimpleText(s, font)
@@ -249,7 +308,7 @@ class NetworkView(QGraphicsView):
             return item
 
         def neuron(key, x, y, atlas, enabled=True):
-            item = QGraphicsEllipseItem(-NODE / 2, -NODE / 2, NODE, NODE)
+            item = QGraphicsEllipseItem(-node / 2, -node / 2, node, node)
             item.setPos(x, y)
             item.setZValue(2)
             item.setData(KEY, key)
@@ -261,14 +320,14 @@ class NetworkView(QGraphicsView):
 
         # 1. input features: all seven, the enabled ones solid
         in_pos = {}
-        text("FEATURES", 0, -HEADER + 31, bold, "#6b7280")
+        text("FEATURES", 0, count_y, bold, "#6b7280")
         for r, name in enumerate(FEATURES):
-            y = r * ROW
+            y = r * row
             on = name in features
             neuron(("feature", name), 0, y, self.feature_atlas, on)
             text(
                 FEATURE_LABELS[name],
-                -NODE / 2 - 6,
+                -node / 2 - 4,
                 y,
                 caption,
                 TEXT if on else FAINT,
@@ -280,66 +339,66 @@ class NetworkView(QGraphicsView):
 
         # 2. hidden layers and the output layer
         for layer, size in enumerate(list(hidden_sizes) + [1]):
-            x = (layer + 1) * COLUMN
+            x = (layer + 1) * column
             is_output = layer == len(hidden_sizes)
             if is_output:
-                text("OUTPUT", x, -HEADER + 31, bold, "#6b7280")
+                text("OUTPUT", x, count_y, bold, "#6b7280")
             else:
-                self._button("-", x - 12, -HEADER + 10, ("neurons", layer, -1), size > 1)
-                self._button("+", x + 12, -HEADER + 10, ("neurons", layer, +1), size < self.MAX_NEURONS)
-                text(f"{size} neuron{'s' if size != 1 else ''}", x, -HEADER + 31)
-            text(f"{activations[layer]} ▾", x, -HEADER + 47, caption, SELECTION, key=("activation", layer))
+                radius = line * 0.6
+                self._button("-", x - radius * 1.3, button_y, ("neurons", layer, -1), size > 1, radius)
+                self._button("+", x + radius * 1.3, button_y, ("neurons", layer, +1), size < self.MAX_NEURONS, radius)
+                text(f"{size} neuron{'s' if size != 1 else ''}", x, count_y)
+            text(f"{activations[layer]} ▾", x, activation_y, caption, SELECTION, key=("activation", layer))
             positions = []
             for j in range(size):
-                y = j * ROW
+                y = j * row
                 neuron(("neuron", layer, j), x, y, self.neuron_atlas)
                 positions.append(QPointF(x, y))
                 for i, start in enumerate(previous):
-                    a, b = QPointF(start.x() + NODE / 2, start.y()), QPointF(x - NODE / 2, y)
+                    a, b = QPointF(start.x() + node / 2, start.y()), QPointF(x - node / 2, y)
                     path = QPainterPath(a)
                     mid = (a.x() + b.x()) / 2
                     path.cubicTo(QPointF(mid, a.y()), QPointF(mid, b.y()), b)
                     edge = QGraphicsPathItem(path)
                     edge.setData(KEY, ("weight", layer, j, i))
-                    edge.setPen(_edge_pen(0.0))
                     scene.addItem(edge)
                     self.edges[("weight", layer, j, i)] = edge
                 key = ("weight", layer, j, len(previous))
-                bias = QGraphicsRectItem(-BIAS / 2, -BIAS / 2, BIAS, BIAS)
-                bias.setPos(x - NODE / 2 + 2, y + NODE / 2 - 2)
+                bias = QGraphicsRectItem(-bias_side / 2, -bias_side / 2, bias_side, bias_side)
+                bias.setPos(x - node / 2 + 2, y + node / 2 - 2)
                 bias.setZValue(3)
                 bias.setData(KEY, key)
                 bias.setCursor(Qt.PointingHandCursor)
-                bias.setPen(QPen(QColor("#ffffff"), 1))
-                bias.setBrush(QColor("#d1d5db"))
                 scene.addItem(bias)
                 self.edges[key] = bias
             previous = positions
         for key in self.neurons:
             self._style_neuron(key)
-        self._apply_selection()
+        for key in self.edges:
+            self._style_edge(key)
         self._update_feature_maps()
-        scene.setSceneRect(scene.itemsBoundingRect().adjusted(-8, -8, 8, 8))
+        scene.setSceneRect(scene.itemsBoundingRect().adjusted(-6, -6, 6, 6))
         self.fit()
 
-    def _button(self, glyph, x, y, key, enabled):
-        circle = QGraphicsEllipseItem(-9, -9, 18, 18)
+    def _button(self, glyph, x, y, key, enabled, radius=9.0):
+        circle = QGraphicsEllipseItem(-radius, -radius, 2 * radius, 2 * radius)
         circle.setPos(x, y)
         circle.setBrush(QColor("#f3f4f6"))
         circle.setPen(QPen(QColor("#9ca3af" if enabled else "#e5e7eb"), 1))
         if enabled:
             circle.setData(KEY, key)
             circle.setCursor(Qt.PointingHandCursor)
-        pen = QPen(QColor(TEXT if enabled else FAINT), 2)
-        QGraphicsLineItem(-4.5, 0, 4.5, 0, circle).setPen(pen)
+        pen = QPen(QColor(TEXT if enabled else FAINT), max(1.5, radius / 4.5))
+        arm = radius / 2
+        QGraphicsLineItem(-arm, 0, arm, 0, circle).setPen(pen)
         if glyph == "+":
-            QGraphicsLineItem(0, -4.5, 0, 4.5, circle).setPen(pen)
+            QGraphicsLineItem(0, -arm, 0, arm, circle).setPen(pen)
         self.scene().addItem(circle)
 
     def _style_neuron(self, key):
         item = self.neurons[key]
         atlas, enabled = item.data(KEY + 1)
-        brush = atlas.brush(key) if enabled else None
+        brush = atlas.brush(key, self.node_size) if enabled else None
         item.setBrush(brush if brush is not None else QBrush(QColor("#f3f4f6")))
         if key == self.selected:
             item.setPen(QPen(QColor(SELECTION), 3))
@@ -561,19 +620,27 @@ class NetworkView(QGraphicsView):
     # -- sizing --------------------------------------------------------------------
 
     def fit(self):
+        """Centre the diagram; scale it down only if even its smallest layout does not fit."""
         rect = self.sceneRect()
         if rect.isEmpty():
             return
         self.resetTransform()
         view = self.viewport().rect()
-        scale = min(view.width() / rect.width(), view.height() / rect.height(), 1.6)
-        if scale > 0:
+        scale = min(view.width() / rect.width(), view.height() / rect.height(), 1.0)
+        if 0 < scale < 1.0:
             self.scale(scale, scale)
         self.centerOn(rect.center())
 
     def resizeEvent(self, event):
         super().resizeEvent(event)
+        if self.features or self.sizes:
+            self._build()  # the circles and gaps follow the room; the text keeps its size
         self.fit()
+
+    def changeEvent(self, event):
+        super().changeEvent(event)
+        if event.type() == QEvent.FontChange and (self.features or self.sizes):
+            self._build()  # the presenter scale changed the text size
 
     def item_pos(self, key):
         """Where an item is, in viewport coordinates (for tests)."""

@@ -178,3 +178,29 @@ def test_hovering_a_neuron_shows_its_heatmap_large_and_leaving_brings_the_output
     qtbot.waitUntil(lambda: view.hovered_neuron is None, timeout=WAIT)
     assert np.allclose(plot.image.image, np.nan_to_num(c.boundary.grid))
     panel.shutdown()
+
+
+def test_the_network_keeps_its_text_size_and_shrinks_its_circles_for_sixteen_neurons(qtbot):
+    """The diagram's labels are drawn at the widget's font size (the presenter scale reaches them);
+    a 16-neuron layer fits the view whole by smaller circles and gaps, not smaller text."""
+    from app.training.network_view import NODE, NetworkView
+
+    view = NetworkView()
+    qtbot.addWidget(view)
+    view.resize(360, 420)
+    view.show()
+    view.set_structure(("x1", "x2"), (16, 16), ("relu", "relu", "linear"))
+    assert view.transform().m11() == 1.0  # not scaled down as a whole
+    assert view.node_size < NODE
+    room = view.viewport().rect()
+    for item in view.neurons.values():
+        assert room.contains(view.mapFromScene(item.sceneBoundingRect()).boundingRect())
+    texts = [i for i in view.scene().items() if hasattr(i, "font") and hasattr(i, "text")]
+    sizes = {QFontInfo(i.font()).pixelSize() for i in texts}
+    base = QFontInfo(view.font()).pixelSize()
+    assert sizes and min(sizes) >= 0.85 * base
+    big = view.font()
+    big.setPixelSize(2 * base)
+    view.setFont(big)  # presenter 2x: the labels double
+    texts = [i for i in view.scene().items() if hasattr(i, "font") and hasattr(i, "text")]
+    assert min(QFontInfo(i.font()).pixelSize() for i in texts) >= 1.7 * base
