@@ -57,7 +57,6 @@ from app.lessons import install as classroom
 from app.lessons.install import _has_tip  # noqa: F401  (tests import it from here)
 from app.look.theme import DEFAULT
 from app.session import GraphSession
-from core.document.compile import trace
 from core.document.expr import ExprError, parse
 from core.document.layout import boxes_overlap, positions_pile_up
 
@@ -447,17 +446,9 @@ class MainWindow(QMainWindow):
         return True
 
     def open_value(self, root, parameters=(), text="Show traced graph"):
-        """Trace a Value graph (e.g. one sample through an MLP) and show it."""
-        try:
-            doc, _values = trace(root, parameters)
-        except Exception as e:
-            self.show_message(f"Could not trace the graph: {e}")
-            return False
-        self.editor.set_source_note(f"a traced graph of {len(doc.nodes):,} nodes")
-        if not self.show_document(doc, text):
-            return False
-        self.files.detach()  # a trace, not the file's graph: Save must ask where
-        return True
+        """Trace a Value graph (e.g. one sample through an MLP) and show it (a large
+        one's document is built on a worker: app/graph/layout_runner.py)."""
+        return layout_runner.open_traced(self, root, parameters, text)
 
     def open_file(self, path):
         """Open a saved graph (app/files/actions.py); on any fault the graph shown stays."""

@@ -169,24 +169,49 @@ def trace(root: Value, parameters: Sequence[Value] = ()) -> tuple[GraphDocument,
 
     A leaf whose data is inf or nan cannot be stored in a document: GraphError.
     """
+    data, values = trace_data(root, parameters)
+    return traced_document(data), values
+
+
+def trace_data(root: Value, parameters: Sequence[Value] = ()) -> tuple[dict, dict[str, Value]]:
+    """What `trace` reads from the Values, as plain data: the document in its
+    `to_dict()` form, and {node id: Value}.
+
+    Reading is the quick part (~12 ms for 5,000 nodes); checking every node and
+    wire while the document is built (`traced_document`, ~50 ms) needs no
+    Value, so the window does it on a worker thread while it keeps answering.
+    """
     params = set(parameters)
     order = topological_order(root)
     ids = {value: f"n{i}" for i, value in enumerate(order, start=1)}
-    doc = GraphDocument()
+    nodes: list[dict] = []
+    edges: list[dict] = []
     for value in order:
         nid = ids[value]
-        if value._prev:
+        prev = value._prev
+        if prev:
             op, param = op_of(value._op)
-            doc.add_node(Node(nid, "op", op, param=param, label=value.label))
+            nodes.append({"id": nid, "kind": "op", "op": op, "param": param, "label": value.label})
+            for port, child in enumerate(prev):
+                edges.append({"src": ids[child], "dst": nid, "port": port})
         else:
             kind = "input" if value.label or value in params else "const"
-            doc.add_node(Node(nid, kind, value=value.data, label=value.label))
-    for value in order:
-        for port, child in enumerate(value._prev):
-            doc.connect(ids[child], ids[value], port)
-    doc.set_output(ids[root])
+            nodes.append({"id": nid, "kind": kind, "value": value.data, "label": value.label})
+    return {"nodes": nodes, "edges": edges, "output": ids[root]}, {nid: value for value, nid in ids.items()}
+
+
+def traced_document(data: dict) -> GraphDocument:
+    """The read-only document of `trace_data`'s plain data, each node and wire
+    checked as it is added. (The wires come operands first, so no wire can close
+    a cycle: none is searched for, GraphDocument.can_connect.)"""
+    doc = GraphDocument()
+    for raw in data["nodes"]:
+        doc.add_node(Node(raw["id"], raw["kind"], raw.get("op"), raw.get("param"), raw.get("value"), raw["label"]))
+    for raw in data["edges"]:
+        doc.connect(raw["src"], raw["dst"], raw["port"])
+    doc.set_output(data["output"])
     doc.read_only = True
-    return doc, {nid: value for value, nid in ids.items()}
+    return doc
 
 
 def op_of(engine_op: str) -> tuple[str, float | None]:

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from core.document.compile import compile_document, op_of, trace
+from core.document.compile import compile_document, op_of, trace, trace_data, traced_document
 from core.document.graph import GraphDocument, GraphError, Node
 from core.engine import Value, topological_order
 
@@ -331,3 +331,31 @@ def test_an_output_set_by_the_user_is_never_replaced():
     doc.add_node(Node(None, "op", "exp"))  # n7, unwired
     doc.set_output("n7")
     assert compile_document(doc, keep="n5").output is None  # the user's output waits for its input
+
+
+def test_trace_data_is_plain_data_and_builds_the_same_document():
+    # the window reads the Values on its own thread and builds the document from
+    # this data on a worker: no Value may be in it
+    from core.nn import MLP
+
+    model = MLP(2, [4, 1], rng=random.Random(2))
+    score = model([0.3, -0.2])
+    data, by_id = trace_data(score, model.parameters())
+
+    def plain(x):
+        if isinstance(x, dict):
+            return all(isinstance(k, str) and plain(v) for k, v in x.items())
+        if isinstance(x, list):
+            return all(plain(v) for v in x)
+        return x is None or isinstance(x, (str, int, float))
+
+    assert plain(data)
+    doc, _ = trace(score, model.parameters())
+    assert traced_document(data).to_dict() == doc.to_dict()
+    assert traced_document(data).read_only and set(by_id) == set(doc.nodes)
+
+
+def test_traced_document_refuses_a_non_finite_leaf_naming_it():
+    data, _ = trace_data(Value(math.nan, label="w") * 2)
+    with pytest.raises(GraphError, match="finite"):
+        traced_document(data)
