@@ -99,7 +99,8 @@ class MinimapOverlay(QWidget):
         self._image = None
         if self._view.scene() is None:
             return
-        self.place(self._view.viewport().geometry(), 12)
+        # the view places it: a corner that covers no node (placing it here put it back on one)
+        self._view.place_overlays()
         self.update()
 
     def _values_refreshed(self):

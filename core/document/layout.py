@@ -74,7 +74,8 @@ class Layout:
     routes: dict[
         tuple[Hashable, Hashable], list[tuple[float, float]]
     ]  # (src, dst) -> [(x, y), ...] bend points, left to right: two per skipped
-    # column, where the edge enters and leaves it (level in between)
+    # column, where the edge enters and leaves it (level in between), plus one at a column's
+    # edge for an end whose box is narrower than its column
     crossings_before: int  # of `layers` in the order the nodes came in
     crossings_after: int
 
@@ -200,17 +201,27 @@ def sugiyama(
     xs, ys = _coordinates(layers, preds, succs, boxes, n, layer_gap, node_gap)
     half = [max((boxes[v][0] for v in lay), default=0.0) / 2 for lay in layers]
 
+    # a long edge runs level across each column it skips, from its left side to its
+    # right, and bends only in the gaps between columns: never through a box
+    routes = {
+        e: [p for d in path for p in ((xs[d] - half[layer[d]], ys[d]), (xs[d] + half[layer[d]], ys[d]))]
+        for e, path in chains.items()
+    }
+    # the same at its ends: a box narrower than its column is left level to the column's
+    # edge, or a wire bending at once would cut through a wider box above or below it
+    for u, v in mult:
+        lead = [(xs[u] + half[layer[u]], ys[u])] if boxes[u][0] / 2 < half[layer[u]] - 1 else []
+        tail = [(xs[v] - half[layer[v]], ys[v])] if boxes[v][0] / 2 < half[layer[v]] - 1 else []
+        if lead or tail:
+            e = (ids[u], ids[v])
+            routes[e] = lead + routes.get(e, []) + tail
+
     name: list[Hashable] = [*ids, *owner]
     return Layout(
         positions={v: (xs[i], ys[i]) for i, v in enumerate(ids)},
         layers=[[name[v] for v in lay] for lay in layers],
         edges=[(name[a], name[b]) for a in range(len(name)) for b in succs[a]],
-        # a long edge runs level across each column it skips, from its left side to its
-        # right, and bends only in the gaps between columns: never through a box
-        routes={
-            e: [p for d in path for p in ((xs[d] - half[layer[d]], ys[d]), (xs[d] + half[layer[d]], ys[d]))]
-            for e, path in chains.items()
-        },
+        routes=routes,
         crossings_before=before,
         crossings_after=after,
     )
