@@ -19,8 +19,9 @@ before any item exists.
 
 Semantic zoom (app/graph/node_paint.py) keeps the numbers legible as the view
 zooms out: below LOD_FULL the captions go and the text grows to fill its row;
-below LOD_NUMBERS the name goes too and data and grad fill the record; below
-LOD_TEXT a node is a block tinted by its grad.
+below LOD_NUMBERS the name shrinks to a thin strip on top (`compact_rows`) and
+data and grad share the rest of the record, each row taller than at full size;
+below LOD_TEXT a node is a block tinted by its grad.
 """
 
 import math
@@ -31,8 +32,9 @@ from PySide6.QtGui import QPainterPath
 from core.document.graph import op_symbol
 
 LOD_FULL = 0.75  # zoom x scale from which a node shows everything at its own size
-LOD_NUMBERS = 0.62  # below this, only data and grad, filling the record
-LOD_FIT = 0.6  # fit() never zooms out further: numbers-only nodes keep their digits >= 11 px there
+LOD_NUMBERS = 0.62  # below this, a thin name strip, data and grad filling the rest of the record
+LOD_FIT = 0.6  # fit() never zooms out further: compact nodes keep their digits >= 11 px there
+NAME_STRIP = 0.26  # of the record's height, the name's share in a compact node (numbers: 0.37 each)
 LOD_TEXT = 0.3  # below this zoom level a node is a coloured block without text
 LOD_BLOCK = 0.12  # below this, a flat rectangle without border
 PORT_ANGLE = math.radians(38.0)  # where ports 0 and 1 meet a binary op's circle
@@ -132,9 +134,8 @@ class NodeGeometry:
             cell.addRect(self.grad_rect)
             stripe = QPainterPath()
             stripe.addRect(QRectF(self.record.left(), self.record.top(), 5 * self.scale, self.record.height()))
-            half = QPainterPath()  # where the grad goes when zoomed out to numbers only
-            r = self.record
-            half.addRect(QRectF(r.left(), r.center().y(), r.width(), r.height() / 2))
+            half = QPainterPath()  # where the grad goes in a compact node (zoomed out)
+            half.addRect(self.compact_rows()[2])
             paths = self._paths = (
                 record,
                 record.intersected(cell),
@@ -142,6 +143,19 @@ class NodeGeometry:
                 record.intersected(half),
             )
         return paths
+
+    def compact_rows(self):
+        """(name, data, grad) rows of a compact node (below LOD_NUMBERS): the name in a thin
+        strip on top, so a zoomed-out graph still says which node is which, and the
+        numbers in two rows a little taller than at full size, where their digits grow."""
+        r = self.record
+        strip = r.height() * NAME_STRIP
+        row = (r.height() - strip) / 2
+        return (
+            QRectF(r.left(), r.top(), r.width(), strip),
+            QRectF(r.left(), r.top() + strip, r.width(), row),
+            QRectF(r.left(), r.top() + strip + row, r.width(), row),
+        )
 
 
 def name_text(theme, kind, name):

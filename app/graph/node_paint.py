@@ -6,8 +6,8 @@
 * the output node: a dark border and an `output` tag;
 * semantic zoom: from LOD_FULL down, the captions go and the numbers grow to
   fill their rows, so they stay legible on screen; below LOD_NUMBERS the name
-  goes and data and grad fill the record; below LOD_TEXT a block tinted by
-  the grad (LOD_* in app/graph/node_geometry.py).
+  keeps a thin strip on top (elided) and data and grad share the rest; below
+  LOD_TEXT a block tinted by the grad (LOD_* in app/graph/node_geometry.py).
 
 Every colour, font and length comes from the item's `Theme`.
 """
@@ -58,7 +58,7 @@ def paint_node(item, painter):
     if selected:
         border, width = theme.color("selection"), 2.2 * s
     record, grad_cell, stripe, lower_half = g.record_path()
-    if lod < LOD_NUMBERS:  # numbers only: the grad takes the lower half
+    if lod < LOD_NUMBERS:  # compact: the grad takes the bottom row
         grad_cell = lower_half
     painter.setPen(Qt.NoPen)
     painter.setBrush(theme.color("node_fill"))
@@ -79,7 +79,8 @@ def paint_node(item, painter):
         painter.drawPath(stripe)
 
     painter.setPen(QPen(theme.color("divider"), 1.0 * s))
-    rules = (g.data_rect.top(), g.grad_rect.top()) if lod >= LOD_NUMBERS else (g.record.center().y(),)
+    rows = (g.label_rect, g.data_rect, g.grad_rect) if lod >= LOD_NUMBERS else g.compact_rows()
+    rules = (rows[1].top(), rows[2].top())
     for y in rules:
         painter.drawLine(QPointF(g.record.left() + 1, y), QPointF(g.record.right() - 1, y))
 
@@ -92,7 +93,7 @@ def paint_node(item, painter):
     on_grad = theme.text_on(grad_fill)
     if lod >= LOD_NUMBERS:
         full = lod >= LOD_FULL
-        paint_name(item, painter, theme, g, full, lod)
+        paint_name(item, painter, theme, g.label_rect, full, lod)
         paint_number(
             painter,
             theme,
@@ -108,8 +109,9 @@ def paint_node(item, painter):
         paint_number(
             painter, theme, _before_edge(g.grad_rect, s), "grad" if full else "", grad_text, on_grad, caption, lod
         )
-    else:  # only the numbers, each filling half the record
-        top, bottom = _halves(g)
+    else:  # compact: the name in its strip, the numbers below it
+        name_row, top, bottom = rows
+        paint_name(item, painter, theme, name_row, False, lod)
         paint_number(painter, theme, top, "", data_text, theme.color("number_text"), None, lod)
         paint_number(painter, theme, _before_edge(bottom, s), "", grad_text, on_grad, None, lod)
     if item.debug_mark == "target":  # the cell this step's += writes into
@@ -160,10 +162,10 @@ def paint_breakpoint(item, painter, theme, g, s):
     painter.drawEllipse(QPointF(left + 1.5 * s, g.record.top() + 1.5 * s), r, r)
 
 
-def paint_name(item, painter, theme, g, full, lod):
+def paint_name(item, painter, theme, row, full, lod):
     """The name row: the label (bold) or, for a constant without one, 'const'."""
     pad = theme.length("pad")
-    rect = g.label_rect.adjusted(pad, 0, -pad, 0)
+    rect = row.adjusted(pad, 0, -pad, 0)
     text = name_text(theme, item.kind, item.name)[0]
     if text:
         font = theme.font("label") if full else _grown(theme, "label", text, rect, lod)
@@ -200,18 +202,9 @@ def number_screen_px(item, zoom):
         return 0.0
     if lod >= LOD_FULL:
         return theme.font("number").pixelSize() * zoom
-    row = g.grad_rect if lod >= LOD_NUMBERS else _halves(g)[1]
+    row = g.grad_rect if lod >= LOD_NUMBERS else g.compact_rows()[2]
     rect = _before_edge(row, theme.scale).adjusted(theme.length("pad"), 0, -theme.length("pad"), 0)
     return _grown(theme, "number", item.texts()[2], rect, lod).pixelSize() * zoom
-
-
-def _halves(g):
-    """The record cut in two across: data above, grad below (numbers-only zoom)."""
-    r = g.record
-    return (
-        QRectF(r.left(), r.top(), r.width(), r.height() / 2),
-        QRectF(r.left(), r.center().y(), r.width(), r.height() / 2),
-    )
 
 
 def _before_edge(rect, s):

@@ -17,7 +17,7 @@ items, so they stay put while the scene scrolls and are never exported.
 
 import json
 
-from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QPoint, QPointF, QRect, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QCursor, QFont, QLinearGradient, QPainter, QPen, QPixmap, QTransform
 from PySide6.QtWidgets import QFrame, QGraphicsView, QToolTip, QWidget
 
@@ -25,6 +25,7 @@ from app.graph.minimap import MinimapOverlay
 from app.graph.node_geometry import LOD_FIT
 from app.graph.node_item import NodeItem
 from core.document.graph import OPS
+from core.format import format_number
 
 MIN_ZOOM, MAX_ZOOM = 0.02, 6.0
 GRID_STEP = 24.0  # scene units between background dots (times the theme's scale)
@@ -83,7 +84,8 @@ class GraphView(QGraphicsView):
         self.legend = LegendOverlay(self)
         self.minimap = MinimapOverlay(self)
         scene.valuesRefreshed.connect(self.legend.values_refreshed)
-        scene.structureChanged.connect(self._place_overlays)
+        scene.structureChanged.connect(self.place_overlays)
+        self._fitted = None  # (zoom, centre, graph rect) as fit() left them
         self._hint_shown = False  # the "No graph yet" text is on screen
         scene.changed.connect(self._clear_hint)
 
@@ -141,6 +143,22 @@ class GraphView(QGraphicsView):
         shift = QPointF(area.center()) - QPointF(self.viewport().rect().center())
         self.centerOn(centre - shift / self.zoom())
         self._changed()
+        self._fitted = (self.zoom(), self._centre(), scene.items_rect())
+
+    def _centre(self, size=None):
+        """The scene point in the middle of the viewport (of `size`: its size before a resize)."""
+        if size is None or not size.isValid():
+            size = self.viewport().size()
+        return self.mapToScene(QRect(QPoint(0, 0), size).center())
+
+    def _still_fitted(self, size=None):
+        """True while the view is as fit() left it: no zoom, pan or graph change since."""
+        if self._fitted is None:
+            return False
+        zoom, centre, rect = self._fitted
+        moved = self._centre(size) - centre
+        near = abs(moved.x()) + abs(moved.y()) <= 3.0 / zoom  # a resize keeps the centre, give or take a pixel
+        return abs(self.zoom() - zoom) < 1e-9 and near and self.scene().items_rect() == rect
 
     def graph_areas(self):
         """The parts of the viewport a fitted graph may use, clear of the legend in
@@ -155,7 +173,7 @@ class GraphView(QGraphicsView):
     def _output_point(self, rect):
         """Where to centre a graph too large to fit: its output node, else its right end."""
         scene = self.scene()
-        out = scene.session.doc.effective_output()
+        out = scene.session.output_id or scene.session.doc.effective_output()  # as the canvas marks it
         item = scene.node_items().get(out) if out is not None else None
         if item is not None:
             return QPointF(min(item.x(), rect.right() - self.viewport().width() / 2 / self.zoom()), item.y())
@@ -380,13 +398,16 @@ class GraphView(QGraphicsView):
         self._keep_overlays_off_nodes()
 
     def resizeEvent(self, event):
+        fitted = self._still_fitted(event.oldSize())  # the viewport has its new size already
         super().resizeEvent(event)
-        self._place_overlays()
+        if fitted:  # a panel took or gave back room right after a fit: fit the new size (a lesson's
+            self.fit()  # dock sized in presenter mode cut the graph's top off)
         self.viewChanged.emit()
+        self.place_overlays()  # after the minimap followed the view: it must not reappear over a node
 
     def showEvent(self, event):
         super().showEvent(event)
-        self._place_overlays()
+        self.place_overlays()
 
     def _changed(self):
         self.viewChanged.emit()
@@ -413,7 +434,8 @@ class GraphView(QGraphicsView):
             isinstance(item, NodeItem) and item.isVisible() for item in scene.items(area, Qt.IntersectsItemBoundingRect)
         )
 
-    def _place_overlays(self):
+    def place_overlays(self):
+        """The legend bottom-left, the minimap bottom-right (or wherever they cover no node)."""
         vp = self.viewport().geometry()
         self.legend.adjustSize()
         self.legend.move(vp.left() + OVERLAY_MARGIN, vp.bottom() - self.legend.height() - OVERLAY_MARGIN)
@@ -450,6 +472,10 @@ class LegendOverlay(QWidget):
     def _theme(self):
         return self._view.scene().theme
 
+    def scale_text(self):
+        """The grad at either end of the colour bar, in the canvas's one number format."""
+        return format_number(self._view.scene().grad_max or 1.0)
+
     def sizeHint(self):
         s = self._theme().scale
         return QSize(round(318 * s), round(50 * s))
@@ -485,7 +511,7 @@ class LegendOverlay(QWidget):
         p.drawText(QRectF(pad, bar.top() - 4 * s, 32 * s, bar.height() + 8 * s), Qt.AlignLeft | Qt.AlignVCenter, "grad")
         p.setFont(small)
         below = QRectF(bar.left(), bar.bottom() + 2 * s, bar.width(), 14 * s)
-        top = _compact(gmax)
+        top = self.scale_text()
         p.drawText(below, Qt.AlignLeft | Qt.AlignVCenter, "−" + top)
         p.drawText(below, Qt.AlignHCenter | Qt.AlignVCenter, "0")
         p.drawText(below, Qt.AlignRight | Qt.AlignVCenter, "+" + top)
@@ -511,10 +537,3 @@ class LegendOverlay(QWidget):
         p.setPen(text)
         p.drawText(QRectF(x + 17 * s, cy2 - 8 * s, 90 * s, 16 * s), Qt.AlignLeft | Qt.AlignVCenter, "missing input")
         p.end()
-
-
-def _compact(x):
-    """A legend number: 8, 0.25, 1.2e+03."""
-    if x >= 1e4 or x < 1e-3:
-        return f"{x:.2g}"
-    return f"{x:.4g}"
