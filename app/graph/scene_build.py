@@ -127,8 +127,9 @@ class CanvasBuild:
         for edge in [e for e in scene.edge_item_map() if e not in wanted]:
             scene.remove_edge_item(edge)
 
-        output = doc.effective_output()
         compiled = scene.session.compiled
+        # the node backward runs from: the session's (it keeps one while the document names none)
+        output = (compiled.output_id if compiled is not None else None) or doc.effective_output()
         missing = compiled.missing if compiled is not None else doc.missing_inputs()
         built_edges = scene.edge_item_map()
         new_nodes = [nid for nid in nodes if nid not in built]
