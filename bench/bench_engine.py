@@ -230,8 +230,8 @@ def batch16(X, y, mg_value, mg_nn, runs):
             f"   / micrograd gc off: {med[key] / med['micrograd_nogc']:.3f}"
         )
     print(
-        "  (core.training.trainer switches the collector off during a step: our graphs hold no cycles,"
-        " so that leaks nothing; it runs the ours_nogc row)"
+        "  (a script may switch the collector off while it builds: our graphs hold no cycles, so that"
+        " leaks nothing; the trainer builds no graph per step at all, see bench_training.py)"
     )
 
 
