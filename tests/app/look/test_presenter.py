@@ -329,3 +329,23 @@ def test_leaving_presenter_mode_restores_the_zoom_and_the_view(window, qtbot):
     qtbot.waitUntil(lambda: abs(view.zoom() - 1.0) < 1e-9, timeout=5000)
     after = view.mapToScene(view.viewport().rect().center())
     assert abs(after.x() - centre.x()) <= 2 and abs(after.y() - centre.y()) <= 2
+
+
+def test_leaving_presenter_mode_with_a_lesson_open_restores_the_docks_widths(window, qtbot):
+    # repro (issue 16): after presenter mode with a lesson open, the lessons column kept the
+    # wider minimum it had at 2x (399 px instead of 350), and the canvas lost that room
+    window.resize(1440, 880)
+    window.show_lessons("chain-rule")
+    qtbot.waitUntil(lambda: not window.lessons.busy and not window.layout_pending, timeout=30000)
+    qtbot.wait(50)  # let the docks take the sizes they are given
+    docks = {key: dock.width() for key, dock in window.docks.items() if dock.isVisible()}
+    before = (docks, window.view.width())
+    window.appearance.set_presenter(True, 2, full_screen=False)
+    qtbot.waitUntil(lambda: window.docks["lessons"].minimumSizeHint().width() > 0)
+    window.appearance.set_presenter(False)
+
+    def restored():
+        now = {key: dock.width() for key, dock in window.docks.items() if dock.isVisible()}
+        return (now, window.view.width()) == before
+
+    qtbot.waitUntil(restored, timeout=5000)
