@@ -216,11 +216,12 @@ class EngineCheckDialog(QDialog):
         if not isinstance(debugger.stepper, ReplayStepper):
             return False
         fault = case.get("fault") or {}
-        if replay.fault_step is not None:
-            debugger.reset()
-            debugger.run_to_end()  # stops after the wrong step: the panel says why
+        debugger.reset()
+        if fault and replay.steps:
+            debugger.run_to_end()  # stops after the wrong step (or their last one): the panel says why
+        elif fault:  # their very first _backward raised: nothing of theirs to step
+            self.window_.show_message(f"Stopped before any step: {replay.stop_reason()}")
         else:
-            debugger.reset()
             self.window_.show_message(
                 f"Your engine's backward pass on {case['name']!r}: press F10 to step it, one _backward at a time."
             )

@@ -126,8 +126,13 @@ class ReplayStepper(BackwardStepper):
                 break
 
     def check(self, record) -> str:
-        if record.index == self.replay.fault_step:
-            return self.replay.stop_reason()
+        """After the wrong step, why; after the last step, why too when the fault is in no
+        one step (their backward() never ran a node, a `_backward` raised on the next one)."""
+        replay = self.replay
+        if record.index == replay.fault_step:
+            return replay.stop_reason()
+        if replay.fault_step is None and record.index == len(self.order) - 1:
+            return replay.stop_reason()
         return super().check(record)
 
     def verdict(self, index):

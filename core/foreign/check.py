@@ -171,6 +171,9 @@ def check_case(V, case, keep=False):
                 "diagnosis": "raised",
                 "cause": result["error"],
             }
+            raised = _raised_record(tr, node)
+            if raised is not None:  # the step that raised, for the debugger to stop on
+                records.append({**raised, "ok": False, "fault": result["fault"]})
             return result
         records.append(record)
         result["steps"] += 1
@@ -219,6 +222,25 @@ def _run_their_step(tr, out):
             child.grad += g * out.grad
     else:
         call_backward(out._backward, out)
+
+
+def _raised_record(tr, node):
+    """The record of a step whose `_backward` raised: the grads as it left them (their
+    code may have changed some before it raised), or None if they cannot be read."""
+    objs = tr.objects
+    try:
+        out_grad = float(objs[node.id].grad)
+        grads = {c: float(objs[c].grad) for c in dict.fromkeys(node.children)}
+    except Exception:  # noqa: BLE001 -- their attributes
+        return None
+    operands = [{"id": c, "name": tr.by_id[c].name, "before": g, "after": g} for c, g in grads.items()]
+    return {
+        "node_id": node.id,
+        "node": node.name,
+        "op": node.raw_op or node.op,
+        "out_grad": out_grad,
+        "operands": operands,
+    }
 
 
 def _record_rest(tr, nodes):
@@ -449,13 +471,28 @@ def fmt(x) -> str:
 
 def check_their_backward(tr):
     """Run their `backward()` on the traced graph (grads zeroed first) and compare with
-    the stepped result; None if it agrees, else a fault ("order", or what differs)."""
+    the stepped result; None if it agrees, else a fault ("order", or what differs).
+
+    A fault carries `their_calls` when every call their backward() made was recorded:
+    the steps of THEIR pass, in their order, for the debugger to replay. Each is `ok`
+    up to the call at fault (`call`), which is not; the calls after it are None."""
+    calls, steps = [], []
+    fault = _their_backward(tr, calls, steps)
+    if fault and steps and len(steps) == len(calls):
+        call = fault.get("call")
+        for i, step in enumerate(steps):
+            step["ok"] = True if call is None or i < call else (False if i == call else None)
+        fault["their_calls"] = steps
+    return fault
+
+
+def _their_backward(tr, calls, steps):
     objs = tr.objects
     want = {nid: float(objs[nid].grad) for nid in objs}
     root = objs[tr.root]
     if not callable(getattr(root, "backward", None)):
         return None
-    calls, originals, steps = [], {}, []
+    originals = {}
     for node in tr.nodes:
         obj = objs[node.id]
         obj.grad = 0.0
@@ -484,11 +521,6 @@ def check_their_backward(tr):
     if originals:
         fault = _order_fault(tr, calls)
         if fault:
-            if fault.get("call") is not None and len(steps) == len(calls):
-                # what their backward() did, call by call: the debugger replays this pass
-                for i, step in enumerate(steps):
-                    step["ok"] = True if i < fault["call"] else (False if i == fault["call"] else None)
-                fault["their_calls"] = steps
             return fault
     wrong = [nid for nid in objs if not close(got[nid], want[nid])]
     if not wrong:

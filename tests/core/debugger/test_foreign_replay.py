@@ -138,3 +138,19 @@ def test_the_narration_flags_what_the_checker_rejects(x, theirs, flagged):
     assert session.value("n1").grad == theirs  # their number, whatever ours would be
     assert bool(session.stepper.wrong_operands(record)) == flagged  # relu'(0): 0 and 1 both fine
     assert ("✗" in record.lines[0]) == flagged
+
+
+def test_a_backward_that_raises_is_the_step_it_stops_on(tmp_path):
+    source = open(os.path.join(ENGINES, "tutorial.py"), encoding="utf-8").read()
+    broken = source.replace("self.grad += (1 - t**2) * out.grad", "self.grad += (1 - t**2) * out.grad * oops")
+    assert broken != source
+    path = tmp_path / "raises.py"
+    path.write_text(broken, encoding="utf-8")
+    report = check_file(str(path), timeout=SLOW_OK)
+    fault = report["fault"]
+    assert fault["diagnosis"] == "raised" and fault["node"] == "tanh(x)"
+    case = next(c for c in report["cases"] if c["name"] == fault["case"])
+    session = session_on(case)
+    session.run_to_end()
+    assert session.name(session.last_record.node) == "tanh(x)"
+    assert "raised NameError: name 'oops' is not defined" in session.stop_reason
