@@ -160,3 +160,32 @@ def test_debug_engine_with_a_bad_expression_runs_nothing(window):
     assert dialog.report["status"] == "unusable" and "your expression 'x*(y'" in dialog.status.text()
     assert not isinstance(window.debugger.controller.stepper, ReplayStepper)
     dialog.close()
+
+
+STEPPED_BUGS = [
+    "bug_assign",
+    "bug_missing_out_grad",
+    "bug_swapped_mul",
+    "bug_sub_sign",
+    "bug_power",
+    "bug_relu",
+    "bug_tanh",
+    "bug_exp",
+    "bug_order_forward",
+    "bug_order_recursive",
+    "bug_no_backward",
+]  # bug_not_zeroed is a fault between two passes: no one pass to step
+
+
+@pytest.mark.parametrize("name", STEPPED_BUGS)
+def test_each_classic_bug_stops_the_debugger_at_its_node_with_their_grad(window, check, name):
+    dialog = check(name)
+    fault = dialog.report["fault"]
+    dbg = window.debugger.controller
+    assert isinstance(dbg.stepper, ReplayStepper)
+    assert dbg.name(dbg.last_record.node) == fault["node"]
+    assert fault["cause"] in dbg.stop_reason
+    assert fault["cause"] in window.debugger.explanation_text()
+    if fault.get("operand_id"):
+        item = window.scene.node_items()[fault["operand_id"]]
+        assert item.grad == window.session.values[fault["operand_id"]].grad == fault["after"]
