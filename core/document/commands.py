@@ -38,8 +38,9 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from core.document.compile import compile_ahead, replace_graph
 from core.document.graph import Edge, GraphDocument, GraphError, Node, op_symbol
-from core.document.names import node_names, replace_named
+from core.document.names import node_names
 
 # -----------------------------------------------------------------------------
 # Helpers: names for the history, nodes from plain data, node order
@@ -461,17 +462,18 @@ class ReplaceDocument(Command):
         self._spare = GraphDocument.from_dict(data)
         self._spare.topological_ids()  # sorted here too: the order travels with the graph
         node_names(self._spare)  # and named (core/document/names.py): the names travel with it too
+        compile_ahead(self._spare)  # and compiled, for the recompile that shows it (core/document/compile.py)
         self._spare_is_new = True
         self.new = data
         self.text = text
 
     def do(self, doc: GraphDocument) -> None:
         fresh = self._spare if self._spare_is_new else GraphDocument.from_dict(self.new)
-        replace_named(doc, fresh)  # doc.replace_with(fresh): fresh now holds the old graph
+        replace_graph(doc, fresh)  # doc.replace_with(fresh): fresh now holds the old graph
         self._spare, self._spare_is_new = fresh, False
 
     def undo(self, doc: GraphDocument) -> None:
-        replace_named(doc, self._spare)
+        replace_graph(doc, self._spare)
         self._spare_is_new = True
 
 

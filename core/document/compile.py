@@ -37,9 +37,12 @@ built in code can be looked at, stepped through and explained like a drawn one.
 
 from __future__ import annotations
 
+import threading
+import weakref
 from collections.abc import Sequence
 
 from core.document.graph import GraphDocument, Node
+from core.document.names import replace_named
 from core.engine import Value, topological_order
 from core.ops import lookup
 
@@ -80,7 +83,15 @@ class Compiled:
 
 def compile_document(doc: GraphDocument, keep: str | None = None) -> Compiled:
     """Build one Value per node of `doc`, in topological order (see the module
-    docstring); `keep` is the previous compile's output id, kept when ambiguous."""
+    docstring); `keep` is the previous compile's output id, kept when ambiguous.
+    A compile made ahead for doc as it is now (`compile_ahead`) is taken instead."""
+    ahead = _take_ahead(doc)
+    if ahead is not None:
+        output_id = output_of(doc, ahead.values, keep)
+        if output_id == ahead.output_id:
+            return ahead
+        output = ahead.values.get(output_id) if output_id is not None else None
+        return Compiled(ahead.values, output, ahead.missing, ahead.order)
     values: dict[str, Value] = {}
     order = []
     for nid in doc.topological_ids():
@@ -151,6 +162,65 @@ def _exponent(param):
     if float(param).is_integer() and abs(param) < 2**53:
         return int(param)
     return float(param)
+
+
+# -----------------------------------------------------------------------------
+# A compile made ahead
+#
+# Opening a 5,000-node graph compiles it on the window's thread: ~15 ms of a
+# turn that may take at most 50. The worker thread that checks the graph first
+# (core/document/commands.py ReplaceDocument, made off the GUI thread) compiles
+# it there too, and the first compile_document of that graph takes the result,
+# once. The Values are handed over, not shared: the worker makes them and never
+# touches them again, and nobody sees them before they are taken. The compile
+# travels with its graph when a document swaps graphs (`replace_graph`), and is
+# dropped as soon as the graph changes (its revision, or any label, value or
+# parameter: what a compile reads besides the wiring).
+
+
+class _Ahead:
+    def __init__(self, revision: int, fields: list, compiled: Compiled) -> None:
+        self.revision, self.fields, self.compiled = revision, fields, compiled
+
+
+_ahead: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # GraphDocument -> _Ahead
+_ahead_lock = threading.Lock()
+
+
+def _fields(doc):
+    return [(n.label, n.param, n.value) for n in doc.nodes.values()]
+
+
+def compile_ahead(doc: GraphDocument) -> Compiled:
+    """Compile doc now, for the next compile_document(doc) to take (see above)."""
+    compiled = compile_document(doc)
+    with _ahead_lock:
+        _ahead[doc] = _Ahead(doc.revision, _fields(doc), compiled)
+    return compiled
+
+
+def _take_ahead(doc):
+    with _ahead_lock:
+        ahead = _ahead.pop(doc, None)
+    if ahead is None or ahead.revision != doc.revision or ahead.fields != _fields(doc):
+        return None
+    return ahead.compiled
+
+
+def replace_graph(doc: GraphDocument, other: GraphDocument) -> None:
+    """`doc.replace_with(other)`: the two documents trade graphs, and what was made
+    ahead for each graph -- its names (core/document/names.py), its compile -- goes with it."""
+    with _ahead_lock:
+        carried = [_ahead.pop(d, None) for d in (doc, other)]
+    current = [
+        a if a is not None and a.revision == d.revision and a.fields == _fields(d) else None
+        for a, d in zip(carried, (doc, other))
+    ]
+    replace_named(doc, other)
+    with _ahead_lock:
+        for ahead, holder in zip(reversed(current), (doc, other)):
+            if ahead is not None:
+                _ahead[holder] = _Ahead(holder.revision, ahead.fields, ahead.compiled)
 
 
 # -----------------------------------------------------------------------------

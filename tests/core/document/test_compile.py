@@ -5,7 +5,16 @@ import random
 
 import pytest
 
-from core.document.compile import compile_document, op_of, trace, trace_data, traced_document
+from core.document.compile import (
+    compile_ahead,
+    compile_document,
+    op_of,
+    replace_graph,
+    trace,
+    trace_data,
+    traced_document,
+)
+from core.document.expr import parse
 from core.document.graph import GraphDocument, GraphError, Node
 from core.engine import Value, topological_order
 
@@ -359,3 +368,53 @@ def test_traced_document_refuses_a_non_finite_leaf_naming_it():
     data, _ = trace_data(Value(math.nan, label="w") * 2)
     with pytest.raises(GraphError, match="finite"):
         traced_document(data)
+
+
+# -----------------------------------------------------------------------------
+# a compile made ahead (on the worker that checks a graph being opened)
+
+
+def test_a_compile_made_ahead_is_taken_once_by_the_next_compile():
+    doc = parse("f = (x*y).tanh()")
+    made = compile_ahead(doc)
+    ahead = compile_document(doc)
+    assert ahead is made
+    fresh = compile_document(doc)
+    assert ahead.output is not fresh.output  # taken once: the next compile makes its own Values
+    assert [v.data for v in ahead.values.values()] == [v.data for v in fresh.values.values()]
+    assert ahead.order == fresh.order and ahead.missing == fresh.missing and ahead.output_id == fresh.output_id
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda doc, x: doc.set_field(x, "value", 5.0),
+        lambda doc, x: doc.set_field(x, "label", "u"),
+        lambda doc, x: doc.remove_node(x),
+    ],
+)
+def test_a_compile_made_ahead_is_dropped_when_the_graph_changes(edit):
+    doc = parse("f = (x*y).tanh()")
+    x = next(nid for nid, node in doc.nodes.items() if node.label == "x")
+    compile_ahead(doc)
+    edit(doc, x)
+    assert_same_compile(compile_document(doc), compile_document(copy_of(doc)))
+
+
+def test_a_compile_made_ahead_goes_with_its_graph_when_a_document_swaps_graphs():
+    doc, other = parse("g = a + b"), parse("f = (x*y).tanh()")
+    made = compile_ahead(other)
+    replace_graph(doc, other)
+    assert compile_document(doc) is made
+    assert compile_document(other).output.data == compile_document(parse("g = a + b")).output.data
+
+
+def copy_of(doc):
+    return GraphDocument.from_dict(doc.to_dict())
+
+
+def assert_same_compile(a, b):
+    assert a.order == b.order and a.missing == b.missing and a.output_id == b.output_id
+    assert {nid: (v.data, v.label) for nid, v in a.values.items()} == {
+        nid: (v.data, v.label) for nid, v in b.values.items()
+    }
