@@ -17,12 +17,13 @@ width they are given, and the data plot, kept square at the height there is.
 import math
 
 from PySide6.QtCore import QSize
-from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QRadioButton, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QRadioButton, QSizePolicy, QVBoxLayout, QWidget
 
+from app.look.theme import set_base_font
 from app.training.plots import DataPlot, MetricsPlot
-from app.training.widgets import FlowLayout, caption, heading
+from app.training.widgets import FlowLayout, LiveText, caption, heading
 
-CURVES_MIN_WIDTH = 170  # at 1x; the presenter scale multiplies it
+CURVES_MIN_WIDTH = 200  # at 1x; the presenter scale multiplies it
 
 
 def metrics_text(loss, acc, test_loss, test_acc):
@@ -85,9 +86,10 @@ class OutputBox(QWidget):
         curves = QVBoxLayout()
         curves.setSpacing(4)
         curves.addWidget(heading("OUTPUT"))
-        self.metrics_label = QLabel("")
-        self.metrics_label.setStyleSheet("font-family: 'DejaVu Sans Mono'; color: #111827;")
-        self.metrics_label.setWordWrap(True)  # a narrow column (presenter 2x) breaks a line, never clips it
+        # changes with every step: a LiveText, so that it repaints without laying the panel out again;
+        # its room is that of the widest text, wrapped in a narrow column (presenter 2x), never clipped
+        self.metrics_label = LiveText(metrics_text(-100.0, 1.0, -100.0, 1.0))
+        set_base_font(self.metrics_label, mono=True)
         self.metrics_label.setToolTip("Loss and accuracy of the model as it is now, on the training and test points")
         curves.addWidget(self.metrics_label)
         self.metrics_plot = MetricsPlot()

@@ -106,6 +106,11 @@ class TrainingPanel(QWidget):
         # presentation state only: which neuron and which sample the scalar graph is about
         self.graph = GraphLink(self.controller, self.network_box, self.data_plot, self)
 
+        # the step counter changes with every step: at a fixed size (room for "step 10,000,000")
+        # a new number is a repaint, not a new layout of the whole panel 30 times a second
+        step = self.run_bar.step_label
+        step.ensurePolished()  # its style sheet's font, not the default
+        step.setFixedSize(step.fontMetrics().horizontalAdvance("step 10,000,000") + 24, step.sizeHint().height())
         # tight margins: the panel fits 1280 x 720 (and 2x on 1920 x 1080) with no scroll bar
         self.run_bar.layout().setSpacing(6)
         self.run_bar.layout().setContentsMargins(8, 4, 8, 4)

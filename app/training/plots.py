@@ -279,6 +279,9 @@ class MetricsPlot(pg.GraphicsLayoutWidget):
         self.ci.setContentsMargins(0, 0, 4, 0)
         self.loss_item = self.addPlot(row=0, col=0, axisItems={"left": LossAxis("left")})
         self.acc_item = self.addPlot(row=1, col=0)
+        # the accuracy plot also holds the step axis: a larger share, so both data areas are alike
+        self.ci.layout.setRowStretchFactor(0, 10)
+        self.ci.layout.setRowStretchFactor(1, 13)
         for item, title in ((self.loss_item, "loss"), (self.acc_item, "accuracy")):
             item.hideButtons()
             item.setMenuEnabled(False)

@@ -7,7 +7,8 @@ stays small at 2x.
 """
 
 from PySide6.QtCore import QPoint, QRect, QSize, Qt
-from PySide6.QtWidgets import QCheckBox, QFrame, QLabel, QLayout, QSizePolicy, QSpacerItem
+from PySide6.QtGui import QPainter, QPalette
+from PySide6.QtWidgets import QCheckBox, QFrame, QLabel, QLayout, QSizePolicy, QSpacerItem, QWidget
 
 
 def heading(text):
@@ -41,6 +42,51 @@ def set_silently(widgets, apply):
     finally:
         for w in widgets:
             w.blockSignals(False)
+
+
+class LiveText(QWidget):
+    """Text that changes many times a second (the metrics while training) for the price of a repaint.
+
+    A QLabel lays its window out again on every setText -- here the whole panel with its
+    wrapping bars, 30 times a second, GUI time taken from the worker (they share one
+    interpreter). This widget's size comes from `template`, the largest text it will show,
+    wrapped to the width it gets, so a new text never moves anything."""
+
+    def __init__(self, template, parent=None):
+        super().__init__(parent)
+        self._text = ""
+        self.template = template
+        policy = QSizePolicy(QSizePolicy.Preferred, QSizePolicy.Fixed)
+        policy.setHeightForWidth(True)
+        self.setSizePolicy(policy)
+
+    def text(self):
+        return self._text
+
+    def setText(self, text):
+        if text != self._text:
+            self._text = text
+            self.update()
+
+    def _wrapped(self, text, width):
+        return self.fontMetrics().boundingRect(QRect(0, 0, max(1, width), 100_000), Qt.TextWordWrap, text)
+
+    def sizeHint(self):
+        return self._wrapped(self.template, 100_000).size()
+
+    def minimumSizeHint(self):
+        return QSize(self.fontMetrics().horizontalAdvance("training  loss"), self.heightForWidth(1))
+
+    def hasHeightForWidth(self):
+        return True
+
+    def heightForWidth(self, width):
+        return self._wrapped(self.template, width).height()
+
+    def paintEvent(self, event):
+        painter = QPainter(self)
+        painter.setPen(self.palette().color(QPalette.WindowText))
+        painter.drawText(self.rect(), Qt.TextWordWrap, self._text)
 
 
 class StatusLine(QLabel):

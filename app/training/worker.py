@@ -49,7 +49,10 @@ from core.training.events import Boundary, Progress, Result, Weights
 from core.training.loop import run
 from core.training.trainer import Trainer
 
-BOUNDARY_INTERVAL = 1 / 12  # seconds between decision-boundary snapshots while playing
+# seconds between decision-boundary snapshots while playing: as often as the panel redraws the
+# boundary image (app/training/redraw.py, 0.125 s) -- a snapshot costs the worker ~4 ms (500 points,
+# 16-16), and one made between two redraws was never seen
+BOUNDARY_INTERVAL = 1 / 8
 WEIGHTS_INTERVAL = 1 / 10  # seconds between weight snapshots while playing
 
 

@@ -7,7 +7,15 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QColor, QFontInfo, QMouseEvent
-from PySide6.QtWidgets import QAbstractButton, QAbstractSlider, QAbstractSpinBox, QApplication, QComboBox, QLabel
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractSlider,
+    QAbstractSpinBox,
+    QApplication,
+    QComboBox,
+    QLabel,
+    QWidget,
+)
 
 from app.main_window import MainWindow
 from app.training.panel import TrainingPanel
@@ -204,3 +212,39 @@ def test_the_network_keeps_its_text_size_and_shrinks_its_circles_for_sixteen_neu
     view.setFont(big)  # presenter 2x: the labels double
     texts = [i for i in view.scene().items() if hasattr(i, "font") and hasattr(i, "text")]
     assert min(QFontInfo(i.font()).pixelSize() for i in texts) >= 1.7 * base
+
+
+def test_a_new_step_count_or_metrics_line_does_not_lay_the_panel_out_again(qtbot):
+    """Every step changed two labels, and each setText laid the whole panel (and its wrapping
+    bars, Python code) out again, ~30 times a second while training: GUI time the worker lost."""
+    from PySide6.QtCore import QEvent, QObject
+
+    panel = TrainingPanel(FAST)
+    qtbot.addWidget(panel)
+    panel.resize(1280, 640)
+    panel.show()
+    c = panel.controller
+    qtbot.waitUntil(lambda: bool(c.idle and c.weights is not None), timeout=WAIT)
+    panel.run_bar.show_steps(1)
+    panel.output_box.show_metrics(1.0, 0.5, 2.0, 0.5)
+    qtbot.wait(200)  # whatever the start still had to lay out
+
+    class Count(QObject):
+        requests = 0
+
+        def eventFilter(self, obj, event):
+            if event.type() == QEvent.LayoutRequest:
+                Count.requests += 1
+                Count.where = (type(obj).__name__, obj.objectName())
+            return False
+
+    counter = Count()
+    for w in [panel] + panel.findChildren(QWidget):
+        w.installEventFilter(counter)
+    for k in range(1, 30):
+        panel.run_bar.show_steps(k * 997)
+        panel.output_box.show_metrics(1.0 / k, 0.5 + k / 100, 2.0 / k, 0.5)
+        QApplication.processEvents()
+    assert Count.requests == 0, Count.where
+    assert panel.output_box.metrics_label.text().startswith("training  loss 0.0345")
+    panel.shutdown()
