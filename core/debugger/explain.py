@@ -22,20 +22,14 @@ from core.debugger.forward_stepper import ForwardStepper
 from core.debugger.stepper import BackwardStepper, forward_formula
 from core.document.compile import Compiled
 from core.document.graph import GraphDocument
-from core.document.names import node_names
+from core.document.names import sentence_names
 from core.engine import Value
 
 
 def display_names(doc: GraphDocument, compiled: Compiled) -> dict[Value, str]:
     """{Value: name} for every compiled node: the canvas's name, a formula in brackets."""
-    canvas = node_names(doc)
-    names: dict[Value, str] = {}
-    for nid in compiled.order:
-        name = canvas[nid]
-        node = doc.nodes[nid]
-        plain = node.label or node.kind == "const" or all(ch.isalnum() or ch == "_" for ch in name)
-        names[compiled.values[nid]] = name if plain else f"({name})"
-    return names
+    shown, values = sentence_names(doc), compiled.values  # made once per version of doc
+    return {values[nid]: shown[nid] for nid in compiled.order}
 
 
 def headline(stepper: BackwardStepper | ForwardStepper, node: Value) -> str:

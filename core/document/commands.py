@@ -40,7 +40,7 @@ from typing import Any
 
 from core.document.compile import compile_ahead, replace_graph
 from core.document.graph import Edge, GraphDocument, GraphError, Node, op_symbol
-from core.document.names import node_names
+from core.document.names import sentence_names
 
 # -----------------------------------------------------------------------------
 # Helpers: names for the history, nodes from plain data, node order
@@ -461,7 +461,7 @@ class ReplaceDocument(Command):
         # the command is made (the app makes it on a worker thread)
         self._spare = GraphDocument.from_dict(data)
         self._spare.topological_ids()  # sorted here too: the order travels with the graph
-        node_names(self._spare)  # and named (core/document/names.py): the names travel with it too
+        sentence_names(self._spare)  # and named (core/document/names.py): the names travel with it too
         compile_ahead(self._spare)  # and compiled, for the recompile that shows it (core/document/compile.py)
         self._spare_is_new = True
         self.new = data

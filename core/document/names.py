@@ -160,6 +160,7 @@ class _Named:
 
     def __init__(self, revision: int, fields: list, names: dict[str, str]) -> None:
         self.revision, self.fields, self.names = revision, fields, names
+        self.in_sentences: dict[str, str] | None = None  # sentence_names, made when first asked
 
 
 _named: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # GraphDocument -> _Named
@@ -190,6 +191,26 @@ def known_names(doc: GraphDocument) -> dict[str, str] | None:
     return named.names
 
 
+def sentence_names(doc: GraphDocument) -> dict[str, str]:
+    """node_names(doc) as a sentence writes them: a label or a number as it is, a
+    formula in brackets, so that `(x·y).grad` reads as one thing. Made once per
+    version of the document, like the names."""
+    names = node_names(doc)
+    with _named_lock:
+        named = _named.get(doc)
+    if named is not None and named.names is names and named.in_sentences is not None:
+        return named.in_sentences
+    nodes = doc.nodes
+    shown = {}
+    for nid, name in names.items():
+        node = nodes[nid]
+        plain = node.label or node.kind == "const" or all(ch.isalnum() or ch == "_" for ch in name)
+        shown[nid] = name if plain else f"({name})"
+    if named is not None and named.names is names:
+        named.in_sentences = shown
+    return shown
+
+
 def replace_named(doc: GraphDocument, other: GraphDocument) -> None:
     """`doc.replace_with(other)`: the two documents trade graphs, and each graph
     keeps the names already made for it."""
@@ -198,3 +219,4 @@ def replace_named(doc: GraphDocument, other: GraphDocument) -> None:
     for (names, named), holder in zip(reversed(carried), (doc, other)):
         if names is not None:
             _remember(holder, (holder.revision, named.fields), names)
+            _named[holder].in_sentences = named.in_sentences

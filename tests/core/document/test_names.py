@@ -8,7 +8,7 @@ import pytest
 
 from core.document.commands import ReplaceDocument
 from core.document.expr import parse
-from core.document.names import NAME_MAX, known_names, naming_steps, node_names, replace_named
+from core.document.names import NAME_MAX, known_names, naming_steps, node_names, replace_named, sentence_names
 from core.files import graph_file
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
@@ -152,3 +152,19 @@ def test_names_of_a_graph_edited_after_naming_do_not_travel_with_it():
     other.nodes[a].label = "c"  # changed in place, behind the document's back
     replace_named(doc, other)
     assert "c·b" in node_names(doc).values()
+
+
+def test_sentence_names_bracket_formulas_only_and_follow_a_rename():
+    doc, names = names_by_label("f = x*y + 2")
+    shown = sentence_names(doc)
+    assert {names[nid]: text for nid, text in shown.items()} == {
+        "x": "x",
+        "y": "y",
+        "x·y": "(x·y)",
+        "2": "2",
+        "f": "f",
+    }
+    assert sentence_names(doc) is shown  # made once
+    x = next(nid for nid, node in doc.nodes.items() if node.label == "x")
+    doc.set_field(x, "label", "u")
+    assert "(u·y)" in sentence_names(doc).values()
