@@ -20,7 +20,9 @@ import collections
 import time
 
 # seconds between two redraws of a part while playing
-REDRAW_INTERVALS = {"curves": 0.1, "image": 0.125, "network": 0.35}
+# (5 a second: each pyqtgraph paint is Python code holding the interpreter the worker needs;
+# 10 a second cost live training ~10% of its steps, bench/bench_gui_training.py)
+REDRAW_INTERVALS = {"curves": 0.2, "image": 0.2, "network": 0.4}
 GUI_CPU_SHARE = 0.10  # of wall time: above it, redraws wait (live plots off use ~0.03)
 CPU_WINDOW = 1.0  # seconds over which the GUI thread's share is measured
 MAX_INTERVAL = 1.0  # but a dirty part is redrawn at least this often

@@ -50,9 +50,9 @@ from core.training.loop import run
 from core.training.trainer import Trainer
 
 # seconds between decision-boundary snapshots while playing: as often as the panel redraws the
-# boundary image (app/training/redraw.py, 0.125 s) -- a snapshot costs the worker ~4 ms (500 points,
+# boundary image (app/training/redraw.py, 0.2 s) -- a snapshot costs the worker ~4 ms (500 points,
 # 16-16), and one made between two redraws was never seen
-BOUNDARY_INTERVAL = 1 / 8
+BOUNDARY_INTERVAL = 1 / 5
 WEIGHTS_INTERVAL = 1 / 10  # seconds between weight snapshots while playing
 
 
