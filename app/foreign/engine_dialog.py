@@ -51,8 +51,9 @@ def confirm_run(parent, path):
         "Debug my engine",
         f"The studio will run {path} in a separate process (at most {TIMEOUT:g} s, 1 GB of memory) "
         f"to build test expressions with your Value class and step its backward pass.\n\n"
-        f"Your open graph is not touched unless a wrong gradient is found; then the failing "
-        f"expression is shown on the canvas (Undo brings your graph back).\n\nRun it?",
+        f"Your open graph is not touched unless a wrong gradient is found (or you check an expression "
+        f"of your own); then that expression is shown on the canvas and the debugger steps YOUR "
+        f"backward pass on it (Undo brings your graph back).\n\nRun it?",
     )
     return answer == QMessageBox.Yes
 
