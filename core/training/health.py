@@ -30,8 +30,9 @@ trainer already has, and each has a usual cure:
 
 `HealthWatch` keeps what these need -- the first loss, the best loss before
 the window, the window itself -- and `update` returns the current warnings as
-one text ("" when all is well). The trainer calls it every step and puts the
-text on that step's Progress; the app shows it while it lasts.
+one text ("" when all is well) that names no changing number, so it stays the
+same while it holds. The trainer calls it every step and puts the text on that
+step's Progress; the app shows it while it lasts.
 """
 
 from collections import deque
@@ -89,18 +90,21 @@ def dead_relu_warning(numbers, sizes, lr):
     )
 
 
-def exploding_warning(first_step, first_loss, step, loss, lr):
+def exploding_warning(first_step, first_loss, lr):
+    # no current loss or step in the words: the text stays the same while it holds, so the
+    # banner showing it is not laid out again at every step
     return (
-        f"The loss exploded: it is {loss:.3g} at step {step}, up from {first_loss:.3g} at step {first_step}. "
-        f"The learning rate ({lr:g}) is too high: each step overshoots. Try {lr / 10:g} or less, or Adam."
+        f"The loss exploded: it grew to over {EXPLODE_FACTOR:g} times its value at step {first_step} "
+        f"({first_loss:.3g}). The learning rate ({lr:g}) is too high: each step overshoots. "
+        f"Try {lr / 10:g} or less, or Adam."
     )
 
 
-def stalled_warning(loss):
+def stalled_warning():
     return (
-        f"The loss has stalled at {loss:.3g}: less than {STALL_IMPROVEMENT:.0%} better over the last "
-        f"{STALL_WINDOW} steps, and far from 0. Try a larger learning rate or Adam, more neurons or "
-        "hidden layers, or other input features."
+        f"The loss has stalled: less than {STALL_IMPROVEMENT:.0%} better over the last {STALL_WINDOW} steps, "
+        "and far from 0. Try a larger learning rate or Adam, more neurons or hidden layers, or other "
+        "input features."
     )
 
 
@@ -148,7 +152,7 @@ class HealthWatch:
         if self.dead:
             warnings.append(dead_relu_warning(self.dead, self.sizes, lr))
         if exploding(self.first_loss, loss):
-            warnings.append(exploding_warning(self.first_step, self.first_loss, step, loss, lr))
+            warnings.append(exploding_warning(self.first_step, self.first_loss, lr))
         elif stalled(self.best_before, self.window, self.first_loss):
-            warnings.append(stalled_warning(loss))
+            warnings.append(stalled_warning())
         return "\n".join(warnings)

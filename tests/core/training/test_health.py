@@ -26,7 +26,8 @@ def test_a_loss_up_a_hundredfold_has_exploded():
     assert watch.update(0, 0.9, 1.0) == ""
     assert watch.update(1, 50.0, 1.0) == ""
     text = watch.update(2, 124.0, 1.0)
-    assert text.startswith("The loss exploded: it is 124 at step 2, up from 0.9 at step 0")
+    assert text.startswith("The loss exploded: it grew to over 100 times its value at step 0 (0.9)")
+    assert watch.update(3, 125.0, 1.0) == text  # the same words while it holds: no relayout per step
     assert "learning rate (1) is too high" in text and "Try 0.1 or less" in text
 
 
@@ -34,7 +35,7 @@ def test_a_flat_loss_far_from_zero_has_stalled_and_a_falling_or_small_one_has_no
     flat = HealthWatch((), ())
     texts = [flat.update(k, 0.5, 0.1) for k in range(2 * STALL_WINDOW)]
     assert texts[STALL_WINDOW - 1] == ""  # a full window after the first one is needed
-    assert texts[-1].startswith("The loss has stalled at 0.5")
+    assert texts[-1].startswith("The loss has stalled: less than 1% better over the last 100 steps")
     falling = HealthWatch((), ())
     assert not any(falling.update(k, 1.0 / (k + 1), 0.1) for k in range(3 * STALL_WINDOW))
     near_zero = HealthWatch((), ())
