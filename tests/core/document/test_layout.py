@@ -411,3 +411,15 @@ def test_a_given_layering_replaces_ours_and_is_checked():
     assert [column.index(plain.positions[v][0]) for v in nodes] == [0, 0, 2, 1, 3, 2, 4]
     with pytest.raises(ValueError, match="not right of its operand 'a'"):
         sugiyama(nodes, edges, layering=lambda ids, pairs: [2, 0, 0, 2, 3, 3, 4])
+
+
+def test_a_narrow_box_leaves_its_column_level_before_its_wire_bends():
+    # found by the legibility audit: a bias (narrow) in a column of wide products sent its
+    # wire diagonally through the wide box below it, inside their shared column
+    sizes = {"b": (40.0, 60.0), "w": (200.0, 60.0), "p": (40.0, 60.0), "q": (40.0, 60.0)}
+    lay = sugiyama(["b", "w", "p", "q"], [("b", "q"), ("w", "p")], sizes=sizes)
+    (bx, by), (wx, _wy) = lay.positions["b"], lay.positions["w"]
+    assert bx == wx  # one column, 200 px wide
+    first = lay.routes[("b", "q")][0]
+    assert first == (bx + 100.0, by)  # level to the column's right edge, then the curve
+    assert ("w", "p") not in lay.routes  # the widest box needs no such point
