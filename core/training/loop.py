@@ -67,8 +67,6 @@ def run(trainer, until=None, should_stop=None, boundary_due=None, weights_due=No
     message = f"finished {trainer.steps_done} steps: loss {final_loss:.4g}"
     if not cfg.regression:
         message += f", training accuracy {final_acc:.0%}"
-    if trainer.warning:  # the health warning (health.py), its last full stop left to whoever adds more
-        message += "\n" + trainer.warning.rstrip(".")
     yield Result("finished", trainer.steps_done, message, trainer.state())
 
 

@@ -5,6 +5,7 @@ import pytest
 
 from core.training import health
 from core.training.config import MICROGRAD_DEMO
+from core.training.events import Progress
 from core.training.health import STALL_WINDOW, HealthWatch
 from core.training.loop import train
 from core.training.trainer import Trainer
@@ -53,8 +54,9 @@ def test_lr_10_on_moons_says_the_relus_died():
     assert progress[0].warning == ""
     assert "Every ReLU in hidden layer 2 (16 neurons) is dead" in progress[-1].warning
     assert "Try a smaller learning rate (it is 10)" in progress[-1].warning
-    result = list(train(MICROGRAD_DEMO.replace(lr=10.0, steps=20)))[-1]
-    assert result.status == "finished" and "is dead" in result.message and "exploded" in result.message
+    events = list(train(MICROGRAD_DEMO.replace(lr=10.0, steps=20)))
+    last = [e for e in events if isinstance(e, Progress)][-1]
+    assert events[-1].status == "finished" and "is dead" in last.warning and "exploded" in last.warning
 
 
 def test_dead_relus_are_seen_with_mini_batches_too():
