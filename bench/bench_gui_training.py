@@ -1,12 +1,13 @@
 """Training throughput in the Training panel, live plots on vs off, and how responsive the GUI stays.
 
-    python bench/bench_gui_training.py [SECONDS] [ROUNDS]
+    python bench/bench_gui_training.py [SECONDS] [ROUNDS] [NAME]
 
 For two configs -- micrograd's demo (full batch, ~66k Values a step) and a
 small mini-batch network (a few ms a step, where per-step overhead shows) --
 it runs the panel offscreen, shown, for SECONDS (default 5) each way, ROUNDS
 times (default 3) alternating live off / live on so that the load of other
-processes on a shared machine hits both alike; medians are reported:
+processes on a shared machine hits both alike (NAME: only the configs whose
+name contains it, e.g. "issue 21"); medians are reported:
 
 * headless: a bare Trainer.step() loop on a thread, no GUI at all
 * live off: the panel trains, only the step counter moves
@@ -125,8 +126,11 @@ def in_panel(app, cfg, seconds, live):
 def main(argv):
     seconds = float(argv[0]) if argv else 5.0
     rounds = int(argv[1]) if len(argv) > 1 else 3
+    only = argv[2] if len(argv) > 2 else ""
     app = QApplication.instance() or QApplication([])
     for name, cfg in CONFIGS.items():
+        if only not in name:
+            continue
         bare = headless(cfg, seconds)
         runs = {False: [], True: []}
         for _ in range(rounds):
