@@ -23,7 +23,7 @@ from app.look.theme import set_base_font
 from app.training.plots import DataPlot, MetricsPlot
 from app.training.widgets import FlowLayout, LiveText, caption, heading
 
-CURVES_MIN_WIDTH = 200  # at 1x; the presenter scale multiplies it
+CURVES_MIN_WIDTH = 170  # at 1x; the presenter scale multiplies it
 
 
 def metrics_text(loss, acc, test_loss, test_acc):

@@ -106,6 +106,9 @@ class TrainingPanel(QWidget):
         # presentation state only: which neuron and which sample the scalar graph is about
         self.graph = GraphLink(self.controller, self.network_box, self.data_plot, self)
 
+        # the sample line ("sample: training point #12 (-0.056, 0.380), label +1") breaks rather than
+        # widening the NETWORK column past the window (presenter 2x)
+        self.network_box.sample_label.setWordWrap(True)
         # the step counter changes with every step: at a fixed size (room for "step 10,000,000")
         # a new number is a repaint, not a new layout of the whole panel 30 times a second
         step = self.run_bar.step_label
@@ -113,10 +116,10 @@ class TrainingPanel(QWidget):
         step.setFixedSize(step.fontMetrics().horizontalAdvance("step 10,000,000") + 24, step.sizeHint().height())
         # tight margins: the panel fits 1280 x 720 (and 2x on 1920 x 1080) with no scroll bar
         self.run_bar.layout().setSpacing(6)
-        self.run_bar.layout().setContentsMargins(8, 4, 8, 4)
+        self.run_bar.layout().setContentsMargins(8, 3, 8, 3)
         root = QVBoxLayout(self)
-        root.setContentsMargins(6, 4, 6, 4)
-        root.setSpacing(4)
+        root.setContentsMargins(6, 3, 6, 3)
+        root.setSpacing(3)
         root.addWidget(self.run_bar)
         root.addWidget(self.settings_bar)
         self.health_banner = HealthBanner(c)  # dead ReLUs, an exploded or stalled loss

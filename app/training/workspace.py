@@ -70,6 +70,17 @@ class PanelScroller(QScrollArea):
         self.fit()
 
     def fit(self):
+        """Size the panel to the window, then let what that resizes settle (a bar wraps, the
+        square plot takes the height it got) and size it again, a few rounds at most, so a
+        picture taken at once (--screenshot) shows the settled layout, not the first guess."""
+        for _ in range(4):
+            before = self.widget().size()
+            self._fit_once()
+            QApplication.sendPostedEvents(None, QEvent.LayoutRequest)
+            if self.widget().size() == before:
+                break
+
+    def _fit_once(self):
         panel = self.widget()
         fit_to = getattr(panel, "fit_to", None)
         if fit_to is not None:

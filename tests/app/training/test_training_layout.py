@@ -27,16 +27,17 @@ FAST = TrainConfig(dataset="moons", n_samples=40, hidden_sizes=(4, 3), steps=100
 
 
 def shown_workspace(qtbot, width, height, presenter=None):
+    """As `main.py --screenshot` builds it: the look first, the panel trained, then sized and shown."""
     window = MainWindow()
     qtbot.addWidget(window)
-    window.resize(width, height)
-    window.show()
     if presenter:
         window.appearance.set_presenter(True, presenter, full_screen=False)
-        window.resize(width, height)
     window.training.show("training")
     panel = window.training.panel
     qtbot.waitUntil(lambda: panel.controller.idle and panel.controller.weights is not None, timeout=WAIT)
+    assert window.training.start(steps=3, wait=True, timeout_s=WAIT / 1000) == ""  # the sample line is filled in
+    window.resize(width, height)
+    window.show()
     page = window.training.training_page
     qtbot.waitUntil(lambda: page.widget().size() == page.viewport().size(), timeout=WAIT)
     return window, panel
@@ -248,3 +249,50 @@ def test_a_new_step_count_or_metrics_line_does_not_lay_the_panel_out_again(qtbot
     assert Count.requests == 0, Count.where
     assert panel.output_box.metrics_label.text().startswith("training  loss 0.0345")
     panel.shutdown()
+
+
+SCREENSHOT_PROBE = """
+import json, sys
+from app.main_window import MainWindow
+from PySide6.QtCore import QPoint
+from PySide6.QtWidgets import QAbstractButton, QAbstractSlider, QAbstractSpinBox, QComboBox
+grab = MainWindow.grab
+found = {}
+def probe(self, *args):
+    page, panel = self.training.training_page, self.training.panel
+    room = page.viewport().rect()
+    outside = []
+    for kind in (QAbstractButton, QAbstractSpinBox, QComboBox, QAbstractSlider):
+        for w in panel.findChildren(kind):
+            if w.isVisibleTo(panel) and w.window() is self:
+                box = w.rect().translated(w.mapTo(page.viewport(), QPoint(0, 0)))
+                if not room.contains(box):
+                    outside.append(w.text() if hasattr(w, "text") else type(w).__name__)
+    found.update(bars=[page.horizontalScrollBar().isVisible(), page.verticalScrollBar().isVisible()], outside=outside)
+    return grab(self, *args)
+MainWindow.grab = probe
+from app.startup import main
+code = main(sys.argv[1:])
+print(json.dumps(found))
+"""
+
+
+@pytest.mark.parametrize("size, presenter", [("1280x720", []), ("1920x1080", ["--presenter", "2"])])
+def test_the_app_as_started_fits_without_scroll_bars(tmp_path, size, presenter):
+    """The real start (its own QApplication: Fusion, DejaVu Sans 13 px -- the test session's font
+    is smaller, so only a separate process shows what a user sees) of `main.py --workspace training`."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    args = ["--no-welcome", "--workspace", "training", "--train-steps", "20", "--size", size]
+    args += ["--screenshot", str(tmp_path / "shot.png")] + presenter
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONPATH=root)
+    done = subprocess.run(
+        [sys.executable, "-c", SCREENSHOT_PROBE, *args], cwd=root, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert found["bars"] == [False, False] and found["outside"] == [], found
