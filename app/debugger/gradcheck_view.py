@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.look.theme import format_number
+from core.format import full_number
 from core.gradcheck import gradcheck
 
 SLICE_SECONDS = 0.025
@@ -68,9 +69,9 @@ class GradcheckModel(QAbstractTableModel):
             if col == 0:
                 return self.ctrl.name(check.leaf)
             if col == 1:
-                return f"{check.analytic:.6g}"
+                return format_number(check.analytic)
             if col == 2:
-                return f"{check.numeric:.6g}"
+                return format_number(check.numeric)
             if col == 3:
                 return f"{check.rel_error:.1e}"
             return "✔ agree" if check.ok else "✘ differ"
@@ -80,8 +81,8 @@ class GradcheckModel(QAbstractTableModel):
             return c
         if role == Qt.ToolTipRole:
             return (
-                f"{self.ctrl.name(check.leaf)}: backprop says {format_number(check.analytic)}, "
-                f"nudging the leaf by ±h says {format_number(check.numeric)}"
+                f"{self.ctrl.name(check.leaf)}: backprop says {full_number(check.analytic)}, "
+                f"nudging the leaf by ±h says {full_number(check.numeric)}"
             )
         if role == Qt.TextAlignmentRole and 0 < col < 4:
             return int(Qt.AlignRight | Qt.AlignVCenter)

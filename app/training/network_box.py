@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 from app.training.network_view import NetworkView
 from app.training.number_field import NumberField
 from app.training.widgets import caption, heading, set_silently
+from core.format import format_number
 from core.training import network_edits
 from core.training.network_edits import MAX_LAYERS, activations_of
 
@@ -214,7 +215,7 @@ class NetworkBox(QWidget):
         self.weight_name.setText(self.network_view.parameter_name(layer, neuron, index))
         self.weight_spin.show_value(value if math.isfinite(value) else 0.0)
         self.weight_spin.setEnabled(not self.controller.playing and math.isfinite(value))
-        self.weight_grad.setText(f"grad {grad:+.4g}")
+        self.weight_grad.setText(f"grad {format_number(grad)}")
 
     def set_weight(self, layer, neuron, index, value):
         """Edit one weight (index == nin: the bias) through the controller; only while paused."""

@@ -492,7 +492,8 @@ class BackwardStepper:
             if self.break_on_nonfinite and not math.isfinite(grad):
                 return f"non-finite grad {grad} in {self.name(child)}"
             if self.grad_threshold is not None and abs(grad) > self.grad_threshold:
-                return f"|grad| of {self.name(child)} is {abs(grad):.4g} > {self.grad_threshold:g}"
+                shown = format_number(abs(grad))  # as the canvas writes it
+                return f"|grad| of {self.name(child)} is {shown} > {self.grad_threshold:g}"
         return ""
 
     # -- text ------------------------------------------------------------------

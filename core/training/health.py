@@ -39,6 +39,8 @@ from collections import deque
 
 import numpy as np
 
+from core.format import format_number
+
 STALL_WINDOW = 100  # steps
 STALL_IMPROVEMENT = 0.01  # 1 %
 FAR_FROM_ZERO = 0.05  # of the first loss
@@ -95,7 +97,7 @@ def exploding_warning(first_step, first_loss, lr):
     # banner showing it is not laid out again at every step
     return (
         f"The loss exploded: it grew to over {EXPLODE_FACTOR:g} times its value at step {first_step} "
-        f"({first_loss:.3g}). The learning rate ({lr:g}) is too high: each step overshoots. "
+        f"({format_number(first_loss)}). The learning rate ({lr:g}) is too high: each step overshoots. "
         f"Try {lr / 10:g} or less, or Adam."
     )
 
@@ -110,7 +112,7 @@ def stalled_warning():
 
 def diverged_message(what, step, first_step, first_loss, lr):
     """The trainer's word when the loss (or a weight) stops being a number: what happened, and what to try."""
-    before = f" (the loss was {first_loss:.3g} at step {first_step})" if first_loss is not None else ""
+    before = f" (the loss was {format_number(first_loss)} at step {first_step})" if first_loss is not None else ""
     return (
         f"The run diverged: {what} at step {step}{before}. The learning rate ({lr:g}) is too high: "
         f"the steps overshoot, ever further, until the numbers overflow. Try {lr / 10:g} or less, or Adam"

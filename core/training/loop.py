@@ -28,6 +28,7 @@ it is paused. A run over a trainer that has already diverged ends at once with
 its 'diverged' Result.
 """
 
+from core.format import format_number
 from core.training.events import Result
 from core.training.trainer import Trainer
 
@@ -64,7 +65,7 @@ def run(trainer, until=None, should_stop=None, boundary_due=None, weights_due=No
             yield trainer.weights()
     yield trainer.boundary()
     final_loss, final_acc = trainer.evaluate(trainer.train_inputs, trainer.train_labels)
-    message = f"finished {trainer.steps_done} steps: loss {final_loss:.4g}"
+    message = f"finished {trainer.steps_done} steps: loss {format_number(final_loss)}"
     if not cfg.regression:
         message += f", training accuracy {final_acc:.0%}"
     yield Result("finished", trainer.steps_done, message, trainer.state())

@@ -234,7 +234,7 @@ def test_threshold_and_dead_relu_stop_a_run(window, qtbot):
     dbg.threshold_check.setChecked(True)
     dbg.threshold_spin.setValue(5.0)
     dbg.run_to_end()
-    assert "|grad| of y is 6 > 5" in dbg.controller.stop_reason and dbg.stepper.position == 2
+    assert "|grad| of y is 6.0000 > 5" in dbg.controller.stop_reason and dbg.stepper.position == 2
     window.editor.set_text("z = Value(-1.0, label='z')\nr = (z * 2.0).relu() + z\n")
     window.run_expression()
     dbg.threshold_check.setChecked(False)

@@ -220,7 +220,7 @@ def test_a_grad_threshold_stops_after_the_step_that_exceeds_it(h):
     d = h.debug
     d.set_grad_threshold(5.0)
     d.run_to_end()
-    assert d.stop_reason == "|grad| of y is 6 > 5" and d.position == 2
+    assert d.stop_reason == "|grad| of y is 6.0000 > 5" and d.position == 2
     d.set_grad_threshold(None)
     d.run_to_end()
     assert d.stepper.done

@@ -174,7 +174,7 @@ def test_break_on_nonfinite_and_threshold_and_dead_relu():
     stepper = BackwardStepper(big)
     stepper.grad_threshold = 10.0
     stepper.run_to_end()
-    assert stepper.position == 1 and "2500 > 10" in stepper.stop_reason
+    assert stepper.position == 1 and "2500.0000 > 10" in stepper.stop_reason
 
     z = Value(-1.0, label="z")
     r = (z * 2.0).relu() + z
@@ -221,7 +221,7 @@ def test_pause_reason_and_check_are_the_run_conditions():
     record = stepper.step()
     assert stepper.pause_reason() == "breakpoint at p" and stepper.check(record) == ""
     stepper.grad_threshold = 0.5
-    assert "|grad| of m is 1 > 0.5" in stepper.check(record)
+    assert "|grad| of m is 1.0000 > 0.5" in stepper.check(record)
     stepper.run_to_end()
     assert stepper.pause_reason() == ""
 

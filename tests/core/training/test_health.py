@@ -27,7 +27,7 @@ def test_a_loss_up_a_hundredfold_has_exploded():
     assert watch.update(0, 0.9, 1.0) == ""
     assert watch.update(1, 50.0, 1.0) == ""
     text = watch.update(2, 124.0, 1.0)
-    assert text.startswith("The loss exploded: it grew to over 100 times its value at step 0 (0.9)")
+    assert text.startswith("The loss exploded: it grew to over 100 times its value at step 0 (0.9000)")
     assert watch.update(3, 125.0, 1.0) == text  # the same words while it holds: no relayout per step
     assert "learning rate (1) is too high" in text and "Try 0.1 or less" in text
 

@@ -36,7 +36,7 @@ def test_a_nan_loss_is_reported_at_its_step_and_the_model_kept():
     progress = trainer.step()
     assert math.isnan(progress.loss)
     assert trainer.diverged.startswith(
-        "The run diverged: the loss became nan at step 1 (the loss was 0.887 at step 0). "
+        "The run diverged: the loss became nan at step 1 (the loss was 0.8867 at step 0). "
         "The learning rate (0.5) is too high"
     )
     assert trainer.steps_done == 1
