@@ -2,7 +2,7 @@
 
 The user picks a .py file (`choose_engine_file`) and is told plainly that it
 will run in a separate process (`confirm_run`); both are module-level
-functions so tests can replace them. A `EngineCheckWorker` (a QThread) waits
+functions so tests can replace them. A `Job` (app/jobs.py) waits
 for `core.foreign.runner.check_file`, which runs the file in a child process
 with time and memory limits, so the window never freezes and the learner's
 code never runs in the studio's process. The `EngineCheckDialog` lists the
@@ -16,7 +16,7 @@ expression syntax, parsed and never run here); it is built with their class
 in the child, checked first, and is the one shown and stepped.
 """
 
-from PySide6.QtCore import QCoreApplication, QEventLoop, Qt, QThread, Signal
+from PySide6.QtCore import QCoreApplication, QEventLoop, Qt
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from app.jobs import Job
 from core.debugger.foreign_replay import ForeignReplay, ReplayStepper
 from core.foreign.document import to_document
 from core.foreign.expression import ExprError, program_of
@@ -58,30 +59,16 @@ def confirm_run(parent, path):
     return answer == QMessageBox.Yes
 
 
-class EngineCheckWorker(QThread):
-    """Waits for the child process on its own thread; only plain data comes back."""
-
-    finished_report = Signal(dict)
-
-    def __init__(self, path, timeout=TIMEOUT, parent=None, expression=None):
-        super().__init__(parent)
-        self.path = path
-        self.timeout = timeout
-        self.expression = expression
-
-    def run(self):
-        try:
-            report = check_file(self.path, timeout=self.timeout, expression=self.expression)
-        except Exception as e:  # noqa: BLE001 -- reported in the dialog, never a crash
-            report = {
-                "file": self.path,
-                "status": "unusable",
-                "message": f"the check failed: {e}",
-                "cases": [],
-                "notes": [],
-                "fault": None,
-            }
-        self.finished_report.emit(report)
+def unusable_report(path, error):
+    """The report of a check that could not run at all (the dialog shows it like any other)."""
+    return {
+        "file": path,
+        "status": "unusable",
+        "message": f"the check failed: {error}",
+        "cases": [],
+        "notes": [],
+        "fault": None,
+    }
 
 
 class EngineCheckDialog(QDialog):
@@ -126,8 +113,10 @@ class EngineCheckDialog(QDialog):
         self.resize(620, 560)
         self.timeout = timeout
         self.shown_case = None  # the case drawn on the canvas and stepped in the debugger
-        self.worker = EngineCheckWorker(path, timeout, self, expression or None)
-        self.worker.finished_report.connect(self.show_report)
+        self.expression_text = expression or None  # sent to the child with the file
+        # the child process is waited for on a Job's thread; only plain data comes back
+        self.worker = Job(0, self._run_check, self, name="engine-check")
+        self.worker.done.connect(self._checked)
 
     def start(self):
         self.check_own.setEnabled(False)
@@ -148,9 +137,15 @@ class EngineCheckDialog(QDialog):
         self.tests.clear()
         self.finding.clear()
         self.status.setText(f"Running {self.path} in a separate process, with your expression…")
-        self.worker.expression = text
+        self.expression_text = text
         self.start()
         return True
+
+    def _run_check(self):  # on the worker's thread
+        return check_file(self.path, timeout=self.timeout, expression=self.expression_text)
+
+    def _checked(self, _token, outcome):
+        self.show_report(unusable_report(self.path, outcome) if isinstance(outcome, Exception) else outcome)
 
     def show_report(self, report):
         self.report = report

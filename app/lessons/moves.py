@@ -148,7 +148,7 @@ class LessonMoves:
     def stop(self):
         """Abandon the move in progress (the panel goes back to the step before)."""
         if self._worker is not None:
-            self._worker.stop_event.set()
+            self._worker.stop()
 
     def wait_idle(self, timeout_s=60.0):
         """Block (running the event loop) until no move is in progress; for scripts."""
@@ -163,7 +163,7 @@ class LessonMoves:
     def shutdown(self):
         """Stop and join any worker (the window is closing)."""
         for worker in list(self._workers):
-            worker.stop_event.set()
+            worker.stop()
         for worker in list(self._workers):
             worker.wait()
         self._token += 1

@@ -5,15 +5,13 @@ seconds, so `LessonWorker` runs it off the GUI thread: it makes the
 `LessonRunner` if there is none yet, drives `runner.goto_iter` and reports
 each stage. What the GUI needs afterwards is gathered into a `Snapshot` while
 still on the worker, so the GUI thread never touches the runner mid-move.
-Stop sets a `threading.Event`; the worker answers with `Stopped` and the
-runner, which is then mid-step and must be replayed.
+Stop asks the job to end; it answers with `Stopped` and the runner, which is
+then mid-step and must be replayed.
 """
 
 import math
-import threading
 
-from PySide6.QtCore import QThread, Signal
-
+from app.jobs import Job
 from core.lessons.runner import LessonRunner, fmt
 
 # -----------------------------------------------------------------------------
@@ -78,32 +76,26 @@ class Stopped:
         self.runner = runner
 
 
-class LessonWorker(QThread):
-    """Runs one move of a lesson off the GUI thread: makes the LessonRunner if
-    there is none yet (its constructor enters step 0), then `goto_iter`."""
-
-    progress = Signal(int, str)  # token, what is being done
-    done = Signal(int, object)  # token, a Snapshot, a Stopped or the exception
+class LessonWorker(Job):
+    """Runs one move of a lesson off the GUI thread (a Job, app/jobs.py): makes the
+    LessonRunner if there is none yet (its constructor enters step 0), then
+    `goto_iter`, reporting each stage. Its outcome is a Snapshot, a Stopped or the
+    exception the move raised."""
 
     def __init__(self, token, runner, lesson, target, replay=False, train_limit=None, parent=None):
-        super().__init__(parent)
-        self.token, self.runner, self.lesson, self.target = token, runner, lesson, target
+        super().__init__(token, parent=parent, name="lesson-move")
+        self.runner, self.lesson, self.target = runner, lesson, target
         self.replay, self.train_limit = replay, train_limit
-        self.stop_event = threading.Event()
 
-    def run(self):
-        try:
-            if self.runner is None:
-                self.progress.emit(self.token, "setting up the lesson")
-                self.runner = LessonRunner(self.lesson, self.train_limit)
-            for text in _move(self.runner, self.target, self.replay):
-                self.progress.emit(self.token, text)
-                if self.stop_event.is_set():
-                    self.done.emit(self.token, Stopped(self.runner))
-                    return
-            self.done.emit(self.token, Snapshot(self.runner))
-        except Exception as e:  # a lesson bug is reported in the panel, never lost
-            self.done.emit(self.token, e)
+    def work(self):
+        if self.runner is None:
+            self.report("setting up the lesson")
+            self.runner = LessonRunner(self.lesson, self.train_limit)
+        for text in _move(self.runner, self.target, self.replay):
+            self.report(text)
+            if self.stopped:
+                return Stopped(self.runner)
+        return Snapshot(self.runner)
 
 
 def _move(runner, target, replay):

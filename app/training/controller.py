@@ -27,8 +27,9 @@ import math
 
 from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
 
+from app.jobs import Job
 from app.training.tuning import tune_process
-from app.training.worker import TrainingWorker, WorkerThread
+from app.training.worker import TrainingWorker
 from core.files.training_session import Session
 from core.training.history import History
 
@@ -114,7 +115,8 @@ class TrainingController(QObject):
         self._worker = TrainingWorker(cfg, self.token, self._outbox, state)
         self._worker.min_interval = 1.0 / self.speed if self.speed else 0.0
         self._worker.live = self.live
-        self._thread = WorkerThread(self._worker, self)
+        # the worker reports through its outbox, errors included; the Job only runs it
+        self._thread = Job(self.token, self._worker.run, self, name=f"training-run-{self.token}")
         self._thread.start()
         self._timer.start()
         self.configChanged.emit(cfg)

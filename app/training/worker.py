@@ -18,7 +18,7 @@ busy worker would only run when it returned to an event loop -- that is, never
 while it trains -- so the worker has no event loop at all: the loop asks it
 before every step (`should_stop`) whether to go on, and a pause, a stop or a
 new command ends the loop's run there; the worker applies the commands and, if
-still playing, runs the loop again. `WorkerThread` is the `QThread` that runs it.
+still playing, runs the loop again. A `Job` (app/jobs.py) runs it on its own thread.
 
 Everything the worker reports goes into `outbox`, a deque shared with the
 controller, as `(token, kind, payload)` tuples whose payloads are floats, lists,
@@ -43,7 +43,6 @@ import time
 import traceback
 
 import numpy as np
-from PySide6.QtCore import QThread
 
 from core.training.events import Boundary, Progress, Result, Weights
 from core.training.loop import run
@@ -270,15 +269,3 @@ class TrainingWorker:
                 changed = ("reconfigured", "")
             else:
                 raise ValueError(f"unknown worker command {name!r}")
-
-
-class WorkerThread(QThread):
-    """The QThread that runs one TrainingWorker (it has no Qt event loop)."""
-
-    def __init__(self, worker, parent=None):
-        super().__init__(parent)
-        self.worker = worker
-        self.setObjectName(f"training-run-{worker.token}")
-
-    def run(self):
-        self.worker.run()

@@ -7,8 +7,9 @@ import time
 
 import pytest
 
+from app.jobs import Job
 from app.training.controller import TrainingController
-from app.training.worker import TrainingWorker, WorkerThread
+from app.training.worker import TrainingWorker
 from core.training.config import TrainConfig
 from core.training.events import Progress
 from core.training.trainer import Trainer
@@ -231,10 +232,10 @@ def test_single_step_time_of_the_demo_is_measured():
     assert ms > 0
 
 
-def test_worker_thread_runs_the_loop_on_a_qthread(qtbot):
+def test_a_job_runs_the_workers_loop_on_a_qthread(qtbot):
     outbox = collections.deque()
     worker = TrainingWorker(FAST, 5, outbox)
-    thread = WorkerThread(worker)
+    thread = Job(5, worker.run, name="training-run-5")
     thread.start()
     assert wait_for(lambda: any(k == "idle" for _, k, _ in list(outbox)))
     worker.stop()
