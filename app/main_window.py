@@ -33,7 +33,7 @@ console script is `app.startup:main`; it imports this module, never the reverse)
 
 The window's pieces, each a set of plain functions taking the window:
     app/window_actions.py      the basic menus, toolbar, status bar, graph actions, find, theme
-    app/graph/layout_runner.py       LayoutWorker and arranging off the GUI thread
+    app/graph/layout_runner.py       arranging off the GUI thread, on Jobs (app/jobs.py)
     app/graph/scene_build.py   the canvas items of a large graph, built in slices
     app/debugger/install.py    the Debugger dock and Debug menu
     app/graph/install.py       the builder: palette, history, edit actions

@@ -2,7 +2,7 @@
 
 A small graph is laid out at once. From ASYNC_LAYOUT_NODES nodes on, the node
 sizes are measured on the GUI thread (they need the window's fonts) in slices
-(app/slices.py), then a `LayoutWorker` runs core.document.layout on that plain data
+(app/slices.py), then a `Job` (app/jobs.py) runs core.document.layout on that plain data
 (ids, edges, sizes) and the window stays responsive. For a graph about to be
 shown, the worker also places its nodes and makes the `ReplaceDocument` that
 shows it, which checks the whole graph -- a tenth of a second at 5,000 nodes
@@ -11,7 +11,7 @@ that the GUI thread is spared. It may touch that document because
 
 A large file is read the same way (`run_in_worker`): parsing and checking the
 JSON of 5,000 nodes and making its ReplaceDocument take ~0.1 s, done on a
-`JobWorker` while the window answers. So is a large traced graph
+`Job` while the window answers. So is a large traced graph
 (`open_traced`): the Values are read on the GUI thread (~12 ms at 5,000 nodes:
 no Value crosses threads), the document is built and checked from that plain
 data on a worker (~50 ms).
@@ -28,11 +28,11 @@ window (`_layout_token`, `_pending_layout`, `_layout_workers`, `_measuring`,
 
 import time
 
-from PySide6.QtCore import QThread, Signal
 from PySide6.QtWidgets import QApplication
 
 from app import collector
 from app.graph.node_geometry import node_size
+from app.jobs import Job
 from app.slices import SlicedJob
 from core.document.commands import ReplaceDocument
 from core.document.compile import trace_data, traced_document
@@ -42,46 +42,30 @@ from core.document.names import naming_steps
 ASYNC_LAYOUT_NODES = 400  # from this size on, the layout runs in a worker thread
 
 
-class LayoutWorker(QThread):
-    """Runs core.document.layout on plain data (ids, edges, sizes) and reports the result;
-    then `prepare(positions)`, if given, on the same thread."""
-
-    done = Signal(int, object)  # (token, (result, prepared)); result: (positions, routes) or an exception
-
-    def __init__(self, token, data, prepare=None, parent=None):
-        super().__init__(parent)
-        self.token, self.data, self.prepare = token, data, prepare
-
-    def run(self):
+def _layout_work(data, prepare):
+    """On a Job's thread: core.document.layout of the plain data (ids, edges, sizes),
+    then `prepare(positions)` if given -> (result, prepared); result is (positions,
+    routes) or the exception the layout raised, prepared None if prepare failed
+    (the GUI thread then does it again, and says what is wrong)."""
+    try:
+        result = _run_layout(*data)
+    except Exception as e:
+        return e, None
+    prepared = None
+    if prepare is not None:
         try:
-            result = _run_layout(*self.data)
-        except Exception as e:
-            result = e
-        prepared = None
-        if self.prepare is not None and not isinstance(result, Exception):
-            try:
-                prepared = self.prepare(result[0])
-            except Exception:
-                prepared = None  # the GUI thread does it again, and says what is wrong
-        self.done.emit(self.token, (result, prepared))
+            prepared = prepare(result[0])
+        except Exception:
+            prepared = None
+    return result, prepared
 
 
-class JobWorker(QThread):
-    """Runs job() -- plain Python that touches no widget -- and reports its result,
-    or the exception it raised, the way a LayoutWorker does."""
-
-    done = Signal(int, object)  # (token, (result or exception, None))
-
-    def __init__(self, token, job, parent=None):
-        super().__init__(parent)
-        self.token, self.job = token, job
-
-    def run(self):
-        try:
-            result = self.job()
-        except Exception as e:
-            result = e
-        self.done.emit(self.token, (result, None))
+def _job_work(job):
+    """On a Job's thread: job() -> (its result or the exception it raised, None)."""
+    try:
+        return job(), None
+    except Exception as e:
+        return e, None
 
 
 def _run_layout(ids, edges, sizes, layer_gap, node_gap):
@@ -214,7 +198,7 @@ def run_in_worker(window, job, then, message):
     forget_pending(window)
     token = _begin(window, then)
     window.show_message(message, 0)
-    _start(window, JobWorker(token, job, window))
+    _start(window, Job(token, lambda: _job_work(job), window, name="open"))
 
 
 def open_traced(window, root, parameters, text):
@@ -291,7 +275,7 @@ def _start_worker(window, token, data, prepare):
     pending = window._pending_layout
     if pending is None or pending[0] != token:
         return
-    _start(window, LayoutWorker(token, data, prepare, window))
+    _start(window, Job(token, lambda: _layout_work(data, prepare), window, name="layout"))
 
 
 def layout_done(window, token, outcome):
