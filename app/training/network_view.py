@@ -52,6 +52,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.training.plots import NEGATIVE, POSITIVE, SCORE_LEVELS, diverging_lut
+from core.format import format_number, full_number
 from core.nn import ACTIVATIONS
 from core.training.features import FEATURES, feature_array
 
@@ -610,13 +611,13 @@ class NetworkView(QGraphicsView):
             if layer < len(self.sizes):
                 text += " (scaled to its own largest value)"
             if self.weights is not None:
-                text += f"\nbias {self.weights[layer][j][-1]:+.4f}"
+                text += f"\nbias {format_number(self.weights[layer][j][-1])}"
             return text + "\nclick: open its scalar graph for the chosen sample"
         _, layer, j, i = key
         lines = [self.parameter_name(layer, j, i)]
         if self.weights is not None:
-            lines.append(f"value {self.weights[layer][j][i]:+.6f}")
-            lines.append(f"grad  {self.grads[layer][j][i]:+.6f}  (last step)")
+            lines.append(f"value {full_number(self.weights[layer][j][i])}")
+            lines.append(f"grad  {full_number(self.grads[layer][j][i])}  (last step)")
         lines.append("click to select it; edit it in the panel while paused")
         return "\n".join(lines)
 

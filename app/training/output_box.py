@@ -22,22 +22,28 @@ from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QRadioButton, QSizePolicy,
 from app.look.theme import set_base_font
 from app.training.plots import DataPlot, MetricsPlot
 from app.training.widgets import FlowLayout, LiveText, caption, heading
+from core.format import format_number
 
 CURVES_MIN_WIDTH = 170  # at 1x; the presenter scale multiplies it
 
 
-def metrics_text(loss, acc, test_loss, test_acc):
-    """Two aligned lines, training and test ("—" for a value there is none of)."""
+def metrics_text(loss, acc, test_loss, test_acc, regression=False):
+    """Two aligned lines, training and test ("—" for a value there is none of), the loss in
+    the studio's one number format (4.429e+06, not 4429407.7772). A regression problem has
+    no classes, so no accuracy."""
 
     def num(x):
-        return "—" if x is None or not math.isfinite(x) else f"{x:.4f}"
+        return "—" if x is None or not math.isfinite(x) else format_number(x)
 
     def pct(x):
         return "—" if x is None or not math.isfinite(x) else f"{x:.0%}"
 
-    text = f"training  loss {num(loss)}   accuracy {pct(acc)}"
+    def line(name, loss, acc):
+        return f"{name}  loss {num(loss)}" + ("" if regression else f"   accuracy {pct(acc)}")
+
+    text = line("training", loss, acc)
     if test_loss is not None and not (isinstance(test_loss, float) and math.isnan(test_loss)):
-        text += f"\ntest      loss {num(test_loss)}   accuracy {pct(test_acc)}"
+        text += "\n" + line("test    ", test_loss, test_acc)
     return text
 
 
@@ -137,7 +143,8 @@ class OutputBox(QWidget):
         return options
 
     def show_metrics(self, loss, acc, test_loss, test_acc):
-        self.metrics_label.setText(metrics_text(loss, acc, test_loss, test_acc))
+        regression = self.controller.config.regression
+        self.metrics_label.setText(metrics_text(loss, acc, test_loss, test_acc, regression))
 
     def _on_run_started(self):
         history = self.controller.history

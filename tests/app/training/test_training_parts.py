@@ -92,6 +92,14 @@ def test_metrics_text():
     ]
 
 
+def test_metrics_text_writes_a_large_loss_as_the_canvas_does_and_no_accuracy_for_regression():
+    assert metrics_text(4429407.7772, 0.5, None, None) == "training  loss 4.429e+06   accuracy 50%"  # was 4429407.7772
+    assert metrics_text(0.02, 0.9, 0.03, 0.8, regression=True).splitlines() == [
+        "training  loss 0.0200",
+        "test      loss 0.0300",
+    ]
+
+
 # -----------------------------------------------------------------------------
 # process tuning at startup
 
