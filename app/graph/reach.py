@@ -9,7 +9,6 @@ taken off at the next change of the graph's structure, whose answer it no
 longer is.
 """
 
-import weakref
 
 from core.document.analysis import ancestors, descendants, summary, unused_inputs
 from core.document.graph import GraphError
@@ -30,7 +29,6 @@ class ReachActions:
     def __init__(self, window):
         self.window = window
         self.lit = False  # our glow is on
-        self._names = weakref.WeakKeyDictionary()  # doc -> (revision, {id: name})
         window.session.doc.changed.connect(self._doc_changed)
 
     def install(self):
@@ -68,12 +66,9 @@ class ReachActions:
     # -- names and the status bar ---------------------------------------------
 
     def names(self):
-        doc = self.window.session.doc
-        seen = self._names.get(doc)
-        if seen is None or seen[0] != doc.revision:
-            seen = (doc.revision, node_names(doc))
-            self._names[doc] = seen
-        return seen[1]
+        # core keeps them per version of the document, labels included (a cache keyed by
+        # the revision alone kept a node's old name after a relabel)
+        return node_names(self.window.session.doc)
 
     def shape_text(self):
         """'depth 4 · widest layer 5 · fan-out 3 (w)' for the status bar, or ''."""

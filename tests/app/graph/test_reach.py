@@ -53,3 +53,16 @@ def test_status_bar_shows_the_shape_and_the_glow_goes_with_an_edit(window):
     edge = doc.edges[0]
     doc.disconnect(edge.dst, edge.port)  # the answer is stale now
     assert lit(window) == set()
+
+
+def test_a_relabelled_node_is_named_by_its_new_label(window):
+    from core.document.commands import SetLabel
+
+    f = by_label(window, "f")
+    window.scene.selection.select_node(f)
+    window.actions["highlight ancestors"].trigger()
+    assert "4 nodes feed f (2 inputs)" in window.statusBar().currentMessage()
+    window.session.push(SetLabel(f, "loss"))
+    window.scene.selection.select_node(f)
+    window.actions["highlight ancestors"].trigger()
+    assert "4 nodes feed loss (2 inputs)" in window.statusBar().currentMessage()  # was: still "feed f"
