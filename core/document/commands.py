@@ -40,7 +40,7 @@ from typing import Any
 
 from core.document.compile import compile_ahead, replace_graph
 from core.document.graph import Edge, GraphDocument, GraphError, Node, op_symbol
-from core.document.names import sentence_names
+from core.document.names import node_names, sentence_names
 
 # -----------------------------------------------------------------------------
 # Helpers: names for the history, nodes from plain data, node order
@@ -341,8 +341,18 @@ class SetLabel(_SetField):
 
     field = "label"
 
+    def do(self, doc: GraphDocument) -> None:
+        self._was = node_names(doc).get(self.nid, self.nid)  # as the canvas named it (never its id)
+        super().do(doc)
+
     def _text(self, node: Node) -> str:
-        return f"Rename {node.id} to '{self.new}'" if self.new else f"Clear label of {node.id}"
+        return f"Rename {self._was} to '{self.new}'" if self.new else f"Clear label of {self._was}"
+
+    def merge_with(self, other: Command) -> bool:
+        merged = super().merge_with(other)
+        if merged:  # typing 'l', 'lo', 'los' is one rename, from the name before the first
+            self.text = f"Rename {self._was} to '{self.new}'" if self.new else f"Clear label of {self._was}"
+        return merged
 
 
 class SetParam(_SetField):

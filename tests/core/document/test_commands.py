@@ -302,6 +302,16 @@ def test_a_scrub_merges_into_one_undo_step():
     assert doc.nodes["n1"].value == 2.0
 
 
+def test_a_rename_in_the_history_names_the_node_as_the_canvas_did_never_by_id():
+    doc = tutorial()
+    stack = CommandStack(doc)
+    stack.push(SetLabel("n3", "p"))
+    stack.push(SetLabel("n3", "pr"))  # typing merges into one rename
+    assert stack.undo_text == "Rename x·y to 'pr'"  # was "Rename n3 to 'pr'"
+    stack.push(SetLabel("n1", ""))
+    assert stack.undo_text == "Clear label of x"
+
+
 def test_different_nodes_or_commands_do_not_merge():
     doc = tutorial()
     stack = CommandStack(doc)
