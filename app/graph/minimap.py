@@ -4,14 +4,24 @@ It appears only when the graph does not fit in the view. Nodes are drawn as
 blocks in their grad colour from a cached image (rebuilt when the graph or its
 numbers change, not on every scroll); the visible part of the scene is a
 rectangle on top. Click or drag in the minimap to move the view there.
+
+Drawing the blocks costs ~10 us a node: at 5,000 nodes the whole image is half
+a tenth of a second, longer than the window may stop answering. So a large
+graph's image is drawn in slices (app/slices.py): each event-loop turn adds
+some blocks and shows what is there, and the picture is complete a few turns
+later. A small graph's image is drawn at once, in the paint that needs it.
 """
 
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt, QTimer
 from PySide6.QtGui import QColor, QImage, QPainter, QPen
 from PySide6.QtWidgets import QWidget
 
+from app.slices import SlicedJob
+
 MAX_W, MAX_H = 220, 150
 PAD = 6
+RENDER_AT_ONCE = 1000  # nodes below which the image is drawn in the paint that needs it
+BLOCKS_PER_STEP = 50  # blocks drawn between two checks of the slice's clock
 
 
 class MinimapOverlay(QWidget):
@@ -19,7 +29,7 @@ class MinimapOverlay(QWidget):
         super().__init__(view)
         self._view = view
         self._image = None
-        self._scene_rect = QRectF()
+        self._drawing = None  # the SlicedJob drawing a large graph's image, or None
         self._dragging = False
         self.setCursor(Qt.PointingHandCursor)
         self.setToolTip("Overview: click or drag to move the view")
@@ -96,6 +106,7 @@ class MinimapOverlay(QWidget):
     # -- the cached picture ---------------------------------------------------------
 
     def invalidate(self):
+        self._stop_drawing()
         self._image = None
         if self._view.scene() is None:
             return
@@ -111,6 +122,8 @@ class MinimapOverlay(QWidget):
         if self._image is None:  # the next paint draws every block anyway
             return
         if ids is None or len(ids) > 64 or self._image.size() != self.size():
+            # the blocks the slices drew already would keep the old numbers' colours
+            self._stop_drawing()
             self._rebuild.start()
             return
         items = [item for item in map(scene.node_item, ids) if item is not None]
@@ -119,11 +132,37 @@ class MinimapOverlay(QWidget):
             self.update()
 
     def _render(self):
-        scene = self._view.scene()
+        """A new image of every block: drawn now for a small graph; for a large one
+        empty at first, the slices of `_drawing` fill it in."""
+        self._stop_drawing()
         image = QImage(self.size(), QImage.Format_ARGB32_Premultiplied)
         image.fill(Qt.transparent)
-        self._paint_blocks(image, scene.node_items().values())
+        items = list(self._view.scene().node_items().values())
+        if len(items) < RENDER_AT_ONCE:
+            self._paint_blocks(image, items)
+        else:
+            self._drawing = SlicedJob(self._drawing_steps(image, items), self)
+            self._drawing.finished.connect(self._stop_drawing)
+            self._drawing.start()
         return image
+
+    def _drawing_steps(self, image, items):
+        """The blocks of `items` into image, a few per step; each slice shows its blocks."""
+        for start in range(0, len(items), BLOCKS_PER_STEP):
+            self._paint_blocks(image, items[start : start + BLOCKS_PER_STEP])
+            self.update()
+            yield
+
+    @property
+    def drawing(self):
+        """True while a large graph's image is still being drawn in slices."""
+        return self._drawing is not None
+
+    def _stop_drawing(self):
+        job, self._drawing = self._drawing, None
+        if job is not None:
+            job.cancel()
+            job.deleteLater()
 
     def _paint_blocks(self, image, items):
         scene = self._view.scene()

@@ -96,3 +96,31 @@ def test_a_release_due_after_one_open_waits_for_the_next_open_to_end(window, qtb
     assert collector.held() and not gc.isenabled()
     qtbot.waitUntil(lambda: not window.layout_pending and not collector.held(), timeout=60000)
     assert gc.isenabled()
+
+
+def test_a_hold_tidies_up_the_young_objects_so_the_release_walks_few(qapp, monkeypatch):
+    monkeypatch.setattr(collector, "TIDY_OBJECTS", 500)
+    gc.collect()
+    collector.hold()
+    try:
+        assert not collector.tidy()  # too few new objects: nothing to do yet
+        cycle = [[i] for i in range(1000)]
+        cycle.append(cycle)
+        del cycle
+        kept = [[i] for i in range(1000)]
+        assert collector.tidy()  # the cycle is found now, the survivors grow old
+        assert gc.get_count()[0] < 500 and not gc.isenabled()
+    finally:
+        collector.release()
+    assert gc.collect() == 0 and gc.get_freeze_count() >= len(kept)
+
+
+def test_a_hold_tidies_up_from_the_event_loop(qtbot, monkeypatch):
+    monkeypatch.setattr(collector, "TIDY_OBJECTS", 500)
+    collector.hold()
+    try:
+        made = [[i] for i in range(2000)]
+        qtbot.waitUntil(lambda: gc.get_count()[0] < 500, timeout=5000)
+        assert collector.held() and not gc.isenabled() and made
+    finally:
+        collector.release()

@@ -1,0 +1,93 @@
+"""The minimap (app/graph/minimap.py): a large graph's picture is drawn in slices."""
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QImage
+
+import app.graph.minimap as minimap_module
+import app.slices
+from app.graph.scene import GraphScene
+from app.graph.view import GraphView
+from app.look.theme import DEFAULT
+from app.session import GraphSession
+from core.document.expr import parse
+
+
+@pytest.fixture
+def canvas(qtbot):
+    session = GraphSession()
+    scene = GraphScene(session, DEFAULT)
+    view = GraphView(scene)
+    qtbot.addWidget(view)
+    view.resize(900, 600)
+    view.show()
+    qtbot.waitExposed(view)
+    yield session, scene, view
+    view.close()
+
+
+def show_chain(session, n=30):
+    doc = parse("x = Value(0.5, label='x')\n" + "\n".join("x = x.tanh()" for _ in range(n)) + "\n")
+    for i, node in enumerate(doc.nodes.values()):
+        node.pos = (i * 320.0, (i % 2) * 60.0)
+    ok, error = session.replace(doc)
+    assert ok, error
+
+
+def at_once(minimap, scene):
+    image = QImage(minimap.size(), QImage.Format_ARGB32_Premultiplied)
+    image.fill(Qt.transparent)
+    minimap._paint_blocks(image, scene.node_items().values())
+    return image
+
+
+def test_a_large_graphs_picture_is_drawn_over_several_turns_and_ends_complete(canvas, qtbot, monkeypatch):
+    monkeypatch.setattr(minimap_module, "RENDER_AT_ONCE", 10)
+    monkeypatch.setattr(minimap_module, "BLOCKS_PER_STEP", 4)
+    monkeypatch.setattr(app.slices, "SLICE_SECONDS", 0.0)  # one step per turn
+    session, scene, view = canvas
+    show_chain(session)
+    view.set_zoom(1.0)
+    view.centerOn(scene.node_item("n1"))
+    minimap = view.minimap
+    qtbot.waitUntil(minimap.isVisible)
+    minimap.invalidate()
+    minimap.repaint()  # the paint that needs the picture starts it, and does not wait for it
+    assert minimap.drawing
+    assert minimap._image != at_once(minimap, scene)  # only some of the blocks yet
+    qtbot.waitUntil(lambda: not minimap.drawing, timeout=10000)
+    assert minimap._image == at_once(minimap, scene)
+
+
+def test_a_small_graphs_picture_is_drawn_in_the_paint_that_needs_it(canvas, qtbot):
+    session, scene, view = canvas
+    show_chain(session)
+    view.set_zoom(1.0)
+    view.centerOn(scene.node_item("n1"))
+    minimap = view.minimap
+    qtbot.waitUntil(minimap.isVisible)
+    minimap.invalidate()
+    minimap.repaint()
+    assert not minimap.drawing
+    assert minimap._image == at_once(minimap, scene)
+
+
+def test_new_numbers_for_every_node_stop_a_drawing_that_would_keep_old_colours(canvas, qtbot, monkeypatch):
+    monkeypatch.setattr(minimap_module, "RENDER_AT_ONCE", 10)
+    monkeypatch.setattr(minimap_module, "BLOCKS_PER_STEP", 4)
+    monkeypatch.setattr(app.slices, "SLICE_SECONDS", 0.0)
+    session, scene, view = canvas
+    show_chain(session)
+    view.set_zoom(1.0)
+    view.centerOn(scene.node_item("n1"))
+    minimap = view.minimap
+    qtbot.waitUntil(minimap.isVisible)
+    minimap.invalidate()
+    minimap.repaint()
+    assert minimap.drawing
+    session.zero_grads()  # every node's grad changes: the picture is drawn again, coalesced
+    assert not minimap.drawing
+    qtbot.waitUntil(
+        lambda: not minimap._rebuild.isActive() and minimap._image is not None and not minimap.drawing, timeout=10000
+    )
+    assert minimap._image == at_once(minimap, scene)
