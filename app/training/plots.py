@@ -347,6 +347,7 @@ class MetricsPlot(pg.GraphicsLayoutWidget):
         width = widest + metrics.height() + metrics.height() // 2 + 8  # ticks + rotated title + gaps
         for item in (self.loss_item, self.acc_item):
             item.getAxis("left").setWidth(width)
+        self._tick_steps()
         self.legend.setLabelTextSize(size)
         for _sample, label in self.legend.items:
             label.setText(label.text, size=size)
@@ -359,6 +360,26 @@ class MetricsPlot(pg.GraphicsLayoutWidget):
             self._x_max = x_max
             for item in (self.loss_item, self.acc_item):
                 item.setXRange(0.0, x_max, padding=0.0)
+            self._tick_steps()
+
+    def _tick_steps(self):
+        """Step-axis ticks 1-2-5 apart, as many as fit their labels side by side (pyqtgraph's
+        own ran '20406080' together in the narrow curves column)."""
+        if getattr(self, "_x_max", None) is None:
+            return  # a resize before __init__ has set the range
+        metrics = QFontMetrics(self.font())
+        label = metrics.horizontalAdvance(f"{self._x_max:g}") + 2 * metrics.horizontalAdvance("0")
+        width = self.width() - getattr(self, "left_axis_width", 0) - 8  # the data area, laid out or not
+        most = max(1, int(width // max(1, label)))
+        spacing = nice_ceiling(self._x_max / most)
+        count = int(self._x_max / spacing + 1e-9)
+        ticks = [(k * spacing, f"{k * spacing:g}") for k in range(count + 1)]
+        self.acc_item.getAxis("bottom").setTicks([ticks])
+        self.loss_item.getAxis("bottom").setTicks([ticks])  # its grid lines, no labels
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        self._tick_steps()
 
     def _set_y(self, lo, hi):
         if (lo, hi) != self._y_range:

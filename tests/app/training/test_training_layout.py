@@ -124,6 +124,23 @@ def test_the_loss_and_accuracy_axes_line_up_and_titles_clear_the_ticks(qtbot):
     assert left_acc.width() >= metrics.horizontalAdvance("100%") + metrics.height()
 
 
+def test_the_step_axis_labels_never_run_together(qtbot):
+    """The curves column is narrow (170 px at 1280x720): pyqtgraph's own ticks at 20, 40, 60,
+    80 read "20406080"."""
+    plot = MetricsPlot()
+    qtbot.addWidget(plot)
+    metrics = plot.fontMetrics()
+    for width, x_max in ((170, 100.0), (300, 100.0), (170, 5000.0), (600, 2000.0)):
+        plot.resize(width, 400)
+        plot._set_x(x_max)
+        plot._tick_steps()
+        (ticks,) = plot.acc_item.getAxis("bottom")._tickLevels
+        labels = [text for _value, text in ticks]
+        room = width - plot.left_axis_width
+        assert sum(metrics.horizontalAdvance(t) for t in labels) + metrics.horizontalAdvance("0") * len(labels) <= room
+        assert 2 <= len(labels) and labels[0] == "0"
+
+
 def test_a_diverged_run_keeps_a_readable_loss_axis(qtbot):
     """lr 10 took the loss to 4.4 M and then inf: the axis showed only "0" under "loss (x1e...",
     and on the log scale the curve ran past the last step."""
