@@ -20,6 +20,8 @@ import shutil
 import subprocess
 import sys
 
+from core.files.atomic import write_atomically
+
 APP_ID = "backprop-studio"
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TEMPLATE = os.path.join(ROOT, "resources", f"{APP_ID}.desktop")
@@ -85,11 +87,8 @@ def install(environ=None, python=None, refresh=True):
         written.append(dst)
     path = entry_path(environ)
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(render_entry(python))
-    os.chmod(tmp, 0o755)  # some desktops only launch entries marked executable
-    os.replace(tmp, path)
+    write_atomically(path, render_entry(python))  # the one atomic writer (core/files/atomic.py)
+    os.chmod(path, 0o755)  # some desktops only launch entries marked executable
     written.append(path)
     if refresh:
         _refresh(environ)
