@@ -13,7 +13,10 @@ never a `Value` -- and nothing in them changes after they are made.
 loss that the (k+1)-th update then descends.
 """
 
+from __future__ import annotations
+
 import dataclasses
+from typing import Any
 
 import numpy as np
 
@@ -31,8 +34,8 @@ class Progress:
     step: int
     loss: float
     accuracy: float
-    test_loss: object
-    test_accuracy: object
+    test_loss: float | None
+    test_accuracy: float | None
     lr: float
     warning: str = dataclasses.field(default="", compare=False)  # health.py's words, "" when all is well
 
@@ -51,7 +54,7 @@ class Boundary:
     xs: np.ndarray
     ys: np.ndarray
     grid: np.ndarray
-    neurons: tuple = ()
+    neurons: tuple[np.ndarray, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -59,8 +62,8 @@ class Weights:
     """Every parameter after `step` updates, and the gradient that made the last update."""
 
     step: int
-    weights: list  # state[layer][neuron] = [w0, ..., b], as MLP.state()
-    grads: list  # the same shape
+    weights: list[list[list[float]]]  # state[layer][neuron] = [w0, ..., b], as MLP.state()
+    grads: list[list[list[float]]]  # the same shape
 
 
 @dataclasses.dataclass(frozen=True)
@@ -74,4 +77,8 @@ class Result:
     status: str
     step: int
     message: str
-    state: dict
+    state: dict[str, Any]
+
+
+# what `loop.run` yields
+Event = Progress | Boundary | Weights | Result

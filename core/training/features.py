@@ -13,14 +13,21 @@ same for many points at once with numpy (the float path: the boundary grids).
 The two must agree number for number; a test checks it.
 """
 
+from __future__ import annotations
+
 import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 FEATURES = ("x1", "x2", "x1^2", "x2^2", "x1*x2", "sin_x1", "sin_x2")
 
 
-def feature_row(x1, x2, features):
+def feature_row(x1: float, x2: float, features: Sequence[str]) -> list[float]:
     """The network's input for one point: the named features of (x1, x2), in order."""
     row = []
     for name in features:
@@ -43,7 +50,7 @@ def feature_row(x1, x2, features):
     return row
 
 
-def feature_array(x1, x2, features):
+def feature_array(x1: NDArray[np.float64], x2: NDArray[np.float64], features: Sequence[str]) -> NDArray[np.float64]:
     """feature_row for many points at once: x1, x2 arrays of shape (n,) -> array (n, len(features))."""
     columns = []
     for name in features:

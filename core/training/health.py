@@ -35,11 +35,18 @@ same while it holds. The trainer calls it every step and puts the text on that
 step's Progress; the app shows it while it lasts.
 """
 
+from __future__ import annotations
+
 from collections import deque
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from core.format import format_number
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 STALL_WINDOW = 100  # steps
 STALL_IMPROVEMENT = 0.01  # 1 %
@@ -50,7 +57,7 @@ EXPLODE_FACTOR = 100.0
 # the three checks, on plain numbers
 
 
-def dead_layers(layer_outputs, activations):
+def dead_layers(layer_outputs: Iterable[NDArray[np.float64]], activations: Iterable[str]) -> list[int]:
     """The hidden layers (numbered from 1) whose activation is relu and whose every neuron
     outputs 0 on every point. `layer_outputs`: one (layer_size, n_points) array per hidden layer."""
     dead = []
@@ -60,12 +67,12 @@ def dead_layers(layer_outputs, activations):
     return dead
 
 
-def exploding(first_loss, loss):
+def exploding(first_loss: float | None, loss: float) -> bool:
     """The loss grew by more than EXPLODE_FACTOR times since the first step watched."""
     return first_loss is not None and loss > EXPLODE_FACTOR * max(first_loss, 1e-12)
 
 
-def stalled(best_before, window, first_loss):
+def stalled(best_before: float | None, window: Sequence[float], first_loss: float | None) -> bool:
     """No real improvement over a full window while still far from 0 (module docstring)."""
     if best_before is None or len(window) < STALL_WINDOW or first_loss is None:
         return False
@@ -77,14 +84,14 @@ def stalled(best_before, window, first_loss):
 # the words
 
 
-def _layers_in_words(numbers, sizes):
+def _layers_in_words(numbers: Sequence[int], sizes: Sequence[int]) -> str:
     if len(numbers) == 1:
         n = numbers[0]
         return f"hidden layer {n} ({sizes[n - 1]} neurons)"
     return "hidden layers " + ", ".join(str(n) for n in numbers[:-1]) + f" and {numbers[-1]}"
 
 
-def dead_relu_warning(numbers, sizes, lr):
+def dead_relu_warning(numbers: Sequence[int], sizes: Sequence[int], lr: float) -> str:
     return (
         f"Every ReLU in {_layers_in_words(numbers, sizes)} is dead: none is active (> 0) on any "
         "training point, so no gradient gets through and the network cannot learn. "
@@ -92,7 +99,7 @@ def dead_relu_warning(numbers, sizes, lr):
     )
 
 
-def exploding_warning(first_step, first_loss, lr):
+def exploding_warning(first_step: int, first_loss: float, lr: float) -> str:
     # no current loss or step in the words: the text stays the same while it holds, so the
     # banner showing it is not laid out again at every step
     return (
@@ -102,7 +109,7 @@ def exploding_warning(first_step, first_loss, lr):
     )
 
 
-def stalled_warning():
+def stalled_warning() -> str:
     return (
         f"The loss has stalled: less than {STALL_IMPROVEMENT:.0%} better over the last {STALL_WINDOW} steps, "
         "and far from 0. Try a larger learning rate or Adam, more neurons or hidden layers, or other "
@@ -110,7 +117,7 @@ def stalled_warning():
     )
 
 
-def diverged_message(what, step, first_step, first_loss, lr):
+def diverged_message(what: str, step: int, first_step: int | None, first_loss: float | None, lr: float) -> str:
     """The trainer's word when the loss (or a weight) stops being a number: what happened, and what to try."""
     before = f" (the loss was {format_number(first_loss)} at step {first_step})" if first_loss is not None else ""
     return (
@@ -126,23 +133,26 @@ def diverged_message(what, step, first_step, first_loss, lr):
 class HealthWatch:
     """The memory the checks need, fed one step at a time (module docstring)."""
 
-    def __init__(self, activations, sizes):
+    def __init__(self, activations: Iterable[str], sizes: Iterable[int]) -> None:
         self.activations = tuple(activations)  # one name per hidden layer
         self.sizes = tuple(sizes)
-        self.first_step = self.first_loss = None
-        self.best_before = None  # the lowest loss before the window
-        self.window = deque(maxlen=STALL_WINDOW)
-        self.dead = []  # the dead ReLU layers at the last check
+        self.first_step: int | None = None
+        self.first_loss: float | None = None
+        self.best_before: float | None = None  # the lowest loss before the window
+        self.window: deque[float] = deque(maxlen=STALL_WINDOW)
+        self.dead: list[int] = []  # the dead ReLU layers at the last check
 
     @property
-    def watches_relus(self):
+    def watches_relus(self) -> bool:
         return "relu" in self.activations
 
-    def update(self, step, loss, lr, layer_outputs=None):
+    def update(
+        self, step: int, loss: float, lr: float, layer_outputs: Sequence[NDArray[np.float64]] | None = None
+    ) -> str:
         """The warnings after a step with this (finite) loss, as one text; "" when all is well.
         `layer_outputs` (one (size, n_points) array per hidden layer), when given, is checked
         for dead ReLUs."""
-        if self.first_loss is None:
+        if self.first_step is None or self.first_loss is None:  # (they are set together)
             self.first_step, self.first_loss = step, loss
         if len(self.window) == self.window.maxlen:
             oldest = self.window[0]

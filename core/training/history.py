@@ -6,26 +6,36 @@ without test points has no test loss). The column names are
 `core.files.training_session.HISTORY_KEYS`, so a session file round-trips them.
 """
 
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from core.files.training_session import HISTORY_KEYS
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+    from core.training.events import Progress
 
 
 class History:
     """Progress rows as numpy columns that grow by doubling; NaN marks 'no value'."""
 
-    def __init__(self, capacity=1024):
+    def __init__(self, capacity: int = 1024) -> None:
         self._columns = {key: np.full(capacity, np.nan) for key in HISTORY_KEYS}
         self.n = 0
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self.n
 
-    def column(self, key):
+    def column(self, key: str) -> NDArray[np.float64]:
         """A view of the first n entries (no copy)."""
         return self._columns[key][: self.n]
 
-    def _grow(self, need):
+    def _grow(self, need: int) -> None:
         capacity = len(self._columns["step"])
         if need <= capacity:
             return
@@ -36,7 +46,7 @@ class History:
             new[: self.n] = old[: self.n]
             self._columns[key] = new
 
-    def append(self, p):
+    def append(self, p: Progress) -> None:
         self._grow(self.n + 1)
         i = self.n
         row = (p.step, p.loss, p.accuracy, p.test_loss, p.test_accuracy, p.lr)
@@ -44,16 +54,16 @@ class History:
             self._columns[key][i] = np.nan if x is None else x
         self.n += 1
 
-    def clear(self):
+    def clear(self) -> None:
         self.n = 0
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, list[float]]:
         return {
             key: ([int(x) for x in self.column(key)] if key == "step" else [float(x) for x in self.column(key)])
             for key in HISTORY_KEYS
         }
 
-    def load(self, columns):
+    def load(self, columns: Mapping[str, Sequence[float | None]]) -> None:
         n = len(columns.get("step", []))
         self.clear()
         self._grow(max(n, 1))

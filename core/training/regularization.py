@@ -20,25 +20,34 @@ The float versions give the same numbers without a graph (test losses, the
 batched replay).
 """
 
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
 from core.losses import l2_floats, l2_regularization
+
+if TYPE_CHECKING:
+    from core.engine import Value
 
 # The choices the panel offers, in its order.
 REGULARIZATIONS = ("none", "L1", "L2")
 
 
-def l1_regularization(params, alpha):
-    """alpha * sum(|p|), with |p| = relu(p) + relu(-p) so that it is made of Value ops."""
+def l1_regularization(params: Iterable[Value], alpha: float) -> Value | float:
+    """alpha * sum(|p|), with |p| = relu(p) + relu(-p) so that it is made of Value ops
+    (a plain 0.0 when there are no parameters: the sum of nothing is the number 0)."""
     return alpha * sum(p.relu() + (-p).relu() for p in params)
 
 
-def l1_floats(numbers, alpha):
+def l1_floats(numbers: Iterable[float], alpha: float) -> float:
     """alpha * sum(|w|) of plain floats, the same arithmetic as l1_regularization."""
     return alpha * sum((w if w > 0.0 else 0.0) + (-w if -w > 0.0 else 0.0) for w in numbers)
 
 
-def penalty(params, l1_alpha, l2_alpha):
+def penalty(params: Sequence[Value], l1_alpha: float, l2_alpha: float) -> Value | float | None:
     """The Value penalty of a config's rates, or None when both are 0."""
-    terms = []
+    terms: list[Value | float] = []
     if l2_alpha > 0:
         terms.append(l2_regularization(params, l2_alpha))
     if l1_alpha > 0:
@@ -48,7 +57,7 @@ def penalty(params, l1_alpha, l2_alpha):
     return terms[0] if len(terms) == 1 else terms[0] + terms[1]
 
 
-def penalty_floats(numbers, l1_alpha, l2_alpha):
+def penalty_floats(numbers: Sequence[float], l1_alpha: float, l2_alpha: float) -> float:
     """`penalty` on plain floats: 0.0 when both rates are 0."""
     total = 0.0
     if l2_alpha > 0:
@@ -58,14 +67,14 @@ def penalty_floats(numbers, l1_alpha, l2_alpha):
     return total
 
 
-def choice_of(l1_alpha, l2_alpha):
+def choice_of(l1_alpha: float, l2_alpha: float) -> str:
     """The panel's choice for a config's rates: 'L2' if L2 is on, else 'L1' if L1 is, else 'none'."""
     if l2_alpha > 0:
         return "L2"
     return "L1" if l1_alpha > 0 else "none"
 
 
-def rates_for(choice, rate):
+def rates_for(choice: str, rate: float) -> dict[str, float]:
     """The config's two rates for the panel's choice and its one rate box: {l1_alpha, l2_alpha}."""
     if choice not in REGULARIZATIONS:
         raise ValueError(f"regularization: unknown {choice!r}; choose one of {', '.join(REGULARIZATIONS)}")

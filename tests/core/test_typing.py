@@ -44,6 +44,11 @@ ANNOTATED = [
     "core/files/graph_file.py",
     "core/files/recovery.py",
     "core/files/training_session.py",
+    "core/training/events.py",
+    "core/training/features.py",
+    "core/training/regularization.py",
+    "core/training/history.py",
+    "core/training/health.py",
 ]
 
 
