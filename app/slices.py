@@ -16,6 +16,12 @@ pause.
 
 A job that is no longer wanted is `cancel()`ed; its generator is closed and
 `finished` is not emitted.
+
+`finished` comes in an event-loop turn of its own, after the slice that ran
+the last step: what follows the work (showing a graph once its node sizes are
+measured, fitting the view once every item is built) is often a turn's worth of
+work too, and a slice plus that would be one long stall. (`run_to_end` reports
+at once: its caller wants the work done now.)
 """
 
 import time
@@ -34,13 +40,14 @@ class SlicedJob(QObject):
         super().__init__(parent)
         self._steps = steps
         self._running = False  # inside a slice (a step may cancel the job)
+        self._exhausted = False  # the last step ran; `finished` comes in the next turn
         self._timer = QTimer(self)
         self._timer.setInterval(0)
         self._timer.timeout.connect(self._slice)
 
     @property
     def active(self):
-        """True until the generator is exhausted or the job is cancelled."""
+        """True until `finished` is emitted or the job is cancelled."""
         return self._steps is not None
 
     def start(self):
@@ -53,7 +60,10 @@ class SlicedJob(QObject):
         if self._running or self._steps is None:
             return
         self._timer.stop()
-        self._run(None)
+        if self._exhausted:
+            self._done()
+        else:
+            self._run(None)
 
     def cancel(self):
         """Drop the rest of the work; `finished` is not emitted."""
@@ -65,6 +75,9 @@ class SlicedJob(QObject):
     def _slice(self):
         if self._steps is None:
             self._timer.stop()
+            return
+        if self._exhausted:  # the last step ran in the turn before
+            self._done()
             return
         self._run(time.perf_counter() + SLICE_SECONDS)
 
@@ -80,8 +93,12 @@ class SlicedJob(QObject):
                     return  # the timer brings us back after the event loop's turn
         finally:
             self._running = False
-        if self._steps is steps:
+        if self._steps is not steps:
+            return
+        if deadline is None:
             self._done()
+        else:
+            self._exhausted = True  # the timer brings us back to report it
 
     def _done(self):
         self._timer.stop()

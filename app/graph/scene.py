@@ -154,6 +154,12 @@ class GraphScene(QGraphicsScene):
         if self.canvas_build.cancel():
             self._dirty = True
 
+    def index_new_items(self):
+        """Let the scene's index take in the items added since its last query (any
+        query does that): a build does it every hundred items, so that no single
+        query -- a paint, the overlays' placement -- takes in thousands at once."""
+        self.items(QRectF(0.0, 0.0, 1.0, 1.0))
+
     def items_rect(self):
         """The rectangle holding every node box (scene coordinates)."""
         return QRectF(self._items_rect)

@@ -41,6 +41,11 @@ def at_once(minimap, scene):
     return image
 
 
+def settled(minimap):
+    """The picture is complete and no redraw is due (a change rebuilds it, coalesced)."""
+    return not minimap._rebuild.isActive() and minimap._image is not None and not minimap.drawing
+
+
 def test_a_large_graphs_picture_is_drawn_over_several_turns_and_ends_complete(canvas, qtbot, monkeypatch):
     monkeypatch.setattr(minimap_module, "RENDER_AT_ONCE", 10)
     monkeypatch.setattr(minimap_module, "BLOCKS_PER_STEP", 4)
@@ -55,7 +60,7 @@ def test_a_large_graphs_picture_is_drawn_over_several_turns_and_ends_complete(ca
     minimap.repaint()  # the paint that needs the picture starts it, and does not wait for it
     assert minimap.drawing
     assert minimap._image != at_once(minimap, scene)  # only some of the blocks yet
-    qtbot.waitUntil(lambda: not minimap.drawing, timeout=10000)
+    qtbot.waitUntil(lambda: settled(minimap), timeout=10000)
     assert minimap._image == at_once(minimap, scene)
 
 
@@ -87,7 +92,5 @@ def test_new_numbers_for_every_node_stop_a_drawing_that_would_keep_old_colours(c
     assert minimap.drawing
     session.zero_grads()  # every node's grad changes: the picture is drawn again, coalesced
     assert not minimap.drawing
-    qtbot.waitUntil(
-        lambda: not minimap._rebuild.isActive() and minimap._image is not None and not minimap.drawing, timeout=10000
-    )
+    qtbot.waitUntil(lambda: settled(minimap), timeout=10000)
     assert minimap._image == at_once(minimap, scene)
