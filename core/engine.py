@@ -46,7 +46,10 @@ table; the methods below are the ops themselves, written out one by one.
 `topological_order()` is iterative, so graphs a million nodes deep work.
 """
 
+from __future__ import annotations
+
 import math
+from collections.abc import Callable
 
 from core import ops
 from core.ops import ieee_div, ieee_exp, ieee_log, ieee_pow, sigmoid_float
@@ -69,8 +72,16 @@ class Value:
     """Stores a single scalar value and its gradient."""
 
     __slots__ = ("data", "grad", "label", "_a", "_b", "_op", "_param", "_backward")
+    data: float
+    grad: float
+    label: str
+    _a: Value | None  # the operands (None when absent)
+    _b: Value | None
+    _op: str
+    _param: float | None  # pow's exponent, rpow's base
+    _backward: Callable[[Value], None]
 
-    def __init__(self, data, _children=(), _op="", label=""):
+    def __init__(self, data: float, _children: tuple[Value, ...] = (), _op: str = "", label: str = "") -> None:
         self.data = data if data.__class__ is float else _as_float(data)
         self.grad = 0.0
         self.label = label
@@ -93,7 +104,7 @@ class Value:
 
     # -- binary operations ---------------------------------------------------
 
-    def __add__(self, other):
+    def __add__(self, other: Value | float) -> Value:
         other = other if isinstance(other, Value) else _operand(other, "+")
         return _node(self.data + other.data, self, other, "+", _add_backward)
 
@@ -104,7 +115,7 @@ class Value:
         a.grad += out.grad
         b.grad += out.grad
 
-    def __sub__(self, other):
+    def __sub__(self, other: Value | float) -> Value:
         other = other if isinstance(other, Value) else _operand(other, "-")
         return _node(self.data - other.data, self, other, "-", _sub_backward)
 
@@ -115,7 +126,7 @@ class Value:
         a.grad += out.grad
         b.grad -= out.grad
 
-    def __mul__(self, other):
+    def __mul__(self, other: Value | float) -> Value:
         other = other if isinstance(other, Value) else _operand(other, "*")
         return _node(self.data * other.data, self, other, "*", _mul_backward)
 
@@ -126,7 +137,7 @@ class Value:
         a.grad += b.data * out.grad
         b.grad += a.data * out.grad
 
-    def __truediv__(self, other):
+    def __truediv__(self, other: Value | float) -> Value:
         other = other if isinstance(other, Value) else _operand(other, "/")
         return _node(ieee_div(self.data, other.data), self, other, "/", _div_backward)
 
@@ -139,7 +150,7 @@ class Value:
         a.grad += ieee_div(out.grad, b.data)
         b.grad -= ieee_div(out.data, b.data) * out.grad
 
-    def __pow__(self, k):
+    def __pow__(self, k: float) -> Value:
         if isinstance(k, Value):
             raise TypeError(
                 "Value ** Value is not supported: the exponent must be a number "
@@ -160,7 +171,7 @@ class Value:
 
     # -- unary operations ----------------------------------------------------
 
-    def __neg__(self):
+    def __neg__(self) -> Value:
         return _node(-self.data, self, None, "neg", _neg_backward)
 
     @staticmethod
@@ -168,7 +179,7 @@ class Value:
         # d(-x)/dx = -1
         out._a.grad -= out.grad
 
-    def relu(self):
+    def relu(self) -> Value:
         # `0 if x <= 0 else x` keeps nan as nan (as numpy's maximum does): a model that
         # diverged must not look healthy behind a ReLU.
         return _node(0.0 if self.data <= 0.0 else self.data, self, None, "relu", _relu_backward)
@@ -180,7 +191,7 @@ class Value:
         if not x.data <= 0.0:
             x.grad += out.grad
 
-    def tanh(self):
+    def tanh(self) -> Value:
         return _node(math.tanh(self.data), self, None, "tanh", _tanh_backward)
 
     @staticmethod
@@ -188,7 +199,7 @@ class Value:
         # d tanh(x)/dx = 1 - tanh(x)^2
         out._a.grad += (1.0 - out.data * out.data) * out.grad
 
-    def exp(self):
+    def exp(self) -> Value:
         return _node(ieee_exp(self.data), self, None, "exp", _exp_backward)
 
     @staticmethod
@@ -196,7 +207,7 @@ class Value:
         # d e^x/dx = e^x
         out._a.grad += out.data * out.grad
 
-    def log(self):
+    def log(self) -> Value:
         return _node(ieee_log(self.data), self, None, "log", _log_backward)
 
     @staticmethod
@@ -205,7 +216,7 @@ class Value:
         x = out._a
         x.grad += ieee_div(out.grad, x.data)
 
-    def sigmoid(self):
+    def sigmoid(self) -> Value:
         return _node(sigmoid_float(self.data), self, None, "sigmoid", _sigmoid_backward)
 
     @staticmethod
@@ -215,19 +226,19 @@ class Value:
 
     # -- reflected operations: number (op) Value -------------------------------
 
-    def __radd__(self, other):  # other + self
+    def __radd__(self, other: float) -> Value:  # other + self
         return _operand(other, "+") + self
 
-    def __rsub__(self, other):  # other - self
+    def __rsub__(self, other: float) -> Value:  # other - self
         return _operand(other, "-") - self
 
-    def __rmul__(self, other):  # other * self
+    def __rmul__(self, other: float) -> Value:  # other * self
         return _operand(other, "*") * self
 
-    def __rtruediv__(self, other):  # other / self
+    def __rtruediv__(self, other: float) -> Value:  # other / self
         return _operand(other, "/") / self
 
-    def __rpow__(self, base):  # base ** self, for a number base
+    def __rpow__(self, base: float) -> Value:  # base ** self, for a number base
         if isinstance(base, bool) or not isinstance(base, (int, float)):
             raise TypeError(f"the base of ** must be an int or float, got {type(base).__name__}")
         base = float(base)
@@ -244,7 +255,7 @@ class Value:
 
     # -- the backward pass -----------------------------------------------------
 
-    def backward(self):
+    def backward(self) -> None:
         """Backpropagate from this node: set its grad to 1, then call every node's
         `_backward` in reverse topological order.
 
@@ -263,11 +274,11 @@ class Value:
             backward = node._backward  # read once, then called: a touch faster than node._backward(node)
             backward(node)
 
-    def is_finite(self):
+    def is_finite(self) -> bool:
         """True when both data and grad are finite numbers (no inf, no nan)."""
         return math.isfinite(self.data) and math.isfinite(self.grad)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         if self.label:
             return f"Value(data={self.data}, grad={self.grad}, label={self.label!r})"
         return f"Value(data={self.data}, grad={self.grad})"
@@ -335,7 +346,7 @@ def _second(children):
 # Graph walks
 
 
-def topological_order(root):
+def topological_order(root: Value) -> list[Value]:
     """Every node of root's graph once, each after all of its operands.
 
     An iterative depth-first search (no recursion limit: a million-deep chain is
@@ -352,9 +363,9 @@ def topological_order(root):
     marker or pending child per node, which in micrograd's demo makes the sort
     a fifth faster.)
     """
-    order = []
+    order: list[Value] = []
     visited = {root}
-    stack = []
+    stack: list[Value] = []
     push, pop, visit, done = stack.append, stack.pop, visited.add, order.append  # the loop runs once a node and edge
     node = root
     while True:
@@ -387,7 +398,7 @@ def topological_order(root):
             return order
 
 
-def zero_grad(root):
+def zero_grad(root: Value) -> None:
     """Set the grad of every node in root's graph to 0 (intermediates included)."""
     for node in topological_order(root):
         node.grad = 0.0
@@ -399,7 +410,7 @@ def zero_grad(root):
 _FORWARD = ops.FORWARD
 
 
-def refresh(node):
+def refresh(node: Value) -> None:
     """Recompute one op node's data from its operands' current data, in place.
 
     The ops above compute `data` once, when a node is built. Gradient checking,
@@ -423,7 +434,7 @@ def refresh(node):
         node.data = forward(a.data)
 
 
-def recompute(root, order=None):
+def recompute(root: Value, order: list[Value] | None = None) -> Value:
     """Re-run the forward pass of root's whole graph in place (see `refresh`)."""
     for node in order if order is not None else topological_order(root):
         refresh(node)

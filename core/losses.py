@@ -93,8 +93,12 @@ def bce_loss(logits: Sequence[Value], labels: Sequence[float]) -> Value:
 
 
 def l2_regularization(params: Iterable[Value], alpha: float) -> Value:
-    """alpha * sum(p^2): the penalty that keeps weights small (micrograd's reg_loss)."""
-    return alpha * sum(p * p for p in params)
+    """alpha * sum(p^2): the penalty that keeps weights small (micrograd's reg_loss).
+
+    The sum starts from Value(0.0), the leaf that `0 + p*p` would make anyway, so the
+    graph is micrograd's and a model without parameters still gets a Value, not 0.0.
+    """
+    return alpha * sum((p * p for p in params), Value(0.0))
 
 
 LOSSES = {"hinge": hinge_loss, "mse": mse_loss, "bce": bce_loss}

@@ -116,6 +116,13 @@ def test_l2_by_hand():
     assert [x.grad for x in p] == pytest.approx([0.2, 0.4, -0.6])
 
 
+def test_l2_of_no_parameters_is_a_value():
+    # was the float 0.0 (sum of nothing is the int 0), which has no backward()
+    reg = l2_regularization([], 0.1)
+    assert isinstance(reg, Value) and reg.data == 0.0
+    reg.backward()
+
+
 def test_losses_return_values():
     s = values(0.1, -0.2)
     for loss in (hinge_loss(s, [1, -1]), mse_loss(s, [1, -1]), bce_loss(s, [1, -1]), l2_regularization(s, 1e-4)):

@@ -44,6 +44,7 @@ ANNOTATED = [
     "core/files/graph_file.py",
     "core/files/recovery.py",
     "core/files/training_session.py",
+    "core/engine.py",
     "core/training/events.py",
     "core/training/features.py",
     "core/training/regularization.py",
