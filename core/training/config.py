@@ -37,8 +37,12 @@ at 6 layers of 16 neurons, 2,000 samples, batches of 1,000, 1,000,000 steps):
     MAX_BOUNDARY_RESOLUTION 500 (a 500 x 500 score grid), MAX_NEURON_RESOLUTION 100
 """
 
+from __future__ import annotations
+
 import dataclasses
 import math
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeGuard
 
 from core.losses import LOSSES
 from core.nn import ACTIVATIONS
@@ -68,20 +72,20 @@ class ConfigError(ValueError):
 # checking
 
 
-def _check(ok, message):
+def _check(ok: object, message: str) -> None:
     if not ok:
         raise ConfigError(message)
 
 
-def _is_int(x):
+def _is_int(x: object) -> TypeGuard[int]:
     return isinstance(x, int) and not isinstance(x, bool)
 
 
-def _is_number(x):
+def _is_number(x: object) -> TypeGuard[float]:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
 
-def parameter_count(n_inputs, hidden_sizes):
+def parameter_count(n_inputs: int, hidden_sizes: Sequence[int]) -> int:
     """Weights and biases of an MLP n_inputs -> hidden_sizes -> 1: each neuron has one weight
     per input and a bias, (nin + 1) * nout per layer. Counted without building anything."""
     sizes = [n_inputs, *hidden_sizes, 1]
@@ -110,29 +114,29 @@ class TrainConfig:
     noise: float = 0.1
     test_ratio: float = 0.0
     data_seed: int = 1337
-    features: tuple = ("x1", "x2")
-    hidden_sizes: tuple = (16, 16)
-    activation: object = "relu"  # a name, or a tuple of names (one per layer)
+    features: tuple[str, ...] = ("x1", "x2")
+    hidden_sizes: tuple[int, ...] = (16, 16)
+    activation: str | tuple[str, ...] = "relu"  # a name, or a tuple of names (one per layer)
     loss: str = "hinge"
     l2_alpha: float = 1e-4
     l1_alpha: float = 0.0  # alpha * sum(|w|) (regularization.py); old files have none: 0
     optimizer: str = "sgd"
     lr: float = 1.0
     momentum: float = 0.0
-    betas: tuple = (0.9, 0.999)
+    betas: tuple[float, float] = (0.9, 0.999)
     eps: float = 1e-8
     lr_decay: float = 0.9
-    batch_size: object = None  # None or an int >= 1
+    batch_size: int | None = None  # None: the whole training set
     steps: int = 100
     init_seed: int = 1337
     boundary_every: int = 10
     boundary_resolution: int = 50
     neuron_resolution: int = 0  # > 0: every Boundary also carries per-neuron heatmaps this size
     weights_every: int = 0  # > 0: a Weights snapshot every this many steps
-    points: object = None  # None or a tuple of (x1, x2)
-    labels: object = None  # None or a tuple of -1.0 / +1.0
+    points: tuple[tuple[float, float], ...] | None = None  # None: the dataset's points
+    labels: tuple[float, ...] | None = None  # -1.0 / +1.0, one per point
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         # Normalise lists (e.g. from JSON) to tuples so a config stays hashable and immutable.
         # object.__setattr__ is the documented way to do this in a frozen dataclass.
         for name in ("features", "hidden_sizes", "betas"):
@@ -140,7 +144,8 @@ class TrainConfig:
         if not isinstance(self.activation, str):
             object.__setattr__(self, "activation", tuple(self.activation))
         if self.points is not None or self.labels is not None:
-            _check(self.points is not None and self.labels is not None, "points and labels must be given together")
+            if self.points is None or self.labels is None:
+                raise ConfigError("points and labels must be given together")
             _check(
                 len(self.points) <= MAX_SAMPLES,
                 f"points: {len(self.points):,} points are more than the limit of {MAX_SAMPLES:,}",
@@ -153,7 +158,7 @@ class TrainConfig:
             object.__setattr__(self, "labels", tuple(1.0 if y > 0 else -1.0 for y in self.labels))
         self._validate()
 
-    def _validate(self):
+    def _validate(self) -> None:
         # -- the data
         if self.points is None:
             _check(self.dataset in DATASETS, f"dataset: unknown {self.dataset!r}; choose one of {', '.join(DATASETS)}")
@@ -258,11 +263,11 @@ class TrainConfig:
         _check(_is_int(self.weights_every) and self.weights_every >= 0, "weights_every must be an int >= 0")
 
     @property
-    def regression(self):
+    def regression(self) -> bool:
         """True when the targets are numbers to predict (plane, multi-gaussian), not classes."""
         return self.points is None and self.dataset in REGRESSION_DATASETS
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready data (tuples become lists when dumped).
 
         A setting added since the first session files (`l1_alpha`) is written only
@@ -275,14 +280,14 @@ class TrainConfig:
         return data
 
     @classmethod
-    def from_dict(cls, data):
+    def from_dict(cls, data: Mapping[str, Any]) -> TrainConfig:
         known = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(data) - known)
         if unknown:
             raise ConfigError(f"unknown training settings: {', '.join(unknown)}")
         return cls(**data)
 
-    def replace(self, **changes):
+    def replace(self, **changes: Any) -> TrainConfig:
         """A copy with some fields changed (the config itself never changes)."""
         return dataclasses.replace(self, **changes)
 
@@ -301,7 +306,7 @@ SETTING_NAMES = {
 }
 
 
-def setting_problem(name, value, label=None):
+def setting_problem(name: str, value: float, label: str | None = None) -> str | None:
     """What is wrong with `value` for the setting `name`, in words that name it as the screen
     does ("Learning rate: lr must be a number > 0 and finite, got -1"), or None if it is fine.
     `label` is the box's name on screen when it is not SETTING_NAMES[name]. The same check as

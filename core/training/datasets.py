@@ -27,33 +27,40 @@ numpy's random stream is not Python's.
 (naming the line) rather than importing part of it.
 """
 
+from __future__ import annotations
+
 import math
 import random
+from collections.abc import Callable, Sequence
+
+# a point (x1, x2); a dataset is its points and their labels (or regression targets)
+Point = tuple[float, float]
+Dataset = tuple[list[Point], list[float]]
 
 # -----------------------------------------------------------------------------
 # helpers
 
 
-def _jitter(rng, noise):
+def _jitter(rng: random.Random, noise: float) -> float:
     """One Gaussian sample of standard deviation `noise` (0 when noise is 0)."""
     return rng.gauss(0.0, noise) if noise > 0.0 else 0.0
 
 
-def _shuffled(points, labels, rng):
+def _shuffled(points: Sequence[Point], labels: Sequence[float], rng: random.Random) -> Dataset:
     """points and labels in one random order (the pairs stay together)."""
     order = list(range(len(points)))
     rng.shuffle(order)
     return [points[i] for i in order], [labels[i] for i in order]
 
 
-def _check_args(n, noise):
+def _check_args(n: int, noise: float) -> None:
     if isinstance(n, bool) or not isinstance(n, int) or n < 0:
         raise ValueError(f"the number of points must be a whole number >= 0, got {n!r}")
     if not (isinstance(noise, (int, float)) and math.isfinite(noise) and noise >= 0):
         raise ValueError(f"noise must be a finite number >= 0, got {noise!r}")
 
 
-def _linspace(start, stop, count, endpoint=True):
+def _linspace(start: float, stop: float, count: int, endpoint: bool = True) -> list[float]:
     """`count` evenly spaced floats from start to stop, like numpy.linspace."""
     if count == 1:
         return [float(start)]
@@ -65,7 +72,7 @@ def _linspace(start, stop, count, endpoint=True):
 # the datasets
 
 
-def moons(n, noise, rng):
+def moons(n: int, noise: float, rng: random.Random) -> Dataset:
     """Two interleaving half circles (scikit-learn's make_moons).
 
     The upper moon (label -1) is the half circle of radius 1 around (0, 0); the
@@ -84,7 +91,7 @@ def moons(n, noise, rng):
     return points, labels
 
 
-def circles(n, noise, rng, factor=0.5):
+def circles(n: int, noise: float, rng: random.Random, factor: float = 0.5) -> Dataset:
     """A small circle (label +1) inside a big one (label -1) (scikit-learn's make_circles).
 
     The outer circle has radius 1, the inner one radius `factor`. No line
@@ -102,7 +109,7 @@ def circles(n, noise, rng, factor=0.5):
     return points, labels
 
 
-def xor(n, noise, rng):
+def xor(n: int, noise: float, rng: random.Random) -> Dataset:
     """Points uniform in the square [-1, 1]^2, labelled by the sign of x1 * x2.
 
     The four quadrants alternate like a chessboard: the classic problem a
@@ -121,7 +128,7 @@ def xor(n, noise, rng):
     return points, labels
 
 
-def spiral(n, noise, rng, turns=1.75):
+def spiral(n: int, noise: float, rng: random.Random, turns: float = 1.75) -> Dataset:
     """Two spiral arms winding around each other from the origin out to radius 1.
 
     Arm +1 and arm -1 are the same curve, the second rotated by half a turn.
@@ -143,7 +150,7 @@ def spiral(n, noise, rng, turns=1.75):
     return points, labels
 
 
-def blobs(n, noise, rng, spread=0.3):
+def blobs(n: int, noise: float, rng: random.Random, spread: float = 0.3) -> Dataset:
     """Two round Gaussian clouds, centred at (-0.7, -0.7) (label -1) and (0.7, 0.7) (label +1).
 
     A cloud's standard deviation is `spread + noise`, so noise 0 still gives
@@ -166,7 +173,7 @@ def blobs(n, noise, rng, spread=0.3):
 # regression: a number to predict at every point (TensorFlow Playground's two)
 
 
-def plane(n, noise, rng):
+def plane(n: int, noise: float, rng: random.Random) -> Dataset:
     """Points uniform in [-1, 1]^2, each with the target (x1 + x2) / 2, from -1 to +1.
 
     The simplest regression: the target is a tilted plane, which one linear
@@ -195,7 +202,7 @@ GAUSSIANS = (
 )
 
 
-def _bump_target(x, y, radius=1 / 3):
+def _bump_target(x: float, y: float, radius: float = 1 / 3) -> float:
     """The strongest bump at (x, y): sign * (1 - distance / radius), 0 beyond `radius`."""
     target = 0.0
     for cx, cy, sign in GAUSSIANS:
@@ -205,7 +212,7 @@ def _bump_target(x, y, radius=1 / 3):
     return target
 
 
-def multi_gaussian(n, noise, rng):
+def multi_gaussian(n: int, noise: float, rng: random.Random) -> Dataset:
     """Points uniform in [-1, 1]^2 over six bumps, three up (+1) and three down (-1).
 
     The target is the height of the strongest bump at the point, falling
@@ -222,7 +229,7 @@ def multi_gaussian(n, noise, rng):
 
 
 # The names the app offers and TrainConfig accepts, in menu order.
-DATASETS = {
+DATASETS: dict[str, Callable[[int, float, random.Random], Dataset]] = {
     "moons": moons,
     "circles": circles,
     "xor": xor,
@@ -236,7 +243,7 @@ DATASETS = {
 REGRESSION_DATASETS = ("plane", "multi-gaussian")
 
 
-def make_dataset(name, n, noise, seed):
+def make_dataset(name: str, n: int, noise: float, seed: int) -> Dataset:
     """Generate dataset `name` with its own `random.Random(seed)`."""
     if name not in DATASETS:
         raise ValueError(f"unknown dataset {name!r}; choose one of {', '.join(DATASETS)}")
@@ -247,7 +254,9 @@ def make_dataset(name, n, noise, seed):
 # splitting
 
 
-def train_test_split(points, labels, test_ratio, rng):
+def train_test_split(
+    points: Sequence[Point], labels: Sequence[float], test_ratio: float, rng: random.Random
+) -> tuple[list[Point], list[float], list[Point], list[float]]:
     """Shuffle, then hold out round(n * test_ratio) points for testing.
 
     Returns (train_points, train_labels, test_points, test_labels). At least
@@ -268,7 +277,7 @@ def train_test_split(points, labels, test_ratio, rng):
 # CSV import
 
 
-def parse_csv(text):
+def parse_csv(text: str) -> Dataset:
     """Read `x1,x2,label` lines into (points, labels) with labels -1/+1.
 
     * An optional header line comes first (a first row whose fields are not all
@@ -288,7 +297,7 @@ def parse_csv(text):
         if not stripped or stripped.startswith("#"):
             continue
         fields = [field.strip() for field in stripped.split(",")]
-        values = []
+        values: list[float | None] = []
         for field in fields:
             try:
                 values.append(float(field))
@@ -307,7 +316,7 @@ def parse_csv(text):
                 raise ValueError(f"line {number}: {name} is not a number: {field!r}")
             if not math.isfinite(value):
                 raise ValueError(f"line {number}: {name} must be finite, got {field!r}")
-        x1, x2, label = values
+        x1, x2, label = [v for v in values if v is not None]  # all three, checked above
         if label not in (-1.0, 0.0, 1.0):
             raise ValueError(f"line {number}: the label must be 0 or 1 (or -1 or 1), got {fields[2]!r}")
         if label <= 0.0:

@@ -15,22 +15,29 @@ MAX_LAYERS and MAX_NEURONS are what the buttons offer; a file may ask for more,
 up to the limits in config.py.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from core.training.datasets import REGRESSION_DATASETS
 from core.training.features import FEATURES
+
+if TYPE_CHECKING:
+    from core.training.config import TrainConfig
 
 MAX_LAYERS = 6
 MAX_NEURONS = 16
 NEW_LAYER_SIZE = 4
 
 
-def activations_of(cfg):
+def activations_of(cfg: TrainConfig) -> tuple[str, ...]:
     """The config's activations as one name per layer (hidden layers, then the output)."""
     if isinstance(cfg.activation, str):
         return (cfg.activation,) * len(cfg.hidden_sizes) + ("linear",)
     return tuple(cfg.activation)
 
 
-def layers_changed(cfg, delta):
+def layers_changed(cfg: TrainConfig, delta: int) -> dict[str, Any] | None:
     """One hidden layer more (+1, NEW_LAYER_SIZE neurons, the activation of the layer before)
     or fewer (-1, the last one); None at the limits (0 and MAX_LAYERS layers).
 
@@ -50,7 +57,7 @@ def layers_changed(cfg, delta):
     return {"hidden_sizes": tuple(sizes), "activation": tuple(acts)}
 
 
-def neurons_changed(cfg, layer, delta):
+def neurons_changed(cfg: TrainConfig, layer: int, delta: int) -> dict[str, Any] | None:
     """Hidden layer `layer` delta neurons wider; None outside 1..MAX_NEURONS."""
     sizes = list(cfg.hidden_sizes)
     new = sizes[layer] + delta
@@ -60,13 +67,13 @@ def neurons_changed(cfg, layer, delta):
     return {"hidden_sizes": tuple(sizes), "activation": activations_of(cfg)}
 
 
-def activation_changed(cfg, layer, name):
+def activation_changed(cfg: TrainConfig, layer: int, name: str) -> dict[str, Any]:
     acts = list(activations_of(cfg))
     acts[layer] = name
     return {"activation": tuple(acts)}
 
 
-def feature_toggled(cfg, name):
+def feature_toggled(cfg: TrainConfig, name: str) -> dict[str, Any] | None:
     """The input feature `name` switched on or off, in FEATURES order; None if it is the last one on."""
     on = list(cfg.features)
     if name in on:
@@ -78,10 +85,10 @@ def feature_toggled(cfg, name):
     return {"features": tuple(f for f in FEATURES if f in on)}
 
 
-def dataset_chosen(cfg, name):
+def dataset_chosen(cfg: TrainConfig, name: str) -> dict[str, Any]:
     """A new generated dataset `name` (drawn points are dropped). A regression problem needs
     the mse loss; leaving one for classes goes back to micrograd's hinge loss."""
-    changes = {"dataset": name, "points": None, "labels": None, "loss": cfg.loss}
+    changes: dict[str, Any] = {"dataset": name, "points": None, "labels": None, "loss": cfg.loss}
     if name in REGRESSION_DATASETS:
         changes["loss"] = "mse"
     elif cfg.regression:

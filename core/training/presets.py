@@ -6,6 +6,8 @@ for_display(cfg)   cfg with the per-neuron heatmaps the network view needs switc
 preset_name(cfg)   the preset cfg is, or "custom"
 """
 
+from __future__ import annotations
+
 from core.training.config import MICROGRAD_DEMO, TrainConfig
 
 PRESETS = {
@@ -76,11 +78,11 @@ PRESETS = {
 DEFAULT_PRESET = "micrograd demo (moons, 16-16 ReLU)"
 
 
-def for_display(cfg):
+def for_display(cfg: TrainConfig) -> TrainConfig:
     """cfg with the per-neuron heatmaps the network view needs switched on."""
     return cfg if cfg.neuron_resolution else cfg.replace(neuron_resolution=16)
 
 
-def preset_name(cfg):
+def preset_name(cfg: TrainConfig) -> str:
     """The name of the preset cfg is (as shown), else "custom"."""
     return next((name for name, p in PRESETS.items() if for_display(p) == cfg), "custom")

@@ -45,11 +45,20 @@ ANNOTATED = [
     "core/files/recovery.py",
     "core/files/training_session.py",
     "core/engine.py",
+    "core/tape.py",
+    "core/files/interchange.py",
+    "core/foreign/document.py",
+    "core/foreign/expression.py",
+    "core/foreign/report.py",
     "core/training/events.py",
     "core/training/features.py",
     "core/training/regularization.py",
     "core/training/history.py",
     "core/training/health.py",
+    "core/training/config.py",
+    "core/training/datasets.py",
+    "core/training/network_edits.py",
+    "core/training/presets.py",
 ]
 
 
