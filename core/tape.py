@@ -24,12 +24,14 @@ When the run ends, `tape.release()` frees the recorded graph a node at a time
 (see `release`), so dropping it never stalls the app.
 """
 
+from __future__ import annotations
+
 import time
 
-from core.engine import refresh, topological_order
+from core.engine import Value, refresh, topological_order
 
 
-def release(nodes, chunk=2000):
+def release(nodes: list[Value], chunk: int = 2000) -> None:
     """Free a graph given as a list in topological order, one node at a time.
 
     Dropping the last reference to a graph's root frees the whole graph in one
@@ -50,34 +52,40 @@ def release(nodes, chunk=2000):
 
 
 class Tape:
-    def __init__(self, root):
-        self.root = root
+    def __init__(self, root: Value) -> None:
+        self.root: Value | None = root  # None once released
         self.order = topological_order(root)  # every node, operands first
         self.ops = [node for node in self.order if node._prev]
         self._reversed_ops = self.ops[::-1]
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.order)
 
-    def forward(self):
-        """Recompute every op node from its operands' current data."""
+    def forward(self) -> float:
+        """Recompute every op node from its operands' current data; the root's new data."""
+        root = self._recorded_root()
         for node in self.ops:
             refresh(node)
-        return self.root.data
+        return root.data
 
-    def zero_grad(self):
+    def zero_grad(self) -> None:
         for node in self.order:
             node.grad = 0.0
 
-    def backward(self):
+    def backward(self) -> None:
         """Like `Value.backward()` (root grad 1, accumulate), without re-sorting."""
-        self.root.grad = 1.0
+        self._recorded_root().grad = 1.0
         for node in self._reversed_ops:
             node._backward(node)
 
-    def release(self):
+    def release(self) -> None:
         """Free the recorded graph a node at a time (see `release`); the tape is empty after."""
         order = self.order
         self.root = None
         self.ops, self._reversed_ops, self.order = [], [], []
         release(order)
+
+    def _recorded_root(self) -> Value:
+        if self.root is None:
+            raise RuntimeError("this tape was released (Tape.release): record the graph again with Tape(root)")
+        return self.root

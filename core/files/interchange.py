@@ -20,19 +20,25 @@ does not depend on. Every DOT id and attribute is a quoted string, with `"`
 and `\\` escaped, so no label can break out of it.
 """
 
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
 import networkx as nx
 
+from core.document.graph import GraphDocument
 from core.document.names import node_names
 from core.files.atomic import write_atomically
 
 
-def to_networkx(doc):
+def to_networkx(doc: GraphDocument) -> nx.MultiDiGraph:
     """A networkx.MultiDiGraph of the document: one edge per wire, keyed by its
     port, with the node and edge attributes of the module docstring."""
     names = node_names(doc)
     graph = nx.MultiDiGraph()
     for nid, node in doc.nodes.items():
-        attrs = {"label": names[nid], "kind": node.kind, "x": node.pos[0], "y": node.pos[1]}
+        attrs: dict[str, Any] = {"label": names[nid], "kind": node.kind, "x": node.pos[0], "y": node.pos[1]}
         if node.kind == "op":
             attrs["op"] = node.op
             if node.param is not None:
@@ -47,12 +53,12 @@ def to_networkx(doc):
     return graph
 
 
-def graphml(doc):
+def graphml(doc: GraphDocument) -> str:
     """The document as GraphML text."""
     return "\n".join(nx.generate_graphml(to_networkx(doc))) + "\n"
 
 
-def dot(doc):
+def dot(doc: GraphDocument) -> str:
     """The document as Graphviz DOT text: left to right, inputs and constants as
     boxes, ops as ellipses, the output drawn with a double border."""
     graph = to_networkx(doc)
@@ -72,11 +78,11 @@ def dot(doc):
     return "\n".join(lines) + "\n"
 
 
-def save_graphml(doc, path):
+def save_graphml(doc: GraphDocument, path: str | Path) -> None:
     write_atomically(path, graphml(doc))
 
 
-def save_dot(doc, path):
+def save_dot(doc: GraphDocument, path: str | Path) -> None:
     write_atomically(path, dot(doc))
 
 

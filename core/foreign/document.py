@@ -7,17 +7,20 @@ faulty node highlighted. The document's vocabulary is closed, so a graph with
 an op the studio does not know cannot be drawn; `to_document` says which.
 """
 
+from __future__ import annotations
+
 import math
+from typing import Any
 
 from core.document.graph import GraphDocument, Node
 
 
-def number(x):
+def number(x: float | str) -> float:
     """A float from the child's plain data ('nan', 'inf' and '-inf' come as strings)."""
     return float(x)
 
 
-def to_document(nodes):
+def to_document(nodes: list[dict[str, Any]]) -> tuple[GraphDocument, None] | tuple[None, str]:
     """(doc, None) for the traced `nodes`, or (None, reason) if it cannot be drawn."""
     unknown = [n["raw_op"] for n in nodes if n["children"] and n["op"] is None]
     if unknown:

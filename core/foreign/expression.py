@@ -26,6 +26,11 @@ So the expression is checked and stepped like any battery case, with the
 learner's names on the canvas.
 """
 
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
 from core.document.expr import ExprError, parse
 from core.foreign import battery
 
@@ -54,7 +59,7 @@ NEEDS = {
 # In the studio: text -> program (plain data)
 
 
-def program_of(text, values=None):
+def program_of(text: str | None, values: Mapping[str, float] | None = None) -> dict[str, Any]:
     """The plain-data program of a typed expression; ExprError if it cannot be read."""
     text = (text or "").strip()
     if not text:
@@ -68,7 +73,7 @@ def program_of(text, values=None):
     nodes = []
     for nid in doc.topological_ids():
         node = doc.nodes[nid]
-        step = {"id": nid, "kind": node.kind, "label": node.label, "args": list(doc.inputs_of(nid))}
+        step: dict[str, Any] = {"id": nid, "kind": node.kind, "label": node.label, "args": list(doc.inputs_of(nid))}
         if node.kind == "op":
             step["op"] = node.op
             step["param"] = node.param
@@ -82,13 +87,13 @@ def program_of(text, values=None):
 # In the child: program -> a Case built with their class
 
 
-def missing_ops(program, offered):
+def missing_ops(program: dict[str, Any], offered: Iterable[str]) -> list[str]:
     """The ops the program uses that the class does not offer (sorted)."""
     used = {NEEDS[n["op"]] for n in program["nodes"] if n["kind"] == "op"}
     return sorted(used - set(offered))
 
 
-def case_of(program):
+def case_of(program: dict[str, Any]) -> battery.Case:
     """A battery Case that builds the program with the learner's class."""
     needs = tuple(sorted({NEEDS[n["op"]] for n in program["nodes"] if n["kind"] == "op"}))
 

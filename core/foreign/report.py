@@ -5,26 +5,29 @@
 2   the file cannot be used: no Value class, an import error, a timeout ...
 """
 
+from __future__ import annotations
+
 import json
+from typing import Any
 
 from core.foreign.runner import plain
 
 OK, WRONG, UNUSABLE = 0, 1, 2
 
 
-def exit_code(report):
+def exit_code(report: dict[str, Any]) -> int:
     return {"ok": OK, "wrong": WRONG}.get(report["status"], UNUSABLE)
 
 
-def to_json(report):
+def to_json(report: dict[str, Any]) -> str:
     return json.dumps(plain(report), indent=2, sort_keys=True, allow_nan=False)
 
 
-def number(x):
+def number(x: float | str) -> str:
     return x if isinstance(x, str) else f"{x:.6g}"
 
 
-def fault_lines(fault):
+def fault_lines(fault: dict[str, Any]) -> list[str]:
     """The first wrong gradient, as lines of text."""
     lines = [f"First wrong gradient, in test: {fault['case']}"]
     if fault.get("node"):
@@ -39,7 +42,7 @@ def fault_lines(fault):
     return lines
 
 
-def to_text(report):
+def to_text(report: dict[str, Any]) -> str:
     """The report as a person reads it: each test, then the first wrong gradient."""
     lines = [f"Checking {report['file']}"]
     if report.get("class"):

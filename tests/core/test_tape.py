@@ -1,6 +1,8 @@
 import random
 import sys
 
+import pytest
+
 from core.engine import Value, topological_order
 from core.tape import Tape, release
 
@@ -58,3 +60,13 @@ def test_release_frees_the_graph_and_keeps_what_others_hold():
     assert order == []
     # every node that used x is gone: only this test still holds it
     assert sys.getrefcount(x) == baseline and x.data == 2.0
+
+
+def test_a_released_tape_says_so_when_replayed():
+    # was AttributeError: 'NoneType' object has no attribute 'data'
+    tape = Tape(Value(2.0) * Value(3.0))
+    tape.release()
+    assert len(tape) == 0
+    for replay in (tape.forward, tape.backward):
+        with pytest.raises(RuntimeError, match="released"):
+            replay()
