@@ -38,20 +38,28 @@ test_batched.py checks it per sample, and the trainer's loss and every
 parameter's grad to 1e-12.
 """
 
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from core import ops
-from core.engine import topological_order
+from core.engine import Value, topological_order
 from core.training.numpy_ops import NUMPY_OPS
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
 
 # -----------------------------------------------------------------------------
 # recording: which rows each op reads and writes
 
 
-def graph_order(roots):
+def graph_order(roots: Iterable[Value]) -> list[Value]:
     """Every node of the roots' graphs once, each after its operands."""
-    seen = set()
-    order = []
+    seen: set[Value] = set()
+    order: list[Value] = []
     for root in roots:
         for node in topological_order(root):
             if node not in seen:
@@ -60,7 +68,7 @@ def graph_order(roots):
     return order
 
 
-def _reader(rows):
+def _reader(rows: Sequence[int]) -> slice | NDArray[np.intp]:
     """How to read these rows of a table: a slice (a view, no copy) when they are
     evenly spaced upwards, else an index array (a gathered copy)."""
     if len(rows) == 1:
@@ -125,15 +133,15 @@ class BatchedGraph:
     The Values are only read here; none is kept.
     """
 
-    def __init__(self, roots, inputs=(), params=()):
+    def __init__(self, roots: Sequence[Value], inputs: Sequence[Value] = (), params: Sequence[Value] = ()) -> None:
         order = graph_order(roots)
         in_graph = set(order)
         missing = [v for v in list(inputs) + list(params) if v not in in_graph]
         if missing:
             raise ValueError(f"{len(missing)} input or parameter Values are not in the graph (first: {missing[0]!r})")
         # 1. levels, and the blocks: one per (level, op)
-        level = {}
-        blocks = {}
+        level: dict[Value, int] = {}
+        blocks: dict[tuple[int, str], list[Value]] = {}
         for node in order:
             a, b = node._a, node._b
             if a is None:
@@ -146,7 +154,7 @@ class BatchedGraph:
         #    block first), so that an operand block is read as a slice, e.g. the k-th products
         #    of all the neurons of a layer, which one step of their sums adds
         topo = {node: i for i, node in enumerate(order)}
-        reader = {}
+        reader: dict[Value, tuple[int, int]] = {}
         for k in range(len(keys) - 1, -1, -1):
             nodes = sorted(blocks[keys[k]], key=lambda n: reader.get(n, (len(keys), topo[n])))
             blocks[keys[k]] = nodes
@@ -156,7 +164,7 @@ class BatchedGraph:
                         reader[operand] = (k, position)
         # 3. rows: inputs first (so X is one slice), then each leaf when first read, each block's
         #    outputs together
-        row = {}
+        row: dict[Value, int] = {}
         for node in inputs:
             row[node] = len(row)
         self.blocks = []
@@ -178,7 +186,7 @@ class BatchedGraph:
                     op,
                     param,
                     out_rows,
-                    [row[n._a] for n in nodes],
+                    [row[n._a] for n in nodes if n._a is not None],  # (an op node has one)
                     [row[n._b] for n in nodes if n._b is not None],
                     ranks,
                 )
@@ -194,15 +202,16 @@ class BatchedGraph:
         constants = [n for n in order if n._a is None and n not in params_set and n not in inputs_set]
         self.const_rows = np.array([row[c] for c in constants], dtype=np.intp)
         self.const_values = np.array([c.data for c in constants], dtype=float)
-        self.D = self.G = None
+        self.D: NDArray[np.float64] | None = None  # the last batch's data, one row per node
+        self.G: NDArray[np.float64] | None = None  # and grads
         self.row = row  # Value -> its row; for tests and for asking about a node (e.g. a neuron's output)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self.n_rows
 
     # -- the forward pass --------------------------------------------------------
 
-    def forward(self, X, P=()):
+    def forward(self, X: ArrayLike, P: ArrayLike = ()) -> NDArray[np.float64]:
         """Compute every node for every sample: X of shape (n_inputs, batch), P of shape (n_params,).
 
         Returns the table D (nodes x batch): D[graph.row[node]] is that node's data per sample.
@@ -226,7 +235,9 @@ class BatchedGraph:
                 b = D[block.b] if block.b is not None else None
                 block.forward(D[block.a], b, block.param, D[block.out])
 
-    def evaluate(self, X, P=(), rows=None, chunk=2048):
+    def evaluate(
+        self, X: ArrayLike, P: ArrayLike = (), rows: Iterable[int] | None = None, chunk: int = 2048
+    ) -> NDArray[np.float64]:
         """The data of some rows (default: the roots) for many samples, `chunk` at a time,
         so a large grid never needs the whole table at once. Returns (len(rows), n).
         The training batch's tables (D, G) are left as they were."""
@@ -244,10 +255,16 @@ class BatchedGraph:
 
     # -- the backward pass -------------------------------------------------------
 
-    def backward(self, seeds):
+    def _tables(self, caller: str) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """D and G of the last `forward`; before any, a clear error rather than None's."""
+        if self.D is None or self.G is None:
+            raise RuntimeError(f"BatchedGraph.{caller}() needs a forward() first: there is no batch yet")
+        return self.D, self.G
+
+    def backward(self, seeds: Mapping[int, ArrayLike]) -> NDArray[np.float64]:
         """Fill G (nodes x batch) from `seeds`, {row: d root / d that node per sample (or one number)},
         after a `forward`. Every node's grad starts at 0; each op adds its share, in reverse."""
-        D, G = self.D, self.G
+        D, G = self._tables("backward")
         G.fill(0.0)
         for r, seed in seeds.items():
             G[r] = seed
@@ -260,9 +277,10 @@ class BatchedGraph:
                     block.b_adder.add(G, db)
         return G
 
-    def param_grads(self, first=None):
+    def param_grads(self, first: ArrayLike | None = None) -> NDArray[np.float64]:
         """Each parameter's grad: `first` (what another term added before, e.g. a penalty on
         the weights) plus its row of G summed over the batch; shape (n_params,)."""
+        _D, G = self._tables("param_grads")
         with np.errstate(all="ignore"):
-            grads = self.G[self.param_rows].sum(axis=1)
+            grads = G[self.param_rows].sum(axis=1)
             return grads if first is None else np.asarray(first, dtype=float) + grads

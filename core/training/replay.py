@@ -31,6 +31,11 @@ grads against the scalar engine for every activation, loss, optimizer and
 feature set.
 """
 
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from core.engine import Value, topological_order
@@ -38,11 +43,19 @@ from core.losses import LOSSES, loss_floats
 from core.training.batched import BatchedGraph
 from core.training.regularization import penalty_floats
 
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+    from core.nn import MLP
+
+# a loss term's key: the sample's label, and which of bce's two forms it takes
+Key = tuple[float, bool]
+
 # -----------------------------------------------------------------------------
 # the loss term of one sample, per (label, form)
 
 
-def _shape_bits(loss, scores, labels):
+def _shape_bits(loss: str, scores: NDArray[np.float64], labels: NDArray[np.float64]) -> NDArray[np.bool_]:
     """`losses.loss_shape` for arrays: True where bce's softplus takes its z > 0 form."""
     if loss != "bce":
         return np.zeros(len(scores), dtype=bool)
@@ -53,13 +66,13 @@ def _shape_bits(loss, scores, labels):
 class _Term:
     """The recorded loss-term graphs of one shape, and their constants per (label, form)."""
 
-    def __init__(self, score_leaf, root, constants):
+    def __init__(self, score_leaf: Value, root: Value, constants: list[Value]) -> None:
         self.graph = BatchedGraph([root], inputs=[score_leaf] + constants)
         self.root_row = self.graph.root_rows[0]
-        self.keys = []  # (label, form) in the order of `values`
-        self.values = []  # per key: the constants' numbers
+        self.keys: list[Key] = []  # (label, form) in the order of `values`
+        self.values: list[list[float]] = []  # per key: the constants' numbers
 
-    def add(self, key, constants):
+    def add(self, key: Key, constants: list[Value]) -> None:
         self.keys.append(key)
         self.values.append([c.data for c in constants])
 
@@ -67,16 +80,16 @@ class _Term:
 class LossTerms:
     """Every sample's loss term and d(mean loss)/d(score), for one loss, over a batch."""
 
-    def __init__(self, loss):
+    def __init__(self, loss: str) -> None:
         self.loss = loss
-        self.terms = {}  # signature -> _Term
-        self.by_key = {}  # (label, form) -> (its _Term, its index there)
+        self.terms: dict[tuple, _Term] = {}  # signature -> _Term
+        self.by_key: dict[Key, tuple[_Term, int]] = {}  # (label, form) -> (its _Term, its index there)
 
-    def _record(self, key, score):
+    def _record(self, key: Key, score: float) -> None:
         s = Value(float(score), label="score")
         root = LOSSES[self.loss]([s], [key[0]])
         order = topological_order(root)
-        index = {node: i for i, node in enumerate(order)}
+        index: dict[Value | None, int] = {node: i for i, node in enumerate(order)}  # None: no operand
         constants = [n for n in order if n._a is None and n is not s]
         signature = tuple((n._op, index.get(n._a), index.get(n._b), n is s) for n in order)
         term = self.terms.get(signature)
@@ -85,7 +98,9 @@ class LossTerms:
         self.by_key[key] = (term, len(term.keys))
         term.add(key, constants)
 
-    def run(self, scores, labels):
+    def run(
+        self, scores: NDArray[np.float64], labels: NDArray[np.float64]
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """(terms, dscores): each sample's loss term, and its grad seeded with 1/n."""
         n = len(scores)
         forms = _shape_bits(self.loss, scores, labels)
@@ -98,8 +113,9 @@ class LossTerms:
         which = np.array([id(self.by_key[k][0]) for k in keys]) if len(self.terms) > 1 else None
         slot = np.array([self.by_key[k][1] for k in keys])
         for term in self.terms.values():
-            idx = slice(None) if which is None else np.nonzero(which == id(term))[0]
-            count = n if which is None else len(idx)
+            picked = None if which is None else np.nonzero(which == id(term))[0]
+            idx = slice(None) if picked is None else picked
+            count = n if picked is None else len(picked)
             if count == 0:
                 continue
             constants = np.array(term.values)[slot[idx]].T  # (n_constants, count)
@@ -118,12 +134,12 @@ class LossTerms:
 class NetworkReplay:
     """The model's one-sample graph and the loss's, replayed over batches (module docstring)."""
 
-    def __init__(self, model, features, loss, l2_alpha, l1_alpha=0.0):
+    def __init__(self, model: MLP, features: Sequence[str], loss: str, l2_alpha: float, l1_alpha: float = 0.0) -> None:
         self.params = model.parameters()
         self.loss, self.l2_alpha, self.l1_alpha = loss, l2_alpha, l1_alpha
         inputs = [Value(0.0, label=name) for name in features]
         x = inputs
-        layers = []
+        layers: list[list[Value]] = []
         for layer in model.layers:
             x = [n(x) for n in layer.neurons]
             layers.append(x)
@@ -133,10 +149,12 @@ class NetworkReplay:
         self.layer_rows = [[self.graph.row[v] for v in layer] for layer in layers]
         self.terms = LossTerms(loss)
 
-    def weights(self):
+    def weights(self) -> NDArray[np.float64]:
         return np.array([p.data for p in self.params])
 
-    def step(self, X, labels):
+    def step(
+        self, X: NDArray[np.float64], labels: NDArray[np.float64]
+    ) -> tuple[float, NDArray[np.float64], NDArray[np.float64]]:
         """Forward and backward over a batch: X (n_features, batch), labels (batch,).
 
         Returns (loss, scores, grads), grads in the order of `model.parameters()`.
@@ -167,22 +185,24 @@ class NetworkReplay:
 
     # -- forward only (no grads), any number of points ---------------------------
 
-    def scores(self, X):
+    def scores(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
         return self.graph.evaluate(X, self.weights(), [self.score_row])[0]
 
-    def activations(self, X):
+    def activations(self, X: NDArray[np.float64]) -> list[NDArray[np.float64]]:
         """Every neuron's output at every point: one (layer_size, n_points) array per layer."""
         rows = [r for layer in self.layer_rows for r in layer]
         out = self.graph.evaluate(X, self.weights(), rows)
         sizes = np.cumsum([len(layer) for layer in self.layer_rows])[:-1]
         return np.split(out, sizes)
 
-    def last_activations(self):
+    def last_activations(self) -> list[NDArray[np.float64]]:
         """`activations` of the batch of the last `step`, read from its table (no new pass)."""
         D = self.graph.D
+        if D is None:
+            raise RuntimeError("NetworkReplay.last_activations() needs a step() first: there is no batch yet")
         return [D[rows] for rows in self.layer_rows]
 
-    def evaluate(self, X, labels):
+    def evaluate(self, X: NDArray[np.float64], labels: Sequence[float]) -> tuple[float, NDArray[np.float64]]:
         """(loss, scores) without grads, with the float loss (`losses.loss_floats`)."""
         scores = self.scores(X)
         loss = loss_floats(self.loss, scores.tolist(), labels)

@@ -59,6 +59,9 @@ ANNOTATED = [
     "core/training/datasets.py",
     "core/training/network_edits.py",
     "core/training/presets.py",
+    "core/training/numpy_ops.py",
+    "core/training/batched.py",
+    "core/training/replay.py",
 ]
 
 

@@ -120,3 +120,16 @@ def test_inputs_and_parameters_must_be_in_the_graph():
     x, w, stray = Value(1.0), Value(2.0), Value(3.0, label="stray")
     with pytest.raises(ValueError, match="not in the graph.*stray"):
         BatchedGraph([x * w], inputs=[x], params=[w, stray])
+
+
+def test_backward_before_any_forward_says_so():
+    # was AttributeError: 'NoneType' object has no attribute 'fill' (mypy: D and G are None until a forward)
+    x, w = Value(1.0), Value(2.0)
+    graph = BatchedGraph([x * w], inputs=[x], params=[w])
+    with pytest.raises(RuntimeError, match=r"backward\(\) needs a forward\(\) first"):
+        graph.backward({0: 1.0})
+    with pytest.raises(RuntimeError, match=r"param_grads\(\) needs a forward\(\) first"):
+        graph.param_grads()
+    graph.forward([[1.0, 2.0]], [2.0])
+    graph.backward({graph.root_rows[0]: 1.0})
+    assert graph.param_grads().tolist() == [3.0]

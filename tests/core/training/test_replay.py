@@ -182,3 +182,12 @@ def test_a_replay_reads_the_models_weights_as_they_are_now():
     before = replay.scores(X)
     model.layers[1].neurons[0].b.data += 1.0
     assert np.allclose(replay.scores(X), before + 1.0)
+
+
+def test_last_activations_before_any_step_says_so():
+    # was TypeError: 'NoneType' object is not subscriptable (mypy: the graph's table is None until a step)
+    replay = NetworkReplay(MLP(2, [3, 1], "relu"), ("x1", "x2"), "mse", 0.0)
+    with pytest.raises(RuntimeError, match=r"last_activations\(\) needs a step\(\) first"):
+        replay.last_activations()
+    replay.step(np.array([[0.5, -1.0], [0.25, 2.0]]), np.array([1.0, -1.0]))
+    assert [a.shape for a in replay.last_activations()] == [(3, 2), (1, 2)]
