@@ -19,14 +19,18 @@ failed. A case's `build(leaf)` makes its leaves with `leaf(number, name)` and
 returns the output Value; `leaf` remembers the names for the report.
 """
 
-from collections.abc import Callable
-from typing import NamedTuple
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+from typing import Any, NamedTuple
 
 
 class Case(NamedTuple):
+    """One test. Their Values are of a class known only at run time, so `Any` here."""
+
     name: str  # what the report calls the test
-    needs: tuple  # operations it uses (see `offered`)
-    build: Callable  # build(leaf) -> output Value
+    needs: tuple[str, ...]  # operations it uses (see `offered`)
+    build: Callable[..., Any]  # build(leaf) -> output Value, leaf(number, name) -> a leaf Value
 
 
 # -----------------------------------------------------------------------------
@@ -52,7 +56,7 @@ METHODS = (
 )
 
 
-def offered(V):
+def offered(V: type) -> set[str]:
     """The operations class `V` defines, plus 'numbers' when `Value + 2.0` and
     `Value * 2.0` work (micrograd wraps plain numbers; early lecture code does not)."""
     found = {name for name, method in METHODS if callable(getattr(V, method, None))}
@@ -68,7 +72,7 @@ def offered(V):
 # The cases
 
 
-def apply_binary(op, a, b):
+def apply_binary(op: str, a: Any, b: Any) -> Any:
     if op == "add":
         return a + b
     if op == "sub":
@@ -78,7 +82,7 @@ def apply_binary(op, a, b):
     return a / b
 
 
-def apply_unary(op, a):
+def apply_unary(op: str, a: Any) -> Any:
     if op == "neg":
         return -a
     if op == "relu":
@@ -97,9 +101,10 @@ BINARY_POINTS = ((-1.5, 2.0), (0.0, 3.0), (2.0, -0.5))
 UNARY_POINTS = (-1.5, 0.0, 0.5, 2.0)
 
 
-def op_cases():
+def op_cases() -> list[Case]:
     """Each op alone at several points; then each scaled by s = -2 (out.grad = -2 at the op)."""
-    alone, scaled = [], []
+    alone: list[Case] = []
+    scaled: list[Case] = []
     for op in ("add", "mul", "sub", "div"):
         for x, y in BINARY_POINTS:
             alone.append(
@@ -217,9 +222,10 @@ EXPRESSIONS = (
 )
 
 
-def cases_for(ops_offered):
+def cases_for(ops_offered: Collection[str]) -> tuple[list[Case], list[tuple[str, list[str]]]]:
     """(cases to run, [(case name, missing ops)] skipped) for a class offering `ops_offered`."""
-    run, skipped = [], []
+    run: list[Case] = []
+    skipped: list[tuple[str, list[str]]] = []
     for case in op_cases() + list(EXPRESSIONS):
         missing = [op for op in case.needs if op not in ops_offered]
         if missing:

@@ -18,6 +18,8 @@ did arrive and returns a report (a dict of plain data): `status` is 'ok',
 says why: a timeout names the test that was running).
 """
 
+from __future__ import annotations
+
 import json
 import math
 import os
@@ -26,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import traceback
+from typing import Any
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TIMEOUT = 20.0  # seconds of wall time for the whole battery
@@ -37,7 +40,9 @@ OUTPUT = 4 << 20  # bytes the child may write to any one file
 # The parent side
 
 
-def check_file(path, timeout=TIMEOUT, memory=MEMORY, expression=None):
+def check_file(
+    path: str | os.PathLike[str], timeout: float = TIMEOUT, memory: int = MEMORY, expression: str | None = None
+) -> dict[str, Any]:
     """Check the learner's engine in `path` in a child process; return the report.
 
     `expression`: their own expression too (text in the studio's syntax), checked
@@ -191,7 +196,7 @@ def _report(path, lines, code, timed_out, timeout, memory, output):
 # The child side (runs the learner's code)
 
 
-def plain(x):
+def plain(x: Any) -> Any:
     """JSON-safe plain data: inf/nan become the strings 'inf', '-inf', 'nan'."""
     if isinstance(x, float) and not math.isfinite(x):
         return "nan" if x != x else ("inf" if x > 0 else "-inf")
@@ -202,7 +207,7 @@ def plain(x):
     return x
 
 
-def child_main(path, out_path, memory, seconds, program_path="") -> int:
+def child_main(path: str, out_path: str, memory: int, seconds: int, program_path: str = "") -> int:
     import resource
     import runpy
 
@@ -221,7 +226,7 @@ def child_main(path, out_path, memory, seconds, program_path="") -> int:
 
     out = open(out_path, "w", encoding="utf-8")  # noqa: SIM115 -- open for the whole run
 
-    def report(item) -> None:
+    def report(item: dict[str, Any]) -> None:
         out.write(json.dumps(plain(item), allow_nan=False) + "\n")
         out.flush()
 

@@ -26,7 +26,10 @@ order stays unknown is marked `ambiguous`; the checker then accepts either
 order and says so.
 """
 
+from __future__ import annotations
+
 import math
+from typing import Any
 
 from core import ops
 
@@ -55,7 +58,7 @@ SPELLINGS = {
 }
 
 
-def normalize_op(raw, count):
+def normalize_op(raw: object, count: int) -> tuple[str | None, float | None]:
     """(studio op name or None, param) for a learner's `_op` string with `count`
     children: '*' -> ('mul', None), 'ReLU' -> ('relu', None), '^2' and '**2' ->
     ('pow', 2), '-' -> 'sub' with two children and 'neg' with one, '2**' ->
@@ -88,14 +91,14 @@ def _number(text):
     return number if math.isfinite(number) else None
 
 
-def same(a, b):
+def same(a: float, b: float) -> bool:
     """Two floats equal up to rounding (nan equals nan: both computed the same nan)."""
     if a != a or b != b:
         return a != a and b != b
     return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
 
 
-def forward_of(op, param, operands):
+def forward_of(op: str, param: float | None, operands: list[float]) -> float | None:
     """The studio's forward of op on plain floats, or None if it does not apply."""
     row = ops.BY_NAME[op]
     if len(operands) != row.arity:
@@ -106,7 +109,7 @@ def forward_of(op, param, operands):
         return None
 
 
-def fits(op, param, operands, out):
+def fits(op: str, param: float | None, operands: list[float], out: float) -> bool:
     """Does the studio's forward of op on `operands` give `out`?"""
     value = forward_of(op, param, operands)
     return value is not None and same(value, out)
@@ -116,7 +119,7 @@ def fits(op, param, operands, out):
 # Reading one Value, duck-typed
 
 
-def read_children(value):
+def read_children(value: Any) -> tuple[list[Any], bool]:
     """(children list, ordered?) of a learner's Value: `_prev` or `_children`,
     as a set, tuple or list. A set is unordered and holds no duplicates."""
     children = getattr(value, "_prev", None)
@@ -128,7 +131,7 @@ def read_children(value):
     return list(children), ordered
 
 
-def read_local_grads(value):
+def read_local_grads(value: Any) -> list[float] | None:
     """The "local grads" style: one local derivative per child, or None."""
     grads = getattr(value, "_local_grads", None)
     if grads is None:
@@ -136,8 +139,8 @@ def read_local_grads(value):
     return [float(g) for g in grads]
 
 
-def read_float(value, field):
-    number = getattr(value, field, None)
+def read_float(value: Any, field: str) -> float:
+    number: Any = getattr(value, field, None)  # float(None) raises TypeError too
     try:
         return float(number)
     except (TypeError, ValueError):
@@ -169,7 +172,18 @@ class TracedNode:
 
     __slots__ = ("id", "name", "raw_op", "op", "param", "children", "data", "local_grads", "ambiguous")
 
-    def __init__(self, id, name, raw_op, op, param, children, data, local_grads, ambiguous) -> None:
+    def __init__(
+        self,
+        id: str,
+        name: str,
+        raw_op: str,
+        op: str | None,
+        param: float | None,
+        children: list[str],
+        data: float,
+        local_grads: list[float] | None,
+        ambiguous: bool,
+    ) -> None:
         self.id = id
         self.name = name
         self.raw_op = raw_op
@@ -180,7 +194,7 @@ class TracedNode:
         self.local_grads = local_grads
         self.ambiguous = ambiguous
 
-    def as_dict(self):
+    def as_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "name": self.name,
@@ -199,7 +213,9 @@ class Trace:
     {id: their Value} (to step it), `root` (the output's id), `style`
     ('closures' or 'local-grads') and `notes` (what was recovered or guessed)."""
 
-    def __init__(self, nodes, objects, root, style, notes) -> None:
+    def __init__(
+        self, nodes: list[TracedNode], objects: dict[str, Any], root: str, style: str, notes: list[str]
+    ) -> None:
         self.nodes = nodes
         self.by_id = {node.id: node for node in nodes}
         self.objects = objects
@@ -207,22 +223,25 @@ class Trace:
         self.style = style
         self.notes = notes
 
-    def consumers(self):
+    def consumers(self) -> dict[str, list[str]]:
         """{id: [ids of the nodes that use it as an operand]}."""
-        users = {node.id: [] for node in self.nodes}
+        users: dict[str, list[str]] = {node.id: [] for node in self.nodes}
         for node in self.nodes:
             for child in dict.fromkeys(node.children):
                 users[child].append(node.id)
         return users
 
 
-def trace(root, names=None):
+def trace(root: Any, names: dict[int, str] | None = None) -> Trace:
     """Read the graph that produced `root` (see the module docstring). `names` maps
     id(value) -> name for values the caller named (the battery's leaves)."""
     names = names or {}
     order = _topological(root, names)
     key_to_id = {id(v): f"n{i}" for i, v in enumerate(order, start=1)}
-    nodes, objects, notes, names_by_id = [], {}, [], {}
+    nodes: list[TracedNode] = []
+    objects: dict[str, Any] = {}
+    notes: list[str] = []
+    names_by_id: dict[str, str] = {}
     style = "local-grads" if getattr(root, "_local_grads", None) is not None else "closures"
     for value in order:
         nid = key_to_id[id(value)]

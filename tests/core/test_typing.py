@@ -62,6 +62,9 @@ ANNOTATED = [
     "core/training/numpy_ops.py",
     "core/training/batched.py",
     "core/training/replay.py",
+    "core/foreign/battery.py",
+    "core/foreign/runner.py",
+    "core/foreign/trace.py",
 ]
 
 
