@@ -77,7 +77,7 @@ class GraphScene(QGraphicsScene):
         self._dirty = True
         self._reset = False
         # the items brought in line with the document, a large graph's in slices
-        self.canvas_build = CanvasBuild(self, self._build_began, self._build_complete)
+        self.canvas_build = CanvasBuild(self, self._build_began, self._build_planned, self._build_complete)
         self._grad_max = 0.0
         self.marks = CanvasMarks(self)  # the debugger's and lessons' marks (app/graph/marks.py)
         self._items_rect = QRectF()
@@ -224,11 +224,17 @@ class GraphScene(QGraphicsScene):
         self.canvas_build.sync(reset)
 
     def _build_began(self, was_building):
-        """The build's slices start: the scene already spans the finished graph."""
+        """The build's slices start: the scene spans the finished graph (a new graph's
+        once its first steps planned it, `_build_planned`)."""
         self._update_items_rect()
         self.structureChanged.emit()  # the new extent: the minimap and the overlays follow
         if not was_building:
             self.buildingChanged.emit(True)
+
+    def _build_planned(self):
+        """A new graph's extent is known: the scene spans it (a fit waiting for it follows)."""
+        self._update_items_rect()
+        self.structureChanged.emit()
 
     def _build_complete(self, was_building):
         """Every item is there: the parts that need them all follow."""

@@ -84,8 +84,9 @@ class GraphView(QGraphicsView):
         self.legend = LegendOverlay(self)
         self.minimap = MinimapOverlay(self)
         scene.valuesRefreshed.connect(self.legend.values_refreshed)
-        scene.structureChanged.connect(self.place_overlays)
+        scene.structureChanged.connect(self._structure_changed)
         self._fitted = None  # (zoom, centre, graph rect) as fit() left them
+        self._fit_due = None  # max_zoom of a fit asked for before a new graph's extent was known
         self._hint_shown = False  # the "No graph yet" text is on screen
         scene.changed.connect(self._clear_hint)
 
@@ -129,6 +130,8 @@ class GraphView(QGraphicsView):
         reach the rest."""
         scene = self.scene()
         rect = scene.items_rect()
+        # a new large graph's extent is planned by its build's first steps (app/graph/scene_build.py)
+        self._fit_due = max_zoom if rect.isNull() and scene.building else None
         if rect.isNull() or rect.isEmpty():
             return
         m = 28.0
@@ -408,6 +411,11 @@ class GraphView(QGraphicsView):
     def showEvent(self, event):
         super().showEvent(event)
         self.place_overlays()
+
+    def _structure_changed(self):
+        self.place_overlays()
+        if self._fit_due is not None and not self.scene().items_rect().isNull():
+            self.fit(self._fit_due)
 
     def _changed(self):
         self.viewChanged.emit()

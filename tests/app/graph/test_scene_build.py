@@ -291,3 +291,19 @@ def test_the_build_is_an_object_the_scene_holds(window, qtbot):
     qtbot.waitUntil(lambda: not window.layout_pending, timeout=60000)
     assert not build.active and build.planned_rect.isNull()
     assert_scene_matches_document(window)
+
+
+def test_a_new_graphs_extent_is_planned_by_the_first_steps_and_a_fit_asked_for_meanwhile_follows(window, qtbot):
+    seen = []  # (items rect null?, items built) at each structureChanged while building
+    window.scene.structureChanged.connect(
+        lambda: seen.append((window.scene.items_rect().isNull(), len(window.scene.node_items())))
+    )
+    open_big(window, qtbot)
+    assert (True, 0) in seen  # the swap turn: no extent yet (its planning is the build's work)
+    assert any(not null for null, _built in seen)  # then the planned extent, before the last item
+    planned = window.scene.items_rect()
+    fitted_zoom = window.view.zoom()
+    window.scene.finish_build()
+    assert window.scene.items_rect() == planned
+    window.view.fit()
+    assert window.view.zoom() == pytest.approx(fitted_zoom)  # the fit asked for in the swap turn happened
