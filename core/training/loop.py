@@ -28,17 +28,32 @@ it is paused. A run over a trainer that has already diverged ends at once with
 its 'diverged' Result.
 """
 
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
+
 from core.format import format_number
 from core.training.events import Result
 from core.training.trainer import Trainer
 
+if TYPE_CHECKING:
+    from core.training.config import TrainConfig
+    from core.training.events import Event
 
-def every(n):
+
+def every(n: int) -> Callable[[int], bool]:
     """A due-rule for `run`: true at steps 0, n, 2n, ...; never when n is 0."""
     return (lambda step: step % n == 0) if n > 0 else (lambda step: False)
 
 
-def run(trainer, until=None, should_stop=None, boundary_due=None, weights_due=None):
+def run(
+    trainer: Trainer,
+    until: int | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    boundary_due: Callable[[int], bool] | None = None,
+    weights_due: Callable[[int], bool] | None = None,
+) -> Iterator[Event]:
     """Step `trainer` up to `until` updates in all, yielding events (see the module docstring).
 
     `should_stop`: a no-argument callable checked before every step (e.g. a
@@ -71,7 +86,7 @@ def run(trainer, until=None, should_stop=None, boundary_due=None, weights_due=No
     yield Result("finished", trainer.steps_done, message, trainer.state())
 
 
-def train(cfg, should_stop=None):
+def train(cfg: TrainConfig, should_stop: Callable[[], bool] | None = None) -> Iterator[Event]:
     """Run a training from `cfg` for `cfg.steps` steps, yielding Progress, Boundary, Weights and a Result.
 
     `should_stop` is an optional no-argument callable checked before every

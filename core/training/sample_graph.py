@@ -8,24 +8,39 @@ the neuron they clicked), exactly what the network computes (the data equal
 the float forward bit for bit), and already backpropagated.
 """
 
+from __future__ import annotations
+
 import random
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from core.engine import Value, topological_order
 from core.losses import LOSSES
 from core.nn import MLP
 from core.training.features import feature_row
 
+if TYPE_CHECKING:
+    from core.training.config import TrainConfig
+
 LIVE_GRAPH_MAX_NODES = 2000  # "Follow live" rebuilds only graphs a repaint can keep up with
 
 
-def model_from_weights(cfg, weights):
+def model_from_weights(cfg: TrainConfig, weights: Sequence[Sequence[Sequence[float]]]) -> MLP:
     """A fresh MLP of cfg's shape holding `weights` (MLP.state() format)."""
     model = MLP(len(cfg.features), list(cfg.hidden_sizes) + [1], cfg.activation, random.Random(0))
     model.load_state(weights)
     return model
 
 
-def sample_graph(cfg, weights, point, label, layer, neuron, through_loss=False):
+def sample_graph(
+    cfg: TrainConfig,
+    weights: Sequence[Sequence[Sequence[float]]],
+    point: Sequence[float],
+    label: float,
+    layer: int,
+    neuron: int,
+    through_loss: bool = False,
+) -> tuple[Value, MLP]:
     """The Value graph of ONE sample through the network up to neuron `neuron` of `layer`.
 
     1. the inputs: the sample's features as labelled leaves (x1, x2, x1^2, ...)
@@ -50,5 +65,5 @@ def sample_graph(cfg, weights, point, label, layer, neuron, through_loss=False):
     return root, model
 
 
-def graph_size(root):
+def graph_size(root: Value) -> int:
     return len(topological_order(root))

@@ -35,8 +35,12 @@ over a grid. The result equals micrograd's build-every-step loop to ~1e-15
 Value graph of the whole batch for lessons and the graph view.
 """
 
+from __future__ import annotations
+
 import math
 import random
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -52,6 +56,12 @@ from core.training.network_edits import activations_of
 from core.training.regularization import penalty
 from core.training.replay import NetworkReplay
 
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+    from core.training.config import TrainConfig
+    from core.training.datasets import Point
+
 # -----------------------------------------------------------------------------
 # the trainer
 
@@ -59,7 +69,7 @@ from core.training.replay import NetworkReplay
 DEAD_CHECK_EVERY = 10  # steps between dead-ReLU checks with mini-batches
 
 
-def _bounds(points):
+def _bounds(points: Sequence[Point]) -> tuple[float, float, float, float]:
     """A box around the points with a margin, for the boundary image."""
     xs = [p[0] for p in points]
     ys = [p[1] for p in points]
@@ -68,30 +78,30 @@ def _bounds(points):
     return (min(xs) - pad, max(xs) + pad, min(ys) - pad, max(ys) + pad)
 
 
-def _columns(rows, width):
+def _columns(rows: Sequence[Sequence[float]], width: int) -> NDArray[np.float64]:
     """Feature rows as the replay's input table: shape (n_features, n_points)."""
     return np.array(rows, dtype=float).reshape(-1, width).T.copy()
 
 
-def _accuracy(scores, labels):
+def _accuracy(scores: NDArray[np.float64], labels: NDArray[np.float64]) -> float:
     """losses.accuracy on arrays: the fraction with (s > 0) == (y > 0)."""
     if len(scores) == 0:
         return 0.0
     return int(np.count_nonzero((scores > 0) == (labels > 0))) / len(scores)
 
 
-def _grad_state(model):
+def _grad_state(model: MLP) -> list[list[list[float]]]:
     return [[[p.grad for p in n.parameters()] for n in layer.neurons] for layer in model.layers]
 
 
 class Trainer:
     """One training run, built once from a TrainConfig and advanced step by step."""
 
-    def __init__(self, cfg):
+    def __init__(self, cfg: TrainConfig) -> None:
         self.cfg = cfg
         # 1. the data: generated (or given), then split, all from one seeded rng
         data_rng = random.Random(cfg.data_seed)
-        if cfg.points is not None:
+        if cfg.points is not None and cfg.labels is not None:  # (a config has both or neither)
             points, labels = list(cfg.points), list(cfg.labels)
         else:
             points, labels = DATASETS[cfg.dataset](cfg.n_samples, cfg.noise, data_rng)
@@ -108,6 +118,7 @@ class Trainer:
         self.params = self.model.parameters()
 
         # 3. the optimizer
+        self.optimizer: SGD | Adam
         if cfg.optimizer == "sgd":
             self.optimizer = SGD(self.params, cfg.lr, cfg.momentum)
         else:
@@ -122,18 +133,18 @@ class Trainer:
         self._test_y = np.array(self.test_labels, dtype=float)
 
         self.steps_done = 0
-        self.diverged = None  # the message, once the run has diverged
+        self.diverged: str | None = None  # the message, once the run has diverged
         self.health = HealthWatch(activations_of(cfg)[:-1], cfg.hidden_sizes)
         self.warning = ""  # the last step's health warning (health.py), "" when all is well
 
     # -- one step --------------------------------------------------------------
 
-    def lr_at(self, k):
+    def lr_at(self, k: int) -> float:
         """The learning rate of update k: a linear decay by lr_decay over cfg.steps."""
         cfg = self.cfg
         return cfg.lr * (1.0 - cfg.lr_decay * min(k, cfg.steps) / cfg.steps)
 
-    def _batch(self):
+    def _batch(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """The batch's input table and labels; a mini-batch draws its samples from the run's rng."""
         n = len(self.train_inputs)
         size = self.cfg.batch_size
@@ -142,24 +153,25 @@ class Trainer:
         picks = self.rng.sample(range(n), size)
         return self._train_X[:, picks], self._train_y[picks]
 
-    def loss_graph(self):
+    def loss_graph(self) -> Value:
         """The loss over the whole training set as a Value graph, labelled 'loss':
         exactly what a full-batch step differentiates (lessons and the DAG view show it)."""
         loss, _scores = self._forward(self.train_inputs, self.train_labels)
         loss.label = "loss"
         return loss
 
-    def _forward(self, inputs, labels):
+    def _forward(self, inputs: Sequence[Sequence[float]], labels: Sequence[float]) -> tuple[Value, list[Value]]:
         """The loss graph of one batch, and the scores."""
         # wrap the inputs once, or each of the first layer's neurons would wrap them again
-        scores = [self.model([Value(f) for f in row]) for row in inputs]
+        # one output neuron: the model gives a Value, not a list
+        scores = [cast(Value, self.model([Value(f) for f in row])) for row in inputs]
         loss = LOSSES[self.cfg.loss](scores, labels)
         price = penalty(self.params, self.cfg.l1_alpha, self.cfg.l2_alpha)
         if price is not None:
             loss = loss + price
         return loss, scores
 
-    def step(self):
+    def step(self) -> Progress:
         """Take one training step and return its Progress.
 
         A non-finite loss (or weights made non-finite by the update) sets
@@ -199,7 +211,7 @@ class Trainer:
             )
         return progress
 
-    def _hidden_outputs(self, full_batch):
+    def _hidden_outputs(self, full_batch: bool) -> list[NDArray[np.float64]] | None:
         """Every hidden neuron's output on the training points, for the dead-ReLU check, or None
         when there is nothing to check now. A full-batch step has just computed them; with
         mini-batches they cost a forward pass, so every DEAD_CHECK_EVERY steps."""
@@ -213,7 +225,7 @@ class Trainer:
 
     # -- looking at the model (float path, no graph) ---------------------------
 
-    def evaluate(self, inputs, labels):
+    def evaluate(self, inputs: Sequence[Sequence[float]], labels: Sequence[float]) -> tuple[float, float]:
         """(loss, accuracy) of the current model on some inputs, without grads."""
         if inputs is self.train_inputs:
             X, y = self._train_X, self._train_y
@@ -224,35 +236,35 @@ class Trainer:
         loss, scores = self.replay.evaluate(X, list(labels))
         return loss, _accuracy(scores, y)
 
-    def _grid(self, resolution):
+    def _grid(self, resolution: int) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
         x_min, x_max, y_min, y_max = self.bounds
         xs = np.linspace(x_min, x_max, resolution)
         ys = np.linspace(y_min, y_max, resolution)
         gx, gy = np.meshgrid(xs, ys)  # gx[j, i] = xs[i], gy[j, i] = ys[j]
         return xs, ys, feature_array(gx.ravel(), gy.ravel(), self.cfg.features).T
 
-    def boundary(self):
+    def boundary(self) -> Boundary:
         """The current model's score over the data's box, as a Boundary event."""
         r = self.cfg.boundary_resolution
         xs, ys, inputs = self._grid(r)
         grid = self.replay.scores(inputs).reshape(r, r)
-        neurons = ()
+        neurons: tuple[NDArray[np.float64], ...] = ()
         if self.cfg.neuron_resolution > 0:
             nr = self.cfg.neuron_resolution
             outputs = self.replay.activations(self._grid(nr)[2])
             neurons = tuple(out.reshape(-1, nr, nr) for out in outputs)
         return Boundary(self.steps_done, xs, ys, grid, neurons)
 
-    def weights(self):
+    def weights(self) -> Weights:
         return Weights(self.steps_done, self.model.state(), _grad_state(self.model))
 
-    def close(self):
+    def close(self) -> None:
         """Nothing to free any more: the batched replay holds numpy tables, not a Value graph.
         Kept so that callers (the app's worker, `train`) need not know."""
 
     # -- saving and resuming ---------------------------------------------------
 
-    def state(self):
+    def state(self) -> dict[str, Any]:
         """Everything that changes during a run, as plain data (JSON-ready)."""
         version, internal, gauss_next = self.rng.getstate()
         return {
@@ -262,7 +274,7 @@ class Trainer:
             "rng": [version, list(internal), gauss_next],
         }
 
-    def load_state(self, state):
+    def load_state(self, state: Mapping[str, Any]) -> None:
         """Resume from state(): the run then continues exactly as the original would."""
         self.model.load_state(state["model"])
         self.optimizer.load_state(state["optimizer"])
@@ -273,7 +285,7 @@ class Trainer:
 
     # -- what the app shows and edits between steps ----------------------------
 
-    def data(self):
+    def data(self) -> dict[str, Any]:
         """The run's points as plain lists: training and test points, labels, the plot box, and
         whether the labels are a regression problem's targets."""
         return {
@@ -285,22 +297,22 @@ class Trainer:
             "regression": self.cfg.regression,  # labels are targets to predict, not classes
         }
 
-    def metrics(self):
+    def metrics(self) -> tuple[float, float, float | None, float | None]:
         """(train loss, train accuracy, test loss, test accuracy) of the model as it is now."""
         loss, acc = self.evaluate(self.train_inputs, self.train_labels)
+        test_loss: float | None = None
+        test_acc: float | None = None
         if self.test_inputs:
             test_loss, test_acc = self.evaluate(self.test_inputs, self.test_labels)
-        else:
-            test_loss = test_acc = None
         return loss, acc, test_loss, test_acc
 
-    def set_weight(self, layer, neuron, index, value):
+    def set_weight(self, layer: int, neuron: int, index: int, value: float) -> str:
         """Set one weight (index < nin) or the bias (index == nin); returns the parameter's label."""
         param = self.model.layers[layer].neurons[neuron].parameters()[index]
         param.data = float(value)
         return param.label
 
-    def continued(self, cfg):
+    def continued(self, cfg: TrainConfig) -> Trainer:
         """A Trainer for `cfg` that carries on from this one: same weights, step and batch rng.
 
         Only for changes that keep the network's shape (training settings, edited
