@@ -25,12 +25,16 @@ crosses a process boundary (`runner.py`). This module runs the learner's code:
 the studio itself only ever calls it in the child process.
 """
 
+from __future__ import annotations
+
 import inspect
 import math
+from collections.abc import Callable, Collection, Iterable
+from typing import Any
 
 from core import ops
 from core.foreign import battery
-from core.foreign.trace import trace
+from core.foreign.trace import Trace, TracedNode, trace
 
 REL, ABS = 1e-6, 1e-9  # a step agrees with the studio's derivative
 FD_REL, FD_ABS = 1e-4, 1e-6  # ... with a central difference of their forward
@@ -44,7 +48,7 @@ class EngineError(Exception):
 # Finding their class
 
 
-def find_value_class(namespace):
+def find_value_class(namespace: dict[str, Any]) -> type:
     """Their Value class from a module's globals: `Value` if it is a class, else the
     one class that has `data` and `grad` on an instance and `__add__` or `__mul__`."""
     classes = [obj for name, obj in namespace.items() if isinstance(obj, type) and not name.startswith("_")]
@@ -69,7 +73,7 @@ def find_value_class(namespace):
 # Reference derivatives
 
 
-def close(got, want, rel=REL, abs_=ABS):
+def close(got: float, want: float, rel: float = REL, abs_: float = ABS) -> bool:
     if got != got or want != want:
         return got != got and want != want
     if math.isinf(got) or math.isinf(want):
@@ -95,7 +99,9 @@ def _rerun(V, node, operands):
     return None
 
 
-def reference_locals(V, node, data):
+def reference_locals(
+    V: type, node: TracedNode, data: dict[str, float]
+) -> tuple[list[float], tuple[float, float], str] | None:
     """(local derivative per operand port, tolerance pair, how) for `node`, from the
     op table when the studio knows the op, else central differences of their forward.
     None when neither is possible (an unknown op that is no method of theirs)."""
@@ -122,7 +128,7 @@ def reference_locals(V, node, data):
 # One case
 
 
-def check_case(V, case, keep=False):
+def check_case(V: type, case: battery.Case, keep: bool = False) -> dict[str, Any]:
     """Build `case` with class V, step its backward pass, return a plain-data result:
     {name, status: pass|fail|error, steps, notes, fault (the first wrong step)}.
 
@@ -132,15 +138,15 @@ def check_case(V, case, keep=False):
     After the first wrong step the rest of the pass still runs and is recorded
     (marked `after_fault`, not checked), so the debugger can replay their whole
     pass (core/debugger/foreign_replay.py)."""
-    names = {}
+    names: dict[int, str] = {}
 
-    def leaf(x, name):
+    def leaf(x: Any, name: str) -> Any:
         """A new leaf V(x) called `name`; given one of their Values, just names it."""
         value = x if isinstance(x, V) else V(x)
         names[id(value)] = name
         return value
 
-    result = {"name": case.name, "status": "pass", "steps": 0, "notes": [], "fault": None}
+    result: dict[str, Any] = {"name": case.name, "status": "pass", "steps": 0, "notes": [], "fault": None}
     try:
         root = case.build(leaf)
         tr = trace(root, names)
@@ -155,7 +161,7 @@ def check_case(V, case, keep=False):
         objs[tr.root].grad = 1.0
     except Exception as e:  # noqa: BLE001
         return _error(result, "setting .grad", e)
-    records = []
+    records: list[dict[str, Any]] = []
     steps = [node for node in reversed(tr.nodes) if node.children]
     for i, node in enumerate(steps):
         record = _step(V, tr, node)
@@ -205,7 +211,7 @@ def _error(result, where, e):
     return result
 
 
-def call_backward(fn, out):
+def call_backward(fn: Callable[..., Any], out: Any) -> Any:
     """Their `_backward`: micrograd's takes no argument; some take out."""
     try:
         wants_out = len(inspect.signature(fn).parameters) >= 1
@@ -351,7 +357,18 @@ def _step(V, tr, node):
 # Why a step is wrong
 
 
-def diagnose(tr, node, child, ports, local, out_grad, before, after, got, expected):
+def diagnose(
+    tr: Trace,
+    node: TracedNode,
+    child: str,
+    ports: list[int],
+    local: list[float],
+    out_grad: float,
+    before: float,
+    after: float,
+    got: float,
+    expected: float,
+) -> tuple[str, str]:
     """(code, sentence) naming the likely bug behind one wrong gradient change."""
     name, x = tr.by_id[child].name, tr.by_id[child].data
     op = node.op
@@ -388,7 +405,7 @@ def diagnose(tr, node, child, ports, local, out_grad, before, after, got, expect
             f"wrong sign in `{raw}`: {ref(name)}.grad changed by {fmt(got)}, should be "
             f"{fmt(expected)} (d(a−b)/da = 1, d(a−b)/db = −1)"
         )
-    if op == "pow":
+    if op == "pow" and node.param is not None:  # a pow node has its exponent (trace.normalize_op)
         k = node.param
         for text, want in (
             ("k·x^k (the exponent not lowered by one)", k * ops.ieee_pow(x, k)),
@@ -456,12 +473,12 @@ def _unary_cause(op, raw, name, guess, expected, got) -> str:
     )
 
 
-def ref(name):
+def ref(name: str) -> str:
     """A node's name before .grad or .data: (x + y).grad, not x + y.grad."""
     return f"({name})" if " " in name else name
 
 
-def fmt(x) -> str:
+def fmt(x: float) -> str:
     return f"{x:.6g}"
 
 
@@ -469,14 +486,15 @@ def fmt(x) -> str:
 # Their backward(): its result and its order
 
 
-def check_their_backward(tr):
+def check_their_backward(tr: Trace) -> dict[str, Any] | None:
     """Run their `backward()` on the traced graph (grads zeroed first) and compare with
     the stepped result; None if it agrees, else a fault ("order", or what differs).
 
     A fault carries `their_calls` when every call their backward() made was recorded:
     the steps of THEIR pass, in their order, for the debugger to replay. Each is `ok`
     up to the call at fault (`call`), which is not; the calls after it are None."""
-    calls, steps = [], []
+    calls: list[str] = []  # node ids, in the order their backward() called them
+    steps: list[dict[str, Any]] = []
     fault = _their_backward(tr, calls, steps)
     if fault and steps and len(steps) == len(calls):
         call = fault.get("call")
@@ -651,7 +669,7 @@ def _simulate(tr, order):
 # Zeroing between passes
 
 
-def check_zeroing(V, ops_offered):
+def check_zeroing(V: type, ops_offered: Collection[str]) -> dict[str, Any] | str | None:
     """If the class offers `zero_grad()`, check it zeroes the whole graph: two passes
     of backward() with zero_grad() between must give the same grads. Returns a fault,
     a note (str) or None."""
@@ -662,9 +680,9 @@ def check_zeroing(V, ops_offered):
     root = h + x * h
     if not callable(getattr(root, "zero_grad", None)):
         root.backward()
-        first = float(x.grad)
+        once = float(x.grad)
         root.backward()
-        if not close(float(x.grad), first):
+        if not close(float(x.grad), once):
             return "backward() adds to the grads already there (as micrograd's does): zero every grad before each pass"
         return None
     root.backward()
@@ -689,7 +707,7 @@ def check_zeroing(V, ops_offered):
     return None
 
 
-def check_class(V, report, own=()) -> None:
+def check_class(V: type, report: Callable[[dict[str, Any]], None], own: Iterable[battery.Case] = ()) -> None:
     """Every battery case for class V; calls report(result) after each (plain data).
     `own`: the learner's own cases (their expression), checked first and kept whole
     (graph and steps) so that the debugger can step them even when they pass."""

@@ -68,6 +68,7 @@ ANNOTATED = [
     "core/foreign/battery.py",
     "core/foreign/runner.py",
     "core/foreign/trace.py",
+    "core/foreign/check.py",
 ]
 
 
