@@ -25,9 +25,15 @@ the op, expected vs got and the likely cause as the reason.
 Nothing here runs learner code, and nothing imports Qt.
 """
 
+from __future__ import annotations
+
 import math
+from collections.abc import Mapping
+from typing import Any
 
 from core.debugger.stepper import BackwardStepper, StepRecord, _fmt, _substitute
+from core.document.compile import Compiled
+from core.engine import Value
 from core.foreign.document import number
 
 
@@ -40,18 +46,19 @@ class ForeignReplay:
     that replays their pass; any other graph (the user's own, after Undo) gets
     the studio's ordinary stepper."""
 
-    def __init__(self, case):
+    def __init__(self, case: dict[str, Any]) -> None:
         self.name = case["name"]
         self.fault = case.get("fault")
         self.wiring = {n["id"]: tuple(n["children"]) for n in case["graph"]}
-        self.steps = []  # [(node id, [(operand id, grad after their code)], record)]
+        # [(node id, [(operand id, grad after their code)], record)]
+        self.steps: list[tuple[str, list[tuple[str, float]], dict[str, Any]]] = []
         for record in case.get("records", []):
             after = [(o["id"], number(o["after"])) for o in record["operands"]]
             self.steps.append((record["node_id"], after, record))
         self.fault_step = next((i for i, (_n, _a, r) in enumerate(self.steps) if r.get("ok") is False), None)
         self.ambiguous = {n["id"] for n in case["graph"] if n.get("ambiguous")}  # operand order unknown
 
-    def fits(self, compiled):
+    def fits(self, compiled: Compiled | None) -> bool:
         if compiled is None or set(compiled.values) != set(self.wiring):
             return False
         ids = compiled.value_to_node
@@ -59,7 +66,7 @@ class ForeignReplay:
             tuple(ids.get(c) for c in compiled.values[nid]._prev) == children for nid, children in self.wiring.items()
         )
 
-    def stepper(self, root, compiled, names):
+    def stepper(self, root: Value, compiled: Compiled, names: Mapping[Value, str]) -> ReplayStepper:
         """A ReplayStepper on `compiled`, with their whole pass run: at rest the
         graph shows their grads, as it shows backward()'s for our own engine."""
         stepper = ReplayStepper(root, self, compiled.values, names)
@@ -67,7 +74,7 @@ class ForeignReplay:
         stepper.seek(len(stepper.order))
         return stepper
 
-    def stop_reason(self):
+    def stop_reason(self) -> str:
         """The stop after the first wrong step: node, op, expected vs got, cause."""
         f = self.fault
         if not f:
@@ -85,7 +92,9 @@ class ReplayStepper(BackwardStepper):
     """A BackwardStepper whose steps replay a learner's recorded `_backward` calls
     (see the module docstring). Its order is the order their pass ran in."""
 
-    def __init__(self, root, replay, values, names):
+    def __init__(
+        self, root: Value, replay: ForeignReplay, values: Mapping[str, Value], names: Mapping[Value, str]
+    ) -> None:
         super().__init__(root, names=names, reset=False)
         self.replay = replay
         self.order = [values[nid] for nid, _after, _record in replay.steps]
@@ -97,10 +106,9 @@ class ReplayStepper(BackwardStepper):
         for child, grad in self._after[index]:
             child.grad = grad
 
-    def step(self):
-        """Their next `_backward` call, as recorded; its StepRecord (None when done)."""
-        if self.done:
-            return None
+    def _take_step(self) -> StepRecord:
+        """Their next `_backward` call, as recorded; its StepRecord. (`step` and every
+        run loop come here, so a run with breakpoints or `run_to` replays too.)"""
         index = self._position
         node = self.order[index]
         children = node._prev
@@ -125,7 +133,7 @@ class ReplayStepper(BackwardStepper):
                 self.stop_reason = reason
                 break
 
-    def check(self, record) -> str:
+    def check(self, record: StepRecord) -> str:
         """After the wrong step, why; after the last step, why too when the fault is in no
         one step (their backward() never ran a node, a `_backward` raised on the next one)."""
         replay = self.replay
@@ -135,21 +143,21 @@ class ReplayStepper(BackwardStepper):
             return replay.stop_reason()
         return super().check(record)
 
-    def verdict(self, index):
+    def verdict(self, index: int) -> bool | None:
         """True: their step agrees with the chain rule; False: the first wrong one;
         None: after it (run to show their pass, not checked)."""
         return self._ok[index]
 
-    def users(self, node):
+    def users(self, node: Value) -> list[Value]:
         """The distinct nodes whose steps pass gradient into node (a backward() that
         calls one node's _backward twice lists it once)."""
         return list(dict.fromkeys(super().users(node)))
 
-    def shares(self, record):
+    def shares(self, record: StepRecord) -> dict[Value, float]:
         """{operand: what THEIR code changed its grad by} in step `record`."""
         return {c: after - before for c, before, after in zip(record.children, record.grads_before, record.grads_after)}
 
-    def wrong_operands(self, record):
+    def wrong_operands(self, record: StepRecord) -> set[Value]:
         """The operands of `record` whose change no right answer explains."""
         shares = self.shares(record)
         return {c for c in shares if not any(_agrees(shares[c], want) for want in self._right(record, c))}
@@ -166,7 +174,7 @@ class ReplayStepper(BackwardStepper):
             right.append(g)
         return right
 
-    def contributions(self, node):
+    def contributions(self, node: Value) -> list[tuple[StepRecord, float]]:
         """What each of THEIR steps so far changed node.grad by (their numbers: an
         `=` shows as the change it made, so the shares still add up to node.grad)."""
         shares = []

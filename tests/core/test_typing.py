@@ -69,6 +69,7 @@ ANNOTATED = [
     "core/foreign/runner.py",
     "core/foreign/trace.py",
     "core/foreign/check.py",
+    "core/debugger/foreign_replay.py",
 ]
 
 

@@ -70,6 +70,17 @@ def test_their_grads_are_replayed_and_the_run_stops_after_the_wrong_step(assign_
     assert session.stop_reason.startswith("wrong gradient at h·h")
 
 
+def test_a_run_to_a_node_replays_their_grads_too(assign_case):
+    # run_to (and a run with breakpoints) stepped with the studio's own _backward: h.grad -12
+    session = session_on(assign_case)
+    stepper = session.stepper
+    stepper.reset()
+    h = session.value(next(n for n, node in session.doc.nodes.items() if node.label == "h"))
+    stepper.run_to(h)
+    assert stepper.position == 2 and stepper.stop_reason.startswith("wrong gradient at h·h")
+    assert grads(session)["h"] == -6.0  # theirs, not ours (-12)
+
+
 def test_the_stepper_contributions_are_their_changes(assign_case):
     session = session_on(assign_case)
     session.run_to_end()
