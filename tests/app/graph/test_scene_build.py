@@ -14,6 +14,7 @@ from app.graph import scene_build
 from app.graph.node_item import NodeItem
 from app.main_window import MainWindow
 from core.document.commands import RemoveNodes
+from core.document.expr import parse
 from core.document.names import node_names
 from core.nn import MLP
 
@@ -307,3 +308,10 @@ def test_a_new_graphs_extent_is_planned_by_the_first_steps_and_a_fit_asked_for_m
     assert window.scene.items_rect() == planned
     window.view.fit()
     assert window.view.zoom() == pytest.approx(fitted_zoom)  # the fit asked for in the swap turn happened
+
+
+def test_a_new_graphs_wires_read_in_steps_are_the_documents_in_its_order():
+    doc = parse("a = Value(2.0, label='a')\nb = Value(3.0, label='b')\nc = a * b - b / a\nd = c.tanh() + c")
+    edges = []
+    steps = sum(1 for _ in scene_build.edges_in_steps(doc, edges))
+    assert edges == doc.edges and steps >= 1
