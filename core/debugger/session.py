@@ -37,12 +37,20 @@ A session in a test, without any window:
     session.stop_reason       # 'breakpoint at (x·y)'
 """
 
+from __future__ import annotations
+
 import math
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from core.debugger.explain import display_names, headline
 from core.debugger.explain import formula as _formula
+from core.debugger.foreign_replay import ForeignReplay
 from core.debugger.forward_stepper import ForwardRecord, ForwardStepper
-from core.debugger.stepper import BackwardStepper
+from core.debugger.stepper import BackwardStepper, StepRecord
+from core.document.compile import Compiled
+from core.document.graph import GraphDocument
+from core.engine import Value
 from core.format import format_number
 
 IDLE, FORWARD, BACKWARD = "idle", "forward", "backward"
@@ -102,14 +110,14 @@ class Move:
     def __init__(
         self,
         moved: bool = True,
-        record=None,
-        records=(),
-        touched=(),
+        record: StepRecord | ForwardRecord | None = None,
+        records: Sequence[StepRecord | ForwardRecord] = (),
+        touched: Iterable[str] = (),
         started: str = "",
         new_plan: bool = False,
         ended: str = "",
         message: str = "",
-        answer=None,
+        answer: tuple[bool, str] | None = None,
         go_on: bool = False,
         ok: bool = True,
     ) -> None:
@@ -132,7 +140,7 @@ class Move:
         )
 
 
-def _refused(message: str = ""):
+def _refused(message: str = "") -> Move:
     return Move(ok=False, moved=False, message=message)
 
 
@@ -146,71 +154,72 @@ class DebugSession:
     `doc` is the GraphDocument being edited; `compiled` its compile (or None).
     """
 
-    def __init__(self, doc, compiled=None) -> None:
+    def __init__(self, doc: GraphDocument, compiled: Compiled | None = None) -> None:
         self.doc = doc
-        self.compiled = None
+        self.compiled: Compiled | None = None
         self.phase = IDLE
-        self.stepper = None  # BackwardStepper of the output (a plan while idle)
-        self.forward_stepper = None
-        self.last_record = None  # the StepRecord shown (None: at step 0)
-        self.last_forward = None  # the ForwardRecord shown
+        self.stepper: BackwardStepper | None = None  # of the output (a plan while idle)
+        self.forward_stepper: ForwardStepper | None = None
+        self.last_record: StepRecord | None = None  # the StepRecord shown (None: at step 0)
+        self.last_forward: ForwardRecord | None = None  # the ForwardRecord shown
         self.stop_reason = ""  # why the last run stopped
         self.notice = ""  # why the last session ended
-        self.grad_max = None  # largest finite |grad| of the finished pass (see start)
-        self.breakpoint_ids = set()
+        self.grad_max: float | None = None  # largest finite |grad| of the finished pass (see start)
+        self.breakpoint_ids: set[str] = set()
         self.break_on_nonfinite = True
-        self.grad_threshold = None
+        self.grad_threshold: float | None = None
         self.break_on_dead_relu = False
         self.quiz_mode = False
-        self.quiz_feedback = []  # [(right?, text)] for the step shown
+        self.quiz_feedback: list[tuple[bool, str]] = []  # [(right?, text)] for the step shown
         self.quiz_score = [0, 0]  # right, asked
-        self._quiz_pending = []  # Values whose new grad is hidden
+        self._quiz_pending: list[Value] = []  # Values whose new grad is hidden
         self._play_first = False  # the next beat of play is its first
-        self._names = {}  # {Value: name}, shared with the steppers
-        self._nid = {}  # {Value: node id}
-        self._in_graph = None  # the Values the output depends on, when first asked
-        self._edits = {}  # kind -> node id, the document edits since the last compile
-        self.replay = None  # a learner's recorded pass (core/debugger/foreign_replay.py), stepped when shown
+        self._names: dict[Value, str] = {}  # shared with the steppers
+        self._nid: dict[Value, str] = {}  # {Value: node id}
+        self._in_graph: set[Value] | None = None  # the Values the output depends on, when first asked
+        self._edits: dict[str, str | None] = {}  # kind -> node id, the document edits since the last compile
+        # a learner's recorded pass (core/debugger/foreign_replay.py), stepped when shown
+        self.replay: ForeignReplay | None = None
         self.load(compiled)
 
     # -- reading -----------------------------------------------------------------------
 
     @property
-    def position(self):
+    def position(self) -> int:
         """The backward step shown (0 before the first and whenever not stepping backward)."""
         return self.stepper.position if self.stepper is not None and self.phase == BACKWARD else 0
 
     @property
-    def total(self):
+    def total(self) -> int:
         return len(self.stepper.order) if self.stepper is not None else 0
 
-    def nid(self, value):
+    def nid(self, value: Value) -> str | None:
         """The node id of a Value of the current compile (None if it has none)."""
         return self._nid.get(value)
 
-    def value(self, nid):
+    def value(self, nid: str) -> Value | None:
         """The Value of node nid in the current compile (None if it was not computed)."""
         return self.compiled.values.get(nid) if self.compiled is not None else None
 
-    def name(self, value):
+    def name(self, value: Value) -> str:
         return self.stepper.name(value) if self.stepper is not None else ""
 
-    def formula(self, value):
-        return _formula(self.stepper, value)
+    def formula(self, value: Value) -> str:
+        return _formula(self.stepper, value) if self.stepper is not None else ""
 
-    def row_of(self, nid):
+    def row_of(self, nid: str) -> int | None:
         """The index of node nid's step (None for a leaf or an unknown id)."""
         value = self.value(nid)
         if value is None or self.stepper is None:
             return None
         return self.stepper.step_index(value)
 
-    def ids_of(self, values):
+    def ids_of(self, values: Iterable[Value]) -> list[str]:
         """The node ids of these Values, in their order (Values of no node left out)."""
         nid = self._nid
         return [nid[v] for v in values if v in nid]
 
-    def concealed(self, nid):
+    def concealed(self, nid: str) -> dict[str, str]:
         """Why node nid's numbers must not be shown now: {} when they may, else
         {'grad': why} or {'grad': why, 'data': why}. A view (the inspector) that
         shows numbers hides what the canvas hides, and says why."""
@@ -218,13 +227,25 @@ class DebugSession:
         if value is None or self.stepper is None or value not in self._graph():
             return {}
         if self.phase == FORWARD:
-            if not self.forward_stepper.computed(value):
+            if not self._forward_stepper().computed(value):
                 reason = "the forward pass has not computed it yet"
                 return {"grad": reason, "data": reason}
             return {"grad": "the backward pass comes after the forward pass"}
         if value in self._quiz_pending:
             return {"grad": "quiz: predict it in the debugger"}
         return {}
+
+    def _backward_stepper(self) -> BackwardStepper:
+        """The stepper, for a move that has made sure there is one (a graph to step)."""
+        if self.stepper is None:
+            raise RuntimeError("the debugger has no graph to step: the move should have been refused")
+        return self.stepper
+
+    def _forward_stepper(self) -> ForwardStepper:
+        """The forward stepper, in the forward pass (which makes one)."""
+        if self.forward_stepper is None:
+            raise RuntimeError("the forward pass has not started: the move should have started it")
+        return self.forward_stepper
 
     def _ids(self, values):
         nid = self._nid
@@ -237,7 +258,7 @@ class DebugSession:
 
     # -- the backward pass -----------------------------------------------------------
 
-    def start(self):
+    def start(self) -> Move:
         """Start (or restart) the backward pass: every grad 0, the output's grad 1, step 0."""
         if self.stepper is None:
             return _refused(NOTHING_TO_STEP)
@@ -269,13 +290,13 @@ class DebugSession:
         self._begin_backward()
         return BACKWARD
 
-    def step(self):
+    def step(self) -> Move:
         """Run exactly one `_backward` call (starting the backward pass if needed)."""
         started = self._ensure_backward()
         if started is None:
             return _refused(NOTHING_TO_STEP)
         touched = self._clear_quiz()
-        st = self.stepper
+        st = self._backward_stepper()
         if st.done:
             return Move(
                 moved=bool(started or touched),
@@ -285,13 +306,14 @@ class DebugSession:
                 message=ALL_STEPS_RUN,
             )
         record = st.step()
+        assert record is not None  # not done: a step is left
         self.stop_reason = st.check(record)
         move = self._after(self._ids(record.children) | touched, started, [record], quiz=True)
         if st.done and not self.stop_reason:
             move.message = PASS_DONE
         return move
 
-    def step_or_start(self):
+    def step_or_start(self) -> Move:
         """What F10 does: one `_backward` call per press. From idle ("Debugger ready",
         the grads of a full pass on show) the first press starts the pass and runs
         step 1 -- a press that changed nothing visible read as a dead key. After the
@@ -301,24 +323,26 @@ class DebugSession:
             return self.start()
         return self.step()
 
-    def step_back(self):
+    def step_back(self) -> Move:
         """Undo the last step (in the forward pass: un-compute the last node)."""
         if self.phase == FORWARD:
             return self.forward_step_back()
-        if self.phase != BACKWARD or not self.stepper.position:
+        st = self.stepper
+        if self.phase != BACKWARD or st is None or not st.position:
             return _refused()
         touched = self._clear_quiz()
-        record = self.stepper.step_back()
+        record = st.step_back()
+        assert record is not None  # st.position > 0: a step to undo
         self.stop_reason = ""
         return self._after(self._ids(record.children) | touched, "", [record])
 
-    def seek(self, position):
+    def seek(self, position: int) -> Move:
         """Go to step `position` (0 .. total) directly: the timeline and the step list."""
         started = self._ensure_backward()
         if started is None:
             return _refused(NOTHING_TO_STEP)
         touched = self._clear_quiz()
-        st = self.stepper
+        st = self._backward_stepper()
         position = max(0, min(position, len(st.order)))
         old = st.position
         if position != old:
@@ -327,17 +351,18 @@ class DebugSession:
             touched |= self._operand_ids(min(old, position), max(old, position))
         return self._after(touched, started, [])
 
-    def run_to_end(self):
+    def run_to_end(self) -> Move:
         """Run every remaining step, stopping at a breakpoint or a break condition."""
         started = self._ensure_backward()
         if started is None:
             return _refused(NOTHING_TO_STEP)
         touched = self._clear_quiz()
-        start = self.stepper.position
-        records = self.stepper.run_to_end()
+        st = self._backward_stepper()
+        start = st.position
+        records = st.run_to_end()
         return self._finish_run(start, records, touched, started)
 
-    def run_to(self, nid):
+    def run_to(self, nid: str | None) -> Move:
         """Run until node nid's step is next -- or, for a leaf, until its grad is
         final. A node already passed is sought back to."""
         value = self.value(nid) if nid is not None else None
@@ -372,7 +397,7 @@ class DebugSession:
     def _after(self, touched, started, records, quiz: bool = False):
         """The Move of backward steps run or undone: the record now shown, and in
         quiz mode the new grads of a single step hidden."""
-        st = self.stepper
+        st = self._backward_stepper()
         self.last_record = st.history[-1] if st.position else None
         if quiz and self.quiz_mode and self.last_record is not None:
             self._quiz_pending = list(dict.fromkeys(self.last_record.children))
@@ -381,7 +406,7 @@ class DebugSession:
 
     # -- playing -----------------------------------------------------------------------
 
-    def play(self):
+    def play(self) -> Move:
         """Begin playing (a view calls `play_step` on a timer): from step 0 unless
         the backward pass is on and not done."""
         if self.stepper is None:
@@ -393,7 +418,7 @@ class DebugSession:
         move.go_on = True
         return move
 
-    def play_step(self):
+    def play_step(self) -> Move:
         """One beat of play. `go_on` is False when playing must stop: done, at a
         breakpoint or after a break condition. A beat waits (does nothing) while
         a quiz question is open; the first beat never stops at a breakpoint, so
@@ -409,6 +434,7 @@ class DebugSession:
             self.stop_reason = reason
             return Move(record=self.last_record, message=f"Stopped: {reason}", go_on=False)
         record = st.step()
+        assert record is not None  # not done: a step is left
         self.stop_reason = st.check(record)
         move = self._after(self._ids(record.children), "", [record], quiz=True)
         move.go_on = not (self.stop_reason or st.done)
@@ -416,7 +442,7 @@ class DebugSession:
 
     # -- the forward pass ----------------------------------------------------------------
 
-    def forward_start(self):
+    def forward_start(self) -> Move:
         """Start the forward pass: leaves known, every op node unknown until computed."""
         if self.stepper is None:
             return _refused(NOTHING_TO_STEP)
@@ -440,27 +466,27 @@ class DebugSession:
         self.last_record = self.last_forward = None
         self.stop_reason = self.notice = ""
 
-    def forward_step(self):
+    def forward_step(self) -> Move:
         """Compute the next node of the forward pass (starting it if needed)."""
         started = self._in_forward()
         if started is None:
             return _refused(NOTHING_TO_STEP)
-        record = self.forward_stepper.step()
+        record = self._forward_stepper().step()
         if record is None:
             return Move(moved=bool(started), started=started, message=FORWARD_DONE)
         self.last_forward = record
         return Move(record=record, records=[record], touched=self._ids([record.node]), started=started)
 
-    def forward_step_or_start(self):
+    def forward_step_or_start(self) -> Move:
         """What F7 does: start the forward pass the first time, then one node per press."""
         if self.phase != FORWARD:
             return self.forward_start()
         return self.forward_step()
 
-    def forward_step_back(self):
+    def forward_step_back(self) -> Move:
         """Un-compute the last node of the forward pass."""
         fs = self.forward_stepper
-        if self.phase != FORWARD or not fs.position:
+        if self.phase != FORWARD or fs is None or not fs.position:
             return _refused()
         node = fs.order[fs.position - 1]
         fs.step_back()
@@ -469,12 +495,12 @@ class DebugSession:
         undone = ForwardRecord(p, node, fs.describe(node))
         return Move(record=self.last_forward, records=[undone], touched=self._ids([node]))
 
-    def forward_all(self):
+    def forward_all(self) -> Move:
         """Compute every remaining node of the forward pass."""
         started = self._in_forward()
         if started is None:
             return _refused(NOTHING_TO_STEP)
-        records = self.forward_stepper.run_to_end()
+        records = self._forward_stepper().run_to_end()
         if records:
             self.last_forward = records[-1]
         return Move(
@@ -483,7 +509,7 @@ class DebugSession:
 
     # -- ending ------------------------------------------------------------------------
 
-    def stop(self):
+    def stop(self) -> Move:
         """End debugging: the graph shows a full backward pass again.
 
         The stepper runs its remaining steps rather than anyone a new backward():
@@ -492,11 +518,12 @@ class DebugSession:
         if self.phase == IDLE:
             self._plan()
             return Move(moved=False, started=IDLE, new_plan=True)
-        self.stepper.seek(len(self.stepper.order))
+        st = self._backward_stepper()  # a session going on has one
+        st.seek(len(st.order))
         self._plan(same_compile=True)
         return Move(started=IDLE)
 
-    def load(self, compiled):
+    def load(self, compiled: Compiled | None) -> Move:
         """A new compile of the document: a new plan, back to idle. If a session was
         going on it ends, and `notice` says why (a leaf's new value, or an edit)."""
         was = self.phase != IDLE
@@ -508,7 +535,7 @@ class DebugSession:
             return Move(moved=False, started=IDLE, new_plan=True)
         if "value" in edits and "structure" not in edits:
             nid = edits["value"]
-            node = self.doc.nodes.get(nid)
+            node = self.doc.nodes.get(nid) if nid is not None else None
             what = f"{node.label or nid} = {format_number(node.value)}" if node is not None else "A value"
             self.notice = (
                 f"{what} now, so the forward pass was recomputed and every data updated. "
@@ -518,7 +545,7 @@ class DebugSession:
             self.notice = GRAPH_CHANGED
         return Move(started=IDLE, new_plan=True, ended=self.notice, message=self.notice)
 
-    def document_changed(self, event, *details):
+    def document_changed(self, event: str, *details: Any) -> bool:
         """Note an event of the document (its `changed` signal). True when a label
         changed, so every text naming nodes is stale (the names are updated)."""
         if event == "reset":
@@ -536,7 +563,7 @@ class DebugSession:
             self._edits["structure"] = None
         return False
 
-    def grads_changed_elsewhere(self):
+    def grads_changed_elsewhere(self) -> Move:
         """Someone else set the grads (Backward, Zero Grads): a session going on ends."""
         if self.phase == IDLE:
             return _refused()
@@ -556,13 +583,13 @@ class DebugSession:
         compile (debugging stopped) the names stand."""
         self._clear_quiz()
         compiled = self.compiled
-        root = compiled.output if compiled is not None else None
+        root = compiled.output if compiled is not None else None  # None too without a compile
         self.phase = IDLE
         self.forward_stepper = None
         self.last_record = self.last_forward = None
         self.stop_reason = ""
         self._in_graph = None
-        if root is None:
+        if root is None or compiled is None:
             self.stepper, self._names, self._nid = None, {}, {}
         else:
             if not same_compile:
@@ -576,12 +603,12 @@ class DebugSession:
 
     # -- breakpoints and break conditions ------------------------------------------------
 
-    def toggle_breakpoint(self, nid):
+    def toggle_breakpoint(self, nid: str | None) -> Move:
         if nid is None:
             return _refused(SELECT_AN_OP)
         return self.set_breakpoint(nid, nid not in self.breakpoint_ids)
 
-    def set_breakpoint(self, nid, on: bool = True):
+    def set_breakpoint(self, nid: str, on: bool = True) -> Move:
         """A breakpoint on op node nid (on) or none (off). A leaf takes none: it has no step."""
         node = self.doc.nodes.get(nid)
         if node is None:
@@ -595,16 +622,16 @@ class DebugSession:
         self._apply_options()
         return Move(moved=False)
 
-    def set_break_on_nonfinite(self, on) -> None:
+    def set_break_on_nonfinite(self, on: bool) -> None:
         self.break_on_nonfinite = bool(on)
         self._apply_options()
 
-    def set_grad_threshold(self, threshold) -> None:
+    def set_grad_threshold(self, threshold: float | None) -> None:
         """Stop a run when a step makes any |grad| exceed threshold (None: never)."""
         self.grad_threshold = None if threshold is None else float(threshold)
         self._apply_options()
 
-    def set_break_on_dead_relu(self, on) -> None:
+    def set_break_on_dead_relu(self, on: bool) -> None:
         self.break_on_dead_relu = bool(on)
         self._apply_options()
 
@@ -621,14 +648,14 @@ class DebugSession:
 
     # -- quiz ----------------------------------------------------------------------------
 
-    def set_quiz_mode(self, on):
+    def set_quiz_mode(self, on: bool) -> Move:
         """While on, each single step hides its operands' new grads until answered."""
         self.quiz_mode = bool(on)
         if not on:
             return self.reveal_quiz()
         return Move(moved=False)
 
-    def quiz_hidden(self):
+    def quiz_hidden(self) -> set[Value]:
         """The Values whose new grads are hidden now."""
         return set(self._quiz_pending)
 
@@ -639,14 +666,15 @@ class DebugSession:
         child, record = self._quiz_pending[0], self.last_record
         before = record.grads_before[record.children.index(child)]
         return (
-            f"{headline(self.stepper, record.node)} just ran its _backward. What is "
+            f"{headline(self._backward_stepper(), record.node)} just ran its _backward. What is "
             f"{self.name(child)}.grad now? (It was {format_number(before)}.)"
         )
 
-    def answer_quiz(self, text):
+    def answer_quiz(self, text: str) -> Move:
         """Check a prediction for the first hidden grad. `answer` is (right?, feedback);
         a text that is not a number changes nothing and the message says so."""
-        if not self._quiz_pending:
+        record = self.last_record  # the step whose grads are hidden
+        if not self._quiz_pending or record is None:
             return _refused()
         guess = parse_number(text)
         if guess is None:
@@ -657,7 +685,6 @@ class DebugSession:
         self.quiz_score[0] += ok
         self.quiz_score[1] += 1
         name = self.name(child)
-        record = self.last_record
         line = next((ln for c, ln in zip(record.children, record.lines) if c is child), "")
         if ok:
             feedback = f"Right: {name}.grad = {format_number(truth)}."
@@ -666,7 +693,7 @@ class DebugSession:
         self.quiz_feedback.append((ok, feedback))
         return Move(record=record, touched=self._ids([child]), answer=(ok, feedback))
 
-    def reveal_quiz(self):
+    def reveal_quiz(self) -> Move:
         """Show every hidden grad without an answer."""
         hidden = self._quiz_pending
         if not hidden:
@@ -682,7 +709,7 @@ class DebugSession:
         return hidden
 
 
-def parse_number(text):
+def parse_number(text: object) -> float | None:
     """A typed number ('3', '-0.5', '−0,5', 'inf'), or None when it is not one."""
     try:
         return float(str(text).strip().replace("−", "-").replace(",", "."))
@@ -690,7 +717,7 @@ def parse_number(text):
         return None
 
 
-def is_right(guess, truth):
+def is_right(guess: float, truth: float) -> bool:
     """Whether a predicted grad counts as right: within QUIZ_REL relative or QUIZ_ABS
     absolute of the truth; an inf or nan grad must be named exactly."""
     if math.isfinite(truth):

@@ -70,6 +70,7 @@ ANNOTATED = [
     "core/foreign/trace.py",
     "core/foreign/check.py",
     "core/debugger/foreign_replay.py",
+    "core/debugger/session.py",
 ]
 
 
