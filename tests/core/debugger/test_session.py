@@ -176,6 +176,8 @@ def test_nothing_to_step_without_an_output():
     for move in (d.start(), d.step(), d.run_to_end(), d.seek(2), d.forward_step(), d.play()):
         assert not move.ok and move.message == NOTHING_TO_STEP
     assert d.phase == IDLE and d.stepper is None
+    # names and formulas are empty with no graph (formula raised AttributeError on None)
+    assert d.name(Value(1.0)) == d.formula(Value(1.0)) == ""
 
 
 # -----------------------------------------------------------------------------
