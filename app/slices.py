@@ -80,6 +80,11 @@ class SlicedJob(QObject):
             self._done()
             return
         self._run(time.perf_counter() + SLICE_SECONDS)
+        if self._steps is not None:
+            # started again, the timer is due from now on: left as it was, Qt found it due
+            # again in the same pass over its timers (its due time is that pass's start)
+            # and ran two or three slices before any other timer's turn
+            self._timer.start()
 
     def _run(self, deadline):
         """Resume the generator until the deadline (None: to the end)."""
