@@ -110,7 +110,7 @@ class LessonQuiz:
                         key,
                         nid,
                         question.quantity,
-                        runner.render_prompt(),
+                        runner.fill(question.prompt),  # render_prompt(), known to have a question
                         truth,
                         question.tolerance,
                         runner.hint(),

@@ -11,7 +11,11 @@ replay need not train again.
 The lesson files, their schema and their validation are core/lessons/format.py.
 """
 
+from __future__ import annotations
+
 import math
+from collections.abc import Collection, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -20,11 +24,21 @@ from core.debugger.session import parse_number as parse_plain_number
 from core.debugger.stepper import BackwardStepper
 from core.document.compile import compile_document, trace
 from core.document.expr import parse
+from core.document.graph import GraphDocument
 from core.document.names import node_names
 from core.engine import Value, recompute, topological_order, zero_grad
 from core.files.graph_file import load as load_graph
 from core.format import format_number as fmt
-from core.lessons.format import CLAIM_TOLERANCE, MAX_EXPLAIN_LINES, NETWORK_KEYS, NUDGE_KEYS, PLACEHOLDER
+from core.lessons.format import (
+    CLAIM_TOLERANCE,
+    MAX_EXPLAIN_LINES,
+    NETWORK_KEYS,
+    NUDGE_KEYS,
+    PLACEHOLDER,
+    Lesson,
+    Question,
+    Step,
+)
 from core.training.trainer import Trainer
 
 PENDING = "?"  # what the canvas and the text show for a value not known (or not revealed) yet
@@ -34,7 +48,7 @@ MAX_CANVAS_NODES = 600  # a network's loss graph goes on the canvas only up to t
 # Numbers typed by a learner (the numbers shown are core.format's: `fmt`)
 
 
-def parse_number(text):
+def parse_number(text: object) -> float | None:
     """A typed answer as a float: the debugger's parser (core/debugger/session.py),
     plus a fraction such as 3/4; None if it is not a finite number."""
     t = str(text).strip().replace(" ", "")
@@ -51,7 +65,7 @@ class Nudge:
 
     __slots__ = ("node", "h", "before", "after", "slope")
 
-    def __init__(self, node, h, before, after) -> None:
+    def __init__(self, node: Value, h: float, before: float, after: float) -> None:
         self.node, self.h, self.before, self.after = node, h, before, after
         self.slope = (after - before) / h
 
@@ -70,10 +84,11 @@ class LessonRunner:
     as written.
     """
 
-    def __init__(self, lesson, train_limit=None) -> None:
+    def __init__(self, lesson: Lesson, train_limit: int | None = None) -> None:
         self.lesson = lesson
         self.train_limit = train_limit
-        self._checkpoints = {}  # (step, action) -> what a train action left behind
+        # (step, action) -> what a train action left behind: (trainer state, grads, diverged)
+        self._checkpoints: dict[tuple[int, int], tuple[Any, list[float], bool]] = {}
         self.index = -1
         self._clear()
         self.goto(0)
@@ -81,20 +96,20 @@ class LessonRunner:
     # -- where we are ------------------------------------------------------------
 
     @property
-    def step(self):
+    def step(self) -> Step:
         return self.lesson.steps[self.index]
 
     @property
-    def progress(self):
+    def progress(self) -> tuple[int, int]:
         """(k, n): step k of n, counting from 1."""
         return self.index + 1, len(self.lesson.steps)
 
     @property
-    def at_start(self):
+    def at_start(self) -> bool:
         return self.index == 0
 
     @property
-    def at_end(self):
+    def at_end(self) -> bool:
         return self.index == len(self.lesson.steps) - 1
 
     def next(self) -> bool:
@@ -111,11 +126,11 @@ class LessonRunner:
         self.goto(self.index - 1)
         return True
 
-    def goto(self, index) -> None:
+    def goto(self, index: int) -> None:
         for _ in self.goto_iter(index):
             pass
 
-    def goto_iter(self, index):
+    def goto_iter(self, index: int) -> Iterator[str]:
         """`goto` as a generator that yields a short text after every action and
         training step, so a GUI can run it in a worker and show progress. Run it
         to the end; the state is only consistent once it is exhausted."""
@@ -148,20 +163,20 @@ class LessonRunner:
         self.canvas_note = ""  # what the canvas shows when it is not the whole graph
 
     @property
-    def root(self):
+    def root(self) -> Value | None:
         """The output Value (a network's: the loss over the training set, built on demand)."""
         if self._root is None and self.kind == "network":
             self._root = self.trainer.loss_graph()
         return self._root
 
     @property
-    def document(self):
+    def document(self) -> GraphDocument | None:
         """The GraphDocument shown on the canvas (a network's is traced, read-only, on demand)."""
         self._trace_network()
         return self._document
 
     @property
-    def by_id(self):
+    def by_id(self) -> dict[str, Value]:
         """{document node id: Value}: what the canvas paints each node with."""
         self._trace_network()
         return self._by_id or {}
@@ -174,12 +189,12 @@ class LessonRunner:
             else:
                 self._document, self._by_id = trace(self._neuron_view(), self.trainer.params)
 
-    def network_fits(self):
+    def network_fits(self) -> bool:
         """Is a network's whole loss graph small enough to read on the canvas? (An
         estimate from its size, so the big graph is never built just to count it.)"""
         trainer = self.trainer
         n, p = len(trainer.train_inputs), len(trainer.params)
-        return 2.5 * n * p + p <= MAX_CANVAS_NODES and len(topological_order(self.root)) <= MAX_CANVAS_NODES
+        return 2.5 * n * p + p <= MAX_CANVAS_NODES and len(topological_order(self._output())) <= MAX_CANVAS_NODES
 
     def _neuron_view(self):
         """What the canvas shows of a network too big to draw: its first neuron on the
@@ -198,28 +213,28 @@ class LessonRunner:
         return out
 
     @property
-    def names(self):
+    def names(self) -> dict[str, str]:
         """{document node id: the name the canvas shows} (core/document/names.py)."""
         if self._names is None and self.document is not None:
             self._names = node_names(self.document)
         return self._names or {}
 
     @property
-    def value_names(self):
+    def value_names(self) -> dict[Value, str]:
         """{Value: the name the canvas shows}: what the steppers call each node in text.
         A formula is bracketed, so `(x·y).grad` reads as one node's grad."""
         names = self.names
         return {v: _bracketed(names[nid]) for nid, v in self.by_id.items() if nid in names}
 
-    def name_of(self, value):
+    def name_of(self, value: Value) -> str:
         return self.value_names.get(value) or value.label or "a node"
 
-    def pending(self, value) -> bool:
+    def pending(self, value: Value) -> bool:
         """True while the forward pass is being stepped and has not reached this node:
         its data is not known yet, whatever the Value holds."""
         return self.forward is not None and not self.forward.computed(value)
 
-    def shown(self, hidden=()):
+    def shown(self, hidden: Collection[tuple[str, str]] = ()) -> dict[str, tuple[str, str]]:
         """{node id: (data text, grad text)}: exactly what the canvas shows now. A node
         the forward pass has not reached shows '?' for both; `hidden` is a set of
         (node id, 'data' or 'grad') the quiz keeps back until answered."""
@@ -233,7 +248,7 @@ class LessonRunner:
             result[nid] = (data, grad)
         return result
 
-    def nid_of_label(self, label):
+    def nid_of_label(self, label: str) -> str | None:
         """The document id of the node with this label on the canvas (None if not shown)."""
         for nid, v in self.by_id.items():
             if v.label == label:
@@ -241,14 +256,14 @@ class LessonRunner:
         return None
 
     @property
-    def values(self):
+    def values(self) -> dict[str, Value]:
         """{label: Value} for every labelled node (a network: its parameters and 'loss')."""
         if self._by_label is None and self.kind is not None:
-            nodes = self._by_id.values() if self.kind == "graph" else topological_order(self.root)
+            nodes = self._by_id.values() if self.kind == "graph" else topological_order(self._output())
             self._by_label = {v.label: v for v in nodes if v.label}
         return self._by_label or {}
 
-    def node(self, label):
+    def node(self, label: str) -> Value:
         if self.kind == "network" and self._root is None:
             for p in self.trainer.params:  # no need to build the loss graph for a weight
                 if p.label == label:
@@ -258,7 +273,20 @@ class LessonRunner:
         except KeyError:
             raise KeyError(f"no node labelled {label!r} in this step's graph") from None
 
-    def highlight_ids(self):
+    def _output(self) -> Value:
+        """The output Value, for what needs one (a step before any setup has none)."""
+        root = self.root
+        if root is None:
+            raise ValueError(f"steps[{self.index}] has no graph yet: a setup (snippet, example or network) comes first")
+        return root
+
+    def _question(self) -> Question:
+        question = self.step.question
+        if question is None:
+            raise ValueError(f"steps[{self.index}] asks no question")
+        return question
+
+    def highlight_ids(self) -> list[str]:
         """The document ids of this step's highlighted nodes."""
         wanted = set(self.step.highlight)
         if not wanted:
@@ -382,19 +410,19 @@ class LessonRunner:
 
     # -- text -------------------------------------------------------------------------
 
-    def render_text(self, hidden=()):
+    def render_text(self, hidden: Collection[tuple[str, str]] = ()) -> str:
         """This step's Markdown with every placeholder filled in from the engine;
         a value the canvas does not show (see `shown`) reads '?' here too."""
         return self.fill(self.step.text, hidden)
 
-    def render_prompt(self, hidden=()):
+    def render_prompt(self, hidden: Collection[tuple[str, str]] = ()) -> str | None:
         question = self.step.question
         return None if question is None else self.fill(question.prompt, hidden)
 
-    def fill(self, text, hidden=()):
+    def fill(self, text: str, hidden: Collection[tuple[str, str]] = ()) -> str:
         return PLACEHOLDER.sub(lambda m: self.placeholder(m.group(1), hidden), text)
 
-    def placeholder(self, name, hidden=()):
+    def placeholder(self, name: str, hidden: Collection[tuple[str, str]] = ()) -> str:
         """The text for one placeholder, e.g. 'x.grad' -> '3.0000'."""
         if name in NUDGE_KEYS:
             n = self.last_nudge
@@ -411,7 +439,7 @@ class LessonRunner:
                 for child, line in zip(record.children, record.lines)
             )
         if name == "nodes":
-            return str(len(topological_order(self.root)))
+            return str(len(topological_order(self._output())))
         if name in NETWORK_KEYS:
             return self._network_number(name)
         label, _dot, attr = name.rpartition(".")
@@ -435,7 +463,7 @@ class LessonRunner:
         dead, relus = dead_relus(trainer)
         return str(dead if name == "dead" else relus)
 
-    def metrics(self, test: bool = False):
+    def metrics(self, test: bool = False) -> tuple[float, float]:
         """(loss, accuracy) of the network now, on its training set (or its test set)."""
         trainer = self.trainer
         inputs, labels = (
@@ -448,7 +476,7 @@ class LessonRunner:
 
     # -- questions and claims ---------------------------------------------------------
 
-    def check_answer(self, text):
+    def check_answer(self, text: str) -> tuple[bool, str]:
         """(ok, explanation) for an answer typed to this step's question."""
         question = self.step.question
         if question is None:
@@ -464,7 +492,7 @@ class LessonRunner:
     def _canvas_differs(self, right) -> str:
         """A note when the canvas shows another value than the answer (a grad not
         computed yet, or accumulated by a buggy second pass): say which is which."""
-        question = self.step.question
+        question = self._question()
         node = self.node(question.node)
         if self.pending(node):
             return ""
@@ -493,11 +521,11 @@ class LessonRunner:
         if question.quantity == "data":
             if not node._prev:
                 return f"{name} is a leaf: read its value where it is set."
-            formula = ForwardStepper(self.root, names).describe(node).split(" = ")[:2]
+            formula = ForwardStepper(self._output(), names).describe(node).split(" = ")[:2]
             return f"Compute {' = '.join(formula)} from its operands' data."
         if node is self.root:
             return f"What is d{name}/d{name}?"
-        scratch = BackwardStepper(self.root, names=names, reset=False)
+        scratch = BackwardStepper(self._output(), names=names, reset=False)
         uses = [user for user in scratch.topo if any(child is node for child in user._prev)]
         if not uses:
             return f"Does {name} feed the output at all?"
@@ -507,9 +535,9 @@ class LessonRunner:
             f"with respect to {name}) × (that node's grad)."
         )
 
-    def answer(self):
+    def answer(self) -> tuple[float, str]:
         """(the right answer, how the engine gets it) for this step's question."""
-        question = self.step.question
+        question = self._question()
         node = self.node(question.node)
         if question.quantity == "data":
             return node.data, self._explain_data(node)
@@ -559,7 +587,7 @@ class LessonRunner:
             text += f"\n{name} is used {uses} times, so its grad is the sum of {uses} contributions."
         return grad, text
 
-    def claim_errors(self, tolerance=CLAIM_TOLERANCE):
+    def claim_errors(self, tolerance: float = CLAIM_TOLERANCE) -> list[str]:
         """Messages for this step's claims that the engine does not bear out."""
         errors = []
         for claim in self.step.claims:
@@ -582,7 +610,7 @@ def _bracketed(name):
 # A network's numbers
 
 
-def dead_relus(trainer):
+def dead_relus(trainer: Trainer) -> tuple[int, int]:
     """(dead, total): ReLU neurons whose output is 0 on every training point, and
     all ReLU neurons. A dead neuron passes no gradient back, so it never recovers."""
     with np.errstate(all="ignore"):
@@ -599,7 +627,7 @@ def dead_relus(trainer):
 # Checking a whole lesson by running it
 
 
-def verify_lesson(lesson, train_limit=None):
+def verify_lesson(lesson: Lesson, train_limit: int | None = None) -> list[str]:
     """Run every step headless; return a list of problems (empty when all is well):
     claims the engine contradicts, placeholders that fail, questions without an answer."""
     problems = []

@@ -71,6 +71,7 @@ ANNOTATED = [
     "core/foreign/check.py",
     "core/debugger/foreign_replay.py",
     "core/debugger/session.py",
+    "core/lessons/runner.py",
 ]
 
 

@@ -241,6 +241,14 @@ def test_backward_call_does_not_zero_and_zero_grad_zeroes_everything():
     assert runner.render_text().startswith("partial xy.grad += 1 · f.grad")
 
 
+def test_the_answer_to_a_step_without_a_question_says_so():
+    # was AttributeError: 'NoneType' object has no attribute 'node'
+    runner = LessonRunner(small_lesson([{"text": "no question", "setup": {"snippet": TUTORIAL}}]))
+    with pytest.raises(ValueError, match=r"steps\[0\] asks no question"):
+        runner.answer()
+    assert runner.check_answer("3") == (False, "This step asks no question.")
+
+
 def test_set_value_reruns_the_forward_pass_and_drops_stale_grads():
     lesson = small_lesson(
         [
