@@ -9,7 +9,6 @@ taken off at the next change of the graph's structure, whose answer it no
 longer is.
 """
 
-
 from core.document.analysis import ancestors, descendants, summary, unused_inputs
 from core.document.graph import GraphError
 from core.document.names import node_names
