@@ -23,21 +23,19 @@ batched replay).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
 
+from core.engine import Value
 from core.losses import l2_floats, l2_regularization
-
-if TYPE_CHECKING:
-    from core.engine import Value
 
 # The choices the panel offers, in its order.
 REGULARIZATIONS = ("none", "L1", "L2")
 
 
-def l1_regularization(params: Iterable[Value], alpha: float) -> Value | float:
-    """alpha * sum(|p|), with |p| = relu(p) + relu(-p) so that it is made of Value ops
-    (a plain 0.0 when there are no parameters: the sum of nothing is the number 0)."""
-    return alpha * sum(p.relu() + (-p).relu() for p in params)
+def l1_regularization(params: Iterable[Value], alpha: float) -> Value:
+    """alpha * sum(|p|), with |p| = relu(p) + relu(-p) so that it is made of Value ops.
+    The sum starts from Value(0.0), as core.losses.l2_regularization's does, so a model
+    without parameters still gets a Value (with backward()), not the number 0.0."""
+    return alpha * sum((p.relu() + (-p).relu() for p in params), Value(0.0))
 
 
 def l1_floats(numbers: Iterable[float], alpha: float) -> float:
@@ -45,9 +43,9 @@ def l1_floats(numbers: Iterable[float], alpha: float) -> float:
     return alpha * sum((w if w > 0.0 else 0.0) + (-w if -w > 0.0 else 0.0) for w in numbers)
 
 
-def penalty(params: Sequence[Value], l1_alpha: float, l2_alpha: float) -> Value | float | None:
+def penalty(params: Sequence[Value], l1_alpha: float, l2_alpha: float) -> Value | None:
     """The Value penalty of a config's rates, or None when both are 0."""
-    terms: list[Value | float] = []
+    terms: list[Value] = []
     if l2_alpha > 0:
         terms.append(l2_regularization(params, l2_alpha))
     if l1_alpha > 0:
