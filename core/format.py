@@ -13,6 +13,10 @@ known yet -- is a dash.
 
 `full_number` is the exact value (Python's shortest round-trip repr), for a
 tooltip or the inspector, where a learner checks the last digit.
+
+`parse_number` reads a number the other way, as a learner types one into a
+quiz or a lesson's answer box: `3`, `-0.5`, `−0,5` (a typographic minus, a
+decimal comma), a fraction `3/4`, and `inf` or `nan` where a grad can be one.
 """
 
 import math
@@ -43,3 +47,24 @@ def full_number(x: float | None) -> str:
     if x is None:
         return "—"
     return repr(float(x))
+
+
+def parse_number(text: object, finite: bool = False) -> float | None:
+    """A typed number ('3', '-0.5', '−0,5', '3/4', 'inf'), or None when it is not one;
+    with finite=True also None for inf and nan (a lesson's answers are finite)."""
+    t = str(text).strip().replace(" ", "").replace("−", "-").replace(",", ".")
+    if t.count("/") == 1:
+        top, bottom = (_plain(part) for part in t.split("/"))
+        number = None if top is None or bottom is None or bottom == 0 else top / bottom
+    else:
+        number = _plain(t)
+    if number is None or (finite and not math.isfinite(number)):
+        return None
+    return number
+
+
+def _plain(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None

@@ -51,7 +51,7 @@ from core.debugger.stepper import BackwardStepper, StepRecord
 from core.document.compile import Compiled
 from core.document.graph import GraphDocument
 from core.engine import Value
-from core.format import format_number
+from core.format import format_number, parse_number
 
 IDLE, FORWARD, BACKWARD = "idle", "forward", "backward"
 QUIZ_REL, QUIZ_ABS = 1e-3, 5e-4  # a prediction within this of the truth is right
@@ -707,14 +707,6 @@ class DebugSession:
         self._quiz_pending = []
         self.quiz_feedback = []
         return hidden
-
-
-def parse_number(text: object) -> float | None:
-    """A typed number ('3', '-0.5', '−0,5', 'inf'), or None when it is not one."""
-    try:
-        return float(str(text).strip().replace("−", "-").replace(",", "."))
-    except ValueError:
-        return None
 
 
 def is_right(guess: float, truth: float) -> bool:

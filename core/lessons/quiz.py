@@ -21,8 +21,8 @@ class in a small table and saved as JSON (core.files.atomic's writer):
                   "first": 2, "hint": 1, "revealed": 0}, ...],
      "total": {"asked": 3, "first": 2, "hint": 1, "revealed": 0}}
 
-Typed answers are read by the lessons' parser (core/lessons/runner.py's
-`parse_number`, the debugger's parser plus fractions); a question's answer is
+Typed answers are read by the one parser of typed numbers (core/format.py's
+`parse_number`, fractions included, finite only); a question's answer is
 right within its tolerance, a predicted grad within the debugger's quiz
 tolerance (core/debugger/session.py's `is_right`).
 """
@@ -37,7 +37,8 @@ from typing import Any
 from core.debugger.session import is_right
 from core.engine import Value
 from core.files.atomic import write_atomically
-from core.lessons.runner import LessonRunner, fmt, parse_number
+from core.format import parse_number
+from core.lessons.runner import LessonRunner, fmt
 
 FORMAT = "backprop-studio.quiz-score"
 SCHEMA_VERSION = 1
@@ -159,7 +160,7 @@ class LessonQuiz:
         item = self.current
         if item is None:
             return "none", "Nothing is asked here."
-        guess = parse_number(text)
+        guess = parse_number(text, finite=True)
         if guess is None:
             return "invalid", "Type a number, like -1.5 or 3/4."
         if item.right(guess):

@@ -20,7 +20,6 @@ from typing import Any
 import numpy as np
 
 from core.debugger.forward_stepper import ForwardStepper
-from core.debugger.session import parse_number as parse_plain_number
 from core.debugger.stepper import BackwardStepper
 from core.document.compile import compile_document, trace
 from core.document.expr import parse
@@ -29,6 +28,7 @@ from core.document.names import node_names
 from core.engine import Value, recompute, topological_order, zero_grad
 from core.files.graph_file import load as load_graph
 from core.format import format_number as fmt
+from core.format import parse_number
 from core.lessons.format import (
     CLAIM_TOLERANCE,
     MAX_EXPLAIN_LINES,
@@ -45,19 +45,7 @@ PENDING = "?"  # what the canvas and the text show for a value not known (or not
 MAX_CANVAS_NODES = 600  # a network's loss graph goes on the canvas only up to this size
 
 # -----------------------------------------------------------------------------
-# Numbers typed by a learner (the numbers shown are core.format's: `fmt`)
-
-
-def parse_number(text: object) -> float | None:
-    """A typed answer as a float: the debugger's parser (core/debugger/session.py),
-    plus a fraction such as 3/4; None if it is not a finite number."""
-    t = str(text).strip().replace(" ", "")
-    if t.count("/") == 1:
-        top, bottom = (parse_plain_number(part) for part in t.split("/"))
-        number = None if top is None or bottom is None or bottom == 0 else top / bottom
-    else:
-        number = parse_plain_number(t)
-    return number if number is not None and math.isfinite(number) else None
+# Nudges
 
 
 class Nudge:
@@ -481,7 +469,7 @@ class LessonRunner:
         question = self.step.question
         if question is None:
             return False, "This step asks no question."
-        given = parse_number(text)
+        given = parse_number(text, finite=True)
         if given is None:
             return False, "Type a number, like -1.5 or 3/4."
         right, how = self.answer()

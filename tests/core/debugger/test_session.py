@@ -348,6 +348,7 @@ def test_quiz_tolerance():
     assert is_right(math.inf, math.inf) and not is_right(1e308, math.inf)
     assert is_right(math.nan, math.nan) and not is_right(0.0, math.nan)
     assert parse_number(" −0,5 ") == -0.5 and parse_number("inf") == math.inf and parse_number("x") is None
+    assert parse_number("3/4") == 0.75  # the debugger's quiz takes fractions as the lessons do
 
 
 # -----------------------------------------------------------------------------
