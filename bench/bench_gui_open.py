@@ -18,8 +18,10 @@ the GUI thread gets round to it, from just before `open_value` is called until
 150 ms after the canvas is complete (so the last slice and the paint after it
 are inside the window). The longest gap between two notes is the longest time
 the window did not answer: any GUI-thread work, paints included, counts. Qt
-runs timers after pending input and paints, so a gap may span two slices and
-the paint between them: the figure is an upper bound. The synchronous part of
+runs timers after pending input and paints, so a gap may span a slice and the
+paint after it: the figure is an upper bound. (Until 2026-12-03 17:00 a gap
+often spanned two or three slices: Qt ran a zero-interval timer again in the
+same pass over its timers; app/slices.py restarts it after each slice.) The synchronous part of
 `open_value` itself is the first gap. The full garbage
 collections that happen meanwhile are timed too (they are part of the stalls,
 and their cost grows with everything in memory, not with the open's work).
