@@ -166,6 +166,7 @@ def main(argv=None):
         window.view.fit()
         window.lessons.follow()
         app.processEvents()
+        window.view.minimap.finish_drawing()  # a large graph's overview is drawn in slices
         ok = window.grab().save(args.screenshot, "PNG")
         window.close()
         window.deleteLater()

@@ -153,6 +153,17 @@ class MinimapOverlay(QWidget):
             self.update()
             yield
 
+    def finish_drawing(self):
+        """Complete the picture now, without returning to the event loop (a
+        screenshot of the window wants all of it)."""
+        if self._rebuild.isActive():  # a redraw is due: do it now
+            self._rebuild.stop()
+            self.invalidate()
+        if self._image is None or self._image.size() != self.size():
+            self._image = self._render()
+        if self._drawing is not None:
+            self._drawing.run_to_end()
+
     @property
     def drawing(self):
         """True while a large graph's image is still being drawn in slices."""

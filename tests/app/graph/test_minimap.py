@@ -94,3 +94,18 @@ def test_new_numbers_for_every_node_stop_a_drawing_that_would_keep_old_colours(c
     assert not minimap.drawing
     qtbot.waitUntil(lambda: settled(minimap), timeout=10000)
     assert minimap._image == at_once(minimap, scene)
+
+
+def test_finish_drawing_completes_the_picture_now(canvas, qtbot, monkeypatch):
+    monkeypatch.setattr(minimap_module, "RENDER_AT_ONCE", 10)
+    monkeypatch.setattr(minimap_module, "BLOCKS_PER_STEP", 4)
+    session, scene, view = canvas
+    show_chain(session)
+    view.set_zoom(1.0)
+    view.centerOn(scene.node_item("n1"))
+    minimap = view.minimap
+    qtbot.waitUntil(minimap.isVisible)
+    minimap.invalidate()
+    minimap.finish_drawing()  # what a screenshot calls before it grabs the window
+    assert not minimap.drawing
+    assert minimap._image == at_once(minimap, scene)
