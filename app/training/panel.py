@@ -143,7 +143,7 @@ class TrainingPanel(QWidget):
         c.runStarted.connect(self.redraws.clear)
         c.progressed.connect(lambda _steps: self.redraws.mark("curves"))
         c.dataChanged.connect(self._on_data)
-        c.boundaryChanged.connect(lambda _boundary: self.redraws.mark("image", "network"))
+        c.boundaryChanged.connect(lambda _boundary: self.redraws.mark("image", "heatmaps"))
         c.weightsChanged.connect(self._on_weights)
         c.statusChanged.connect(lambda status, message: self.status_label.show_status(status, message, self.steps))
         c.idleReached.connect(self._on_idle)
@@ -375,7 +375,7 @@ class TrainingPanel(QWidget):
         self.graph.data_changed(data)
 
     def _on_weights(self, _weights):
-        self.redraws.mark("network")
+        self.redraws.mark("weights")
         if self.controller.playing:
             self.graph.follow_live()
 
@@ -389,11 +389,10 @@ class TrainingPanel(QWidget):
                 self.metrics_plot.update_from(self.history)
             elif part == "image" and c.boundary is not None:
                 self.data_plot.set_boundary(c.boundary, *self._hovered_map(self.network_view.hovered_neuron))
-            elif part == "network":
-                if c.boundary is not None:
-                    self.network_view.set_boundary(c.boundary)
-                if c.weights is not None:
-                    self.network_view.set_weights(c.weights)
+            elif part == "heatmaps" and c.boundary is not None:
+                self.network_view.set_boundary(c.boundary)
+            elif part == "weights" and c.weights is not None:
+                self.network_view.set_weights(c.weights)
 
     def _on_idle(self, info):
         self._redraw(everything=True)

@@ -22,14 +22,16 @@ import time
 # seconds between two redraws of a part while playing
 # (5 a second: each pyqtgraph paint is Python code holding the interpreter the worker needs;
 # 10 a second cost live training ~10% of its steps, bench/bench_gui_training.py)
-REDRAW_INTERVALS = {"curves": 0.2, "image": 0.2, "network": 0.4}
+# The network diagram is two parts, its neurons' heatmaps and its weights, so that the two
+# (each up to ~20 ms of Python on a 16-16 network) never land in one event-loop turn.
+REDRAW_INTERVALS = {"curves": 0.2, "image": 0.2, "heatmaps": 0.4, "weights": 0.4}
 GUI_CPU_SHARE = 0.10  # of wall time: above it, redraws wait (live plots off use ~0.03)
 CPU_WINDOW = 1.0  # seconds over which the GUI thread's share is measured
 MAX_INTERVAL = 1.0  # but a dirty part is redrawn at least this often
 
 
 class RedrawScheduler:
-    """The parts waiting for a redraw ('curves' 'image' 'network'), and which of them to draw now."""
+    """The parts waiting for a redraw ('curves' 'image' 'heatmaps' 'weights'), and which of them to draw now."""
 
     def __init__(self, intervals=None, clock=time.perf_counter, cpu_clock=time.thread_time):
         self.intervals = dict(intervals or REDRAW_INTERVALS)
