@@ -1,6 +1,6 @@
 """Deep chains: forward + backward of chains 100k and 1M deep must scale linearly.
 
-    python bench/bench_deep_chain.py
+    python bench/bench_deep_chain.py [RUNS]
 
 micrograd's recursive build_topo fails at ~1,000 deep (RecursionError); ours is
 iterative. Goal: time(1M) / time(100k) <= 12 (10 would be exactly linear).
@@ -13,7 +13,11 @@ collector's full collections walk the survivors again each time they grow by
 a quarter, and at 1M the graph is far out of the CPU's caches, so that is the
 part of the gc-on figure that grows faster than linearly. Paused, what is left
 is the engine's own scaling. Times are the process's CPU time
-(`time.process_time`), so other jobs on a shared machine do not count.
+(`time.process_time`), so other jobs on a shared machine do not count; each
+depth's median of RUNS (default 7), the two depths alternating. With 3 runs
+one after the other the gc-on ratio ranged 10.0-16.3 on the same machine in
+one afternoon: whether a full collection lands inside the short 100k run is
+what moves it.
 """
 
 import gc
@@ -71,9 +75,13 @@ def scaling(runs, collector_on):
     if not collector_on:
         gc.disable()
     try:
-        for depth in (100_000, 1_000_000):
-            samples = [timed(depth) for _ in range(runs)]
-            rows[depth] = [statistics.median(s[i] for s in samples) for i in range(3)]
+        depths = (100_000, 1_000_000)
+        samples = {depth: [] for depth in depths}
+        for _ in range(runs):  # the depths alternate, so a busy moment of the machine hits both alike
+            for depth in depths:
+                samples[depth].append(timed(depth))
+        for depth in depths:
+            rows[depth] = [statistics.median(s[i] for s in samples[depth]) for i in range(3)]
             fwd, bwd, free = rows[depth]
             print(f"  depth {depth:>9,}: forward {fwd:6.2f} s  backward {bwd:6.2f} s  free {free:5.2f} s")
     finally:
@@ -82,10 +90,10 @@ def scaling(runs, collector_on):
     return sum(rows[1_000_000][:2]) / sum(rows[100_000][:2])
 
 
-def main(runs=3):
+def main(runs=7):
     print("Python's cyclic garbage collector on (as a script runs by default):")
     with_gc = scaling(runs, collector_on=True)
-    print("the collector paused (as core.training.trainer runs a step; our graphs hold no cycles):")
+    print("the collector paused (a script may do so while it builds: our graphs hold no cycles):")
     without_gc = scaling(runs, collector_on=False)
     print(
         f"time(1M) / time(100k), forward+backward: {with_gc:.1f} with the collector, "
@@ -95,4 +103,4 @@ def main(runs=3):
 
 
 if __name__ == "__main__":
-    main()
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 7)
