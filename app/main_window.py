@@ -49,6 +49,7 @@ from app.debugger.install import install_debugger
 from app.editor.expression_bar import TUTORIAL, ExpressionBar
 from app.editor.inspector import InspectorPanel
 from app.files import image_export
+from app.foreign.engine_dialog import open_engine_check
 from app.graph import layout_runner
 from app.graph.install import install_builder, toggle_group
 from app.graph.scene import GraphScene
@@ -102,6 +103,8 @@ class MainWindow(QMainWindow):
         self._install_debugger()
         self._install_builder()
         self._install_classroom()
+        # a lesson's "check this class" link does what File → Debug my engine… does
+        self.lessons.engineCheckAsked.connect(lambda path: open_engine_check(self, path))
         self._install_training()
         self._find_state = ("", -1)
         self._layout_token = 0

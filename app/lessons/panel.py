@@ -33,7 +33,8 @@ Hooks: `open_lesson(id, step)`, `next()`, `back()`, `goto(i)`, `busy`,
 
 import os
 
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import QSize, Qt, QUrlQuery, Signal
+from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QBoxLayout,
     QCheckBox,
@@ -63,6 +64,7 @@ from core.lessons.runner import PENDING
 LESSONS_DIR = os.path.join(
     os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "resources", "lessons"
 )
+ENGINES_DIR = os.path.join(os.path.dirname(LESSONS_DIR), "engines")  # classes a lesson may check
 
 
 # -----------------------------------------------------------------------------
@@ -72,6 +74,7 @@ LESSONS_DIR = os.path.join(
 class LessonsPanel(LessonMoves, QWidget):
     stepShown = Signal(int)  # a step is on screen (its index)
     busyChanged = Signal(bool)  # a move started / ended
+    engineCheckAsked = Signal(str)  # a lesson's "check this engine" link: a bundled engine's path
 
     def __init__(self, window=None, lessons=None, train_limit=None, parent=None):
         super().__init__(parent)
@@ -132,7 +135,8 @@ class LessonsPanel(LessonMoves, QWidget):
         col.addWidget(self.step_bar)
 
         self.text = QTextBrowser()
-        self.text.setOpenExternalLinks(True)
+        self.text.setOpenLinks(False)  # web links open in the browser; studio: links act here
+        self.text.anchorClicked.connect(self.follow_link)
         self.text.setToolTip("")  # a long tip over the reading area only gets in the way
         set_base_font(self.text, TEXT_PX)
         self.text.setMinimumHeight(120)
@@ -407,6 +411,23 @@ class LessonsPanel(LessonMoves, QWidget):
         dialog.setAttribute(Qt.WA_DeleteOnClose)
         dialog.show()
         return dialog
+
+    # -- links in the lesson text --------------------------------------------------------
+
+    def follow_link(self, url):
+        """A web link opens in the browser. `studio:check-engine?file=NAME.py` checks a class
+        the studio ships (resources/engines/NAME.py) as File → Debug my engine… does: only
+        those, so a lesson file can never make the studio run other code."""
+        if url.scheme() != "studio":
+            QDesktopServices.openUrl(url)
+            return False
+        name = QUrlQuery(url).queryItemValue("file")
+        path = os.path.join(ENGINES_DIR, os.path.basename(name))
+        if url.path() != "check-engine" or not name.endswith(".py") or not os.path.isfile(path):
+            self._show_error(f"This lesson's link cannot be followed: {url.toString()}")
+            return False
+        self.engineCheckAsked.emit(path)
+        return True
 
     # -- quiz mode (the debugger's) ------------------------------------------------------------
 

@@ -399,3 +399,33 @@ def test_a_lesson_opened_in_presenter_mode_goes_under_the_canvas_with_its_questi
         qtbot.waitUntil(lambda: answer.visibleRegion().boundingRect() == answer.rect(), timeout=15000)
     finally:
         window.appearance.set_presenter(False)
+
+
+def test_the_last_step_of_write_your_own_value_checks_the_bundled_class_from_its_link(window, qtbot):
+    """Issue 18 item 7: the lesson ends with a class checked by the studio, from a click."""
+    from PySide6.QtCore import QUrl
+    from PySide6.QtWidgets import QApplication
+
+    from app.foreign.engine_dialog import EngineCheckDialog
+
+    panel = window.lessons
+    lesson = next(lesson for lesson in LESSONS if lesson.id == "write-your-own-value")
+    window.show_lessons(lesson.id, len(lesson.steps) - 1)
+    wait(qtbot, panel)
+    assert "studio:check-engine?file=tutorial_value.py" in panel.text.toHtml()
+    with qtbot.waitSignal(panel.engineCheckAsked, timeout=30_000) as asked:
+        assert panel.follow_link(QUrl("studio:check-engine?file=tutorial_value.py"))
+    assert asked.args[0].endswith("resources/engines/tutorial_value.py")
+
+    def dialog():
+        shown = [w for w in QApplication.topLevelWidgets() if isinstance(w, EngineCheckDialog)]
+        return shown[-1] if shown else None
+
+    qtbot.waitUntil(lambda: dialog() is not None and dialog().report is not None, timeout=300_000)
+    assert dialog().report["fault"]["case"] == "x**2 at x=-1.5"
+    qtbot.waitUntil(lambda: bool(window.debugger.controller.stop_reason), timeout=60_000)
+    assert "**" in window.debugger.controller.stop_reason
+    dialog().close()
+    # only the studio's own classes: a lesson file cannot make it run anything else
+    assert not panel.follow_link(QUrl("studio:check-engine?file=../../main.py"))
+    assert not panel.follow_link(QUrl("studio:check-engine?file=other.py"))
