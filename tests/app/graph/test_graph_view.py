@@ -6,26 +6,10 @@ from PySide6.QtGui import QColor, QWheelEvent
 
 from app.graph.node_geometry import LOD_FIT, LOD_TEXT, node_size
 from app.graph.node_item import NodeItem
-from app.graph.scene import GraphScene
-from app.graph.view import GraphView
 from app.look.theme import DARK, DEFAULT
-from app.session import GraphSession
 from core.document.commands import AddNode, Connect, MoveNodes, RemoveNodes, SetLabel, SetValue
 from core.document.expr import parse
 from core.document.graph import Node
-
-
-@pytest.fixture
-def canvas(qtbot):
-    session = GraphSession()
-    scene = GraphScene(session, DEFAULT)
-    view = GraphView(scene)
-    qtbot.addWidget(view)
-    view.resize(900, 600)
-    view.show()
-    qtbot.waitExposed(view)
-    yield session, scene, view
-    view.close()
 
 
 def show(session, text):

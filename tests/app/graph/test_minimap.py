@@ -1,29 +1,11 @@
 """The minimap (app/graph/minimap.py): a large graph's picture is drawn in slices."""
 
-import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 
 import app.graph.minimap as minimap_module
 import app.slices
-from app.graph.scene import GraphScene
-from app.graph.view import GraphView
-from app.look.theme import DEFAULT
-from app.session import GraphSession
 from core.document.expr import parse
-
-
-@pytest.fixture
-def canvas(qtbot):
-    session = GraphSession()
-    scene = GraphScene(session, DEFAULT)
-    view = GraphView(scene)
-    qtbot.addWidget(view)
-    view.resize(900, 600)
-    view.show()
-    qtbot.waitExposed(view)
-    yield session, scene, view
-    view.close()
 
 
 def show_chain(session, n=30):

@@ -6,25 +6,8 @@ import pytest
 
 import app.graph.node_paint as node_paint
 from app.graph.node_geometry import LOD_FIT, LOD_NUMBERS, LOD_TEXT
-from app.graph.scene import GraphScene
-from app.graph.view import GraphView
-from app.look.theme import DEFAULT
-from app.session import GraphSession
 from core.document.expr import parse
 from core.format import format_number
-
-
-@pytest.fixture
-def canvas(qtbot):
-    session = GraphSession()
-    scene = GraphScene(session, DEFAULT)
-    view = GraphView(scene)
-    qtbot.addWidget(view)
-    view.resize(900, 600)
-    view.show()
-    qtbot.waitExposed(view)
-    yield session, scene, view
-    view.close()
 
 
 def show(session, text):
