@@ -106,18 +106,10 @@ class ReplayStepper(BackwardStepper):
         for child, grad in self._after[index]:
             child.grad = grad
 
-    def _take_step(self) -> StepRecord:
-        """Their next `_backward` call, as recorded; its StepRecord. (`step` and every
-        run loop come here, so a run with breakpoints or `run_to` replays too.)"""
-        index = self._position
-        node = self.order[index]
-        children = node._prev
-        before = tuple([child.grad for child in children])
-        self._saved.extend(before)
+    def _call_backward(self, index: int, node: Value) -> None:
+        """Their `_backward` call at step `index`, as recorded (`step` and every run loop
+        take a step through this, so a run with breakpoints or `run_to` replays too)."""
         self._replay(index)
-        self._position = index + 1
-        after = tuple([child.grad for child in children])
-        return StepRecord(index, node, node.grad, children, before, after, self)
 
     def _advance(self, end):
         for index in range(self._position, end):

@@ -371,10 +371,15 @@ class BackwardStepper:
         children = node._prev
         before = tuple([child.grad for child in children])
         self._saved.extend(before)
-        node._backward(node)
+        self._call_backward(index, node)
         self._position = index + 1
         after = tuple([child.grad for child in children])
         return StepRecord(index, node, node.grad, children, before, after, self)
+
+    def _call_backward(self, index: int, node: Value) -> None:
+        """What step `index` runs: the node's own `_backward` (a replay of a learner's
+        recorded pass sets their grads instead, core/debugger/foreign_replay.py)."""
+        node._backward(node)
 
     def step_back(self) -> StepRecord | None:
         """Undo the last step exactly (restores the operands' grads); returns it."""
