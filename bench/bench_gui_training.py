@@ -4,10 +4,12 @@
 
 For two configs -- micrograd's demo (full batch, ~66k Values a step) and a
 small mini-batch network (a few ms a step, where per-step overhead shows) --
-it runs the panel offscreen, shown, for SECONDS (default 5) each way, ROUNDS
-times (default 3) alternating live off / live on so that the load of other
-processes on a shared machine hits both alike (NAME: only the configs whose
-name contains it, e.g. "issue 21"); medians are reported:
+it runs ONE panel offscreen, shown, training throughout, and switches its
+live plots off and on in alternating segments of SECONDS (default 2), ROUNDS
+times (default 8), so that the load of other processes on a shared machine
+hits both alike (NAME: only the configs whose name contains it, e.g.
+"issue 21"); medians are reported. (Until 2026-12-03 evening each segment was
+a new panel of 4-5 s, 3 rounds: pairs then swung 0.68-1.15 on a quiet machine.)
 
 * headless: a bare Trainer.step() loop on a thread, no GUI at all
 * live off: the panel trains, only the step counter moves
@@ -15,7 +17,8 @@ name contains it, e.g. "issue 21"); medians are reported:
 
 and prints steps/s, the ratio live-on / live-off (goal >= 0.9), and the
 event-loop latency while training (a 10 ms QTimer ping: how late each ping
-came, max and median). Timings vary 2-4x between runs on shared machines:
+came, max and median), and the GUI thread's own CPU time over wall time (what
+it takes from the worker: the two share one interpreter). Timings vary 2-4x between runs on shared machines:
 compare the ratios, measured side by side.
 """
 
@@ -28,9 +31,10 @@ import time
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from PySide6.QtCore import QElapsedTimer, QTimer  # noqa: E402
+from PySide6.QtCore import QElapsedTimer, QEventLoop, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
+from app.training.tuning import tune_process  # noqa: E402
 from core.training.config import MICROGRAD_DEMO, TrainConfig  # noqa: E402
 from core.training.trainer import Trainer  # noqa: E402
 
@@ -87,14 +91,10 @@ def headless(cfg, seconds):
     return (trainer.steps_done - start) / (time.perf_counter() - t0)
 
 
-def in_panel(app, cfg, seconds, live):
-    from app.training.panel import TrainingPanel
-
-    panel = TrainingPanel(cfg)
-    panel.resize(1440, 880)
-    panel.show()
-    pump(app, 0.5)
-    panel.set_live(live)
+def segment(panel, seconds):
+    """Let the panel train for `seconds` in the real event loop (not a processEvents() loop, so the
+    ping measures what a user feels); return (steps/s, latency max ms, latency median ms, GUI
+    thread CPU share)."""
     gaps = []
     clock = QElapsedTimer()
     clock.start()
@@ -108,47 +108,70 @@ def in_panel(app, cfg, seconds, live):
     timer = QTimer()
     timer.setInterval(10)
     timer.timeout.connect(ping)
-    panel.play()
-    pump(app, 0.5)  # warm up
     start = panel.steps
     t0 = time.perf_counter()
-    last[0] = clock.elapsed()
+    gui_cpu0 = time.thread_time()
     timer.start()
-    # the real event loop, not a processEvents() loop, so the timer measures what a user feels
-    QTimer.singleShot(int(seconds * 1000), app.quit)
-    app.exec()
+    loop = QEventLoop()
+    QTimer.singleShot(int(seconds * 1000), loop.quit)
+    loop.exec()
     timer.stop()
-    rate = (panel.steps - start) / (time.perf_counter() - t0)
+    wall = time.perf_counter() - t0
+    gui_share = (time.thread_time() - gui_cpu0) / wall
+    return (panel.steps - start) / wall, max(gaps), statistics.median(gaps), gui_share
+
+
+def in_panel(app, cfg, seconds, rounds):
+    """One panel, training throughout; live plots off and on in alternating segments of `seconds`
+    (after 0.5 s to settle at each switch), so a busy moment of the machine hits both alike.
+    Returns {False: [segment results live off], True: [... live on]}."""
+    from app.training.panel import TrainingPanel
+
+    panel = TrainingPanel(cfg)
+    panel.resize(1440, 880)
+    panel.show()
+    pump(app, 0.5)
+    panel.play()
+    pump(app, 1.0)  # warm up
+    runs = {False: [], True: []}
+    for _ in range(rounds):
+        for live in (False, True):
+            panel.set_live(live)
+            pump(app, 0.5)
+            runs[live].append(segment(panel, seconds))
+    panel.pause()
     panel.close()
-    return rate, max(gaps), statistics.median(gaps)
+    return runs
 
 
 def main(argv):
-    seconds = float(argv[0]) if argv else 5.0
-    rounds = int(argv[1]) if len(argv) > 1 else 3
+    seconds = float(argv[0]) if argv else 2.0
+    rounds = int(argv[1]) if len(argv) > 1 else 8
     only = argv[2] if len(argv) > 2 else ""
     app = QApplication.instance() or QApplication([])
+    tune_process()
+    print(f"{rounds} rounds of {seconds:g} s live off then {seconds:g} s live on, in one panel per config")
     for name, cfg in CONFIGS.items():
         if only not in name:
             continue
         bare = headless(cfg, seconds)
-        runs = {False: [], True: []}
-        for _ in range(rounds):
-            for live in (False, True):
-                runs[live].append(in_panel(app, cfg, seconds, live))
+        runs = in_panel(app, cfg, seconds, rounds)
         ratios = [on[0] / off[0] for off, on in zip(runs[False], runs[True])]
         lines = [f"{name}:", f"  headless {bare:7.1f} steps/s"]
         for live, label in ((False, "live off"), (True, "live on ")):
             rates = [r[0] for r in runs[live]]
             lines.append(
-                f"  {label} {statistics.median(rates):7.1f} steps/s (runs {', '.join(f'{r:.1f}' for r in rates)})"
+                f"  {label} {statistics.median(rates):7.1f} steps/s (segments {min(rates):.0f}-{max(rates):.0f})"
                 f"   event-loop latency max {max(r[1] for r in runs[live]):4d} ms, "
-                f"median {statistics.median(r[2] for r in runs[live]):4.1f} ms"
+                f"median {statistics.median(r[2] for r in runs[live]):4.1f} ms, "
+                f"GUI thread CPU {statistics.median(r[3] for r in runs[live]):.0%} of wall time"
             )
         on = statistics.median(r[0] for r in runs[True])
+        quartiles = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else ratios * 3
         lines.append(
-            f"  ratio live on / off: median {statistics.median(ratios):.2f} "
-            f"(pairs {', '.join(f'{r:.2f}' for r in ratios)}; goal >= 0.9);  live on / headless {on / bare:.2f}"
+            f"  ratio live on / off: median {statistics.median(ratios):.2f} of {len(ratios)} pairs "
+            f"(quartiles {quartiles[0]:.2f}-{quartiles[2]:.2f}, all {min(ratios):.2f}-{max(ratios):.2f}; "
+            f"goal >= 0.9);  live on / headless {on / bare:.2f}"
         )
         print("\n".join(lines), flush=True)
 
