@@ -74,6 +74,11 @@ class DebuggerController(QObject):
         return self.debug.stop_reason
 
     @property
+    def shown_stop_reason(self):
+        """The stop reason to show now (it waits while a quiz question is open)."""
+        return self.debug.shown_stop_reason
+
+    @property
     def notice(self):
         return self.debug.notice
 

@@ -276,8 +276,8 @@ def _banners(ctrl, style):
     parts = []
     if ctrl.notice:
         parts.append(style.banner(_e(ctrl.notice), style.partial))
-    if ctrl.stop_reason:
-        parts.append(style.banner("Stopped: " + _e(ctrl.stop_reason), style.bad))
+    if ctrl.shown_stop_reason:
+        parts.append(style.banner("Stopped: " + _e(ctrl.shown_stop_reason), style.bad))
     return "".join(parts)
 
 

@@ -154,6 +154,14 @@ class ReplayStepper(BackwardStepper):
         shares = self.shares(record)
         return {c for c in shares if not any(_agrees(shares[c], want) for want in self._right(record, c))}
 
+    def should_be(self, record: StepRecord, child: Value) -> list[float]:
+        """The grads child may have after step `record` by the chain rule: its grad
+        before the step plus each change `_right` allows, the drawing's first. The
+        debugger's quiz grades a prediction against these, never against their
+        (maybe wrong) grad: `child.grad` is what THEIR code left there."""
+        before = record.grads_before[record.children.index(child)]
+        return [before + change for change in self._right(record, child)]
+
     def _right(self, record, child):
         """The changes of child.grad the chain rule allows in `record`, as the checker
         (core/foreign/check.py) allows them: the operands either way round when their

@@ -16,7 +16,10 @@ user is editing:
                   input is <= 0 (a "dead" ReLU: no gradient flows through it)
     quiz          after each single step the operands' new grads are hidden
                   until the learner predicts them (`answer_quiz`) or gives up
-                  (`reveal_quiz`); an answer within QUIZ_REL / QUIZ_ABS is right
+                  (`reveal_quiz`); an answer within QUIZ_REL / QUIZ_ABS of the
+                  chain rule's grad is right -- when a learner's own engine is
+                  replayed, that is what a correct `_backward` gives, not the
+                  grad their code left (the feedback names both where they differ)
 
 Any edit of the document ends a session: the Values the steppers hold belong to
 the old compile. Tell the session about every document event
@@ -45,7 +48,7 @@ from typing import Any
 
 from core.debugger.explain import display_names, headline
 from core.debugger.explain import formula as _formula
-from core.debugger.foreign_replay import ForeignReplay
+from core.debugger.foreign_replay import ForeignReplay, ReplayStepper
 from core.debugger.forward_stepper import ForwardRecord, ForwardStepper
 from core.debugger.stepper import BackwardStepper, StepRecord
 from core.document.compile import Compiled
@@ -67,6 +70,7 @@ NO_LEAF_BREAKPOINTS = (
     "Select the leaf and use Run to Selected to run until its grad is final."
 )
 GRAPH_CHANGED = "The graph changed, so the debugger was reset."
+QUIZ_HOLDS_STOP = "here, after this step. Predict the grad first: the reason shows after your answer."
 GRADS_CHANGED = "The grads were changed outside the debugger (Backward or Zero Grads), so the debugger was reset."
 
 
@@ -664,11 +668,24 @@ class DebugSession:
         if not self._quiz_pending or self.last_record is None:
             return ""
         child, record = self._quiz_pending[0], self.last_record
-        before = record.grads_before[record.children.index(child)]
-        return (
-            f"{headline(self._backward_stepper(), record.node)} just ran its _backward. What is "
-            f"{self.name(child)}.grad now? (It was {format_number(before)}.)"
-        )
+        before = format_number(record.grads_before[record.children.index(child)])
+        st = self._backward_stepper()
+        if isinstance(st, ReplayStepper):  # their engine may be wrong: the question says which grad counts
+            return (
+                f"{headline(st, record.node)} just ran your _backward. By the chain rule, what should "
+                f"{self.name(child)}.grad be now? (It was {before}.)"
+            )
+        name = self.name(child)
+        return f"{headline(st, record.node)} just ran its _backward. What is {name}.grad now? (It was {before}.)"
+
+    @property
+    def shown_stop_reason(self) -> str:
+        """The stop reason a view may show now. While a quiz question is open it waits:
+        a stop after a step names that step's numbers (a learner's wrong step says
+        what the grad should be), and the screen never gives an answer away."""
+        if self.stop_reason and self._quiz_pending:
+            return QUIZ_HOLDS_STOP
+        return self.stop_reason
 
     def answer_quiz(self, text: str) -> Move:
         """Check a prediction for the first hidden grad. `answer` is (right?, feedback);
@@ -680,18 +697,48 @@ class DebugSession:
         if guess is None:
             return _refused(f"'{text}' is not a number: type the grad you expect, e.g. 3 or -0.5.")
         child = self._quiz_pending.pop(0)
-        truth = child.grad
-        ok = is_right(guess, truth)
+        truths = self._right_grads(record, child)
+        ok = any(is_right(guess, truth) for truth in truths)
+        truth = next((t for t in truths if is_right(guess, t)), truths[0])
         self.quiz_score[0] += ok
         self.quiz_score[1] += 1
-        name = self.name(child)
-        line = next((ln for c, ln in zip(record.children, record.lines) if c is child), "")
-        if ok:
-            feedback = f"Right: {name}.grad = {format_number(truth)}."
-        else:
-            feedback = f"Not quite: you said {guess:g}, but {name}.grad = {format_number(truth)}, because {line}"
+        feedback = self._quiz_feedback(record, child, guess, ok, truth)
         self.quiz_feedback.append((ok, feedback))
         return Move(record=record, touched=self._ids([child]), answer=(ok, feedback))
+
+    def _right_grads(self, record: StepRecord, child: Value) -> list[float]:
+        """The grads child may have after `record` by the chain rule. The studio's own
+        stepper ran the studio's `_backward`, so its grad is right; a replayed learner's
+        pass knows what a correct `_backward` gives (their code may have left another)."""
+        st = self._backward_stepper()
+        if isinstance(st, ReplayStepper):
+            return st.should_be(record, child)
+        return [child.grad]
+
+    def _quiz_feedback(self, record: StepRecord, child: Value, guess: float, ok: bool, truth: float) -> str:
+        """What an answer is told: right or not against the chain rule, and -- when the
+        learner's engine left another grad (the one the canvas shows) -- that it did."""
+        st = self._backward_stepper()
+        name, right = self.name(child), format_number(truth)
+        because = "; then ".join(line for c, line in zip(record.children, record.lines) if c is child)
+        if not isinstance(st, ReplayStepper) or child not in st.wrong_operands(record):
+            if ok:
+                return f"Right: {name}.grad = {right}."
+            return f"Not quite: you said {guess:g}, but {name}.grad = {right}, because {because}"
+        theirs = format_number(child.grad)
+        at_fault = record.index == st.replay.fault_step
+        if ok:
+            bug = "that is the bug the debugger stops at." if at_fault else "it is wrong here too."
+            return f"Right: {name}.grad should become {right}. Your engine made it {theirs} — {bug}"
+        if is_right(guess, child.grad):
+            bug = "that is the bug the debugger stops at" if at_fault else "it is wrong here too"
+            return (
+                f"Not quite: {guess:g} is what your engine made {name}.grad, and {bug}. By the chain rule "
+                f"it should become {right}, because {because}"
+            )
+        return (
+            f"Not quite: you said {guess:g}, but by the chain rule {name}.grad should become {right}, because {because}"
+        )
 
     def reveal_quiz(self) -> Move:
         """Show every hidden grad without an answer."""

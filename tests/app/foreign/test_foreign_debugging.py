@@ -65,6 +65,28 @@ def test_an_assign_bug_stops_at_the_node_used_twice_with_their_grad(window, chec
     assert dbg.controller.stop_reason.startswith("wrong gradient at h·h")
 
 
+def test_the_quiz_on_their_wrong_step_grades_the_chain_rule_and_names_their_grad(window, check, qtbot):
+    # predicting the right -12 is right; the canvas shows their -6 and the feedback says why
+    check("bug_assign", "x = 2; y = -3; h = x*y; f = h*h + y")
+    dbg = window.debugger
+    dbg.set_quiz_mode(True)
+    dbg.step_back()
+    dbg.step()  # F10 onto their wrong step, in quiz mode
+    text = dbg.explanation_text()
+    assert "By the chain rule, what should h.grad be now?" in text
+    assert "-12" not in text  # neither the stop banner nor a line gives the answer away
+    assert not dbg.quiz_box.isHidden()
+    with qtbot.waitSignal(dbg.controller.quizAnswered, timeout=10_000) as answered:
+        dbg.quiz_edit.setText("-12")
+        dbg.quiz_edit.returnPressed.emit()
+    assert answered.args[0] is True
+    text = dbg.explanation_text()
+    assert "✔ Right: h.grad should become -12.0000. Your engine made it -6.0000 — that is the bug" in text
+    assert "Stopped: wrong gradient at h·h (op *)" in text  # the reason, now that it was answered
+    assert window.scene.node_items()[node_named(window, "h")].grad == -6.0  # as the feedback says
+    assert dbg.controller.quiz_score == [1, 1]
+
+
 def test_a_battery_bug_is_stepped_without_an_expression(window, check):
     dialog = check("bug_swapped_mul")
     fault = dialog.report["fault"]

@@ -7,7 +7,7 @@ import os
 import pytest
 
 from core.debugger.foreign_replay import ForeignReplay, ReplayStepper
-from core.debugger.session import DebugSession
+from core.debugger.session import QUIZ_HOLDS_STOP, DebugSession
 from core.debugger.stepper import BackwardStepper
 from core.document.compile import compile_document
 from core.document.expr import parse
@@ -41,6 +41,13 @@ def assign_case():
     report = report_of("bug_assign", EXPR)
     case = report["cases"][0]
     assert case["own"] and case["status"] == "fail"
+    return case
+
+
+@pytest.fixture(scope="module")
+def tutorial_case():
+    case = report_of("tutorial", EXPR)["cases"][0]
+    assert case["status"] == "pass"
     return case
 
 
@@ -123,6 +130,79 @@ def test_a_right_engine_replays_to_the_end_without_a_stop():
     ours.load(compile_document(ours.doc))
     ours.run_to_end()
     assert sorted(grads(session).values()) == sorted(grads(ours).values())
+
+
+# -- the quiz grades a prediction against the chain rule, not against their engine
+
+
+def quiz_on_the_wrong_step(case):
+    """A session in quiz mode just after their wrong step (h·h), h.grad hidden."""
+    session = session_on(case)
+    session.set_quiz_mode(True)
+    session.start()
+    session.step()  # f's step: right
+    session.reveal_quiz()
+    session.step()  # h·h's step: their `=` keeps one of h's two contributions
+    h = session.last_record.children[0]
+    assert session.name(h) == "h" and session.quiz_hidden() == {h}
+    return session, h
+
+
+def test_the_quiz_counts_the_chain_rules_grad_right_and_says_their_engine_differs(assign_case):
+    session, h = quiz_on_the_wrong_step(assign_case)
+    question = session.quiz_question()
+    assert question == (
+        "h·h = h · h just ran your _backward. By the chain rule, what should h.grad be now? (It was 0.0000.)"
+    )
+    # the stop after their wrong step names the answer: it waits for the prediction
+    assert session.stop_reason.startswith("wrong gradient at h·h") and "-12" in session.stop_reason
+    assert session.shown_stop_reason == QUIZ_HOLDS_STOP and "-12" not in QUIZ_HOLDS_STOP
+    move = session.answer_quiz("-12")
+    assert move.answer == (
+        True,
+        "Right: h.grad should become -12.0000. Your engine made it -6.0000 — that is the bug the debugger stops at.",
+    )
+    assert session.quiz_score == [1, 1]
+    assert h.grad == -6.0  # the canvas goes on showing THEIR grad, as the feedback says
+    assert session.shown_stop_reason == session.stop_reason
+
+
+def test_predicting_their_bugs_grad_is_not_right(assign_case):
+    session, _h = quiz_on_the_wrong_step(assign_case)
+    ok, feedback = session.answer_quiz("-6").answer
+    assert not ok and session.quiz_score == [0, 1]
+    assert feedback.startswith(
+        "Not quite: -6 is what your engine made h.grad, and that is the bug the debugger stops at. "
+        "By the chain rule it should become -12.0000, because h.grad += h.data · h·h.grad"
+    )
+    session, _h = quiz_on_the_wrong_step(assign_case)
+    ok, feedback = session.answer_quiz("5").answer
+    assert not ok and feedback.startswith("Not quite: you said 5, but by the chain rule h.grad should become -12.0000")
+    assert "your _backward made it -6.0000 ✗" in feedback  # both of h's lines: the sum, and their grad
+
+
+def test_after_the_wrong_step_the_quiz_still_asks_the_chain_rule(assign_case):
+    # step 3, h = x·y, from THEIR h.grad (-6, on the canvas): y.grad = 1 + 2·(-6) = -11; their `=` left -12
+    session, _h = quiz_on_the_wrong_step(assign_case)
+    session.reveal_quiz()
+    session.step()
+    x, y = session.last_record.children
+    assert session.answer_quiz("18").answer == (True, "Right: x.grad = 18.0000.")  # their engine agrees here
+    ok, feedback = session.answer_quiz("-11").answer
+    assert (
+        ok and feedback == "Right: y.grad should become -11.0000. Your engine made it -12.0000 — it is wrong here too."
+    )
+    assert y.grad == -12.0 and session.quiz_score == [2, 2]
+
+
+def test_a_right_engines_quiz_reads_as_the_studios(tutorial_case):
+    session, h = quiz_on_the_wrong_step(tutorial_case)  # their h·h is right: no stop
+    assert not session.stop_reason and session.shown_stop_reason == ""
+    assert session.answer_quiz("-12").answer == (True, "Right: h.grad = -12.0000.")
+    session, h = quiz_on_the_wrong_step(tutorial_case)
+    ok, feedback = session.answer_quiz("-6").answer
+    assert not ok and feedback.startswith("Not quite: you said -6, but h.grad = -12.0000, because h.grad += ")
+    assert h.grad == -12.0
 
 
 def relu_case(x, their_grad, ok):
