@@ -221,7 +221,8 @@ def step_html(ctrl, record, style):
     parts.append(style.para(f"→ into <b>{into}</b>: the yellow boxes on the graph, fed by the glowing wires."))
     parts.append(_sums(ctrl, targets, hidden, style))
     parts.append(_next_line(ctrl, style))
-    return style.page(_banners(ctrl, style) + _quiz(ctrl, style) + "".join(parts))
+    # the quiz first: its question, or the answer's feedback, is what the learner reads now
+    return style.page(_quiz(ctrl, style) + _banners(ctrl, style) + "".join(parts))
 
 
 def _sums(ctrl, targets, hidden, style):

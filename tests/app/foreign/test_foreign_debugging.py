@@ -75,6 +75,7 @@ def test_the_quiz_on_their_wrong_step_grades_the_chain_rule_and_names_their_grad
     text = dbg.explanation_text()
     assert "By the chain rule, what should h.grad be now?" in text
     assert "-12" not in text  # neither the stop banner nor a line gives the answer away
+    assert text.index("Quiz: ") < text.index("Stopped: ")
     assert not dbg.quiz_box.isHidden()
     with qtbot.waitSignal(dbg.controller.quizAnswered, timeout=10_000) as answered:
         dbg.quiz_edit.setText("-12")
@@ -83,6 +84,7 @@ def test_the_quiz_on_their_wrong_step_grades_the_chain_rule_and_names_their_grad
     text = dbg.explanation_text()
     assert "✔ Right: h.grad should become -12.0000. Your engine made it -6.0000 — that is the bug" in text
     assert "Stopped: wrong gradient at h·h (op *)" in text  # the reason, now that it was answered
+    assert text.index("✔ Right") < text.index("Stopped:")  # the answer's feedback first: a short dock shows it
     assert window.scene.node_items()[node_named(window, "h")].grad == -6.0  # as the feedback says
     assert dbg.controller.quiz_score == [1, 1]
 
