@@ -142,6 +142,7 @@ def main(runs=7):
         f"{floor_without_gc:.1f} without"
     )
     print(f"micrograd 0.1.0: {micrograd_limit()}")
+    return {"ours_on": with_gc, "ours_off": without_gc, "floor_on": floor_with_gc, "floor_off": floor_without_gc}
 
 
 if __name__ == "__main__":

@@ -94,16 +94,17 @@ def headless(cfg, seconds):
 def segment(panel, seconds):
     """Let the panel train for `seconds` in the real event loop (not a processEvents() loop, so the
     ping measures what a user feels); return (steps/s, latency max ms, latency median ms, GUI
-    thread CPU share)."""
-    gaps = []
+    thread CPU share, the GUI thread's own CPU time in the gap of the latest ping, ms): a gap
+    much longer than its CPU time was a wait, for a core (other processes) or for the interpreter."""
+    gaps = []  # (how late the ping came, ms; the GUI thread's own CPU time since the last ping, ms)
     clock = QElapsedTimer()
     clock.start()
-    last = [clock.elapsed()]
+    last = [clock.elapsed(), time.thread_time()]
 
     def ping():
-        now = clock.elapsed()
-        gaps.append(now - last[0] - 10)
-        last[0] = now
+        now, cpu = clock.elapsed(), time.thread_time()
+        gaps.append((now - last[0] - 10, (cpu - last[1]) * 1e3))
+        last[0], last[1] = now, cpu
 
     timer = QTimer()
     timer.setInterval(10)
@@ -118,7 +119,8 @@ def segment(panel, seconds):
     timer.stop()
     wall = time.perf_counter() - t0
     gui_share = (time.thread_time() - gui_cpu0) / wall
-    return (panel.steps - start) / wall, max(gaps), statistics.median(gaps), gui_share
+    late = max(gaps)
+    return (panel.steps - start) / wall, late[0], statistics.median(g[0] for g in gaps), gui_share, late[1]
 
 
 def in_panel(app, cfg, seconds, rounds):
@@ -151,6 +153,7 @@ def main(argv):
     app = QApplication.instance() or QApplication([])
     tune_process()
     print(f"{rounds} rounds of {seconds:g} s live off then {seconds:g} s live on, in one panel per config")
+    results = {}
     for name, cfg in CONFIGS.items():
         if only not in name:
             continue
@@ -162,7 +165,8 @@ def main(argv):
             rates = [r[0] for r in runs[live]]
             lines.append(
                 f"  {label} {statistics.median(rates):7.1f} steps/s (segments {min(rates):.0f}-{max(rates):.0f})"
-                f"   event-loop latency max {max(r[1] for r in runs[live]):4d} ms, "
+                f"   event-loop latency max {max(r[1] for r in runs[live]):4d} ms "
+                f"(its GUI-thread CPU {max(runs[live], key=lambda r: r[1])[4]:.0f} ms), "
                 f"median {statistics.median(r[2] for r in runs[live]):4.1f} ms, "
                 f"GUI thread CPU {statistics.median(r[3] for r in runs[live]):.0%} of wall time"
             )
@@ -174,6 +178,16 @@ def main(argv):
             f"goal >= 0.9);  live on / headless {on / bare:.2f}"
         )
         print("\n".join(lines), flush=True)
+        results[name] = {
+            "headless": bare,
+            "live_off": statistics.median(r[0] for r in runs[False]),
+            "live_on": on,
+            "on_off": statistics.median(ratios),
+            "latency_max_on": max(r[1] for r in runs[True]),
+            "latency_max_cpu_on": max(runs[True], key=lambda r: r[1])[4],
+            "gui_cpu_on": statistics.median(r[3] for r in runs[True]),
+        }
+    return results
 
 
 if __name__ == "__main__":

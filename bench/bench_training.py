@@ -137,6 +137,7 @@ def main(argv):
     except ImportError:
         version = None
         print("PyTorch not installed (pip install torch==2.13.0): its column is skipped")
+    medians = {}
     for name, cfg in CASES.items():
         steps = {"ours": ours(cfg), "tape": tape(cfg)}
         if version:
@@ -145,7 +146,7 @@ def main(argv):
         for _ in range(runs):
             for key, step in steps.items():
                 samples[key].append(per_step(step))
-        med = {key: statistics.median(v) for key, v in samples.items()}
+        med = medians[name] = {key: statistics.median(v) for key, v in samples.items()}
         print(f"{name}: median of {runs} x {STEPS} steps, ms per step")
         for key, seconds in med.items():
             print(f"  {key:<6}{seconds * 1e3:8.3f} ms   (runs {', '.join(f'{s * 1e3:.2f}' for s in samples[key])})")
@@ -153,6 +154,7 @@ def main(argv):
         if version:
             line += f";  ours / torch {version} float64 1 thread = {med['ours'] / med['torch']:.2f} (goal <= 3)"
         print(line, flush=True)
+    return medians
 
 
 if __name__ == "__main__":
