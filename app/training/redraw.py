@@ -20,12 +20,14 @@ import collections
 import time
 
 # seconds between two redraws of a part while playing
-# (5 a second: each pyqtgraph paint is Python code holding the interpreter the worker needs;
-# 10 a second cost live training ~10% of its steps, bench/bench_gui_training.py)
+# (curves 5 a second, the boundary 4, the network 2: each paint is Python code holding the
+# interpreter the worker needs; 10 a second cost live training ~10% of its steps, and at
+# 5/5/2.5/2.5 the GUI thread used 11% of the wall time against 5% with live plots off,
+# bench/bench_gui_training.py)
 # The network diagram is two parts, its neurons' heatmaps and its weights, so that the two
 # (each up to ~20 ms of Python on a 16-16 network) never land in one event-loop turn.
-REDRAW_INTERVALS = {"curves": 0.2, "image": 0.2, "heatmaps": 0.4, "weights": 0.4}
-GUI_CPU_SHARE = 0.10  # of wall time: above it, redraws wait (live plots off use ~0.03)
+REDRAW_INTERVALS = {"curves": 0.2, "image": 0.25, "heatmaps": 0.5, "weights": 0.5}
+GUI_CPU_SHARE = 0.08  # of wall time: above it, redraws wait (live plots off use ~0.05)
 CPU_WINDOW = 1.0  # seconds over which the GUI thread's share is measured
 MAX_INTERVAL = 1.0  # but a dirty part is redrawn at least this often
 

@@ -49,10 +49,10 @@ from core.training.loop import run
 from core.training.trainer import Trainer
 
 # seconds between decision-boundary snapshots while playing: as often as the panel redraws the
-# boundary image (app/training/redraw.py, 0.2 s) -- a snapshot costs the worker ~4 ms (500 points,
-# 16-16), and one made between two redraws was never seen
-BOUNDARY_INTERVAL = 1 / 5
-WEIGHTS_INTERVAL = 1 / 10  # seconds between weight snapshots while playing
+# boundary image (app/training/redraw.py REDRAW_INTERVALS, 0.25 s) -- a snapshot costs the worker
+# ~2-4 ms (500 points, 16-16), and one made between two redraws was never seen
+BOUNDARY_INTERVAL = 1 / 4
+WEIGHTS_INTERVAL = 1 / 2  # seconds between weight snapshots while playing: as often as they are drawn
 
 
 def _never(step):
