@@ -17,11 +17,11 @@ A click on a neuron and Open graph are the panel's to wire.
 
 import math
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QSize, Signal
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
-    QHBoxLayout,
     QLabel,
     QPushButton,
     QSpinBox,
@@ -30,9 +30,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.look.theme import ui_font
 from app.training.network_view import NetworkView
 from app.training.number_field import NumberField
-from app.training.widgets import caption, heading, set_silently
+from app.training.widgets import FlowLayout, caption, heading, set_silently
 from core.format import format_number
 from core.training import network_edits
 from core.training.network_edits import MAX_LAYERS, activations_of
@@ -53,13 +54,14 @@ class NetworkBox(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(4)
-        layout.addLayout(self._build_head())
+        self.rows = (self._build_head(), self._build_weight_row(), self._build_graph_row())
+        layout.addLayout(self.rows[0])
         self.network_view = NetworkView()
         self.network_view.setMinimumSize(360, 300)
         self.network_view.setToolTip("")
         layout.addWidget(self.network_view, 1)
-        layout.addLayout(self._build_weight_row())
-        layout.addLayout(self._build_graph_row())
+        layout.addLayout(self.rows[1])
+        layout.addLayout(self.rows[2])
         self.sample_label = QLabel("sample: —")
         self.sample_label.setToolTip(
             "The data point pushed through the network: pick one with 'Pick sample' on the data plot"
@@ -84,8 +86,23 @@ class NetworkBox(QWidget):
             )
         )
 
+    # -- size --------------------------------------------------------------------------
+
+    def minimumSizeHint(self):
+        """Wide enough for each row of controls on one line at 1x; at a presenter scale the rows
+        wrap first (the width goes to the square data plot: presenter 2x on 1920 x 1080)."""
+        hint = super().minimumSizeHint()
+        scale = self.fontMetrics().height() / QFontMetrics(ui_font()).height()
+        one_line = max(row.sizeHint().width() for row in self.rows)
+        return QSize(max(hint.width(), int(one_line / scale)), hint.height())
+
+    def sizeHint(self):
+        """No wider than the minimum: the panel gives this column what the others leave (its stretch)."""
+        return QSize(self.minimumSizeHint().width(), super().sizeHint().height())
+
     def _build_head(self):
-        head = QHBoxLayout()
+        head = FlowLayout()
+        head.setSpacing(6)
         self.add_layer_button = QToolButton()
         self.add_layer_button.setText("+")
         self.add_layer_button.setToolTip(f"Add a hidden layer (at most {MAX_LAYERS})")
@@ -111,7 +128,8 @@ class NetworkBox(QWidget):
         return head
 
     def _build_weight_row(self):
-        row = QHBoxLayout()
+        row = FlowLayout()
+        row.setSpacing(6)
         self.weight_name = QLabel(NO_WEIGHT)
         self.weight_name.setStyleSheet("font-family: 'DejaVu Sans Mono';")
         self.weight_name.setToolTip("The weight (or bias) selected in the diagram")
@@ -122,14 +140,17 @@ class NetworkBox(QWidget):
         self.weight_grad = QLabel("")
         self.weight_grad.setStyleSheet("font-family: 'DejaVu Sans Mono'; color: #4b5563;")
         self.weight_grad.setToolTip("The gradient of the loss with respect to this weight at the last step")
+        self.weight_grad.hide()  # until a weight is picked: an empty label would still take a row of its own
         row.addWidget(self.weight_name)
+        row.addSpacing(0)  # not a caption that drags its editor along: in a narrow column the editor goes below
         row.addWidget(self.weight_spin)
         row.addWidget(self.weight_grad)
         row.addStretch(1)
         return row
 
     def _build_graph_row(self):
-        row = QHBoxLayout()
+        row = FlowLayout()
+        row.setSpacing(6)
         self.graph_target = QComboBox()
         self.graph_target.addItem("up to the neuron", "neuron")
         self.graph_target.addItem("through the loss", "loss")
@@ -216,6 +237,7 @@ class NetworkBox(QWidget):
         self.weight_spin.show_value(value if math.isfinite(value) else 0.0)
         self.weight_spin.setEnabled(not self.controller.playing and math.isfinite(value))
         self.weight_grad.setText(f"grad {format_number(grad)}")
+        self.weight_grad.show()
 
     def set_weight(self, layer, neuron, index, value):
         """Edit one weight (index == nin: the bias) through the controller; only while paused."""

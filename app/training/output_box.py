@@ -16,7 +16,7 @@ width they are given, and the data plot, kept square at the height there is.
 
 import math
 
-from PySide6.QtCore import QSize
+from PySide6.QtCore import QEvent, QSize
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QRadioButton, QSizePolicy, QVBoxLayout, QWidget
 
 from app.look.theme import set_base_font
@@ -47,37 +47,76 @@ def metrics_text(loss, acc, test_loss, test_acc, regression=False):
     return text
 
 
-class SquareHolder(QWidget):
-    """Holds one widget as the largest square that fits, at the top. It asks for a width
-    equal to the height it is given (at most `MAX_SHARE` of the window's width), so a row of
-    columns gives the square plot the width it needs before the stretchy columns share the rest."""
+class PlotColumn(QWidget):
+    """The data plot as the largest square that fits, its options right under it.
 
-    MAX_SHARE = 0.27
+    It asks for a width equal to the side its height allows (at most `MAX_SHARE` of the
+    window's width, so a large window leaves the curves room too), and the OUTPUT row
+    serves the square first and the curves take the rest.
+    Height the square cannot use (the width ran out first: presenter 2x on 1920 x 1080) is
+    left under the options, not between the plot and them."""
 
-    def __init__(self, child, parent=None):
+    MAX_SHARE = 0.4
+    GAP = 4
+
+    def __init__(self, plot, options, parent=None):
         super().__init__(parent)
-        self.child = child
-        child.setParent(self)
+        self.plot, self.options = plot, options
+        plot.setParent(self)
+        options.setParent(self)
         self._side = 380
         self.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Expanding)
+        options.installEventFilter(self)
+
+    def eventFilter(self, obj, event):
+        if obj is self.options and event.type() == QEvent.LayoutRequest:  # new fonts (presenter)
+            self.updateGeometry()
+            self._place()
+        return False
 
     def _floor(self):
         return 9 * self.fontMetrics().height()  # ~150 px at 1x; follows the presenter scale
 
+    def _options_height(self, width):
+        return self.options.heightForWidth(max(width, self.options.minimumSizeHint().width()))
+
     def sizeHint(self):
-        return QSize(self._side, self._side)
+        return QSize(self._side, self._side + self.GAP + self._options_height(self._side))
 
     def minimumSizeHint(self):
-        return QSize(self._floor(), self._floor())
+        width = max(self._floor(), self.options.minimumSizeHint().width())
+        return QSize(width, self._floor() + self.GAP + self._options_height(width))
 
     def resizeEvent(self, event):
         super().resizeEvent(event)
-        side = max(1, min(self.width(), self.height()))
-        self.child.setGeometry((self.width() - side) // 2, 0, side, side)
-        wanted = max(self._floor(), min(self.height(), int(self.MAX_SHARE * self.window().width())))
+        self._place()
+
+    def _place(self):
+        width, height = self.width(), self.height()
+        below = self._options_height(width)
+        room = height - self.GAP - below  # the height the square may have
+        side = max(1, min(width, room))
+        self.plot.setGeometry((width - side) // 2, 0, side, side)
+        self.options.setGeometry(0, side + self.GAP, width, below)
+        wanted = max(self._floor(), min(room, int(self.MAX_SHARE * self.window().width())))
         if wanted != self._side:  # the width it should have follows the height it got
             self._side = wanted
             self.updateGeometry()
+
+
+class LeanColumn(QWidget):
+    """A column that asks for no more width than its contents need (the curves would like 18
+    lines of it): the OUTPUT row gives the square plot its side first, then this column the
+    rest by its stretch."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.box = QVBoxLayout(self)
+        self.box.setContentsMargins(0, 0, 0, 0)
+        self.box.setSpacing(4)
+
+    def sizeHint(self):
+        return QSize(self.minimumSizeHint().width(), super().sizeHint().height())
 
 
 class OutputBox(QWidget):
@@ -89,37 +128,37 @@ class OutputBox(QWidget):
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
         row.setSpacing(10)
-        curves = QVBoxLayout()
-        curves.setSpacing(4)
-        curves.addWidget(heading("OUTPUT"))
+        curves = LeanColumn()
+        curves.box.addWidget(heading("OUTPUT"))
         # changes with every step: a LiveText, so that it repaints without laying the panel out again;
         # its room is that of the widest text, wrapped in a narrow column (presenter 2x), never clipped
         self.metrics_label = LiveText(metrics_text(-100.0, 1.0, -100.0, 1.0))
         set_base_font(self.metrics_label, mono=True)
         self.metrics_label.setToolTip("Loss and accuracy of the model as it is now, on the training and test points")
-        curves.addWidget(self.metrics_label)
+        curves.box.addWidget(self.metrics_label)
         self.metrics_plot = MetricsPlot()
         self.metrics_plot.setMinimumWidth(CURVES_MIN_WIDTH)
         self.metrics_plot.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
-        curves.addWidget(self.metrics_plot, 1)
+        curves.box.addWidget(self.metrics_plot, 1)
         self.log_check = QCheckBox("log-scale loss")
         self.log_check.setToolTip("Show the loss on a logarithmic axis")
-        curves.addWidget(self.log_check)
-        row.addLayout(curves, 1)
-        boundary = QVBoxLayout()
-        boundary.setSpacing(4)
+        curves.box.addWidget(self.log_check)
+        row.addWidget(curves, 1)
         self.data_plot = DataPlot()
-        self.plot_holder = SquareHolder(self.data_plot)
-        boundary.addWidget(self.plot_holder, 1)
-        boundary.addLayout(self._build_options())
-        row.addLayout(boundary, 0)
+        options = QWidget()
+        options.setLayout(self._build_options())
+        self.plot_column = PlotColumn(self.data_plot, options)
+        row.addWidget(self.plot_column, 0)
+        self.curves_column = curves
         self.log_check.toggled.connect(self._on_log)
         controller.runStarted.connect(self._on_run_started)
         controller.progressed.connect(self._on_progress)
+        controller.dataChanged.connect(self._on_data)
         controller.idleReached.connect(lambda info: self.show_metrics(*info["metrics"]))
 
     def _build_options(self):
         options = FlowLayout()  # wraps to the width of the plot above it
+        options.setContentsMargins(0, 0, 0, 0)
         options.setSpacing(6)
         self.show_test_check = QCheckBox("Show test data")
         self.show_test_check.setChecked(True)
@@ -152,6 +191,16 @@ class OutputBox(QWidget):
         if len(history):  # an opened session brings its curves along
             self.metrics_plot.update_from(history)
         self.metrics_label.setText("")
+
+    def _on_data(self, data):
+        """Room for the lines the metrics will have: no test line without test points, no accuracy
+        on a regression problem (room for a test line that never comes was a blank band above the
+        curves). Set when the data changes, not per step, so a step still lays nothing out."""
+        has_test = len(data["test_points"]) > 0
+        template = metrics_text(-100.0, 1.0, -100.0 if has_test else None, 1.0, bool(data.get("regression")))
+        if template != self.metrics_label.template:
+            self.metrics_label.template = template
+            self.metrics_label.updateGeometry()
 
     def _on_progress(self, _steps):
         h = self.controller.history

@@ -128,9 +128,11 @@ class TrainingPanel(QWidget):
         columns.setSpacing(10)
         columns.addWidget(self.data_box, 0)
         columns.addWidget(vline())
+        # the square plot gets its side first, each column at least what it needs (the network's rows
+        # wrap in presenter 2x); room beyond that goes 1 : 2 to the diagram and the curves
         columns.addWidget(self.network_box, 1)
         columns.addWidget(vline())
-        columns.addWidget(self.output_box, 0)  # the square plot first; the diagram takes the rest
+        columns.addWidget(self.output_box, 2)
         # the diagram shrinks to the room there is (network_view.py); presenter 2x doubles this
         self.network_view.setMinimumSize(240, 200)
         root.addLayout(columns, 1)

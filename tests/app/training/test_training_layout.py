@@ -313,3 +313,75 @@ def test_the_app_as_started_fits_without_scroll_bars(tmp_path, size, presenter):
     assert done.returncode == 0, done.stderr[-2000:]
     found = json.loads(done.stdout.strip().splitlines()[-1])
     assert found["bars"] == [False, False] and found["outside"] == [], found
+
+
+GEOMETRY_PROBE = """
+import json, sys
+from app.main_window import MainWindow
+from PySide6.QtCore import QPoint
+grab = MainWindow.grab
+found = {}
+def probe(self, *args):
+    panel = self.training.panel
+    box = panel.output_box
+    def rect(w):
+        p = w.mapTo(box, QPoint(0, 0))
+        return [p.x(), p.y(), w.width(), w.height()]
+    options = [box.show_test_check, box.discretize_check, box.add_mode, box.pick_mode]
+    found.update(box=rect(box), plot=rect(box.data_plot), options=[rect(w) for w in options],
+                 network=rect(panel.network_box), view=rect(panel.network_view))
+    return grab(self, *args)
+MainWindow.grab = probe
+from app.startup import main
+code = main(sys.argv[1:])
+print(json.dumps(found))
+"""
+
+
+@pytest.mark.parametrize("size, presenter", [("1280x720", []), ("1440x880", []), ("1920x1080", ["--presenter", "2"])])
+def test_the_data_plot_fills_its_column_with_its_options_right_under_it(tmp_path, size, presenter):
+    """Presenter 2x on 1920 x 1080 (as the app really starts): the NETWORK column's rows did not
+    wrap, so it kept 742 px and the data plot got 294 px of a 567 px tall column, a blank band
+    of 273 px between the plot and its options. The plot's side is now most of its column's free
+    height (the column's height less the options under the plot), and the options follow it."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    args = ["--no-welcome", "--workspace", "training", "--train-steps", "20", "--size", size]
+    args += ["--screenshot", str(tmp_path / "shot.png")] + presenter
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONPATH=root)
+    done = subprocess.run(
+        [sys.executable, "-c", GEOMETRY_PROBE, *args], cwd=root, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    box, plot, options = found["box"], found["plot"], found["options"]
+    x, y, side, height = plot
+    assert side == height  # square
+    below = max(o[1] + o[3] for o in options) - min(o[1] for o in options)  # the options' rows
+    free = box[3] - y - below  # the column's height less the options under the plot
+    assert side >= 0.75 * free, found
+    gap = min(o[1] for o in options) - (y + side)
+    assert 0 <= gap <= 12, found  # the options right under the plot, no blank band between
+    assert found["view"][2] >= 0.45 * side and found["view"][3] >= 0.45 * side, found  # the diagram keeps its room
+
+
+def test_the_metrics_line_keeps_room_for_a_test_line_only_when_there_are_test_points(qtbot):
+    """Room for a test line that never came (no test points) was a blank band above the curves
+    (one to three lines, more in presenter 2x's narrow column)."""
+    panel = TrainingPanel(FAST)  # no test points
+    qtbot.addWidget(panel)
+    panel.resize(1280, 640)
+    panel.show()
+    c = panel.controller
+    qtbot.waitUntil(lambda: bool(c.idle and c.weights is not None), timeout=WAIT)
+    label = panel.output_box.metrics_label
+    assert "test" not in label.template
+    without = label.heightForWidth(label.width())
+    panel.apply_config(FAST.replace(test_ratio=0.3), reset=True)
+    qtbot.waitUntil(lambda: "test" in label.template, timeout=WAIT)
+    assert label.heightForWidth(label.width()) > without
+    panel.shutdown()
