@@ -434,6 +434,16 @@ class MetricsPlot(pg.GraphicsLayoutWidget):
         else:
             self.test_loss.setData([], [])
             self.test_acc.setData([], [])
+        self._legend_shows_test(has_test or not len(steps))
+
+    def _legend_shows_test(self, on):
+        """The legend names the test curve only while there is one (no test points: no "test" entry)."""
+        listed = any(label.text == "test" for _sample, label in self.legend.items)
+        if on and not listed:
+            self.legend.addItem(self.test_loss, "test")
+            self._apply_font()
+        elif listed and not on:
+            self.legend.removeItem(self.test_loss)
 
     def clear_curves(self):
         # not `clear`: GraphicsLayoutWidget binds its layout's clear() (remove every plot) under that name

@@ -113,6 +113,21 @@ def test_train_and_test_curves_have_distinct_colours_and_a_legend(qtbot):
     assert plot.legend.parentItem() is not None  # on the plot, not beside it
 
 
+def test_the_legend_names_the_test_curve_only_when_there_is_one(qtbot):
+    # repro: with no test points (Test data 0%) the legend still said "test" beside one curve
+    plot = MetricsPlot()
+    qtbot.addWidget(plot)
+    nan = float("nan")
+    no_test = History(step=[0, 1], loss=[1, 0.5], accuracy=[0.5, 0.7], test_loss=[nan, nan], test_accuracy=[nan, nan])
+    plot.update_from(no_test)
+    assert [label.text for _sample, label in plot.legend.items] == ["training"]
+    with_test = History(step=[0, 1], loss=[1, 0.5], accuracy=[0.5, 0.7], test_loss=[1, 0.6], test_accuracy=[0.5, 0.6])
+    plot.update_from(with_test)
+    assert [label.text for _sample, label in plot.legend.items] == ["training", "test"]
+    plot.update_from(with_test)
+    assert len(plot.legend.items) == 2
+
+
 def test_the_loss_and_accuracy_axes_line_up_and_titles_clear_the_ticks(qtbot):
     plot = MetricsPlot()
     qtbot.addWidget(plot)
