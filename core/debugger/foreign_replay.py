@@ -24,7 +24,7 @@ the op, expected vs got and the likely cause as the reason.
 
 The debugger's quiz asks for the grad the chain rule gives, never for the one
 their code left: `should_be` is what a correct `_backward` would make it, from
-the grads on screen (the quiz in core/debugger/session.py grades against it and
+the grads on screen (the quiz in core/debugger/quiz.py grades against it and
 says so where their engine disagrees).
 
 Nothing here runs learner code, and nothing imports Qt.

@@ -16,10 +16,8 @@ user is editing:
                   input is <= 0 (a "dead" ReLU: no gradient flows through it)
     quiz          after each single step the operands' new grads are hidden
                   until the learner predicts them (`answer_quiz`) or gives up
-                  (`reveal_quiz`); an answer within QUIZ_REL / QUIZ_ABS of the
-                  chain rule's grad is right -- when a learner's own engine is
-                  replayed, that is what a correct `_backward` gives, not the
-                  grad their code left (the feedback names both where they differ)
+                  (`reveal_quiz`), graded against the chain rule: the session
+                  owns a `StepQuiz` (core/debugger/quiz.py) and hands it each step
 
 Any edit of the document ends a session: the Values the steppers hold belong to
 the old compile. Tell the session about every document event
@@ -46,18 +44,18 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from core.debugger.explain import display_names, headline
+from core.debugger.explain import display_names
 from core.debugger.explain import formula as _formula
-from core.debugger.foreign_replay import ForeignReplay, ReplayStepper
+from core.debugger.foreign_replay import ForeignReplay
 from core.debugger.forward_stepper import ForwardRecord, ForwardStepper
+from core.debugger.quiz import StepQuiz, read_guess
 from core.debugger.stepper import BackwardStepper, StepRecord
 from core.document.compile import Compiled
 from core.document.graph import GraphDocument
 from core.engine import Value
-from core.format import format_number, parse_number
+from core.format import format_number
 
 IDLE, FORWARD, BACKWARD = "idle", "forward", "backward"
-QUIZ_REL, QUIZ_ABS = 1e-3, 5e-4  # a prediction within this of the truth is right
 
 NOTHING_TO_STEP = "Nothing to step: the graph needs one output node with every input wired."
 ALL_STEPS_RUN = "The backward pass is done: every step has run. Step back, scrub the timeline, or Reset."
@@ -70,7 +68,6 @@ NO_LEAF_BREAKPOINTS = (
     "Select the leaf and use Run to Selected to run until its grad is final."
 )
 GRAPH_CHANGED = "The graph changed, so the debugger was reset."
-QUIZ_HOLDS_STOP = "here, after this step. Predict the grad first: the reason shows after your answer."
 GRADS_CHANGED = "The grads were changed outside the debugger (Backward or Zero Grads), so the debugger was reset."
 
 
@@ -173,10 +170,7 @@ class DebugSession:
         self.break_on_nonfinite = True
         self.grad_threshold: float | None = None
         self.break_on_dead_relu = False
-        self.quiz_mode = False
-        self.quiz_feedback: list[tuple[bool, str]] = []  # [(right?, text)] for the step shown
-        self.quiz_score = [0, 0]  # right, asked
-        self._quiz_pending: list[Value] = []  # Values whose new grad is hidden
+        self.quiz = StepQuiz()  # the predict-the-grad quiz (core/debugger/quiz.py)
         self._play_first = False  # the next beat of play is its first
         self._names: dict[Value, str] = {}  # shared with the steppers
         self._nid: dict[Value, str] = {}  # {Value: node id}
@@ -235,7 +229,7 @@ class DebugSession:
                 reason = "the forward pass has not computed it yet"
                 return {"grad": reason, "data": reason}
             return {"grad": "the backward pass comes after the forward pass"}
-        if value in self._quiz_pending:
+        if value in self.quiz.pending:
             return {"grad": "quiz: predict it in the debugger"}
         return {}
 
@@ -403,9 +397,8 @@ class DebugSession:
         quiz mode the new grads of a single step hidden."""
         st = self._backward_stepper()
         self.last_record = st.history[-1] if st.position else None
-        if quiz and self.quiz_mode and self.last_record is not None:
-            self._quiz_pending = list(dict.fromkeys(self.last_record.children))
-            touched |= self._ids(self._quiz_pending)
+        if quiz and self.last_record is not None:
+            touched |= self._ids(self.quiz.ask(self.last_record))
         return Move(record=self.last_record, records=records, touched=touched, started=started)
 
     # -- playing -----------------------------------------------------------------------
@@ -430,7 +423,7 @@ class DebugSession:
         st = self.stepper
         if self.phase != BACKWARD or st is None or st.done:
             return Move(moved=False, go_on=False)
-        if self._quiz_pending:
+        if self.quiz.pending:
             return Move(moved=False, go_on=True)
         reason = "" if self._play_first else st.pause_reason()
         self._play_first = False
@@ -650,115 +643,60 @@ class DebugSession:
             st.grad_threshold = self.grad_threshold
             st.break_on_dead_relu = self.break_on_dead_relu
 
-    # -- quiz ----------------------------------------------------------------------------
+    # -- quiz (core/debugger/quiz.py) -------------------------------------------------------
+
+    @property
+    def quiz_feedback(self) -> list[tuple[bool, str]]:
+        """[(right?, text)] for the step shown."""
+        return self.quiz.feedback
+
+    @property
+    def quiz_score(self) -> list[int]:
+        """[right, asked]"""
+        return self.quiz.score
 
     def set_quiz_mode(self, on: bool) -> Move:
         """While on, each single step hides its operands' new grads until answered."""
-        self.quiz_mode = bool(on)
+        self.quiz.on = bool(on)
         if not on:
             return self.reveal_quiz()
         return Move(moved=False)
 
     def quiz_hidden(self) -> set[Value]:
         """The Values whose new grads are hidden now."""
-        return set(self._quiz_pending)
+        return self.quiz.hidden()
 
     def quiz_question(self) -> str:
         """The question waiting for an answer ('' when none)."""
-        if not self._quiz_pending or self.last_record is None:
+        if not self.quiz.pending or self.last_record is None:
             return ""
-        child, record = self._quiz_pending[0], self.last_record
-        before = format_number(record.grads_before[record.children.index(child)])
-        st = self._backward_stepper()
-        if isinstance(st, ReplayStepper):  # their engine may be wrong: the question says which grad counts
-            return (
-                f"{headline(st, record.node)} just ran your _backward. By the chain rule, what should "
-                f"{self.name(child)}.grad be now? (It was {before}.)"
-            )
-        name = self.name(child)
-        return f"{headline(st, record.node)} just ran its _backward. What is {name}.grad now? (It was {before}.)"
+        return self.quiz.question(self._backward_stepper(), self.last_record)
 
     @property
     def shown_stop_reason(self) -> str:
-        """The stop reason a view may show now. While a quiz question is open it waits:
-        a stop after a step names that step's numbers (a learner's wrong step says
-        what the grad should be), and the screen never gives an answer away."""
-        if self.stop_reason and self._quiz_pending:
-            return QUIZ_HOLDS_STOP
-        return self.stop_reason
+        """The stop reason a view may show now (it waits while a quiz question is open)."""
+        return self.quiz.shown_stop_reason(self.stop_reason)
 
     def answer_quiz(self, text: str) -> Move:
         """Check a prediction for the first hidden grad. `answer` is (right?, feedback);
         a text that is not a number changes nothing and the message says so."""
         record = self.last_record  # the step whose grads are hidden
-        if not self._quiz_pending or record is None:
+        if not self.quiz.pending or record is None:
             return _refused()
-        guess = parse_number(text)
-        if guess is None:
-            return _refused(f"'{text}' is not a number: type the grad you expect, e.g. 3 or -0.5.")
-        child = self._quiz_pending.pop(0)
-        truths = self._right_grads(record, child)
-        ok = any(is_right(guess, truth) for truth in truths)
-        truth = next((t for t in truths if is_right(guess, t)), truths[0])
-        self.quiz_score[0] += ok
-        self.quiz_score[1] += 1
-        feedback = self._quiz_feedback(record, child, guess, ok, truth)
-        self.quiz_feedback.append((ok, feedback))
+        try:
+            guess = read_guess(text)
+        except ValueError as error:
+            return _refused(str(error))
+        child, ok, feedback = self.quiz.grade(self._backward_stepper(), record, guess)
         return Move(record=record, touched=self._ids([child]), answer=(ok, feedback))
-
-    def _right_grads(self, record: StepRecord, child: Value) -> list[float]:
-        """The grads child may have after `record` by the chain rule. The studio's own
-        stepper ran the studio's `_backward`, so its grad is right; a replayed learner's
-        pass knows what a correct `_backward` gives (their code may have left another)."""
-        st = self._backward_stepper()
-        if isinstance(st, ReplayStepper):
-            return st.should_be(record, child)
-        return [child.grad]
-
-    def _quiz_feedback(self, record: StepRecord, child: Value, guess: float, ok: bool, truth: float) -> str:
-        """What an answer is told: right or not against the chain rule, and -- when the
-        learner's engine left another grad (the one the canvas shows) -- that it did."""
-        st = self._backward_stepper()
-        name, right = self.name(child), format_number(truth)
-        because = "; then ".join(line for c, line in zip(record.children, record.lines) if c is child)
-        if not isinstance(st, ReplayStepper) or child not in st.wrong_operands(record):
-            if ok:
-                return f"Right: {name}.grad = {right}."
-            return f"Not quite: you said {guess:g}, but {name}.grad = {right}, because {because}"
-        theirs = format_number(child.grad)
-        at_fault = record.index == st.replay.fault_step
-        if ok:
-            bug = "that is the bug the debugger stops at." if at_fault else "it is wrong here too."
-            return f"Right: {name}.grad should become {right}. Your engine made it {theirs} — {bug}"
-        if is_right(guess, child.grad):
-            bug = "that is the bug the debugger stops at" if at_fault else "it is wrong here too"
-            return (
-                f"Not quite: {guess:g} is what your engine made {name}.grad, and {bug}. By the chain rule "
-                f"it should become {right}, because {because}"
-            )
-        return (
-            f"Not quite: you said {guess:g}, but by the chain rule {name}.grad should become {right}, because {because}"
-        )
 
     def reveal_quiz(self) -> Move:
         """Show every hidden grad without an answer."""
-        hidden = self._quiz_pending
+        hidden = self.quiz.reveal()
         if not hidden:
             return Move(moved=False)
-        self._quiz_pending = []
         return Move(moved=self.phase == BACKWARD, record=self.last_record, touched=self._ids(hidden))
 
     def _clear_quiz(self):
         """A new move: the question and its feedback go; the ids whose grads were hidden."""
-        hidden = self._ids(self._quiz_pending)
-        self._quiz_pending = []
-        self.quiz_feedback = []
-        return hidden
-
-
-def is_right(guess: float, truth: float) -> bool:
-    """Whether a predicted grad counts as right: within QUIZ_REL relative or QUIZ_ABS
-    absolute of the truth; an inf or nan grad must be named exactly."""
-    if math.isfinite(truth):
-        return math.isclose(guess, truth, rel_tol=QUIZ_REL, abs_tol=QUIZ_ABS)
-    return guess == truth or (math.isnan(guess) and math.isnan(truth))
+        return self._ids(self.quiz.clear())

@@ -24,7 +24,7 @@ class in a small table and saved as JSON (core.files.atomic's writer):
 Typed answers are read by the one parser of typed numbers (core/format.py's
 `parse_number`, fractions included, finite only); a question's answer is
 right within its tolerance, a predicted grad within the debugger's quiz
-tolerance (core/debugger/session.py's `is_right`).
+tolerance (core/debugger/quiz.py's `is_right`).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from core.debugger.session import is_right
+from core.debugger.quiz import is_right
 from core.engine import Value
 from core.files.atomic import write_atomically
 from core.format import parse_number

@@ -69,8 +69,10 @@ ANNOTATED = [
     "core/foreign/runner.py",
     "core/foreign/trace.py",
     "core/foreign/check.py",
+    "core/foreign/diagnosis.py",
     "core/debugger/foreign_replay.py",
     "core/debugger/session.py",
+    "core/debugger/quiz.py",
     "core/lessons/runner.py",
 ]
 

@@ -7,7 +7,8 @@ import os
 import pytest
 
 from core.debugger.foreign_replay import ForeignReplay, ReplayStepper
-from core.debugger.session import QUIZ_HOLDS_STOP, DebugSession
+from core.debugger.quiz import QUIZ_HOLDS_STOP
+from core.debugger.session import DebugSession
 from core.debugger.stepper import BackwardStepper
 from core.document.compile import compile_document
 from core.document.expr import parse

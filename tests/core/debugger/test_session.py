@@ -1,4 +1,4 @@
-"""A whole debug session, headless: phases, breakpoints, break conditions, quiz, edits.
+"""A whole debug session, headless: phases, breakpoints, break conditions, edits (the quiz: test_quiz.py).
 
 The reference for every number is core itself: a BackwardStepper on fresh
 Values of the same graph, or backward().
@@ -20,8 +20,6 @@ from core.debugger.session import (
     PASS_DONE,
     SELECT_A_NODE,
     DebugSession,
-    is_right,
-    parse_number,
 )
 from core.debugger.stepper import BackwardStepper
 from core.document.commands import RemoveNodes, SetLabel, SetValue
@@ -303,52 +301,6 @@ def test_forward_steps_touch_one_node_each_and_lead_into_the_backward_pass(h):
     assert move.touched == {"n3", "n4", "n5"} and fs.done
     assert d.forward_step().message.startswith("The forward pass is done")
     assert d.step_or_start().started == BACKWARD and d.forward_stepper is fs
-
-
-# -----------------------------------------------------------------------------
-# quiz
-
-
-def test_the_quiz_hides_a_steps_grads_and_grades_each_answer(h):
-    d = h.debug
-    d.set_quiz_mode(True)
-    d.run_to("n3")
-    move = d.step()  # (x·y): x += 3, y += 2 -> 8
-    x, y = d.value("n1"), d.value("n2")
-    assert d.quiz_hidden() == {x, y} and move.touched == {"n1", "n2"}
-    assert d.quiz_question() == "(x·y) just ran its _backward. What is x.grad now? (It was 0.0000.)"
-    wrong_text = d.answer_quiz("abc")
-    assert not wrong_text.ok and "is not a number" in wrong_text.message and d.quiz_score == [0, 0]
-    right = d.answer_quiz("3")
-    assert right.answer == (True, "Right: x.grad = 3.0000.") and right.touched == {"n1"}
-    assert d.quiz_hidden() == {y}
-    wrong = d.answer_quiz("2")
-    ok, feedback = wrong.answer
-    assert not ok and feedback.startswith("Not quite: you said 2, but y.grad = 8.0000, because y.grad +=")
-    assert d.quiz_score == [1, 2] and d.quiz_question() == ""
-    assert not d.answer_quiz("8").ok  # nothing left to ask
-
-
-def test_the_next_move_reveals_and_forgets_an_open_question(h):
-    d = h.debug
-    d.set_quiz_mode(True)
-    d.start()
-    d.step()
-    assert d.quiz_hidden()
-    move = d.step()  # unanswered: shown again, a new question
-    assert {"n3", "n4"} <= move.touched and d.quiz_hidden() == {d.value("n2")}
-    d.set_quiz_mode(False)
-    assert not d.quiz_hidden() and d.quiz_feedback == []
-
-
-def test_quiz_tolerance():
-    assert is_right(3.0005, 3.0) and not is_right(3.01, 3.0)
-    assert is_right(0.0004, 0.0) and not is_right(0.001, 0.0)
-    assert is_right(1000.9, 1000.0) and not is_right(1002.0, 1000.0)
-    assert is_right(math.inf, math.inf) and not is_right(1e308, math.inf)
-    assert is_right(math.nan, math.nan) and not is_right(0.0, math.nan)
-    assert parse_number(" −0,5 ") == -0.5 and parse_number("inf") == math.inf and parse_number("x") is None
-    assert parse_number("3/4") == 0.75  # the debugger's quiz takes fractions as the lessons do
 
 
 # -----------------------------------------------------------------------------
