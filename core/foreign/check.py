@@ -11,14 +11,12 @@ For one test expression built with *their* class:
        The local derivative is the studio's own (`core/ops.py`) where the op is
        one it knows, else a central difference of their own forward:
        (f(a + h) - f(a - h)) / 2h, with f their method re-run on fresh Values.
-    4. stop at the first operand whose change disagrees, and say why
-       (`diagnose`): the classic bugs each leave a recognisable number behind
-       -- `=` instead of `+=` keeps only the last contribution, a missing
-       `* out.grad` gives the bare local derivative, swapped operands in `*`
-       give the operand's own data, and so on.
-    5. if every step agrees, run THEIR `backward()` on the same graph and
-       compare its result and the order in which it called each `_backward`
-       with the correct one: a walk in the wrong order is reported as "order".
+    4. stop at the first operand whose change disagrees, and ask
+       `diagnosis.py` why: the classic bugs each leave a recognisable number
+       behind (`=` instead of `+=`, a missing `* out.grad`, swapped operands ...).
+    5. if every step agrees, run THEIR `backward()` on the same graph, watching
+       the order in which it calls each `_backward`, and compare its calls and
+       its result with the correct ones (`diagnosis.order_fault`, `backward_fault`).
 
 Everything returned is plain data (dicts, lists, floats, strings), because it
 crosses a process boundary (`runner.py`). This module runs the learner's code:
@@ -28,15 +26,14 @@ the studio itself only ever calls it in the child process.
 from __future__ import annotations
 
 import inspect
-import math
 from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
 from core import ops
 from core.foreign import battery
+from core.foreign.diagnosis import ABS, ACCUMULATES, REL, backward_fault, close, diagnose, order_fault, zeroing_fault
 from core.foreign.trace import Trace, TracedNode, trace
 
-REL, ABS = 1e-6, 1e-9  # a step agrees with the studio's derivative
 FD_REL, FD_ABS = 1e-4, 1e-6  # ... with a central difference of their forward
 
 
@@ -71,14 +68,6 @@ def find_value_class(namespace: dict[str, Any]) -> type:
 
 # -----------------------------------------------------------------------------
 # Reference derivatives
-
-
-def close(got: float, want: float, rel: float = REL, abs_: float = ABS) -> bool:
-    if got != got or want != want:
-        return got != got and want != want
-    if math.isinf(got) or math.isinf(want):
-        return got == want
-    return math.isclose(got, want, rel_tol=rel, abs_tol=abs_)
 
 
 def _rerun(V, node, operands):
@@ -354,135 +343,6 @@ def _step(V, tr, node):
 
 
 # -----------------------------------------------------------------------------
-# Why a step is wrong
-
-
-def diagnose(
-    tr: Trace,
-    node: TracedNode,
-    child: str,
-    ports: list[int],
-    local: list[float],
-    out_grad: float,
-    before: float,
-    after: float,
-    got: float,
-    expected: float,
-) -> tuple[str, str]:
-    """(code, sentence) naming the likely bug behind one wrong gradient change."""
-    name, x = tr.by_id[child].name, tr.by_id[child].data
-    op = node.op
-    g = out_grad
-    raw = node.raw_op or op or "?"
-    if before != 0.0 and close(after, expected):
-        return "assign", (
-            f"`=` instead of `+=`: {ref(name)}.grad was already {fmt(before)} (from another use of "
-            f"{name}) and the {raw} op's _backward replaced it with {fmt(after)} instead of "
-            f"adding {fmt(expected)} to it; gradients must accumulate (+=)"
-        )
-    if len(ports) > 1 and any(close(got, local[p] * g) for p in ports):
-        return "assign", (
-            f"`=` instead of `+=`: {name} is both operands of {node.name}, so the {raw} op's "
-            f"_backward must add two contributions to {ref(name)}.grad; it kept only one "
-            f"({fmt(got)} instead of {fmt(expected)})"
-        )
-    if not close(g, 1.0) and g != 0.0 and close(got, expected / g):
-        return "missing-out-grad", (
-            f"missing `* out.grad` in the {raw} op: it added the local derivative "
-            f"{fmt(got)} to {ref(name)}.grad, but the chain rule multiplies it by "
-            f"out.grad = {fmt(g)}: {fmt(expected)}"
-        )
-    if op == "mul" and len(ports) == 1:
-        other = tr.by_id[node.children[1 - ports[0]]]
-        if not close(x, other.data) and close(got, x * g):
-            return "swapped-operands", (
-                f"operands swapped in `*`: {ref(name)}.grad got {ref(name)}.data · out.grad = "
-                f"{fmt(got)}; d(a·b)/da = b, so it should get {ref(other.name)}.data · "
-                f"out.grad = {fmt(expected)}"
-            )
-    if op in ("sub", "neg", "add") and close(got, -expected):
-        return "sign", (
-            f"wrong sign in `{raw}`: {ref(name)}.grad changed by {fmt(got)}, should be "
-            f"{fmt(expected)} (d(a−b)/da = 1, d(a−b)/db = −1)"
-        )
-    if op == "pow" and node.param is not None:  # a pow node has its exponent (trace.normalize_op)
-        k = node.param
-        for text, want in (
-            ("k·x^k (the exponent not lowered by one)", k * ops.ieee_pow(x, k)),
-            ("(k−1)·x^(k−1)", (k - 1) * ops.ieee_pow(x, k - 1)),
-            ("k·x^(k−2) (lowered by two)", k * ops.ieee_pow(x, k - 2)),
-            ("x^(k−1) (the factor k missing)", ops.ieee_pow(x, k - 1)),
-        ):
-            if close(got, want * g):
-                return "power-rule", (
-                    f"power rule off: the {raw} op computes {text} = {fmt(got / g if g else got)}; "
-                    f"d(x^k)/dx = k·x^(k−1) = {fmt(expected / g if g else expected)}"
-                )
-    if op in ("relu", "tanh", "exp"):
-        guess = _unary_guess(op, x, node.data, g, got)
-        if guess:
-            return f"{op}-derivative", _unary_cause(op, raw, name, guess, expected, got)
-    if (
-        got == 0.0
-        and expected != 0.0
-        and all(close(float(tr.objects[c].grad), 0.0) for c in node.children if c != child)
-        and before == 0.0
-    ):
-        return "no-backward", (
-            f"{ref(node.name)}'s _backward added nothing to {ref(name)}.grad: is `out._backward = "
-            f"_backward` missing in the {raw} op, or does it write to a copy?"
-        )
-    if op in ("relu", "tanh", "exp"):
-        return f"{op}-derivative", _unary_cause(op, raw, name, None, expected, got)
-    return "wrong-derivative", (
-        f"the {raw} op added {fmt(got)} to {ref(name)}.grad; the chain rule says "
-        f"local derivative · out.grad = {fmt(expected)}"
-    )
-
-
-RIGHT = {"relu": "1 if x > 0 else 0", "tanh": "1 − tanh(x)²", "exp": "exp(x)"}
-
-
-def _unary_guess(op, x, out, g, got):
-    """Which classic slip explains `got` for a relu/tanh/exp step, or None."""
-    guesses = {
-        "relu": (
-            ("x (the input) instead of the step (x > 0)", x),
-            ("relu(x) instead of (x > 0)", out),
-            ("1 whatever the sign of x", 1.0),
-        ),
-        "tanh": (
-            ("1 − x² (the input, not tanh(x))", 1 - x * x),
-            ("1 − tanh(x) (not squared)", 1 - out),
-            ("tanh(x)²", out * out),
-            ("1 + tanh(x)²", 1 + out * out),
-        ),
-        "exp": (("x (the input) instead of exp(x)", x), ("1 (the exp(x) factor missing)", 1.0)),
-    }[op]
-    for text, local in guesses:
-        if close(got, local * g):
-            return text
-    return None
-
-
-def _unary_cause(op, raw, name, guess, expected, got) -> str:
-    uses = f"it uses {guess}; " if guess else ""
-    return (
-        f"{raw} derivative wrong: {uses}d {op}(x)/dx = {RIGHT[op]}, so {ref(name)}.grad should change by "
-        f"{fmt(expected)}, not {fmt(got)}"
-    )
-
-
-def ref(name: str) -> str:
-    """A node's name before .grad or .data: (x + y).grad, not x + y.grad."""
-    return f"({name})" if " " in name else name
-
-
-def fmt(x: float) -> str:
-    return f"{x:.6g}"
-
-
-# -----------------------------------------------------------------------------
 # Their backward(): its result and its order
 
 
@@ -537,43 +397,10 @@ def _their_backward(tr, calls, steps):
             objs[nid]._backward = original
     got = {nid: float(objs[nid].grad) for nid in objs}
     if originals:
-        fault = _order_fault(tr, calls)
+        fault = order_fault(tr, calls)
         if fault:
             return fault
-    wrong = [nid for nid in objs if not close(got[nid], want[nid])]
-    if not wrong:
-        return None
-    first = next(n for n in tr.nodes if n.id in wrong)
-    base = {
-        "node": first.name,
-        "node_id": first.id,
-        "op": "backward()",
-        "studio_op": None,
-        "expected": want[first.id],
-        "got": got[first.id],
-    }
-    if all(v == 0.0 for v in got.values()):
-        return {
-            **base,
-            "diagnosis": "no-seed",
-            "cause": "your backward() left every grad at 0: does it start with self.grad = 1?",
-        }
-    if tr.style == "local-grads" and _simulate(tr, list(tr.nodes)) == got:
-        return {
-            **base,
-            "op": "order",
-            "diagnosis": "order",
-            "cause": "your backward() walks the nodes forwards (inputs first): it must visit them in "
-            "reverse topological order, the output first",
-        }
-    return {
-        **base,
-        "op": "order" if tr.style == "local-grads" else "backward()",
-        "diagnosis": "order",
-        "cause": f"every node's own step is right, but your backward() gives {ref(first.name)}.grad = "
-        f"{fmt(got[first.id])} instead of {fmt(want[first.id])}: check the order it visits "
-        f"nodes in and that it visits each once",
-    }
+    return backward_fault(tr, want, got)
 
 
 def _recorder(calls, nid, original, out, tr, steps):
@@ -607,64 +434,6 @@ def _recorder(calls, nid, original, out, tr, steps):
     return recorded
 
 
-def _order_fault(tr, calls):
-    """A fault if their backward() called some node's _backward twice, never, or before
-    all the nodes that use it had passed their gradient down."""
-    users = tr.consumers()
-    done = set()
-    for call, nid in enumerate(calls):
-        node = tr.by_id[nid]
-        if nid in done:
-            return _order(
-                tr,
-                node,
-                f"your backward() ran {ref(node.name)}'s _backward more than once, so its "
-                f"operands got its gradient more than once: visit each node once, "
-                f"in reverse topological order",
-                call,
-            )
-        early = [u for u in users[nid] if u not in done]
-        if early:
-            return _order(
-                tr,
-                node,
-                f"your backward() ran {ref(node.name)}'s _backward before "
-                f"{tr.by_id[early[0]].name}'s, which still had to add to "
-                f"{ref(node.name)}.grad: visit nodes in reverse topological order "
-                f"(build the topological order first, then walk it backwards)",
-                call,
-            )
-        done.add(nid)
-    missing = [n for n in tr.nodes if n.children and n.id not in done]
-    if missing:
-        return _order(tr, missing[-1], f"your backward() never ran {ref(missing[-1].name)}'s _backward")
-    return None
-
-
-def _order(tr, node, cause, call=None):
-    """An order fault at `node`; `call`: the index of their backward()'s call at fault."""
-    return {
-        "node": node.name,
-        "node_id": node.id,
-        "op": "order",
-        "studio_op": None,
-        "diagnosis": "order",
-        "cause": cause,
-        "call": call,
-    }
-
-
-def _simulate(tr, order):
-    """The grads a generic local-grads loop gives when it walks `order`."""
-    grads = {n.id: 0.0 for n in tr.nodes}
-    grads[tr.root] = 1.0
-    for node in order:
-        if node.local_grads:
-            for c, g in zip(node.children, node.local_grads):
-                grads[c] += g * grads[node.id]
-    return grads
-
-
 # -----------------------------------------------------------------------------
 # Zeroing between passes
 
@@ -683,7 +452,7 @@ def check_zeroing(V: type, ops_offered: Collection[str]) -> dict[str, Any] | str
         once = float(x.grad)
         root.backward()
         if not close(float(x.grad), once):
-            return "backward() adds to the grads already there (as micrograd's does): zero every grad before each pass"
+            return ACCUMULATES
         return None
     root.backward()
     first = {"x": float(x.grad), "y": float(y.grad)}
@@ -691,20 +460,7 @@ def check_zeroing(V: type, ops_offered: Collection[str]) -> dict[str, Any] | str
     left = [n for n, v in (("x", x), ("y", y), ("x*y", h)) if float(v.grad) != 0.0]
     root.backward()
     second = {"x": float(x.grad), "y": float(y.grad)}
-    if left or any(not close(second[k], first[k]) for k in first):
-        who = left[0] if left else "x"
-        return {
-            "node": who,
-            "node_id": None,
-            "op": "zero_grad",
-            "studio_op": None,
-            "diagnosis": "not-zeroed",
-            "expected": first["x"],
-            "got": second["x"],
-            "cause": f"grads not zeroed between passes: after your zero_grad(), {who}.grad is not 0, so the "
-            f"second backward() gives x.grad = {fmt(second['x'])} instead of {fmt(first['x'])}",
-        }
-    return None
+    return zeroing_fault(first, second, left)
 
 
 def check_class(V: type, report: Callable[[dict[str, Any]], None], own: Iterable[battery.Case] = ()) -> None:

@@ -1,0 +1,321 @@
+"""Why a learner's gradient is wrong: the classic bugs, from the numbers they leave.
+
+`check.py` finds the first wrong number; this module says what it most likely
+means. A hand-written micrograd engine goes wrong in a handful of ways, and
+each leaves a recognisable fingerprint. The evidence for one wrong step is:
+
+    before, after   the operand's grad around THEIR `_backward` for the node
+    got             after - before, what their code added
+    expected        local derivative · out.grad, what the chain rule adds
+    out.grad        the gradient arriving at the node (g below)
+    ports           where the operand sits: both ports for `x*x`
+    x, the node's data   the operand's value and the node's own output
+
+and `diagnose` tries the bugs in this order, the first fit wins:
+
+    assign              `=` instead of `+=`: the operand already had a grad
+                        (from another use) and after == expected: the old
+                        value was thrown away. Or the operand is both ports
+                        (`x*x`, `a+a`) and got is one port's share only.
+    missing-out-grad    got == expected / g (g not 1): the bare local
+                        derivative, never multiplied by out.grad.
+    swapped-operands    in `a*b`, got == a·g: the operand's own data where
+                        the other's belongs (d(a·b)/da = b).
+    sign                in + − neg, got == −expected.
+    power-rule          for x**k, got fits k·x^k, (k−1)·x^(k−1), k·x^(k−2)
+                        or x^(k−1), each times g.
+    relu/tanh/exp-derivative   got fits a known slip (x for relu's step,
+                        1 − x² for 1 − tanh(x)², x for exp(x) ...), times g.
+    no-backward         got == 0 where something was due and no other
+                        operand moved: the closure was never attached, or
+                        it wrote to a copy.
+    wrong-derivative    none of the above: the numbers, with no guess.
+
+A walk in the wrong order leaves every single step right and the sum wrong,
+so its evidence is the order of THEIR calls (`order_fault`): a node's
+`_backward` run twice, never, or before every node that uses it had added to
+its grad. Without closures to watch (the local-grads style) `backward_fault`
+compares their final grads with the right ones: all zero means no seed
+(`self.grad = 1` missing); exactly what a forward walk gives means they walk
+inputs first. And `zeroing_fault`: grads left after their `zero_grad()`, so
+a second pass adds onto the first.
+
+Each diagnosis is a code (for tests and autograders) and a sentence for the
+learner that names their node, their op as they spelled it, and the numbers.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from core import ops
+from core.foreign.trace import Trace, TracedNode
+
+REL, ABS = 1e-6, 1e-9  # a step agrees with the studio's derivative
+
+
+def close(got: float, want: float, rel: float = REL, abs_: float = ABS) -> bool:
+    """`got` agrees with `want` (NaN agrees with NaN, an infinity only with itself)."""
+    if got != got or want != want:
+        return got != got and want != want
+    if math.isinf(got) or math.isinf(want):
+        return got == want
+    return math.isclose(got, want, rel_tol=rel, abs_tol=abs_)
+
+
+def ref(name: str) -> str:
+    """A node's name before .grad or .data: (x + y).grad, not x + y.grad."""
+    return f"({name})" if " " in name else name
+
+
+def fmt(x: float) -> str:
+    return f"{x:.6g}"
+
+
+# -----------------------------------------------------------------------------
+# One wrong step
+
+
+def diagnose(
+    tr: Trace,
+    node: TracedNode,
+    child: str,
+    ports: list[int],
+    local: list[float],
+    out_grad: float,
+    before: float,
+    after: float,
+    got: float,
+    expected: float,
+) -> tuple[str, str]:
+    """(code, sentence) naming the likely bug behind one wrong gradient change."""
+    name, x = tr.by_id[child].name, tr.by_id[child].data
+    op = node.op
+    g = out_grad
+    raw = node.raw_op or op or "?"
+    if before != 0.0 and close(after, expected):
+        return "assign", (
+            f"`=` instead of `+=`: {ref(name)}.grad was already {fmt(before)} (from another use of "
+            f"{name}) and the {raw} op's _backward replaced it with {fmt(after)} instead of "
+            f"adding {fmt(expected)} to it; gradients must accumulate (+=)"
+        )
+    if len(ports) > 1 and any(close(got, local[p] * g) for p in ports):
+        return "assign", (
+            f"`=` instead of `+=`: {name} is both operands of {node.name}, so the {raw} op's "
+            f"_backward must add two contributions to {ref(name)}.grad; it kept only one "
+            f"({fmt(got)} instead of {fmt(expected)})"
+        )
+    if not close(g, 1.0) and g != 0.0 and close(got, expected / g):
+        return "missing-out-grad", (
+            f"missing `* out.grad` in the {raw} op: it added the local derivative "
+            f"{fmt(got)} to {ref(name)}.grad, but the chain rule multiplies it by "
+            f"out.grad = {fmt(g)}: {fmt(expected)}"
+        )
+    if op == "mul" and len(ports) == 1:
+        other = tr.by_id[node.children[1 - ports[0]]]
+        if not close(x, other.data) and close(got, x * g):
+            return "swapped-operands", (
+                f"operands swapped in `*`: {ref(name)}.grad got {ref(name)}.data · out.grad = "
+                f"{fmt(got)}; d(a·b)/da = b, so it should get {ref(other.name)}.data · "
+                f"out.grad = {fmt(expected)}"
+            )
+    if op in ("sub", "neg", "add") and close(got, -expected):
+        return "sign", (
+            f"wrong sign in `{raw}`: {ref(name)}.grad changed by {fmt(got)}, should be "
+            f"{fmt(expected)} (d(a−b)/da = 1, d(a−b)/db = −1)"
+        )
+    if op == "pow" and node.param is not None:  # a pow node has its exponent (trace.normalize_op)
+        k = node.param
+        for text, want in (
+            ("k·x^k (the exponent not lowered by one)", k * ops.ieee_pow(x, k)),
+            ("(k−1)·x^(k−1)", (k - 1) * ops.ieee_pow(x, k - 1)),
+            ("k·x^(k−2) (lowered by two)", k * ops.ieee_pow(x, k - 2)),
+            ("x^(k−1) (the factor k missing)", ops.ieee_pow(x, k - 1)),
+        ):
+            if close(got, want * g):
+                return "power-rule", (
+                    f"power rule off: the {raw} op computes {text} = {fmt(got / g if g else got)}; "
+                    f"d(x^k)/dx = k·x^(k−1) = {fmt(expected / g if g else expected)}"
+                )
+    if op in ("relu", "tanh", "exp"):
+        guess = _unary_guess(op, x, node.data, g, got)
+        if guess:
+            return f"{op}-derivative", _unary_cause(op, raw, name, guess, expected, got)
+    if (
+        got == 0.0
+        and expected != 0.0
+        and all(close(float(tr.objects[c].grad), 0.0) for c in node.children if c != child)
+        and before == 0.0
+    ):
+        return "no-backward", (
+            f"{ref(node.name)}'s _backward added nothing to {ref(name)}.grad: is `out._backward = "
+            f"_backward` missing in the {raw} op, or does it write to a copy?"
+        )
+    if op in ("relu", "tanh", "exp"):
+        return f"{op}-derivative", _unary_cause(op, raw, name, None, expected, got)
+    return "wrong-derivative", (
+        f"the {raw} op added {fmt(got)} to {ref(name)}.grad; the chain rule says "
+        f"local derivative · out.grad = {fmt(expected)}"
+    )
+
+
+RIGHT = {"relu": "1 if x > 0 else 0", "tanh": "1 − tanh(x)²", "exp": "exp(x)"}
+
+
+def _unary_guess(op, x, out, g, got):
+    """Which classic slip explains `got` for a relu/tanh/exp step, or None."""
+    guesses = {
+        "relu": (
+            ("x (the input) instead of the step (x > 0)", x),
+            ("relu(x) instead of (x > 0)", out),
+            ("1 whatever the sign of x", 1.0),
+        ),
+        "tanh": (
+            ("1 − x² (the input, not tanh(x))", 1 - x * x),
+            ("1 − tanh(x) (not squared)", 1 - out),
+            ("tanh(x)²", out * out),
+            ("1 + tanh(x)²", 1 + out * out),
+        ),
+        "exp": (("x (the input) instead of exp(x)", x), ("1 (the exp(x) factor missing)", 1.0)),
+    }[op]
+    for text, local in guesses:
+        if close(got, local * g):
+            return text
+    return None
+
+
+def _unary_cause(op, raw, name, guess, expected, got) -> str:
+    uses = f"it uses {guess}; " if guess else ""
+    return (
+        f"{raw} derivative wrong: {uses}d {op}(x)/dx = {RIGHT[op]}, so {ref(name)}.grad should change by "
+        f"{fmt(expected)}, not {fmt(got)}"
+    )
+
+
+# -----------------------------------------------------------------------------
+# Their backward(): the order of its calls, its final grads
+
+
+def order_fault(tr: Trace, calls: list[str]) -> dict[str, Any] | None:
+    """A fault if their backward() called some node's _backward (`calls`: node ids in
+    the order it called them) twice, never, or before all the nodes that use it had
+    passed their gradient down; None if the order is right."""
+    users = tr.consumers()
+    done = set()
+    for call, nid in enumerate(calls):
+        node = tr.by_id[nid]
+        if nid in done:
+            return _order(
+                tr,
+                node,
+                f"your backward() ran {ref(node.name)}'s _backward more than once, so its "
+                f"operands got its gradient more than once: visit each node once, "
+                f"in reverse topological order",
+                call,
+            )
+        early = [u for u in users[nid] if u not in done]
+        if early:
+            return _order(
+                tr,
+                node,
+                f"your backward() ran {ref(node.name)}'s _backward before "
+                f"{tr.by_id[early[0]].name}'s, which still had to add to "
+                f"{ref(node.name)}.grad: visit nodes in reverse topological order "
+                f"(build the topological order first, then walk it backwards)",
+                call,
+            )
+        done.add(nid)
+    missing = [n for n in tr.nodes if n.children and n.id not in done]
+    if missing:
+        return _order(tr, missing[-1], f"your backward() never ran {ref(missing[-1].name)}'s _backward")
+    return None
+
+
+def _order(tr, node, cause, call=None):
+    """An order fault at `node`; `call`: the index of their backward()'s call at fault."""
+    return {
+        "node": node.name,
+        "node_id": node.id,
+        "op": "order",
+        "studio_op": None,
+        "diagnosis": "order",
+        "cause": cause,
+        "call": call,
+    }
+
+
+def backward_fault(tr: Trace, want: dict[str, float], got: dict[str, float]) -> dict[str, Any] | None:
+    """The grads their backward() left (`got`, by node id) against the right ones
+    (`want`, from the checked steps): None if they agree, else a fault at the first
+    wrong node -- no seed, a forward walk, or a walk that is wrong some other way."""
+    wrong = [nid for nid in tr.objects if not close(got[nid], want[nid])]
+    if not wrong:
+        return None
+    first = next(n for n in tr.nodes if n.id in wrong)
+    base = {
+        "node": first.name,
+        "node_id": first.id,
+        "op": "backward()",
+        "studio_op": None,
+        "expected": want[first.id],
+        "got": got[first.id],
+    }
+    if all(v == 0.0 for v in got.values()):
+        return {
+            **base,
+            "diagnosis": "no-seed",
+            "cause": "your backward() left every grad at 0: does it start with self.grad = 1?",
+        }
+    if tr.style == "local-grads" and _simulate(tr, list(tr.nodes)) == got:
+        return {
+            **base,
+            "op": "order",
+            "diagnosis": "order",
+            "cause": "your backward() walks the nodes forwards (inputs first): it must visit them in "
+            "reverse topological order, the output first",
+        }
+    return {
+        **base,
+        "op": "order" if tr.style == "local-grads" else "backward()",
+        "diagnosis": "order",
+        "cause": f"every node's own step is right, but your backward() gives {ref(first.name)}.grad = "
+        f"{fmt(got[first.id])} instead of {fmt(want[first.id])}: check the order it visits "
+        f"nodes in and that it visits each once",
+    }
+
+
+def _simulate(tr, order):
+    """The grads a generic local-grads loop gives when it walks `order`."""
+    grads = {n.id: 0.0 for n in tr.nodes}
+    grads[tr.root] = 1.0
+    for node in order:
+        if node.local_grads:
+            for c, g in zip(node.children, node.local_grads):
+                grads[c] += g * grads[node.id]
+    return grads
+
+
+# -----------------------------------------------------------------------------
+# Zeroing between passes
+
+ACCUMULATES = "backward() adds to the grads already there (as micrograd's does): zero every grad before each pass"
+
+
+def zeroing_fault(first: dict[str, float], second: dict[str, float], left: list[str]) -> dict[str, Any] | None:
+    """A fault if their zero_grad() left grads behind: `first` and `second` are x's and
+    y's grads after the passes before and after it, `left` the nodes it did not zero."""
+    if left or any(not close(second[k], first[k]) for k in first):
+        who = left[0] if left else "x"
+        return {
+            "node": who,
+            "node_id": None,
+            "op": "zero_grad",
+            "studio_op": None,
+            "diagnosis": "not-zeroed",
+            "expected": first["x"],
+            "got": second["x"],
+            "cause": f"grads not zeroed between passes: after your zero_grad(), {who}.grad is not 0, so the "
+            f"second backward() gives x.grad = {fmt(second['x'])} instead of {fmt(first['x'])}",
+        }
+    return None
