@@ -283,6 +283,25 @@ def test_a_new_step_count_or_metrics_line_does_not_lay_the_panel_out_again(qtbot
     panel.shutdown()
 
 
+def started_app(probe, tmp_path, size, presenter):
+    """Start the real app (`main.py --workspace training`, 20 steps, a screenshot) in its own process
+    with `probe` patched into the window's grab; return the JSON the probe printed last."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    args = ["--no-welcome", "--workspace", "training", "--train-steps", "20", "--size", size]
+    args += ["--screenshot", str(tmp_path / "shot.png")] + presenter
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONPATH=root)
+    done = subprocess.run(
+        [sys.executable, "-c", probe, *args], cwd=root, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 SCREENSHOT_PROBE = """
 import json, sys
 from app.main_window import MainWindow
@@ -313,20 +332,7 @@ print(json.dumps(found))
 def test_the_app_as_started_fits_without_scroll_bars(tmp_path, size, presenter):
     """The real start (its own QApplication: Fusion, DejaVu Sans 13 px -- the test session's font
     is smaller, so only a separate process shows what a user sees) of `main.py --workspace training`."""
-    import json
-    import os
-    import subprocess
-    import sys
-
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-    args = ["--no-welcome", "--workspace", "training", "--train-steps", "20", "--size", size]
-    args += ["--screenshot", str(tmp_path / "shot.png")] + presenter
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONPATH=root)
-    done = subprocess.run(
-        [sys.executable, "-c", SCREENSHOT_PROBE, *args], cwd=root, env=env, capture_output=True, text=True, timeout=300
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    found = json.loads(done.stdout.strip().splitlines()[-1])
+    found = started_app(SCREENSHOT_PROBE, tmp_path, size, presenter)
     assert found["bars"] == [False, False] and found["outside"] == [], found
 
 
@@ -359,20 +365,7 @@ def test_the_data_plot_fills_its_column_with_its_options_right_under_it(tmp_path
     wrap, so it kept 742 px and the data plot got 294 px of a 567 px tall column, a blank band
     of 273 px between the plot and its options. The plot's side is now most of its column's free
     height (the column's height less the options under the plot), and the options follow it."""
-    import json
-    import os
-    import subprocess
-    import sys
-
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-    args = ["--no-welcome", "--workspace", "training", "--train-steps", "20", "--size", size]
-    args += ["--screenshot", str(tmp_path / "shot.png")] + presenter
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONPATH=root)
-    done = subprocess.run(
-        [sys.executable, "-c", GEOMETRY_PROBE, *args], cwd=root, env=env, capture_output=True, text=True, timeout=300
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    found = json.loads(done.stdout.strip().splitlines()[-1])
+    found = started_app(GEOMETRY_PROBE, tmp_path, size, presenter)
     box, plot, options = found["box"], found["plot"], found["options"]
     x, y, side, height = plot
     assert side == height  # square
