@@ -54,6 +54,9 @@ from core.format import format_number, parse_number
 
 QUIZ_REL, QUIZ_ABS = 1e-3, 5e-4  # a prediction within this of the truth is right
 QUIZ_HOLDS_STOP = "here, after this step. Predict the grad first: the reason shows after your answer."
+# the status line while a question is open: it replaces any earlier message there (an earlier
+# stop's reason names the grad the question asks for)
+QUIZ_ASKS = "Quiz: predict the new grad, then press Check (or Reveal to see it)."
 
 
 def is_right(guess: float, truth: float) -> bool:

@@ -48,7 +48,7 @@ from core.debugger.explain import display_names
 from core.debugger.explain import formula as _formula
 from core.debugger.foreign_replay import ForeignReplay
 from core.debugger.forward_stepper import ForwardRecord, ForwardStepper
-from core.debugger.quiz import StepQuiz, read_guess
+from core.debugger.quiz import QUIZ_ASKS, StepQuiz, read_guess
 from core.debugger.stepper import BackwardStepper, StepRecord
 from core.document.compile import Compiled
 from core.document.graph import GraphDocument
@@ -397,9 +397,12 @@ class DebugSession:
         quiz mode the new grads of a single step hidden."""
         st = self._backward_stepper()
         self.last_record = st.history[-1] if st.position else None
-        if quiz and self.last_record is not None:
-            touched |= self._ids(self.quiz.ask(self.last_record))
-        return Move(record=self.last_record, records=records, touched=touched, started=started)
+        asked = self.quiz.ask(self.last_record) if quiz and self.last_record is not None else []
+        touched |= self._ids(asked)
+        move = Move(record=self.last_record, records=records, touched=touched, started=started)
+        if asked:
+            move.message = QUIZ_ASKS
+        return move
 
     # -- playing -----------------------------------------------------------------------
 

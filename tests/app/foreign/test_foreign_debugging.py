@@ -76,6 +76,9 @@ def test_the_quiz_on_their_wrong_step_grades_the_chain_rule_and_names_their_grad
     assert "By the chain rule, what should h.grad be now?" in text
     assert "-12" not in text  # neither the stop banner nor a line gives the answer away
     assert text.index("Quiz: ") < text.index("Stopped: ")
+    # repro: the status bar kept the run's "Stopped: ... h.grad should change by -12.0000" for 8 s
+    status = window.statusBar().currentMessage()
+    assert "-12" not in status and status.startswith("Quiz: predict the new grad")
     assert not dbg.quiz_box.isHidden()
     with qtbot.waitSignal(dbg.controller.quizAnswered, timeout=10_000) as answered:
         dbg.quiz_edit.setText("-12")
