@@ -61,6 +61,7 @@ NODE = 34.0  # neuron diameter
 ROW = 46.0  # vertical distance between neurons
 COLUMN = 118.0  # horizontal distance between layers
 MIN_NODE = 12.0  # below this a circle's heatmap says nothing
+HEADER_LINES = 3.6  # text lines above the first circles: the +/- buttons, "16 neurons", "relu ▾"
 FEATURE_LABELS = {
     "x1": "x₁",
     "x2": "x₂",
@@ -261,7 +262,9 @@ class NetworkView(QGraphicsView):
         line = QFontMetricsF(caption).height()
         k = line / 13.0  # the 1x sizes follow the text (presenter 2x: twice as large)
         room = self.viewport().rect()
-        header = 2.0 * line + 1.5 * line + 10  # the +/- buttons, "16 neurons", "relu"
+        # above the first row's circles: the +/- buttons, "16 neurons", "relu ▾" (see _build), then
+        # half a circle -- its largest, before the circles know how much they must shrink
+        header = HEADER_LINES * line + 3 + NODE * k / 2
         rows = max(len(FEATURES), max(self.sizes, default=1), 1)
         # height: the header, rows - 1 gaps, then half a circle and its bias square, and the margins
         row = max(MIN_NODE * 1.25, min(ROW * k, (room.height() - header - 16) / (rows - 0.5)))
@@ -284,7 +287,7 @@ class NetworkView(QGraphicsView):
         if key_now == self._geometry:
             return
         self._geometry = key_now
-        caption, bold, node, row, column, header, _left = sizes
+        caption, bold, node, row, column, _header, _left = sizes
         self.node_size = node
         features, hidden_sizes, activations = self.features, self.sizes, self.activations
         scene = self.scene()
@@ -293,8 +296,11 @@ class NetworkView(QGraphicsView):
         self.edges.clear()
         self.hovered = None
         line = QFontMetricsF(caption).height()
-        button_y = -header + line * 0.75
-        count_y, activation_y = button_y + line * 1.35, button_y + line * 2.45
+        # the header stacks up from the top of the first row's circles (a circle is centred at y = 0),
+        # so a large circle never covers its layer's "relu ▾" (12 neurons at 1440x880 did)
+        activation_y = -node / 2 - 0.55 * line - 3
+        count_y = activation_y - 1.1 * line
+        button_y = count_y - 1.35 * line
         bias_side = max(4.0, node * 0.26)
 
         def text(s, x, y, font=caption, colour=TEXT, key=None, align="centre"):

@@ -247,6 +247,25 @@ def test_the_network_keeps_its_text_size_and_shrinks_its_circles_for_sixteen_neu
     assert min(QFontInfo(i.font()).pixelSize() for i in texts) >= 1.7 * base
 
 
+@pytest.mark.parametrize("width, height, neurons", [(393, 560, 12), (393, 400, 16), (360, 700, 4), (500, 900, 2)])
+def test_no_circle_covers_a_layer_heading(qtbot, width, height, neurons):
+    """repro: at 1440x880 a 12-neuron layer's first circles covered its "tanh ▾" (the headings sat at
+    fixed heights above y = 0, where the circles are centred, whatever the circles' size)."""
+    from app.training.network_view import NetworkView
+
+    view = NetworkView()
+    qtbot.addWidget(view)
+    view.resize(width, height)
+    view.show()
+    view.set_structure(("x1", "x2"), (neurons, neurons), ("tanh", "tanh", "linear"))
+    circles = [item.sceneBoundingRect() for item in view.neurons.values()]
+    headings = [i for i in view.scene().items() if hasattr(i, "text") and i.text().endswith(("▾", "neurons", "OUTPUT"))]
+    assert len(headings) == 6  # three activations, two neuron counts, OUTPUT
+    for heading in headings:
+        box = heading.sceneBoundingRect()
+        assert not any(box.intersects(circle) for circle in circles), f"{heading.text()!r} at {box} under a circle"
+
+
 def test_a_new_step_count_or_metrics_line_does_not_lay_the_panel_out_again(qtbot):
     """Every step changed two labels, and each setText laid the whole panel (and its wrapping
     bars, Python code) out again, ~30 times a second while training: GUI time the worker lost."""
