@@ -262,12 +262,11 @@ class NetworkView(QGraphicsView):
         line = QFontMetricsF(caption).height()
         k = line / 13.0  # the 1x sizes follow the text (presenter 2x: twice as large)
         room = self.viewport().rect()
-        # above the first row's circles: the +/- buttons, "16 neurons", "relu ▾" (see _build), then
-        # half a circle -- its largest, before the circles know how much they must shrink
-        header = HEADER_LINES * line + 3 + NODE * k / 2
+        header = HEADER_LINES * line + 3  # above the first circles: the +/- buttons, "16 neurons", "relu ▾"
         rows = max(len(FEATURES), max(self.sizes, default=1), 1)
-        # height: the header, rows - 1 gaps, then half a circle and its bias square, and the margins
-        row = max(MIN_NODE * 1.25, min(ROW * k, (room.height() - header - 16) / (rows - 0.5)))
+        # height: the header, the top half of a circle (0.37 row), rows - 1 gaps, then half a circle
+        # and its bias square (0.5 row), and the margins
+        row = max(MIN_NODE * 1.25, min(ROW * k, (room.height() - header - 16) / (rows - 0.13)))
         node = max(MIN_NODE, min(NODE * k, 0.74 * row))
         labels = [FEATURE_LABELS[name] for name in FEATURES]
         left = max(QFontMetricsF(caption).horizontalAdvance(t) for t in labels) + 8
@@ -325,11 +324,14 @@ class NetworkView(QGraphicsView):
             self.neurons[key] = item
             return item
 
-        # 1. input features: all seven, the enabled ones solid
+        # 1. input features: all seven, the enabled ones solid, spread over the height of the tallest
+        #    layer (16 neurons' rows are too close for seven labels one above the other in presenter 2x)
         in_pos = {}
         text("FEATURES", 0, count_y, bold, "#6b7280")
+        tallest = max(max(hidden_sizes, default=1), len(FEATURES))
+        feature_row = row * (tallest - 1) / (len(FEATURES) - 1)
         for r, name in enumerate(FEATURES):
-            y = r * row
+            y = r * feature_row
             on = name in features
             neuron(("feature", name), 0, y, self.feature_atlas, on)
             text(

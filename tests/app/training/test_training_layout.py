@@ -266,6 +266,26 @@ def test_no_circle_covers_a_layer_heading(qtbot, width, height, neurons):
         assert not any(box.intersects(circle) for circle in circles), f"{heading.text()!r} at {box} under a circle"
 
 
+def test_the_feature_labels_never_overlap_in_presenter_2x(qtbot):
+    """repro: with 16 neurons a layer in presenter 2x the seven feature labels sat one neuron row
+    apart (~17 px) in text ~26 px tall, each over the next; they now spread over the layer's height."""
+    from app.training.network_view import NetworkView
+
+    view = NetworkView()
+    qtbot.addWidget(view)
+    big = view.font()
+    big.setPixelSize(2 * QFontInfo(view.font()).pixelSize())
+    view.setFont(big)
+    view.resize(500, 410)  # the diagram's room in presenter 2x at 1920x1080
+    view.show()
+    view.set_structure(("x1", "x2"), (16, 16), ("relu", "relu", "linear"))
+    labels = [i for i in view.scene().items() if hasattr(i, "text") and i.data(0) and i.data(0)[0] == "feature"]
+    assert len(labels) == 7
+    boxes = sorted((i.sceneBoundingRect() for i in labels), key=lambda r: r.top())
+    for upper, lower in zip(boxes, boxes[1:]):
+        assert upper.bottom() <= lower.top() + 1, f"{upper} overlaps {lower}"
+
+
 def test_a_new_step_count_or_metrics_line_does_not_lay_the_panel_out_again(qtbot):
     """Every step changed two labels, and each setText laid the whole panel (and its wrapping
     bars, Python code) out again, ~30 times a second while training: GUI time the worker lost."""
