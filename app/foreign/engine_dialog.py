@@ -125,14 +125,19 @@ class EngineCheckDialog(QDialog):
     def check_expression(self):
         """Check the file again with the typed expression. A text that cannot be read
         is refused here, with its line and column; nothing runs."""
-        if self.worker.isRunning():
-            return False
         text = self.expression.text()
         try:
             program_of(text)
         except ExprError as e:
             self.status.setText(f"Your expression cannot be read: {e}. Nothing was run.")
             return False
+        if self.worker.isRunning():
+            if self.report is None:  # a check is under way: its report comes first
+                self.status.setText("A check is still running: check your expression when its report shows.")
+                return False
+            # it has reported and its thread is ending: a moment, not a check (was a silent refusal
+            # when Return came right after the report)
+            self.worker.wait()
         self.report = None
         self.tests.clear()
         self.finding.clear()

@@ -124,6 +124,25 @@ def test_a_bad_expression_runs_nothing(window, check, qtbot):
     assert not dialog.worker.isRunning() and window.session.doc.to_dict() == before
 
 
+def test_an_expression_sent_as_the_report_shows_is_checked_not_ignored(window, check, monkeypatch, qtbot):
+    # repro (failed once in CI under load): the report had come but the check's thread had not
+    # quite ended, and the dialog ignored Return in silence -- even for an unreadable expression
+    dialog = check("tutorial")
+    dialog.worker.wait()
+    monkeypatch.setattr(dialog.worker, "isRunning", lambda: True)  # the thread as it ends
+    dialog.expression.setText("x*y + foo(x)")
+    assert not dialog.check_expression()
+    assert "unknown function 'foo'" in dialog.status.text() and "Nothing was run" in dialog.status.text()
+    dialog.expression.setText("x = 2; y = -3; h = x*y; f = h*h + y")
+    assert dialog.check_expression()  # waits the moment out, then checks
+    qtbot.waitUntil(lambda: dialog.report is not None, timeout=300_000)
+    assert dialog.report["status"] == "ok"
+    dialog.report = None  # a check under way: its report comes first, and the dialog says so
+    assert not dialog.check_expression()
+    assert "still running" in dialog.status.text()
+    dialog.worker.wait()  # the real thread (only isRunning is patched)
+
+
 def test_typing_an_expression_in_the_dialog_checks_it(window, check, qtbot):
     dialog = check("bug_assign")
     dialog.expression.setText("x = 2; y = -3; h = x*y; f = h*h + y")
