@@ -10,22 +10,8 @@ import pytest
 
 from core.foreign.diagnosis import backward_fault, close, diagnose, order_fault, ref, zeroing_fault
 from core.foreign.trace import trace
-
-
-class V:
-    """A learner's Value as far as the trace reads it: data, grad, _prev, _op."""
-
-    def __init__(self, data, children=(), op=""):
-        self.data, self.grad, self._prev, self._op = data, 0.0, tuple(children), op
-
-
-class Slotted:
-    """The local-grads style: _children and _local_grads, no _op."""
-
-    __slots__ = ("data", "grad", "_children", "_local_grads")
-
-    def __init__(self, data, children=(), local_grads=()):
-        self.data, self.grad, self._children, self._local_grads = data, 0.0, children, local_grads
+from tests.core.foreign.learner_values import Slotted
+from tests.core.foreign.learner_values import TupleValue as V
 
 
 def traced(out, **leaves):
