@@ -1,0 +1,10 @@
+"""Scopes: the Python call (and loop turn) that made each node, the groups of big graphs.
+
+record.py   the recorder, on only while asked (a traced script, `with recording():`)
+source.py   where a function's loops and numbered sections are
+graph.py    a traced graph as compact arrays, with its scopes (ScopedGraph)
+view.py     the graph collapsed by scope, blocks expanded in place
+layout.py   laying out what is expanded, block by block
+steps.py    the backward pass stepped block by block, and into blocks
+script.py   tracing a script in a child process (the studio's engine or the learner's class)
+"""
