@@ -417,9 +417,18 @@ class LessonsPanel(LessonMoves, QWidget):
     def follow_link(self, url):
         """A web link opens in the browser. `studio:check-engine?file=NAME.py` checks a class
         the studio ships (resources/engines/NAME.py) as File → Debug my engine… does: only
-        those, so a lesson file can never make the studio run other code."""
-        if url.scheme() != "studio":
+        those, so a lesson file can never make the studio run other code. Only http, https and
+        mailto leave the studio: a `file:`, `smb:`, `javascript:` or any other scheme (a
+        lesson file could point at /etc/passwd or a share) is refused with a note."""
+        scheme = url.scheme().lower()
+        if scheme in ("http", "https", "mailto") and url.isValid():
             QDesktopServices.openUrl(url)
+            return False
+        if scheme != "studio":
+            self._show_error(
+                f"This lesson's link is not followed: {url.toString()} — lessons open only "
+                "web (http, https), mail and studio: links, never files on this computer or a share."
+            )
             return False
         name = QUrlQuery(url).queryItemValue("file")
         path = os.path.join(ENGINES_DIR, os.path.basename(name))

@@ -26,6 +26,13 @@ def set_markdown(browser, text):
         while not it.atEnd():
             fragment = it.fragment()
             char = fragment.charFormat()
+            if char.isImageFormat():  # a lesson never shows a file from this computer
+                name = char.toImageFormat().name()
+                cursor.setPosition(fragment.position())
+                cursor.setPosition(fragment.position() + fragment.length(), QTextCursor.KeepAnchor)
+                cursor.insertText(f"[image not shown: {name} — lessons show no files from this computer]")
+                it = block.begin()  # the block's fragments changed: walk it again
+                continue
             if char.hasProperty(QTextFormat.FontPointSize) or char.hasProperty(QTextFormat.FontPixelSize):
                 char.clearProperty(QTextFormat.FontPointSize)  # only code has a size of its own
                 char.clearProperty(QTextFormat.FontPixelSize)
