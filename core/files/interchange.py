@@ -22,6 +22,7 @@ and `\\` escaped, so no label can break out of it.
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from typing import Any
 
@@ -54,8 +55,12 @@ def to_networkx(doc: GraphDocument) -> nx.MultiDiGraph:
 
 
 def graphml(doc: GraphDocument) -> str:
-    """The document as GraphML text."""
-    return "\n".join(nx.generate_graphml(to_networkx(doc))) + "\n"
+    """The document as GraphML text. A CR in a label is written as `&#13;`: written as
+    itself, every XML reader hands it back as LF. (Characters XML cannot hold at all, as
+    NUL, never reach here: the document refuses them in a label or id.)"""
+    out = io.BytesIO()
+    nx.write_graphml(to_networkx(doc), out)  # generate_graphml splits lines at a CR in a label
+    return out.getvalue().decode("utf-8").replace("\r", "&#13;")
 
 
 def dot(doc: GraphDocument) -> str:

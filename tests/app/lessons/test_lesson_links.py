@@ -42,7 +42,9 @@ def test_a_link_to_a_file_a_share_or_a_script_is_refused_with_a_note(panel, link
     assert "not followed" in panel.error.text() and "never files" in panel.error.text()
 
 
-@pytest.mark.parametrize("link", ["https://karpathy.ai/zero-to-hero.html", "http://example.org/", "mailto:t@example.org"])
+@pytest.mark.parametrize(
+    "link", ["https://karpathy.ai/zero-to-hero.html", "http://example.org/", "mailto:t@example.org"]
+)
 def test_web_and_mail_links_open_in_the_desktop(panel, link):
     panel.follow_link(QUrl(link))
     assert panel.opened == [QUrl(link).toString()]
