@@ -38,7 +38,7 @@ from core.document.graph import GraphDocument
 from core.document.groups import GroupError, join_meta, split_meta
 from core.document.layout import positions_pile_up
 from core.files import graph_file, strict_json
-from core.files.atomic import write_atomically
+from core.files.atomic import sweep_stale_temps, write_atomically
 from core.files.interchange import dot, graphml
 
 MAX_RECENT = 10
@@ -171,6 +171,14 @@ class FileActions(QObject):
         window.destroyed.connect(self._window_destroyed)
         self.recent_menu = None
         self.examples_menu = None
+        self.sweep_stale_saves()
+
+    def sweep_stale_saves(self):
+        """Temp files left by saves that were killed midway (in the recovery folder and the
+        recent files' folders) are removed at start."""
+        folders = {self.autosave.directory} | {os.path.dirname(p) for p in self.recent_files()}
+        for folder in folders:
+            sweep_stale_temps(folder)
 
     # -- menus -------------------------------------------------------------------------
 

@@ -1,0 +1,50 @@
+"""Issue 32 item 9: File → Save into a read-only folder or onto a full disk says so in
+words, naming the person's file; temp files of killed saves are swept at start."""
+
+import errno
+import os
+
+import pytest
+
+import app.files.actions as file_actions
+from app.main_window import MainWindow
+from core.files import atomic
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    w = MainWindow()
+    w.files.prompt_on_close = False
+    qtbot.addWidget(w)
+    yield w
+    w.close()
+
+
+@pytest.mark.parametrize("code, why", [(errno.EROFS, "the folder is read-only"), (errno.ENOSPC, "the disk is full")])
+def test_a_failed_save_says_why_and_names_the_file(window, tmp_path, monkeypatch, code, why):
+    shown = []
+    monkeypatch.setattr(file_actions, "show_error", lambda parent, title, text: shown.append(text))
+
+    def fail(fd):
+        raise OSError(code, os.strerror(code))
+
+    monkeypatch.setattr(atomic.os, "fsync", fail)
+    (tmp_path / "work").mkdir()
+    path = tmp_path / "work" / "homework.json"
+    assert not window.files.save_to(str(path))
+    assert len(shown) == 1 and shown[0].startswith(f"{path} was not written: {why}.")
+    assert ".tmp" not in shown[0] and "Errno" not in shown[0]
+    assert os.listdir(tmp_path / "work") == []
+    assert window.files.path is None  # the graph is still open, not taken as saved
+
+
+def test_stale_temp_files_of_a_killed_save_are_swept_at_start(qtbot, tmp_path):
+    recovery = tmp_path / "recovery"
+    recovery.mkdir()
+    stale = recovery / ".s.json.2147480000.0a1b2c3d.tmp"  # a pid no process has
+    stale.write_text("half a save")
+    w = file_actions.FileActions.__new__(file_actions.FileActions)
+    w.autosave = type("A", (), {"directory": str(recovery)})()
+    w.settings = type("S", (), {"value": lambda self, key, default: [str(tmp_path / "elsewhere" / "g.json")]})()
+    w.sweep_stale_saves()
+    assert not stale.exists()
