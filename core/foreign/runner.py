@@ -57,6 +57,8 @@ def check_file(
             program = program_of(expression)
         except ExprError as e:
             return _unusable(path, f"your expression {expression.strip()!r}: {e}")
+    if os.path.isdir(path):
+        return _unusable(path, f"{path} is a folder, not a file: choose the .py file that holds your Value class")
     if not os.path.isfile(path):
         return _unusable(path, f"{path}: no such file")
     with tempfile.TemporaryDirectory(prefix="bps-engine-") as tmp:
@@ -149,6 +151,9 @@ def _report(path, lines, code, timed_out, timeout, memory, output):
         return _unusable(path, problem["message"], cases=cases, **extra)
     if timed_out:
         where = "while loading the file"
+        found = next((x for x in lines if x.get("kind") == "found"), None)
+        if found:  # loaded: trying its operators (`Value(1.0) * 2.0`) did not return
+            where = f"while trying {found['class']}'s operators, before the first test: a loop in __mul__ or __add__?"
         if start:
             begun = [x["name"] for x in lines if x.get("kind") == "begin"]
             where = (
@@ -263,6 +268,7 @@ def child_main(path: str, out_path: str, memory: int, seconds: int, program_path
     except EngineError as e:
         report({"kind": "unusable", "message": str(e)})
         return 0
+    report({"kind": "found", "class": V.__name__})
     try:
         check_class(V, report, own)
     except MemoryError:
