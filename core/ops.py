@@ -63,7 +63,12 @@ def ieee_div(a: float, b: float) -> float:
 
 
 def ieee_pow(a: float, k: float) -> float:
-    """a ** k for a float base and a number exponent, never complex, never raising."""
+    """a ** k for a float base and a number exponent, never complex, never raising.
+    For k = 0.5 and -0.5 the reference (PyTorch) computes sqrt(a) and 1/sqrt(a), so here
+    too: sqrt(-0.0) = -0.0 and sqrt(-inf) = nan (the C library's pow says +0.0 and +inf)."""
+    if k == 0.5 or k == -0.5:
+        root = math.sqrt(a) if a >= 0.0 else NAN  # nan too for a nan
+        return root if k == 0.5 else ieee_div(1.0, root)
     try:
         result = a**k
     except ZeroDivisionError:  # 0.0 ** negative
