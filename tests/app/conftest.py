@@ -56,15 +56,15 @@ def isolated_files(tmp_path, monkeypatch):
     errors are recorded (the fixture's value), unsaved changes are discarded on close,
     recovery is postponed. A test that wants another answer monkeypatches it again."""
     monkeypatch.setenv("BACKPROP_STUDIO_DATA_DIR", str(tmp_path / "appdata"))
-    import app.files.actions as file_actions
+    import app.files.dialogs as file_dialogs
 
     shown = []
-    monkeypatch.setattr(file_actions, "show_error", lambda parent, title, text: shown.append((title, text)))
-    monkeypatch.setattr(file_actions, "ask_save_changes", lambda parent, name: "discard")
-    monkeypatch.setattr(file_actions, "ask_recover", lambda parent, recovered, saved_at: "later")
-    monkeypatch.setattr(file_actions, "ask_confirm", lambda parent, title, text: True)
-    monkeypatch.setattr(file_actions, "ask_open_path", lambda *args, **kwargs: "")
-    monkeypatch.setattr(file_actions, "ask_save_path", lambda *args, **kwargs: "")
+    monkeypatch.setattr(file_dialogs, "show_error", lambda parent, title, text: shown.append((title, text)))
+    monkeypatch.setattr(file_dialogs, "ask_save_changes", lambda parent, name: "discard")
+    monkeypatch.setattr(file_dialogs, "ask_recover", lambda parent, recovered, saved_at: "later")
+    monkeypatch.setattr(file_dialogs, "ask_confirm", lambda parent, title, text: True)
+    monkeypatch.setattr(file_dialogs, "ask_open_path", lambda *args, **kwargs: "")
+    monkeypatch.setattr(file_dialogs, "ask_save_path", lambda *args, **kwargs: "")
     yield shown
 
 

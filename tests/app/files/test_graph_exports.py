@@ -19,6 +19,6 @@ def test_export_graphml_and_dot_from_the_file_menu(window, tmp_path):
 
 def test_an_export_that_cannot_be_written_says_so(window, tmp_path, monkeypatch):
     shown = []
-    monkeypatch.setattr("app.files.actions.show_error", lambda parent, title, text: shown.append(text))
+    monkeypatch.setattr("app.files.dialogs.show_error", lambda parent, title, text: shown.append(text))
     assert not window.files.export_graph("dot", tmp_path / "no such folder" / "g.dot")
     assert shown and "not exported" in shown[0]

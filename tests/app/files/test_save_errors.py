@@ -7,6 +7,7 @@ import os
 import pytest
 
 import app.files.actions as file_actions
+import app.files.dialogs as file_dialogs
 from app.main_window import MainWindow
 from core.files import atomic
 
@@ -23,7 +24,7 @@ def window(qtbot, tmp_path):
 @pytest.mark.parametrize("code, why", [(errno.EROFS, "the folder is read-only"), (errno.ENOSPC, "the disk is full")])
 def test_a_failed_save_says_why_and_names_the_file(window, tmp_path, monkeypatch, code, why):
     shown = []
-    monkeypatch.setattr(file_actions, "show_error", lambda parent, title, text: shown.append(text))
+    monkeypatch.setattr(file_dialogs, "show_error", lambda parent, title, text: shown.append(text))
 
     def fail(fd):
         raise OSError(code, os.strerror(code))
