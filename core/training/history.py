@@ -3,7 +3,8 @@
 The plots `setData` on views of these columns (no copy per repaint), so the
 arrays grow by doubling rather than per row. NaN marks "no value" (a run
 without test points has no test loss). The column names are
-`core.files.training_session.HISTORY_KEYS`, so a session file round-trips them.
+HISTORY_KEYS, which the session file (core/files/training_session.py, a floor up)
+reads from here, so a session file round-trips them.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from core.files.training_session import HISTORY_KEYS
+HISTORY_KEYS = ("step", "loss", "accuracy", "test_loss", "test_accuracy", "lr")
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
