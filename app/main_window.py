@@ -52,6 +52,7 @@ from app.files import image_export
 from app.foreign.engine_dialog import open_engine_check
 from app.graph import layout_runner
 from app.graph.install import install_builder, toggle_group
+from app.graph.layout_runner import LayoutRunner
 from app.graph.scene import GraphScene
 from app.graph.view import GraphView
 from app.lessons import install as classroom
@@ -107,13 +108,9 @@ class MainWindow(QMainWindow):
         self.lessons.engineCheckAsked.connect(lambda path: open_engine_check(self, path))
         self._install_training()
         self._find_state = ("", -1)
-        self._layout_token = 0
         self._layout_note = None  # why a graph shown "as saved" was arranged after all
         self.docks_arranged = False  # True once the panels have their first (or the saved) arrangement
-        self._pending_layout = None  # (token, then, wants prepared) while a layout is measured or run
-        self._layout_workers = []
-        self._measuring = None  # the SlicedJob measuring node sizes for a layout
-        self._unit_theme = None  # the canvas's theme at scale 1, when it is not at 1
+        self.arranger = LayoutRunner(self.scene, self.statusBar, self._opening_changed, self)  # the layout job
         self.scene.buildingChanged.connect(self._opening_changed)
 
         self.editor.runRequested.connect(self.run_expression)
@@ -246,15 +243,13 @@ class MainWindow(QMainWindow):
         self.training.shutdown()  # stop the run and join its thread
         self.debugger.pause()
         self.lessons.shutdown()
-        layout_runner.forget_pending(self)  # any running layout is now stale
-        for worker in list(self._layout_workers):
-            worker.wait()
+        self.arranger.shutdown()  # any running layout is now stale
         self.scene.cancel_build()
         collector.release()
         super().closeEvent(event)
 
     def wait_for_layout(self, timeout_s=60.0):
-        return layout_runner.wait_for_layout(self, timeout_s)
+        return self.arranger.wait(timeout_s)
 
     def _place_docks(self):
         """The first arrangement of the panels (a saved one is restored over it). The
@@ -320,16 +315,13 @@ class MainWindow(QMainWindow):
 
     def lay_out(self, doc):
         """({id: centre}, routes) for doc, from core.document.layout on the items' real sizes."""
-        return layout_runner._run_layout(*self._layout_input(doc))
-
-    def _layout_input(self, doc):
-        return layout_runner.layout_input(self, doc)
+        return self.arranger.lay_out(doc)
 
     @property
     def layout_pending(self):
         """True while a large graph is being arranged off the GUI thread, or its canvas
         items are still being built in slices (app/graph/scene_build.py)."""
-        return self._pending_layout is not None or self.scene.building
+        return self.arranger.pending
 
     def _opening_changed(self, *_):
         """The busy cursor while a graph is arranged or drawn, the cyclic garbage
@@ -345,17 +337,11 @@ class MainWindow(QMainWindow):
     def run_in_background(self, job, then, message):
         """job() on a worker thread, then then(its result or exception) here; pending
         meanwhile like a layout (app/graph/layout_runner.py)."""
-        layout_runner.run_in_worker(self, job, then, message)
+        self.arranger.run_in_worker(job, then, message)
 
     def _release_collector(self):
         if not self.layout_pending:  # else another open began meanwhile: it releases at its end
             collector.release()
-
-    def _arrange(self, doc, then, prepare=None):
-        return layout_runner.arrange(self, doc, then, prepare)
-
-    def _layout_done(self, token, result):
-        return layout_runner.layout_done(self, token, result)
 
     def show_document(
         self, doc, text="Replace graph", layout=True, undoable=True, groups=(), replacement=None, keep_positions=False
@@ -374,8 +360,8 @@ class MainWindow(QMainWindow):
             layout, replacement = True, None
         if not layout:
             if len(doc.nodes) < layout_runner.ASYNC_LAYOUT_NODES:
-                layout_runner.forget_pending(self)
-                measured = layout_runner.layout_input(self, doc)
+                self.arranger.forget_pending()
+                measured = self.arranger.layout_input(doc)
                 if keep_positions or not self._boxes_collide(doc, measured):
                     self._reuse_routes(doc, measured)
                     return self._show_laid_out(doc, text, None, undoable, groups, replacement)
@@ -387,9 +373,9 @@ class MainWindow(QMainWindow):
                     else:
                         self._show_laid_out(doc, text, None, undoable, groups, replacement)
 
-                layout_runner.measure(self, doc, measured)
+                self.arranger.measure(doc, measured)
                 return True
-        self._arrange(
+        self.arranger.arrange(
             doc,
             lambda result, prepared=None: self._show_laid_out(doc, text, result, undoable, groups, prepared),
             prepare=lambda positions: layout_runner.prepare_replacement(doc, text, positions),
@@ -401,7 +387,7 @@ class MainWindow(QMainWindow):
         gets the layout's wire routes back: its long wires run between the columns,
         not through the boxes. Positions the user changed keep plain curves."""
         try:
-            positions, routes = layout_runner._run_layout(*measured)
+            positions, routes = layout_runner.run_layout(*measured)
         except ValueError:
             return
         nodes = doc.nodes
@@ -451,7 +437,18 @@ class MainWindow(QMainWindow):
     def open_value(self, root, parameters=(), text="Show traced graph"):
         """Trace a Value graph (e.g. one sample through an MLP) and show it (a large
         one's document is built on a worker: app/graph/layout_runner.py)."""
-        return layout_runner.open_traced(self, root, parameters, text)
+        return self.arranger.trace(root, parameters, lambda doc: self._show_traced(doc, text))
+
+    def _show_traced(self, doc, text):
+        """Show a traced document (or say why there is none)."""
+        if isinstance(doc, Exception):
+            self.show_message(f"Could not trace the graph: {doc}")
+            return False
+        self.editor.set_source_note(f"a traced graph of {len(doc.nodes):,} nodes")
+        if not self.show_document(doc, text):
+            return False
+        self.files.detach()  # a trace, not the file's graph: Save must ask where
+        return True
 
     def open_file(self, path):
         """Open a saved graph (app/files/actions.py); on any fault the graph shown stays."""

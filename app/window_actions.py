@@ -216,7 +216,7 @@ def relayout(window):
         window.session.push(ApplyLayout(positions))
         window.view.fit()
 
-    window._arrange(doc, apply)
+    window.arranger.arrange(doc, apply)
 
 
 def toggle_auto_backward(window):

@@ -298,7 +298,7 @@ def test_a_newer_request_wins_over_a_pending_layout(window, qtbot):
     run(window, qtbot, "z = Value(1.0, label='z')\nw = z.exp()\n")  # small: shown at once
     assert not window.layout_pending
     assert window.scene.counts() == (2, 1)
-    qtbot.waitUntil(lambda: not window._layout_workers, timeout=60000)
+    qtbot.waitUntil(lambda: not window.arranger.workers, timeout=60000)
     qtbot.wait(50)  # the stale result is delivered and dropped
     assert window.scene.counts() == (2, 1)
 
@@ -310,7 +310,7 @@ def test_closing_during_a_layout_waits_for_the_worker(qtbot):
     out, model = _traced(3, [24, 20, 1])
     w.open_value(out, model.parameters())
     w.close()
-    assert all(not worker.isRunning() for worker in w._layout_workers)
+    assert all(not worker.isRunning() for worker in w.arranger.workers)
 
 
 def test_open_value_of_a_hand_built_graph(window):
