@@ -5,8 +5,35 @@ own actions; and presenter mode's dock layout.
 Plain functions taking the `MainWindow`; its methods of the same names call them.
 """
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
+
+
+class PresenterFit(QObject):
+    """Sizes the lesson's dock in presenter mode once the event loop is free, after a
+    step is shown, the window is resized or the scale changes (many requests, one fit)."""
+
+    def __init__(self, window):
+        super().__init__(window)
+        self.window = window
+        self.timer = QTimer(self)
+        self.timer.setSingleShot(True)
+        self.timer.setInterval(0)
+        self.timer.timeout.connect(self.fit)
+        window.installEventFilter(self)
+
+    def request(self):
+        if self.window.appearance.presenting:
+            self.timer.start()
+
+    def fit(self):
+        if self.window.appearance.presenting:
+            self.window._size_presenter_docks()
+
+    def eventFilter(self, watched, event):
+        if watched is self.window and event.type() == QEvent.Resize:
+            self.request()
+        return False
 
 
 def install_classroom(window):
@@ -64,6 +91,10 @@ def install_classroom(window):
     window.lessons.busyChanged.connect(lambda busy: window._lesson_controls())
     window.lessons.stepShown.connect(lambda _i: window._lesson_controls())
     window.lessons.stepShown.connect(lambda _i: window._presenter_canvas())
+    # the lesson's room follows the step, the window's size and the scale
+    window._presenter_fit = PresenterFit(window)
+    window.lessons.stepShown.connect(lambda _i: window._presenter_fit.request())
+    window.lessons.busyChanged.connect(lambda _b: window._presenter_fit.request())
     window._lesson_controls()
     debugger = getattr(window, "debugger", None)
     quiz = debugger.actions.get("quiz") if debugger is not None else None
@@ -144,6 +175,7 @@ def install_classroom(window):
     leave.setToolTip("Back to the everyday window (Esc)")
     window.appearance.presenterChanged.connect(window._presenter_changed)
     window.appearance.changed.connect(window._appearance_changed)
+    window.appearance.changed.connect(window._presenter_fit.request)
 
     a("Help", "&Welcome…", window.show_welcome, key="welcome", tip="Lessons, examples and recent files to start from")
     help_menu.removeAction(window.actions["welcome"])
@@ -234,8 +266,8 @@ def show_welcome(window):
 def presenter_keeps_dock(window, key):
     """Which panels stay in presenter mode: the lessons, and the debugger or the
     training panel while they are in use; the others come back on leaving it."""
-    if key == "lessons":  # while a lesson runs; an idle list would only take the canvas's room
-        return window.lessons.runner is not None
+    if key == "lessons":  # while a lesson runs or opens; an idle list would only take the canvas's room
+        return window.lessons.runner is not None or window.lessons.busy
     widget = window.docks[key].widget()
     if key == "debugger":
         quiz = getattr(widget, "actions", {}).get("quiz")
@@ -257,19 +289,28 @@ def presenter_layout(window):
 
 
 def size_presenter_docks(window):
+    """Presenter mode: the lesson's dock as tall as the step needs (title, every line of
+    its text, the network's boundary, the question, its answer box and Next), the canvas
+    the rest. Called after every step shown, window resize and scale change."""
     lessons = window.docks["lessons"]
-    if window.appearance.presenting and not lessons.isHidden():
-        # the canvas is what the class reads: the lesson text gets a third of the height,
-        # and up to 55 % of it when the graph needs less room at 100 % (most lesson
-        # graphs), so the question and its answer box show without scrolling
+    panel = window.lessons
+    if window.appearance.presenting and not lessons.isHidden() and not window.view.isHidden():
         height = window.height()
-        rect = window.scene.items_rect()
-        canvas = window.view.height() + lessons.height()
-        needed = rect.height() + 56 if not rect.isEmpty() else 0  # fit may set the legend beside it
-        if window.view.isHidden():
-            needed = canvas
-        room = int(min(max(canvas - needed, height * 0.33), height * 0.55))
-        window.resizeDocks([lessons], [max(260, room)], Qt.Vertical)
+        chrome = max(0, lessons.height() - panel.height())  # the dock's title bar
+        total = window.view.height() + lessons.height()
+        scale = window.theme.scale
+        boundary = int(min(total * 0.42, 260 * scale))  # a usable boundary on network steps
+        wanted = panel.wanted_height(boundary) + chrome
+        least = panel.fixed_height() + chrome + int(110 * scale)  # the question, Next, a title and lines
+        network = panel.snapshot is not None and panel.snapshot.kind == "network"
+        keep = (0.26 if network else 0.32) * height  # the canvas's share (a network's is one neuron)
+        most = int(total - max(keep, 120 * scale))
+        if wanted > most:  # a long step: the canvas gives a little more
+            most = int(total - max(0.26 * height, 120 * scale))
+        room = max(least, min(wanted, most))
+        if wanted > most:  # long text: a little smaller rather than cut (never below 0.7 of the scale)
+            panel.fit_text(panel.text.viewport().height() + (room - lessons.height()), floor=0.7)
+        window.resizeDocks([lessons], [room], Qt.Vertical)
     if window.appearance.presenting:  # a late timer after leaving must not re-fit the restored view
         window.view.fit()
     window.lessons.follow()
@@ -297,6 +338,7 @@ def presenter_changed(window, on):
     window.actions["presenter"].setChecked(on)
     window.actions["leave presenter"].setEnabled(on)
     lessons = window.docks["lessons"]
+    window.lessons.set_presenting(on)
     if on and not lessons.isHidden():
         lessons.raise_()
         window._presenter_canvas()

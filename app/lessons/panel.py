@@ -44,6 +44,7 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QScrollArea,
+    QSizePolicy,
     QSplitter,
     QTextBrowser,
     QVBoxLayout,
@@ -65,6 +66,13 @@ LESSONS_DIR = os.path.join(
     os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "resources", "lessons"
 )
 ENGINES_DIR = os.path.join(os.path.dirname(LESSONS_DIR), "engines")  # classes a lesson may check
+
+
+def diverged_message(diverged):
+    """The trainer's message says what diverged already ('The run diverged: loss is
+    inf at step 3 ...'): said once, not 'The run diverged: The run diverged: ...'."""
+    text = str(diverged).strip()
+    return text if text.lower().startswith("the run diverged") else f"The run diverged: {text}"
 
 
 # -----------------------------------------------------------------------------
@@ -139,7 +147,8 @@ class LessonsPanel(LessonMoves, QWidget):
         self.text.anchorClicked.connect(self.follow_link)
         self.text.setToolTip("")  # a long tip over the reading area only gets in the way
         set_base_font(self.text, TEXT_PX)
-        self.text.setMinimumHeight(120)
+        self.text.setMinimumHeight(48)  # the panel is sized to its text (wanted_height)
+        self.text.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Ignored)  # no 192 px floor of its own
         self.body = QBoxLayout(QBoxLayout.TopToBottom)  # text and network: side by side when wide
         self.body.addWidget(self.text, 3)
         col.addLayout(self.body, 1)
@@ -159,7 +168,13 @@ class LessonsPanel(LessonMoves, QWidget):
         self.check_button.clicked.connect(self.check)
         self.question_box.reveal_button.clicked.connect(self.reveal)
         self.question_box.hide()
-        col.addWidget(self.question_box)
+        # the question, its answer box and Next never scroll away: they sit under the
+        # scrolled text (at 1280x720 the text may scroll, the question never hides)
+        self.bottom = QWidget()
+        fixed = QVBoxLayout(self.bottom)
+        fixed.setContentsMargins(0, 0, 0, 0)
+        fixed.setSpacing(6)
+        fixed.addWidget(self.question_box)
 
         # a long move: what is happening, and a way out
         self.busy_box = QWidget()
@@ -172,14 +187,14 @@ class LessonsPanel(LessonMoves, QWidget):
         busy.addWidget(self.busy_label, 1)
         busy.addWidget(self.stop_button)
         self.busy_box.hide()
-        col.addWidget(self.busy_box)
+        fixed.addWidget(self.busy_box)
 
         self.error = QLabel()
         self.error.setWordWrap(True)
         self._colors = {"right": "#007a45", "wrong": "#c8001e"}
         self.error.setStyleSheet(f"color: {self._colors['wrong']};")
         self.error.hide()
-        col.addWidget(self.error)
+        fixed.addWidget(self.error)
 
         nav = QHBoxLayout()
         self.back_button = QPushButton("◀ Back")
@@ -203,14 +218,21 @@ class LessonsPanel(LessonMoves, QWidget):
         nav.addStretch(1)
         nav.addWidget(self.quiz_check)
         nav.addWidget(self.score_button)
-        col.addLayout(nav)
-        # scrolled: in a short window the step's text, network and buttons never make
-        # the dock (and so the window) taller than the screen
+        fixed.addLayout(nav)
+        # scrolled: in a short window the step's text and network never make the dock
+        # (and so the window) taller than the screen; the question and Next stay put
         scroller = QScrollArea()
         scroller.setWidget(page)
         scroller.setWidgetResizable(True)
         scroller.setFrameShape(QFrame.NoFrame)
-        split.addWidget(scroller)
+        self.scroller = scroller
+        side = QWidget()
+        side_col = QVBoxLayout(side)
+        side_col.setContentsMargins(0, 0, 0, 0)
+        side_col.setSpacing(6)
+        side_col.addWidget(scroller, 1)
+        side_col.addWidget(self.bottom, 0)
+        split.addWidget(side)
         split.setStretchFactor(0, 0)
         split.setStretchFactor(1, 1)
         split.setSizes([140, 600])
@@ -219,6 +241,63 @@ class LessonsPanel(LessonMoves, QWidget):
 
     def sizeHint(self):
         return QSize(420, 700)
+
+    def fixed_height(self):
+        """Height of what must never scroll: the question, its answer box, the verdict,
+        errors and Back/Next (at the panel's present width)."""
+        layout = self.bottom.layout()
+        width = max(1, self.bottom.width())
+        if layout.hasHeightForWidth():
+            return layout.heightForWidth(width)
+        return self.bottom.sizeHint().height()
+
+    def wanted_height(self, boundary=0):
+        """The panel's height that shows this step whole: title, every line of the text,
+        the network (its boundary at least `boundary` px square) and the fixed part."""
+        margins = self.layout().contentsMargins()
+        spacing = 6
+        title_w = max(1, self.title.width())
+        head = max(self.title.heightForWidth(title_w), self.title.sizeHint().height(), self.where.sizeHint().height())
+        doc = self.text.document()
+        doc.setTextWidth(self.text.viewport().width())
+        text = int(doc.size().height() + 2 * self.text.frameWidth() + 12)
+        body = text
+        if self.network_view.isVisibleTo(self):
+            net = self.network_view.metrics_label.sizeHint().height() + max(boundary, 160) + 24
+            wide = self.body.direction() == QBoxLayout.LeftToRight
+            body = max(text, net) if wide else text + spacing + net
+        top = head + spacing + self.step_bar.maximumHeight() + spacing + body
+        return margins.top() + margins.bottom() + top + spacing + self.fixed_height()
+
+    def fit_text(self, height, floor=0.75):
+        """Presenter mode, a step whose text is longer than `height` px of reading room:
+        its text a little smaller (down to `floor` of the scale's size) rather than cut.
+        The widget's own font is the size to come back to: a new step starts from it."""
+        doc = self.text.document()
+        base = self.text.font()
+        doc.setDefaultFont(base)
+        doc.setTextWidth(self.text.viewport().width())
+        px = base.pixelSize()
+        if px <= 0 or doc.size().height() + 12 <= height:
+            return 1.0
+        factor = 1.0
+        while factor > floor and doc.size().height() + 12 > height:
+            factor = max(floor, factor - 0.05)
+            font = base.__class__(base)
+            font.setPixelSize(max(1, round(px * factor)))
+            doc.setDefaultFont(font)
+        return factor
+
+    def set_presenting(self, on):
+        """Presenter mode: the step takes the panel's whole width (the class reads the
+        text, not the list of lessons; Help → Lessons and Page Down still move on)."""
+        self.list.setVisible(not on)
+
+    def text_cut(self):
+        """How many pixels of the step's text are out of view (0: all of it shows)."""
+        inner = self.text.verticalScrollBar().maximum()
+        outer = self.scroller.verticalScrollBar().maximum()
+        return inner + outer
 
     def resizeEvent(self, event):
         super().resizeEvent(event)
@@ -277,7 +356,7 @@ class LessonsPanel(LessonMoves, QWidget):
             self.metrics_label.setText(self.metrics_text())
             self.boundary_view.set_boundary(snapshot.boundary, snapshot.points)
             if snapshot.diverged:
-                self._show_error(f"The run diverged: {snapshot.diverged}")
+                self._show_error(diverged_message(snapshot.diverged))
 
         # the canvas
         if self.bridge is not None:

@@ -113,6 +113,19 @@ NODE_ATTRS = ("data", "grad", "status")
 PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 
 
+def allowed_error(right: float, tolerance: float) -> float:
+    """How far an answer may be from `right`: the question's absolute `tolerance`, but
+    never more than 2 % of the answer (lesson 17 accepted 0.0032 for 0.0022 with 0.001
+    alone, 45 % off), and never less than half the last of the 4 decimals the studio
+    shows (typing what the canvas shows is right)."""
+    return max(min(tolerance, 0.02 * abs(right)), 0.5e-4)
+
+
+def within(given: float, right: float, tolerance: float) -> bool:
+    """Is an answer close enough? (`allowed_error`)"""
+    return abs(given - right) <= allowed_error(right, tolerance)
+
+
 class LessonError(ValueError):
     """A lesson file we will not load. `path`, `step` (an index or None) and
     `field` (e.g. 'actions[0].do') say where; `message` says what."""

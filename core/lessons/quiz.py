@@ -38,6 +38,7 @@ from core.debugger.quiz import is_right
 from core.engine import Value
 from core.files.atomic import write_atomically
 from core.format import parse_number
+from core.lessons.format import within
 from core.lessons.runner import LessonRunner, fmt
 
 FORMAT = "backprop-studio.quiz-score"
@@ -75,7 +76,7 @@ class QuizItem:
     def right(self, guess: float) -> bool:
         if self.tolerance is None:
             return is_right(guess, self.truth)
-        return abs(guess - self.truth) <= self.tolerance
+        return within(guess, self.truth, self.tolerance)
 
 
 class LessonQuiz:
