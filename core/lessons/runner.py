@@ -216,11 +216,7 @@ class LessonRunner:
         size = trainer.cfg.batch_size
         batch = f"all {n} training points" if size is None or size >= n else f"the {size} points of the last mini-batch"
         l2 = trainer.cfg.l2_alpha
-        penalty = (
-            f", plus 2·α·w = {2 * l2 * w0.data:.3g} from the L2 term α·Σw² (α = {l2:g})"
-            if l2 > 0
-            else ""
-        )
+        penalty = f", plus 2·α·w = {2 * l2 * w0.data:.3g} from the L2 term α·Σw² (α = {l2:g})" if l2 > 0 else ""
         live = "" if neuron.activation != "relu" else ", where its ReLU passes gradient"
         total = "" if trainer.diverged else "The whole loss graph is too big to draw: "
         self.canvas_note = (
