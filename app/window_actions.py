@@ -169,7 +169,9 @@ def update_status(window, *_):
     if out is not None:
         item = window.scene.node_items().get(out_id)  # named as on the canvas, never by its id
         name = item.name if item is not None else (doc.nodes[out_id].label or "the output")
-        window.output_label.setText(f"output {name} = {format_number(out.data)}")
+        mask = window.scene.marks.mask_of(out_id)  # a value the canvas hides (a quiz) stays hidden here
+        shown = mask[0] if mask is not None and mask[0] is not None else format_number(out.data)
+        window.output_label.setText(f"output {name} = {shown or '?'}")
     elif doc.nodes:
         missing = len(doc.missing_inputs())
         window.output_label.setText(

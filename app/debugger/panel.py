@@ -122,6 +122,8 @@ class DebuggerPanel(QWidget):
         ctrl.stepped.connect(self._on_stepped)
         ctrl.renamed.connect(self.model.rename)
         ctrl.renamed.connect(self._render_explanation)
+        ctrl.quizAnswered.connect(lambda *_: self._show_quiz_score())
+        self.actions["quiz"].toggled.connect(lambda _on: self._show_quiz_score())
         session.currentChanged.connect(self._on_current_changed)
         if scene is not None:
             scene.context_menu.add_node_menu_hook(self._node_menu)
@@ -255,6 +257,11 @@ class DebuggerPanel(QWidget):
         line.addWidget(QLabel("Timeline"))
         line.addWidget(self.timeline, 1)
         line.addWidget(self.position_label)
+        # the quiz's score, in view while Quiz Mode is on (it used to be kept where nobody saw it)
+        self.quiz_score_label = QLabel()
+        self.quiz_score_label.setToolTip("Quiz Mode: predictions right of those checked, since it was turned on")
+        self.quiz_score_label.hide()
+        line.addWidget(self.quiz_score_label)
         outer.addLayout(line)
         self._seek_timer = QTimer(self)  # a drag's many values settle into one seek
         self._seek_timer.setSingleShot(True)
@@ -432,10 +439,18 @@ class DebuggerPanel(QWidget):
         question = ctrl.quiz_question()
         self.quiz_box.setVisible(bool(question))
         self.quiz_prompt.setText("Your prediction:")
+        self._show_quiz_score()
         names = sorted(self.session.doc.nodes[n].label or n for n in ctrl.breakpoint_ids if n in self.session.doc.nodes)
         self.breakpoints_label.setText("Breakpoints: " + (", ".join(names) if names else "none"))
         if self.gradcheck.model.checks and not has:
             self.gradcheck.clear()
+
+    def _show_quiz_score(self):
+        on = self.actions["quiz"].isChecked()
+        self.quiz_score_label.setVisible(on)
+        if on:
+            right, asked = self.controller.quiz_score
+            self.quiz_score_label.setText(f"<b>Quiz: {right} of {asked} right</b>")
 
     def _phase_html(self):
         ctrl = self.controller

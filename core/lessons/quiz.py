@@ -106,7 +106,8 @@ class LessonQuiz:
                 nid = runner.nid_of_label(question.node)
                 node = runner.node(question.node)
                 shown = getattr(node, question.quantity)
-                hide = self.on and nid is not None and fmt(shown) == fmt(truth)
+                # the canvas must not show the answer while the question is open, quiz or not
+                hide = nid is not None and fmt(shown) == fmt(truth)
                 self.items.append(
                     QuizItem(
                         key,
@@ -116,7 +117,7 @@ class LessonQuiz:
                         truth,
                         question.tolerance,
                         runner.hint(),
-                        lambda: runner.check_answer(fmt(runner.answer()[0]))[1],
+                        runner.explain_answer,
                         hide,
                     )
                 )

@@ -498,10 +498,17 @@ class LessonRunner:
         given = parse_number(text, finite=True)
         if given is None:
             return False, "Type a number, like -1.5 or 3/4."
-        right, how = self.answer()
+        right, _how = self.answer()
         ok = within(given, right, question.tolerance)
         head = "Right!" if ok else f"Not quite: you said {str(text).strip()}."
-        return ok, f"{head} {question.node}.{question.quantity} = {fmt(right)}.\n{how}{self._canvas_differs(right)}"
+        return ok, f"{head} {self.explain_answer()}"
+
+    def explain_answer(self) -> str:
+        """The answer to this step's question and how the engine gets it, with no verdict
+        in front (the quiz puts its own: 'Right!', 'Revealed:')."""
+        question = self._question()
+        right, how = self.answer()
+        return f"{question.node}.{question.quantity} = {fmt(right)}.\n{how}{self._canvas_differs(right)}"
 
     def _canvas_differs(self, right) -> str:
         """A note when the canvas shows another value than the answer (a grad not
