@@ -164,6 +164,10 @@ def main(argv=None):
             window._size_presenter_docks()  # as its timer does after a resize on screen
             app.processEvents()
         window.view.fit()
+        if window.appearance.presenting:  # digits readable from the back row, as on screen
+            from app.lessons.install import readable_zoom
+
+            readable_zoom(window)
         window.lessons.follow()
         app.processEvents()
         window.view.minimap.finish_drawing()  # a large graph's overview is drawn in slices

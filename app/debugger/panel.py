@@ -19,10 +19,11 @@ the end, Ctrl+F10 run to the selected node, F8 play/pause, F9 breakpoint, F7 /
 Shift+F7 / Ctrl+F7 forward step / back / all, Ctrl+Shift+F5 reset, Shift+F5 stop.
 """
 
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence, QPainter, QPixmap
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QKeySequence, QPainter, QPixmap, QTextDocument
 from PySide6.QtWidgets import (
     QCheckBox,
+    QDockWidget,
     QDoubleSpinBox,
     QFrame,
     QHBoxLayout,
@@ -44,7 +45,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.debugger.controller import BACKWARD, FORWARD, IDLE, DebuggerController
-from app.debugger.explain import Style, describe
+from app.debugger.explain import Style, describe, describe_head
 from app.debugger.gradcheck_view import GradcheckView
 from app.debugger.step_list import StepListModel, StepListView
 from app.look.theme import DEFAULT
@@ -263,6 +264,10 @@ class DebuggerPanel(QWidget):
         self.quiz_score_label.hide()
         line.addWidget(self.quiz_score_label)
         outer.addLayout(line)
+        self._fit_timer = QTimer(self)
+        self._fit_timer.setSingleShot(True)
+        self._fit_timer.setInterval(0)
+        self._fit_timer.timeout.connect(self.fit_explanation)
         self._seek_timer = QTimer(self)  # a drag's many values settle into one seek
         self._seek_timer.setSingleShot(True)
         self._seek_timer.setInterval(0)
@@ -290,6 +295,7 @@ class DebuggerPanel(QWidget):
         # a scroll bar that came and went with the text's length re-laid out the dock each step
         self.explanation.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOn)
         self.explanation.setVerticalScrollBar(CachedScrollBar(Qt.Vertical))
+        self.explanation.viewport().installEventFilter(self)  # narrower or shorter: fit again
         mid.addWidget(self.explanation, 1)
         self.quiz_box = QWidget()
         quiz = QHBoxLayout(self.quiz_box)
@@ -472,6 +478,50 @@ class DebuggerPanel(QWidget):
 
     def _render_explanation(self):
         self.explanation.setHtml(describe(self.controller, self._style))
+        self.explanation.verticalScrollBar().setValue(0)  # the step's += lines are at the top
+        self._fit_timer.start()  # once the layout has settled: the += lines must show whole
+
+    def eventFilter(self, watched, event):
+        if event.type() == QEvent.Resize and watched is self.explanation.viewport():
+            self._fit_timer.start()
+        return False
+
+    def head_height(self):
+        """Pixels the explanation needs to show the step's title and its `+=` lines
+        whole at the pane's width (0 when no step is shown)."""
+        head = describe_head(self.controller, self._style)
+        if head is None:
+            return 0
+        shown = self.explanation.document()
+        doc = QTextDocument()
+        doc.setDefaultFont(shown.defaultFont())
+        doc.setDefaultStyleSheet(shown.defaultStyleSheet())
+        doc.setDocumentMargin(shown.documentMargin())
+        doc.setTextWidth(self.explanation.viewport().width())
+        doc.setHtml(head)
+        return int(doc.size().height()) + 2
+
+    def fit_explanation(self):
+        """Give the explanation the room its `+=` lines need (the dock grows, up to half
+        the window): at 2x a ~91 px pane showed 13-24 % of them."""
+        need = self.head_height()
+        have = self.explanation.viewport().height()
+        if need:
+            self.explanation.verticalScrollBar().setValue(0)
+        dock, window = self.parentWidget(), self.window()
+        if need <= have or not isinstance(dock, QDockWidget) or dock.isFloating() or window is self:
+            return False
+        wanted = dock.height() + need - have
+        most = int(window.height() * 0.55)
+        if wanted > most and self.legend.isVisible():  # at 3x: the stripes' key gives its lines
+            self.legend.hide()
+            self.phase_label.setToolTip(self.legend.text())
+            wanted -= self.legend.height() + 4
+        target = min(wanted, most)
+        if target <= dock.height():
+            return False
+        window.resizeDocks([dock], [target], Qt.Vertical)
+        return True
 
     def _on_stepped(self, record):
         self._render_explanation()

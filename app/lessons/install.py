@@ -313,7 +313,45 @@ def size_presenter_docks(window):
         window.resizeDocks([lessons], [room], Qt.Vertical)
     if window.appearance.presenting:  # a late timer after leaving must not re-fit the restored view
         window.view.fit()
+        readable_zoom(window)
     window.lessons.follow()
+
+
+READABLE_PX = 28  # node digits in presenter mode: read from the back of a lecture hall
+
+
+def readable_zoom(window, px=READABLE_PX):
+    """Presenter mode: never fit a graph so small that its digits fall under `px` pixels
+    (Karpathy's neuron fitted whole showed 17-18 px at 2x); zoom in instead, on what the
+    class reads now -- the debugger's step (its node and operands), the lesson's
+    highlighted nodes, else the output -- and the step-following pans from there."""
+    view, scene = window.view, window.scene
+    number = scene.theme.font("number").pixelSize()
+    if number <= 0 or number * view.zoom() >= px or not scene.node_items():
+        return False
+    focus = _focus_ids(window)
+    items = [scene.node_item(nid) for nid in focus if scene.node_item(nid) is not None]
+    if not items:
+        return False
+    view.set_zoom(px / number)
+    rect = items[0].sceneBoundingRect()
+    for item in items[1:]:
+        rect = rect.united(item.sceneBoundingRect())
+    view.centerOn(rect.center())
+    return True
+
+
+def _focus_ids(window):
+    debugger = getattr(window, "debugger", None)
+    ctrl = getattr(debugger, "controller", None)
+    record = getattr(ctrl, "last_record", None) if ctrl is not None and ctrl.phase == "backward" else None
+    if record is not None:
+        return [ctrl.nid(record.node)] + [ctrl.nid(c) for c in record.node._prev]
+    snapshot = window.lessons.snapshot
+    if snapshot is not None and snapshot.show_graph and snapshot.highlight:
+        return list(snapshot.highlight)
+    output = window.session.output_id
+    return [output] if output is not None else []
 
 
 def presenter_canvas(window):
