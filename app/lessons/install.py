@@ -308,8 +308,8 @@ def size_presenter_docks(window):
         if wanted > most:  # a long step: the canvas gives a little more
             most = int(total - max(0.26 * height, 120 * scale))
         room = max(least, min(wanted, most))
-        if wanted > most:  # long text: a little smaller rather than cut (never below 0.7 of the scale)
-            panel.fit_text(panel.text.viewport().height() + (room - lessons.height()), floor=0.7)
+        if wanted > most:  # long text: a little smaller rather than cut (never below 0.65 of the scale)
+            panel.fit_text(panel.text.viewport().height() + (room - lessons.height()), floor=0.65)
         window.resizeDocks([lessons], [room], Qt.Vertical)
     if window.appearance.presenting:  # a late timer after leaving must not re-fit the restored view
         window.view.fit()

@@ -278,6 +278,7 @@ class LessonsPanel(LessonMoves, QWidget):
         doc.setDefaultFont(base)
         doc.setTextWidth(self.text.viewport().width())
         px = base.pixelSize()
+        height -= 16  # the room is foretold before the dock's resize: keep a margin
         if px <= 0 or doc.size().height() + 12 <= height:
             return 1.0
         factor = 1.0
@@ -387,6 +388,7 @@ class LessonsPanel(LessonMoves, QWidget):
 
     def _show_text(self):
         """The step's text, with the values the quiz keeps back as '?'."""
+        self.text.document().setDefaultFont(self.text.font())  # a long step's smaller text ends with it
         text = self.runner.render_text(self.quiz.hidden())
         if self.snapshot is not None and self.snapshot.canvas_note:
             text += "\n\n*" + self.snapshot.canvas_note + "*"
@@ -424,7 +426,8 @@ class LessonsPanel(LessonMoves, QWidget):
         if not m:
             return ""
         steps = "step" if m["step"] == 1 else "steps"
-        return f"after {m['step']} {steps}\nloss {m['loss']}\naccuracy {m['accuracy']}\n{m['params']} parameters"
+        # two lines, so the boundary under them keeps its room in a short panel
+        return f"after {m['step']} {steps} · loss {m['loss']}\naccuracy {m['accuracy']} · {m['params']} parameters"
 
     def _update_controls(self):
         idle = not self.busy

@@ -224,6 +224,7 @@ class LessonRunner:
             f"its grads are d(out)/d(node) for that point. The network's dLoss/d{w0.label} = "
             f"{fmt(w0.grad)} sums such shares, times dLoss/d(out), over {batch}{penalty}."
         )
+        self.canvas_note = self.canvas_note[:1].upper() + self.canvas_note[1:]
         return out
 
     @property

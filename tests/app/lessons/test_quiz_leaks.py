@@ -114,3 +114,16 @@ def test_the_debugger_quiz_score_is_on_screen(window, qtbot):
     window.debugger.answer_quiz("12345")
     assert "0 of 1" in label.text()
     window.debugger.set_quiz_mode(False)
+
+
+def test_an_export_while_the_question_is_open_keeps_the_answer_hidden(window, qtbot, tmp_path):
+    open_step(window, qtbot, "final-assessment", 1)
+    nid, value, item = node(window, "L")
+    path = tmp_path / "graph.svg"
+    assert window.export_svg(str(path))
+    svg = path.read_text(encoding="utf-8")
+    assert format_number(value.data) not in svg and ">?<" in svg.replace(" ", "")
+    window.lessons.answer.setText(repr(value.data))
+    window.lessons.check()
+    assert window.export_svg(str(path))
+    assert format_number(value.data) in path.read_text(encoding="utf-8")
