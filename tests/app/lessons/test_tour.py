@@ -70,7 +70,7 @@ def test_the_panel_follows_the_step_not_the_first_one(window, qtbot):
     qtbot.waitExposed(window)
     window.appearance.set_presenter(True, 2, full_screen=False)
     heights = {}
-    for lesson, index in walk(window, [window.lessons.lesson("derivatives-as-nudges")]):
+    for _lesson, index in walk(window, [window.lessons.lesson("derivatives-as-nudges")]):
         heights[index] = window.docks["lessons"].height()
     assert len(set(heights.values())) > 1
 
@@ -85,6 +85,6 @@ def test_a_network_lesson_opened_in_presenter_mode_keeps_its_panel(window, qtbot
     window.show_lessons("training-moons", 1)  # what Welcome's lessonChosen calls
     assert window.docks["lessons"].isVisible()  # while the step trains, too
     qtbot.waitUntil(lambda: not window.lessons.busy, timeout=60000)
-    for lesson, index in walk(window, [window.lessons.lesson("training-moons")]):
+    for _lesson, index in walk(window, [window.lessons.lesson("training-moons")]):
         facts = in_view(window)
         assert facts["panel"] and facts["next"] and facts["network"], (index, facts)
