@@ -36,6 +36,21 @@ class PresenterFit(QObject):
         return False
 
 
+def _before_quit(window, keys):
+    """Put File menu actions of ours in their own group above Quit, not under it."""
+    menu = window.menus["File"]
+    items = menu.actions()
+    quit_action = window.actions.get("quit")
+    if quit_action not in items:
+        return
+    at = items.index(quit_action)
+    anchor = items[at - 1] if at and items[at - 1].isSeparator() else quit_action
+    for key in keys:
+        menu.removeAction(window.actions[key])
+        menu.insertAction(anchor, window.actions[key])
+    menu.insertSeparator(window.actions[keys[0]])
+
+
 def install_classroom(window):
     """Lessons dock and menu, View → Theme / Scale / Presenter Mode, Help → Welcome,
     the window icon, and tool tips on the shell's own actions."""
@@ -177,6 +192,24 @@ def install_classroom(window):
     window.appearance.changed.connect(window._appearance_changed)
     window.appearance.changed.connect(window._presenter_fit.request)
 
+    from app.lessons.lesson_file import open_lesson_file
+    from app.lessons.slides import export_slides_dialog
+
+    a(
+        "File",
+        "Open &Lesson…",
+        lambda: open_lesson_file(window),
+        key="open lesson",
+        tip="Open a lesson file of your own (JSON, checked line by line) and start it",
+    )
+    a(
+        "File",
+        "Export Lesson &Slides…",
+        lambda: export_slides_dialog(window),
+        key="export slides",
+        tip="The lesson's current step, or a whole backward pass, as slides: a PNG per step, one PDF, an animated GIF",
+    )
+    _before_quit(window, ("open lesson", "export slides"))
     a("Help", "&Welcome…", window.show_welcome, key="welcome", tip="Lessons, examples and recent files to start from")
     help_menu.removeAction(window.actions["welcome"])
     first = help_menu.actions()[0] if help_menu.actions() else None

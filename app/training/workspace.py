@@ -361,4 +361,3 @@ def matching_presets(asked, names):
         return all(any(w.startswith(word) for w in theirs) for word in words)
 
     return [name for name in names if fits(name)]
-

@@ -130,12 +130,15 @@ class LessonError(ValueError):
     """A lesson file we will not load. `path`, `step` (an index or None) and
     `field` (e.g. 'actions[0].do') say where; `message` says what."""
 
-    def __init__(self, path: str, message: str, step: int | None = None, field: str | None = None) -> None:
+    def __init__(
+        self, path: str, message: str, step: int | None = None, field: str | None = None, line: int | None = None
+    ) -> None:
         self.path = path
         self.step = step
         self.field = field
         self.message = message
-        where = [str(path)]
+        self.line = line  # the line in the file, when known (core/lessons/lines.py)
+        where = [str(path)] + ([f"line {line}"] if line is not None else [])
         if step is not None:
             where.append(f"steps[{step}]" + (f".{field}" if field else ""))
         elif field:
@@ -215,7 +218,25 @@ def load_lesson(path: str | os.PathLike[str]) -> Lesson:
         data = strict_json.load(path, MAX_BYTES, WHAT)
     except strict_json.JSONFileError as e:
         raise LessonError(path, e.message) from None
-    return lesson_from_dict(data, path)
+    try:
+        return lesson_from_dict(data, path)
+    except LessonError as e:
+        if e.step is None and e.field is None:
+            raise
+        raise _with_line(e) from None
+
+
+def _with_line(error: LessonError) -> LessonError:
+    """The same fault with the line of the file it is on, for a teacher's editor."""
+    from core.lessons.lines import line_of
+
+    try:
+        with open(error.path, encoding="utf-8") as f:
+            text = f.read(MAX_BYTES + 1)
+    except (OSError, UnicodeDecodeError):
+        return error
+    line = line_of(text, error.step, error.field)
+    return LessonError(error.path, error.message, error.step, error.field, line)
 
 
 def load_all(directory: str | os.PathLike[str]) -> list[Lesson]:
