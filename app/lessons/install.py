@@ -112,6 +112,8 @@ def install_classroom(window):
     window.lessons.busyChanged.connect(lambda _b: window._presenter_fit.request())
     window._lesson_controls()
     debugger = getattr(window, "debugger", None)
+    if debugger is not None:  # stepping in presenter mode: digits readable from the back row
+        debugger.stepped.connect(lambda _record: window.appearance.presenting and readable_zoom(window))
     quiz = debugger.actions.get("quiz") if debugger is not None else None
     if quiz is not None:
         quiz.toggled.connect(window.lessons.show_quiz_state)
@@ -355,9 +357,9 @@ READABLE_PX = 28  # node digits in presenter mode: read from the back of a lectu
 
 def readable_zoom(window, px=READABLE_PX):
     """Presenter mode: never fit a graph so small that its digits fall under `px` pixels
-    (Karpathy's neuron fitted whole showed 17-18 px at 2x); zoom in instead, on what the
-    class reads now -- the debugger's step (its node and operands), the lesson's
-    highlighted nodes, else the output -- and the step-following pans from there."""
+    (Karpathy's neuron fitted whole showed 17-18 px at 2x) while the debugger steps it;
+    zoom in instead, on the step's node and operands, and the debugger's step-following
+    pans from there."""
     view, scene = window.view, window.scene
     number = scene.theme.font("number").pixelSize()
     if number <= 0 or number * view.zoom() >= px or not scene.node_items():
@@ -375,14 +377,16 @@ def readable_zoom(window, px=READABLE_PX):
 
 
 def _focus_ids(window):
+    """The debugger's step (its node and operands), or its output before the first step.
+    A lesson's step keeps the whole graph in view (its text quotes numbers all over
+    it; the lesson's own `follow` zooms in on its nodes when they are too small)."""
     debugger = getattr(window, "debugger", None)
     ctrl = getattr(debugger, "controller", None)
-    record = getattr(ctrl, "last_record", None) if ctrl is not None and ctrl.phase == "backward" else None
+    if ctrl is None or ctrl.phase != "backward" or window.lessons.snapshot is not None:
+        return []
+    record = ctrl.last_record
     if record is not None:
         return [ctrl.nid(record.node)] + [ctrl.nid(c) for c in record.node._prev]
-    snapshot = window.lessons.snapshot
-    if snapshot is not None and snapshot.show_graph and snapshot.highlight:
-        return list(snapshot.highlight)
     output = window.session.output_id
     return [output] if output is not None else []
 

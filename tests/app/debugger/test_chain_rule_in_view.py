@@ -78,3 +78,20 @@ def test_presenter_digits_are_readable_from_the_back_row(window, qtbot, example,
     item = window.scene.node_item(ctrl.nid(ctrl.last_record.node))
     seen = window.view.mapToScene(window.view.viewport().rect()).boundingRect()
     assert seen.intersects(item.sceneBoundingRect())
+
+
+def test_stepping_started_inside_presenter_mode_zooms_to_readable_digits(window, qtbot):
+    window.open_file(os.path.join(EXAMPLES, "tanh_neuron.json"))
+    window.resize(1920, 1080)
+    window.show()
+    qtbot.waitExposed(window)
+    window.wait_for_layout()
+    window.appearance.set_presenter(True, 2, full_screen=False)
+    window.docks["debugger"].show()
+    window.debugger.reset()
+    settle(window, qtbot)
+    window.view.fit()  # the whole neuron above the debugger: under 28 px
+    number = window.scene.theme.font("number").pixelSize()
+    assert number * window.view.zoom() < READABLE_PX
+    window.debugger.step()
+    assert number * window.view.zoom() >= READABLE_PX - 0.5
