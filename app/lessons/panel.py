@@ -51,6 +51,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.lessons.fitting import StepFit
 from app.lessons.graph_bridge import GraphBridge
 from app.lessons.lesson_list import LessonList, record_step
 from app.lessons.lesson_network import LessonNetworkView
@@ -79,7 +80,7 @@ def diverged_message(diverged):
 # The panel
 
 
-class LessonsPanel(LessonMoves, QWidget):
+class LessonsPanel(LessonMoves, StepFit, QWidget):
     stepShown = Signal(int)  # a step is on screen (its index)
     busyChanged = Signal(bool)  # a move started / ended
     engineCheckAsked = Signal(str)  # a lesson's "check this engine" link: a bundled engine's path
@@ -241,64 +242,6 @@ class LessonsPanel(LessonMoves, QWidget):
 
     def sizeHint(self):
         return QSize(420, 700)
-
-    def fixed_height(self):
-        """Height of what must never scroll: the question, its answer box, the verdict,
-        errors and Back/Next (at the panel's present width)."""
-        layout = self.bottom.layout()
-        width = max(1, self.bottom.width())
-        if layout.hasHeightForWidth():
-            return layout.heightForWidth(width)
-        return self.bottom.sizeHint().height()
-
-    def wanted_height(self, boundary=0):
-        """The panel's height that shows this step whole: title, every line of the text,
-        the network (its boundary at least `boundary` px square) and the fixed part."""
-        margins = self.layout().contentsMargins()
-        spacing = 6
-        title_w = max(1, self.title.width())
-        head = max(self.title.heightForWidth(title_w), self.title.sizeHint().height(), self.where.sizeHint().height())
-        doc = self.text.document()
-        doc.setTextWidth(self.text.viewport().width())
-        text = int(doc.size().height() + 2 * self.text.frameWidth() + 12)
-        body = text
-        if self.network_view.isVisibleTo(self):
-            net = self.network_view.metrics_label.sizeHint().height() + max(boundary, 160) + 24
-            wide = self.body.direction() == QBoxLayout.LeftToRight
-            body = max(text, net) if wide else text + spacing + net
-        top = head + spacing + self.step_bar.maximumHeight() + spacing + body
-        return margins.top() + margins.bottom() + top + spacing + self.fixed_height()
-
-    def fit_text(self, height, floor=0.75):
-        """Presenter mode, a step whose text is longer than `height` px of reading room:
-        its text a little smaller (down to `floor` of the scale's size) rather than cut.
-        The widget's own font is the size to come back to: a new step starts from it."""
-        doc = self.text.document()
-        base = self.text.font()
-        doc.setDefaultFont(base)
-        doc.setTextWidth(self.text.viewport().width())
-        px = base.pixelSize()
-        height -= 16  # the room is foretold before the dock's resize: keep a margin
-        if px <= 0 or doc.size().height() + 12 <= height:
-            return 1.0
-        factor = 1.0
-        while factor > floor and doc.size().height() + 12 > height:
-            factor = max(floor, factor - 0.05)
-            font = base.__class__(base)
-            font.setPixelSize(max(1, round(px * factor)))
-            doc.setDefaultFont(font)
-        return factor
-
-    def set_presenting(self, on):
-        """Presenter mode: the step takes the panel's whole width (the class reads the
-        text, not the list of lessons; Help → Lessons and Page Down still move on)."""
-        self.list.setVisible(not on)
-
-    def text_cut(self):
-        """How many pixels of the step's text are out of view (0: all of it shows)."""
-        inner = self.text.verticalScrollBar().maximum()
-        outer = self.scroller.verticalScrollBar().maximum()
-        return inner + outer
 
     def resizeEvent(self, event):
         super().resizeEvent(event)

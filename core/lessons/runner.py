@@ -40,6 +40,7 @@ from core.lessons.format import (
     Step,
     within,
 )
+from core.lessons.neuron_view import live_neuron, neuron_view  # noqa: F401 (live_neuron: tests)
 from core.training.trainer import Trainer
 
 PENDING = "?"  # what the canvas and the text show for a value not known (or not revealed) yet
@@ -187,44 +188,8 @@ class LessonRunner:
         return 2.5 * n * p + p <= MAX_CANVAS_NODES and len(topological_order(self._output())) <= MAX_CANVAS_NODES
 
     def _neuron_view(self):
-        """What the canvas shows of a network too big to draw: one LIVE neuron of the
-        first layer on one training point (a ReLU whose input is above 0 there, so the
-        chain rule passes through it), with the network's own weights and inputs, so the
-        canvas is never blank, stale, nor a dead neuron whose grads contradict the rule.
-
-        Its grads are d(out)/d(node) for that one point, from a backward pass seeded at
-        the neuron's output: weights copied into fresh Values, so the network's grads
-        stay as training left them. The note says where the network's own dLoss/dw
-        comes from: that point's share summed over the batch, plus the L2 term."""
-        trainer = self.trainer
-        neurons = trainer.model.layers[0].neurons
-        which, point_index = live_neuron(neurons, trainer.train_inputs)
-        neuron = neurons[which]
-        name = f"L0.n{which}"
-        weights = [Value(w.data, label=w.label) for w in neuron.w]
-        bias = Value(neuron.b.data, label=neuron.b.label)
-        point = [Value(x, label=f) for x, f in zip(trainer.train_inputs[point_index], trainer.cfg.features)]
-        act = bias
-        for wi, xi in zip(weights, point):
-            act = act + wi * xi
-        out = {"relu": act.relu, "tanh": act.tanh, "sigmoid": act.sigmoid}.get(neuron.activation, lambda: act)()
-        out.label = f"{name} out"
-        out.backward()
-        self._neuron_params = weights + [bias]
-        w0 = neuron.w[0]
-        n = len(trainer.train_inputs)
-        size = trainer.cfg.batch_size
-        batch = f"all {n} training points" if size is None or size >= n else f"the {size} points of the last mini-batch"
-        l2 = trainer.cfg.l2_alpha
-        penalty = f", plus 2·α·w = {2 * l2 * w0.data:.3g} from the L2 term α·Σw² (α = {l2:g})" if l2 > 0 else ""
-        live = "" if neuron.activation != "relu" else ", where its ReLU passes gradient"
-        total = "" if trainer.diverged else "The whole loss graph is too big to draw: "
-        self.canvas_note = (
-            f"{total}the canvas shows neuron {name} on training point {point_index + 1}{live}; "
-            f"its grads are d(out)/d(node) for that point. The network's dLoss/d{w0.label} = "
-            f"{fmt(w0.grad)} sums such shares, times dLoss/d(out), over {batch}{penalty}."
-        )
-        self.canvas_note = self.canvas_note[:1].upper() + self.canvas_note[1:]
+        """One live neuron of a network too big to draw (core/lessons/neuron_view.py)."""
+        out, self._neuron_params, self.canvas_note = neuron_view(self.trainer)
         return out
 
     @property
@@ -630,20 +595,6 @@ def _bracketed(name):
 
 # -----------------------------------------------------------------------------
 # A network's numbers
-
-
-def live_neuron(neurons, inputs) -> tuple[int, int]:
-    """(neuron index, point index): the first neuron of a layer and training point where
-    the neuron passes gradient (a ReLU's input above 0; any other activation always
-    does), or (0, 0) when every ReLU is dead on every point."""
-    for i, neuron in enumerate(neurons):
-        if neuron.activation != "relu":
-            return i, 0
-        for j, x in enumerate(inputs):
-            act = neuron.b.data + sum(w.data * xi for w, xi in zip(neuron.w, x))
-            if act > 0.0:
-                return i, j
-    return 0, 0
 
 
 def dead_relus(trainer: Trainer) -> tuple[int, int]:
