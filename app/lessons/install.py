@@ -340,8 +340,8 @@ def size_presenter_docks(window):
         network = panel.snapshot is not None and panel.snapshot.kind == "network"
         keep = (0.26 if network else 0.32) * height  # the canvas's share (a network's is one neuron)
         most = int(total - max(keep, 120 * scale))
-        if wanted > most:  # a long step: the canvas gives a little more
-            most = int(total - max(0.26 * height, 120 * scale))
+        if wanted > most:  # a long step: the canvas gives a little more, never less than its graph
+            most = int(total - max(0.26 * height, 120 * scale, _graph_room(window)))
         room = max(least, min(wanted, most))
         if wanted > most:  # long text: a little smaller rather than cut (never below 0.65 of the scale)
             panel.fit_text(panel.text.viewport().height() + (room - lessons.height()), floor=0.65)
@@ -350,6 +350,25 @@ def size_presenter_docks(window):
         window.view.fit()
         readable_zoom(window)
     window.lessons.follow()
+
+
+def _graph_room(window):
+    """The canvas height that shows the step's graph whole at the lessons' readable zoom
+    (below it the lesson zooms in on the step's nodes and the rest leaves the view), for
+    a graph of up to 35 nodes; at most half the window: the lesson's text and question
+    come first."""
+    from app.lessons.graph_bridge import READABLE_ZOOM
+
+    snapshot = window.lessons.snapshot
+    rect = window.scene.items_rect()
+    if snapshot is None or not snapshot.show_graph or rect.isEmpty() or len(window.scene.node_items()) > 35:
+        return 0  # a graph too big to read whole (a network's loss graph) gets no such room
+    view = window.view
+    need = (rect.height() + 56) * READABLE_ZOOM + 16
+    legend = view.legend
+    if legend.isVisible() and (rect.width() + 56) * READABLE_ZOOM > view.viewport().width() - legend.width() - 24:
+        need += legend.height() + 24  # too wide to sit beside the legend: above it
+    return min(int(need), window.height() // 2)
 
 
 READABLE_PX = 28  # node digits in presenter mode: read from the back of a lecture hall
