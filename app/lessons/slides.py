@@ -4,11 +4,11 @@ or put in a lecture -- a PNG per step, one PDF of them all, and an animated GIF.
 File → Export Lesson Slides… asks for the PDF's name; `NAME-01.png`, `NAME-02.png`,
 … and `NAME.gif` go beside it. What is exported:
 
-* a debugger with a graph (the canvas is not a network lesson's): the whole backward
-  pass, stepped from the start -- one slide before the first `_backward`, one after
-  each, the canvas's glow and `+=` marks and the explanation's arithmetic on each;
-  the debugger is put back where it was;
-* otherwise the lesson's current step, as one slide.
+* a graph of at most MAX_SLIDES nodes outside a lesson, or a lesson's graph the
+  debugger is stepping: the whole backward pass, stepped from the start -- one
+  slide before the first `_backward`, one after each, with the canvas's glow and
+  `+=` marks and the explanation's arithmetic; the debugger is put back as it was;
+* otherwise the step (or the view) on screen, as one slide.
 
 A slide is the window below its toolbar and above its status bar: the canvas and the
 panels, as the class sees them -- so a question that is open stays hidden in the
@@ -33,6 +33,7 @@ from app.files import actions
 
 GIF_MAX_WIDTH = 1280  # the GIF is scaled down to this width (LZW in Python: ~0.5 s a frame)
 GIF_DELAY_MS = 1800
+MAX_SLIDES = 60  # a backward pass longer than this is not a slide deck (a 130,000-node graph)
 
 
 def slide_image(window):
@@ -61,6 +62,8 @@ def exports_backward_pass(window):
     A lesson step exports itself unless the debugger is in use on its graph."""
     snapshot = window.lessons.snapshot
     if window.session.output_value is None or (snapshot is not None and not snapshot.show_graph):
+        return False
+    if len(window.session.values) > MAX_SLIDES:  # more _backward steps than slides: this view only
         return False
     return snapshot is None or window.debugger.phase != "idle"
 

@@ -143,3 +143,24 @@ def test_open_lesson_reports_a_claim_the_engine_contradicts(window, qtbot, tmp_p
     assert open_lesson_file(window, str(path)) is not None
     assert window.lessons.error.isVisibleTo(window.lessons)
     assert "y.data" in window.lessons.error.text() or "y" in window.lessons.error.text()
+
+
+def test_open_lesson_refuses_a_fifo_without_hanging(window, tmp_path, isolated_files):
+    fifo = tmp_path / "lesson.json"
+    os.mkfifo(fifo)
+    assert open_lesson_file(window, str(fifo)) is None
+    assert "cannot be opened" in isolated_files[-1][1]
+
+
+def test_a_graph_too_big_for_a_deck_exports_the_view_only(window, tmp_path):
+    from app.lessons.slides import MAX_SLIDES, exports_backward_pass
+
+    window.open_file(os.path.join(EXAMPLES, "tutorial.json"))
+    assert exports_backward_pass(window)
+    from core.document.expr import parse
+
+    terms = " + ".join(f"x*{k}" for k in range(1, MAX_SLIDES))  # more nodes than slides
+    window.session.replace(parse(f"x = Value(1.0, label='x')\nf = {terms}"))
+    window.session.flush()
+    assert len(window.session.values) > MAX_SLIDES
+    assert not exports_backward_pass(window)
