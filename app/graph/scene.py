@@ -338,8 +338,8 @@ class GraphScene(QGraphicsScene):
             g = abs(v.grad)
             if g > grad_max and g != float("inf"):
                 grad_max = g
-        pinned = getattr(self, "_pinned_grad_max", None)
-        if pinned is not None and pinned >= grad_max:
+        pinned = getattr(self, "_pinned_grad_max", None)  # the pass's final largest |grad|: not in a quiz
+        if pinned is not None and pinned >= grad_max and not hidden:
             grad_max = pinned
         if ids is None or grad_max != self._grad_max:
             ids = self._nodes.keys()

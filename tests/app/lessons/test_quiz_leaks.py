@@ -127,3 +127,23 @@ def test_an_export_while_the_question_is_open_keeps_the_answer_hidden(window, qt
     window.lessons.check()
     assert window.export_svg(str(path))
     assert format_number(value.data) in path.read_text(encoding="utf-8")
+
+
+def test_the_debugger_quiz_does_not_show_the_passs_largest_grad_on_the_scale(window, qtbot):
+    # the debugger pins the colour scale to the pass's final largest |grad| (8 for the tutorial's
+    # y.grad): under "What is y.grad now?" the legend's +8.0000 gave the answer away
+    import os
+
+    examples = os.path.join(os.path.dirname(__file__), "..", "..", "..", "resources", "examples")
+    window.open_file(os.path.join(examples, "tutorial.json"))
+    window.debugger.reset()
+    window.debugger.set_quiz_mode(True)
+    while not window.debugger.stepper.done and window.debugger.controller.quiz_question() == "":
+        window.debugger.step()
+    window.debugger.step()
+    assert window.debugger.controller.quiz_question()
+    hidden = window.scene.marks.grad_masked()
+    assert hidden
+    shown = [abs(v.grad) for nid, v in window.session.values.items() if nid not in hidden]
+    assert window.scene.grad_max == pytest.approx(max(shown))
+    window.debugger.set_quiz_mode(False)
