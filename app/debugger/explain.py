@@ -222,17 +222,17 @@ def step_rest(ctrl, record, style):
     )
 
     parts.append(style.heading("local derivatives"))
+    hidden = ctrl.quiz_hidden()
     terms = []
     for child, (symbolic, value) in zip(record.children, st.local_terms(node)):
         text = f"∂{name}/∂{st.name(child)} = {symbolic}"
-        if symbolic not in ("1", "-1"):
+        if symbolic not in ("1", "-1") and child not in hidden:  # times out.grad 1 it IS the answer
             text += f" = {format_number(value)}"
         terms.append(style.mono(text))
     parts.append(style.para("&nbsp;&nbsp;&nbsp;&nbsp;".join(terms)))
 
     rule = "chain rule: input.grad += local derivative × out.grad"
     parts.append(style.para(f"<i style='color:{style.muted}'>{rule}</i>"))
-    hidden = ctrl.quiz_hidden()
     targets = list(dict.fromkeys(record.children))
     into = _list(f"{st.name(c)}.grad" + ("" if c in hidden else f" ({st.status(c)})") for c in targets)
     parts.append(style.para(f"→ into <b>{into}</b>: the yellow boxes on the graph, fed by the glowing wires."))

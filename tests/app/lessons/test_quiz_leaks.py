@@ -147,3 +147,23 @@ def test_the_debugger_quiz_does_not_show_the_passs_largest_grad_on_the_scale(win
     shown = [abs(v.grad) for nid, v in window.session.values.items() if nid not in hidden]
     assert window.scene.grad_max == pytest.approx(max(shown))
     window.debugger.set_quiz_mode(False)
+
+
+def test_the_debugger_quiz_does_not_evaluate_the_local_derivative_it_asks_about(window, qtbot):
+    # with out.grad = 1 the local derivative's value is the answer: '∂(y^2)/∂y = 2·y.data = 6.0000'
+    # under 'What is y.grad now?'
+    import os
+
+    examples = os.path.join(os.path.dirname(__file__), "..", "..", "..", "resources", "examples")
+    window.open_file(os.path.join(examples, "tutorial.json"))
+    window.debugger.reset()
+    window.debugger.set_quiz_mode(True)
+    window.debugger.step()
+    window.debugger.answer_quiz("1")
+    window.debugger.step()
+    assert "y.grad" in window.debugger.controller.quiz_question()
+    text = window.debugger.explanation.toPlainText()
+    assert "2·y.data" in text and "6.0000" not in text
+    window.debugger.reveal_quiz()
+    assert "6.0000" in window.debugger.explanation.toPlainText()
+    window.debugger.set_quiz_mode(False)
