@@ -167,3 +167,31 @@ def test_the_debugger_quiz_does_not_evaluate_the_local_derivative_it_asks_about(
     window.debugger.reveal_quiz()
     assert "6.0000" in window.debugger.explanation.toPlainText()
     window.debugger.set_quiz_mode(False)
+
+
+def test_the_minimap_does_not_colour_a_hidden_grad(window, qtbot):
+    import os
+
+    from PySide6.QtGui import QImage
+
+    examples = os.path.join(os.path.dirname(__file__), "..", "..", "..", "resources", "examples")
+    window.open_file(os.path.join(examples, "tutorial.json"))
+    window.debugger.reset()
+    window.debugger.set_quiz_mode(True)
+    window.debugger.step()
+    window.debugger.answer_quiz("1")
+    window.debugger.step()  # 'What is y.grad now?' (y.grad is 6 behind the '?')
+    nid = next(n for n, v in window.session.values.items() if v.label == "y")
+    item = window.scene.node_item(nid)
+    assert item.grad_mask is not None and item.grad == 6.0
+    minimap = window.view.minimap
+    theme = window.scene.theme
+    asked = []
+    real = theme.grad_color
+    theme.grad_color = lambda g, gmax: asked.append(g) or real(g, gmax)
+    try:
+        minimap._paint_blocks(QImage(50, 50, QImage.Format_ARGB32), [item])
+    finally:
+        del theme.grad_color
+    assert asked == [0.0]
+    window.debugger.set_quiz_mode(False)
