@@ -195,3 +195,13 @@ def test_the_minimap_does_not_colour_a_hidden_grad(window, qtbot):
         del theme.grad_color
     assert asked == [0.0]
     window.debugger.set_quiz_mode(False)
+
+
+def test_the_inspector_of_a_consumer_does_not_give_its_operands_hidden_numbers_away(window, qtbot):
+    # 'Forward pass: what is n.data?': selecting o = tanh(n) listed 'port 0: n = -0.5000'
+    open_step(window, qtbot, "final-assessment", 0)
+    n_id, n_value, _item = node(window, "n")
+    o_id, _o, _ = node(window, "o")
+    window.session.select(o_id)
+    text = window.inspector.text() + window.inspector.inputs_label.text() + window.inspector.derivative_label.text()
+    assert format_number(n_value.data) not in text
