@@ -177,6 +177,14 @@ def _reused(leaf):
     return (h + z) * (h * z)
 
 
+def _two_depths(leaf):
+    """h is used by the output itself and by a node under it: a walk in the wrong
+    order (breadth first, or following a set's order) runs h's _backward early."""
+    x, y, z = leaf(2.0, "x"), leaf(-3.0, "y"), leaf(0.5, "z")
+    h = x * y
+    return h * z + h
+
+
 def _deep(leaf):
     x, c, d = leaf(0.8, "x"), leaf(0.9, "c"), leaf(0.1, "d")
     v = x
@@ -225,6 +233,7 @@ EXPRESSIONS = (
     Case("x**2 + x**3 at x=-0.5", ("add", "pow"), lambda leaf: _two_powers(leaf, -0.5)),
     Case("a neuron: tanh(x1*w1 + x2*w2 + b)", ("add", "mul", "tanh"), _neuron),
     Case("reused intermediate: h = x*y; (h + z)*(h*z)", ("add", "mul"), _reused),
+    Case("h at two depths: h = x*y; h*z + h", ("add", "mul"), _two_depths),
     Case("deep chain: 40 x (v*c + d)", ("add", "mul"), _deep),
     Case("deep chain: 20 x tanh(v*c + d)", ("add", "mul", "tanh"), _deep_tanh),
     Case("micrograd sanity check", ("add", "mul", "relu", "rmul", "numbers"), _sanity),

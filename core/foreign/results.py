@@ -31,9 +31,9 @@ from typing import Any
 
 from core.foreign.battery import Case
 from core.foreign.diagnosis import close
-from core.foreign.shapes import Shape, tolerance
+from core.foreign.shapes import Shape, children, tolerance
 
-REPEATS = 6  # runs of their backward() per expression: a set-order walk shows in some of them
+REPEATS = 8  # runs of their backward() per expression: a set-order walk shows in some of them
 
 
 def named_values(case: Case, make: Callable[[Any], Any], V: type) -> tuple[Any, dict[str, Any], set[str]]:
@@ -64,11 +64,17 @@ def reference(case: Case) -> dict[str, float]:
     return {name: float(v.grad) for name, v in named.items()}
 
 
-def _their_run(V: type, shape: Shape, case: Case, ballast: int) -> tuple[dict[str, float], set[str], float]:
-    """Build with their class (after `ballast` throwaway objects, so the graph lands at
-    other addresses), run their backward(); ({name: grad}, interior names, sample grad)."""
-    spacer = [V(0.0) for _ in range(ballast)]  # moves the next objects' addresses
+def _their_run(
+    V: type, shape: Shape, case: Case, kept: list[Any], ballast: int
+) -> tuple[dict[str, float], set[str], Any]:
+    """Build with their class at fresh addresses, run their backward(); ({name: grad},
+    interior names, a grad of theirs). `kept` holds every earlier run's objects and
+    `ballast` more, so that no run reuses the memory (and the set order) of another."""
+    kept.extend(V(0.0) for _ in range(ballast))
     root, named, interior = named_values(case, V, V)
+    kept.append(root)
+    if ballast % 3:
+        reorder_sets(root, ballast % 3)
     root.backward()
     grads = {}
     for name, value in named.items():
@@ -76,9 +82,39 @@ def _their_run(V: type, shape: Shape, case: Case, ballast: int) -> tuple[dict[st
         if name in interior and g is None:
             continue  # MiniTorch keeps no interior derivatives
         grads[name] = shape.read_grad(value)
-    del spacer
     sample = getattr(root, shape.grad, None)
     return grads, interior, sample
+
+
+class _SetInOrder(set):
+    """A set of their children that iterates in an order the studio chooses."""
+
+    def __init__(self, items: list[Any]) -> None:
+        super().__init__(items)
+        self._order = items
+
+    def __iter__(self):  # type: ignore[override]
+        return iter(self._order)
+
+
+def reorder_sets(root: Any, mode: int) -> None:
+    """Make every set of children in the graph iterate reversed (mode 1) or rotated by
+    one (mode 2): a walk that is right only in some set orders is wrong in one of these,
+    in every run -- no luck with memory addresses needed."""
+    seen, stack = {id(root)}, [root]
+    while stack:
+        value = stack.pop()
+        kids, ordered, where = children(value)
+        if not ordered and where and len(kids) > 1:
+            order = kids[::-1] if mode == 1 else kids[1:] + kids[:1]
+            try:
+                setattr(value, where, _SetInOrder(order))
+            except (AttributeError, TypeError):
+                pass
+        for kid in kids:
+            if id(kid) not in seen:
+                seen.add(id(kid))
+                stack.append(kid)
 
 
 def judge(V: type, shape: Shape, case: Case, repeats: int = REPEATS) -> dict[str, Any] | None:
@@ -90,9 +126,10 @@ def judge(V: type, shape: Shape, case: Case, repeats: int = REPEATS) -> dict[str
     want = reference(case)
     runs: list[dict[str, float]] = []
     sample: Any = None
+    kept: list[Any] = []
     for i in range(repeats):
         try:
-            got, _, sample = _their_run(V, shape, case, 7 * i)
+            got, _, sample = _their_run(V, shape, case, kept, i)
         except RecursionError as e:
             return {"status": "error", "error": f"your backward() recursed too deep: {e}"[:300]}
         except Exception as e:  # noqa: BLE001 -- their code
@@ -103,9 +140,7 @@ def judge(V: type, shape: Shape, case: Case, repeats: int = REPEATS) -> dict[str
     compared = [n for n in want if n in runs[0]]
     if not compared:
         return {"status": "unchecked", "why": "no value of the expression has a grad the studio can read"}
-    differing = [
-        i for i in range(1, len(runs)) if any(not close(runs[i][n], runs[0][n], rel, abs_) for n in compared)
-    ]
+    differing = [i for i in range(1, len(runs)) if any(not close(runs[i][n], runs[0][n], rel, abs_) for n in compared)]
     wrong_runs = [i for i, run in enumerate(runs) if any(not close(run[n], want[n], rel, abs_) for n in compared)]
     first = runs[wrong_runs[0]] if wrong_runs else runs[0]
     wrong = [

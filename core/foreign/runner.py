@@ -141,6 +141,16 @@ def _unusable(path, message, **extra):
     return {"file": path, "status": "unusable", "message": message, "cases": [], "notes": [], "fault": None, **extra}
 
 
+def _specificity(case):
+    """0 for a fault located at one op (`=` for `+=`, the power rule ...), 1 for the
+    order of the walk, 2 for a result no step explains: the report leads with the
+    most telling case, whichever test found it first."""
+    fault = case["fault"]
+    if fault.get("diagnosis") in ("set-order", "wrong-result"):
+        return 2
+    return 1 if fault.get("op") in ("order", "backward()", "zero_grad") else 0
+
+
 def _report(path, lines, code, timed_out, timeout, memory, output):
     start = next((x for x in lines if x.get("kind") == "start"), None)
     cases = [x for x in lines if x.get("kind") == "case"]
@@ -175,7 +185,9 @@ def _report(path, lines, code, timed_out, timeout, memory, output):
         return _unusable(
             path, f"the engine's process ended ({how}) before the check finished: {hint}", cases=cases, **extra
         )
-    fault = next(({"case": c["name"], **c["fault"]} for c in cases if c["status"] == "fail" and c.get("fault")), None)
+    failing = [c for c in cases if c["status"] == "fail" and c.get("fault")]
+    first = min(failing, key=_specificity, default=None)
+    fault = {"case": first["name"], **first["fault"]} if first else None
     error = next((c for c in cases if c["status"] == "error"), None)
     checked = [c for c in cases if c["status"] in ("pass", "fail")]
     own_unchecked = next((c for c in cases if c.get("own") and c["status"] == "unchecked"), None)
