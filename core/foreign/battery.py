@@ -24,6 +24,8 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from typing import Any, NamedTuple
 
+from core.foreign.shapes import Shape
+
 
 class Case(NamedTuple):
     """One test. Their Values are of a class known only at run time, so `Any` here."""
@@ -61,7 +63,8 @@ def offered(V: type) -> set[str]:
     `Value * 2.0` work (micrograd wraps plain numbers; early lecture code does not)."""
     found = {name for name, method in METHODS if callable(getattr(V, method, None))}
     try:
-        if float((V(1.0) + 2.0).data) == 3.0 and float((V(1.0) * 2.0).data) == 2.0:
+        shape = Shape.of(V)
+        if shape.read_data(V(1.0) + 2.0) == 3.0 and shape.read_data(V(1.0) * 2.0) == 2.0:
             found.add("numbers")
     except Exception:  # noqa: BLE001 -- their code, any failure means "no"
         pass
@@ -139,9 +142,16 @@ def op_cases() -> list[Case]:
     return alone + scaled
 
 
-def _tutorial(leaf):
-    x, y = leaf(-2.0, "x"), leaf(3.0, "y")
+def _tutorial(leaf, x=-2.0, y=3.0):
+    x, y = leaf(x, "x"), leaf(y, "y")
     return x * y + y**2
+
+
+def _two_powers(leaf, x=1.5):
+    """One x under two powers: `=` instead of `+=` in __pow__ loses one of them
+    whichever pow the backward pass visits first."""
+    x = leaf(x, "x")
+    return x**2 + x**3
 
 
 def _a_plus_a(leaf):
@@ -209,6 +219,10 @@ EXPRESSIONS = (
     Case("x*x (one value, both operands)", ("mul",), _x_times_x),
     Case("b = a + a (the lecture's bug)", ("add",), _a_plus_a),
     Case("tutorial: f = x*y + y**2", ("add", "mul", "pow"), _tutorial),
+    Case("tutorial: f = x*y + y**2 at x=0.5, y=-1.5", ("add", "mul", "pow"), lambda leaf: _tutorial(leaf, 0.5, -1.5)),
+    Case("tutorial: f = x*y + y**2 at x=3, y=0", ("add", "mul", "pow"), lambda leaf: _tutorial(leaf, 3.0, 0.0)),
+    Case("x**2 + x**3 at x=1.5 (one x, two powers)", ("add", "pow"), _two_powers),
+    Case("x**2 + x**3 at x=-0.5", ("add", "pow"), lambda leaf: _two_powers(leaf, -0.5)),
     Case("a neuron: tanh(x1*w1 + x2*w2 + b)", ("add", "mul", "tanh"), _neuron),
     Case("reused intermediate: h = x*y; (h + z)*(h*z)", ("add", "mul"), _reused),
     Case("deep chain: 40 x (v*c + d)", ("add", "mul"), _deep),

@@ -30,8 +30,9 @@ from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
 from core import ops
-from core.foreign import battery
+from core.foreign import battery, results
 from core.foreign.diagnosis import ABS, ACCUMULATES, REL, backward_fault, close, diagnose, order_fault, zeroing_fault
+from core.foreign.shapes import Shape, one_like, tolerance, zero_like
 from core.foreign.trace import Trace, TracedNode, trace
 
 FD_REL, FD_ABS = 1e-4, 1e-6  # ... with a central difference of their forward
@@ -54,9 +55,7 @@ def find_value_class(namespace: dict[str, Any]) -> type:
         if not any(op in base.__dict__ for base in cls.__mro__[:-1] for op in ("__add__", "__mul__")):
             continue
         try:
-            leaf = cls(2.0)
-            float(leaf.data)
-            float(leaf.grad)
+            Shape.of(cls)
         except Exception:  # noqa: BLE001 -- their constructor: any failure rules it out
             continue
         return cls
@@ -117,7 +116,78 @@ def reference_locals(
 # One case
 
 
-def check_case(V: type, case: battery.Case, keep: bool = False) -> dict[str, Any]:
+def check_case(V: type, case: battery.Case, keep: bool = False, shape: Shape | None = None) -> dict[str, Any]:
+    """The verdict on `case`: by what their backward() computes (`results.judge`),
+    located and explained by stepping their code node by node (`step_case`).
+
+    Stepping never makes a verdict on its own where their backward() can be run:
+    a step the studio reads as wrong (an `_op` that is only a label, a fused op)
+    is no fault when their results are right. Without a backward() the stepped
+    result is the verdict, and a case in which no step could be checked is
+    'unchecked', never 'pass'."""
+    shape = shape or Shape.of(V)
+    sample = getattr(V(1.0), shape.grad, None)
+    verdict = results.judge(V, shape, case)
+    stepped = step_case(V, case, keep or (verdict is not None and verdict["status"] != "pass"), sample)
+    if verdict is None:
+        if stepped["status"] == "pass" and stepped["steps"] and not stepped.get("checked"):
+            stepped["status"] = "unchecked"
+            stepped["why"] = "no step could be checked (ops the studio does not know, and no backward() to run)"
+        return stepped
+    result = {**stepped, "verdict": verdict}
+    status = verdict["status"]
+    if status == "pass":
+        if stepped["status"] != "pass":
+            result["notes"] = result["notes"] + [
+                "stepping node by node disagreed at "
+                f"{(stepped.get('fault') or {}).get('node', '?')}, but your backward()'s results are right "
+                "(an _op used as a label, or a fused op): judged by the results"
+            ]
+        result.update(status="pass", fault=None)
+        result.pop("error", None)
+        if not keep:
+            result.pop("graph", None)
+            result.pop("records", None)
+        return result
+    if status == "error":
+        result.update(status="error", error=verdict["error"])
+        if stepped["status"] != "fail":
+            result["fault"] = None
+        return result
+    if status == "unchecked":
+        result.update(status="unchecked", why=verdict["why"], fault=None)
+        return result
+    result["status"] = "fail"
+    if status == "unstable" and stepped["status"] == "fail" and stepped.get("fault"):
+        result["notes"] = result["notes"] + [verdict["why"]]  # the stepping names the call at fault
+    elif status == "unstable":
+        result["fault"] = {
+            "node": None,
+            "op": "order",
+            "studio_op": None,
+            "diagnosis": "set-order",
+            "cause": verdict["why"],
+            "wrong": verdict["wrong"],
+        }
+        return result
+    if stepped["status"] != "fail" or not stepped.get("fault"):
+        first = verdict["wrong"][0]
+        result["fault"] = {
+            "node": first["name"],
+            "op": None,
+            "studio_op": None,
+            "diagnosis": "wrong-result",
+            "expected": first["expected"],
+            "got": first["got"],
+            "cause": f"after your backward(): {results.wrong_text(verdict['wrong'])} "
+            "(stepping your code node by node could not say which op: the studio does not read your "
+            "class's graph well enough to point at one)",
+        }
+    result["fault"]["wrong"] = verdict["wrong"]
+    return result
+
+
+def step_case(V: type, case: battery.Case, keep: bool = False, sample: Any = None) -> dict[str, Any]:
     """Build `case` with class V, step its backward pass, return a plain-data result:
     {name, status: pass|fail|error, steps, notes, fault (the first wrong step)}.
 
@@ -146,14 +216,15 @@ def check_case(V: type, case: battery.Case, keep: bool = False) -> dict[str, Any
     objs = tr.objects
     try:
         for nid in objs:
-            objs[nid].grad = 0.0
-        objs[tr.root].grad = 1.0
+            objs[nid].grad = zero_like(objs[nid].grad)
+        objs[tr.root].grad = one_like(objs[tr.root].grad)
     except Exception as e:  # noqa: BLE001
         return _error(result, "setting .grad", e)
     records: list[dict[str, Any]] = []
     steps = [node for node in reversed(tr.nodes) if node.children]
+    tol = tolerance(sample)
     for i, node in enumerate(steps):
-        record = _step(V, tr, node)
+        record = _step(V, tr, node, tol)
         if isinstance(record, Exception):
             _error(result, f"the _backward of {node.name}", record)
             result["graph"] = [n.as_dict() for n in tr.nodes]
@@ -172,6 +243,7 @@ def check_case(V: type, case: battery.Case, keep: bool = False) -> dict[str, Any
             return result
         records.append(record)
         result["steps"] += 1
+        result["checked"] = result.get("checked", 0) + ("unchecked" not in record)
         if not record["ok"]:
             result["status"] = "fail"
             result["fault"] = record["fault"]
@@ -268,7 +340,7 @@ def _record_rest(tr, nodes):
     return records
 
 
-def _step(V, tr, node):
+def _step(V, tr, node, tol=(REL, ABS)):
     """Run their code for one node; return its record (plain data) or the exception."""
     objs = tr.objects
     out = objs[node.id]
@@ -299,6 +371,7 @@ def _step(V, tr, node):
             )
         return record
     local, (rel, abs_), how = reference
+    rel, abs_ = max(rel, tol[0]), max(abs_, tol[1])
     orders = [local]
     if node.ambiguous and len(local) == 2:
         orders.append(local[::-1])
@@ -373,7 +446,7 @@ def _their_backward(tr, calls, steps):
     originals = {}
     for node in tr.nodes:
         obj = objs[node.id]
-        obj.grad = 0.0
+        obj.grad = zero_like(obj.grad)
         if node.children and tr.style == "closures":
             original = obj._backward
             try:
@@ -467,6 +540,7 @@ def check_class(V: type, report: Callable[[dict[str, Any]], None], own: Iterable
     """Every battery case for class V; calls report(result) after each (plain data).
     `own`: the learner's own cases (their expression), checked first and kept whole
     (graph and steps) so that the debugger can step them even when they pass."""
+    shape = Shape.of(V)
     offered = battery.offered(V)
     cases, skipped = battery.cases_for(offered)
     own = list(own)
@@ -483,14 +557,14 @@ def check_class(V: type, report: Callable[[dict[str, Any]], None], own: Iterable
         report({"kind": "begin", "name": case.name})
         missing = [op for op in case.needs if op not in offered]
         if missing:
-            result = {"name": case.name, "status": "error", "steps": 0, "notes": [], "fault": None}
-            result["error"] = f"your expression uses {', '.join(missing)}, which your class does not offer"
+            result = {"name": case.name, "status": "unchecked", "steps": 0, "notes": [], "fault": None}
+            result["why"] = f"your expression uses {', '.join(missing)}, which your class does not offer"
         else:
-            result = check_case(V, case, keep=True)
+            result = check_case(V, case, keep=True, shape=shape)
         report({"kind": "case", "own": True, **result})
     for case in cases:
         report({"kind": "begin", "name": case.name})
-        report({"kind": "case", **check_case(V, case)})
+        report({"kind": "case", **check_case(V, case, shape=shape)})
     try:
         zero = check_zeroing(V, offered)
     except Exception as e:  # noqa: BLE001

@@ -15,7 +15,9 @@ while the parent waits at most `timeout` seconds of wall time, then kills the
 child's whole process group. Whatever happens, the parent reads the lines that
 did arrive and returns a report (a dict of plain data): `status` is 'ok',
 'wrong' (a wrong gradient: see `fault`) or 'unusable' (with a `message` that
-says why: a timeout names the test that was running).
+says why: a timeout names the test that was running), 'raised' (their code
+raised while building or running an expression) or 'unchecked' (nothing
+could be compared: their class lacks the ops, or the expression's).
 """
 
 from __future__ import annotations
@@ -173,11 +175,26 @@ def _report(path, lines, code, timed_out, timeout, memory, output):
         return _unusable(
             path, f"the engine's process ended ({how}) before the check finished: {hint}", cases=cases, **extra
         )
-    fault = next(({"case": c["name"], **c["fault"]} for c in cases if c["status"] != "pass" and c.get("fault")), None)
+    fault = next(({"case": c["name"], **c["fault"]} for c in cases if c["status"] == "fail" and c.get("fault")), None)
     error = next((c for c in cases if c["status"] == "error"), None)
-    if fault is None and error is not None:
+    checked = [c for c in cases if c["status"] in ("pass", "fail")]
+    own_unchecked = next((c for c in cases if c.get("own") and c["status"] == "unchecked"), None)
+    message = ""
+    if fault:
+        status = "wrong"
+    elif error is not None:
+        status = "raised"
         fault = {"case": error["name"], "node": None, "op": None, "diagnosis": "raised", "cause": error["error"]}
-    status = "wrong" if fault else "ok"
+        message = f"your code raised in test {error['name']!r}: {error['error']}"
+    elif own_unchecked is not None:
+        status = "unchecked"
+        message = f"could not check {own_unchecked['name']!r}: {own_unchecked['why']}"
+    elif not checked:
+        status = "unchecked"
+        why = next((c.get("why") for c in cases if c.get("why")), None)
+        message = "could not check: " + (why or "your class offers none of the ops the tests use (+, *, ...)")
+    else:
+        status = "ok"
     return {
         "file": path,
         "status": status,
@@ -187,7 +204,7 @@ def _report(path, lines, code, timed_out, timeout, memory, output):
         "cases": cases,
         "notes": notes,
         "fault": fault,
-        "message": "",
+        "message": message,
         **extra,
     }
 
