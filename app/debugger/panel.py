@@ -90,6 +90,9 @@ ACTIONS = (
 )
 
 
+PHASE_TIP = "Forward pass: compute every node's data. Backward pass: every node's grad, one _backward at a time."
+
+
 class DebuggerPanel(QWidget):
     stepped = Signal(object)  # the StepRecord / ForwardRecord shown after a move (None at a start)
 
@@ -204,6 +207,8 @@ class DebuggerPanel(QWidget):
         self.step_list.apply_theme(theme)
         self.gradcheck.model.theme = theme
         self.legend.setText(self._legend_html())
+        self.legend.show()  # a new scale: the stripes' key is back until the += lines need its room
+        self.phase_label.setToolTip(PHASE_TIP)
         self._sync()
         self._render_explanation()
 
@@ -221,9 +226,7 @@ class DebuggerPanel(QWidget):
         bar.setFloatable(False)
         self.phase_label = QLabel()
         self.phase_label.setTextFormat(Qt.RichText)
-        self.phase_label.setToolTip(
-            "Forward pass: compute every node's data. Backward pass: every node's grad, one _backward at a time."
-        )
+        self.phase_label.setToolTip(PHASE_TIP)
         bar.addWidget(self.phase_label)
         bar.addSeparator()
         self.buttons = {}

@@ -9,7 +9,7 @@ steps its text down a little (`fit_text`) rather than cutting it.
 """
 
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QBoxLayout
+from PySide6.QtWidgets import QBoxLayout, QSizePolicy
 
 
 class StepFit:
@@ -64,6 +64,9 @@ class StepFit:
         """Presenter mode: the step takes the panel's whole width (the class reads the
         text, not the list of lessons; Help → Lessons and Page Down still move on)."""
         self.list.setVisible(not on)
+        # sized to its text there (wanted_height): no 192 px floor of its own; in a side
+        # dock it keeps that floor, or the network's picture would leave it two lines
+        self.text.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Ignored if on else QSizePolicy.Expanding)
 
     def text_cut(self):
         """How many pixels of the step's text are out of view (0: all of it shows)."""

@@ -368,7 +368,8 @@ def _graph_room(window):
     legend = view.legend
     if legend.isVisible() and (rect.width() + 56) * READABLE_ZOOM > view.viewport().width() - legend.width() - 24:
         need += legend.height() + 24  # too wide to sit beside the legend: above it
-    return min(int(need), window.height() // 2)
+    share = 0.4 if snapshot.kind == "network" else 0.5  # a network's one neuron: its text comes first
+    return min(int(need), int(window.height() * share))
 
 
 READABLE_PX = 28  # node digits in presenter mode: read from the back of a lecture hall

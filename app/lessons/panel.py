@@ -44,7 +44,6 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QScrollArea,
-    QSizePolicy,
     QSplitter,
     QTextBrowser,
     QVBoxLayout,
@@ -149,7 +148,6 @@ class LessonsPanel(LessonMoves, StepFit, QWidget):
         self.text.setToolTip("")  # a long tip over the reading area only gets in the way
         set_base_font(self.text, TEXT_PX)
         self.text.setMinimumHeight(48)  # the panel is sized to its text (wanted_height)
-        self.text.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Ignored)  # no 192 px floor of its own
         self.body = QBoxLayout(QBoxLayout.TopToBottom)  # text and network: side by side when wide
         self.body.addWidget(self.text, 3)
         col.addLayout(self.body, 1)

@@ -95,3 +95,13 @@ def test_stepping_started_inside_presenter_mode_zooms_to_readable_digits(window,
     assert number * window.view.zoom() < READABLE_PX
     window.debugger.step()
     assert number * window.view.zoom() >= READABLE_PX - 0.5
+
+
+def test_the_stripes_key_comes_back_after_presenter_3x(window, qtbot):
+    start(window, qtbot, "tutorial.json", (1920, 1080), 3)
+    window.debugger.step()
+    settle(window, qtbot)
+    assert not window.debugger.legend.isVisible()  # at 3x it gave its lines to the += lines
+    window.appearance.set_presenter(False)
+    settle(window, qtbot)
+    assert window.debugger.legend.isVisible()

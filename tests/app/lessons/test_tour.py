@@ -88,3 +88,16 @@ def test_a_network_lesson_opened_in_presenter_mode_keeps_its_panel(window, qtbot
     for _lesson, index in walk(window, [window.lessons.lesson("training-moons")]):
         facts = in_view(window)
         assert facts["panel"] and facts["next"] and facts["network"], (index, facts)
+
+
+def test_a_network_lesson_chosen_on_the_welcome_page_in_presenter_mode_keeps_its_panel(window, qtbot):
+    window.resize(1920, 1080)
+    window.show()
+    qtbot.waitExposed(window)
+    window.appearance.set_presenter(True, 2, full_screen=False)
+    dialog = window.show_welcome()
+    dialog.lessonChosen.emit("training-moons")
+    dialog.close()
+    qtbot.waitUntil(lambda: not window.lessons.busy and window.lessons.snapshot is not None, timeout=60000)
+    facts = in_view(window)
+    assert facts["panel"] and facts["next"] and facts["network"], facts
