@@ -573,7 +573,7 @@ def check_class(V: type, report: Callable[[dict[str, Any]], None], own: Iterable
         report(
             {
                 "kind": "case",
-                "name": "zero_grad between two passes",
+                "name": battery.ZERO_GRAD_CASE,
                 "status": "fail",
                 "steps": 0,
                 "notes": [],
