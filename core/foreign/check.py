@@ -150,9 +150,9 @@ def check_case(V: type, case: battery.Case, keep: bool = False, shape: Shape | N
             result.pop("records", None)
         return result
     if status == "error":
-        result.update(status="error", error=verdict["error"])
-        if stepped["status"] != "fail":
-            result["fault"] = None
+        result.update(status="error", error=stepped.get("error") or verdict["error"])
+        if stepped["status"] == "pass":
+            result["fault"] = None  # no step of theirs to show: their backward() itself raised
         return result
     if status == "unchecked":
         result.update(status="unchecked", why=verdict["why"], fault=None)

@@ -260,6 +260,8 @@ def _report(path, lines, code, timed_out, timeout, memory, output, own=()):
     elif error is not None:
         status = "raised"
         fault = {"case": error["name"], "node": None, "op": None, "diagnosis": "raised", "cause": error["error"]}
+        if error.get("fault"):  # the step that raised, for the debugger to stop on
+            fault = {"case": error["name"], **error["fault"]}
         message = f"your code raised in test {error['name']!r}: {error['error']}"
     elif own_unchecked is not None:
         status = "unchecked"
