@@ -166,12 +166,9 @@ def step_head(ctrl, record, style):
     node = record.node
     n = len(st.order)
     last = " — the last one" if record.index + 1 == n else ""
-    parts = [
-        style.title(
-            f"Step {record.index + 1} of {n} · {style.mono(headline(st, node), bold=True)} "
-            f"runs its {style.mono('_backward')}{last}"
-        )
-    ]
+    replay = getattr(st, "replay", None)
+    runs = "applies its local grads" if getattr(replay, "local_grads", False) else f"runs its {style.mono('_backward')}"
+    parts = [style.title(f"Step {record.index + 1} of {n} · {style.mono(headline(st, node), bold=True)} {runs}{last}")]
     hidden = ctrl.quiz_hidden()
     rows = []
     for child, line in zip(record.children, record.lines):

@@ -54,6 +54,9 @@ class ForeignReplay:
     def __init__(self, case: dict[str, Any]) -> None:
         self.name = case["name"]
         self.fault = case.get("fault")
+        # what their code for one node is called: a local-grads engine has no _backward
+        self.local_grads = case.get("style") == "local-grads"
+        self.their_code = "your _local_grads" if self.local_grads else "your _backward"
         self.wiring = {n["id"]: tuple(n["children"]) for n in case["graph"]}
         # [(node id, [(operand id, grad after their code)], record)]
         self.steps: list[tuple[str, list[tuple[str, float]], dict[str, Any]]] = []
@@ -88,7 +91,7 @@ class ForeignReplay:
             return f"your engine is wrong at {f.get('node') or '?'} (op {f.get('op')}): {f['cause']}"
         return (
             f"wrong gradient at {f['node']} (op {f['op']}): {f['operand']}.grad should change by "
-            f"{_fmt(number(f['expected']))}, your _backward changed it by {_fmt(number(f['got']))}. "
+            f"{_fmt(number(f['expected']))}, {self.their_code} changed it by {_fmt(number(f['got']))}. "
             f"Likely cause: {f['cause']}"
         )
 
@@ -208,7 +211,8 @@ class ReplayStepper(BackwardStepper):
             line = f"{names[i]}.grad += {local_text} · {out}.grad = {_fmt(value)} · {_fmt(out_grad)} = {_fmt(amount)}"
             theirs = after[i]
             if last[child] == i and child in wrong:
-                line += f", but your _backward made it {_fmt(theirs)} ✗ (was {_fmt(before[i])}, should be {_fmt(now)})"
+                made = f"{self.replay.their_code} made it {_fmt(theirs)}"
+                line += f", but {made} ✗ (was {_fmt(before[i])}, should be {_fmt(now)})"
             else:
                 line += f" (was {_fmt(was)}, now {_fmt(now if last[child] != i else theirs)})"
             lines.append(line)

@@ -1,4 +1,6 @@
-"""A float32 engine (numpy 0-d arrays of float32), as in repos that mimic torch's default dtype. (Correct.)"""
+"""A float32 engine (numpy 0-d arrays of float32), as in repos that
+mimic torch's default dtype. (Correct.)"""
+
 import numpy as np
 
 
@@ -21,6 +23,7 @@ class Value:
         def _backward():
             self._acc(out.grad)
             other._acc(out.grad)
+
         out._backward = _backward
         return out
 
@@ -31,14 +34,16 @@ class Value:
         def _backward():
             self._acc(other.data * out.grad)
             other._acc(self.data * out.grad)
+
         out._backward = _backward
         return out
 
     def __pow__(self, k):
-        out = Value(self.data ** k, (self,), f'**{k}')
+        out = Value(self.data**k, (self,), f'**{k}')
 
         def _backward():
             self._acc(k * self.data ** (k - 1) * out.grad)
+
         out._backward = _backward
         return out
 
@@ -47,7 +52,8 @@ class Value:
         out = Value(t, (self,), 'tanh')
 
         def _backward():
-            self._acc((1 - t ** 2) * out.grad)
+            self._acc((1 - t**2) * out.grad)
+
         out._backward = _backward
         return out
 
@@ -60,6 +66,7 @@ class Value:
                 for c in v._prev:
                     build(c)
                 topo.append(v)
+
         build(self)
         self.grad = np.ones_like(self.data)
         for v in reversed(topo):

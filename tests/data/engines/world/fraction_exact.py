@@ -1,5 +1,6 @@
 """Shape seen in teaching code: exact arithmetic, data and grad are Fractions.
 (Correct.)"""
+
 from fractions import Fraction
 
 
@@ -18,6 +19,7 @@ class Value:
         def _backward():
             self.grad += out.grad
             other.grad += out.grad
+
         out._backward = _backward
         return out
 
@@ -28,14 +30,16 @@ class Value:
         def _backward():
             self.grad += other.data * out.grad
             other.grad += self.data * out.grad
+
         out._backward = _backward
         return out
 
     def __pow__(self, k):
-        out = Value(self.data ** k, (self,), f'**{k}')
+        out = Value(self.data**k, (self,), f'**{k}')
 
         def _backward():
             self.grad += k * self.data ** (k - 1) * out.grad
+
         out._backward = _backward
         return out
 
@@ -54,6 +58,7 @@ class Value:
                 for c in v._prev:
                     build(c)
                 topo.append(v)
+
         build(self)
         self.grad = Fraction(1)
         for v in reversed(topo):

@@ -1,6 +1,7 @@
 """Shape seen in public repos: tanh computed through sub-expressions (exp, +, /)
 whose result node gets a _backward that writes straight to the input, the
 sub-expression nodes left without one. (Correct.)"""
+
 import math
 
 
@@ -19,6 +20,7 @@ class Value:
         def _backward():
             self.grad += out.grad
             other.grad += out.grad
+
         out._backward = _backward
         return out
 
@@ -29,6 +31,7 @@ class Value:
         def _backward():
             self.grad += other.data * out.grad
             other.grad += self.data * out.grad
+
         out._backward = _backward
         return out
 
@@ -39,7 +42,8 @@ class Value:
         x = self
 
         def _backward():
-            x.grad += (1 - out.data ** 2) * out.grad
+            x.grad += (1 - out.data**2) * out.grad
+
         out._backward = _backward
         return out
 
@@ -58,6 +62,7 @@ class Value:
                 for c in v._prev:
                     build(c)
                 topo.append(v)
+
         build(self)
         self.grad = 1.0
         for v in reversed(topo):

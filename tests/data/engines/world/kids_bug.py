@@ -16,6 +16,7 @@ class Value:
         def back():
             self.grad += 0.5 * out.grad
             other.grad += 0.5 * out.grad
+
         out._backward = back
         return out
 
@@ -26,6 +27,7 @@ class Value:
         def back():
             self.grad += other.data * out.grad
             other.grad += self.data * out.grad
+
         out._backward = back
         return out
 

@@ -1,6 +1,7 @@
 """Shape seen in public repos: `_op` is only a label. __sub__ is self + (-other)
 but the node is labelled '-'; __truediv__ is self * other**-1 labelled '/';
 tanh is labelled 'tanh' but built from exp. (Correct.)"""
+
 import math
 
 
@@ -19,6 +20,7 @@ class Value:
         def _backward():
             self.grad += out.grad
             other.grad += out.grad
+
         out._backward = _backward
         return out
 
@@ -29,14 +31,16 @@ class Value:
         def _backward():
             self.grad += other.data * out.grad
             other.grad += self.data * out.grad
+
         out._backward = _backward
         return out
 
     def __pow__(self, k):
-        out = Value(self.data ** k, (self,), f'**{k}')
+        out = Value(self.data**k, (self,), f'**{k}')
 
         def _backward():
             self.grad += k * self.data ** (k - 1) * out.grad
+
         out._backward = _backward
         return out
 
@@ -49,13 +53,14 @@ class Value:
 
     def __truediv__(self, other):
         other = other if isinstance(other, Value) else Value(other)
-        return self.__mul__(other ** -1, op='/')
+        return self.__mul__(other**-1, op='/')
 
     def exp(self):
         out = Value(math.exp(self.data), (self,), 'exp')
 
         def _backward():
             self.grad += out.data * out.grad
+
         out._backward = _backward
         return out
 
@@ -80,6 +85,7 @@ class Value:
                 for c in v._prev:
                     build(c)
                 topo.append(v)
+
         build(self)
         self.grad = 1.0
         for v in reversed(topo):

@@ -2,6 +2,7 @@
 until backward), a history (last_fn, ctx, inputs), ScalarFunctions with
 forward(ctx, ...) / backward(ctx, d), chain_rule, topological_sort and
 backpropagate. Only leaves keep a derivative. Bug: Mul.backward returns (a*d, b*d), swapped."""
+
 import math
 
 
@@ -172,7 +173,7 @@ def topological_sort(variable):
     order, seen = [], set()
 
     def visit(v):
-        if v.unique_id in seen or v.is_leaf() and False:
+        if v.unique_id in seen:
             return
         seen.add(v.unique_id)
         for parent in v.history.inputs:

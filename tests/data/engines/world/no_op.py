@@ -16,6 +16,7 @@ class Value:
         def _backward():
             self.grad += out.grad
             other.grad += out.grad
+
         out._backward = _backward
         return out
 
@@ -26,6 +27,7 @@ class Value:
         def _backward():
             self.grad += other.data * out.grad
             other.grad += self.data * out.grad
+
         out._backward = _backward
         return out
 
@@ -34,6 +36,7 @@ class Value:
 
         def _backward():
             self.grad += (self.data > 0) * out.grad
+
         out._backward = _backward
         return out
 
@@ -58,6 +61,7 @@ class Value:
                 for c in v._prev:
                     build(c)
                 topo.append(v)
+
         build(self)
         self.grad = 1.0
         for v in reversed(topo):

@@ -1,5 +1,6 @@
 """Shape seen in homework sheets: the number in .value and its gradient in .d, the
 op recorded as a word ('add', 'mul'), children in `inputs`. (Correct.)"""
+
 import math
 
 
@@ -18,6 +19,7 @@ class Value:
         def _backward():
             self.d += out.d
             other.d += out.d
+
         out._backward = _backward
         return out
 
@@ -28,6 +30,7 @@ class Value:
         def _backward():
             self.d += other.value * out.d
             other.d += self.value * out.d
+
         out._backward = _backward
         return out
 
@@ -37,6 +40,7 @@ class Value:
 
         def _backward():
             self.d += (1 - t * t) * out.d
+
         out._backward = _backward
         return out
 
@@ -49,6 +53,7 @@ class Value:
                 for c in v.inputs:
                     visit(c)
                 order.append(v)
+
         visit(self)
         self.d = 1.0
         for v in reversed(order):
