@@ -46,3 +46,25 @@ def test_json_names_the_op():
     report = json.loads(done.stdout)
     assert report["status"] == "wrong" and report["fault"]["op"] == "ReLU"
     assert report["fault"]["diagnosis"] == "relu-derivative"
+
+
+def test_the_five_categories_by_exit_code(tmp_path):
+    raises = tmp_path / "raises.py"  # right forward, a backward() that raises
+    raises.write_text(
+        open(os.path.join(ENGINES, "tutorial.py"), encoding="utf-8")
+        .read()
+        .replace("        build_topo(self)\n", "        build_topo(self)\n        raise RuntimeError('not yet')\n"),
+        encoding="utf-8",
+    )
+    for path, code, category in [
+        (os.path.join(ENGINES, "tutorial.py"), 0, "ok"),
+        (os.path.join(ENGINES, "bug_tanh.py"), 1, "wrong"),
+        (os.path.join(ENGINES, "hostile_no_class.py"), 2, "unusable"),
+        (str(raises), 3, "raised"),
+    ]:
+        done = run(path, "--json")
+        report = json.loads(done.stdout)
+        assert (done.returncode, report["category"], report["status"]) == (code, code, category), done.stdout
+        assert all({"name", "status"} <= set(case) for case in report["cases"])
+    done = run(os.path.join(ENGINES, "micrograd_like.py"), "--expr", "x = 2; x.tanh()")
+    assert done.returncode == 4 and "does not offer" in done.stdout  # an op their class lacks: not a wrong gradient
