@@ -33,6 +33,7 @@ class Case(NamedTuple):
     name: str  # what the report calls the test
     needs: tuple[str, ...]  # operations it uses (see `offered`)
     build: Callable[..., Any]  # build(leaf) -> output Value, leaf(number, name) -> a leaf Value
+    text: str = ""  # the same expression in the studio's syntax, for `--debug-engine FILE --expr TEXT`
 
 
 # -----------------------------------------------------------------------------
@@ -116,6 +117,7 @@ def op_cases() -> list[Case]:
                     f"x {SYMBOL[op]} y at x={x}, y={y}",
                     (op,),
                     lambda leaf, op=op, x=x, y=y: apply_binary(op, leaf(x, "x"), leaf(y, "y")),
+                    f"x = {x}; y = {y}; x {SYMBOL[op]} y",
                 )
             )
         scaled.append(
@@ -127,12 +129,15 @@ def op_cases() -> list[Case]:
         )
     for k in (2, 3, -1):
         for x in (-1.5, 0.5, 2.0):
-            alone.append(Case(f"x**{k} at x={x}", ("pow",), lambda leaf, k=k, x=x: leaf(x, "x") ** k))
+            alone.append(
+                Case(f"x**{k} at x={x}", ("pow",), lambda leaf, k=k, x=x: leaf(x, "x") ** k, f"x = {x}; x**{k}")
+            )
     scaled.append(Case("x**2*s at x=1.5, s=-2", ("pow", "mul"), lambda leaf: leaf(1.5, "x") ** 2 * leaf(-2.0, "s")))
     for op in ("neg", "relu", "tanh", "exp", "log", "sigmoid"):
         points = (0.5, 2.0) if op == "log" else UNARY_POINTS
         for x in points:
-            alone.append(Case(f"{op}(x) at x={x}", (op,), lambda leaf, op=op, x=x: apply_unary(op, leaf(x, "x"))))
+            text = f"x = {x}; -x" if op == "neg" else f"x = {x}; x.{op}()"
+            alone.append(Case(f"{op}(x) at x={x}", (op,), lambda leaf, op=op, x=x: apply_unary(op, leaf(x, "x")), text))
         scaled.append(
             Case(
                 f"{op}(x)*s at x=0.5, s=-2",
@@ -225,16 +230,26 @@ def _more_ops(leaf):
 
 
 EXPRESSIONS = (
-    Case("x*x (one value, both operands)", ("mul",), _x_times_x),
-    Case("b = a + a (the lecture's bug)", ("add",), _a_plus_a),
-    Case("tutorial: f = x*y + y**2", ("add", "mul", "pow"), _tutorial),
+    Case("x*x (one value, both operands)", ("mul",), _x_times_x, "x = 3; x*x"),
+    Case("b = a + a (the lecture's bug)", ("add",), _a_plus_a, "a = 3; a + a"),
+    Case("tutorial: f = x*y + y**2", ("add", "mul", "pow"), _tutorial, "x = -2; y = 3; x*y + y**2"),
     Case("tutorial: f = x*y + y**2 at x=0.5, y=-1.5", ("add", "mul", "pow"), lambda leaf: _tutorial(leaf, 0.5, -1.5)),
     Case("tutorial: f = x*y + y**2 at x=3, y=0", ("add", "mul", "pow"), lambda leaf: _tutorial(leaf, 3.0, 0.0)),
     Case("x**2 + x**3 at x=1.5 (one x, two powers)", ("add", "pow"), _two_powers),
     Case("x**2 + x**3 at x=-0.5", ("add", "pow"), lambda leaf: _two_powers(leaf, -0.5)),
-    Case("a neuron: tanh(x1*w1 + x2*w2 + b)", ("add", "mul", "tanh"), _neuron),
-    Case("reused intermediate: h = x*y; (h + z)*(h*z)", ("add", "mul"), _reused),
-    Case("h at two depths: h = x*y; h*z + h", ("add", "mul"), _two_depths),
+    Case(
+        "a neuron: tanh(x1*w1 + x2*w2 + b)",
+        ("add", "mul", "tanh"),
+        _neuron,
+        "x1 = 2; x2 = 0; w1 = -3; w2 = 1; b = 6.8813735870195432; (x1*w1 + x2*w2 + b).tanh()",
+    ),
+    Case(
+        "reused intermediate: h = x*y; (h + z)*(h*z)",
+        ("add", "mul"),
+        _reused,
+        "x = 2; y = -3; z = 0.5; h = x*y; (h + z)*(h*z)",
+    ),
+    Case("h at two depths: h = x*y; h*z + h", ("add", "mul"), _two_depths, "x = 2; y = -3; z = 0.5; h = x*y; h*z + h"),
     Case("deep chain: 40 x (v*c + d)", ("add", "mul"), _deep),
     Case("deep chain: 20 x tanh(v*c + d)", ("add", "mul", "tanh"), _deep_tanh),
     Case("micrograd sanity check", ("add", "mul", "relu", "rmul", "numbers"), _sanity),

@@ -206,6 +206,8 @@ def step_case(V: type, case: battery.Case, keep: bool = False, sample: Any = Non
         return value
 
     result: dict[str, Any] = {"name": case.name, "status": "pass", "steps": 0, "notes": [], "fault": None}
+    if case.text:
+        result["text"] = case.text
     try:
         root = case.build(leaf)
         tr = trace(root, names)

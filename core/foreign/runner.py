@@ -250,7 +250,7 @@ def _report(path, lines, code, timed_out, timeout, memory, output, own=()):
         )
     failing = [c for c in cases if c["status"] == "fail" and c.get("fault")]
     first = min(failing, key=_specificity, default=None)
-    fault = {"case": first["name"], **first["fault"]} if first else None
+    fault = {"case": first["name"], "expr": first.get("text", ""), **first["fault"]} if first else None
     error = next((c for c in cases if c["status"] == "error"), None)
     checked = [c for c in cases if c["status"] in ("pass", "fail")]
     own_unchecked = next((c for c in cases if c.get("own") and c["status"] == "unchecked"), None)
