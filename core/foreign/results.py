@@ -93,7 +93,7 @@ class _SetInOrder(set):
         super().__init__(items)
         self._order = items
 
-    def __iter__(self):  # type: ignore[override]
+    def __iter__(self):
         return iter(self._order)
 
 

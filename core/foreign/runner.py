@@ -399,7 +399,7 @@ def _die_with_parent() -> None:
 
 def children_of(pid: int) -> list[tuple[int, str]]:
     """[(pid, state)] of the processes whose parent is `pid`, from /proc."""
-    found = []
+    found: list[tuple[int, str]] = []
     try:
         names = os.listdir("/proc")
     except OSError:
@@ -460,6 +460,7 @@ def supervise(timeout: float, write_fd: int, child_args: list[str]) -> int:
     )
     os.close(write_fd)
     try:
+        assert child.stdin is not None  # stdin=PIPE
         child.stdin.write(key.encode())
         child.stdin.close()
     except OSError:
