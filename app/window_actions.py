@@ -8,6 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QSizePolicy, QWidget
 
+from app.foreign.class_view import check_a_class
 from app.foreign.engine_dialog import debug_my_engine
 from app.graph.reach import SHAPE_TIP, ReachActions
 from app.look.theme import DARK, LIGHT, format_number
@@ -42,6 +43,13 @@ def build_actions(window):
         lambda: debug_my_engine(window),
         key="debug engine",
         tip="Check your own Value class's gradients (runs your file in a separate process)",
+    )
+    a(
+        "File",
+        "Check a class…",
+        lambda: check_a_class(window),
+        key="check class",
+        tip="Check every Value class in a folder of submissions: a table and the class's most common mistakes",
     )
     window.menus["File"].addSeparator()
     a("File", "&Quit", window.close, QKeySequence.Quit, key="quit")

@@ -292,6 +292,11 @@ def _banners(ctrl, style):
         parts.append(style.banner(_e(ctrl.notice), style.partial))
     if ctrl.shown_stop_reason:
         parts.append(style.banner("Stopped: " + _e(ctrl.shown_stop_reason), style.bad))
+    replay = getattr(ctrl.stepper, "replay", None)
+    lines = replay.hint_lines() if replay is not None else []
+    if lines:
+        shown = "<br>".join(f"Hint {i} of 4: {_e(line)}" for i, line in enumerate(lines, 1))
+        parts.append(style.banner(shown, style.partial))
     return "".join(parts)
 
 

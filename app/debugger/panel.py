@@ -120,6 +120,12 @@ class DebuggerPanel(QWidget):
         quiz.setToolTip("Hide each step's new grads until you predict them")
         quiz.toggled.connect(ctrl.set_quiz_mode)
         self.actions["quiz"] = quiz
+        hint = QAction("Hint", self)
+        hint.setToolTip(
+            "A learner's engine stopped at a wrong gradient: one more hint (where, which, a question, the fix)"
+        )
+        hint.triggered.connect(self.climb_hint)
+        self.actions["hint"] = hint
 
         self._build()
         ctrl.stateChanged.connect(self._sync)
@@ -196,6 +202,13 @@ class DebuggerPanel(QWidget):
     def reveal_quiz(self):
         self.controller.reveal_quiz()
 
+    def climb_hint(self):
+        """One more rung of the hint ladder for a learner's engine stopped at a fault."""
+        replay = getattr(self.controller.stepper, "replay", None)
+        if replay is not None and replay.next_hint():
+            self._render_explanation()
+            self._sync()
+
     def explanation_text(self):
         return self.explanation.toPlainText()
 
@@ -246,6 +259,7 @@ class DebuggerPanel(QWidget):
             bar.addWidget(self._button(key))
         bar.addSeparator()
         bar.addWidget(self._button("quiz"))
+        bar.addWidget(self._button("hint"))
         bar.addWidget(self._button("stop"))
         outer.addWidget(bar)
 
@@ -445,6 +459,10 @@ class DebuggerPanel(QWidget):
         play.setText("⏸ Pause" if ctrl.playing else "▶ Play")
         play.blockSignals(False)
         self.speed_label.setText(f"{ctrl.speed:g}/s")
+        replay = getattr(ctrl.stepper, "replay", None)
+        climbable = replay is not None and bool(replay.fault) and replay.hints_shown < 4
+        self.buttons["hint"].setVisible(replay is not None and bool(replay.fault))
+        self.actions["hint"].setEnabled(climbable)
         question = ctrl.quiz_question()
         self.quiz_box.setVisible(bool(question))
         self.quiz_prompt.setText("Your prediction:")

@@ -39,6 +39,7 @@ from typing import Any
 from core.debugger.stepper import BackwardStepper, StepRecord, _fmt, _substitute
 from core.document.compile import Compiled
 from core.engine import Value
+from core.foreign import hints
 from core.foreign.document import number
 
 
@@ -57,6 +58,7 @@ class ForeignReplay:
         # what their code for one node is called: a local-grads engine has no _backward
         self.local_grads = case.get("style") == "local-grads"
         self.their_code = "your _local_grads" if self.local_grads else "your _backward"
+        self.hints_shown = 0  # rungs of the hint ladder climbed (core/foreign/hints.py)
         self.wiring = {n["id"]: tuple(n["children"]) for n in case["graph"]}
         # [(node id, [(operand id, grad after their code)], record)]
         self.steps: list[tuple[str, list[tuple[str, float]], dict[str, Any]]] = []
@@ -81,6 +83,19 @@ class ForeignReplay:
         stepper.reset()
         stepper.seek(len(stepper.order))
         return stepper
+
+    def hint_lines(self) -> list[str]:
+        """The hints climbed so far for this case's fault, first to last."""
+        if not self.fault:
+            return []
+        return hints.climb({"case": self.name, **self.fault}, self.hints_shown)
+
+    def next_hint(self) -> bool:
+        """Climb one rung of the hint ladder; False when there is no fault or no rung left."""
+        if not self.fault or self.hints_shown >= hints.RUNGS:
+            return False
+        self.hints_shown += 1
+        return True
 
     def stop_reason(self) -> str:
         """The stop after the first wrong step: node, op, expected vs got, cause."""
