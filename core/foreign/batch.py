@@ -49,6 +49,7 @@ WORDS = {
     "set-order": "order depends on a set",
     "no-seed": "output grad never set to 1",
     "not-zeroed": "zero_grad leaves grads",
+    "topo-sort": "topological sort wrong",
     "raised": "code raised",
     "wrong-result": "wrong result",
 }

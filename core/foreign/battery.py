@@ -101,6 +101,7 @@ def apply_unary(op: str, a: Any) -> Any:
 
 
 ZERO_GRAD_CASE = "zero_grad between two passes"  # run after the battery, by check.check_zeroing
+TOPO_CASE = "your topological sort"  # run after the battery when the file has one (core/foreign/topo.py)
 SYMBOL = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
 BINARY_POINTS = ((-1.5, 2.0), (0.0, 3.0), (2.0, -0.5))
 UNARY_POINTS = (-1.5, 0.0, 0.5, 2.0)
@@ -191,6 +192,14 @@ def _two_depths(leaf):
     return h * z + h
 
 
+def _two_depths_first(leaf):
+    """The same, h first: a walk that lists a node where it first meets it (depth first,
+    before its users) puts h before h*z."""
+    x, y, z = leaf(2.0, "x"), leaf(-3.0, "y"), leaf(0.5, "z")
+    h = x * y
+    return h + h * z
+
+
 def _deep(leaf):
     x, c, d = leaf(0.8, "x"), leaf(0.9, "c"), leaf(0.1, "d")
     v = x
@@ -250,6 +259,12 @@ EXPRESSIONS = (
         "x = 2; y = -3; z = 0.5; h = x*y; (h + z)*(h*z)",
     ),
     Case("h at two depths: h = x*y; h*z + h", ("add", "mul"), _two_depths, "x = 2; y = -3; z = 0.5; h = x*y; h*z + h"),
+    Case(
+        "h at two depths: h = x*y; h + h*z",
+        ("add", "mul"),
+        _two_depths_first,
+        "x = 2; y = -3; z = 0.5; h = x*y; h + h*z",
+    ),
     Case("deep chain: 40 x (v*c + d)", ("add", "mul"), _deep),
     Case("deep chain: 20 x tanh(v*c + d)", ("add", "mul", "tanh"), _deep_tanh),
     Case("micrograd sanity check", ("add", "mul", "relu", "rmul", "numbers"), _sanity),

@@ -30,7 +30,7 @@ from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
 from core import ops
-from core.foreign import battery, results
+from core.foreign import battery, results, topo
 from core.foreign.diagnosis import ABS, ACCUMULATES, REL, backward_fault, close, diagnose, order_fault, zeroing_fault
 from core.foreign.shapes import Shape, one_like, tolerance, zero_like
 from core.foreign.trace import Trace, TracedNode, trace
@@ -514,32 +514,86 @@ def _recorder(calls, nid, original, out, tr, steps):
 # Zeroing between passes
 
 
-def check_zeroing(V: type, ops_offered: Collection[str]) -> dict[str, Any] | str | None:
+def check_zeroing(V: type, ops_offered: Collection[str], shape: Shape | None = None) -> dict[str, Any] | str | None:
     """If the class offers `zero_grad()`, check it zeroes the whole graph: two passes
     of backward() with zero_grad() between must give the same grads. Returns a fault,
     a note (str) or None."""
     if "mul" not in ops_offered or "add" not in ops_offered:
         return None
+    grad = (shape or Shape.of(V)).read_grad
     x, y = V(2.0), V(-3.0)
     h = x * y
     root = h + x * h
     if not callable(getattr(root, "zero_grad", None)):
         root.backward()
-        once = float(x.grad)
+        once = grad(x)
         root.backward()
-        if not close(float(x.grad), once):
+        if not close(grad(x), once):
             return ACCUMULATES
         return None
     root.backward()
-    first = {"x": float(x.grad), "y": float(y.grad)}
+    first = {"x": grad(x), "y": grad(y)}
     root.zero_grad()
-    left = [n for n, v in (("x", x), ("y", y), ("x*y", h)) if float(v.grad) != 0.0]
+    left = [n for n, v in (("x", x), ("y", y), ("x*y", h)) if grad(v) != 0.0]
     root.backward()
-    second = {"x": float(x.grad), "y": float(y.grad)}
+    second = {"x": grad(x), "y": grad(y)}
     return zeroing_fault(first, second, left)
 
 
-def check_class(V: type, report: Callable[[dict[str, Any]], None], own: Iterable[battery.Case] = ()) -> None:
+def check_their_topo(V: type, namespace: dict[str, Any], failed: bool) -> dict[str, Any] | None:
+    """Their own topological sort, if the file has one, on two expressions where a wrong
+    one shows: a failing case when the battery found wrong grads (it is then the likely
+    root), a note when every grad was right anyway."""
+    found = topo.find_topo(namespace, V)
+    if found is None:
+        return None
+    name, fn = found
+    for case in battery.EXPRESSIONS:
+        if not case.name.startswith(("reused intermediate", "h at two depths")):
+            continue
+        names: dict[int, str] = {}
+
+        def leaf(x: Any, label: str, names: dict[int, str] = names) -> Any:
+            value = x if isinstance(x, V) else V(x)
+            names[id(value)] = label
+            return value
+
+        try:
+            root = case.build(leaf)
+            tr = trace(root, names)
+            names.update({id(obj): tr.by_id[nid].name for nid, obj in tr.objects.items()})
+            fault = topo.check_topo(name, fn, root, names, case.name)
+        except Exception as e:  # noqa: BLE001 -- their function
+            fault = {
+                "node": None,
+                "op": name,
+                "studio_op": None,
+                "diagnosis": "raised",
+                "cause": f"{name} raised {type(e).__name__}: {e}"[:300],
+            }
+        if fault:
+            if not failed:
+                return {
+                    "kind": "note",
+                    "text": f"your {name} on {case.name!r}: {fault['cause']} (your grads came out right anyway)",
+                }
+            return {
+                "kind": "case",
+                "name": battery.TOPO_CASE,
+                "status": "fail",
+                "steps": 0,
+                "notes": [],
+                "fault": {**fault, "case": case.name},
+            }
+    return None
+
+
+def check_class(
+    V: type,
+    report: Callable[[dict[str, Any]], None],
+    own: Iterable[battery.Case] = (),
+    namespace: dict[str, Any] | None = None,
+) -> None:
     """Every battery case for class V; calls report(result) after each (plain data).
     `own`: the learner's own cases (their expression), checked first and kept whole
     (graph and steps) so that the debugger can step them even when they pass."""
@@ -565,11 +619,20 @@ def check_class(V: type, report: Callable[[dict[str, Any]], None], own: Iterable
         else:
             result = check_case(V, case, keep=True, shape=shape)
         report({"kind": "case", "own": True, **result})
+    failed = False
     for case in cases:
         report({"kind": "begin", "name": case.name})
-        report({"kind": "case", **check_case(V, case, shape=shape)})
+        result = check_case(V, case, shape=shape)
+        failed = failed or result["status"] == "fail"
+        report({"kind": "case", **result})
     try:
-        zero = check_zeroing(V, offered)
+        topo_item = check_their_topo(V, namespace or {}, failed)
+    except Exception:  # noqa: BLE001 -- their code: the battery has spoken already
+        topo_item = None
+    if topo_item is not None:
+        report(topo_item)
+    try:
+        zero = check_zeroing(V, offered, shape)
     except Exception as e:  # noqa: BLE001
         zero = f"checking zero_grad raised {type(e).__name__}: {e}"
     if isinstance(zero, dict):

@@ -55,6 +55,8 @@ FIX = {
     "(depth first), so the order is right whatever order the set gives",
     "no-seed": "start the pass with `self.grad = 1` on the output, before the loop over the nodes",
     "not-zeroed": "zero_grad() must set the grad of EVERY node of the graph to 0, not only the leaves",
+    "topo-sort": "in your topological sort, visit every child BEFORE appending the node itself, and skip a node "
+    "already visited: then each node comes once, after all its inputs",
     "raised": "read the error: your code raised while computing the gradient -- the line it names is the bug",
     "wrong-result": "step your backward pass node by node (python main.py --debug-engine FILE) and compare "
     "each grad with the chain rule",

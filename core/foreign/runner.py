@@ -202,9 +202,7 @@ def _matches_battery(start, cases, own):
         return False
     planned, _ = battery.cases_for(start.get("offered", []))
     expected = list(own) + [case.name for case in planned]
-    names = [c.get("name") for c in cases]
-    if names and names[-1] == battery.ZERO_GRAD_CASE:
-        names = names[:-1]
+    names = [c.get("name") for c in cases if c.get("name") not in (battery.ZERO_GRAD_CASE, battery.TOPO_CASE)]
     return names == expected and start.get("cases") == len(expected)
 
 
@@ -365,7 +363,7 @@ def child_main(path: str, write_fd: int, memory: int, seconds: int, program_path
         report({"kind": "unusable", "message": str(e)})
         return 0
     try:
-        check_class(V, report, own)
+        check_class(V, report, own, namespace)
     except MemoryError:
         report({"kind": "unusable", "message": f"the engine ran out of memory (limit {memory >> 20} MB)"})
         return 0

@@ -35,6 +35,7 @@ WRONG = {  # engine: (diagnosis, op as they spelled it, or None where no op can 
     "local_grads_bug_power": ("power-rule", "pow"),
     "kids_bug": ("wrong-derivative", "add"),
     "minitorch_bug_mul": ("wrong-result", None),
+    "minitorch_bug_topo": ("topo-sort", "topological_sort"),
 }
 
 
