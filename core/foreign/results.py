@@ -31,7 +31,7 @@ from typing import Any
 
 from core.foreign.battery import Case
 from core.foreign.diagnosis import close
-from core.foreign.shapes import Shape, children, tolerance
+from core.foreign.shapes import Shape, backward_of, children, tolerance
 
 REPEATS = 8  # runs of their backward() per expression: a set-order walk shows in some of them
 
@@ -75,7 +75,7 @@ def _their_run(
     kept.append(root)
     if ballast % 3:
         reorder_sets(root, ballast % 3)
-    root.backward()
+    backward_of(root)()
     grads = {}
     for name, value in named.items():
         g = getattr(value, shape.grad, None)
@@ -120,8 +120,7 @@ def reorder_sets(root: Any, mode: int) -> None:
 def judge(V: type, shape: Shape, case: Case, repeats: int = REPEATS) -> dict[str, Any] | None:
     """The verdict on `case` from their backward()'s results (see the module
     docstring), or None when the class has no backward() to run."""
-    probe = V(1.0)
-    if not callable(getattr(probe, "backward", None)):
+    if backward_of(V(1.0)) is None:
         return None
     want = reference(case)
     runs: list[dict[str, float]] = []

@@ -7,6 +7,7 @@ Every course names the same few things its own way:
     MiniTorch module 1        Scalar: data, derivative (None until backward),
                               history.inputs / last_fn, backward() -> backpropagate
     homework sheets           value and d (or grad)
+    other repos               v, children, a `back` closure, a `backprop()` pass
     the unexpected            children under a name of their own (_kids, parents ...)
 
 The studio reads a learner's Value only through this table: `Shape.of(V)` looks
@@ -20,9 +21,10 @@ from __future__ import annotations
 
 from typing import Any
 
-DATA = ("data", "value", "val", "x")
+DATA = ("data", "value", "val", "v", "x")
 GRAD = ("grad", "derivative", "d", "g")
-CHILDREN = ("_prev", "_children", "children", "prev", "_parents", "parents")
+CHILDREN = ("_prev", "_children", "children", "prev", "_parents", "parents", "_operands", "operands")
+BACKWARD = ("backward", "backprop", "back_prop", "backpropagate")  # the pass, as a method of the output
 
 
 def number(x: Any) -> float:
@@ -133,3 +135,12 @@ def children(value: Any) -> tuple[list[Any], bool, str]:
             if all(isinstance(x, type(value)) for x in found):
                 return list(found), not isinstance(found, (set, frozenset)), name
     return [], True, ""
+
+
+def backward_of(value: Any) -> Any:
+    """Their backward pass as a bound method of `value` (`backward`, `backprop` ...), or None."""
+    for name in BACKWARD:
+        method = getattr(value, name, None)
+        if callable(method):
+            return method
+    return None

@@ -27,6 +27,7 @@ RIGHT = [
     "fraction_exact",
     "unfinished",
     "iterative_backward",
+    "scalar_v_backprop_right",
 ]
 
 WRONG = {  # engine: (diagnosis, op as they spelled it, or None where no op can be named)
@@ -36,6 +37,8 @@ WRONG = {  # engine: (diagnosis, op as they spelled it, or None where no op can 
     "kids_bug": ("wrong-derivative", "add"),
     "minitorch_bug_mul": ("wrong-result", None),
     "minitorch_bug_topo": ("topo-sort", "topological_sort"),
+    "scalar_v_backprop": ("wrong-result", None),
+    "operands_preorder": ("no-backward", "/"),
 }
 
 
