@@ -100,7 +100,7 @@ def apply_unary(op: str, a: Any) -> Any:
     return a.sigmoid()
 
 
-ZERO_GRAD_CASE = "zero_grad between two passes"  # run after the battery, by check.check_zeroing
+ZERO_GRAD_CASE = "zero_grad between two passes"  # run after the battery, by their_pass.check_zeroing
 TOPO_CASE = "your topological sort"  # run after the battery when the file has one (core/foreign/topo.py)
 SYMBOL = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
 BINARY_POINTS = ((-1.5, 2.0), (0.0, 3.0), (2.0, -0.5))

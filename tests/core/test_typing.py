@@ -74,6 +74,8 @@ ANNOTATED = [
     "core/foreign/results.py",
     "core/foreign/batch.py",
     "core/foreign/hints.py",
+    "core/foreign/their_pass.py",
+    "core/foreign/topo.py",
     "core/debugger/foreign_replay.py",
     "core/debugger/session.py",
     "core/debugger/quiz.py",
