@@ -59,6 +59,7 @@ from app.lessons.question_box import QuestionBox
 from app.lessons.reading import TEXT_PX, TITLE_PX, set_markdown
 from app.look.theme import set_base_font
 from core.lessons.format import LessonError, load_all
+from core.lessons.links import classify
 from core.lessons.quiz import LessonQuiz
 from core.lessons.runner import PENDING
 
@@ -441,7 +442,11 @@ class LessonsPanel(LessonMoves, StepFit, QWidget):
         """A web link opens in the browser. `studio:check-engine?file=NAME.py` checks a class
         the studio ships (resources/engines/NAME.py) as File → Debug my engine… does: only
         those, so a lesson file can never make the studio run other code."""
-        if url.scheme() != "studio":
+        kind, why = classify(url.toString())
+        if kind == "refused":
+            self._show_error(f"This lesson's link was not opened: {why}.")
+            return False
+        if kind == "web":
             QDesktopServices.openUrl(url)
             return False
         name = QUrlQuery(url).queryItemValue("file")
