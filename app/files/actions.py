@@ -38,7 +38,7 @@ from core.document.graph import GraphDocument
 from core.document.groups import GroupError, join_meta, split_meta
 from core.document.layout import positions_pile_up
 from core.files import graph_file, strict_json
-from core.files.atomic import write_atomically
+from core.files.atomic import sweep_stale_temps, write_atomically
 from core.files.interchange import dot, graphml
 
 MAX_RECENT = 10
@@ -171,6 +171,15 @@ class FileActions(QObject):
         window.destroyed.connect(self._window_destroyed)
         self.recent_menu = None
         self.examples_menu = None
+        self.swept = self.sweep_stale_saves()
+
+    def sweep_stale_saves(self):
+        """The temporary files a killed save left beside the recent files: removed now
+        (their process is gone). Returns their paths."""
+        swept = []
+        for folder in dict.fromkeys(os.path.dirname(p) for p in self.recent_files()):
+            swept += [os.path.join(folder, name) for name in sweep_stale_temps(folder)]
+        return swept
 
     # -- menus -------------------------------------------------------------------------
 
