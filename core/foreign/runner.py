@@ -216,12 +216,14 @@ def _report(path, lines, code, timed_out, timeout, memory, output, own=()):
         return _unusable(path, problem["message"], cases=cases, **extra)
     if timed_out:
         where = "while loading the file"
+        if any(x.get("kind") == "loaded" for x in lines):  # their file ran; their class's methods did not return
+            where = "while trying your class's operations (Value(2.0), + and * with a number ...): a loop in a method?"
         if start:
             begun = [x["name"] for x in lines if x.get("kind") == "begin"]
             where = (
                 f"in test {len(begun)} of {start['cases']}, {begun[-1]!r}"
                 if len(begun) > len(cases)
-                else "after the last test (checking zero_grad)"
+                else "after the last test (checking zero_grad or your topological sort)"
             )
         return _unusable(
             path,
@@ -357,6 +359,7 @@ def child_main(path: str, write_fd: int, memory: int, seconds: int, program_path
         where = traceback.extract_tb(e.__traceback__)[-1]
         report({"kind": "unusable", "message": f"loading {path} raised {type(e).__name__}: {e} (line {where.lineno})"})
         return 0
+    report({"kind": "loaded"})  # their module ran to its end: a hang from here is in their class
     try:
         V = find_value_class(namespace)
     except EngineError as e:

@@ -134,3 +134,21 @@ def test_a_folder_is_named_as_a_folder(tmp_path):
 
 def test_nothing_is_left_under_the_test_process():
     assert not [p for p, state in children_of(os.getpid()) if state != "Z"]
+
+
+def test_a_loop_in_mul_is_not_blamed_on_loading_the_file(tmp_path):
+    """Repro (issue 32 item 9): a loop in a learner's __mul__ was reported 'while loading the file'."""
+    src = engine_with(tmp_path, "")
+    text = (
+        open(src, encoding="utf-8")
+        .read()
+        .replace(
+            "    def __mul__(self, other):\n",
+            "    def __mul__(self, other):\n        while True:\n            pass\n",
+            1,
+        )
+    )
+    open(src, "w", encoding="utf-8").write(text)
+    report = check_file(src, timeout=5.0)
+    assert report["status"] == "unusable" and "while loading the file" not in report["message"]
+    assert "while trying your class's operations" in report["message"]
