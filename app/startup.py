@@ -66,11 +66,25 @@ def _parse_args(argv):
     )
     parser.add_argument(
         "--check-engine",
-        metavar="FILE.py",
+        metavar="FILE_OR_FOLDER",
+        nargs="+",
         help="check your own Value class's gradients (run in a separate process); "
-        "exit 0 right, 1 wrong gradient, 2 file unusable",
+        "exit 0 right, 1 wrong gradient, 2 file unusable, 3 your code raised, 4 could not check. "
+        "A folder (or several files): every .py in it, a table and a histogram of first faults "
+        "(exit 0 when each could be checked, 2 when the folder cannot be read)",
     )
     parser.add_argument("--json", action="store_true", help="with --check-engine: the report as JSON")
+    parser.add_argument("--csv", metavar="OUT.csv", help="with --check-engine on a folder: the table for a gradebook")
+    parser.add_argument(
+        "--hints", metavar="N", type=int, default=0, help="with --check-engine: the first N of 4 hints for each fault"
+    )
+    parser.add_argument(
+        "--jobs",
+        metavar="N",
+        type=int,
+        default=0,
+        help="with --check-engine on a folder: checks at once (default: cores)",
+    )
     parser.add_argument(
         "--debug-engine",
         metavar="FILE.py",
@@ -119,12 +133,9 @@ def main(argv=None):
     tune_process()
     args = _parse_args(sys.argv[1:] if argv is None else argv)
     if args.check_engine:  # no window: a report for people or autograders
-        from core.foreign.report import exit_code, to_json, to_text
-        from core.foreign.runner import check_file
+        from app.foreign.cli import check_engines
 
-        report = check_file(args.check_engine, expression=args.expr)
-        print(to_json(report) if args.json else to_text(report))
-        return exit_code(report)
+        return check_engines(args)
     if args.screenshot and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     app = _application()
@@ -164,6 +175,10 @@ def main(argv=None):
             window._size_presenter_docks()  # as its timer does after a resize on screen
             app.processEvents()
         window.view.fit()
+        if window.appearance.presenting:  # digits readable from the back row, as on screen
+            from app.lessons.install import readable_zoom
+
+            readable_zoom(window)
         window.lessons.follow()
         app.processEvents()
         window.view.minimap.finish_drawing()  # a large graph's overview is drawn in slices

@@ -8,6 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QSizePolicy, QWidget
 
+from app.foreign.class_view import check_a_class
 from app.foreign.engine_dialog import debug_my_engine
 from app.graph.reach import SHAPE_TIP, ReachActions
 from app.look.theme import DARK, LIGHT, format_number
@@ -42,6 +43,13 @@ def build_actions(window):
         lambda: debug_my_engine(window),
         key="debug engine",
         tip="Check your own Value class's gradients (runs your file in a separate process)",
+    )
+    a(
+        "File",
+        "Check a class…",
+        lambda: check_a_class(window),
+        key="check class",
+        tip="Check every Value class in a folder of submissions: a table and the class's most common mistakes",
     )
     window.menus["File"].addSeparator()
     a("File", "&Quit", window.close, QKeySequence.Quit, key="quit")
@@ -169,7 +177,9 @@ def update_status(window, *_):
     if out is not None:
         item = window.scene.node_items().get(out_id)  # named as on the canvas, never by its id
         name = item.name if item is not None else (doc.nodes[out_id].label or "the output")
-        window.output_label.setText(f"output {name} = {format_number(out.data)}")
+        mask = window.scene.marks.mask_of(out_id)  # a value the canvas hides (a quiz) stays hidden here
+        shown = mask[0] if mask is not None and mask[0] is not None else format_number(out.data)
+        window.output_label.setText(f"output {name} = {shown or '?'}")
     elif doc.nodes:
         missing = len(doc.missing_inputs())
         window.output_label.setText(

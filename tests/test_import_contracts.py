@@ -38,6 +38,8 @@ APP_COMPOSERS = {"main_window", "startup", "window_actions", "show", "install"} 
 APP_KNOWN = {
     ("app/files/actions.py", "graph"): "CANVAS_VERSION, the node sizes a file's positions were saved for",
     ("app/help/welcome.py", "files"): "the welcome page lists File → Examples (app/files/examples.py)",
+    ("app/lessons/lesson_file.py", "files"): "Open Lesson… asks and warns through app/files/dialogs.py",
+    ("app/lessons/slides.py", "files"): "Export Lesson Slides… asks and warns through app/files/dialogs.py",
 }
 FORBIDDEN_IN_CORE = {"PySide6", "shiboken6", "pyqtgraph", "app", "PyQt5", "PyQt6"}
 

@@ -250,7 +250,8 @@ class InspectorPanel(QWidget):
                     rows.append(f"port {port}: <span style='color:#d42a3c'>not connected</span>")
                 else:
                     v = self.session.value(src)
-                    rows.append(f"port {port}: {self._link_html(src)} = {format_number(v.data) if v else '—'}")
+                    shown = "?" if "data" in self.conceals(src) else format_number(v.data) if v else "—"
+                    rows.append(f"port {port}: {self._link_html(src)} = {shown}")
             self.inputs_label.setText("<br>".join(rows))
         else:
             self.inputs_label.setText("<i>none — a leaf</i>")
@@ -269,7 +270,10 @@ class InspectorPanel(QWidget):
             self.collected_label.setText(f"<i>hidden: {hidden['grad']}</i>")
             self.notes_label.setText("")
             return
-        if node.kind == "op" and value is not None:
+        asked = [src for src in doc.inputs_of(nid) if src is not None and self.conceals(src)]
+        if node.kind == "op" and value is not None and asked:  # its lines give an operand's hidden grad away
+            self.derivative_label.setText(f"<i>hidden: {self._name(asked[0])}'s grad is asked now</i>")
+        elif node.kind == "op" and value is not None:
             names = [self._name(src) for src in doc.inputs_of(nid)]
             out_name = _bracket(self._name(nid))
             for formula, contribution in derivative_lines(node, names, out_name, value, value.grad):

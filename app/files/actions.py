@@ -87,14 +87,15 @@ class FileActions(RecentFiles, CodeAndGraphExports, Recovery, WindowLayoutMemory
         window.destroyed.connect(self._window_destroyed)
         self.recent_menu = None
         self.examples_menu = None
-        self.sweep_stale_saves()
+        self.swept = self.sweep_stale_saves()
 
     def sweep_stale_saves(self):
-        """Temp files left by saves that were killed midway (in the recovery folder and the
-        recent files' folders) are removed at start."""
-        folders = {self.autosave.directory} | {os.path.dirname(p) for p in self.recent_files()}
-        for folder in folders:
-            sweep_stale_temps(folder)
+        """The temporary files a killed save left beside the recent files: removed now
+        (their process is gone). Returns their paths."""
+        swept = []
+        for folder in dict.fromkeys(os.path.dirname(p) for p in self.recent_files()):
+            swept += [os.path.join(folder, name) for name in sweep_stale_temps(folder)]
+        return swept
 
     # -- menus -------------------------------------------------------------------------
 

@@ -60,6 +60,7 @@ SCENE_MARGIN = 400.0
 class GraphScene(QGraphicsScene):
     structureChanged = Signal()  # items added/removed/moved (minimap, counts)
     valuesRefreshed = Signal()  # numbers redrawn
+    masksChanged = Signal()  # numbers hidden or shown again (CanvasMarks.update_masks)
     hint = Signal(str)  # what a gesture would do, or why it is refused
     editRequested = Signal(str)  # double-click on a node
     quickAddRequested = Signal(QPointF)  # double-click on empty canvas (scene point)
@@ -330,12 +331,15 @@ class GraphScene(QGraphicsScene):
         """Re-read data and grad of the nodes `ids` (None: all) from the compiled Values."""
         values = self.session.values
         grad_max = 0.0
-        for v in values.values():
+        hidden = self.marks.grad_masked()  # a hidden grad must not show as the scale's end
+        for nid, v in values.items():
+            if nid in hidden:
+                continue
             g = abs(v.grad)
             if g > grad_max and g != float("inf"):
                 grad_max = g
-        pinned = getattr(self, "_pinned_grad_max", None)
-        if pinned is not None and pinned >= grad_max:
+        pinned = getattr(self, "_pinned_grad_max", None)  # the pass's final largest |grad|: not in a quiz
+        if pinned is not None and pinned >= grad_max and not hidden:
             grad_max = pinned
         if ids is None or grad_max != self._grad_max:
             ids = self._nodes.keys()

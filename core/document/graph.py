@@ -40,7 +40,6 @@ commands itself (see `commands.py`).
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -145,32 +144,15 @@ class Edge(tuple[str, str, int]):
         return {"src": self.src, "dst": self.dst, "port": self.port}
 
 
-# Characters no XML file can hold, not even escaped (NUL, the C0 controls but tab, LF and
-# CR, U+FFFE and U+FFFF): a label or id holding one would export as GraphML no tool reads.
-_NOT_IN_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
-
-
-def _refuse_unstorable(where: str, what: str, text: str) -> None:
-    bad = _NOT_IN_XML.search(text)
-    if bad:
-        raise GraphError(
-            f"{where}: the {what} holds U+{ord(bad.group()):04X} (character {bad.start() + 1}), "
-            "a control character that GraphML and other tools' files cannot store, "
-            f"so the {what} must not hold it"
-        )
-
-
 def validate_node(node: Node) -> None:
     """Raise GraphError if a node's own fields are malformed."""
     where = f"node {node.id!r}"
     if not isinstance(node.id, str) or not node.id:
         raise GraphError(f"node id must be a non-empty string, got {node.id!r}")
-    _refuse_unstorable(where, "id", node.id)
     if node.kind not in KINDS:
         raise GraphError(f"{where}: unknown kind {node.kind!r} (expected one of {', '.join(KINDS)})")
     if not isinstance(node.label, str):
         raise GraphError(f"{where}: label must be text")
-    _refuse_unstorable(where, "label", node.label)
     if not node.label.isascii():
         try:
             node.label.encode("utf-8")

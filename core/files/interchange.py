@@ -14,7 +14,9 @@ file's meta). They are exports, one way: a graph is opened again from its
   operand of `-` and `/`). `a*a` is two edges from a to the same op, so the
   GraphML graph is a multigraph, as networkx's `read_graphml` reads it back.
 
-GraphML is written by networkx. DOT is written here: it is a short grammar,
+GraphML is written by networkx; a label's characters that XML cannot hold
+(NUL, C0 controls, U+FFFE/FFFF) are written as `\\uXXXX`, and a CR as `&#13;`,
+so every tool can read the file and networkx reads back what was written. DOT is written here: it is a short grammar,
 and networkx writes it only through pydot or pygraphviz, which the project
 does not depend on. Every DOT id and attribute is a quoted string, with `"`
 and `\\` escaped, so no label can break out of it.
@@ -22,7 +24,8 @@ and `\\` escaped, so no label can break out of it.
 
 from __future__ import annotations
 
-import io
+import re
+import secrets
 from pathlib import Path
 from typing import Any
 
@@ -54,13 +57,26 @@ def to_networkx(doc: GraphDocument) -> nx.MultiDiGraph:
     return graph
 
 
+# XML 1.0 cannot carry these at all, not even as &#...; references
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def xml_safe(text: str) -> str:
+    """`text` with every character XML cannot hold (NUL, C0 controls but tab, LF and
+    CR, U+FFFE, U+FFFF) written as a visible `\\uXXXX`: the file stays readable by
+    every tool, and reads back as exactly what was written."""
+    return _NOT_XML.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def graphml(doc: GraphDocument) -> str:
-    """The document as GraphML text. A CR in a label is written as `&#13;`: written as
-    itself, every XML reader hands it back as LF. (Characters XML cannot hold at all, as
-    NUL, never reach here: the document refuses them in a label or id.)"""
-    out = io.BytesIO()
-    nx.write_graphml(to_networkx(doc), out)  # generate_graphml splits lines at a CR in a label
-    return out.getvalue().decode("utf-8").replace("\r", "&#13;")
+    """The document as GraphML text. A CR is written as `&#13;`, which XML readers
+    keep (a raw CR they would turn into LF)."""
+    graph = to_networkx(doc)
+    cr = f"@@CR{secrets.token_hex(8)}@@"  # generate_graphml splits lines at a CR: carry it past as a token
+    for _, attrs in graph.nodes(data=True):
+        attrs["label"] = xml_safe(attrs["label"]).replace("\r", cr)
+    text = "\n".join(nx.generate_graphml(graph)) + "\n"
+    return text.replace(cr, "&#13;")
 
 
 def dot(doc: GraphDocument) -> str:

@@ -84,5 +84,6 @@ def for_display(cfg: TrainConfig) -> TrainConfig:
 
 
 def preset_name(cfg: TrainConfig) -> str:
-    """The name of the preset cfg is (as shown), else "custom"."""
-    return next((name for name, p in PRESETS.items() if for_display(p) == cfg), "custom")
+    """The name of the preset cfg is (as shown), else "custom". How many steps to run
+    (`--train-steps`, the Steps box) is not part of an experiment: it keeps the name."""
+    return next((name for name, p in PRESETS.items() if for_display(p).replace(steps=cfg.steps) == cfg), "custom")

@@ -6,7 +6,6 @@ import os
 
 import pytest
 
-import app.files.actions as file_actions
 import app.files.dialogs as file_dialogs
 from app.main_window import MainWindow
 from core.files import atomic
@@ -37,15 +36,3 @@ def test_a_failed_save_says_why_and_names_the_file(window, tmp_path, monkeypatch
     assert ".tmp" not in shown[0] and "Errno" not in shown[0]
     assert os.listdir(tmp_path / "work") == []
     assert window.files.path is None  # the graph is still open, not taken as saved
-
-
-def test_stale_temp_files_of_a_killed_save_are_swept_at_start(qtbot, tmp_path):
-    recovery = tmp_path / "recovery"
-    recovery.mkdir()
-    stale = recovery / ".s.json.2147480000.0a1b2c3d.tmp"  # a pid no process has
-    stale.write_text("half a save")
-    w = file_actions.FileActions.__new__(file_actions.FileActions)
-    w.autosave = type("A", (), {"directory": str(recovery)})()
-    w.settings = type("S", (), {"value": lambda self, key, default: [str(tmp_path / "elsewhere" / "g.json")]})()
-    w.sweep_stale_saves()
-    assert not stale.exists()

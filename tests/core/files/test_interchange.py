@@ -108,3 +108,31 @@ def test_graphviz_draws_it_when_installed(tmp_path):
     save_dot(example("micrograd_more_ops.json"), path)
     done = subprocess.run([program, "-Tsvg", str(path)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and "<svg" in done.stdout, done.stderr
+
+
+@pytest.mark.parametrize(
+    "label",
+    [
+        "nul\x00here",
+        "bell\x07",
+        "esc\x1b[31m",
+        "non\ufffechar",
+        "non\uffffchar",
+        "cr\rhere",
+        "crlf\r\nhere",
+        "tab\there",
+    ],
+)
+def test_graphml_of_any_label_reads_back_as_written(label, tmp_path):
+    """Repro (issue 32 item 8): NUL, C0 controls and U+FFFE/FFFF made XML no tool can read; a CR came back as LF."""
+    from core.document.graph import GraphDocument, Node
+    from core.files.interchange import xml_safe
+
+    doc = GraphDocument()
+    doc.add_node(Node("n1", "input", value=2.0, label=label))
+    path = tmp_path / "g.graphml"
+    save_graphml(doc, path)
+    back = nx.read_graphml(path, force_multigraph=True)
+    assert back.nodes["n1"]["label"] == xml_safe(label)
+    if "\r" in label or "\t" in label:
+        assert back.nodes["n1"]["label"] == label  # XML can hold these: kept exactly
