@@ -241,7 +241,7 @@ def apply_theme(window, theme):
     """One palette and ONE scale factor for every pane (app/look/theme.py): the canvas
     items, the widgets and menus, the plots; a panel with `set_theme(theme)`
     gets the theme too. The graph is framed again at its new size."""
-    from app.look.theme import apply_to_application, apply_to_widgets
+    from app.look.ui_scale import apply_to_application, apply_to_widgets
 
     size = window.size()
     window.theme = theme

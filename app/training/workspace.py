@@ -197,7 +197,7 @@ class TrainingWorkspace(QObject):
     def panel(self):
         """The TrainingPanel, built on first use."""
         if self._panel is None:
-            from app.look.theme import apply_to_widgets
+            from app.look.ui_scale import apply_to_widgets
             from app.training.panel import TrainingPanel
 
             panel = TrainingPanel()

@@ -42,7 +42,8 @@ def qt_hygiene(request):
         problems.append(f"{len(timers)} active QTimer(s) in leaked widgets")
     if look is not None and _application_look(app) != look:
         # a presenter scale left on the application made the next test's nodes twice as large
-        from app.look.theme import DEFAULT, apply_to_application
+        from app.look.theme import DEFAULT
+        from app.look.ui_scale import apply_to_application
 
         apply_to_application(DEFAULT)
         problems.append("the application's font or palette was changed and not put back")
@@ -79,6 +80,7 @@ def window(qtbot):
     qtbot.waitExposed(w)
     yield w
     w.close()
-    from app.look.theme import DEFAULT, apply_to_application
+    from app.look.theme import DEFAULT
+    from app.look.ui_scale import apply_to_application
 
     apply_to_application(DEFAULT)  # a theme or presenter scale the test chose is application-wide

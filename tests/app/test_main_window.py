@@ -328,7 +328,8 @@ def test_theme_and_presenter_together_give_that_theme_in_presenter_mode(qtbot, t
     try:
         assert main(args) == 0
     finally:
-        from app.look.theme import DEFAULT, apply_to_application
+        from app.look.theme import DEFAULT
+        from app.look.ui_scale import apply_to_application
 
         apply_to_application(DEFAULT)  # main() set the presenter look application-wide
     image = QImage(str(out))
