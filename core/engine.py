@@ -52,7 +52,7 @@ import math
 from collections.abc import Callable
 
 from core import ops
-from core.ops import ieee_div, ieee_exp, ieee_log, ieee_pow, sigmoid_float
+from core.ops import ieee_div, ieee_exp, ieee_log, ieee_pow, pow_local, sigmoid_float
 
 # -----------------------------------------------------------------------------
 # Value
@@ -167,7 +167,7 @@ class Value:
         # d(x^k)/dx = k * x^(k-1); for k = 0, x^0 = 1 is constant: 0, also at x = 0
         x, k = out._a, out._param
         if k != 0:
-            x.grad += k * ieee_pow(x.data, k - 1) * out.grad
+            x.grad += pow_local(out.data, x.data, k) * out.grad  # k * x^(k-1), PyTorch's limits at the edges
 
     # -- unary operations ----------------------------------------------------
 

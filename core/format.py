@@ -36,7 +36,7 @@ def format_number(x: float | None) -> str:
         return "0.0000"
     if abs(x) < SMALL or abs(x) >= LARGE:
         return f"{x:.3e}"
-    return f"{x:.4f}"  # |x| >= 1e-4 here: never rounds to 0.0000
+    return f"{x:.4f}"  # |x| >= SMALL = 1e-4: never rounds to 0.0000
 
 
 def full_number(x: float | None) -> str:

@@ -34,7 +34,8 @@ d tanh(x)/dx = 1 - tanh(x)^2 = 1 - out^2.
 
 Numbers follow IEEE float64 like numpy (the helpers below): overflow gives +-inf,
 log(0) -inf, 0/0 nan; nothing raises. At the edges the derivatives take the limit
-a float64 reference (PyTorch) takes: d(x^0)/dx = 0 even at x = 0, d(0^x)/dx = 0
+a float64 reference (PyTorch) takes: d(x^0)/dx = 0 even at x = 0, x**0.5 is
+sqrt(x) with d/dx = 0.5/sqrt(x) (-inf at -0.0, nan at -inf), d(0^x)/dx = 0
 for x >= 0, and d(a/b)/db is -(a/b)/b, never -a/(b*b), whose b*b underflows to
 0 for b = 1e-200 and turns a true -1e200 into -inf.
 """
@@ -64,11 +65,9 @@ def ieee_div(a: float, b: float) -> float:
 
 def ieee_pow(a: float, k: float) -> float:
     """a ** k for a float base and a number exponent, never complex, never raising.
-    For k = 0.5 and -0.5 the reference (PyTorch) computes sqrt(a) and 1/sqrt(a), so here
-    too: sqrt(-0.0) = -0.0 and sqrt(-inf) = nan (the C library's pow says +0.0 and +inf)."""
-    if k == 0.5 or k == -0.5:
-        root = math.sqrt(a) if a >= 0.0 else NAN  # nan too for a nan
-        return root if k == 0.5 else ieee_div(1.0, root)
+    x ** 0.5 is sqrt(x), as PyTorch takes it: sqrt(-0.0) = -0.0, sqrt(-inf) = nan."""
+    if k == 0.5:
+        return math.sqrt(a) if a >= 0.0 or a != a else NAN
     try:
         result = a**k
     except ZeroDivisionError:  # 0.0 ** negative
@@ -118,6 +117,9 @@ def pow_local(out: float, a: float, k: float) -> float:
     where k * a^(k-1) would be 0 * inf = nan)."""
     if k == 0:
         return 0.0
+    if k == 0.5:  # d sqrt(x)/dx = 0.5 / sqrt(x), as PyTorch: -inf at -0.0, nan at -inf
+        root = ieee_pow(a, 0.5)
+        return 0.5 / root if root != 0.0 else math.copysign(INF, root)
     return k * ieee_pow(a, k - 1)
 
 

@@ -54,7 +54,7 @@ TEMP = re.compile(r"^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$")  # what _write_atomically 
 def sweep_stale_temps(folder: str | os.PathLike[str]) -> list[str]:
     """Remove the temporary files that killed saves left in `folder` (their process
     is gone); returns their names. A save still running keeps its file."""
-    removed = []
+    removed: list[str] = []
     try:
         names = os.listdir(folder)
     except OSError:

@@ -94,25 +94,20 @@ def _neg_backward(out, a, b, g, param):
     return -g, None
 
 
-def _power(a, k, out=None):
-    # a ** k as the engine's ieee_pow: ** 0.5 and ** -0.5 are sqrt and 1/sqrt, as in the
-    # reference (PyTorch): sqrt(-0.0) = -0.0, 1/sqrt(-0.0) = -inf, sqrt(-inf) = nan
-    if k == 0.5:
-        return np.sqrt(a, out=out)
-    if k == -0.5:
-        return np.divide(1.0, np.sqrt(a, out=out), out=out)
-    return np.power(a, k, out=out)
-
-
 def _pow_forward(a, b, k, out):
-    _power(a, k, out=out)
+    if k == 0.5:  # x ** 0.5 is sqrt(x), as the engine and PyTorch take it: -0.0 at -0.0, nan at -inf
+        np.sqrt(a, out=out)
+    else:
+        np.power(a, k, out=out)
 
 
 def _pow_backward(out, a, b, g, k):
     # d(x^k)/dx = k * x^(k-1); for k = 0 the output is constant: 0 (the engine adds nothing)
     if k == 0:
         return np.zeros_like(g), None
-    return (k * _power(a, k - 1)) * g, None
+    if k == 0.5:  # 0.5 / sqrt(x): -inf at -0.0, nan at -inf (ops.pow_local)
+        return (0.5 / np.sqrt(a)) * g, None
+    return (k * np.power(a, k - 1)) * g, None
 
 
 def _rpow_forward(a, b, c, out):
