@@ -1,14 +1,18 @@
 """The File menu's dialogs, one function each, so that tests replace them (in this
 module) and never meet a modal window; `show_error` is not modal anyway."""
 
+from __future__ import annotations
+
+from typing import Any
+
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFileDialog, QMessageBox
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 GRAPH_FILTER = "Graphs (*.json);;All files (*)"
-_open_boxes = []  # non-modal message boxes still showing
+_open_boxes: list[QMessageBox] = []  # non-modal message boxes still showing
 
 
-def show_error(parent, title, text):
+def show_error(parent: QWidget | None, title: str, text: str) -> QMessageBox:
     """Tell the user what went wrong; returns at once (the box is not modal)."""
     box = QMessageBox(QMessageBox.Warning, title, text, QMessageBox.Ok, parent)
     box.setAttribute(Qt.WA_DeleteOnClose)
@@ -19,13 +23,13 @@ def show_error(parent, title, text):
     return box
 
 
-def close_message_boxes(parent):
+def close_message_boxes(parent: QWidget) -> None:
     for box in list(_open_boxes):
         if box.parent() is parent:
             box.close()
 
 
-def ask_save_changes(parent, name):
+def ask_save_changes(parent: QWidget | None, name: str) -> str:
     """'save', 'discard' or 'cancel' for the unsaved changes of `name`."""
     answer = QMessageBox.question(
         parent,
@@ -37,21 +41,21 @@ def ask_save_changes(parent, name):
     return {QMessageBox.Save: "save", QMessageBox.Discard: "discard"}.get(answer, "cancel")
 
 
-def ask_confirm(parent, title, text):
+def ask_confirm(parent: QWidget | None, title: str, text: str) -> bool:
     return (
         QMessageBox.question(parent, title, text, QMessageBox.Yes | QMessageBox.No, QMessageBox.No) == QMessageBox.Yes
     )
 
 
-def ask_open_path(parent, title, directory="", filter=GRAPH_FILTER):
+def ask_open_path(parent: QWidget | None, title: str, directory: str = "", filter: str = GRAPH_FILTER) -> str:
     return QFileDialog.getOpenFileName(parent, title, directory, filter)[0]
 
 
-def ask_save_path(parent, title, suggested, filter=GRAPH_FILTER):
+def ask_save_path(parent: QWidget | None, title: str, suggested: str, filter: str = GRAPH_FILTER) -> str:
     return QFileDialog.getSaveFileName(parent, title, suggested, filter)[0]
 
 
-def ask_recover(parent, recovered, saved_at):
+def ask_recover(parent: QWidget | None, recovered: Any, saved_at: str) -> str:
     """'restore', 'discard' or 'later' for autosaved work a crash left behind."""
     name = recovered.title or "an untitled graph"
     box = QMessageBox(

@@ -1,6 +1,8 @@
 """The examples the studio ships (resources/examples/): File → Examples and the
 welcome page both list them."""
 
+from __future__ import annotations
+
 import os
 
 from core.files import graph_file
@@ -10,7 +12,7 @@ EXAMPLES_DIR = os.path.join(
 )
 
 
-def examples():
+def examples() -> list[tuple[str, str, str]]:
     """[(title, description, path)] of the valid graphs in resources/examples/, by title
     (File → Examples and the welcome page both list these)."""
     found = []

@@ -2,7 +2,11 @@
 GraphML and Graphviz DOT. A part of FileActions (app/files/actions.py), which has
 `session`, `window`, `name`, `path`. (Pictures, PNG and SVG: app/files/image_export.py.)"""
 
+from __future__ import annotations
+
 import os
+from collections.abc import Callable
+from typing import Any
 
 from app.files import dialogs
 from core.document.codegen import to_python, to_pytorch
@@ -13,9 +17,14 @@ from core.files.interchange import dot, graphml
 
 
 class CodeAndGraphExports:
+    window: Any  # the MainWindow (FileActions sets these)
+    session: Any  # GraphSession
+    name: str
+    path: str | None
+    detach: Callable[[], None]
     # -- code in and out --------------------------------------------------------------------
 
-    def export_code(self, kind, path):
+    def export_code(self, kind: str, path: str) -> bool:
         try:
             text = to_python(self.session.doc) if kind == "python" else to_pytorch(self.session.doc)
             write_atomically(str(path), text)
@@ -25,7 +34,7 @@ class CodeAndGraphExports:
         self.window.show_message(f"Exported {path}")
         return True
 
-    def export_code_dialog(self, kind):
+    def export_code_dialog(self, kind: str) -> bool:
         stem = os.path.splitext(self.name)[0] if self.path else "graph"
         suggested = f"{stem}_torch.py" if kind == "pytorch" else f"{stem}.py"
         path = dialogs.ask_save_path(
@@ -33,7 +42,7 @@ class CodeAndGraphExports:
         )
         return self.export_code(kind, path) if path else False
 
-    def export_graph(self, kind, path):
+    def export_graph(self, kind: str, path: str) -> bool:
         """Write the graph as GraphML or DOT (core/files/interchange.py)."""
         try:
             write_atomically(str(path), graphml(self.session.doc) if kind == "graphml" else dot(self.session.doc))
@@ -43,7 +52,7 @@ class CodeAndGraphExports:
         self.window.show_message(f"Exported {path}")
         return True
 
-    def export_graph_dialog(self, kind):
+    def export_graph_dialog(self, kind: str) -> bool:
         stem = os.path.splitext(self.name)[0] if self.path else "graph"
         title, pattern = (
             ("Export as GraphML", "GraphML (*.graphml)")
@@ -53,7 +62,7 @@ class CodeAndGraphExports:
         path = dialogs.ask_save_path(self.window, title, f"{stem}.{'graphml' if kind == 'graphml' else 'dot'}", pattern)
         return self.export_graph(kind, path) if path else False
 
-    def import_snippet(self, path):
+    def import_snippet(self, path: str) -> bool:
         """Read micrograd-style code into the graph (one undoable step)."""
         try:
             # the strict reader: a FIFO or a device is refused before it is opened
@@ -85,6 +94,6 @@ class CodeAndGraphExports:
         self.detach()
         return True
 
-    def import_snippet_dialog(self):
+    def import_snippet_dialog(self) -> bool:
         path = dialogs.ask_open_path(self.window, "Import snippet", "", "Python (*.py *.txt);;All files (*)")
         return self.import_snippet(path) if path else False

@@ -1,7 +1,11 @@
 """File → Open Recent: the recent files, kept in QSettings (never in a graph file).
 A part of FileActions (app/files/actions.py), which has `settings`, `window`, `open`."""
 
+from __future__ import annotations
+
 import os
+from collections.abc import Callable
+from typing import Any
 
 from app.files import dialogs
 
@@ -9,7 +13,12 @@ MAX_RECENT = 10
 
 
 class RecentFiles:
-    def _fill_recent(self):
+    window: Any  # the MainWindow (FileActions sets these)
+    settings: Any  # QSettings
+    recent_menu: Any  # QMenu, once the menu is installed
+    open: Callable[..., bool]
+
+    def _fill_recent(self) -> None:
         menu = self.recent_menu
         if menu is None:
             return
@@ -27,26 +36,26 @@ class RecentFiles:
 
     # -- recent files (QSettings) --------------------------------------------------------
 
-    def recent_files(self):
+    def recent_files(self) -> list[str]:
         value = self.settings.value("recentFiles", [])
         if isinstance(value, str):
             value = [value]
         return [p for p in (value or []) if isinstance(p, str)][:MAX_RECENT]
 
-    def _remember(self, path):
+    def _remember(self, path: str) -> None:
         path = os.path.abspath(path)
         paths = [path] + [p for p in self.recent_files() if p != path]
         self.settings.setValue("recentFiles", paths[:MAX_RECENT])
         self.settings.sync()
 
-    def _forget(self, path):
+    def _forget(self, path: str) -> None:
         self.settings.setValue("recentFiles", [p for p in self.recent_files() if p != path])
 
-    def clear_recent(self):
+    def clear_recent(self) -> None:
         self.settings.setValue("recentFiles", [])
         self._fill_recent()
 
-    def open_recent(self, path):
+    def open_recent(self, path: str) -> bool:
         if not os.path.exists(path):
             dialogs.show_error(
                 self.window, "File not found", f"{path} is no longer there; it is taken off the recent files."

@@ -2,18 +2,32 @@
 what a crash left behind. A part of FileActions (app/files/actions.py), which has
 `autosave`, `session`, `window`, `maybe_save`, `_set_file`."""
 
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
 from app.files import dialogs
 
 
 class Recovery:
+    window: Any  # the MainWindow (FileActions sets these)
+    session: Any  # GraphSession
+    autosave: Any  # AutosaveManager
+    meta: dict[str, Any]
+    path: str | None
+    name: str
+    modified: bool
+    maybe_save: Callable[[], bool]
+    _set_file: Callable[..., None]
     # -- autosave and recovery -------------------------------------------------------------------
 
-    def _snapshot(self):
+    def _snapshot(self) -> tuple | None:
         if not self.modified:
             return None
         return (self.session.doc, self.meta, self.session.groups.to_list(), self.path, self.name)
 
-    def offer_recovery(self):
+    def offer_recovery(self) -> bool:
         """Offer autosaved work that a crash left behind; True if some was restored."""
         orphans = self.autosave.orphans()
         restored = False

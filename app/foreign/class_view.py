@@ -173,7 +173,10 @@ class ClassCheckDialog(QDialog):
     def open_row(self, row: int, _column: int) -> None:
         from app.foreign.engine_dialog import open_engine_check
 
-        path = self.table.item(row, 0).data(Qt.UserRole)
+        item = self.table.item(row, 0)
+        if item is None:
+            return
+        path = item.data(Qt.UserRole)
         self.opened = open_engine_check(self.window_, path)
 
     def save_csv(self) -> None:

@@ -101,7 +101,9 @@ class LayoutRunner(QObject):
     file read or a trace built on a worker), with its token, its workers and its
     measuring job. `changed()` is called when `pending` may have changed."""
 
-    def __init__(self, scene: Any, status: Callable[[], QStatusBar], changed: Callable[[], None], parent: QObject):
+    def __init__(
+        self, scene: Any, status: Callable[[], QStatusBar], changed: Callable[[], None], parent: QObject
+    ) -> None:
         super().__init__(parent)  # a QObject of the GUI thread: the workers' `done` is delivered there
         self.scene = scene  # GraphScene: its theme measures, its `building` counts as pending
         self._status = status
@@ -277,9 +279,13 @@ class LayoutRunner(QObject):
 
     def _start(self, worker: Job) -> None:
         worker.done.connect(self.done)
-        worker.finished.connect(lambda w=worker: self.workers.remove(w) or w.deleteLater())
+        worker.finished.connect(lambda w=worker: self._ended(w))
         self.workers.append(worker)
         worker.start()
+
+    def _ended(self, worker: Job) -> None:
+        self.workers.remove(worker)
+        worker.deleteLater()
 
     def _start_worker(self, token: int, data: tuple, prepare: Callable[[dict], Any] | None) -> None:
         self._drop_measuring()

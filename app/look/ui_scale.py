@@ -9,8 +9,12 @@ Sizes are device-independent pixels, so a HiDPI screen multiplies them once more
 by its own ratio; nothing here turns that off.
 """
 
+from __future__ import annotations
+
 import re
 import sys
+from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import QSize
 from PySide6.QtGui import QColor, QFont, QFontInfo, QPalette
@@ -18,7 +22,7 @@ from PySide6.QtGui import QColor, QFont, QFontInfo, QPalette
 # -----------------------------------------------------------------------------
 # The widgets: one Qt palette per theme, and the scale factor for every font
 
-_ORIGINAL = {}  # the application's own font and palette, before any theme touched them
+_ORIGINAL: dict[str, Any] = {}  # the application's own font and palette, before any theme touched them
 
 _QT_ROLES = {
     "dark": {
@@ -67,13 +71,13 @@ _QT_ROLES = {
 _DISABLED_TEXT = {"dark": "#6b7585", "high-contrast": "#5a5a5a"}
 
 
-def _remember_original(app):
+def _remember_original(app: Any) -> None:
     if not _ORIGINAL:
         _ORIGINAL["font"] = QFont(app.font())
         _ORIGINAL["palette"] = QPalette(app.palette())
 
 
-def qt_palette(palette):
+def qt_palette(palette: Any) -> QPalette:
     """The QPalette that dresses the widgets in `palette` (light: the app's own)."""
     from PySide6.QtWidgets import QApplication
 
@@ -91,7 +95,7 @@ def qt_palette(palette):
     return base
 
 
-def ui_font(scale=1.0):
+def ui_font(scale: float = 1.0) -> QFont:
     """The application font at `scale` (the app's own font at 1x)."""
     from PySide6.QtWidgets import QApplication
 
@@ -99,7 +103,7 @@ def ui_font(scale=1.0):
     return _scaled_font(_ORIGINAL["font"], scale)
 
 
-def _scaled_font(font, scale):
+def _scaled_font(font: QFont, scale: float) -> QFont:
     f = QFont(font)
     if font.pixelSize() > 0:
         f.setPixelSize(max(1, round(font.pixelSize() * scale)))
@@ -113,18 +117,18 @@ _SIZE_RESOLVED = 0x2  # QFont's resolve-mask bit for an explicitly chosen size
 _NO_MAX = 16777215  # QWIDGETSIZE_MAX
 
 
-def apply_to_application(theme):
+def apply_to_application(theme: Any) -> None:
     """Application-wide: the widget palette and the scaled default font
     (menus, dock titles, tool tips and every widget that keeps the default)."""
     from PySide6.QtWidgets import QApplication
 
-    app = QApplication.instance()
+    app: Any = QApplication.instance()  # a QApplication: the widgets' palette and font are its own
     _remember_original(app)
     app.setPalette(qt_palette(theme.palette))
     app.setFont(ui_font(theme.scale))
 
 
-def apply_to_widgets(root, scale):
+def apply_to_widgets(root: Any, scale: float) -> None:
     """Scale every widget under `root` that chose its own size: an explicit font
     size, a font-size rule in its style sheet, an icon size, a fixed width or
     height. What each asked for at 1x is remembered the first time it is seen (and
@@ -141,7 +145,7 @@ def apply_to_widgets(root, scale):
         _scale_plot(w, scale)
 
 
-def _remembered(widget, key, current, to_key=lambda v: v):
+def _remembered(widget: Any, key: str, current: Any, to_key: Callable[[Any], Any] = lambda v: v) -> Any:
     """(base, changed): the 1x value of a widget property we scale. If the
     widget's current value is not the one we wrote, its owner set a new base."""
     stored = widget.property(key)
@@ -150,7 +154,7 @@ def _remembered(widget, key, current, to_key=lambda v: v):
     return current
 
 
-def _scale_style(w, scale):
+def _scale_style(w: Any, scale: float) -> None:
     sheet = w.styleSheet()
     if not sheet:
         return
@@ -166,7 +170,7 @@ def _scale_style(w, scale):
     w.setProperty("_bps_style", (base, scaled))
 
 
-def _scale_font(w, scale):
+def _scale_font(w: Any, scale: float) -> None:
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QApplication, QDockWidget
 
@@ -200,13 +204,13 @@ def _scale_font(w, scale):
     w.setProperty("_bps_font", (QFont(base), QFont(w.font())))
 
 
-def _same_size(a, b):
+def _same_size(a: Any, b: Any) -> bool:
     if a.pixelSize() > 0 or b.pixelSize() > 0:
         return QFontInfo(a).pixelSize() == QFontInfo(b).pixelSize()
     return abs(a.pointSizeF() - b.pointSizeF()) < 0.01
 
 
-def _scale_limits(w, scale):
+def _scale_limits(w: Any, scale: float) -> None:
     from PySide6.QtWidgets import QDockWidget, QMainWindow
 
     if w.isWindow() or isinstance(w, QDockWidget) or isinstance(w.parentWidget(), QMainWindow):
@@ -216,7 +220,7 @@ def _scale_limits(w, scale):
     if base == (0, _NO_MAX, 0, _NO_MAX):
         return
 
-    def s(v, limit):
+    def s(v: int, limit: int) -> int:
         return v if v in (0, limit) else max(1, round(v * scale))
 
     scaled = (s(base[0], _NO_MAX), s(base[1], _NO_MAX), s(base[2], _NO_MAX), s(base[3], _NO_MAX))
@@ -226,7 +230,7 @@ def _scale_limits(w, scale):
     w.setProperty("_bps_limits", (base, scaled))
 
 
-def _scale_icon(w, scale):
+def _scale_icon(w: Any, scale: float) -> None:
     size = w.iconSize()
     current = (size.width(), size.height())
     base = _remembered(w, "_bps_icon", current)
@@ -236,7 +240,7 @@ def _scale_icon(w, scale):
     w.setProperty("_bps_icon", (base, scaled))
 
 
-def _scale_plot(w, scale):
+def _scale_plot(w: Any, scale: float) -> None:
     """pyqtgraph plots: tick and axis-label fonts, and any fixed axis width or height."""
     pg = sys.modules.get("pyqtgraph")
     if pg is None or not isinstance(w, pg.PlotWidget):

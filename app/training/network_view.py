@@ -154,7 +154,7 @@ class HeatmapAtlas:
         return brush
 
 
-_PENS = {}
+_PENS: dict = {}
 
 
 def _edge_pen(w, selected=False):
