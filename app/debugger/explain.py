@@ -10,7 +10,7 @@ four questions in words and real numbers:
 
 The texts of the arithmetic come from core (`StepRecord.lines`,
 `BackwardStepper.local_terms`, `ForwardStepper.describe`), and so do the names
-of nodes and the formulas that introduce a step (core/debugger/explain.py);
+of nodes and the formulas that introduce a step (core/debugger/step_names.py);
 this module only arranges them. Functions here read the controller and return
 HTML; they hold no state.
 """
@@ -18,7 +18,7 @@ HTML; they hold no state.
 import html
 
 from app.look.theme import FONT_FAMILY, MONO_FAMILY
-from core.debugger.explain import formula, headline
+from core.debugger.step_names import formula, headline
 from core.debugger.stepper import FINAL, PARTIAL, forward_formula
 from core.format import format_number
 

@@ -44,11 +44,11 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from core.debugger.explain import display_names
-from core.debugger.explain import formula as _formula
 from core.debugger.foreign_replay import ForeignReplay
 from core.debugger.forward_stepper import ForwardRecord, ForwardStepper
 from core.debugger.quiz import QUIZ_ASKS, StepQuiz, read_guess
+from core.debugger.step_names import display_names
+from core.debugger.step_names import formula as _formula
 from core.debugger.stepper import BackwardStepper, StepRecord
 from core.document.compile import Compiled
 from core.document.graph import GraphDocument

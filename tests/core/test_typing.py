@@ -32,7 +32,7 @@ ANNOTATED = [
     "core/document/layout.py",
     "core/debugger/stepper.py",
     "core/debugger/forward_stepper.py",
-    "core/debugger/explain.py",
+    "core/debugger/step_names.py",
     "core/lessons/format.py",
     "core/lessons/quiz.py",
     "core/document/compile.py",
