@@ -152,6 +152,7 @@ class Op(NamedTuple):
     short: str  # the op in one short word, for lists: '·', '^{k}', 'tanh'
     infix: str = ""  # binary ops: the operator between the operands: '·'
     param: str = ""  # 'k' (pow) or 'c' (rpow): the number the op carries
+    call: Callable | None = None  # the op on Values, as a learner writes it: call(*operands, *param)
 
 
 ADD = Op(
@@ -167,6 +168,7 @@ ADD = Op(
     code=("1", "1"),
     short="+",
     infix="+",
+    call=operator.add,  # a + b
 )
 SUB = Op(
     "sub",
@@ -181,6 +183,7 @@ SUB = Op(
     code=("1", "-1"),
     short="−",
     infix="−",
+    call=operator.sub,  # a - b
 )
 MUL = Op(
     "mul",
@@ -195,6 +198,7 @@ MUL = Op(
     code=("b.data", "a.data"),
     short="·",
     infix="·",
+    call=operator.mul,  # a * b
 )
 DIV = Op(
     "div",
@@ -210,6 +214,7 @@ DIV = Op(
     code=("1/b.data", "-a.data/b.data²"),
     short="/",
     infix="/",
+    call=operator.truediv,  # a / b
 )
 NEG = Op(
     "neg",
@@ -223,6 +228,7 @@ NEG = Op(
     math=("−1",),
     code=("-1",),
     short="−x",
+    call=operator.neg,  # -a
 )
 POW = Op(
     "pow",
@@ -237,6 +243,7 @@ POW = Op(
     code=("{k}·a.data{km1}",),
     short="^{k}",
     param="k",
+    call=operator.pow,  # a ** k
 )
 RPOW = Op(
     "rpow",
@@ -251,6 +258,7 @@ RPOW = Op(
     code=("out.data·ln({c})",),
     short="{c}^x",
     param="c",
+    call=lambda a, c: c**a,  # c ** a
 )
 RELU = Op(
     "relu",
@@ -265,6 +273,7 @@ RELU = Op(
     math=("1 if {a} > 0 else 0",),
     code=("(a.data > 0)",),
     short="relu",
+    call=operator.methodcaller("relu"),  # a.relu()
 )
 TANH = Op(
     "tanh",
@@ -278,6 +287,7 @@ TANH = Op(
     math=("1 − tanh({a})²",),
     code=("1 - out.data²",),
     short="tanh",
+    call=operator.methodcaller("tanh"),  # a.tanh()
 )
 EXP = Op(
     "exp",
@@ -291,6 +301,7 @@ EXP = Op(
     math=("exp({a})",),
     code=("out.data",),
     short="exp",
+    call=operator.methodcaller("exp"),  # a.exp()
 )
 LOG = Op(
     "log",
@@ -304,6 +315,7 @@ LOG = Op(
     math=("1/{a}",),
     code=("1/a.data",),
     short="log",
+    call=operator.methodcaller("log"),  # a.log()
 )
 SIGMOID = Op(
     "sigmoid",
@@ -317,6 +329,7 @@ SIGMOID = Op(
     math=("σ({a})·(1 − σ({a}))",),
     code=("out.data·(1 - out.data)",),
     short="sigmoid",
+    call=operator.methodcaller("sigmoid"),  # a.sigmoid()
 )
 
 TABLE = (ADD, SUB, MUL, DIV, NEG, POW, RPOW, RELU, TANH, EXP, LOG, SIGMOID)
