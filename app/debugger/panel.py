@@ -259,7 +259,7 @@ class DebuggerPanel(QWidget):
             bar.addWidget(self._button(key))
         bar.addSeparator()
         bar.addWidget(self._button("quiz"))
-        bar.addWidget(self._button("hint"))
+        self._hint_slot = bar.addWidget(self._button("hint"))  # a toolbar hides its widgets through this
         bar.addWidget(self._button("stop"))
         outer.addWidget(bar)
 
@@ -461,7 +461,7 @@ class DebuggerPanel(QWidget):
         self.speed_label.setText(f"{ctrl.speed:g}/s")
         replay = getattr(ctrl.stepper, "replay", None)
         climbable = replay is not None and bool(replay.fault) and replay.hints_shown < 4
-        self.buttons["hint"].setVisible(replay is not None and bool(replay.fault))
+        self._hint_slot.setVisible(replay is not None and bool(replay.fault))
         self.actions["hint"].setEnabled(climbable)
         question = ctrl.quiz_question()
         self.quiz_box.setVisible(bool(question))

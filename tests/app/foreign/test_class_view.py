@@ -29,6 +29,7 @@ def test_a_class_is_checked_and_a_row_opens_in_the_debugger(qtbot, window, tmp_p
     qtbot.waitUntil(lambda: isinstance(window.debugger.controller.stepper, ReplayStepper), timeout=300_000)
     qtbot.waitUntil(lambda: "operands swapped" in window.debugger.controller.stop_reason, timeout=300_000)
     panel = window.debugger
+    assert panel._hint_slot.isVisible()  # a learner's engine stopped at a fault: the Hint button shows
     assert "Hint 1 of 4" not in panel.explanation_text()  # nothing given away before it is asked for
     panel.climb_hint()
     assert "Hint 1 of 4" in panel.explanation_text() and "Hint 2" not in panel.explanation_text()
@@ -39,3 +40,7 @@ def test_a_class_is_checked_and_a_row_opens_in_the_debugger(qtbot, window, tmp_p
     assert not panel.actions["hint"].isEnabled()  # the ladder has four rungs
     dialog.opened.close()
     dialog.close()
+
+
+def test_the_hint_button_is_hidden_without_a_learners_fault(window):
+    assert not window.debugger._hint_slot.isVisible()  # our own graph: nothing to hint at
