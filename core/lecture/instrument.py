@@ -6,10 +6,9 @@ core/lecture/child.py). Two things are added, and nothing else is changed:
 1. **Names.** After every assignment at the cell's top level (also inside its
    `for`, `while`, `if`, `with` and `try` blocks, but not inside a function or a
    class, whose variables are theirs alone), a call records which Value each
-   name now holds:
+   name now holds, on the same line, so that line numbers stay the learner's:
 
-       c = a + b                  c = a + b
-                          ->      __studio_bind__('c', c)
+       c = a + b          ->      c = a + b; __studio_bind__('c', c)
 
    so the canvas can call that node `c`, as the learner does. A Value keeps the
    first name it is given (`b = a` leaves `a` named `a`), and a `.label` set by
@@ -18,14 +17,15 @@ core/lecture/child.py). Two things are added, and nothing else is changed:
 
 2. **What the cell shows.** In a notebook, a cell's last line, when it is an
    expression (`L`, `n(x)`), is what the notebook displays. The runner shows the
-   same thing: that value's graph.
+   same thing: that value's graph, named by the line's text when nothing else
+   names it.
 
-       n(x)               ->      __studio_show__(n(x))
+       n(x)               ->      __studio_show__(n(x), 'n(x)')
 
 A notebook command (`%matplotlib inline`, `!pip install micrograd`) is not
 Python: such a line is left out, with a note, when the cell cannot be read
-otherwise. Line numbers never change, so a message about line 7 means the
-learner's line 7.
+otherwise (a blank line takes its place). Line numbers never change, so a
+message about line 7 means the learner's line 7.
 """
 
 from __future__ import annotations
