@@ -27,9 +27,12 @@ What is understood
 * the methods `.relu() .tanh() .exp() .log() .sigmoid()` and the same five as
   functions, `tanh(x)`.
 * statements, one per line (or `;`): `name = expr`, `name += expr` (also `-= *=
-  /= **=`), `name.label = 'text'` (as in the lecture), a bare expression, and
-  `from micrograd.engine import Value`, which is accepted and ignored. Any other
-  import is refused.
+  /= **=`), `name.label = 'text'` (as in the lecture), a bare expression,
+  `o.backward()` (o becomes the output), and `from micrograd.engine import Value`
+  or `from core.engine import Value` (the studio's), accepted and ignored. Any
+  other import is refused. A script's docstring and its `if __name__ == "__main__":`
+  block (what it does when run: print the numbers) are not the graph: skipped,
+  so a script exported by the studio reads back.
 
 Names and labels
 ----------------
@@ -363,6 +366,7 @@ class _Builder:
     # -- statements --------------------------------------------------------------
 
     def program(self, tree):
+        self.first = tree.body[0] if len(tree.body) > 1 else None  # a docstring, when code follows it
         for statement in tree.body:
             self.statement(statement)
         if self.free and self.gives_values is not None:
@@ -379,6 +383,8 @@ class _Builder:
         return doc
 
     def statement(self, s):
+        if _is_script_only(s) or (s is self.first and _is_text(s)):
+            return  # a script's docstring, and what it does when run (print the numbers): not the graph
         if isinstance(s, ast.Assign):
             if len(s.targets) > 1:
                 self.fail(s.targets[1], "assign one name at a time ('a = b = ...' is not supported)", True)
@@ -404,7 +410,10 @@ class _Builder:
             pass  # tutorials start with it; Value is always known here
         elif isinstance(s, (ast.Import, ast.ImportFrom)):
             self.fail(
-                s, "imports are not allowed (only 'from micrograd.engine import Value' is accepted, and ignored)", True
+                s,
+                "imports are not allowed (only 'from micrograd.engine import Value' and 'from core.engine import "
+                "Value', the studio's, are accepted, and ignored)",
+                True,
             )
         else:
             what = _STATEMENTS_REFUSED.get(type(s), f"'{type(s).__name__}'")
@@ -727,9 +736,29 @@ def _backward_of(e):
     return None
 
 
-def _is_micrograd_import(s):
+def _is_text(s):
+    return isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and isinstance(s.value.value, str)
+
+
+def _is_script_only(s):
+    """`if __name__ == "__main__":` -- what a file does when run as a script."""
+    test = s.test if isinstance(s, ast.If) else None
     return (
-        s.module == "micrograd.engine"
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and test.left.id == "__name__"
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.Eq)
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value == "__main__"
+        and not s.orelse
+    )
+
+
+def _is_micrograd_import(s):
+    """`from micrograd.engine import Value`, or the studio's own `from core.engine import Value`."""
+    return (
+        s.module in ("micrograd.engine", "core.engine")
         and s.level == 0
         and len(s.names) == 1
         and s.names[0].name == "Value"
