@@ -110,7 +110,12 @@ def test_random_graphs_and_hostile_labels_run(tmp_path):
     rng = random.Random(29)
     docs = [random_doc(rng, rng.randint(1, 15)) for _ in range(25)] + [hostile_doc(["x", "ｘ", "print", "1x"])]
     scripts = [to_script(doc) for doc in docs]
-    runner = "import runpy, sys\nfor path in sys.argv[1:]:\n    runpy.run_path(path, run_name='__main__')\n    print('--- end')\n"
+    runner = (
+        "import runpy, sys\n"
+        "for path in sys.argv[1:]:\n"
+        "    runpy.run_path(path, run_name='__main__')\n"
+        "    print('--- end')\n"
+    )
     paths = []
     for i, script in enumerate(scripts):
         paths.append(tmp_path / f"s{i}.py")

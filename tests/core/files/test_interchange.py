@@ -81,7 +81,7 @@ def read_dot(text):
         else:
             raise AssertionError(f"not DOT as dot() writes it: {line!r}")
     assert sorted(ops) == sorted(f"{nid}.op" for nid, a in nodes.items() if a["kind"] == "op")
-    for nid, attrs in nodes.items():
+    for attrs in nodes.values():
         assert attrs["shape"] == "record" and attrs["label"].startswith("{ ")
         attrs["label"] = attrs.pop("canvas_name")
     return nodes, edges
