@@ -46,6 +46,7 @@ from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QToolBar, 
 
 from app import collector, window_actions
 from app.debugger.install import install_debugger
+from app.editor.code_runner import CodeRunner
 from app.editor.expression_bar import TUTORIAL, ExpressionBar
 from app.editor.inspector import InspectorPanel
 from app.files import image_export
@@ -59,7 +60,7 @@ from app.lessons import install as classroom
 from app.lessons.install import _has_tip  # noqa: F401  (tests import it from here)
 from app.look.theme import DEFAULT
 from app.session import GraphSession
-from core.document.expr import ExprError, parse
+from core.document.expr import ExprError, read
 from core.document.layout import boxes_overlap, positions_pile_up
 
 MENU_ORDER = ("File", "Edit", "View", "Graph", "Help")
@@ -114,6 +115,7 @@ class MainWindow(QMainWindow):
         self.scene.buildingChanged.connect(self._opening_changed)
 
         self.editor.runRequested.connect(self.run_expression)
+        self.code_runner = CodeRunner(self)  # Run as Python: lecture code, in a child process
         self.inspector.navigate.connect(self.view.center_on_node)
         self.session.message.connect(self.show_message)
         self.session.recompiled.connect(self._update_status)
@@ -241,6 +243,7 @@ class MainWindow(QMainWindow):
                 self.training.show("training")
             return  # the user chose Cancel: unsaved work stays open
         self.training.shutdown()  # stop the run and join its thread
+        self.code_runner.shutdown()
         self.debugger.pause()
         self.lessons.shutdown()
         self.arranger.shutdown()  # any running layout is now stale
@@ -293,9 +296,9 @@ class MainWindow(QMainWindow):
         if text is None:
             text = self.editor.text()
         try:
-            doc = parse(text, self.editor.run_values(text))
+            doc, notes = read(text, self.editor.run_values(text))
         except ExprError as e:
-            self.editor.show_error(e.message, e.line, e.col, getattr(e, "end_col", None))
+            self.editor.show_error(e.message, e.line, e.col, e.end_col, e.python)
             self.show_message(f"Not run: line {e.line}, column {e.col}: {e.message}")
             return False
         except Exception as e:  # a bug in core must not take the user's work with it
@@ -311,6 +314,7 @@ class MainWindow(QMainWindow):
         if not self.show_document(doc, "Run expression"):
             return False
         self.files.detach()  # the text's graph, not the file's: Save must ask where
+        self.editor.show_notes(notes)
         return True
 
     def lay_out(self, doc):

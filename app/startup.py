@@ -44,6 +44,11 @@ def _parse_args(argv):
     parser.add_argument("--step", metavar="K", type=int, default=1, help="with --lesson: start at step K (1-based)")
     parser.add_argument("--no-welcome", action="store_true", help="do not show the welcome page")
     parser.add_argument(
+        "--run-python",
+        metavar="CODE.py",
+        help="put this code in the editor and run it as Python (Run as Python: a child process), e.g. a lecture cell",
+    )
+    parser.add_argument(
         "--debug-steps", metavar="N|end", help="open the debugger and run N backward steps (0: just reset; end: all)"
     )
     parser.add_argument(
@@ -146,6 +151,8 @@ def main(argv=None):
     if args.file:
         window.open_file(args.file)
     window.wait_for_layout()
+    if args.run_python:
+        _run_python(window, args.run_python)
     _start_classroom(window, args)
     if args.debug_engine:
         from app.foreign.engine_dialog import open_engine_check
@@ -204,6 +211,20 @@ def main(argv=None):
     if not (asked or recovered) and should_show_at_start():
         window.show_welcome()
     return app.exec()
+
+
+def _run_python(window, path):
+    """--run-python: the file's text in the editor, run as Python; waits for the graph."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read(1 << 20)
+    except (OSError, UnicodeDecodeError) as e:
+        window.editor.show_error(f"Could not read {path}: {e}")
+        return
+    window.editor.set_text(text)
+    window.code_runner.run(text)
+    window.code_runner.wait()
+    window.wait_for_layout()
 
 
 def _start_training(window, args, wait=False):

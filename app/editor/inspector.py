@@ -18,8 +18,9 @@ import html
 import math
 
 from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtWidgets import QDoubleSpinBox, QFormLayout, QFrame, QLabel, QLineEdit, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFormLayout, QFrame, QLabel, QLineEdit, QScrollArea, QVBoxLayout, QWidget
 
+from app.fields import ExactFloatField
 from app.look.theme import FONT_FAMILY, MONO_FAMILY, format_number
 from core.debugger.stepper import local_derivatives
 from core.document.commands import SetLabel, SetValue
@@ -100,11 +101,7 @@ class InspectorPanel(QWidget):
         self.label_edit = QLineEdit()
         self.label_edit.setPlaceholderText("(no label)")
         self.label_edit.editingFinished.connect(self._label_edited)
-        self.value_edit = QDoubleSpinBox()
-        self.value_edit.setDecimals(4)
-        self.value_edit.setRange(-1e9, 1e9)
-        self.value_edit.setSingleStep(0.1)
-        self.value_edit.setKeyboardTracking(False)
+        self.value_edit = ExactFloatField()  # every digit of the number, as the document holds it
         self.value_edit.valueChanged.connect(self._value_edited)
         self.data_label = self._mono_label()
         self.grad_label = self._mono_label()

@@ -137,7 +137,16 @@ class FileActions(RecentFiles, CodeAndGraphExports, Recovery, WindowLayoutMemory
             "Export as P&ython…",
             lambda: self.export_code_dialog("python"),
             key="export python",
-            tip="Save the graph as micrograd-style code",
+            tip="Save the graph as a Python script that runs as it is (python graph.py) on the studio's "
+            "engine and prints every input's data and grad",
+        )
+        a(
+            "File",
+            "Export as Python for &micrograd…",
+            lambda: self.export_code_dialog("micrograd"),
+            key="export micrograd",
+            tip="The same script on micrograd's engine (pip install micrograd), where its ops allow: "
+            "micrograd has no tanh, exp, log, sigmoid or c**x",
         )
         a(
             "File",

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from app.files import dialogs
-from core.document.codegen import to_python, to_pytorch
+from core.document.codegen import micrograd_lacks, to_pytorch, to_script
 from core.document.expr import ExprError, parse
 from core.files import graph_file, strict_json
 from core.files.atomic import write_atomically
@@ -25,8 +25,15 @@ class CodeAndGraphExports:
     # -- code in and out --------------------------------------------------------------------
 
     def export_code(self, kind: str, path: str) -> bool:
+        """kind: 'python' (a script on the studio's engine), 'micrograd' (on micrograd's,
+        where its ops allow) or 'pytorch'. Each runs as it is and prints the canvas's numbers."""
         try:
-            text = to_python(self.session.doc) if kind == "python" else to_pytorch(self.session.doc)
+            doc = self.session.doc
+            text = (
+                to_pytorch(doc)
+                if kind == "pytorch"
+                else to_script(doc, "micrograd" if kind == "micrograd" else "studio")
+            )
             write_atomically(str(path), text)
         except (OSError, ValueError) as e:
             dialogs.show_error(self.window, "Could not export", f"The graph was not exported: {e}")
@@ -36,16 +43,22 @@ class CodeAndGraphExports:
 
     def export_code_dialog(self, kind: str) -> bool:
         stem = os.path.splitext(self.name)[0] if self.path else "graph"
-        suggested = f"{stem}_torch.py" if kind == "pytorch" else f"{stem}.py"
-        path = dialogs.ask_save_path(
-            self.window, "Export as PyTorch" if kind == "pytorch" else "Export as Python", suggested, "Python (*.py)"
-        )
+        suffix, title = {
+            "pytorch": ("_torch", "Export as PyTorch"),
+            "micrograd": ("_micrograd", "Export as Python for micrograd"),
+        }.get(kind, ("", "Export as Python"))
+        if kind == "micrograd" and micrograd_lacks(self.session.doc):
+            return self.export_code(kind, "")  # says which ops micrograd lacks, before asking where
+        path = dialogs.ask_save_path(self.window, title, f"{stem}{suffix}.py", "Python (*.py)")
         return self.export_code(kind, path) if path else False
 
     def export_graph(self, kind: str, path: str) -> bool:
-        """Write the graph as GraphML or DOT (core/files/interchange.py)."""
+        """Write the graph as GraphML or DOT (core/files/interchange.py), with the data
+        and grad of every node as the canvas shows them."""
+        numbers = {nid: (value.data, value.grad) for nid, value in self.session.values.items()}
         try:
-            write_atomically(str(path), graphml(self.session.doc) if kind == "graphml" else dot(self.session.doc))
+            write = graphml if kind == "graphml" else dot
+            write_atomically(str(path), write(self.session.doc, numbers))
         except (OSError, ValueError) as e:
             dialogs.show_error(self.window, "Could not export", f"The graph was not exported: {e}")
             return False

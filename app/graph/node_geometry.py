@@ -167,7 +167,8 @@ def name_text(theme, kind, name):
         pad = theme.length("pad")
         if name:
             fm = theme.font_metrics("label")
-            text = fm.elidedText(name, Qt.ElideRight, theme.length("label_max") - 2 * pad)
+            # the middle goes: a long path (n.layers[2].neurons[0].w[1]) keeps its ends, which tell nodes apart
+            text = fm.elidedText(name, Qt.ElideMiddle, theme.length("label_max") - 2 * pad)
             width = max(fm.horizontalAdvance(text), theme.length("label_min"))
         else:
             text, width = "", (theme.text_width("caption", "const") if kind == "const" else 0.0)

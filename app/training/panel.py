@@ -257,7 +257,11 @@ class TrainingPanel(QWidget):
     # -- data ------------------------------------------------------------------
 
     def set_dataset(self, name):
-        self._edit(**network_edits.dataset_chosen(self.config, name), reset=True)
+        changes = network_edits.dataset_chosen(self.config, name)
+        said = network_edits.lr_changed(self.config, changes)
+        self.status_label.note = said  # a setting the learner did not touch changes: say which and why
+        if self._edit(**changes, reset=True) and said:
+            self._message(said)
 
     def regenerate(self):
         if self.config.points is not None:

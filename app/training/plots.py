@@ -445,6 +445,26 @@ class MetricsPlot(pg.GraphicsLayoutWidget):
         elif listed and not on:
             self.legend.removeItem(self.test_loss)
 
+    def set_regression(self, on):
+        """A regression problem has no classes, so no accuracy: only the loss plot shows,
+        and it carries the step axis (its accuracy curve was a meaningless sign count)."""
+        on = bool(on)
+        if self.acc_item.isVisible() != on:
+            return
+        self.acc_item.setVisible(not on)
+        self.ci.layout.setRowStretchFactor(1, 0 if on else 13)
+        self.ci.layout.setRowMaximumHeight(1, 0 if on else 1e6)
+        self.loss_item.getAxis("bottom").setStyle(showValues=on)
+        self.loss_item.setLabel("bottom", "step" if on else None, color="#374151")
+        self.setToolTip(
+            ("Loss (mean squared error) per step" if on else "Loss (top) and accuracy (bottom) per step")
+            + ": training solid, test dashed orange.\nThe training loss includes the regularization term."
+        )
+
+    @property
+    def shows_accuracy(self):
+        return self.acc_item.isVisible()
+
     def clear_curves(self):
         # not `clear`: GraphicsLayoutWidget binds its layout's clear() (remove every plot) under that name
         for curve in (self.train_loss, self.test_loss, self.train_acc, self.test_acc):

@@ -87,27 +87,45 @@ def check_file(
 
 
 def _supervise(path, tmp, log_path, program_path, key, timeout, memory):
-    """Run the supervisor (this file, --supervise), which runs the child and, when it
-    ends, kills every process the learner's code started. Returns (report lines, or
-    None if one was forged; the supervisor's {code, timed_out})."""
-    read_end, write_end = os.pipe()
-    env = {
+    """Run the battery's child under the supervisor (`run_supervised`). Returns (report
+    lines, or None if one was forged; the supervisor's {code, timed_out})."""
+    args = [path, str(int(memory)), str(int(math.ceil(timeout))), program_path]
+    data, status = run_supervised([os.path.abspath(__file__), "--child"], args, timeout, tmp, log_path, key)
+    return _verified(data, key), status
+
+
+def child_env() -> dict[str, str]:
+    """The environment of a child that runs a learner's code: a fixed hash seed,
+    one BLAS thread, no .pyc files written, and nothing else of ours."""
+    return {
         "PATH": os.environ.get("PATH", ""),
         "PYTHONHASHSEED": "0",
         "OPENBLAS_NUM_THREADS": "1",
         "OMP_NUM_THREADS": "1",
         "PYTHONDONTWRITEBYTECODE": "1",
     }
+
+
+def run_supervised(
+    script: list[str], args: list[str], timeout: float, cwd: str, log_path: str, key: str = ""
+) -> tuple[bytes, dict[str, Any]]:
+    """Run `python -I *script FD *args` under the supervisor (this file, --supervise),
+    which waits at most `timeout` s and then, whatever happened, kills every process
+    the learner's code started. The child writes its report to the pipe FD; `key`
+    reaches it as the first line of its stdin. Returns (the bytes written to the
+    pipe, the supervisor's {code, timed_out}). Also the lecture-code runner's
+    (core/lecture/run.py), so both have one way to end what a learner's code starts."""
+    read_end, write_end = os.pipe()
     argv = [sys.executable, "-I", os.path.abspath(__file__), "--supervise", str(timeout), str(write_end)]
-    argv += [path, str(int(memory)), str(int(math.ceil(timeout))), program_path]
+    argv += [str(len(script)), *script, *args]
     with open(log_path, "wb") as log:
         supervisor = subprocess.Popen(
             argv,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=log,
-            cwd=tmp,
-            env=env,
+            cwd=cwd,
+            env=child_env(),
             pass_fds=(write_end,),
             start_new_session=True,
         )
@@ -130,7 +148,7 @@ def _supervise(path, tmp, log_path, program_path, key, timeout, memory):
         status = json.loads(out.decode().strip().splitlines()[-1])
     except (ValueError, IndexError):
         status = {"code": supervisor.returncode, "timed_out": True}
-    return _verified(data, key), status
+    return data, status
 
 
 def _read_until_closed(fd, limit):
@@ -301,17 +319,24 @@ def plain(x: Any) -> Any:
     return x
 
 
-def child_main(path: str, write_fd: int, memory: int, seconds: int, program_path: str = "") -> int:
+def limit_child(memory: int, seconds: int, output: int = OUTPUT) -> None:
+    """Limit this process, before a learner's code runs in it: `memory` bytes of
+    address space, `seconds` (+1) of CPU, `output` bytes in any file it writes."""
     import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    resource.setrlimit(resource.RLIMIT_CPU, (seconds + 1, seconds + 2))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (output, output))
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an over-long write raises instead of killing
+
+
+def child_main(path: str, write_fd: int, memory: int, seconds: int, program_path: str = "") -> int:
     import runpy
 
     key = sys.stdin.readline().strip()  # before their code runs; stdin is then closed
     sys.stdin.close()
     os.set_inheritable(write_fd, False)  # programs their code starts do not get the pipe
-    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-    resource.setrlimit(resource.RLIMIT_CPU, (seconds + 1, seconds + 2))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (OUTPUT, OUTPUT))
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an over-long write raises instead of killing
+    limit_child(memory, seconds)
     sys.path.insert(0, ROOT)
     from core.foreign.check import EngineError, check_class, find_value_class
     from core.foreign.expression import case_of
@@ -444,14 +469,14 @@ def end_descendants() -> int:
     return killed
 
 
-def supervise(timeout: float, write_fd: int, child_args: list[str]) -> int:
-    """Run the child (this file, --child), wait at most `timeout` s, then end every
-    process the learner's code started; print {code, timed_out, killed} as JSON."""
+def supervise(timeout: float, write_fd: int, script: list[str], args: list[str]) -> int:
+    """Run the child (`python -I *script FD *args`), wait at most `timeout` s, then end
+    every process the learner's code started; print {code, timed_out, killed} as JSON."""
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
     _die_with_parent()
     key = sys.stdin.readline()
     child = subprocess.Popen(
-        [sys.executable, "-I", os.path.abspath(__file__), "--child", child_args[0], str(write_fd), *child_args[1:]],
+        [sys.executable, "-I", *script, str(write_fd), *args],
         stdin=subprocess.PIPE,
         stdout=sys.stderr,
         stderr=sys.stderr,
@@ -478,7 +503,8 @@ def supervise(timeout: float, write_fd: int, child_args: list[str]) -> int:
     return 0
 
 
-if __name__ == "__main__" and len(sys.argv) == 8 and sys.argv[1] == "--supervise":
-    sys.exit(supervise(float(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]))
+if __name__ == "__main__" and len(sys.argv) > 5 and sys.argv[1] == "--supervise":
+    _n = int(sys.argv[4])  # TIMEOUT FD N SCRIPT... ARGS...: the child's script is N words
+    sys.exit(supervise(float(sys.argv[2]), int(sys.argv[3]), sys.argv[5 : 5 + _n], sys.argv[5 + _n :]))
 if __name__ == "__main__" and len(sys.argv) == 7 and sys.argv[1] == "--child":
-    sys.exit(child_main(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]))
+    sys.exit(child_main(sys.argv[3], int(sys.argv[2]), int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]))  # FD first

@@ -513,3 +513,63 @@ def test_text_that_cannot_be_encoded_is_an_expr_error_naming_where(text, line, c
     with pytest.raises(ExprError, match="surrogate") as caught:
         parse(text)
     assert (caught.value.line, caught.value.col) == (line, col)
+
+
+# -- a name without a value is an error, never an input made in silence (issue 29) ----
+
+
+def test_a_typo_in_micrograd_code_is_an_error_naming_it_and_its_line():
+    text = "x = Value(2.0, label='x')\ny = Value(3.0, label='y')\nf = x*y + z**2\n"
+    with pytest.raises(expr.ExprError) as caught:
+        parse(text)
+    assert (caught.value.line, caught.value.col) == (3, 11)
+    assert "'z' has no value" in caught.value.message
+    with pytest.raises(expr.ExprError, match="'z' has no value"):
+        parse(text, values={"z": 4.0})  # not even from the Inputs table
+
+
+def test_a_name_used_before_its_line_is_an_error_saying_where_it_is_given():
+    with pytest.raises(expr.ExprError) as caught:
+        parse("f = x * 2\nx = 3\n")
+    assert caught.value.line == 1
+    assert "'x' is used before it is given a value (on line 2)" in caught.value.message
+
+
+def test_a_formulas_names_become_inputs_and_a_note_says_so():
+    doc, notes = expr.read("f = x*y + z**2", values={"x": 2.0})
+    assert [n.label for n in doc.nodes.values() if n.kind == "input"] == ["x", "y", "z"]
+    assert notes == [
+        "Inputs made from the formula's names: x = 2.0 (from the Inputs table), y = 1.0, z = 1.0. "
+        "Change them in the Inputs table."
+    ]
+    assert expr.read("x = Value(2.0, label='x')\nf = x * x\n")[1] == []
+
+
+def test_backward_in_pasted_code_chooses_the_output():
+    doc = parse("a = Value(2.0, label='a')\nb = a * a\nc = b + a\nb.backward()\n")
+    assert doc.nodes[doc.effective_output()].label == "b"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "import random",
+        "class Neuron:\n    pass",
+        "for k in range(3):\n    x = k",
+        "x = Value(1.0)\ny = sum([x, x])",
+        "xs = [Value(1.0), Value(2.0)]",
+        "y = x.data",
+        "out = [a * b for a, b in zip(xs, ws)]",
+    ],
+)
+def test_python_it_does_not_take_says_it_can_run_as_python(text):
+    with pytest.raises(expr.ExprError) as caught:
+        parse(text)
+    assert caught.value.python
+
+
+def test_what_it_refuses_for_other_reasons_is_not_python_to_run():
+    for text in ("x ** y", "x = 1e400", "Value(2.0, colour='red')", "x = Value(2.0)\nf = x + q"):
+        with pytest.raises(expr.ExprError) as caught:
+            parse(text)
+        assert not caught.value.python, text
