@@ -454,7 +454,7 @@ def test_a_rename_shows_in_the_step_list_and_the_explanation(window, qtbot):
     dbg.step()
     window.session.push(SetLabel(mul_id(window), "m"))
     assert dbg.phase == "backward"  # a label is not an edit of any number
-    assert dbg.model.data(dbg.model.index(2, 1)) == "m"
+    assert dbg.model.data(dbg.model.index(2, 2)) == "m = x · y"
     assert "Step 3 of 3 · m = x · y runs its _backward" in dbg.explanation_text()
 
 
