@@ -116,7 +116,10 @@ class NodeGeometry:
         key = (data_text, grad_text)
         width = cells.get(key)
         if width is None:
-            caption = theme.text_width("caption", "data") + 6 * theme.scale
+            # the wider caption, a gap, and the grad row's coloured edge (node_paint's
+            # _before_edge): with only 'data' + 6 px a long grad ran into it, 'grad2.850e-07'
+            captions = max(theme.text_width("caption", "data"), theme.text_width("caption", "grad"))
+            caption = captions + 8 * theme.scale + 6 * theme.scale
             numbers = [theme.text_width("number", theme.metrics.number_template)]
             numbers += [theme.text_width("number", t) for t in key if t]
             width = cells[key] = caption + max(numbers)
