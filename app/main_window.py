@@ -313,7 +313,8 @@ class MainWindow(QMainWindow):
         self.statusBar().clearMessage()  # an old "Not run: ..." must not outlive a good run
         if not self.show_document(doc, "Run expression"):
             return False
-        self.files.detach()  # the text's graph, not the file's: Save must ask where
+        # the open file keeps the graph: its text was edited and run again, and Save
+        # writes it there, as any editor saves the file it shows (the title marks it changed)
         self.editor.show_notes(notes)
         return True
 

@@ -80,7 +80,7 @@ class CodeRunner:
         window.statusBar().clearMessage()
         if not window.show_document(result.doc, "Run as Python"):
             return False
-        window.files.detach()  # the text's graph, not a file's
+        # the open file keeps the graph, as after a Run: Save writes it there
         window.editor.show_notes(result.notes, result.printed, kept)
         graphs = f" in {result.roots} graphs" if result.roots > 1 else ""
         window.show_message(f"Ran as Python: {len(result.doc.nodes):,} nodes{graphs}")

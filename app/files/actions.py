@@ -76,6 +76,7 @@ class FileActions(RecentFiles, CodeAndGraphExports, Recovery, WindowLayoutMemory
         self.stack = window.undo_stack
         self.settings = settings_store if settings_store is not None else settings()
         self.path = None  # the file the document belongs to (None: untitled)
+        self.folder = None  # the folder of the last file opened or saved
         self.name = "Untitled"  # what the title bar calls it
         self.meta = {}  # the file's meta without groups (title, description, ...)
         self.prompt_on_close = True
@@ -194,6 +195,8 @@ class FileActions(RecentFiles, CodeAndGraphExports, Recovery, WindowLayoutMemory
 
     def _set_file(self, path, meta, name=None):
         self.path = os.path.abspath(path) if path is not None else None
+        if self.path is not None:
+            self.folder = os.path.dirname(self.path)  # where Save As offers to save next
         self.meta = dict(meta)
         self.name = name or (os.path.basename(self.path) if self.path else "Untitled")
         self.update_title()
@@ -354,7 +357,7 @@ class FileActions(RecentFiles, CodeAndGraphExports, Recovery, WindowLayoutMemory
 
     def save_as(self, path=None):
         if path is None:
-            suggested = self.path or os.path.join(os.path.expanduser("~"), "graph.json")
+            suggested = self.path or os.path.join(self.folder or os.path.expanduser("~"), "graph.json")
             path = dialogs.ask_save_path(self.window, "Save graph as", suggested)
             if not path:
                 return False

@@ -438,22 +438,40 @@ def test_a_new_graph_starts_at_100_percent(window):
     assert window.view.zoom() == 1.0
 
 
-@pytest.mark.parametrize("replace", ["run", "trace"])
-def test_a_run_or_a_trace_makes_the_document_untitled_so_save_never_overwrites(window, tmp_path, monkeypatch, replace):
+def test_a_trace_makes_the_document_untitled_so_save_never_overwrites(window, tmp_path, monkeypatch):
     from core.engine import Value
 
     path = tmp_path / "six.json"
     assert window.files.save_as(str(path))
     before = path.read_bytes()
-    if replace == "run":
-        assert window.run_expression("a = Value(1.0, label='a')\nb = a.exp()\n")
-    else:
-        assert window.open_value(Value(2.0, label="w").tanh())
+    assert window.open_value(Value(2.0, label="w").tanh())
     assert window.files.path is None and window.windowTitle().startswith("Untitled")
     asked = []
     monkeypatch.setattr(file_dialogs, "ask_save_path", lambda *args, **kwargs: asked.append(args) or "")
     assert not window.files.save()  # Save asks where (the test says: nowhere)
     assert asked and path.read_bytes() == before  # the file that was open is untouched
+    assert asked[0][2] == str(tmp_path / "graph.json")  # offered beside it, not in ~
+
+
+@pytest.mark.parametrize("run", ["run", "run as python"])
+def test_running_the_text_again_keeps_the_open_file(window, qtbot, tmp_path, monkeypatch, run):
+    # repro: after a Run, Save forgot six.json and offered ~/graph.json
+    from core.files.graph_file import load
+
+    path = tmp_path / "six.json"
+    assert window.files.save_as(str(path))
+    text = "a = Value(1.5, label='a')\nb = a.exp()\n"
+    if run == "run":
+        assert window.run_expression(text)
+    else:
+        window.editor.set_text(text)
+        window.code_runner.run()
+        assert window.code_runner.wait(120.0)
+    assert window.files.path == str(path) and window.isWindowModified()
+    asked = []
+    monkeypatch.setattr(file_dialogs, "ask_save_path", lambda *args, **kwargs: asked.append(args) or "")
+    assert window.files.save() and not asked
+    assert {n.label for n in load(str(path))[0].nodes.values()} == {"a", "b"}
 
 
 def test_a_file_that_cannot_open_is_not_reported_in_the_editors_box(window, tmp_path):
