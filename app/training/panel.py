@@ -297,7 +297,9 @@ class TrainingPanel(QWidget):
     def show_hovered(self, key=None):
         """The data plot shows the hovered neuron's (or input feature's) map large, and the
         network's output again when the mouse leaves it (key None)."""
-        self.data_plot.show_map(*self._hovered_map(key))
+        values, *levels = self._hovered_map(key)
+        caption = self.network_view.hover_caption(key) if key is not None and values is not None else ""
+        self.data_plot.show_map(values, levels[0] if levels else None, caption)
 
     def _hovered_map(self, key):
         boundary = self.controller.boundary
