@@ -2,7 +2,8 @@
 from its own package and from the floors below it, so no import runs back up.
 
     4  lessons                 a lesson drives the debugger, documents, files, training
-    3  debugger                steps documents, replays a learner's recorded pass
+    3  debugger, lecture       steps documents, replays a learner's recorded pass; runs
+                               lecture code in the learner-engine check's child process
     2  foreign, files          a learner's engine; the file formats (graphs, sessions)
     1  document, training      the editable graph; the training loop
     0  the engine and its op table, nn, losses, optim, format, gradcheck, tape
@@ -14,7 +15,7 @@ import os
 import pytest
 
 CORE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "core")
-FLOORS = {"base": 0, "document": 1, "training": 1, "foreign": 2, "files": 2, "debugger": 3, "lessons": 4}
+FLOORS = {"base": 0, "document": 1, "training": 1, "foreign": 2, "files": 2, "debugger": 3, "lecture": 3, "lessons": 4}
 
 
 def unit_of(module):
