@@ -75,7 +75,7 @@ from core.ops import BY_ENGINE, METHODS
 
 MAX_TEXT = 100_000
 MAX_NESTING = 100
-MAX_TOKENS = 1_000
+MAX_TOKENS = 4_000  # ast.parse stops near 3,000 chained operators (2 tokens each); see tests
 MAX_DEPTH = 200
 MAX_NODES = 20_000
 MAX_EXPONENT = 1_000
@@ -477,9 +477,16 @@ class _Builder:
             word = "not" if isinstance(e.op, ast.Not) else "~"
             self.fail(e, f"'{word}' is not supported", True)
         if isinstance(e, ast.BinOp):
-            left = self.expr(e.left, depth + 1)
-            right = self.expr(e.right, depth + 1)
-            return self.binary(e.op, left, e.left, right, e.right, e)
+            # a chain such as x0*w0 + x1*w1 + ... is a BinOp per +, nested down its left
+            # side: walked as a loop, so 1,000 terms are one level deep, not 1,000
+            chain = [e]
+            while isinstance(chain[-1].left, ast.BinOp):
+                chain.append(chain[-1].left)
+            left = self.expr(chain[-1].left, depth + 1)
+            for b in reversed(chain):  # Python's order: the left operand first, then each right
+                right = self.expr(b.right, depth + 1)
+                left = self.binary(b.op, left, b.left, right, b.right, b)
+            return left
         if isinstance(e, ast.Call):
             return self.call(e, depth)
         if isinstance(e, ast.Attribute):

@@ -335,3 +335,13 @@ def test_theme_and_presenter_together_give_that_theme_in_presenter_mode(qtbot, t
     image = QImage(str(out))
     canvas = image.pixelColor(image.width() - 40, image.height() // 3)  # background, right of the graph
     assert canvas.lightness() < 80, canvas.name()
+
+
+def test_a_thousand_term_statement_runs_and_opens(window, qtbot):
+    # repro: 'more than 1000 tokens' for a 1,000-node expression written as one statement
+    text = "f = " + " + ".join(f"x{i}*w{i}" for i in range(500))
+    assert window.run_expression(text)
+    qtbot.waitUntil(lambda: not window.layout_pending, timeout=120000)
+    nodes, _edges = window.scene.counts()
+    assert nodes == 1000 + 500 + 499
+    assert window.scene.node_item(window.session.doc.effective_output()).data_text == "500.0000"
