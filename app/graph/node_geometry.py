@@ -116,13 +116,16 @@ class NodeGeometry:
         key = (data_text, grad_text)
         width = cells.get(key)
         if width is None:
-            # the wider caption, a gap, and the grad row's coloured edge (node_paint's
-            # _before_edge): with only 'data' + 6 px a long grad ran into it, 'grad2.850e-07'
-            captions = max(theme.text_width("caption", "data"), theme.text_width("caption", "grad"))
-            caption = captions + 8 * theme.scale + 6 * theme.scale
-            numbers = [theme.text_width("number", theme.metrics.number_template)]
-            numbers += [theme.text_width("number", t) for t in key if t]
-            width = cells[key] = caption + max(numbers)
+            # a number as wide as the template fits beside 'data' with 6 px to spare; a
+            # longer one (2.850e-07) also needs the grad row's coloured edge (node_paint's
+            # _before_edge) and a gap: without them it ran into its caption, 'grad2.850e-07'
+            caption = theme.text_width("caption", "data") + 6 * theme.scale
+            width = caption + theme.text_width("number", theme.metrics.number_template)
+            longest = max((theme.text_width("number", t) for t in key if t), default=0.0)
+            if longest:
+                captions = max(theme.text_width("caption", "data"), theme.text_width("caption", "grad"))
+                width = max(width, captions + 10 * theme.scale + longest)
+            cells[key] = width
         return width
 
     def record_path(self):
@@ -188,8 +191,8 @@ def geometry_for(theme, kind, op_text, label, data_text="", grad_text="", is_out
         kind,
         op_text,
         name_w,
-        data_text if len(data_text) > n else "",
-        grad_text if len(grad_text) > n else "",
+        data_text if len(data_text) >= n else "",
+        grad_text if len(grad_text) >= n else "",
         is_output,
     )
     cache = theme.cache("geometry")

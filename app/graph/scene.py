@@ -82,6 +82,9 @@ class GraphScene(QGraphicsScene):
         self._grad_max = 0.0
         self.marks = CanvasMarks(self)  # the debugger's and lessons' marks (app/graph/marks.py)
         self._items_rect = QRectF()
+        # the part of the scene the view showed at a drop: kept inside the scene's rect, so
+        # that a scene smaller than the view is not centred again under the new node
+        self.held_rect = QRectF()
         self.gestures = CanvasGestures(self)  # drags, wires, double-clicks (app/graph/gestures.py)
         self.group_layer = GroupLayer(self)  # group frames and boxes (app/graph/group_layer.py)
         # many moves in one command (a layout) settle into one rect update
@@ -183,6 +186,7 @@ class GraphScene(QGraphicsScene):
 
     def _on_doc_changed(self, event, *details):
         if event == "reset":  # a new graph: debugger marks of the old one go too
+            self.held_rect = QRectF()
             self._reset = True
             self._dirty = True
             self.marks.forget()
@@ -317,13 +321,21 @@ class GraphScene(QGraphicsScene):
         self.group_layer.place()
         self.structureChanged.emit()
 
+    def hold(self, rect):
+        """Keep `rect` (what the view shows) inside the scene's rect until the next graph."""
+        self.held_rect = QRectF(rect)
+        self._update_items_rect()
+
     def _update_items_rect(self):
         rect = boxes_rect(self._nodes.values())
         if self.canvas_build.active:  # the finished graph's extent, not just what is built
             rect = rect.united(self.canvas_build.planned_rect)
         self._items_rect = rect
         m = SCENE_MARGIN
-        self.setSceneRect(rect.adjusted(-m, -m, m, m) if not rect.isNull() else QRectF(-m, -m, 2 * m, 2 * m))
+        scene_rect = rect.adjusted(-m, -m, m, m) if not rect.isNull() else QRectF(-m, -m, 2 * m, 2 * m)
+        if not self.held_rect.isNull():  # what the view showed when a node was dropped stays
+            scene_rect = scene_rect.united(self.held_rect)
+        self.setSceneRect(scene_rect)
 
     # -- numbers ---------------------------------------------------------------------
 

@@ -312,8 +312,22 @@ class GraphView(QGraphicsView):
         self.drop_spec(spec, event.position().toPoint())
 
     def drop_spec(self, spec, view_point):
-        """What a drop at view_point (viewport pixels) does: announce it in scene units."""
-        self.entryDropped.emit(spec, self.mapToScene(QPoint(view_point)))
+        """What a drop at view_point (viewport pixels) does: announce it in scene units.
+        The camera stays where it is, so the new node is under the mouse: the scene keeps
+        what the view shows inside its rect (else a small scene is centred again)."""
+        view_point = QPoint(view_point)
+        at = self.mapToScene(view_point)
+        scene = self.scene()
+        scene.hold(self.mapToScene(self.viewport().rect()).boundingRect())
+        self.scroll_to_put(at, view_point)
+        self.entryDropped.emit(spec, at)
+        self.scroll_to_put(at, view_point)
+
+    def scroll_to_put(self, scene_point, view_point):
+        """Scroll so that scene_point is under view_point (viewport pixels)."""
+        shift = self.mapFromScene(scene_point) - view_point
+        self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() + shift.x())
+        self.verticalScrollBar().setValue(self.verticalScrollBar().value() + shift.y())
 
     # -- tooltips from the item under the mouse (no per-item tooltip strings) ----------
 

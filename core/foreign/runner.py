@@ -130,6 +130,7 @@ def run_supervised(
             start_new_session=True,
         )
     os.close(write_end)
+    assert supervisor.stdin is not None and supervisor.stdout is not None  # both PIPE above
     try:
         supervisor.stdin.write(key.encode() + b"\n")  # the key reaches the child through its stdin only
         supervisor.stdin.close()

@@ -7,7 +7,7 @@ from app.look.theme import DEFAULT
 
 
 @pytest.mark.parametrize("scale", [1.0, 2.0, 3.0])
-@pytest.mark.parametrize("grad", ["2.850e-07", "-7.253e-12", "123456.7890", "-1.0980"])
+@pytest.mark.parametrize("grad", ["2.850e-07", "-7.253e-12", "123456.7890", "-12.3456", "-1.0980"])
 def test_the_grad_caption_and_a_long_grad_do_not_touch(qapp, scale, grad):
     # repro: 'grad2.850e-07' -- the box was sized for 'data' + 6 px, and the grad row
     # also gives 6 px to its coloured edge, so a long grad ran into its caption

@@ -152,9 +152,7 @@ def quiz_on_the_wrong_step(case):
 def test_the_quiz_counts_the_chain_rules_grad_right_and_says_their_engine_differs(assign_case):
     session, h = quiz_on_the_wrong_step(assign_case)
     question = session.quiz_question()
-    assert question == (
-        "h·h = h · h just ran your _backward. By the chain rule, what should h.grad be now? (It was 0.0000.)"
-    )
+    assert question == ("h·h just ran your _backward. By the chain rule, what should h.grad be now? (It was 0.0000.)")
     # the stop after their wrong step names the answer: it waits for the prediction
     assert session.stop_reason.startswith("wrong gradient at h·h") and "-12" in session.stop_reason
     assert session.shown_stop_reason == QUIZ_HOLDS_STOP and "-12" not in QUIZ_HOLDS_STOP
