@@ -14,7 +14,7 @@ def install_debugger(window):
     groups = (
         ("step", "step back", "run to end", "run to selected", "play"),
         ("forward step", "forward back", "forward all"),
-        ("toggle breakpoint", "quiz"),
+        ("toggle breakpoint", "quiz", "gradient check"),
         ("reset", "stop"),
     )
     for group in groups:
@@ -33,6 +33,7 @@ def install_debugger(window):
     window.scene.masksChanged.connect(window._update_status)
     window.debugger.controller.quizAnswered.connect(lambda *_: window.inspector.refresh())
     window.debugger.stepped.connect(lambda _record: dock.isVisible() or dock.show())
+    window.debugger.actions["gradient check"].triggered.connect(lambda: dock.isVisible() or dock.show())
 
 
 def concealed(window, nid):

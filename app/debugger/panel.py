@@ -117,9 +117,17 @@ class DebuggerPanel(QWidget):
         self.actions["play"].setCheckable(True)
         quiz = QAction("Quiz Mode", self)
         quiz.setCheckable(True)
-        quiz.setToolTip("Hide each step's new grads until you predict them")
+        quiz.setShortcut(QKeySequence("Ctrl+Shift+Q"))
+        quiz.setToolTip(
+            "Hide each step's new grads until you predict them; type the number, Enter checks (Ctrl+Shift+Q)"
+        )
         quiz.toggled.connect(ctrl.set_quiz_mode)
         self.actions["quiz"] = quiz
+        gradcheck = QAction("Gradient Check", self)
+        gradcheck.setShortcut(QKeySequence("Ctrl+Shift+G"))
+        gradcheck.setToolTip("Compare every leaf's grad with a finite difference (Ctrl+Shift+G)")
+        gradcheck.triggered.connect(self.run_gradient_check)
+        self.actions["gradient check"] = gradcheck
         hint = QAction("Hint", self)
         hint.setToolTip(
             "A learner's engine stopped at a wrong gradient: one more hint (where, which, a question, the fix)"
@@ -464,13 +472,21 @@ class DebuggerPanel(QWidget):
         self._hint_slot.setVisible(replay is not None and bool(replay.fault))
         self.actions["hint"].setEnabled(climbable)
         question = ctrl.quiz_question()
+        asked = bool(question) and not self.quiz_box.isVisible()
         self.quiz_box.setVisible(bool(question))
+        if asked and self.isVisible():  # the answer is typed at once: no click into the box first
+            self.quiz_edit.setFocus(Qt.OtherFocusReason)
         self.quiz_prompt.setText("Your prediction:")
         self._show_quiz_score()
         names = sorted(self.session.doc.nodes[n].label or n for n in ctrl.breakpoint_ids if n in self.session.doc.nodes)
         self.breakpoints_label.setText("Breakpoints: " + (", ".join(names) if names else "none"))
         if self.gradcheck.model.checks and not has:
             self.gradcheck.clear()
+
+    def run_gradient_check(self):
+        """Ctrl+Shift+G: the Gradient check tab, run now."""
+        self.tabs.setCurrentWidget(self.tabs.widget(self.tabs.count() - 1))
+        return self.gradcheck.run()
 
     def _show_quiz_score(self):
         on = self.actions["quiz"].isChecked()

@@ -53,6 +53,7 @@ from app.graph.scene_build import CanvasBuild, boxes_rect
 from app.graph.selection import CanvasSelection
 from app.look.theme import DEFAULT
 from core.document.graph import Edge
+from core.document.navigate import find_nodes
 
 SCENE_MARGIN = 400.0
 
@@ -169,18 +170,10 @@ class GraphScene(QGraphicsScene):
         return QRectF(self._items_rect)
 
     def find(self, text):
-        """Node ids whose label matches text: exact matches first, then substrings."""
-        needle = text.strip().lower()
-        if not needle:
-            return []
-        exact, partial = [], []
-        for nid, node in self.session.doc.nodes.items():
-            label = node.label.lower()
-            if label == needle or nid == needle:
-                exact.append(nid)
-            elif needle in label:
-                partial.append(nid)
-        return exact + partial
+        """Node ids whose label or canvas name (the formula of an unlabelled node: type
+        x1*w1 to find x1·w1) matches text: whole matches first, then parts
+        (core.document.navigate.find_nodes)."""
+        return find_nodes(self.session.doc, text)
 
     # -- following the document ------------------------------------------------------
 
