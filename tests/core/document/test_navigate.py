@@ -3,8 +3,8 @@
 import pytest
 
 from core.document.expr import parse
-from core.document.navigate import find_nodes, neighbour, plain, start_node
 from core.document.names import node_names
+from core.document.navigate import find_nodes, neighbour, plain, start_node
 
 NEURON = """
 x1 = Value(2.0, label='x1'); w1 = Value(-3.0, label='w1')
