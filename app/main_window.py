@@ -244,7 +244,7 @@ class MainWindow(QMainWindow):
             return  # the user chose Cancel: unsaved work stays open
         self.training.shutdown()  # stop the run and join its thread
         self.code_runner.shutdown()
-        self.debugger.pause()
+        self.debugger.controller.pause()
         self.lessons.shutdown()
         self.arranger.shutdown()  # any running layout is now stale
         self.scene.cancel_build()

@@ -161,16 +161,16 @@ def main(argv=None):
         if args.screenshot:
             engine_check.hide()  # the picture is the window: the canvas and the stopped debugger
     if args.forward_steps is not None:
-        window.debugger.forward_reset()
+        window.debugger.controller.forward_reset()
         for _ in range(args.forward_steps):
-            window.debugger.forward_step()
+            window.debugger.controller.forward_step()
     if args.debug_steps is not None:
-        window.debugger.reset()
+        window.debugger.controller.reset()
         if args.debug_steps == "end":
-            window.debugger.run_to_end()
+            window.debugger.controller.run_to_end()
         else:
             for _ in range(int(args.debug_steps)):
-                window.debugger.step()
+                window.debugger.controller.step()
     if args.screenshot:
         window.files.prompt_on_close = False  # a picture, not a session: nothing to ask
         _start_training(window, args, wait=True)

@@ -148,67 +148,10 @@ class DebuggerPanel(QWidget):
         self._sync()
         self._on_stepped(None)
 
-    # -- the public API (what a lesson drives) ---------------------------------------
-
-    @property
-    def stepper(self):
-        return self.controller.stepper
-
-    @property
-    def forward_stepper(self):
-        return self.controller.forward_stepper
-
-    @property
-    def phase(self):
-        return self.controller.phase
-
-    def reset(self):
-        return self.controller.reset()
-
-    def step(self):
-        return self.controller.step()
-
-    def step_back(self):
-        return self.controller.step_back()
-
-    def seek(self, position):
-        return self.controller.seek(position)
-
-    def run_to_end(self):
-        return self.controller.run_to_end()
-
-    def run_to(self, nid=None):
-        return self.controller.run_to(nid)
-
-    def play(self):
-        return self.controller.play()
-
-    def pause(self):
-        self.controller.pause()
-
-    def stop(self):
-        self.controller.stop()
-
-    def forward_reset(self):
-        return self.controller.forward_reset()
-
-    def forward_step(self):
-        return self.controller.forward_step()
-
-    def forward_all(self):
-        return self.controller.forward_all()
-
-    def toggle_breakpoint(self, nid=None):
-        return self.controller.toggle_breakpoint(nid)
+    # -- the panel's own (moves and state: self.controller, one API over DebugSession) --------
 
     def set_quiz_mode(self, on):
         self.actions["quiz"].setChecked(bool(on))
-
-    def answer_quiz(self, text):
-        return self.controller.answer_quiz(text)
-
-    def reveal_quiz(self):
-        self.controller.reveal_quiz()
 
     def climb_hint(self):
         """One more rung of the hint ladder for a learner's engine stopped at a fault."""

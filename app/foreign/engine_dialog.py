@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.jobs import Job
-from core.debugger.foreign_replay import ForeignReplay, ReplayStepper
+from core.debugger.foreign_replay import ForeignReplay
 from core.foreign.document import to_document
 from core.foreign.expression import ExprError, program_of
 from core.foreign.report import fault_lines
@@ -208,7 +208,6 @@ class EngineCheckDialog(QDialog):
             return False
         replay = ForeignReplay(case)
         debugger = self.window_.debugger.controller
-        debugger.debug.replay = replay  # the debugger steps their recorded pass on this graph
         text = "Show my expression" if case.get("own") else "Show my engine's failing expression"
         if not self.window_.show_document(doc, text=text, layout=True):
             return False
@@ -217,7 +216,7 @@ class EngineCheckDialog(QDialog):
         self.window_.editor.set_text(engine_note(report["file"], case["name"], replay.their_code))
         self.window_.wait_for_layout()
         self.shown_case = case
-        if not isinstance(debugger.stepper, ReplayStepper):
+        if not debugger.load_replay(replay):  # the debugger steps THEIR recorded pass on this graph
             return False
         fault = case.get("fault") or {}
         debugger.reset()

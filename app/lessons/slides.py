@@ -65,7 +65,7 @@ def exports_backward_pass(window):
         return False
     if len(window.session.values) > MAX_SLIDES:  # more _backward steps than slides: this view only
         return False
-    return snapshot is None or window.debugger.phase != "idle"
+    return snapshot is None or window.debugger.controller.phase != "idle"
 
 
 def backward_pass_slides(window):
@@ -75,11 +75,11 @@ def backward_pass_slides(window):
     ctrl = debugger.controller
     was = (ctrl.phase, ctrl.position if ctrl.phase == "backward" else None)
     window.docks["debugger"].show()
-    debugger.reset()
+    ctrl.reset()
     _settle(window)
     yield slide_image(window)
-    while not debugger.stepper.done:
-        debugger.step()
+    while not ctrl.stepper.done:
+        ctrl.step()
         _settle(window)
         yield slide_image(window)
     if was[0] == "backward" and was[1] is not None:

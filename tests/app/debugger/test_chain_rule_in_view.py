@@ -41,7 +41,7 @@ def start(window, qtbot, example, size, presenter):
     if presenter:
         window.appearance.set_presenter(True, presenter, full_screen=False)
     window.docks["debugger"].show()
-    window.debugger.reset()
+    window.debugger.controller.reset()
 
 
 @pytest.mark.parametrize("size, presenter", SIZES, ids=[f"{w}x{h}-{p or 1}x" for (w, h), p in SIZES])
@@ -50,8 +50,8 @@ def test_every_step_shows_its_plus_equals_lines_whole(window, qtbot, example, si
     start(window, qtbot, example, size, presenter)
     panel = window.debugger
     steps = 0
-    while not panel.stepper.done:
-        panel.step()
+    while not panel.controller.stepper.done:
+        panel.controller.step()
         settle(window, qtbot)
         need = panel.head_height()
         assert need > 0
@@ -68,7 +68,7 @@ def test_every_step_shows_its_plus_equals_lines_whole(window, qtbot, example, si
 @pytest.mark.parametrize("example", ["tanh_neuron.json", "tutorial.json"])
 def test_presenter_digits_are_readable_from_the_back_row(window, qtbot, example, presenter):
     start(window, qtbot, example, (1920, 1080), presenter)
-    window.debugger.step()
+    window.debugger.controller.step()
     settle(window, qtbot)
     window._size_presenter_docks()
     number = window.scene.theme.font("number").pixelSize()
@@ -88,18 +88,18 @@ def test_stepping_started_inside_presenter_mode_zooms_to_readable_digits(window,
     window.wait_for_layout()
     window.appearance.set_presenter(True, 2, full_screen=False)
     window.docks["debugger"].show()
-    window.debugger.reset()
+    window.debugger.controller.reset()
     settle(window, qtbot)
     window.view.fit()  # the whole neuron above the debugger: under 28 px
     number = window.scene.theme.font("number").pixelSize()
     assert number * window.view.zoom() < READABLE_PX
-    window.debugger.step()
+    window.debugger.controller.step()
     assert number * window.view.zoom() >= READABLE_PX - 0.5
 
 
 def test_the_stripes_key_comes_back_after_presenter_3x(window, qtbot):
     start(window, qtbot, "tutorial.json", (1920, 1080), 3)
-    window.debugger.step()
+    window.debugger.controller.step()
     settle(window, qtbot)
     assert not window.debugger.legend.isVisible()  # at 3x it gave its lines to the += lines
     window.appearance.set_presenter(False)

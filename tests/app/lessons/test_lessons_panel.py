@@ -218,7 +218,7 @@ def test_quiz_mode_drives_the_debuggers_quiz(window, qtbot):
     window.show_lessons("chain-rule", 0)
     wait(qtbot, panel)
     panel.set_quiz_mode(True)
-    record = window.debugger.step()
+    record = window.debugger.controller.step()
     assert record is not None
     question = window.debugger.controller.quiz_question()
     assert question  # the new grad is hidden until predicted

@@ -104,14 +104,14 @@ def test_feedback_reads_once_and_right(window, qtbot):
 
 def test_the_debugger_quiz_score_is_on_screen(window, qtbot):
     # repro: the predict-the-grad quiz kept a score nobody could see
-    window.debugger.reset()
+    window.debugger.controller.reset()
     window.debugger.set_quiz_mode(True)
-    window.debugger.step()
+    window.debugger.controller.step()
     label = window.debugger.quiz_score_label
     assert label.isVisibleTo(window.debugger) and "0 of 0" in label.text()
     question = window.debugger.controller.quiz_question()
     assert question
-    window.debugger.answer_quiz("12345")
+    window.debugger.controller.answer_quiz("12345")
     assert "0 of 1" in label.text()
     window.debugger.set_quiz_mode(False)
 
@@ -136,11 +136,11 @@ def test_the_debugger_quiz_does_not_show_the_passs_largest_grad_on_the_scale(win
 
     examples = os.path.join(os.path.dirname(__file__), "..", "..", "..", "resources", "examples")
     window.open_file(os.path.join(examples, "tutorial.json"))
-    window.debugger.reset()
+    window.debugger.controller.reset()
     window.debugger.set_quiz_mode(True)
-    while not window.debugger.stepper.done and window.debugger.controller.quiz_question() == "":
-        window.debugger.step()
-    window.debugger.step()
+    while not window.debugger.controller.stepper.done and window.debugger.controller.quiz_question() == "":
+        window.debugger.controller.step()
+    window.debugger.controller.step()
     assert window.debugger.controller.quiz_question()
     hidden = window.scene.marks.grad_masked()
     assert hidden
@@ -156,15 +156,15 @@ def test_the_debugger_quiz_does_not_evaluate_the_local_derivative_it_asks_about(
 
     examples = os.path.join(os.path.dirname(__file__), "..", "..", "..", "resources", "examples")
     window.open_file(os.path.join(examples, "tutorial.json"))
-    window.debugger.reset()
+    window.debugger.controller.reset()
     window.debugger.set_quiz_mode(True)
-    window.debugger.step()
-    window.debugger.answer_quiz("1")
-    window.debugger.step()
+    window.debugger.controller.step()
+    window.debugger.controller.answer_quiz("1")
+    window.debugger.controller.step()
     assert "y.grad" in window.debugger.controller.quiz_question()
     text = window.debugger.explanation.toPlainText()
     assert "2·y.data" in text and "6.0000" not in text
-    window.debugger.reveal_quiz()
+    window.debugger.controller.reveal_quiz()
     assert "6.0000" in window.debugger.explanation.toPlainText()
     window.debugger.set_quiz_mode(False)
 
@@ -176,11 +176,11 @@ def test_the_minimap_does_not_colour_a_hidden_grad(window, qtbot):
 
     examples = os.path.join(os.path.dirname(__file__), "..", "..", "..", "resources", "examples")
     window.open_file(os.path.join(examples, "tutorial.json"))
-    window.debugger.reset()
+    window.debugger.controller.reset()
     window.debugger.set_quiz_mode(True)
-    window.debugger.step()
-    window.debugger.answer_quiz("1")
-    window.debugger.step()  # 'What is y.grad now?' (y.grad is 6 behind the '?')
+    window.debugger.controller.step()
+    window.debugger.controller.answer_quiz("1")
+    window.debugger.controller.step()  # 'What is y.grad now?' (y.grad is 6 behind the '?')
     nid = next(n for n, v in window.session.values.items() if v.label == "y")
     item = window.scene.node_item(nid)
     assert item.grad_mask is not None and item.grad == 6.0

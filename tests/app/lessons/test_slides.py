@@ -48,7 +48,7 @@ def test_the_tutorials_backward_pass_as_pngs_a_pdf_and_a_gif(window, tmp_path):
     window.open_file(os.path.join(EXAMPLES, "tutorial.json"))
     window.wait_for_layout()
     paths = SlideExport(window, str(tmp_path / "tutorial.pdf"), backward=True).run()
-    steps = len(window.debugger.stepper.order)
+    steps = len(window.debugger.controller.stepper.order)
     pngs = sorted(p for p in paths if p.endswith(".png"))
     assert len(pngs) == steps + 1  # before the first _backward, then one per step
     assert pdf_pages(tmp_path / "tutorial.pdf") == steps + 1
@@ -56,7 +56,7 @@ def test_the_tutorials_backward_pass_as_pngs_a_pdf_and_a_gif(window, tmp_path):
     assert len(frames) == steps + 1
     last = QImage(pngs[-1])
     assert last.width() > 800 and frames[-1].width() <= 1280
-    assert window.debugger.phase == "idle"  # put back as it was
+    assert window.debugger.controller.phase == "idle"  # put back as it was
 
 
 def test_a_lesson_step_exports_itself(window, qtbot, tmp_path):
