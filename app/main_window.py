@@ -46,19 +46,21 @@ from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QToolBar, 
 
 from app import collector, window_actions
 from app.debugger.install import install_debugger
+from app.editor.code_runner import CodeRunner
 from app.editor.expression_bar import TUTORIAL, ExpressionBar
 from app.editor.inspector import InspectorPanel
 from app.files import image_export
 from app.foreign.engine_dialog import open_engine_check
 from app.graph import layout_runner
 from app.graph.install import install_builder, toggle_group
+from app.graph.layout_runner import LayoutRunner
 from app.graph.scene import GraphScene
 from app.graph.view import GraphView
 from app.lessons import install as classroom
 from app.lessons.install import _has_tip  # noqa: F401  (tests import it from here)
 from app.look.theme import DEFAULT
 from app.session import GraphSession
-from core.document.expr import ExprError, parse
+from core.document.expr import ExprError, read
 from core.document.layout import boxes_overlap, positions_pile_up
 
 MENU_ORDER = ("File", "Edit", "View", "Graph", "Help")
@@ -107,16 +109,13 @@ class MainWindow(QMainWindow):
         self.lessons.engineCheckAsked.connect(lambda path: open_engine_check(self, path))
         self._install_training()
         self._find_state = ("", -1)
-        self._layout_token = 0
         self._layout_note = None  # why a graph shown "as saved" was arranged after all
         self.docks_arranged = False  # True once the panels have their first (or the saved) arrangement
-        self._pending_layout = None  # (token, then, wants prepared) while a layout is measured or run
-        self._layout_workers = []
-        self._measuring = None  # the SlicedJob measuring node sizes for a layout
-        self._unit_theme = None  # the canvas's theme at scale 1, when it is not at 1
+        self.arranger = LayoutRunner(self.scene, self.statusBar, self._opening_changed, self)  # the layout job
         self.scene.buildingChanged.connect(self._opening_changed)
 
         self.editor.runRequested.connect(self.run_expression)
+        self.code_runner = CodeRunner(self)  # Run as Python: lecture code, in a child process
         self.inspector.navigate.connect(self.view.center_on_node)
         self.session.message.connect(self.show_message)
         self.session.recompiled.connect(self._update_status)
@@ -244,17 +243,16 @@ class MainWindow(QMainWindow):
                 self.training.show("training")
             return  # the user chose Cancel: unsaved work stays open
         self.training.shutdown()  # stop the run and join its thread
-        self.debugger.pause()
+        self.code_runner.shutdown()
+        self.debugger.controller.pause()
         self.lessons.shutdown()
-        layout_runner.forget_pending(self)  # any running layout is now stale
-        for worker in list(self._layout_workers):
-            worker.wait()
+        self.arranger.shutdown()  # any running layout is now stale
         self.scene.cancel_build()
         collector.release()
         super().closeEvent(event)
 
     def wait_for_layout(self, timeout_s=60.0):
-        return layout_runner.wait_for_layout(self, timeout_s)
+        return self.arranger.wait(timeout_s)
 
     def _place_docks(self):
         """The first arrangement of the panels (a saved one is restored over it). The
@@ -298,9 +296,9 @@ class MainWindow(QMainWindow):
         if text is None:
             text = self.editor.text()
         try:
-            doc = parse(text, self.editor.run_values(text))
+            doc, notes = read(text, self.editor.run_values(text))
         except ExprError as e:
-            self.editor.show_error(e.message, e.line, e.col, getattr(e, "end_col", None))
+            self.editor.show_error(e.message, e.line, e.col, e.end_col, e.python)
             self.show_message(f"Not run: line {e.line}, column {e.col}: {e.message}")
             return False
         except Exception as e:  # a bug in core must not take the user's work with it
@@ -315,21 +313,20 @@ class MainWindow(QMainWindow):
         self.statusBar().clearMessage()  # an old "Not run: ..." must not outlive a good run
         if not self.show_document(doc, "Run expression"):
             return False
-        self.files.detach()  # the text's graph, not the file's: Save must ask where
+        # the open file keeps the graph: its text was edited and run again, and Save
+        # writes it there, as any editor saves the file it shows (the title marks it changed)
+        self.editor.show_notes(notes)
         return True
 
     def lay_out(self, doc):
         """({id: centre}, routes) for doc, from core.document.layout on the items' real sizes."""
-        return layout_runner._run_layout(*self._layout_input(doc))
-
-    def _layout_input(self, doc):
-        return layout_runner.layout_input(self, doc)
+        return self.arranger.lay_out(doc)
 
     @property
     def layout_pending(self):
         """True while a large graph is being arranged off the GUI thread, or its canvas
         items are still being built in slices (app/graph/scene_build.py)."""
-        return self._pending_layout is not None or self.scene.building
+        return self.arranger.pending
 
     def _opening_changed(self, *_):
         """The busy cursor while a graph is arranged or drawn, the cyclic garbage
@@ -345,17 +342,11 @@ class MainWindow(QMainWindow):
     def run_in_background(self, job, then, message):
         """job() on a worker thread, then then(its result or exception) here; pending
         meanwhile like a layout (app/graph/layout_runner.py)."""
-        layout_runner.run_in_worker(self, job, then, message)
+        self.arranger.run_in_worker(job, then, message)
 
     def _release_collector(self):
         if not self.layout_pending:  # else another open began meanwhile: it releases at its end
             collector.release()
-
-    def _arrange(self, doc, then, prepare=None):
-        return layout_runner.arrange(self, doc, then, prepare)
-
-    def _layout_done(self, token, result):
-        return layout_runner.layout_done(self, token, result)
 
     def show_document(
         self, doc, text="Replace graph", layout=True, undoable=True, groups=(), replacement=None, keep_positions=False
@@ -374,8 +365,8 @@ class MainWindow(QMainWindow):
             layout, replacement = True, None
         if not layout:
             if len(doc.nodes) < layout_runner.ASYNC_LAYOUT_NODES:
-                layout_runner.forget_pending(self)
-                measured = layout_runner.layout_input(self, doc)
+                self.arranger.forget_pending()
+                measured = self.arranger.layout_input(doc)
                 if keep_positions or not self._boxes_collide(doc, measured):
                     self._reuse_routes(doc, measured)
                     return self._show_laid_out(doc, text, None, undoable, groups, replacement)
@@ -387,9 +378,9 @@ class MainWindow(QMainWindow):
                     else:
                         self._show_laid_out(doc, text, None, undoable, groups, replacement)
 
-                layout_runner.measure(self, doc, measured)
+                self.arranger.measure(doc, measured)
                 return True
-        self._arrange(
+        self.arranger.arrange(
             doc,
             lambda result, prepared=None: self._show_laid_out(doc, text, result, undoable, groups, prepared),
             prepare=lambda positions: layout_runner.prepare_replacement(doc, text, positions),
@@ -401,7 +392,7 @@ class MainWindow(QMainWindow):
         gets the layout's wire routes back: its long wires run between the columns,
         not through the boxes. Positions the user changed keep plain curves."""
         try:
-            positions, routes = layout_runner._run_layout(*measured)
+            positions, routes = layout_runner.run_layout(*measured)
         except ValueError:
             return
         nodes = doc.nodes
@@ -451,7 +442,18 @@ class MainWindow(QMainWindow):
     def open_value(self, root, parameters=(), text="Show traced graph"):
         """Trace a Value graph (e.g. one sample through an MLP) and show it (a large
         one's document is built on a worker: app/graph/layout_runner.py)."""
-        return layout_runner.open_traced(self, root, parameters, text)
+        return self.arranger.trace(root, parameters, lambda doc: self._show_traced(doc, text))
+
+    def _show_traced(self, doc, text):
+        """Show a traced document (or say why there is none)."""
+        if isinstance(doc, Exception):
+            self.show_message(f"Could not trace the graph: {doc}")
+            return False
+        self.editor.set_source_note(f"a traced graph of {len(doc.nodes):,} nodes")
+        if not self.show_document(doc, text):
+            return False
+        self.files.detach()  # a trace, not the file's graph: Save must ask where
+        return True
 
     def open_file(self, path):
         """Open a saved graph (app/files/actions.py); on any fault the graph shown stays."""

@@ -90,8 +90,11 @@ class GraphSession(QObject):
     # -- editing -----------------------------------------------------------------
 
     def push(self, command):
-        """Apply a core command through the undo stack; returns (ok, error)."""
+        """Apply a core command through the undo stack; returns (ok, error). A command
+        that would change nothing is not pushed: the history holds no empty step."""
         self.last_error = None
+        if command.changes_nothing(self.doc):
+            return True, None
         self.undo_stack.push(CommandAdapter(command, self))
         error = self.last_error
         if error is not None:

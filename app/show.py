@@ -26,7 +26,7 @@ from PySide6.QtCore import QEventLoop, Qt, QThread
 from PySide6.QtWidgets import QApplication
 
 from core.engine import Value
-from core.foreign.document import to_document
+from core.foreign.document import differences_text, grad_differences, their_grads, to_document
 from core.foreign.trace import TraceError, trace
 
 
@@ -88,17 +88,35 @@ def foreign_document(value):
     doc, problem = to_document([node.as_dict() for node in traced.nodes])
     if doc is None:
         raise ValueError(f"show() cannot draw this graph: {problem}")
-    return doc, traced.notes
+    return doc, traced
 
 
-def open_foreign(window, doc_and_notes):
-    doc, notes = doc_and_notes
+def open_foreign(window, doc_and_trace):
+    """Show a learner's graph with THEIR grads; the nodes where the chain rule (the
+    studio's backward on the same graph) disagrees are marked ✗ and named."""
+    doc, traced = doc_and_trace
     if not window.show_document(doc, text="Show traced graph"):
         return False
     window.files.detach()  # a trace, not a file's graph: Save must ask where
-    window.editor.set_source_note(f"a traced graph of {len(doc.nodes):,} nodes")
-    if notes:  # what the trace recovered or guessed (a set's operand order ...)
-        window.show_message("; ".join(notes), timeout=0)
+    window.editor.set_source_note(f"a traced graph of {len(doc.nodes):,} nodes, with your engine's grads")
+    notes = list(traced.notes)  # what the trace recovered or guessed (a set's operand order ...)
+    theirs = their_grads(traced)
+    session = window.session
+    session.flush()
+    if theirs is None:
+        notes.append("your graph has no grads yet (call backward() before show()): the studio's are shown")
+    else:
+        values = session.values
+        reference = {nid: v.grad for nid, v in values.items()}
+        diffs = grad_differences(theirs, reference)
+        for nid, grad in theirs.items():
+            if nid in values:
+                values[nid].grad = grad
+        session.notify_grads()
+        window.scene.marks.set_debug_marks({nid: ("target", f"✗ should be {r:.4g}") for nid, (_, r) in diffs.items()})
+        names = {node.id: node.name for node in traced.nodes}
+        notes.insert(0, differences_text(diffs, names))
+    window.show_message("; ".join(notes), timeout=0)
     return True
 
 

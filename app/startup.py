@@ -44,6 +44,11 @@ def _parse_args(argv):
     parser.add_argument("--step", metavar="K", type=int, default=1, help="with --lesson: start at step K (1-based)")
     parser.add_argument("--no-welcome", action="store_true", help="do not show the welcome page")
     parser.add_argument(
+        "--run-python",
+        metavar="CODE.py",
+        help="put this code in the editor and run it as Python (Run as Python: a child process), e.g. a lecture cell",
+    )
+    parser.add_argument(
         "--debug-steps", metavar="N|end", help="open the debugger and run N backward steps (0: just reset; end: all)"
     )
     parser.add_argument(
@@ -66,11 +71,25 @@ def _parse_args(argv):
     )
     parser.add_argument(
         "--check-engine",
-        metavar="FILE.py",
+        metavar="FILE_OR_FOLDER",
+        nargs="+",
         help="check your own Value class's gradients (run in a separate process); "
-        "exit 0 right, 1 wrong gradient, 2 file unusable",
+        "exit 0 right, 1 wrong gradient, 2 file unusable, 3 your code raised, 4 could not check. "
+        "A folder (or several files): every .py in it, a table and a histogram of first faults "
+        "(exit 0 when each could be checked, 2 when the folder cannot be read)",
     )
     parser.add_argument("--json", action="store_true", help="with --check-engine: the report as JSON")
+    parser.add_argument("--csv", metavar="OUT.csv", help="with --check-engine on a folder: the table for a gradebook")
+    parser.add_argument(
+        "--hints", metavar="N", type=int, default=0, help="with --check-engine: the first N of 4 hints for each fault"
+    )
+    parser.add_argument(
+        "--jobs",
+        metavar="N",
+        type=int,
+        default=0,
+        help="with --check-engine on a folder: checks at once (default: cores)",
+    )
     parser.add_argument(
         "--debug-engine",
         metavar="FILE.py",
@@ -119,12 +138,9 @@ def main(argv=None):
     tune_process()
     args = _parse_args(sys.argv[1:] if argv is None else argv)
     if args.check_engine:  # no window: a report for people or autograders
-        from core.foreign.report import exit_code, to_json, to_text
-        from core.foreign.runner import check_file
+        from app.foreign.cli import check_engines
 
-        report = check_file(args.check_engine, expression=args.expr)
-        print(to_json(report) if args.json else to_text(report))
-        return exit_code(report)
+        return check_engines(args)
     if args.screenshot and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     app = _application()
@@ -135,6 +151,8 @@ def main(argv=None):
     if args.file:
         window.open_file(args.file)
     window.wait_for_layout()
+    if args.run_python:
+        _run_python(window, args.run_python)
     _start_classroom(window, args)
     if args.debug_engine:
         from app.foreign.engine_dialog import open_engine_check
@@ -143,16 +161,16 @@ def main(argv=None):
         if args.screenshot:
             engine_check.hide()  # the picture is the window: the canvas and the stopped debugger
     if args.forward_steps is not None:
-        window.debugger.forward_reset()
+        window.debugger.controller.forward_reset()
         for _ in range(args.forward_steps):
-            window.debugger.forward_step()
+            window.debugger.controller.forward_step()
     if args.debug_steps is not None:
-        window.debugger.reset()
+        window.debugger.controller.reset()
         if args.debug_steps == "end":
-            window.debugger.run_to_end()
+            window.debugger.controller.run_to_end()
         else:
             for _ in range(int(args.debug_steps)):
-                window.debugger.step()
+                window.debugger.controller.step()
     if args.screenshot:
         window.files.prompt_on_close = False  # a picture, not a session: nothing to ask
         _start_training(window, args, wait=True)
@@ -164,6 +182,10 @@ def main(argv=None):
             window._size_presenter_docks()  # as its timer does after a resize on screen
             app.processEvents()
         window.view.fit()
+        if window.appearance.presenting:  # digits readable from the back row, as on screen
+            from app.lessons.install import readable_zoom
+
+            readable_zoom(window)
         window.lessons.follow()
         app.processEvents()
         window.view.minimap.finish_drawing()  # a large graph's overview is drawn in slices
@@ -189,6 +211,20 @@ def main(argv=None):
     if not (asked or recovered) and should_show_at_start():
         window.show_welcome()
     return app.exec()
+
+
+def _run_python(window, path):
+    """--run-python: the file's text in the editor, run as Python; waits for the graph."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read(1 << 20)
+    except (OSError, UnicodeDecodeError) as e:
+        window.editor.show_error(f"Could not read {path}: {e}")
+        return
+    window.editor.set_text(text)
+    window.code_runner.run(text)
+    window.code_runner.wait()
+    window.wait_for_layout()
 
 
 def _start_training(window, args, wait=False):

@@ -14,7 +14,7 @@ from PySide6.QtGui import QUndoCommand
 class CommandAdapter(QUndoCommand):
     """A core command (do/undo/text/merge_id/merge_with) as a QUndoCommand."""
 
-    _merge_ids = {}  # merge_id (any hashable) -> the int Qt wants
+    _merge_ids: dict = {}  # merge_id (any hashable) -> the int Qt wants
 
     def __init__(self, command, session):
         super().__init__(command.text)

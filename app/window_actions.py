@@ -5,9 +5,10 @@ Plain functions taking the `MainWindow`; its methods of the same names call them
 """
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QKeySequence
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QSizePolicy, QWidget
 
+from app.foreign.class_view import check_a_class
 from app.foreign.engine_dialog import debug_my_engine
 from app.graph.reach import SHAPE_TIP, ReachActions
 from app.look.theme import DARK, LIGHT, format_number
@@ -43,6 +44,13 @@ def build_actions(window):
         key="debug engine",
         tip="Check your own Value class's gradients (runs your file in a separate process)",
     )
+    a(
+        "File",
+        "Check a class…",
+        lambda: check_a_class(window),
+        key="check class",
+        tip="Check every Value class in a folder of submissions: a table and the class's most common mistakes",
+    )
     window.menus["File"].addSeparator()
     a("File", "&Quit", window.close, QKeySequence.Quit, key="quit")
 
@@ -54,7 +62,14 @@ def build_actions(window):
     window.menus["Edit"].addAction(redo)
     window.actions["undo"], window.actions["redo"] = undo, redo
     window.menus["Edit"].addSeparator()
-    a("Edit", "&Find Node…", window.focus_find, QKeySequence.Find, key="find", tip="Find a node by its label (Ctrl+F)")
+    a(
+        "Edit",
+        "&Find Node…",
+        window.focus_find,
+        QKeySequence.Find,
+        key="find",
+        tip="Find a node by its label or its formula, e.g. x1*w1 (Ctrl+F; Enter for the next, Esc back to the canvas)",
+    )
 
     run = a(
         "Graph",
@@ -103,6 +118,14 @@ def build_actions(window):
     a("View", "&Fit", window.view.fit, "F", toolbar=True, key="fit", tip="Show the whole graph (F)")
     a(
         "View",
+        "Go to &Canvas",
+        lambda: focus_canvas(window),
+        "F6",
+        key="canvas",
+        tip="Put the keyboard on the canvas: the arrow keys walk the graph along its wires (F6)",
+    )
+    a(
+        "View",
         "Zoom &In",
         window.view.zoom_in,
         [QKeySequence.ZoomIn, "Ctrl+="],
@@ -133,7 +156,12 @@ def build_actions(window):
 
     window.toolbar.addSeparator()
     window.find_box = QLineEdit()
-    window.find_box.setPlaceholderText("Find node by label…  (Ctrl+F)")
+    window.find_box.setPlaceholderText("Find node by label or formula…  (Ctrl+F)")
+    window.find_box.setToolTip(
+        "A label (w1) or a formula as you would type it (x1*w1); Enter finds the next, Esc goes back to the canvas"
+    )
+    escape = QShortcut(QKeySequence(Qt.Key_Escape), window.find_box, context=Qt.WidgetShortcut)
+    escape.activated.connect(lambda: focus_canvas(window))
     window.find_box.setClearButtonEnabled(True)
     window.find_box.setMaximumWidth(260)
     window.find_box.returnPressed.connect(lambda: window.find_node(window.find_box.text()))
@@ -169,7 +197,9 @@ def update_status(window, *_):
     if out is not None:
         item = window.scene.node_items().get(out_id)  # named as on the canvas, never by its id
         name = item.name if item is not None else (doc.nodes[out_id].label or "the output")
-        window.output_label.setText(f"output {name} = {format_number(out.data)}")
+        mask = window.scene.marks.mask_of(out_id)  # a value the canvas hides (a quiz) stays hidden here
+        shown = mask[0] if mask is not None and mask[0] is not None else format_number(out.data)
+        window.output_label.setText(f"output {name} = {shown or '?'}")
     elif doc.nodes:
         missing = len(doc.missing_inputs())
         window.output_label.setText(
@@ -216,7 +246,7 @@ def relayout(window):
         window.session.push(ApplyLayout(positions))
         window.view.fit()
 
-    window._arrange(doc, apply)
+    window.arranger.arrange(doc, apply)
 
 
 def toggle_auto_backward(window):
@@ -231,7 +261,7 @@ def apply_theme(window, theme):
     """One palette and ONE scale factor for every pane (app/look/theme.py): the canvas
     items, the widgets and menus, the plots; a panel with `set_theme(theme)`
     gets the theme too. The graph is framed again at its new size."""
-    from app.look.theme import apply_to_application, apply_to_widgets
+    from app.look.ui_scale import apply_to_application, apply_to_widgets
 
     size = window.size()
     window.theme = theme
@@ -258,6 +288,18 @@ def toggle_legend(window):
 # Find
 
 
+def focus_canvas(window):
+    """F6, or Esc in the find box: the keyboard on the canvas, a node selected to walk from."""
+    window.view.setFocus(Qt.ShortcutFocusReason)
+    if not window.scene.selection.selected_ids():
+        window.view.walk("left")  # nothing selected: the walk starts at the output
+    chosen = window.scene.selection.selected_ids()
+    if chosen:
+        window.show_message(
+            f"On the canvas at {window.scene.node_item(chosen[0]).name}: ← its inputs, → what it feeds, ↑ ↓ its column"
+        )
+
+
 def focus_find(window):
     window.find_box.setFocus(Qt.ShortcutFocusReason)
     window.find_box.selectAll()
@@ -267,7 +309,7 @@ def find_node(window, text):
     """Select and centre the next node whose label matches text; its id or None."""
     matches = window.scene.find(text)
     if not matches:
-        window.show_message(f"No node labelled '{text}'.")
+        window.show_message(f"No node is labelled or named '{text}'.")
         return None
     last_text, index = window._find_state
     index = (index + 1) % len(matches) if last_text == text else 0
@@ -276,5 +318,5 @@ def find_node(window, text):
     window.scene.selection.select_node(nid)
     window.view.center_on_node(nid)
     more = f" ({index + 1} of {len(matches)}; Enter for the next)" if len(matches) > 1 else ""
-    window.show_message(f"Found {window.session.doc.nodes[nid].label or nid}{more}")
+    window.show_message(f"Found {window.scene.node_item(nid).name}{more}")  # its canvas name, never an id
     return nid

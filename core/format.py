@@ -36,10 +36,7 @@ def format_number(x: float | None) -> str:
         return "0.0000"
     if abs(x) < SMALL or abs(x) >= LARGE:
         return f"{x:.3e}"
-    text = f"{x:.4f}"
-    if text in ("0.0000", "-0.0000"):  # rounds away at 4 decimals: show it is not zero
-        return f"{x:.3e}"
-    return text
+    return f"{x:.4f}"  # |x| >= SMALL = 1e-4: never rounds to 0.0000
 
 
 def full_number(x: float | None) -> str:

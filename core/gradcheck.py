@@ -18,9 +18,10 @@ restored, grads those of a fresh backward pass.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from core import ops
 from core.engine import recompute, topological_order
 
 if TYPE_CHECKING:
@@ -84,3 +85,52 @@ def gradcheck(
     for node, grad in zip(order, grads):
         node.grad = grad
     return checks
+
+
+# -----------------------------------------------------------------------------
+# What the check says
+
+
+def verdict(checks: Sequence[LeafCheck], root: Value, name: Callable[[Value], str] | None = None) -> str:
+    """The check's one-paragraph summary, blaming what is to blame.
+
+    A leaf that differs has three possible causes, and only one of them is a
+    `_backward`: f is not defined at the inputs (y / x at x = 0: the finite
+    difference straddles a pole, so the two slopes cannot agree -- the input's
+    fault), f has a kink there (relu at 0), or a `_backward` is wrong."""
+    name = name or (lambda v: v.label or "?")
+    n = len(checks)
+    bad = [c for c in checks if not c.ok]
+    if not bad:
+        worst = max((c.rel_error for c in checks), default=0.0)
+        return f"All {n} leaves agree: backprop matches the finite differences (largest relative error {worst:.1e})."
+    differ = f"{len(bad)} of {n} leaves differ (red)."
+    pole = undefined_at(root, name)
+    if pole is not None:
+        return (
+            f"{differ} No _backward is to blame: {pole}, so neither slope means anything at these inputs. "
+            f"Change the input."
+        )
+    return f"{differ} Either a _backward is wrong, or the function is not smooth there (relu at 0, log near 0)."
+
+
+def undefined_at(root: Value, name: Callable[[Value], str]) -> str | None:
+    """Where the forward pass first leaves the numbers: 'y / x divides by x = 0',
+    'log(x) needs x > 0, and x = -1' -- or None when every node's data is finite."""
+    for node in topological_order(root):
+        if math.isfinite(node.data) or not all(math.isfinite(c.data) for c in node._prev):
+            continue
+        children = list(node._prev)
+        try:
+            op, param = ops.lookup(node._op)
+        except ValueError:
+            op, param = None, None
+        said = name(node)
+        if op is ops.DIV and len(children) == 2 and children[1].data == 0:
+            return f"{said} divides by {name(children[1])} = 0"
+        if op is ops.POW and param is not None and param < 0 and children[0].data == 0:
+            return f"{said} raises {name(children[0])} = 0 to the power {ops.short_number(param)}"
+        if op is ops.LOG and children and children[0].data <= 0:
+            return f"{said} needs {name(children[0])} > 0, and {name(children[0])} = {children[0].data!r}"
+        return f"{said} is {node.data!r} at these inputs"
+    return None

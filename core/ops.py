@@ -34,7 +34,8 @@ d tanh(x)/dx = 1 - tanh(x)^2 = 1 - out^2.
 
 Numbers follow IEEE float64 like numpy (the helpers below): overflow gives +-inf,
 log(0) -inf, 0/0 nan; nothing raises. At the edges the derivatives take the limit
-a float64 reference (PyTorch) takes: d(x^0)/dx = 0 even at x = 0, d(0^x)/dx = 0
+a float64 reference (PyTorch) takes: d(x^0)/dx = 0 even at x = 0, x**0.5 is
+sqrt(x) with d/dx = 0.5/sqrt(x) (-inf at -0.0, nan at -inf), d(0^x)/dx = 0
 for x >= 0, and d(a/b)/db is -(a/b)/b, never -a/(b*b), whose b*b underflows to
 0 for b = 1e-200 and turns a true -1e200 into -inf.
 """
@@ -63,7 +64,10 @@ def ieee_div(a: float, b: float) -> float:
 
 
 def ieee_pow(a: float, k: float) -> float:
-    """a ** k for a float base and a number exponent, never complex, never raising."""
+    """a ** k for a float base and a number exponent, never complex, never raising.
+    x ** 0.5 is sqrt(x), as PyTorch takes it: sqrt(-0.0) = -0.0, sqrt(-inf) = nan."""
+    if k == 0.5:
+        return math.sqrt(a) if a >= 0.0 or a != a else NAN
     try:
         result = a**k
     except ZeroDivisionError:  # 0.0 ** negative
@@ -113,6 +117,9 @@ def pow_local(out: float, a: float, k: float) -> float:
     where k * a^(k-1) would be 0 * inf = nan)."""
     if k == 0:
         return 0.0
+    if k == 0.5:  # d sqrt(x)/dx = 0.5 / sqrt(x), as PyTorch: -inf at -0.0, nan at -inf
+        root = ieee_pow(a, 0.5)
+        return 0.5 / root if root != 0.0 else math.copysign(INF, root)
     return k * ieee_pow(a, k - 1)
 
 
@@ -143,6 +150,7 @@ class Op(NamedTuple):
     math: tuple  # per operand, the local derivative in math: '{b}'
     code: tuple  # per operand, the same in the engine's words: 'b.data'
     short: str  # the op in one short word, for lists: '·', '^{k}', 'tanh'
+    call: Callable  # the op on Values, as a learner writes it: call(*operands, *param)
     infix: str = ""  # binary ops: the operator between the operands: '·'
     param: str = ""  # 'k' (pow) or 'c' (rpow): the number the op carries
 
@@ -160,6 +168,7 @@ ADD = Op(
     code=("1", "1"),
     short="+",
     infix="+",
+    call=operator.add,  # a + b
 )
 SUB = Op(
     "sub",
@@ -174,6 +183,7 @@ SUB = Op(
     code=("1", "-1"),
     short="−",
     infix="−",
+    call=operator.sub,  # a - b
 )
 MUL = Op(
     "mul",
@@ -188,6 +198,7 @@ MUL = Op(
     code=("b.data", "a.data"),
     short="·",
     infix="·",
+    call=operator.mul,  # a * b
 )
 DIV = Op(
     "div",
@@ -203,6 +214,7 @@ DIV = Op(
     code=("1/b.data", "-a.data/b.data²"),
     short="/",
     infix="/",
+    call=operator.truediv,  # a / b
 )
 NEG = Op(
     "neg",
@@ -216,6 +228,7 @@ NEG = Op(
     math=("−1",),
     code=("-1",),
     short="−x",
+    call=operator.neg,  # -a
 )
 POW = Op(
     "pow",
@@ -230,6 +243,7 @@ POW = Op(
     code=("{k}·a.data{km1}",),
     short="^{k}",
     param="k",
+    call=operator.pow,  # a ** k
 )
 RPOW = Op(
     "rpow",
@@ -244,6 +258,7 @@ RPOW = Op(
     code=("out.data·ln({c})",),
     short="{c}^x",
     param="c",
+    call=lambda a, c: c**a,  # c ** a
 )
 RELU = Op(
     "relu",
@@ -258,6 +273,7 @@ RELU = Op(
     math=("1 if {a} > 0 else 0",),
     code=("(a.data > 0)",),
     short="relu",
+    call=operator.methodcaller("relu"),  # a.relu()
 )
 TANH = Op(
     "tanh",
@@ -271,6 +287,7 @@ TANH = Op(
     math=("1 − tanh({a})²",),
     code=("1 - out.data²",),
     short="tanh",
+    call=operator.methodcaller("tanh"),  # a.tanh()
 )
 EXP = Op(
     "exp",
@@ -284,6 +301,7 @@ EXP = Op(
     math=("exp({a})",),
     code=("out.data",),
     short="exp",
+    call=operator.methodcaller("exp"),  # a.exp()
 )
 LOG = Op(
     "log",
@@ -297,6 +315,7 @@ LOG = Op(
     math=("1/{a}",),
     code=("1/a.data",),
     short="log",
+    call=operator.methodcaller("log"),  # a.log()
 )
 SIGMOID = Op(
     "sigmoid",
@@ -310,6 +329,7 @@ SIGMOID = Op(
     math=("σ({a})·(1 − σ({a}))",),
     code=("out.data·(1 - out.data)",),
     short="sigmoid",
+    call=operator.methodcaller("sigmoid"),  # a.sigmoid()
 )
 
 TABLE = (ADD, SUB, MUL, DIV, NEG, POW, RPOW, RELU, TANH, EXP, LOG, SIGMOID)

@@ -48,63 +48,8 @@ class DebuggerController(QObject):
         self._apply(self.debug.load(session.compiled))
 
     # -- reading (the session's state) --------------------------------------------------
-
-    @property
-    def phase(self):
-        return self.debug.phase
-
-    @property
-    def stepper(self):
-        return self.debug.stepper
-
-    @property
-    def forward_stepper(self):
-        return self.debug.forward_stepper
-
-    @property
-    def last_record(self):
-        return self.debug.last_record
-
-    @property
-    def last_forward(self):
-        return self.debug.last_forward
-
-    @property
-    def stop_reason(self):
-        return self.debug.stop_reason
-
-    @property
-    def shown_stop_reason(self):
-        """The stop reason to show now (it waits while a quiz question is open)."""
-        return self.debug.shown_stop_reason
-
-    @property
-    def notice(self):
-        return self.debug.notice
-
-    @property
-    def breakpoint_ids(self):
-        return self.debug.breakpoint_ids
-
-    @property
-    def break_on_nonfinite(self):
-        return self.debug.break_on_nonfinite
-
-    @property
-    def quiz_score(self):
-        return self.debug.quiz_score
-
-    @property
-    def quiz_feedback(self):
-        return self.debug.quiz_feedback
-
-    @property
-    def position(self):
-        return self.debug.position
-
-    @property
-    def total(self):
-        return self.debug.total
+    # phase, stepper, position, name(value) ...: the names in READS are read from the
+    # DebugSession itself (see the end of this module), never written out here again
 
     @property
     def playing(self):
@@ -115,25 +60,12 @@ class DebuggerController(QObject):
         """True while a long jump's redraw of off-screen nodes is still going on."""
         return self.canvas.refreshing
 
-    def nid(self, value):
-        """The node id of a Value of the current compile (None if it has none)."""
-        return self.debug.nid(value)
+    # -- a learner's engine ---------------------------------------------------------------
 
-    def name(self, value):
-        return self.debug.name(value)
-
-    def formula(self, value):
-        return self.debug.formula(value)
-
-    def row_of(self, nid):
-        """The step-list row of node nid (None for a leaf or an unknown id)."""
-        return self.debug.row_of(nid)
-
-    def quiz_hidden(self):
-        return self.debug.quiz_hidden()
-
-    def quiz_question(self):
-        return self.debug.quiz_question()
+    def load_replay(self, replay):
+        """Step a learner's recorded backward pass (core/debugger/foreign_replay.py) on
+        the graph shown: True if it fits that graph, else False and the status bar says why."""
+        return self._apply(self.debug.load(self.session.compiled, replay=replay)).ok
 
     # -- backward ------------------------------------------------------------------
 
@@ -352,3 +284,39 @@ class DebuggerController(QObject):
 
 def _first(records):
     return records[0] if records else None
+
+
+# What the controller reads from its DebugSession, by name: one property each, made here,
+# so that the session's state has one API (DebugSession) and the controller adds only the
+# moves that change the canvas.
+READS = (
+    "phase",
+    "stepper",
+    "forward_stepper",
+    "last_record",
+    "last_forward",
+    "stop_reason",
+    "shown_stop_reason",
+    "notice",
+    "breakpoint_ids",
+    "break_on_nonfinite",
+    "quiz_score",
+    "quiz_feedback",
+    "position",
+    "total",
+    "nid",
+    "name",
+    "formula",
+    "row_of",
+    "quiz_hidden",
+    "quiz_question",
+)
+
+
+def _read(name: str) -> property:
+    """A property reading `name` from the controller's DebugSession."""
+    return property(lambda self: getattr(self.debug, name), doc=f"DebugSession.{name}")
+
+
+for _name in READS:
+    setattr(DebuggerController, _name, _read(_name))

@@ -10,7 +10,7 @@ four questions in words and real numbers:
 
 The texts of the arithmetic come from core (`StepRecord.lines`,
 `BackwardStepper.local_terms`, `ForwardStepper.describe`), and so do the names
-of nodes and the formulas that introduce a step (core/debugger/explain.py);
+of nodes and the formulas that introduce a step (core/debugger/step_names.py);
 this module only arranges them. Functions here read the controller and return
 HTML; they hold no state.
 """
@@ -18,7 +18,7 @@ HTML; they hold no state.
 import html
 
 from app.look.theme import FONT_FAMILY, MONO_FAMILY
-from core.debugger.explain import formula, headline
+from core.debugger.step_names import formula, headline
 from core.debugger.stepper import FINAL, PARTIAL, forward_formula
 from core.format import format_number
 
@@ -153,18 +153,44 @@ def start_html(ctrl, style):
 
 
 def step_html(ctrl, record, style):
-    """The chain rule of one StepRecord, symbolic and in numbers."""
+    """The chain rule of one StepRecord, symbolic and in numbers. The arithmetic (the
+    `+=` lines) comes right under the title, so a short pane still shows it whole."""
+    # the quiz first: its question, or the answer's feedback, is what the learner reads now
+    return style.page(step_head(ctrl, record, style) + step_rest(ctrl, record, style))
+
+
+def step_head(ctrl, record, style):
+    """What must be in view at every step: the quiz, the banners, the title and the
+    chain rule's `+=` line for each operand (the panel sizes its pane to show this)."""
+    st = ctrl.stepper
+    node = record.node
+    n = len(st.order)
+    last = " — the last one" if record.index + 1 == n else ""
+    replay = getattr(st, "replay", None)
+    runs = "applies its local grads" if getattr(replay, "local_grads", False) else f"runs its {style.mono('_backward')}"
+    parts = [style.title(f"Step {record.index + 1} of {n} · {style.mono(headline(st, node), bold=True)} {runs}{last}")]
+    hidden = ctrl.quiz_hidden()
+    rows = []
+    for child, line in zip(record.children, record.lines):
+        if child in hidden:
+            head = line.split(" = ", 1)[0]
+            rows.append(style.mono(f"{head} = ?", bold=True) + f"  <i style='color:{style.muted}'>(your turn)</i>")
+            continue
+        main, _, rest = line.partition(" (was ")
+        rows.append(
+            style.mono(main, bold=True) + f"&nbsp; <span style='color:{style.muted}; font-size:{style.small}px'>"
+            f"(was {_e(rest)}</span>"
+        )
+    parts.append("".join(style.para(r) for r in rows))
+    return _quiz(ctrl, style) + _banners(ctrl, style) + "".join(parts)
+
+
+def step_rest(ctrl, record, style):
+    """Why, the local derivatives, where the grads go, sums and what comes next."""
     st = ctrl.stepper
     node = record.node
     name = st.name(node)
-    n = len(st.order)
-    last = " — the last one" if record.index + 1 == n else ""
-    parts = [
-        style.title(
-            f"Step {record.index + 1} of {n} · {style.mono(headline(st, node), bold=True)} "
-            f"runs its {style.mono('_backward')}{last}"
-        )
-    ]
+    parts = []
     if node is st.root:
         why = (
             f"{_e(name)} is the output, so its grad is the seed: "
@@ -193,36 +219,23 @@ def step_html(ctrl, record, style):
     )
 
     parts.append(style.heading("local derivatives"))
+    hidden = ctrl.quiz_hidden()
     terms = []
     for child, (symbolic, value) in zip(record.children, st.local_terms(node)):
         text = f"∂{name}/∂{st.name(child)} = {symbolic}"
-        if symbolic not in ("1", "-1"):
+        if symbolic not in ("1", "-1") and child not in hidden:  # times out.grad 1 it IS the answer
             text += f" = {format_number(value)}"
         terms.append(style.mono(text))
     parts.append(style.para("&nbsp;&nbsp;&nbsp;&nbsp;".join(terms)))
 
-    parts.append(style.heading("chain rule:  input.grad += local derivative × out.grad"))
-    hidden = ctrl.quiz_hidden()
-    rows = []
-    for child, line in zip(record.children, record.lines):
-        if child in hidden:
-            head = line.split(" = ", 1)[0]
-            rows.append(style.mono(f"{head} = ?", bold=True) + f"  <i style='color:{style.muted}'>(your turn)</i>")
-            continue
-        main, _, rest = line.partition(" (was ")
-        rows.append(
-            style.mono(main, bold=True) + f"&nbsp; <span style='color:{style.muted}; font-size:{style.small}px'>"
-            f"(was {_e(rest)}</span>"
-        )
-    parts.append("".join(style.para(r) for r in rows))
-
+    rule = "chain rule: input.grad += local derivative × out.grad"
+    parts.append(style.para(f"<i style='color:{style.muted}'>{rule}</i>"))
     targets = list(dict.fromkeys(record.children))
     into = _list(f"{st.name(c)}.grad" + ("" if c in hidden else f" ({st.status(c)})") for c in targets)
     parts.append(style.para(f"→ into <b>{into}</b>: the yellow boxes on the graph, fed by the glowing wires."))
     parts.append(_sums(ctrl, targets, hidden, style))
     parts.append(_next_line(ctrl, style))
-    # the quiz first: its question, or the answer's feedback, is what the learner reads now
-    return style.page(_quiz(ctrl, style) + _banners(ctrl, style) + "".join(parts))
+    return "".join(parts)
 
 
 def _sums(ctrl, targets, hidden, style):
@@ -279,6 +292,11 @@ def _banners(ctrl, style):
         parts.append(style.banner(_e(ctrl.notice), style.partial))
     if ctrl.shown_stop_reason:
         parts.append(style.banner("Stopped: " + _e(ctrl.shown_stop_reason), style.bad))
+    replay = getattr(ctrl.stepper, "replay", None)
+    lines = replay.hint_lines() if replay is not None else []
+    if lines:
+        shown = "<br>".join(f"Hint {i} of 4: {_e(line)}" for i, line in enumerate(lines, 1))
+        parts.append(style.banner(shown, style.partial))
     return "".join(parts)
 
 
@@ -324,6 +342,13 @@ def forward_html(ctrl, record, style):
         node = fs.current
         parts.append(style.para(f"Next (F7): {style.mono(forward_formula(node, fs.name))}", color=style.muted))
     return style.page(_banners(ctrl, style) + "".join(parts))
+
+
+def describe_head(ctrl, style):
+    """The part of `describe` that must be in view whole (None: no such part now)."""
+    if ctrl.phase == "backward" and ctrl.last_record is not None:
+        return style.page(step_head(ctrl, ctrl.last_record, style))
+    return None
 
 
 def describe(ctrl, style):

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 
 from app.look.theme import format_number
 from core.format import full_number
-from core.gradcheck import gradcheck
+from core.gradcheck import gradcheck, verdict
 
 SLICE_SECONDS = 0.025
 _TOP = QModelIndex()  # the invisible root of a table model
@@ -180,15 +180,5 @@ class GradcheckView(QWidget):
             self.button.setEnabled(True)
             good = sum(1 for c in self.model.checks if c.ok)
             n = len(self.model.checks)
-            worst = max((c.rel_error for c in self.model.checks), default=0.0)
-            if good == n:
-                self.summary.setText(
-                    f"All {n} leaves agree: backprop matches the finite differences "
-                    f"(largest relative error {worst:.1e})."
-                )
-            else:
-                self.summary.setText(
-                    f"{n - good} of {n} leaves differ (red). Either a _backward is "
-                    f"wrong, or the function is not smooth there (relu at 0, log near 0)."
-                )
+            self.summary.setText(verdict(self.model.checks, self._root, self.ctrl.name))
             self.finished.emit(good, n)

@@ -14,7 +14,7 @@ def install_debugger(window):
     groups = (
         ("step", "step back", "run to end", "run to selected", "play"),
         ("forward step", "forward back", "forward all"),
-        ("toggle breakpoint", "quiz"),
+        ("toggle breakpoint", "quiz", "gradient check"),
         ("reset", "stop"),
     )
     for group in groups:
@@ -29,11 +29,21 @@ def install_debugger(window):
     # what the canvas hides (a grad to predict, a value not computed yet), the inspector hides too
     window.inspector.conceals = lambda nid: concealed(window, nid)
     window.debugger.stepped.connect(lambda _record: window.inspector.refresh())
+    window.scene.masksChanged.connect(window.inspector.refresh)
+    window.scene.masksChanged.connect(window._update_status)
     window.debugger.controller.quizAnswered.connect(lambda *_: window.inspector.refresh())
     window.debugger.stepped.connect(lambda _record: dock.isVisible() or dock.show())
+    window.debugger.actions["gradient check"].triggered.connect(lambda: dock.isVisible() or dock.show())
 
 
 def concealed(window, nid):
     """Why the inspector must not show node nid's numbers now: {} when it may,
     else {'grad': why} or {'grad': why, 'data': why} (the DebugSession decides)."""
-    return window.debugger.controller.debug.concealed(nid)
+    why = dict(window.debugger.controller.debug.concealed(nid))
+    mask = window.scene.marks.mask_of(nid)  # a lesson's question or quiz hides it on the canvas
+    if mask is not None:
+        if mask[0] is not None:
+            why.setdefault("data", "hidden on the canvas until it is answered")
+        if mask[0] is not None or mask[1] is not None:
+            why.setdefault("grad", "hidden on the canvas until it is answered")
+    return why

@@ -19,10 +19,11 @@ the end, Ctrl+F10 run to the selected node, F8 play/pause, F9 breakpoint, F7 /
 Shift+F7 / Ctrl+F7 forward step / back / all, Ctrl+Shift+F5 reset, Shift+F5 stop.
 """
 
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence, QPainter, QPixmap
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QKeySequence, QPainter, QPixmap, QTextDocument
 from PySide6.QtWidgets import (
     QCheckBox,
+    QDockWidget,
     QDoubleSpinBox,
     QFrame,
     QHBoxLayout,
@@ -44,7 +45,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.debugger.controller import BACKWARD, FORWARD, IDLE, DebuggerController
-from app.debugger.explain import Style, describe
+from app.debugger.explain import Style, describe, describe_head
 from app.debugger.gradcheck_view import GradcheckView
 from app.debugger.step_list import StepListModel, StepListView
 from app.look.theme import DEFAULT
@@ -89,6 +90,9 @@ ACTIONS = (
 )
 
 
+PHASE_TIP = "Forward pass: compute every node's data. Backward pass: every node's grad, one _backward at a time."
+
+
 class DebuggerPanel(QWidget):
     stepped = Signal(object)  # the StepRecord / ForwardRecord shown after a move (None at a start)
 
@@ -113,82 +117,48 @@ class DebuggerPanel(QWidget):
         self.actions["play"].setCheckable(True)
         quiz = QAction("Quiz Mode", self)
         quiz.setCheckable(True)
-        quiz.setToolTip("Hide each step's new grads until you predict them")
+        quiz.setShortcut(QKeySequence("Ctrl+Shift+Q"))
+        quiz.setToolTip(
+            "Hide each step's new grads until you predict them; type the number, Enter checks (Ctrl+Shift+Q)"
+        )
         quiz.toggled.connect(ctrl.set_quiz_mode)
         self.actions["quiz"] = quiz
+        gradcheck = QAction("Gradient Check", self)
+        gradcheck.setShortcut(QKeySequence("Ctrl+Shift+K"))
+        gradcheck.setToolTip("Compare every leaf's grad with a finite difference (Ctrl+Shift+K)")
+        gradcheck.triggered.connect(self.run_gradient_check)
+        self.actions["gradient check"] = gradcheck
+        hint = QAction("Hint", self)
+        hint.setToolTip(
+            "A learner's engine stopped at a wrong gradient: one more hint (where, which, a question, the fix)"
+        )
+        hint.triggered.connect(self.climb_hint)
+        self.actions["hint"] = hint
 
         self._build()
         ctrl.stateChanged.connect(self._sync)
         ctrl.stepped.connect(self._on_stepped)
         ctrl.renamed.connect(self.model.rename)
         ctrl.renamed.connect(self._render_explanation)
+        ctrl.quizAnswered.connect(lambda *_: self._show_quiz_score())
+        self.actions["quiz"].toggled.connect(lambda _on: self._show_quiz_score())
         session.currentChanged.connect(self._on_current_changed)
         if scene is not None:
             scene.context_menu.add_node_menu_hook(self._node_menu)
         self._sync()
         self._on_stepped(None)
 
-    # -- the public API (what a lesson drives) ---------------------------------------
-
-    @property
-    def stepper(self):
-        return self.controller.stepper
-
-    @property
-    def forward_stepper(self):
-        return self.controller.forward_stepper
-
-    @property
-    def phase(self):
-        return self.controller.phase
-
-    def reset(self):
-        return self.controller.reset()
-
-    def step(self):
-        return self.controller.step()
-
-    def step_back(self):
-        return self.controller.step_back()
-
-    def seek(self, position):
-        return self.controller.seek(position)
-
-    def run_to_end(self):
-        return self.controller.run_to_end()
-
-    def run_to(self, nid=None):
-        return self.controller.run_to(nid)
-
-    def play(self):
-        return self.controller.play()
-
-    def pause(self):
-        self.controller.pause()
-
-    def stop(self):
-        self.controller.stop()
-
-    def forward_reset(self):
-        return self.controller.forward_reset()
-
-    def forward_step(self):
-        return self.controller.forward_step()
-
-    def forward_all(self):
-        return self.controller.forward_all()
-
-    def toggle_breakpoint(self, nid=None):
-        return self.controller.toggle_breakpoint(nid)
+    # -- the panel's own (moves and state: self.controller, one API over DebugSession) --------
 
     def set_quiz_mode(self, on):
         self.actions["quiz"].setChecked(bool(on))
 
-    def answer_quiz(self, text):
-        return self.controller.answer_quiz(text)
-
-    def reveal_quiz(self):
-        self.controller.reveal_quiz()
+    def climb_hint(self):
+        """One more rung of the hint ladder for a learner's engine stopped at a fault."""
+        replay = getattr(self.controller.stepper, "replay", None)
+        if replay is not None and replay.next_hint():
+            self._render_explanation()
+            self._sync()
 
     def explanation_text(self):
         return self.explanation.toPlainText()
@@ -201,6 +171,8 @@ class DebuggerPanel(QWidget):
         self.step_list.apply_theme(theme)
         self.gradcheck.model.theme = theme
         self.legend.setText(self._legend_html())
+        self.legend.show()  # a new scale: the stripes' key is back until the += lines need its room
+        self.phase_label.setToolTip(PHASE_TIP)
         self._sync()
         self._render_explanation()
 
@@ -218,9 +190,7 @@ class DebuggerPanel(QWidget):
         bar.setFloatable(False)
         self.phase_label = QLabel()
         self.phase_label.setTextFormat(Qt.RichText)
-        self.phase_label.setToolTip(
-            "Forward pass: compute every node's data. Backward pass: every node's grad, one _backward at a time."
-        )
+        self.phase_label.setToolTip(PHASE_TIP)
         bar.addWidget(self.phase_label)
         bar.addSeparator()
         self.buttons = {}
@@ -240,6 +210,7 @@ class DebuggerPanel(QWidget):
             bar.addWidget(self._button(key))
         bar.addSeparator()
         bar.addWidget(self._button("quiz"))
+        self._hint_slot = bar.addWidget(self._button("hint"))  # a toolbar hides its widgets through this
         bar.addWidget(self._button("stop"))
         outer.addWidget(bar)
 
@@ -255,7 +226,16 @@ class DebuggerPanel(QWidget):
         line.addWidget(QLabel("Timeline"))
         line.addWidget(self.timeline, 1)
         line.addWidget(self.position_label)
+        # the quiz's score, in view while Quiz Mode is on (it used to be kept where nobody saw it)
+        self.quiz_score_label = QLabel()
+        self.quiz_score_label.setToolTip("Quiz Mode: predictions right of those checked, since it was turned on")
+        self.quiz_score_label.hide()
+        line.addWidget(self.quiz_score_label)
         outer.addLayout(line)
+        self._fit_timer = QTimer(self)
+        self._fit_timer.setSingleShot(True)
+        self._fit_timer.setInterval(0)
+        self._fit_timer.timeout.connect(self.fit_explanation)
         self._seek_timer = QTimer(self)  # a drag's many values settle into one seek
         self._seek_timer.setSingleShot(True)
         self._seek_timer.setInterval(0)
@@ -283,6 +263,7 @@ class DebuggerPanel(QWidget):
         # a scroll bar that came and went with the text's length re-laid out the dock each step
         self.explanation.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOn)
         self.explanation.setVerticalScrollBar(CachedScrollBar(Qt.Vertical))
+        self.explanation.viewport().installEventFilter(self)  # narrower or shorter: fit again
         mid.addWidget(self.explanation, 1)
         self.quiz_box = QWidget()
         quiz = QHBoxLayout(self.quiz_box)
@@ -429,13 +410,33 @@ class DebuggerPanel(QWidget):
         play.setText("⏸ Pause" if ctrl.playing else "▶ Play")
         play.blockSignals(False)
         self.speed_label.setText(f"{ctrl.speed:g}/s")
+        replay = getattr(ctrl.stepper, "replay", None)
+        climbable = replay is not None and bool(replay.fault) and replay.hints_shown < 4
+        self._hint_slot.setVisible(replay is not None and bool(replay.fault))
+        self.actions["hint"].setEnabled(climbable)
         question = ctrl.quiz_question()
+        asked = bool(question) and not self.quiz_box.isVisible()
         self.quiz_box.setVisible(bool(question))
+        if asked and self.isVisible():  # the answer is typed at once: no click into the box first
+            self.quiz_edit.setFocus(Qt.OtherFocusReason)
         self.quiz_prompt.setText("Your prediction:")
+        self._show_quiz_score()
         names = sorted(self.session.doc.nodes[n].label or n for n in ctrl.breakpoint_ids if n in self.session.doc.nodes)
         self.breakpoints_label.setText("Breakpoints: " + (", ".join(names) if names else "none"))
         if self.gradcheck.model.checks and not has:
             self.gradcheck.clear()
+
+    def run_gradient_check(self):
+        """Ctrl+Shift+K: the Gradient check tab, run now."""
+        self.tabs.setCurrentWidget(self.tabs.widget(self.tabs.count() - 1))
+        return self.gradcheck.run()
+
+    def _show_quiz_score(self):
+        on = self.actions["quiz"].isChecked()
+        self.quiz_score_label.setVisible(on)
+        if on:
+            right, asked = self.controller.quiz_score
+            self.quiz_score_label.setText(f"<b>Quiz: {right} of {asked} right</b>")
 
     def _phase_html(self):
         ctrl = self.controller
@@ -457,6 +458,50 @@ class DebuggerPanel(QWidget):
 
     def _render_explanation(self):
         self.explanation.setHtml(describe(self.controller, self._style))
+        self.explanation.verticalScrollBar().setValue(0)  # the step's += lines are at the top
+        self._fit_timer.start()  # once the layout has settled: the += lines must show whole
+
+    def eventFilter(self, watched, event):
+        if event.type() == QEvent.Resize and watched is self.explanation.viewport():
+            self._fit_timer.start()
+        return False
+
+    def head_height(self):
+        """Pixels the explanation needs to show the step's title and its `+=` lines
+        whole at the pane's width (0 when no step is shown)."""
+        head = describe_head(self.controller, self._style)
+        if head is None:
+            return 0
+        shown = self.explanation.document()
+        doc = QTextDocument()
+        doc.setDefaultFont(shown.defaultFont())
+        doc.setDefaultStyleSheet(shown.defaultStyleSheet())
+        doc.setDocumentMargin(shown.documentMargin())
+        doc.setTextWidth(self.explanation.viewport().width())
+        doc.setHtml(head)
+        return int(doc.size().height()) + 2
+
+    def fit_explanation(self):
+        """Give the explanation the room its `+=` lines need (the dock grows, up to half
+        the window): at 2x a ~91 px pane showed 13-24 % of them."""
+        need = self.head_height()
+        have = self.explanation.viewport().height()
+        if need:
+            self.explanation.verticalScrollBar().setValue(0)
+        dock, window = self.parentWidget(), self.window()
+        if need <= have or not isinstance(dock, QDockWidget) or dock.isFloating() or window is self:
+            return False
+        wanted = dock.height() + need - have
+        most = int(window.height() * 0.55)
+        if wanted > most and self.legend.isVisible():  # at 3x: the stripes' key gives its lines
+            self.legend.hide()
+            self.phase_label.setToolTip(self.legend.text())
+            wanted -= self.legend.height() + 4
+        target = min(wanted, most)
+        if target <= dock.height():
+            return False
+        window.resizeDocks([dock], [target], Qt.Vertical)
+        return True
 
     def _on_stepped(self, record):
         self._render_explanation()

@@ -13,7 +13,10 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QStyle, QStyledIte
 from app.look.theme import MONO_FAMILY
 from core.ops import short_text
 
-COLUMNS = ("#", "node", "op", "formula", "")
+# the step column is the node's whole formula, 'n = x1*w1 + x2*w2 + b' (its name on the
+# left): a separate node column ~60 px wide cut every name of the lecture to 'x...2'
+COLUMNS = ("#", "op", "step", "")
+STEP = 2
 _TOP = QModelIndex()  # the invisible root of a table model
 # plain ints: comparing PySide6's enum members costs microseconds, and a repaint asks ~400 times
 DISPLAY, FONT, BACKGROUND, FOREGROUND, TOOLTIP = (
@@ -33,7 +36,7 @@ class StepListModel(QAbstractTableModel):
         self._mono = QFont(MONO_FAMILY)
         self._bold = QFont()
         self._bold.setBold(True)
-        self._texts = {}  # row -> (name, op, formula), made when first shown
+        self._texts = {}  # row -> (op, formula), made when first shown
         self.set_theme(theme)
         self.reload()
 
@@ -92,7 +95,7 @@ class StepListModel(QAbstractTableModel):
         texts = self._texts.get(row)
         if texts is None:
             node = self._order[row]
-            texts = self._texts[row] = (self.ctrl.name(node), _op_text(node), self.ctrl.formula(node))
+            texts = self._texts[row] = (_op_text(node), self.ctrl.formula(node))
         return texts
 
     def rename(self):
@@ -110,7 +113,7 @@ class StepListModel(QAbstractTableModel):
             if col == 0:
                 nid = self.ctrl.nid(self._order[row])
                 return ("● " if nid in self.ctrl.breakpoint_ids else "") + str(row + 1)
-            if col < 4:
+            if col <= STEP:
                 return self.texts(row)[col - 1]
             if row == self._shown:
                 return "◀ now"
@@ -130,8 +133,8 @@ class StepListModel(QAbstractTableModel):
         if role == FONT:
             if row == self._shown:
                 return self._bold
-            return self._mono if col == 3 else None
-        return f"Click to go to step {row + 1}: {self.texts(row)[2]} runs its _backward"
+            return self._mono if col == STEP else None
+        return f"Click to go to step {row + 1}: {self.texts(row)[1]} runs its _backward"
 
 
 def _op_text(node):
@@ -177,7 +180,7 @@ class StepListView(QTableView):
         self.setAlternatingRowColors(False)
         self.setWordWrap(False)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
-        self.setTextElideMode(Qt.ElideMiddle)
+        self.setTextElideMode(Qt.ElideRight)  # the name on the left stays whole first
         self.setShowGrid(False)
         self.setFocusPolicy(Qt.ClickFocus)
         self._delegate = _TintedSelection(self)
@@ -192,7 +195,7 @@ class StepListView(QTableView):
         hh.setStretchLastSection(False)
         # fixed widths from the font: ResizeToContents would read up to 1,000 rows per change
         fm = self.fontMetrics()
-        for col, sample in enumerate(("● 000", "(x·y)", "tanh", None, "◀ now")):
+        for col, sample in enumerate(("● 000", "tanh", None, "◀ now")):
             hh.setSectionResizeMode(col, QHeaderView.Stretch if sample is None else QHeaderView.Interactive)
             if sample is not None:
                 self.setColumnWidth(col, fm.horizontalAdvance(sample) + 18)

@@ -11,23 +11,33 @@ Choosing an example replaces the text -- as one edit the editor's own undo
 (Ctrl+Z) takes back -- and asks first (`ask_replace_text`) when the text was
 typed and not yet run: typed work is never discarded without a prompt.
 
+Run as Python (Ctrl+Shift+Enter) is for code the safe reader does not take: a
+lecture cell with imports, classes, loops, `sum` and `zip`. The window runs it
+in a child process (app/editor/code_runner.py, core/lecture); the bar shows
+what came back under the editor: an error on its line, or notes and what the
+code printed.
+
 Signals:
-    runRequested(str)   Run button / Ctrl+Enter, with the editor's text
+    runRequested(str)       Run button / Ctrl+Enter, with the editor's text
+    runCodeRequested(str)   Run as Python / Ctrl+Shift+Enter, with the editor's text
 """
 
 import ast
+import html
 
 from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
+    QFrame,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QMessageBox,
     QPlainTextEdit,
     QPushButton,
+    QScrollArea,
     QTableView,
     QTextEdit,
     QVBoxLayout,
@@ -91,10 +101,17 @@ def free_values(text, table):
     return {name: value for name, value in table.items() if name not in assigned}
 
 
+RUN_AS_PYTHON = "Run as Python (Ctrl+Shift+Enter)"
+NOTE_COLOR = "#1e4f8a"
+PRINTED_LINES = 6  # lines of what the code printed shown under the editor, at most
+
+
 class CodeEditor(QPlainTextEdit):
-    """Plain text in a monospace font; Ctrl+Enter runs, Tab inserts four spaces."""
+    """Plain text in a monospace font; Ctrl+Enter runs, Ctrl+Shift+Enter runs as
+    Python, Tab inserts four spaces."""
 
     runRequested = Signal()
+    runCodeRequested = Signal()
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -118,7 +135,10 @@ class CodeEditor(QPlainTextEdit):
 
     def keyPressEvent(self, event):
         if self._is_run_key(event):
-            self.runRequested.emit()
+            if event.modifiers() & Qt.ShiftModifier:
+                self.runCodeRequested.emit()
+            else:
+                self.runRequested.emit()
             event.accept()
             return
         if event.key() == Qt.Key_Tab and not event.modifiers():
@@ -129,6 +149,8 @@ class CodeEditor(QPlainTextEdit):
 
 class ExpressionBar(QWidget):
     runRequested = Signal(str)
+    runCodeRequested = Signal(str)
+    forgetCellsRequested = Signal()
 
     def __init__(self, session, parent=None):
         super().__init__(parent)
@@ -155,6 +177,7 @@ class ExpressionBar(QWidget):
         self._kept_text = ""  # the text last run or set by the app (not typed since)
         self.editor = CodeEditor()
         self.editor.runRequested.connect(self.run)
+        self.editor.runCodeRequested.connect(self.run_code)
         self.editor.textChanged.connect(self._text_changed)
         layout.addWidget(self.editor, 3)
 
@@ -168,14 +191,41 @@ class ExpressionBar(QWidget):
         self.error_label.hide()
         layout.addWidget(self.error_label)
 
+        # what a run did that the text does not say: inputs made, notes and prints of Run as Python
+        self.note_label = QLabel()
+        self.note_label.setWordWrap(True)
+        self.note_label.setTextInteractionFlags(Qt.TextSelectableByMouse | Qt.LinksAccessibleByMouse)
+        self.note_label.setStyleSheet(
+            f"color: {NOTE_COLOR}; background: #eef4fb; border: 1px solid #bcd3ee; "
+            "border-radius: 4px; padding: 5px 7px;"
+        )
+        self.note_label.linkActivated.connect(self._note_link)
+        self.note_label.setAlignment(Qt.AlignTop | Qt.AlignLeft)
+        self.note_box = QScrollArea()  # long notes scroll: the text being edited keeps its room
+        self.note_box.setWidget(self.note_label)
+        self.note_box.setWidgetResizable(True)
+        self.note_box.setFrameShape(QFrame.NoFrame)
+        self.note_box.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.note_box.setMaximumHeight(self.fontMetrics().lineSpacing() * 7 + 16)
+        self.note_box.hide()
+        layout.addWidget(self.note_box)
+
         row = QHBoxLayout()
         self.hint = QLabel("Ctrl+Enter to run")
         self.hint.setStyleSheet("color: palette(mid);")
         self.hint.setWordWrap(True)  # a long note (a lesson's canvas) wraps, never widens the window
         row.addWidget(self.hint, 1)
+        self.code_button = QPushButton("Run as Python")
+        self.code_button.setToolTip(
+            "Run the text as Python, for lecture code with imports, classes, loops, sum and zip "
+            "(Ctrl+Shift+Enter): in a separate process with time and memory limits; "
+            "micrograd's Value is the studio's there"
+        )
+        self.code_button.clicked.connect(self.run_code)
+        row.addWidget(self.code_button)
         self.run_button = QPushButton("Run")
         self.run_button.setDefault(True)
-        self.run_button.setToolTip("Build the graph from the text (Ctrl+Enter)")
+        self.run_button.setToolTip("Build the graph from the text (Ctrl+Enter); nothing is run as code")
         self.run_button.clicked.connect(self.run)
         row.addWidget(self.run_button)
         layout.addLayout(row)
@@ -225,6 +275,15 @@ class ExpressionBar(QWidget):
         self._kept_text = self.text()
         self.runRequested.emit(self.text())
 
+    def run_code(self):
+        self._kept_text = self.text()
+        self.runCodeRequested.emit(self.text())
+
+    def set_running(self, running):
+        """While code runs in its child process: the button says so and waits."""
+        self.code_button.setEnabled(not running)
+        self.code_button.setText("Running…" if running else "Run as Python")
+
     def has_unrun_text(self):
         """True if the editor holds text the user typed since it was last run or set."""
         text = self.text()
@@ -249,11 +308,16 @@ class ExpressionBar(QWidget):
 
     # -- errors ------------------------------------------------------------------------
 
-    def show_error(self, message, line=None, col=None, end_col=None):
-        """Show message under the editor; underline [col, end_col) of line (1-based)."""
+    def show_error(self, message, line=None, col=None, end_col=None, python=False):
+        """Show message under the editor; underline [col, end_col) of line (1-based).
+        `python`: the text is Python the reader does not take; say it can run as Python."""
         where = f"Line {line}, column {col}: " if line is not None and col is not None else ""
+        where = f"Line {line}: " if line is not None and col is None else where
+        if python:
+            message += f". To run it as Python code, press {RUN_AS_PYTHON}."
         self.error_label.setText(where + message)
         self.error_label.show()
+        self.show_notes([])
         selections = []
         if line is not None and col is not None:
             cursor = self._cursor_at(line, col, end_col)
@@ -291,6 +355,39 @@ class ExpressionBar(QWidget):
         self.error_label.hide()
         self.error_label.clear()
         self.editor.setExtraSelections([])
+
+    def show_notes(self, notes, printed="", earlier=0):
+        """What the run did that the text does not say (plain text each), what the code
+        printed (its first and last lines when long), and, after Run as Python, how
+        many cells are kept to run again before the next."""
+        parts = [html.escape(note) for note in notes]
+        lines = printed.rstrip("\n").splitlines()
+        if lines:
+            if len(lines) > PRINTED_LINES:
+                cut = len(lines) - PRINTED_LINES + 1
+                lines = lines[: PRINTED_LINES // 2] + [f"… {cut} more lines …"] + lines[-(PRINTED_LINES // 2 - 1) :]
+            shown = "<br>".join(html.escape(line) for line in lines)
+            parts.append(f"Your code printed:<br><span style=\"font-family:'{MONO_FAMILY}'\">{shown}</span>")
+        if earlier:
+            cells = "cell" if earlier == 1 else "cells"
+            parts.append(f"{earlier} {cells} kept for your next Run as Python (<a href='forget'>forget</a>)")
+        self.note_label.setText("<br>".join(parts))
+        self.note_box.setVisible(bool(parts))
+        self.note_label.adjustSize()
+
+    def note_text(self):
+        """The notes under the editor as plain text ('' when there are none)."""
+        if self.note_box.isHidden():
+            return ""
+        from PySide6.QtGui import QTextDocument
+
+        doc = QTextDocument()
+        doc.setHtml(self.note_label.text())
+        return doc.toPlainText()
+
+    def _note_link(self, link):
+        if link == "forget":
+            self.forgetCellsRequested.emit()
 
     def error_text(self):
         """The message under the editor ('' when there is none)."""

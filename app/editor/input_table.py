@@ -6,14 +6,19 @@ cost, and every input is listed (a table of items made two objects per row on
 every recompile: 12 ms at 500 rows, so it stopped at 500). The rows are read
 from the document each time; the model keeps only the ids, in document order.
 
-Editing a value is `setData`: the text must be a number, and the change is
-an undoable SetValue pushed to the session. What is refused (not a number, not
+Values show every digit (`repr`: the shortest text that reads back as the same
+float), so editing one and pressing Enter unchanged changes nothing. Editing a
+value is `setData`: the text must be a number, and the change is an undoable
+SetValue pushed to the session. What is refused (not a number, not
 finite) is said through `error(message)` and the row keeps the document's value.
 """
 
+import math
+
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 
-from core.document.commands import SetValue
+from app.fields import exact_text
+from core.document.commands import SetValue, same
 
 HEADERS = ("name", "value")
 
@@ -67,7 +72,7 @@ class InputTableModel(QAbstractTableModel):
         node = self.session.doc.nodes.get(nid)
         if node is None:  # removed; the recompile that follows refreshes the rows
             return None
-        return (node.label or nid) if index.column() == 0 else f"{node.value:g}"
+        return (node.label or nid) if index.column() == 0 else exact_text(node.value)  # every digit
 
     def setData(self, index, text, role=Qt.EditRole):
         if role != Qt.EditRole or index.column() != 1:
@@ -79,9 +84,14 @@ class InputTableModel(QAbstractTableModel):
         try:
             number = float(text)
         except (TypeError, ValueError):
-            self.error.emit(f"'{text}' is not a number; the value of {node.label or nid} stays {node.value:g}.")
+            self.error.emit(
+                f"'{text}' is not a number; the value of {node.label or nid} stays {exact_text(node.value)}."
+            )
             return False
-        if number != node.value:
+        if not math.isfinite(number):
+            self.error.emit(f"{node.label or nid}: {text} is not a finite number; the value stays.")
+            return False
+        if not same(number, float(node.value)):  # an Enter that edited nothing records nothing
             ok, error = self.session.push(SetValue(nid, number))
             if not ok:
                 self.error.emit(f"{node.label or nid}: {error}")

@@ -18,8 +18,9 @@ import html
 import math
 
 from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtWidgets import QDoubleSpinBox, QFormLayout, QFrame, QLabel, QLineEdit, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFormLayout, QFrame, QLabel, QLineEdit, QScrollArea, QVBoxLayout, QWidget
 
+from app.fields import ExactFloatField
 from app.look.theme import FONT_FAMILY, MONO_FAMILY, format_number
 from core.debugger.stepper import local_derivatives
 from core.document.commands import SetLabel, SetValue
@@ -100,11 +101,7 @@ class InspectorPanel(QWidget):
         self.label_edit = QLineEdit()
         self.label_edit.setPlaceholderText("(no label)")
         self.label_edit.editingFinished.connect(self._label_edited)
-        self.value_edit = QDoubleSpinBox()
-        self.value_edit.setDecimals(4)
-        self.value_edit.setRange(-1e9, 1e9)
-        self.value_edit.setSingleStep(0.1)
-        self.value_edit.setKeyboardTracking(False)
+        self.value_edit = ExactFloatField()  # every digit of the number, as the document holds it
         self.value_edit.valueChanged.connect(self._value_edited)
         self.data_label = self._mono_label()
         self.grad_label = self._mono_label()
@@ -250,7 +247,8 @@ class InspectorPanel(QWidget):
                     rows.append(f"port {port}: <span style='color:#d42a3c'>not connected</span>")
                 else:
                     v = self.session.value(src)
-                    rows.append(f"port {port}: {self._link_html(src)} = {format_number(v.data) if v else '—'}")
+                    shown = "?" if "data" in self.conceals(src) else format_number(v.data) if v else "—"
+                    rows.append(f"port {port}: {self._link_html(src)} = {shown}")
             self.inputs_label.setText("<br>".join(rows))
         else:
             self.inputs_label.setText("<i>none — a leaf</i>")
@@ -269,7 +267,10 @@ class InspectorPanel(QWidget):
             self.collected_label.setText(f"<i>hidden: {hidden['grad']}</i>")
             self.notes_label.setText("")
             return
-        if node.kind == "op" and value is not None:
+        asked = [src for src in doc.inputs_of(nid) if src is not None and self.conceals(src)]
+        if node.kind == "op" and value is not None and asked:  # its lines give an operand's hidden grad away
+            self.derivative_label.setText(f"<i>hidden: {self._name(asked[0])}'s grad is asked now</i>")
+        elif node.kind == "op" and value is not None:
             names = [self._name(src) for src in doc.inputs_of(nid)]
             out_name = _bracket(self._name(nid))
             for formula, contribution in derivative_lines(node, names, out_name, value, value.grad):

@@ -17,37 +17,39 @@ graph (PNG, SVG) are app/files/image_export.py.
 A graph file never holds UI state: recent files, window geometry and dock
 layout go to QSettings.
 
-Every dialog goes through one of the small module functions below
+Every dialog goes through one of the small functions of app/files/dialogs.py
 (`show_error`, `ask_save_changes`, `ask_open_path`, ...) so tests replace them
 and never meet a modal window; `show_error` is not modal anyway.
+
+The parts of the menu live in one module each, mixed into FileActions: the
+dialogs (dialogs.py), the examples (examples.py), Open Recent (recent.py),
+import and exports (exports.py), crash recovery (recovery.py), the window's
+geometry (window_state.py). This module keeps new, open, save and revert.
 """
 
 import os
 
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QObject
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QFileDialog, QMessageBox
 
+from app.files import dialogs
 from app.files.autosave import AutosaveManager
+from app.files.dialogs import GRAPH_FILTER  # noqa: F401 (where it was)
+from app.files.examples import EXAMPLES_DIR, examples  # noqa: F401 (EXAMPLES_DIR: where it was)
+from app.files.exports import CodeAndGraphExports
+from app.files.recent import MAX_RECENT, RecentFiles  # noqa: F401 (MAX_RECENT: where it was)
+from app.files.recovery import Recovery
+from app.files.window_state import WindowLayoutMemory
 from app.graph.node_geometry import CANVAS_VERSION
 from app.settings import settings
-from core.document.codegen import to_python, to_pytorch
 from core.document.commands import ReplaceDocument
-from core.document.expr import ExprError, parse
 from core.document.graph import GraphDocument
 from core.document.groups import GroupError, join_meta, split_meta
 from core.document.layout import positions_pile_up
-from core.files import graph_file, strict_json
-from core.files.atomic import write_atomically
-from core.files.interchange import dot, graphml
+from core.files import graph_file
+from core.files.atomic import sweep_stale_temps
 
-MAX_RECENT = 10
-GRAPH_FILTER = "Graphs (*.json);;All files (*)"
 ASYNC_OPEN_BYTES = 300_000  # from this size on (~1,000 nodes) a file is read on a worker thread
-EXAMPLES_DIR = os.path.join(
-    os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "resources", "examples"
-)
-_open_boxes = []  # non-modal message boxes still showing
 
 
 def _file_size(path):
@@ -63,96 +65,10 @@ def _needs_layout(doc):
 
 
 # -----------------------------------------------------------------------------
-# Dialogs: one function each, so tests can replace them
-
-
-def show_error(parent, title, text):
-    """Tell the user what went wrong; returns at once (the box is not modal)."""
-    box = QMessageBox(QMessageBox.Warning, title, text, QMessageBox.Ok, parent)
-    box.setAttribute(Qt.WA_DeleteOnClose)
-    box.setWindowModality(Qt.WindowModal)
-    _open_boxes.append(box)
-    box.finished.connect(lambda _r, b=box: _open_boxes.remove(b) if b in _open_boxes else None)
-    box.open()
-    return box
-
-
-def close_message_boxes(parent):
-    for box in list(_open_boxes):
-        if box.parent() is parent:
-            box.close()
-
-
-def ask_save_changes(parent, name):
-    """'save', 'discard' or 'cancel' for the unsaved changes of `name`."""
-    answer = QMessageBox.question(
-        parent,
-        "Unsaved changes",
-        f"Save the changes to {name} before closing it?\n\nIf you don't save, your changes will be lost.",
-        QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel,
-        QMessageBox.Save,
-    )
-    return {QMessageBox.Save: "save", QMessageBox.Discard: "discard"}.get(answer, "cancel")
-
-
-def ask_confirm(parent, title, text):
-    return (
-        QMessageBox.question(parent, title, text, QMessageBox.Yes | QMessageBox.No, QMessageBox.No) == QMessageBox.Yes
-    )
-
-
-def ask_open_path(parent, title, directory="", filter=GRAPH_FILTER):
-    return QFileDialog.getOpenFileName(parent, title, directory, filter)[0]
-
-
-def ask_save_path(parent, title, suggested, filter=GRAPH_FILTER):
-    return QFileDialog.getSaveFileName(parent, title, suggested, filter)[0]
-
-
-def ask_recover(parent, recovered, saved_at):
-    """'restore', 'discard' or 'later' for autosaved work a crash left behind."""
-    name = recovered.title or "an untitled graph"
-    box = QMessageBox(
-        QMessageBox.Question,
-        "Recover unsaved work",
-        f"Backprop Studio did not close normally. It autosaved your work on "
-        f"{name} ({len(recovered.doc.nodes)} nodes) at {saved_at}.\n\n"
-        "Restore it now?",
-        QMessageBox.NoButton,
-        parent,
-    )
-    restore = box.addButton("Restore", QMessageBox.AcceptRole)
-    discard = box.addButton("Discard", QMessageBox.DestructiveRole)
-    box.addButton("Later", QMessageBox.RejectRole)
-    box.exec()
-    clicked = box.clickedButton()
-    return "restore" if clicked is restore else "discard" if clicked is discard else "later"
-
-
-def examples():
-    """[(title, description, path)] of the valid graphs in resources/examples/, by title
-    (File → Examples and the welcome page both list these)."""
-    found = []
-    try:
-        names = sorted(n for n in os.listdir(EXAMPLES_DIR) if n.endswith(".json"))
-    except OSError:
-        return []
-    for name in names:
-        path = os.path.join(EXAMPLES_DIR, name)
-        try:
-            _doc, meta = graph_file.load(path)
-        except (OSError, graph_file.FormatError):
-            continue
-        title = meta.get("title") or os.path.splitext(name)[0]
-        found.append((title, meta.get("description", ""), path))
-    return sorted(found, key=lambda row: row[0].lower())
-
-
-# -----------------------------------------------------------------------------
 # The file of one window
 
 
-class FileActions(QObject):
+class FileActions(RecentFiles, CodeAndGraphExports, Recovery, WindowLayoutMemory, QObject):
     def __init__(self, window, settings_store=None, autosave_dir=None):
         super().__init__(window)
         self.window = window
@@ -160,6 +76,7 @@ class FileActions(QObject):
         self.stack = window.undo_stack
         self.settings = settings_store if settings_store is not None else settings()
         self.path = None  # the file the document belongs to (None: untitled)
+        self.folder = None  # the folder of the last file opened or saved
         self.name = "Untitled"  # what the title bar calls it
         self.meta = {}  # the file's meta without groups (title, description, ...)
         self.prompt_on_close = True
@@ -171,6 +88,15 @@ class FileActions(QObject):
         window.destroyed.connect(self._window_destroyed)
         self.recent_menu = None
         self.examples_menu = None
+        self.swept = self.sweep_stale_saves()
+
+    def sweep_stale_saves(self):
+        """The temporary files a killed save left beside the recent files: removed now
+        (their process is gone). Returns their paths."""
+        swept = []
+        for folder in dict.fromkeys(os.path.dirname(p) for p in self.recent_files()):
+            swept += [os.path.join(folder, name) for name in sweep_stale_temps(folder)]
+        return swept
 
     # -- menus -------------------------------------------------------------------------
 
@@ -212,7 +138,16 @@ class FileActions(QObject):
             "Export as P&ython…",
             lambda: self.export_code_dialog("python"),
             key="export python",
-            tip="Save the graph as micrograd-style code",
+            tip="Save the graph as a Python script that runs as it is (python graph.py) on the studio's "
+            "engine and prints every input's data and grad",
+        )
+        a(
+            "File",
+            "Export as Python for &micrograd…",
+            lambda: self.export_code_dialog("micrograd"),
+            key="export micrograd",
+            tip="The same script on micrograd's engine (pip install micrograd), where its ops allow: "
+            "micrograd has no tanh, exp, log, sigmoid or c**x",
         )
         a(
             "File",
@@ -238,50 +173,6 @@ class FileActions(QObject):
         menu.addSeparator()
         self.update_title()
 
-    def _fill_recent(self):
-        menu = self.recent_menu
-        if menu is None:
-            return
-        menu.clear()
-        paths = self.recent_files()
-        for path in paths:
-            action = menu.addAction(os.path.basename(path))
-            action.setToolTip(path)
-            action.triggered.connect(lambda checked=False, p=path: self.open_recent(p))
-        if paths:
-            menu.addSeparator()
-            menu.addAction("Clear Menu", self.clear_recent)
-        else:
-            menu.addAction("(no recent files)").setEnabled(False)
-
-    # -- recent files (QSettings) --------------------------------------------------------
-
-    def recent_files(self):
-        value = self.settings.value("recentFiles", [])
-        if isinstance(value, str):
-            value = [value]
-        return [p for p in (value or []) if isinstance(p, str)][:MAX_RECENT]
-
-    def _remember(self, path):
-        path = os.path.abspath(path)
-        paths = [path] + [p for p in self.recent_files() if p != path]
-        self.settings.setValue("recentFiles", paths[:MAX_RECENT])
-        self.settings.sync()
-
-    def _forget(self, path):
-        self.settings.setValue("recentFiles", [p for p in self.recent_files() if p != path])
-
-    def clear_recent(self):
-        self.settings.setValue("recentFiles", [])
-        self._fill_recent()
-
-    def open_recent(self, path):
-        if not os.path.exists(path):
-            show_error(self.window, "File not found", f"{path} is no longer there; it is taken off the recent files.")
-            self._forget(path)
-            return False
-        return self.open(path)
-
     # -- the title and the `*` ------------------------------------------------------------
 
     @property
@@ -304,6 +195,8 @@ class FileActions(QObject):
 
     def _set_file(self, path, meta, name=None):
         self.path = os.path.abspath(path) if path is not None else None
+        if self.path is not None:
+            self.folder = os.path.dirname(self.path)  # where Save As offers to save next
         self.meta = dict(meta)
         self.name = name or (os.path.basename(self.path) if self.path else "Untitled")
         self.update_title()
@@ -321,7 +214,7 @@ class FileActions(QObject):
         """True if the current work may be replaced: saved, or the user said so."""
         if not self.modified:
             return True
-        answer = ask_save_changes(self.window, self.name)
+        answer = dialogs.ask_save_changes(self.window, self.name)
         if answer == "save":
             return self.save()
         return answer == "discard"
@@ -332,7 +225,7 @@ class FileActions(QObject):
             event.ignore()
             return False
         self.autosave.close()
-        close_message_boxes(self.window)
+        dialogs.close_message_boxes(self.window)
         self.save_ui_state()
         return True
 
@@ -350,7 +243,7 @@ class FileActions(QObject):
         if not self.maybe_save():
             return False
         start = os.path.dirname(self.path) if self.path else ""
-        path = ask_open_path(self.window, "Open graph", start)
+        path = dialogs.ask_open_path(self.window, "Open graph", start)
         return self.open(path, ask=False) if path else False
 
     def read(self, path):
@@ -413,7 +306,7 @@ class FileActions(QObject):
             text = str(error)
         message = f"Could not open {name}: {text}"
         self.window.show_message(message)  # not in the editor's box: that speaks of the editor's text
-        show_error(
+        dialogs.show_error(
             self.window, "Could not open the file", f"{name} was not opened.\n\n{text}\n\nThe graph shown is unchanged."
         )
 
@@ -449,7 +342,7 @@ class FileActions(QObject):
         if self.path is None:
             self.window.show_message("This graph was never saved: there is no file to go back to.")
             return False
-        if self.modified and not ask_confirm(
+        if self.modified and not dialogs.ask_confirm(
             self.window, "Revert", f"Discard your changes and go back to {self.name} as saved?"
         ):
             return False
@@ -464,8 +357,8 @@ class FileActions(QObject):
 
     def save_as(self, path=None):
         if path is None:
-            suggested = self.path or os.path.join(os.path.expanduser("~"), "graph.json")
-            path = ask_save_path(self.window, "Save graph as", suggested)
+            suggested = self.path or os.path.join(self.folder or os.path.expanduser("~"), "graph.json")
+            path = dialogs.ask_save_path(self.window, "Save graph as", suggested)
             if not path:
                 return False
             if not os.path.splitext(path)[1]:
@@ -480,7 +373,7 @@ class FileActions(QObject):
             graph_file.save(self.session.doc, path, join_meta(meta, self.session.groups.to_list()))
         except (OSError, ValueError) as e:
             text = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
-            show_error(
+            dialogs.show_error(
                 self.window,
                 "Could not save",
                 f"{path} was not written: {text}.\n\nYour graph is still open; try another folder or name.",
@@ -494,84 +387,6 @@ class FileActions(QObject):
         self.window.show_message(f"Saved {path}")
         return True
 
-    # -- code in and out --------------------------------------------------------------------
-
-    def export_code(self, kind, path):
-        try:
-            text = to_python(self.session.doc) if kind == "python" else to_pytorch(self.session.doc)
-            write_atomically(str(path), text)
-        except (OSError, ValueError) as e:
-            show_error(self.window, "Could not export", f"The graph was not exported: {e}")
-            return False
-        self.window.show_message(f"Exported {path}")
-        return True
-
-    def export_code_dialog(self, kind):
-        stem = os.path.splitext(self.name)[0] if self.path else "graph"
-        suggested = f"{stem}_torch.py" if kind == "pytorch" else f"{stem}.py"
-        path = ask_save_path(
-            self.window, "Export as PyTorch" if kind == "pytorch" else "Export as Python", suggested, "Python (*.py)"
-        )
-        return self.export_code(kind, path) if path else False
-
-    def export_graph(self, kind, path):
-        """Write the graph as GraphML or DOT (core/files/interchange.py)."""
-        try:
-            write_atomically(str(path), graphml(self.session.doc) if kind == "graphml" else dot(self.session.doc))
-        except (OSError, ValueError) as e:
-            show_error(self.window, "Could not export", f"The graph was not exported: {e}")
-            return False
-        self.window.show_message(f"Exported {path}")
-        return True
-
-    def export_graph_dialog(self, kind):
-        stem = os.path.splitext(self.name)[0] if self.path else "graph"
-        title, pattern = (
-            ("Export as GraphML", "GraphML (*.graphml)")
-            if kind == "graphml"
-            else ("Export as Graphviz DOT", "Graphviz DOT (*.dot *.gv)")
-        )
-        path = ask_save_path(self.window, title, f"{stem}.{'graphml' if kind == 'graphml' else 'dot'}", pattern)
-        return self.export_graph(kind, path) if path else False
-
-    def import_snippet(self, path):
-        """Read micrograd-style code into the graph (one undoable step)."""
-        try:
-            # the strict reader: a FIFO or a device is refused before it is opened
-            text = strict_json.decode(strict_json.read_bytes(path, graph_file.MAX_BYTES, "a snippet"), "a snippet")
-            doc = parse(text)
-        except ExprError as e:
-            show_error(
-                self.window,
-                "Could not import",
-                f"{os.path.basename(path)}, line {e.line}, column {e.col}: {e.message}\n\n"
-                "The graph shown is unchanged.",
-            )
-            return False
-        except strict_json.JSONFileError as e:
-            show_error(
-                self.window,
-                "Could not import",
-                f"{os.path.basename(path)}: {e.message}\n\nThe graph shown is unchanged.",
-            )
-            return False
-        except (OSError, UnicodeDecodeError, ValueError) as e:
-            show_error(
-                self.window, "Could not import", f"{os.path.basename(path)}: {e}\n\nThe graph shown is unchanged."
-            )
-            return False
-        self.window.editor.set_text(text)
-        if not self.window.show_document(doc, f"Import {os.path.basename(path)}"):
-            return False
-        self.detach()
-        return True
-
-    def import_snippet_dialog(self):
-        path = ask_open_path(self.window, "Import snippet", "", "Python (*.py *.txt);;All files (*)")
-        return self.import_snippet(path) if path else False
-
-    # -- pictures: PNG and SVG of the whole graph ------------------------------------------------
-
     # -- drop a file on the window -------------------------------------------------------------
 
     @staticmethod
@@ -583,73 +398,3 @@ class FileActions(QObject):
             if url.isLocalFile() and url.toLocalFile().lower().endswith(".json"):
                 return url.toLocalFile()
         return None
-
-    # -- autosave and recovery -------------------------------------------------------------------
-
-    def _snapshot(self):
-        if not self.modified:
-            return None
-        return (self.session.doc, self.meta, self.session.groups.to_list(), self.path, self.name)
-
-    def offer_recovery(self):
-        """Offer autosaved work that a crash left behind; True if some was restored."""
-        orphans = self.autosave.orphans()
-        restored = False
-        for orphan in orphans:
-            if restored:
-                orphan.release()  # any others wait for the next start
-                continue
-            recovered = orphan.read()
-            if recovered is None:
-                show_error(
-                    self.window,
-                    "Autosave unreadable",
-                    f"Autosaved work was found but could not be read:\n{orphan.error}\n\nIt is kept at {orphan.path}.",
-                )
-                orphan.release()
-                continue
-            answer = ask_recover(self.window, recovered, recovered.saved_at)
-            if answer == "discard":
-                orphan.discard()
-                continue
-            if answer != "restore" or not self.maybe_save():
-                orphan.release()
-                continue
-            ok = self.window.show_document(
-                recovered.doc,
-                "Recover autosaved work",
-                layout=False,
-                undoable=True,
-                groups=recovered.groups,
-                keep_positions=True,
-            )
-            if ok and self.window.layout_pending:
-                ok = self.window.wait_for_layout()  # shown before the copy it came from goes
-            if not ok:
-                orphan.release()
-                continue
-            self._set_file(recovered.source, recovered.meta, name=recovered.title or None)
-            self.autosave.changed()
-            self.autosave.tick(wait=True)  # written before the old copy goes: never no copy
-            orphan.discard()
-            self.window.show_message("Restored the autosaved work. Save it to keep it.")
-            restored = True
-        return restored
-
-    # -- UI state (QSettings, never graph files) -------------------------------------------------
-
-    def save_ui_state(self):
-        self.settings.setValue("window/geometry", self.window.saveGeometry())
-        self.settings.setValue("window/state", self.window.saveState())
-        self.settings.sync()
-
-    def restore_ui_state(self):
-        geometry = self.settings.value("window/geometry")
-        state = self.settings.value("window/state")
-        ok = False
-        if geometry is not None:
-            ok = self.window.restoreGeometry(geometry)
-        if state is not None:
-            ok = self.window.restoreState(state) and ok
-            self.window.docks_arranged = True  # the user's own arrangement: keep it
-        return ok

@@ -12,7 +12,7 @@ from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QImage, QPainter
 from PySide6.QtWidgets import QApplication
 
-from app.files import actions
+from app.files import dialogs
 
 EXPORT_MAX_SIDE = 12000  # pixels; a 5,000-node graph is exported scaled down to fit
 EXPORT_MAX_PIXELS = 40_000_000  # and to at most this many pixels (160 MB of RGBA)
@@ -101,7 +101,7 @@ def export_svg(window, path):
 
 def export_dialog(window, kind):
     filters = {"png": "PNG image (*.png)", "svg": "SVG drawing (*.svg)"}
-    path = actions.ask_save_path(window, f"Export {kind.upper()}", f"graph.{kind}", filters[kind])
+    path = dialogs.ask_save_path(window, f"Export {kind.upper()}", f"graph.{kind}", filters[kind])
     if path:
         return (export_png if kind == "png" else export_svg)(window, path)
     return False

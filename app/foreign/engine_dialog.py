@@ -16,6 +16,8 @@ expression syntax, parsed and never run here); it is built with their class
 in the child, checked first, and is the one shown and stepped.
 """
 
+import os
+
 from PySide6.QtCore import QCoreApplication, QEventLoop, Qt
 from PySide6.QtWidgets import (
     QDialog,
@@ -32,7 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.jobs import Job
-from core.debugger.foreign_replay import ForeignReplay, ReplayStepper
+from core.debugger.foreign_replay import ForeignReplay
 from core.foreign.document import to_document
 from core.foreign.expression import ExprError, program_of
 from core.foreign.report import fault_lines
@@ -206,15 +208,15 @@ class EngineCheckDialog(QDialog):
             return False
         replay = ForeignReplay(case)
         debugger = self.window_.debugger.controller
-        debugger.debug.replay = replay  # the debugger steps their recorded pass on this graph
         text = "Show my expression" if case.get("own") else "Show my engine's failing expression"
         if not self.window_.show_document(doc, text=text, layout=True):
             return False
         self.window_.files.detach()  # not the file's graph: Save must ask where
         self.window_.editor.set_source_note(f"your engine on {case['name']!r}, stepped with YOUR grads")
+        self.window_.editor.set_text(engine_note(report["file"], case["name"], replay.their_code))
         self.window_.wait_for_layout()
         self.shown_case = case
-        if not isinstance(debugger.stepper, ReplayStepper):
+        if not debugger.load_replay(replay):  # the debugger steps THEIR recorded pass on this graph
             return False
         fault = case.get("fault") or {}
         debugger.reset()
@@ -233,6 +235,19 @@ class EngineCheckDialog(QDialog):
     def closeEvent(self, event):
         self.worker.wait()  # the child is time-limited, so this ends
         super().closeEvent(event)
+
+
+def engine_note(path, case, their_code):
+    """The editor's text while the canvas shows a learner's engine: what is drawn, and
+    from where -- never the studio's own example, which the canvas is not."""
+    return (
+        "# The canvas shows YOUR engine,\n"
+        f"# {os.path.basename(path)},\n"
+        f"# on {case},\n"
+        f"# with the grads {their_code}\n"
+        "# computed. F10 / Shift+F10 step them;\n"
+        "# Run replaces the canvas.\n"
+    )
 
 
 def open_engine_check(window, path, expression=None, wait=False):

@@ -20,15 +20,21 @@ The sizes are measured with the canvas's own theme when it is at scale 1, so
 the node geometries measured for the layout are the ones the canvas items use
 next (app/graph/node_geometry.py keeps them per theme).
 
-Every request takes a new token on the window (`_layout_token`); a result whose
-token is no longer the pending one is stale and dropped. The state lives on the
-window (`_layout_token`, `_pending_layout`, `_layout_workers`, `_measuring`,
-`_unit_theme`); these functions take the window.
+`LayoutRunner` is that job, one per window, holding its own state: every request
+takes a new token; a result whose token is no longer the pending one is stale and
+dropped. The window holds it (`window.arranger`) and asks it; it knows of the
+window only the canvas (fonts, `building`), the status bar and a callback for
+"pending changed".
 """
 
-import time
+from __future__ import annotations
 
-from PySide6.QtWidgets import QApplication
+import time
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject, Slot
+from PySide6.QtWidgets import QApplication, QStatusBar
 
 from app import collector
 from app.graph.node_geometry import node_size
@@ -36,6 +42,7 @@ from app.jobs import Job
 from app.slices import SlicedJob
 from core.document.commands import ReplaceDocument
 from core.document.compile import trace_data, traced_document
+from core.document.graph import GraphDocument
 from core.document.layout import sugiyama
 from core.document.names import naming_steps
 
@@ -48,7 +55,7 @@ def _layout_work(data, prepare):
     routes) or the exception the layout raised, prepared None if prepare failed
     (the GUI thread then does it again, and says what is wrong)."""
     try:
-        result = _run_layout(*data)
+        result = run_layout(*data)
     except Exception as e:
         return e, None
     prepared = None
@@ -68,72 +75,20 @@ def _job_work(job):
         return e, None
 
 
-def _run_layout(ids, edges, sizes, layer_gap, node_gap):
+def run_layout(ids, edges, sizes, layer_gap, node_gap) -> tuple[dict, dict]:
+    """core.document.layout of the plain data: (positions, routes)."""
     layout = sugiyama(ids, edges, sizes=sizes, layer_gap=layer_gap, node_gap=node_gap)
     return layout.positions, layout.routes
 
 
-def wait_for_layout(window, timeout_s=60.0):
-    """Block (running the event loop) until a pending layout is shown and every canvas
-    item is built; for scripts and tests."""
-    deadline = time.perf_counter() + timeout_s
-    while window.layout_pending and time.perf_counter() < deadline:
-        QApplication.processEvents()
-        for worker in list(window._layout_workers):
-            worker.wait(20)
-    QApplication.processEvents()
-    return not window.layout_pending
-
-
-# -----------------------------------------------------------------------------
-# The layout's input: node sizes in document units
-
-
-def unit_theme(window):
-    """The canvas's theme at scale 1 (document positions are at scale 1, see GraphScene.to_doc)."""
-    theme = window.scene.theme
-    if theme.scale == 1.0:
-        return theme  # the very theme the items use: they reuse the geometries measured here
-    unit = window._unit_theme
-    if unit is None or unit.palette is not theme.palette or unit.metrics is not theme.metrics:
-        unit = window._unit_theme = theme.with_(scale=1.0)
-    return unit
-
-
-def _measure(window, doc, data):
-    """Append core.document.layout's input for doc to `data`: (ids, edges, sizes, layer gap,
-    node gap), a node's size per step. What doc holds when the first step runs is
-    what is laid out (relayout measures the live document between edits)."""
-    unit = unit_theme(window)
-    out = doc.effective_output()
-    nodes = list(doc.nodes.items())
-    edges = [(e.src, e.dst) for e in doc.edges]
-    names = {}  # a node's box is as wide as its name row needs
-    yield from naming_steps(doc, names)
-    sizes = {}
-    for nid, node in nodes:
-        sizes[nid] = node_size(unit, node, nid == out, names[nid])
-        yield
-    ids = [nid for nid, _node in nodes]
-    data.extend((ids, edges, sizes, unit.length("layer_gap"), unit.length("node_gap")))
-
-
-def layout_input(window, doc):
-    """Plain data for core.document.layout, measured now (on the GUI thread)."""
-    data = []
-    for _ in _measure(window, doc, data):
-        pass
-    return tuple(data)
-
-
-def place_nodes(doc, positions):
+def place_nodes(doc: GraphDocument, positions: dict) -> None:
     """Put doc's nodes at the layout's positions (doc not shown yet: no event)."""
     nodes = doc.nodes
     for nid, pos in positions.items():
         nodes[nid].pos = (float(pos[0]), float(pos[1]))
 
 
-def prepare_replacement(doc, text, positions):
+def prepare_replacement(doc: GraphDocument, text: str, positions: dict) -> ReplaceDocument:
     """On the worker thread: the laid-out doc and the ReplaceDocument that shows it
     (which also sorts the graph: ~40 ms at 5,000 nodes the compile would otherwise
     spend on the GUI thread)."""
@@ -141,153 +96,214 @@ def prepare_replacement(doc, text, positions):
     return ReplaceDocument(doc, text)
 
 
-# -----------------------------------------------------------------------------
-# Requests
+class LayoutRunner(QObject):
+    """The window's layout job: at most one request pending (a layout, a measuring, a
+    file read or a trace built on a worker), with its token, its workers and its
+    measuring job. `changed()` is called when `pending` may have changed."""
 
+    def __init__(
+        self, scene: Any, status: Callable[[], QStatusBar], changed: Callable[[], None], parent: QObject
+    ) -> None:
+        super().__init__(parent)  # a QObject of the GUI thread: the workers' `done` is delivered there
+        self.scene = scene  # GraphScene: its theme measures, its `building` counts as pending
+        self._status = status
+        self._changed = changed
+        self._parent = parent  # the Jobs' parent (the window)
+        self._token = 0
+        self._pending: tuple[int, Callable[..., Any], bool] | None = None  # (token, then, wants prepared)
+        self.workers: list[Job] = []
+        self._measuring: SlicedJob | None = None  # measuring node sizes for a layout
+        self._unit_theme: Any = None  # the canvas's theme at scale 1, when it is not at 1
 
-def forget_pending(window):
-    """Make any layout in progress stale (a newer request, or the window closes)."""
-    window._layout_token += 1
-    if window._pending_layout is not None and not window.scene.building:
-        collector.release()  # no layout_done will come to say the opening is over
-    window._pending_layout = None
-    job, window._measuring = window._measuring, None
-    if job is not None:
-        job.cancel()
-        job.deleteLater()
+    @property
+    def pending(self) -> bool:
+        """True while a large graph is being arranged off the GUI thread, or its canvas
+        items are still being built in slices (app/graph/scene_build.py)."""
+        return self._pending is not None or self.scene.building
 
+    def _say(self, text: str) -> None:
+        self._status().showMessage(text, 0)
 
-def arrange(window, doc, then, prepare=None):
-    """Lay doc out, then call then(result), result being (positions, routes) or the
-    exception -- at once for a small graph; for a large one after measuring in
-    slices and a worker's run, the window staying responsive. With `prepare`, a
-    function of the positions run on the worker thread, a large graph's call is
-    then(result, prepared) (prepared None if it failed). A newer request makes an
-    older one stale: its result is dropped."""
-    forget_pending(window)
-    if len(doc.nodes) < ASYNC_LAYOUT_NODES:
+    def wait(self, timeout_s: float = 60.0) -> bool:
+        """Block (running the event loop) until a pending layout is shown and every canvas
+        item is built; for scripts and tests."""
+        deadline = time.perf_counter() + timeout_s
+        while self.pending and time.perf_counter() < deadline:
+            QApplication.processEvents()
+            for worker in list(self.workers):
+                worker.wait(20)
+        QApplication.processEvents()
+        return not self.pending
+
+    def shutdown(self) -> None:
+        """The window closes: whatever runs is stale; wait for the workers to end."""
+        self.forget_pending()
+        for worker in list(self.workers):
+            worker.wait()
+
+    # -- the layout's input: node sizes in document units ----------------------------------
+
+    def unit_theme(self) -> Any:
+        """The canvas's theme at scale 1 (document positions are at scale 1, see GraphScene.to_doc)."""
+        theme = self.scene.theme
+        if theme.scale == 1.0:
+            return theme  # the very theme the items use: they reuse the geometries measured here
+        unit = self._unit_theme
+        if unit is None or unit.palette is not theme.palette or unit.metrics is not theme.metrics:
+            unit = self._unit_theme = theme.with_(scale=1.0)
+        return unit
+
+    def _measure(self, doc: GraphDocument, data: list):
+        """Append core.document.layout's input for doc to `data`: (ids, edges, sizes, layer gap,
+        node gap), a node's size per step. What doc holds when the first step runs is
+        what is laid out (relayout measures the live document between edits)."""
+        unit = self.unit_theme()
+        out = doc.effective_output()
+        nodes = list(doc.nodes.items())
+        edges = [(e.src, e.dst) for e in doc.edges]
+        names: dict[str, str] = {}  # a node's box is as wide as its name row needs
+        yield from naming_steps(doc, names)
+        sizes = {}
+        for nid, node in nodes:
+            sizes[nid] = node_size(unit, node, nid == out, names[nid])
+            yield
+        ids = [nid for nid, _node in nodes]
+        data.extend((ids, edges, sizes, unit.length("layer_gap"), unit.length("node_gap")))
+
+    def layout_input(self, doc: GraphDocument) -> tuple:
+        """Plain data for core.document.layout, measured now (on the GUI thread)."""
+        data: list = []
+        for _ in self._measure(doc, data):
+            pass
+        return tuple(data)
+
+    def lay_out(self, doc: GraphDocument) -> tuple[dict, dict]:
+        """({id: centre}, routes) for doc, from core.document.layout on the items' real sizes."""
+        return run_layout(*self.layout_input(doc))
+
+    # -- requests --------------------------------------------------------------------------
+
+    def forget_pending(self) -> None:
+        """Make any layout in progress stale (a newer request, or the window closes)."""
+        self._token += 1
+        if self._pending is not None and not self.scene.building:
+            collector.release()  # no layout_done will come to say the opening is over
+        self._pending = None
+        job, self._measuring = self._measuring, None
+        if job is not None:
+            job.cancel()
+            job.deleteLater()
+
+    def arrange(
+        self, doc: GraphDocument, then: Callable[..., Any], prepare: Callable[[dict], Any] | None = None
+    ) -> None:
+        """Lay doc out, then call then(result), result being (positions, routes) or the
+        exception -- at once for a small graph; for a large one after measuring in
+        slices and a worker's run, the window staying responsive. With `prepare`, a
+        function of the positions run on the worker thread, a large graph's call is
+        then(result, prepared) (prepared None if it failed). A newer request makes an
+        older one stale: its result is dropped."""
+        self.forget_pending()
+        if len(doc.nodes) < ASYNC_LAYOUT_NODES:
+            try:
+                result: Any = self.lay_out(doc)
+            except Exception as e:
+                result = e
+            then(result)
+            return
+        data: list = []
+        token = self._begin(then, wants_prepared=prepare is not None)
+        self._say(f"Arranging {len(doc.nodes):,} nodes…")
+        self._start_measuring(doc, data, lambda: self._start_worker(token, tuple(data), prepare))
+
+    def measure(self, doc: GraphDocument, then: Callable[[tuple], Any]) -> None:
+        """Measure doc's node sizes in slices, then call then(measured), measured being
+        core.layout's input (ids, edges, sizes, gaps): for a large graph
+        shown where it stands (a saved file), so that the canvas meets node
+        geometries already measured (at 5,000 nodes that took the GUI thread 30 ms
+        in one go). Pending like a layout, and made stale the same way."""
+        self.forget_pending()
+        token = self._begin(then)
+        data: list = []
+        self._start_measuring(doc, data, lambda: self._measured(token, data))
+
+    def run_in_worker(self, job: Callable[[], Any], then: Callable[[Any], Any], message: str) -> None:
+        """Run job() on a worker thread (reading a large file), then call then(result),
+        result being what job returned or the exception it raised. It is pending like
+        a layout: `pending` is True meanwhile, and a newer request (another
+        open, a layout) makes it stale."""
+        self.forget_pending()
+        token = self._begin(then)
+        self._say(message)
+        self._start(Job(token, lambda: _job_work(job), self._parent, name="open"))
+
+    def trace(self, root: Any, parameters: Any, then: Callable[[Any], Any]) -> Any:
+        """Trace the Value graph of root, then call then(document or the exception): a
+        small graph at once (its answer returned); a large one's document is built on
+        a worker thread from what was read here (True returned)."""
         try:
-            result = _run_layout(*window._layout_input(doc))
+            data, _values = trace_data(root, parameters)
         except Exception as e:
-            result = e
-        then(result)
-        return
-    data = []
-    token = _begin(window, then, wants_prepared=prepare is not None)
-    window.show_message(f"Arranging {len(doc.nodes):,} nodes…", 0)
-    _start_measuring(window, doc, data, lambda: _start_worker(window, token, tuple(data), prepare))
+            return then(e)
+        if len(data["nodes"]) < ASYNC_LAYOUT_NODES:
+            try:
+                doc: Any = traced_document(data)
+            except Exception as e:
+                doc = e
+            return then(doc)
+        self.run_in_worker(lambda: traced_document(data), then, f"Tracing {len(data['nodes']):,} nodes…")
+        return True
 
+    def _begin(self, then: Callable[..., Any], wants_prepared: bool = False) -> int:
+        """Make `then` the pending request (after forget_pending) and return its token;
+        the busy cursor shows and the collector waits (app/collector.py)."""
+        token = self._token
+        self._pending = (token, then, wants_prepared)
+        self._changed()
+        return token
 
-def measure(window, doc, then):
-    """Measure doc's node sizes in slices, then call then(measured), measured being
-    core.layout's input (ids, edges, sizes, gaps): for a large graph
-    shown where it stands (a saved file), so that the canvas meets node
-    geometries already measured (at 5,000 nodes that took the GUI thread 30 ms
-    in one go). Pending like a layout, and made stale the same way."""
-    forget_pending(window)
-    token = _begin(window, then)
-    data = []
-    _start_measuring(window, doc, data, lambda: _measured(window, token, data))
+    def _start_measuring(self, doc: GraphDocument, data: list, when_done: Callable[[], None]) -> None:
+        job = SlicedJob(self._measure(doc, data), self._parent)
+        job.finished.connect(when_done)
+        self._measuring = job
+        job.start()
 
+    def _drop_measuring(self) -> None:
+        job, self._measuring = self._measuring, None
+        if job is not None:
+            job.deleteLater()
 
-def run_in_worker(window, job, then, message):
-    """Run job() on a worker thread (reading a large file), then call then(result),
-    result being what job returned or the exception it raised. It is pending like
-    a layout: `layout_pending` is True meanwhile, and a newer request (another
-    open, a layout) makes it stale."""
-    forget_pending(window)
-    token = _begin(window, then)
-    window.show_message(message, 0)
-    _start(window, Job(token, lambda: _job_work(job), window, name="open"))
+    def _measured(self, token: int, data: list) -> None:
+        self._drop_measuring()
+        self.done(token, (tuple(data), None))
 
+    def _start(self, worker: Job) -> None:
+        worker.done.connect(self.done)
+        worker.finished.connect(lambda w=worker: self._ended(w))
+        self.workers.append(worker)
+        worker.start()
 
-def open_traced(window, root, parameters, text):
-    """Trace the Value graph of root and show it (MainWindow.open_value). A small
-    graph is shown at once; a large one's document is built on a worker thread
-    from what was read here, then arranged like any other. False if it cannot be traced."""
-    try:
-        data, _values = trace_data(root, parameters)
-    except Exception as e:
-        return _traced(window, text, e)
-    if len(data["nodes"]) < ASYNC_LAYOUT_NODES:
-        try:
-            doc = traced_document(data)
-        except Exception as e:
-            doc = e
-        return _traced(window, text, doc)
-    run_in_worker(
-        window,
-        lambda: traced_document(data),
-        lambda doc: _traced(window, text, doc),
-        f"Tracing {len(data['nodes']):,} nodes…",
-    )
-    return True
+    def _ended(self, worker: Job) -> None:
+        self.workers.remove(worker)
+        worker.deleteLater()
 
+    def _start_worker(self, token: int, data: tuple, prepare: Callable[[dict], Any] | None) -> None:
+        self._drop_measuring()
+        if self._pending is None or self._pending[0] != token:
+            return
+        self._start(Job(token, lambda: _layout_work(data, prepare), self._parent, name="layout"))
 
-def _traced(window, text, doc):
-    """Show a traced document (or say why there is none)."""
-    if isinstance(doc, Exception):
-        window.show_message(f"Could not trace the graph: {doc}")
-        return False
-    window.editor.set_source_note(f"a traced graph of {len(doc.nodes):,} nodes")
-    if not window.show_document(doc, text):
-        return False
-    window.files.detach()  # a trace, not the file's graph: Save must ask where
-    return True
-
-
-def _begin(window, then, wants_prepared=False):
-    """Make `then` the pending request (after forget_pending) and return its token;
-    the busy cursor shows and the collector waits (app/collector.py)."""
-    token = window._layout_token
-    window._pending_layout = (token, then, wants_prepared)
-    window._opening_changed()
-    return token
-
-
-def _start_measuring(window, doc, data, when_done):
-    job = SlicedJob(_measure(window, doc, data), window)
-    job.finished.connect(when_done)
-    window._measuring = job
-    job.start()
-
-
-def _drop_measuring(window):
-    job, window._measuring = window._measuring, None
-    if job is not None:
-        job.deleteLater()
-
-
-def _measured(window, token, data):
-    _drop_measuring(window)
-    layout_done(window, token, (tuple(data), None))
-
-
-def _start(window, worker):
-    worker.done.connect(window._layout_done)
-    worker.finished.connect(lambda w=worker: window._layout_workers.remove(w) or w.deleteLater())
-    window._layout_workers.append(worker)
-    worker.start()
-
-
-def _start_worker(window, token, data, prepare):
-    _drop_measuring(window)
-    pending = window._pending_layout
-    if pending is None or pending[0] != token:
-        return
-    _start(window, Job(token, lambda: _layout_work(data, prepare), window, name="layout"))
-
-
-def layout_done(window, token, outcome):
-    pending = window._pending_layout
-    if pending is None or pending[0] != token:
-        return  # stale: the user asked for something newer meanwhile
-    window._pending_layout = None
-    window.statusBar().clearMessage()
-    _token, then, wants_prepared = pending
-    result, prepared = outcome
-    if wants_prepared:
-        then(result, prepared)
-    else:
-        then(result)
-    window._opening_changed()
+    @Slot(int, object)
+    def done(self, token: int, outcome: tuple) -> None:
+        pending = self._pending
+        if pending is None or pending[0] != token:
+            return  # stale: the user asked for something newer meanwhile
+        self._pending = None
+        self._status().clearMessage()
+        _token, then, wants_prepared = pending
+        result, prepared = outcome
+        if wants_prepared:
+            then(result, prepared)
+        else:
+            then(result)
+        self._changed()

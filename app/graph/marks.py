@@ -113,8 +113,24 @@ class CanvasMarks:
                 item.set_breakpoint(nid in nids)
         self._breakpoints = nids
 
+    def mask_of(self, nid):
+        """(data text, grad text, dimmed) the canvas shows instead of node nid's numbers,
+        or None: the status bar, tool tips and the inspector hide what the canvas hides."""
+        return self._masked.get(nid)
+
+    def grad_masked(self):
+        """The ids whose grad the canvas hides (the grad scale must not give them away)."""
+        return {nid for nid, mask in self._masked.items() if mask[1] is not None}
+
     def update_masks(self, masks):
         """{nid: (data text, grad text, dimmed) or None (show the real numbers)}."""
+        self._set_masks(masks)
+        scene = self._scene
+        if masks:
+            scene.refresh_values(list(masks))  # the grad scale leaves hidden grads out
+            scene.masksChanged.emit()
+
+    def _set_masks(self, masks):
         masked = self._masked
         items = self._scene.node_items()
         for nid, mask in masks.items():

@@ -185,7 +185,8 @@ class MinimapOverlay(QWidget):
         gmax = scene.grad_max
         for item in items:
             r = item.box_rect()
-            fill = theme.grad_color(item.grad or 0.0, gmax)
+            hidden = item.grad_mask is not None  # a grad a quiz keeps back must not show by its colour
+            fill = theme.grad_color(0.0 if hidden else item.grad or 0.0, gmax)
             if item.nonfinite:
                 fill = theme.color("nonfinite")
             elif fill == zero:

@@ -116,10 +116,16 @@ class NodeGeometry:
         key = (data_text, grad_text)
         width = cells.get(key)
         if width is None:
+            # a number as wide as the template fits beside 'data' with 6 px to spare; a
+            # longer one (2.850e-07) also needs the grad row's coloured edge (node_paint's
+            # _before_edge) and a gap: without them it ran into its caption, 'grad2.850e-07'
             caption = theme.text_width("caption", "data") + 6 * theme.scale
-            numbers = [theme.text_width("number", theme.metrics.number_template)]
-            numbers += [theme.text_width("number", t) for t in key if t]
-            width = cells[key] = caption + max(numbers)
+            width = caption + theme.text_width("number", theme.metrics.number_template)
+            longest = max((theme.text_width("number", t) for t in key if t), default=0.0)
+            if longest:
+                captions = max(theme.text_width("caption", "data"), theme.text_width("caption", "grad"))
+                width = max(width, captions + 10 * theme.scale + longest)
+            cells[key] = width
         return width
 
     def record_path(self):
@@ -167,7 +173,8 @@ def name_text(theme, kind, name):
         pad = theme.length("pad")
         if name:
             fm = theme.font_metrics("label")
-            text = fm.elidedText(name, Qt.ElideRight, theme.length("label_max") - 2 * pad)
+            # the middle goes: a long path (n.layers[2].neurons[0].w[1]) keeps its ends, which tell nodes apart
+            text = fm.elidedText(name, Qt.ElideMiddle, theme.length("label_max") - 2 * pad)
             width = max(fm.horizontalAdvance(text), theme.length("label_min"))
         else:
             text, width = "", (theme.text_width("caption", "const") if kind == "const" else 0.0)
@@ -184,8 +191,8 @@ def geometry_for(theme, kind, op_text, label, data_text="", grad_text="", is_out
         kind,
         op_text,
         name_w,
-        data_text if len(data_text) > n else "",
-        grad_text if len(grad_text) > n else "",
+        data_text if len(data_text) >= n else "",
+        grad_text if len(grad_text) >= n else "",
         is_output,
     )
     cache = theme.cache("geometry")

@@ -165,7 +165,9 @@ class NodeItem(QGraphicsItem):
 
     def tooltip(self):
         what = self.kind if self.kind != "op" else f"op {self.op}"
-        lines = [f"{self.name}  ({what})", f"data {full_number(self.data)}", f"grad {full_number(self.grad)}"]
+        data = full_number(self.data) if self.data_mask is None else self.data_mask or "?"
+        grad = full_number(self.grad) if self.grad_mask is None else self.grad_mask or "?"
+        lines = [f"{self.name}  ({what})", f"data {data}", f"grad {grad}"]  # a hidden number stays hidden
         if self.nonfinite:
             lines.append("! not a finite number (inf or nan)")
         if self.missing_ports:

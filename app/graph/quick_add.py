@@ -18,7 +18,6 @@ import math
 from PySide6.QtCore import QEvent, QPointF, Qt, Signal
 from PySide6.QtWidgets import (
     QApplication,
-    QDoubleSpinBox,
     QFormLayout,
     QFrame,
     QLabel,
@@ -28,7 +27,9 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from app.fields import ExactFloatField
 from core.document.blocks import search
+from core.document.commands import same
 
 _FRAME_STYLE = "QFrame#overlay { background: palette(base); border: 1px solid palette(mid); border-radius: 6px; }"
 
@@ -134,10 +135,7 @@ class NodeEditOverlay(QFrame):
         form.addRow(self.title)
         self.label_edit = QLineEdit()
         self.label_edit.setPlaceholderText("(no label)")
-        self.number_edit = QDoubleSpinBox()
-        self.number_edit.setDecimals(6)
-        self.number_edit.setRange(-1e12, 1e12)
-        self.number_edit.setSingleStep(0.1)
+        self.number_edit = ExactFloatField()  # every digit: Enter on an unedited value changes nothing
         self.number_label = QLabel("value")
         form.addRow("label", self.label_edit)
         form.addRow(self.number_label, self.number_edit)
@@ -193,8 +191,9 @@ class NodeEditOverlay(QFrame):
             out["label"] = label
         field = self._number_field(node)
         if field is not None:
+            self.number_edit.interpretText()  # what is typed, even before the box has read it
             number = float(self.number_edit.value())
-            if math.isfinite(number) and number != float(getattr(node, field)):
+            if math.isfinite(number) and not same(number, float(getattr(node, field))):
                 out[field] = number
         return out
 

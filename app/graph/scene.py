@@ -53,6 +53,7 @@ from app.graph.scene_build import CanvasBuild, boxes_rect
 from app.graph.selection import CanvasSelection
 from app.look.theme import DEFAULT
 from core.document.graph import Edge
+from core.document.navigate import find_nodes
 
 SCENE_MARGIN = 400.0
 
@@ -60,6 +61,7 @@ SCENE_MARGIN = 400.0
 class GraphScene(QGraphicsScene):
     structureChanged = Signal()  # items added/removed/moved (minimap, counts)
     valuesRefreshed = Signal()  # numbers redrawn
+    masksChanged = Signal()  # numbers hidden or shown again (CanvasMarks.update_masks)
     hint = Signal(str)  # what a gesture would do, or why it is refused
     editRequested = Signal(str)  # double-click on a node
     quickAddRequested = Signal(QPointF)  # double-click on empty canvas (scene point)
@@ -81,6 +83,9 @@ class GraphScene(QGraphicsScene):
         self._grad_max = 0.0
         self.marks = CanvasMarks(self)  # the debugger's and lessons' marks (app/graph/marks.py)
         self._items_rect = QRectF()
+        # the part of the scene the view showed at a drop: kept inside the scene's rect, so
+        # that a scene smaller than the view is not centred again under the new node
+        self.held_rect = QRectF()
         self.gestures = CanvasGestures(self)  # drags, wires, double-clicks (app/graph/gestures.py)
         self.group_layer = GroupLayer(self)  # group frames and boxes (app/graph/group_layer.py)
         # many moves in one command (a layout) settle into one rect update
@@ -165,23 +170,16 @@ class GraphScene(QGraphicsScene):
         return QRectF(self._items_rect)
 
     def find(self, text):
-        """Node ids whose label matches text: exact matches first, then substrings."""
-        needle = text.strip().lower()
-        if not needle:
-            return []
-        exact, partial = [], []
-        for nid, node in self.session.doc.nodes.items():
-            label = node.label.lower()
-            if label == needle or nid == needle:
-                exact.append(nid)
-            elif needle in label:
-                partial.append(nid)
-        return exact + partial
+        """Node ids whose label or canvas name (the formula of an unlabelled node: type
+        x1*w1 to find x1·w1) matches text: whole matches first, then parts
+        (core.document.navigate.find_nodes)."""
+        return find_nodes(self.session.doc, text)
 
     # -- following the document ------------------------------------------------------
 
     def _on_doc_changed(self, event, *details):
         if event == "reset":  # a new graph: debugger marks of the old one go too
+            self.held_rect = QRectF()
             self._reset = True
             self._dirty = True
             self.marks.forget()
@@ -316,13 +314,21 @@ class GraphScene(QGraphicsScene):
         self.group_layer.place()
         self.structureChanged.emit()
 
+    def hold(self, rect):
+        """Keep `rect` (what the view shows) inside the scene's rect until the next graph."""
+        self.held_rect = QRectF(rect)
+        self._update_items_rect()
+
     def _update_items_rect(self):
         rect = boxes_rect(self._nodes.values())
         if self.canvas_build.active:  # the finished graph's extent, not just what is built
             rect = rect.united(self.canvas_build.planned_rect)
         self._items_rect = rect
         m = SCENE_MARGIN
-        self.setSceneRect(rect.adjusted(-m, -m, m, m) if not rect.isNull() else QRectF(-m, -m, 2 * m, 2 * m))
+        scene_rect = rect.adjusted(-m, -m, m, m) if not rect.isNull() else QRectF(-m, -m, 2 * m, 2 * m)
+        if not self.held_rect.isNull():  # what the view showed when a node was dropped stays
+            scene_rect = scene_rect.united(self.held_rect)
+        self.setSceneRect(scene_rect)
 
     # -- numbers ---------------------------------------------------------------------
 
@@ -330,12 +336,15 @@ class GraphScene(QGraphicsScene):
         """Re-read data and grad of the nodes `ids` (None: all) from the compiled Values."""
         values = self.session.values
         grad_max = 0.0
-        for v in values.values():
+        hidden = self.marks.grad_masked()  # a hidden grad must not show as the scale's end
+        for nid, v in values.items():
+            if nid in hidden:
+                continue
             g = abs(v.grad)
             if g > grad_max and g != float("inf"):
                 grad_max = g
-        pinned = getattr(self, "_pinned_grad_max", None)
-        if pinned is not None and pinned >= grad_max:
+        pinned = getattr(self, "_pinned_grad_max", None)  # the pass's final largest |grad|: not in a quiz
+        if pinned is not None and pinned >= grad_max and not hidden:
             grad_max = pinned
         if ids is None or grad_max != self._grad_max:
             ids = self._nodes.keys()

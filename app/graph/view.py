@@ -9,7 +9,8 @@ small one up past a readable size.
 Building: a palette entry dragged in (mime `PALETTE_MIME`, JSON of the entry
 and its options) is announced as `entryDropped(spec, scene point)`; Tab opens
 the quick-add search at the mouse (`quickAddRequested`), Escape cancels a wire
-being drawn. A legend
+being drawn. The arrow keys walk the graph along its wires (`walk`: ← an input,
+→ what it feeds, ↑ ↓ its column; core.document.navigate). A legend
 (bottom left) explains the colours; a minimap (bottom right) appears when the
 graph is larger than the view. Both are child widgets of the view, not scene
 items, so they stay put while the scene scrolls and are never exported.
@@ -25,6 +26,7 @@ from app.graph.minimap import MinimapOverlay
 from app.graph.node_geometry import LOD_FIT
 from app.graph.node_item import NodeItem
 from core.document.graph import OPS
+from core.document.navigate import neighbour, start_node
 from core.format import format_number
 
 MIN_ZOOM, MAX_ZOOM = 0.02, 6.0
@@ -36,6 +38,7 @@ STEP = 1.25  # one zoom-in / zoom-out step
 OVERLAY_MARGIN = 12
 PALETTE_MIME = "application/x-backprop-studio-palette"
 MAX_SPEC_BYTES = 4096
+_ARROWS = {Qt.Key_Left: "left", Qt.Key_Right: "right", Qt.Key_Up: "up", Qt.Key_Down: "down"}
 _ONE_INPUT_OR_MORE = frozenset(op for op, (n, _symbol) in OPS.items() if n >= 1)
 
 
@@ -254,7 +257,32 @@ class GraphView(QGraphicsView):
             self.scene().gestures.cancel_wire()
             event.accept()
             return
+        direction = _ARROWS.get(event.key())
+        if direction is not None and not event.modifiers() & ~Qt.KeypadModifier:
+            self.walk(direction)
+            event.accept()
+            return
         super().keyPressEvent(event)
+
+    def walk(self, direction):
+        """An arrow key: select the node that way along the wires (core.document.navigate),
+        or the output when nothing is selected; the view follows it if it left the view.
+        The id selected, or None where there is nothing that way."""
+        scene = self.scene()
+        doc = scene.session.doc
+        chosen = scene.selection.selected_ids()
+        if len(chosen) == 1:
+            target = neighbour(doc, chosen[0], direction)
+        else:
+            target = start_node(doc)
+        if target is None:
+            return None
+        scene.selection.select_node(target)
+        item = scene.node_item(target)
+        if item is not None:
+            self.ensureVisible(item.sceneBoundingRect(), 40, 40)
+            self._changed()
+        return target
 
     def keyReleaseEvent(self, event):
         if event.key() == Qt.Key_Space and not event.isAutoRepeat():
@@ -312,8 +340,22 @@ class GraphView(QGraphicsView):
         self.drop_spec(spec, event.position().toPoint())
 
     def drop_spec(self, spec, view_point):
-        """What a drop at view_point (viewport pixels) does: announce it in scene units."""
-        self.entryDropped.emit(spec, self.mapToScene(QPoint(view_point)))
+        """What a drop at view_point (viewport pixels) does: announce it in scene units.
+        The camera stays where it is, so the new node is under the mouse: the scene keeps
+        what the view shows inside its rect (else a small scene is centred again)."""
+        view_point = QPoint(view_point)
+        at = self.mapToScene(view_point)
+        scene = self.scene()
+        scene.hold(self.mapToScene(self.viewport().rect()).boundingRect())
+        self.scroll_to_put(at, view_point)
+        self.entryDropped.emit(spec, at)
+        self.scroll_to_put(at, view_point)
+
+    def scroll_to_put(self, scene_point, view_point):
+        """Scroll so that scene_point is under view_point (viewport pixels)."""
+        shift = self.mapFromScene(scene_point) - view_point
+        self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() + shift.x())
+        self.verticalScrollBar().setValue(self.verticalScrollBar().value() + shift.y())
 
     # -- tooltips from the item under the mouse (no per-item tooltip strings) ----------
 

@@ -40,6 +40,10 @@ GESTURES = (
     ("Drag a part from the Palette", "add it where it is dropped (onto a wire: insert it)"),
     ("Tab, or double-click the background", "search for a part and add it at the mouse"),
     ("Double-click a node", "edit its label and value (Enter applies, Esc cancels)"),
+    (
+        "← → ↑ ↓ on the canvas",
+        "walk the graph: ← to an input, → to what it feeds, ↑ ↓ along its column (F6 goes there)",
+    ),
     ("Right-click", "set as output, collapse a neuron, delete a wire, add a part…"),
 )
 

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from app.files.actions import examples
+from app.files.examples import examples
 from app.look.theme import set_base_font
 from app.settings import settings
 

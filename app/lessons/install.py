@@ -5,8 +5,50 @@ own actions; and presenter mode's dock layout.
 Plain functions taking the `MainWindow`; its methods of the same names call them.
 """
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
+
+
+class PresenterFit(QObject):
+    """Sizes the lesson's dock in presenter mode once the event loop is free, after a
+    step is shown, the window is resized or the scale changes (many requests, one fit)."""
+
+    def __init__(self, window):
+        super().__init__(window)
+        self.window = window
+        self.timer = QTimer(self)
+        self.timer.setSingleShot(True)
+        self.timer.setInterval(0)
+        self.timer.timeout.connect(self.fit)
+        window.installEventFilter(self)
+
+    def request(self):
+        if self.window.appearance.presenting:
+            self.timer.start()
+
+    def fit(self):
+        if self.window.appearance.presenting:
+            self.window._size_presenter_docks()
+
+    def eventFilter(self, watched, event):
+        if watched is self.window and event.type() == QEvent.Resize:
+            self.request()
+        return False
+
+
+def _before_quit(window, keys):
+    """Put File menu actions of ours in their own group above Quit, not under it."""
+    menu = window.menus["File"]
+    items = menu.actions()
+    quit_action = window.actions.get("quit")
+    if quit_action not in items:
+        return
+    at = items.index(quit_action)
+    anchor = items[at - 1] if at and items[at - 1].isSeparator() else quit_action
+    for key in keys:
+        menu.removeAction(window.actions[key])
+        menu.insertAction(anchor, window.actions[key])
+    menu.insertSeparator(window.actions[keys[0]])
 
 
 def install_classroom(window):
@@ -64,8 +106,14 @@ def install_classroom(window):
     window.lessons.busyChanged.connect(lambda busy: window._lesson_controls())
     window.lessons.stepShown.connect(lambda _i: window._lesson_controls())
     window.lessons.stepShown.connect(lambda _i: window._presenter_canvas())
+    # the lesson's room follows the step, the window's size and the scale
+    window._presenter_fit = PresenterFit(window)
+    window.lessons.stepShown.connect(lambda _i: window._presenter_fit.request())
+    window.lessons.busyChanged.connect(lambda _b: window._presenter_fit.request())
     window._lesson_controls()
     debugger = getattr(window, "debugger", None)
+    if debugger is not None:  # stepping in presenter mode: digits readable from the back row
+        debugger.stepped.connect(lambda _record: window.appearance.presenting and readable_zoom(window))
     quiz = debugger.actions.get("quiz") if debugger is not None else None
     if quiz is not None:
         quiz.toggled.connect(window.lessons.show_quiz_state)
@@ -144,7 +192,26 @@ def install_classroom(window):
     leave.setToolTip("Back to the everyday window (Esc)")
     window.appearance.presenterChanged.connect(window._presenter_changed)
     window.appearance.changed.connect(window._appearance_changed)
+    window.appearance.changed.connect(window._presenter_fit.request)
 
+    from app.lessons.lesson_file import open_lesson_file
+    from app.lessons.slides import export_slides_dialog
+
+    a(
+        "File",
+        "Open &Lesson…",
+        lambda: open_lesson_file(window),
+        key="open lesson",
+        tip="Open a lesson file of your own (JSON, checked line by line) and start it",
+    )
+    a(
+        "File",
+        "Export Lesson &Slides…",
+        lambda: export_slides_dialog(window),
+        key="export slides",
+        tip="The lesson's current step, or a whole backward pass, as slides: a PNG per step, one PDF, an animated GIF",
+    )
+    _before_quit(window, ("open lesson", "export slides"))
     a("Help", "&Welcome…", window.show_welcome, key="welcome", tip="Lessons, examples and recent files to start from")
     help_menu.removeAction(window.actions["welcome"])
     first = help_menu.actions()[0] if help_menu.actions() else None
@@ -234,8 +301,8 @@ def show_welcome(window):
 def presenter_keeps_dock(window, key):
     """Which panels stay in presenter mode: the lessons, and the debugger or the
     training panel while they are in use; the others come back on leaving it."""
-    if key == "lessons":  # while a lesson runs; an idle list would only take the canvas's room
-        return window.lessons.runner is not None
+    if key == "lessons":  # while a lesson runs or opens; an idle list would only take the canvas's room
+        return window.lessons.runner is not None or window.lessons.busy
     widget = window.docks[key].widget()
     if key == "debugger":
         quiz = getattr(widget, "actions", {}).get("quiz")
@@ -257,22 +324,91 @@ def presenter_layout(window):
 
 
 def size_presenter_docks(window):
+    """Presenter mode: the lesson's dock as tall as the step needs (title, every line of
+    its text, the network's boundary, the question, its answer box and Next), the canvas
+    the rest. Called after every step shown, window resize and scale change."""
     lessons = window.docks["lessons"]
-    if window.appearance.presenting and not lessons.isHidden():
-        # the canvas is what the class reads: the lesson text gets a third of the height,
-        # and up to 55 % of it when the graph needs less room at 100 % (most lesson
-        # graphs), so the question and its answer box show without scrolling
+    panel = window.lessons
+    if window.appearance.presenting and not lessons.isHidden() and not window.view.isHidden():
         height = window.height()
-        rect = window.scene.items_rect()
-        canvas = window.view.height() + lessons.height()
-        needed = rect.height() + 56 if not rect.isEmpty() else 0  # fit may set the legend beside it
-        if window.view.isHidden():
-            needed = canvas
-        room = int(min(max(canvas - needed, height * 0.33), height * 0.55))
-        window.resizeDocks([lessons], [max(260, room)], Qt.Vertical)
+        chrome = max(0, lessons.height() - panel.height())  # the dock's title bar
+        total = window.view.height() + lessons.height()
+        scale = window.theme.scale
+        boundary = int(min(total * 0.42, 260 * scale))  # a usable boundary on network steps
+        wanted = panel.wanted_height(boundary) + chrome
+        least = panel.fixed_height() + chrome + int(110 * scale)  # the question, Next, a title and lines
+        network = panel.snapshot is not None and panel.snapshot.kind == "network"
+        keep = (0.26 if network else 0.32) * height  # the canvas's share (a network's is one neuron)
+        most = int(total - max(keep, 120 * scale))
+        if wanted > most:  # a long step: the canvas gives a little more, never less than its graph
+            most = int(total - max(0.26 * height, 120 * scale, _graph_room(window)))
+        room = max(least, min(wanted, most))
+        if wanted > most:  # long text: a little smaller rather than cut (never below 0.65 of the scale)
+            panel.fit_text(panel.text.viewport().height() + (room - lessons.height()), floor=0.65)
+        window.resizeDocks([lessons], [room], Qt.Vertical)
     if window.appearance.presenting:  # a late timer after leaving must not re-fit the restored view
         window.view.fit()
+        readable_zoom(window)
     window.lessons.follow()
+
+
+def _graph_room(window):
+    """The canvas height that shows the step's graph whole at the lessons' readable zoom
+    (below it the lesson zooms in on the step's nodes and the rest leaves the view), for
+    a graph of up to 35 nodes; at most half the window: the lesson's text and question
+    come first."""
+    from app.lessons.graph_bridge import READABLE_ZOOM
+
+    snapshot = window.lessons.snapshot
+    rect = window.scene.items_rect()
+    if snapshot is None or not snapshot.show_graph or rect.isEmpty() or len(window.scene.node_items()) > 35:
+        return 0  # a graph too big to read whole (a network's loss graph) gets no such room
+    view = window.view
+    need = (rect.height() + 56) * READABLE_ZOOM + 16
+    legend = view.legend
+    if legend.isVisible() and (rect.width() + 56) * READABLE_ZOOM > view.viewport().width() - legend.width() - 24:
+        need += legend.height() + 24  # too wide to sit beside the legend: above it
+    share = 0.4 if snapshot.kind == "network" else 0.5  # a network's one neuron: its text comes first
+    return min(int(need), int(window.height() * share))
+
+
+READABLE_PX = 28  # node digits in presenter mode: read from the back of a lecture hall
+
+
+def readable_zoom(window, px=READABLE_PX):
+    """Presenter mode: never fit a graph so small that its digits fall under `px` pixels
+    (Karpathy's neuron fitted whole showed 17-18 px at 2x) while the debugger steps it;
+    zoom in instead, on the step's node and operands, and the debugger's step-following
+    pans from there."""
+    view, scene = window.view, window.scene
+    number = scene.theme.font("number").pixelSize()
+    if number <= 0 or number * view.zoom() >= px or not scene.node_items():
+        return False
+    focus = _focus_ids(window)
+    items = [scene.node_item(nid) for nid in focus if scene.node_item(nid) is not None]
+    if not items:
+        return False
+    view.set_zoom(px / number)
+    rect = items[0].sceneBoundingRect()
+    for item in items[1:]:
+        rect = rect.united(item.sceneBoundingRect())
+    view.centerOn(rect.center())
+    return True
+
+
+def _focus_ids(window):
+    """The debugger's step (its node and operands), or its output before the first step.
+    A lesson's step keeps the whole graph in view (its text quotes numbers all over
+    it; the lesson's own `follow` zooms in on its nodes when they are too small)."""
+    debugger = getattr(window, "debugger", None)
+    ctrl = getattr(debugger, "controller", None)
+    if ctrl is None or ctrl.phase != "backward" or window.lessons.snapshot is not None:
+        return []
+    record = ctrl.last_record
+    if record is not None:
+        return [ctrl.nid(record.node)] + [ctrl.nid(c) for c in record.node._prev]
+    output = window.session.output_id
+    return [output] if output is not None else []
 
 
 def presenter_canvas(window):
@@ -297,6 +433,7 @@ def presenter_changed(window, on):
     window.actions["presenter"].setChecked(on)
     window.actions["leave presenter"].setEnabled(on)
     lessons = window.docks["lessons"]
+    window.lessons.set_presenting(on)
     if on and not lessons.isHidden():
         lessons.raise_()
         window._presenter_canvas()

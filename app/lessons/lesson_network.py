@@ -18,7 +18,7 @@ class BoundaryView(QWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.setMinimumSize(160, 160)
+        self.setMinimumSize(90, 90)
         self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Preferred)
         self.setToolTip(
             "The network's decision boundary: orange where it says −1, blue where it "
@@ -30,12 +30,6 @@ class BoundaryView(QWidget):
 
     def sizeHint(self):
         return QSize(240, 240)
-
-    def heightForWidth(self, w):
-        return w
-
-    def hasHeightForWidth(self):
-        return True
 
     def set_boundary(self, boundary, points):
         grid = boundary.grid

@@ -50,6 +50,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.lessons.fitting import StepFit
 from app.lessons.graph_bridge import GraphBridge
 from app.lessons.lesson_list import LessonList, record_step
 from app.lessons.lesson_network import LessonNetworkView
@@ -58,6 +59,7 @@ from app.lessons.question_box import QuestionBox
 from app.lessons.reading import TEXT_PX, TITLE_PX, set_markdown
 from app.look.theme import set_base_font
 from core.lessons.format import LessonError, load_all
+from core.lessons.links import classify
 from core.lessons.quiz import LessonQuiz
 from core.lessons.runner import PENDING
 
@@ -67,11 +69,18 @@ LESSONS_DIR = os.path.join(
 ENGINES_DIR = os.path.join(os.path.dirname(LESSONS_DIR), "engines")  # classes a lesson may check
 
 
+def diverged_message(diverged):
+    """The trainer's message says what diverged already ('The run diverged: loss is
+    inf at step 3 ...'): said once, not 'The run diverged: The run diverged: ...'."""
+    text = str(diverged).strip()
+    return text if text.lower().startswith("the run diverged") else f"The run diverged: {text}"
+
+
 # -----------------------------------------------------------------------------
 # The panel
 
 
-class LessonsPanel(LessonMoves, QWidget):
+class LessonsPanel(LessonMoves, StepFit, QWidget):
     stepShown = Signal(int)  # a step is on screen (its index)
     busyChanged = Signal(bool)  # a move started / ended
     engineCheckAsked = Signal(str)  # a lesson's "check this engine" link: a bundled engine's path
@@ -139,7 +148,7 @@ class LessonsPanel(LessonMoves, QWidget):
         self.text.anchorClicked.connect(self.follow_link)
         self.text.setToolTip("")  # a long tip over the reading area only gets in the way
         set_base_font(self.text, TEXT_PX)
-        self.text.setMinimumHeight(120)
+        self.text.setMinimumHeight(48)  # the panel is sized to its text (wanted_height)
         self.body = QBoxLayout(QBoxLayout.TopToBottom)  # text and network: side by side when wide
         self.body.addWidget(self.text, 3)
         col.addLayout(self.body, 1)
@@ -159,7 +168,13 @@ class LessonsPanel(LessonMoves, QWidget):
         self.check_button.clicked.connect(self.check)
         self.question_box.reveal_button.clicked.connect(self.reveal)
         self.question_box.hide()
-        col.addWidget(self.question_box)
+        # the question, its answer box and Next never scroll away: they sit under the
+        # scrolled text (at 1280x720 the text may scroll, the question never hides)
+        self.bottom = QWidget()
+        fixed = QVBoxLayout(self.bottom)
+        fixed.setContentsMargins(0, 0, 0, 0)
+        fixed.setSpacing(6)
+        fixed.addWidget(self.question_box)
 
         # a long move: what is happening, and a way out
         self.busy_box = QWidget()
@@ -172,14 +187,14 @@ class LessonsPanel(LessonMoves, QWidget):
         busy.addWidget(self.busy_label, 1)
         busy.addWidget(self.stop_button)
         self.busy_box.hide()
-        col.addWidget(self.busy_box)
+        fixed.addWidget(self.busy_box)
 
         self.error = QLabel()
         self.error.setWordWrap(True)
         self._colors = {"right": "#007a45", "wrong": "#c8001e"}
         self.error.setStyleSheet(f"color: {self._colors['wrong']};")
         self.error.hide()
-        col.addWidget(self.error)
+        fixed.addWidget(self.error)
 
         nav = QHBoxLayout()
         self.back_button = QPushButton("◀ Back")
@@ -203,14 +218,21 @@ class LessonsPanel(LessonMoves, QWidget):
         nav.addStretch(1)
         nav.addWidget(self.quiz_check)
         nav.addWidget(self.score_button)
-        col.addLayout(nav)
-        # scrolled: in a short window the step's text, network and buttons never make
-        # the dock (and so the window) taller than the screen
+        fixed.addLayout(nav)
+        # scrolled: in a short window the step's text and network never make the dock
+        # (and so the window) taller than the screen; the question and Next stay put
         scroller = QScrollArea()
         scroller.setWidget(page)
         scroller.setWidgetResizable(True)
         scroller.setFrameShape(QFrame.NoFrame)
-        split.addWidget(scroller)
+        self.scroller = scroller
+        side = QWidget()
+        side_col = QVBoxLayout(side)
+        side_col.setContentsMargins(0, 0, 0, 0)
+        side_col.setSpacing(6)
+        side_col.addWidget(scroller, 1)
+        side_col.addWidget(self.bottom, 0)
+        split.addWidget(side)
         split.setStretchFactor(0, 0)
         split.setStretchFactor(1, 1)
         split.setSizes([140, 600])
@@ -277,7 +299,7 @@ class LessonsPanel(LessonMoves, QWidget):
             self.metrics_label.setText(self.metrics_text())
             self.boundary_view.set_boundary(snapshot.boundary, snapshot.points)
             if snapshot.diverged:
-                self._show_error(f"The run diverged: {snapshot.diverged}")
+                self._show_error(diverged_message(snapshot.diverged))
 
         # the canvas
         if self.bridge is not None:
@@ -308,6 +330,7 @@ class LessonsPanel(LessonMoves, QWidget):
 
     def _show_text(self):
         """The step's text, with the values the quiz keeps back as '?'."""
+        self.text.document().setDefaultFont(self.text.font())  # a long step's smaller text ends with it
         text = self.runner.render_text(self.quiz.hidden())
         if self.snapshot is not None and self.snapshot.canvas_note:
             text += "\n\n*" + self.snapshot.canvas_note + "*"
@@ -345,7 +368,8 @@ class LessonsPanel(LessonMoves, QWidget):
         if not m:
             return ""
         steps = "step" if m["step"] == 1 else "steps"
-        return f"after {m['step']} {steps}\nloss {m['loss']}\naccuracy {m['accuracy']}\n{m['params']} parameters"
+        # two lines, so the boundary under them keeps its room in a short panel
+        return f"after {m['step']} {steps} · loss {m['loss']}\naccuracy {m['accuracy']} · {m['params']} parameters"
 
     def _update_controls(self):
         idle = not self.busy
@@ -418,7 +442,11 @@ class LessonsPanel(LessonMoves, QWidget):
         """A web link opens in the browser. `studio:check-engine?file=NAME.py` checks a class
         the studio ships (resources/engines/NAME.py) as File → Debug my engine… does: only
         those, so a lesson file can never make the studio run other code."""
-        if url.scheme() != "studio":
+        kind, why = classify(url.toString())
+        if kind == "refused":
+            self._show_error(f"This lesson's link was not opened: {why}.")
+            return False
+        if kind == "web":
             QDesktopServices.openUrl(url)
             return False
         name = QUrlQuery(url).queryItemValue("file")

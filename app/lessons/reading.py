@@ -4,6 +4,7 @@ code follows them."""
 from PySide6.QtGui import QTextCursor, QTextFormat
 
 from app.look.theme import MONO_FAMILY
+from core.lessons.links import without_local_images
 
 TEXT_PX, TITLE_PX = 16, 20
 
@@ -12,6 +13,7 @@ def set_markdown(browser, text):
     """Markdown in `browser`, readable from the back of a room: code takes the
     body's size (Qt's importer fixes it at the system's small monospace size, which
     would not follow the scale) and long code lines wrap instead of scrolling."""
+    text, _notes = without_local_images(text)  # a lesson file never reads the disk
     browser.setMarkdown(text)
     doc = browser.document()
     cursor = QTextCursor(doc)

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.look.theme import ui_font
+from app.look.ui_scale import ui_font
 from app.training.network_view import NetworkView
 from app.training.number_field import NumberField
 from app.training.widgets import FlowLayout, caption, heading, set_silently

@@ -154,7 +154,7 @@ class HeatmapAtlas:
         return brush
 
 
-_PENS = {}
+_PENS: dict = {}
 
 
 def _edge_pen(w, selected=False):
@@ -600,6 +600,15 @@ class NetworkView(QGraphicsView):
     def parameter_name(self, layer, neuron, index):
         nin = len(self.features) if layer == 0 else self.sizes[layer - 1]
         return f"L{layer}.n{neuron}." + ("b" if index == nin else f"w{index}")
+
+    def hover_caption(self, key):
+        """What the data plot shows while `key` is hovered, in one line."""
+        if key[0] == "feature":
+            return f"input feature {FEATURE_LABELS[key[1]]}: its value over the plane"
+        _, layer, j = key
+        if layer == len(self.sizes):
+            return "the output neuron: its score over the plane"
+        return f"L{layer}.n{j}, neuron {j} of hidden layer {layer + 1} ({self.activations[layer]}): its output"
 
     def tooltip_for(self, key):
         kind = key[0]

@@ -197,6 +197,7 @@ class OutputBox(QWidget):
         on a regression problem (room for a test line that never comes was a blank band above the
         curves). Set when the data changes, not per step, so a step still lays nothing out."""
         has_test = len(data["test_points"]) > 0
+        self.metrics_plot.set_regression(bool(data.get("regression")))  # a number to predict: no accuracy curve
         template = metrics_text(-100.0, 1.0, -100.0 if has_test else None, 1.0, bool(data.get("regression")))
         if template != self.metrics_label.template:
             self.metrics_label.template = template

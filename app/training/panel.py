@@ -257,7 +257,11 @@ class TrainingPanel(QWidget):
     # -- data ------------------------------------------------------------------
 
     def set_dataset(self, name):
-        self._edit(**network_edits.dataset_chosen(self.config, name), reset=True)
+        changes = network_edits.dataset_chosen(self.config, name)
+        said = network_edits.lr_changed(self.config, changes)
+        self.status_label.note = said  # a setting the learner did not touch changes: say which and why
+        if self._edit(**changes, reset=True) and said:
+            self._message(said)
 
     def regenerate(self):
         if self.config.points is not None:
@@ -293,7 +297,9 @@ class TrainingPanel(QWidget):
     def show_hovered(self, key=None):
         """The data plot shows the hovered neuron's (or input feature's) map large, and the
         network's output again when the mouse leaves it (key None)."""
-        self.data_plot.show_map(*self._hovered_map(key))
+        values, *levels = self._hovered_map(key)
+        caption = self.network_view.hover_caption(key) if key is not None and values is not None else ""
+        self.data_plot.show_map(values, levels[0] if levels else None, caption)
 
     def _hovered_map(self, key):
         boundary = self.controller.boundary

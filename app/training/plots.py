@@ -19,7 +19,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QPointF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetrics
-from PySide6.QtWidgets import QGraphicsItem
+from PySide6.QtWidgets import QGraphicsItem, QLabel
 
 # TensorFlow Playground's class colours
 NEGATIVE = "#f59322"  # class -1
@@ -122,6 +122,15 @@ class DataPlot(pg.PlotWidget):
             _cached(scatter)
             self.addItem(scatter)
         self.scene().sigMouseClicked.connect(self._on_scene_click)
+        # what the picture is while a hovered neuron's map stands in for the score: said on
+        # the plot, where the eye is (a tooltip at the mouse covered the network's captions)
+        self.map_caption = QLabel(self)
+        self.map_caption.setStyleSheet(
+            "QLabel { background: rgba(255, 255, 255, 225); color: #111827; border: 1px solid #9ca3af;"
+            " border-radius: 3px; padding: 2px 6px; }"
+        )
+        self.map_caption.setAttribute(Qt.WA_TransparentForMouseEvents)
+        self.map_caption.hide()
         self.setToolTip(
             "The data and the network's decision over the input plane.\n"
             "Colour: the score, orange (class -1) to blue (class +1); pale at the boundary.\n"
@@ -172,10 +181,15 @@ class DataPlot(pg.PlotWidget):
         # pixel centres on the grid points
         self.image.setRect(xs[0] - dx / 2, ys[0] - dy / 2, dx * cols, dy * rows)
 
-    def show_map(self, values, levels=None):
+    def show_map(self, values, levels=None, caption=""):
         """Show `values` (r x r over the same plane, row j = y ascending) instead of the
         model's score -- a hovered neuron's output, as large as the plot -- coloured over
-        `levels` (default: symmetric about 0 at its own largest |value|); None: the score again."""
+        `levels` (default: symmetric about 0 at its own largest |value|), with `caption`
+        (what it is) in the plot's top-left corner; None: the score again."""
+        self.map_caption.setText(caption)
+        self.map_caption.setVisible(bool(caption) and values is not None)
+        self.map_caption.adjustSize()
+        self.map_caption.move(44, 6)  # right of the left axis (36 px) inside the frame
         if values is None:
             self.shown_map = None
         else:
@@ -444,6 +458,26 @@ class MetricsPlot(pg.GraphicsLayoutWidget):
             self._apply_font()
         elif listed and not on:
             self.legend.removeItem(self.test_loss)
+
+    def set_regression(self, on):
+        """A regression problem has no classes, so no accuracy: only the loss plot shows,
+        and it carries the step axis (its accuracy curve was a meaningless sign count)."""
+        on = bool(on)
+        if self.acc_item.isVisible() != on:
+            return
+        self.acc_item.setVisible(not on)
+        self.ci.layout.setRowStretchFactor(1, 0 if on else 13)
+        self.ci.layout.setRowMaximumHeight(1, 0 if on else 1e6)
+        self.loss_item.getAxis("bottom").setStyle(showValues=on)
+        self.loss_item.setLabel("bottom", "step" if on else None, color="#374151")
+        self.setToolTip(
+            ("Loss (mean squared error) per step" if on else "Loss (top) and accuracy (bottom) per step")
+            + ": training solid, test dashed orange.\nThe training loss includes the regularization term."
+        )
+
+    @property
+    def shows_accuracy(self):
+        return self.acc_item.isVisible()
 
     def clear_curves(self):
         # not `clear`: GraphicsLayoutWidget binds its layout's clear() (remove every plot) under that name

@@ -98,6 +98,7 @@ class StatusLine(QLabel):
         self.setToolTip("What the run is doing; problems and how to fix them show here")
         self.setMinimumHeight(20)  # one line and its padding; presenter 2x doubles it
         self.last_message = ""
+        self.note = ""  # said with the next "ready" line (a setting the panel changed by itself)
 
     def show_message(self, text, error=False):
         self.last_message = text
@@ -115,6 +116,7 @@ class StatusLine(QLabel):
         elif message:
             self.show_message(message)
         elif status == "playing":
+            self.note = ""
             self.show_message("training…")
         elif steps:
             self.show_message(
@@ -122,7 +124,8 @@ class StatusLine(QLabel):
                 "click a neuron to open its scalar graph, a weight to edit it"
             )
         else:
-            self.show_message("ready: press Play to train, or Step to take one step and watch what it changes")
+            ready = "ready: press Play to train, or Step to take one step and watch what it changes"
+            self.show_message(f"{self.note} {ready[0].upper()}{ready[1:]}" if self.note else ready)
 
 
 # -----------------------------------------------------------------------------

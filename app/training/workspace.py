@@ -197,7 +197,7 @@ class TrainingWorkspace(QObject):
     def panel(self):
         """The TrainingPanel, built on first use."""
         if self._panel is None:
-            from app.look.theme import apply_to_widgets
+            from app.look.ui_scale import apply_to_widgets
             from app.training.panel import TrainingPanel
 
             panel = TrainingPanel()
@@ -317,7 +317,7 @@ class TrainingWorkspace(QObject):
 
         panel = self.panel
         if preset:
-            names = [name for name in PRESETS if name.lower().startswith(preset.lower())]
+            names = matching_presets(preset, PRESETS)
             if not names:
                 return f"no training preset {preset!r}; the presets are: " + "; ".join(PRESETS)
             panel.apply_preset(names[0])
@@ -343,3 +343,21 @@ class TrainingWorkspace(QObject):
         """Stop training and join the worker thread (nothing to do if the panel was never built)."""
         if self._panel is not None:
             self._panel.shutdown()
+
+
+def matching_presets(asked, names):
+    """The preset names `asked` names: the start of the full name, or the start of any of
+    its words ('moons' -> 'micrograd demo (moons, 16-16 ReLU)'; 'spiral 2' too)."""
+    import re
+
+    asked = asked.strip().lower()
+    starts = [name for name in names if name.lower().startswith(asked)]
+    if starts or not asked:
+        return starts
+    words = asked.split()
+
+    def fits(name):
+        theirs = re.findall(r"[\w₀-₉²-³]+", name.lower())
+        return all(any(w.startswith(word) for w in theirs) for word in words)
+
+    return [name for name in names if fits(name)]

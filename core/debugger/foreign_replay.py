@@ -39,6 +39,7 @@ from typing import Any
 from core.debugger.stepper import BackwardStepper, StepRecord, _fmt, _substitute
 from core.document.compile import Compiled
 from core.engine import Value
+from core.foreign import hints
 from core.foreign.document import number
 
 
@@ -54,6 +55,10 @@ class ForeignReplay:
     def __init__(self, case: dict[str, Any]) -> None:
         self.name = case["name"]
         self.fault = case.get("fault")
+        # what their code for one node is called: a local-grads engine has no _backward
+        self.local_grads = case.get("style") == "local-grads"
+        self.their_code = "your _local_grads" if self.local_grads else "your _backward"
+        self.hints_shown = 0  # rungs of the hint ladder climbed (core/foreign/hints.py)
         self.wiring = {n["id"]: tuple(n["children"]) for n in case["graph"]}
         # [(node id, [(operand id, grad after their code)], record)]
         self.steps: list[tuple[str, list[tuple[str, float]], dict[str, Any]]] = []
@@ -79,6 +84,19 @@ class ForeignReplay:
         stepper.seek(len(stepper.order))
         return stepper
 
+    def hint_lines(self) -> list[str]:
+        """The hints climbed so far for this case's fault, first to last."""
+        if not self.fault:
+            return []
+        return hints.climb({"case": self.name, **self.fault}, self.hints_shown)
+
+    def next_hint(self) -> bool:
+        """Climb one rung of the hint ladder; False when there is no fault or no rung left."""
+        if not self.fault or self.hints_shown >= hints.RUNGS:
+            return False
+        self.hints_shown += 1
+        return True
+
     def stop_reason(self) -> str:
         """The stop after the first wrong step: node, op, expected vs got, cause."""
         f = self.fault
@@ -88,7 +106,7 @@ class ForeignReplay:
             return f"your engine is wrong at {f.get('node') or '?'} (op {f.get('op')}): {f['cause']}"
         return (
             f"wrong gradient at {f['node']} (op {f['op']}): {f['operand']}.grad should change by "
-            f"{_fmt(number(f['expected']))}, your _backward changed it by {_fmt(number(f['got']))}. "
+            f"{_fmt(number(f['expected']))}, {self.their_code} changed it by {_fmt(number(f['got']))}. "
             f"Likely cause: {f['cause']}"
         )
 
@@ -208,7 +226,8 @@ class ReplayStepper(BackwardStepper):
             line = f"{names[i]}.grad += {local_text} · {out}.grad = {_fmt(value)} · {_fmt(out_grad)} = {_fmt(amount)}"
             theirs = after[i]
             if last[child] == i and child in wrong:
-                line += f", but your _backward made it {_fmt(theirs)} ✗ (was {_fmt(before[i])}, should be {_fmt(now)})"
+                made = f"{self.replay.their_code} made it {_fmt(theirs)}"
+                line += f", but {made} ✗ (was {_fmt(before[i])}, should be {_fmt(now)})"
             else:
                 line += f" (was {_fmt(was)}, now {_fmt(now if last[child] != i else theirs)})"
             lines.append(line)

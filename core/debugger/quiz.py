@@ -46,8 +46,8 @@ from __future__ import annotations
 
 import math
 
-from core.debugger.explain import headline
 from core.debugger.foreign_replay import ReplayStepper
+from core.debugger.step_names import headline
 from core.debugger.stepper import BackwardStepper, StepRecord
 from core.engine import Value
 from core.format import format_number, parse_number

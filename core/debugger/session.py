@@ -44,11 +44,11 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from core.debugger.explain import display_names
-from core.debugger.explain import formula as _formula
 from core.debugger.foreign_replay import ForeignReplay
 from core.debugger.forward_stepper import ForwardRecord, ForwardStepper
 from core.debugger.quiz import QUIZ_ASKS, StepQuiz, read_guess
+from core.debugger.step_names import display_names
+from core.debugger.step_names import formula as _formula
 from core.debugger.stepper import BackwardStepper, StepRecord
 from core.document.compile import Compiled
 from core.document.graph import GraphDocument
@@ -73,6 +73,9 @@ GRADS_CHANGED = "The grads were changed outside the debugger (Backward or Zero G
 
 # -----------------------------------------------------------------------------
 # What a move changed
+
+
+REPLAY_DOES_NOT_FIT = "Your engine's recorded backward pass is for another graph: it is not stepped on this one."
 
 
 class Move:
@@ -176,7 +179,7 @@ class DebugSession:
         self._nid: dict[Value, str] = {}  # {Value: node id}
         self._in_graph: set[Value] | None = None  # the Values the output depends on, when first asked
         self._edits: dict[str, str | None] = {}  # kind -> node id, the document edits since the last compile
-        # a learner's recorded pass (core/debugger/foreign_replay.py), stepped when shown
+        # a learner's recorded pass (core/debugger/foreign_replay.py): load(compiled, replay)
         self.replay: ForeignReplay | None = None
         self.load(compiled)
 
@@ -523,13 +526,26 @@ class DebugSession:
         self._plan(same_compile=True)
         return Move(started=IDLE)
 
-    def load(self, compiled: Compiled | None) -> Move:
+    def load(self, compiled: Compiled | None, replay: ForeignReplay | None = None) -> Move:
         """A new compile of the document: a new plan, back to idle. If a session was
-        going on it ends, and `notice` says why (a leaf's new value, or an edit)."""
+        going on it ends, and `notice` says why (a leaf's new value, or an edit).
+
+        `replay`: a learner's recorded backward pass (core/debugger/foreign_replay.py)
+        to step instead of the studio's, THEIR grads. It is kept for later compiles of
+        the same graph and dropped at the first that is another graph. Refused (ok
+        False, `message` says why) if it does not fit `compiled`."""
+        if replay is not None:
+            if not replay.fits(compiled):
+                return _refused(REPLAY_DOES_NOT_FIT)
+            self.replay = replay
+        elif self.replay is not None and not self.replay.fits(compiled):
+            self.replay = None  # another graph: the studio's own stepper from now on
         was = self.phase != IDLE
         edits, self._edits = self._edits, {}
         self.compiled = compiled
         self._plan()
+        if replay is not None:
+            return Move(moved=True, started=IDLE, new_plan=True)
         if not was:
             self.notice = ""
             return Move(moved=False, started=IDLE, new_plan=True)
@@ -595,7 +611,7 @@ class DebugSession:
             if not same_compile:
                 self._names = display_names(self.doc, compiled)
             self._nid = compiled.value_to_node
-            if self.replay is not None and self.replay.fits(compiled):
+            if self.replay is not None:  # it fits: load() keeps only one that does
                 self.stepper = self.replay.stepper(root, compiled, self._names)  # THEIR grads, replayed
             else:
                 self.stepper = BackwardStepper(root, names=self._names, reset=False)

@@ -58,6 +58,7 @@ import unicodedata
 from typing import TYPE_CHECKING
 
 from core.document.graph import GraphError
+from core.document.names import node_names
 from core.ops import BY_NAME, METHODS
 
 if TYPE_CHECKING:
@@ -257,6 +258,80 @@ def to_python(doc: GraphDocument) -> str:
     if plan.output is not None and plan.statements and plan.statements[-1] != plan.output:
         lines.append(f"{plan.names[plan.output]}  # the output")
     return "\n".join(lines) + "\n"
+
+
+# -----------------------------------------------------------------------------
+# A script that runs: python graph.py prints the canvas's numbers
+
+ENGINES = {
+    "studio": ("core.engine", "Backprop Studio's engine: run this where the studio is installed"),
+    "micrograd": ("micrograd.engine", "micrograd's engine: pip install micrograd"),
+}
+# what micrograd's Value (0.1.0: + * ** relu, and - / neg made of them) cannot compute
+MICROGRAD_LACKS = ("tanh", "exp", "log", "sigmoid", "rpow")
+
+
+def micrograd_lacks(doc: GraphDocument) -> list[str]:
+    """The ops of doc that micrograd's Value does not have (rpow is written `c ** x`)."""
+    used = {node.op for node in doc.nodes.values() if node.kind == "op"}
+    return [op for op in MICROGRAD_LACKS if op in used]
+
+
+def to_script(doc: GraphDocument, engine: str = "studio") -> str:
+    """A Python script that builds doc with `engine` ('studio' or 'micrograd'), runs
+    backward() from the output and prints the output and every input, data and grad
+    (floats written with repr: they parse back exactly) -- what the canvas shows.
+
+    The graph part is `to_python`'s snippet, so File > Import Snippet reads the
+    script back (core/document/expr.py skips its docstring and its `__main__` block).
+    micrograd has no tanh, exp, log, sigmoid or c**x: GraphError naming those doc uses."""
+    module, where = ENGINES[engine]
+    plan = _Plan(doc)
+    if plan.output is None:
+        raise GraphError("the graph has no single output: choose one before exporting")
+    lacking = micrograd_lacks(doc) if engine == "micrograd" else []
+    if lacking:
+        raise GraphError(
+            f"micrograd's Value has no {', '.join(lacking)}, which this graph uses: "
+            "export it for the studio's engine (Export as Python…) or as PyTorch"
+        )
+    out = plan.names[plan.output]
+    snippet = to_python(doc).splitlines()[1:]  # without its comment line
+    if engine == "micrograd":  # micrograd's Value takes no label: the variable names the node
+        snippet = [line for line in map(_without_label, snippet) if line is not None]
+    canvas = node_names(doc)  # what the canvas calls each node, printed beside its numbers
+    shown = [("output", plan.output)] + [("input", nid) for nid in plan.statements if doc.nodes[nid].kind == "input"]
+    width = max(len(canvas[nid]) for _kind, nid in shown)
+    lines = [
+        f'"""Made by Backprop Studio: the graph as Python, with {where.split(":")[0]}.',
+        "",
+        f"Run it (python this_file.py): it calls {out}.backward() and prints the output and every",
+        "input, data and grad -- the numbers the studio's canvas shows. File > Import Snippet reads",
+        'the graph back."""',
+        "",
+        f"from {module} import Value  # {where}",
+        "",
+        *snippet,
+        "",
+        'if __name__ == "__main__":',
+        f"    {out}.backward()",
+        "    shown = [",
+        *(f"        ({kind!r}, {canvas[nid]!r}, {plan.names[nid]})," for kind, nid in shown),
+        "    ]",
+        "    for kind, name, v in shown:",
+        f'        print(f"{{kind:<6}} {{name:<{width}}}  data {{v.data!r:<24}} grad {{v.grad!r}}")',
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _without_label(line):
+    """`x = Value(2.0, label='x')` -> `x = Value(2.0)`; a `f.label = ...` line -> None."""
+    head, sep, _rest = line.partition(".label = ")
+    if sep and head.isidentifier():
+        return None
+    if " = Value(" in line and ", label=" in line and line.endswith(")"):
+        return line[: line.index(", label=")] + ")"
+    return line
 
 
 def variable_names(doc: GraphDocument) -> dict[str, str]:

@@ -122,8 +122,24 @@ class Command:
     def merge_with(self, other: Command) -> bool:
         return False
 
+    def changes_nothing(self, doc: GraphDocument) -> bool:
+        """True when doing it would leave doc exactly as it is: such an edit is not pushed,
+        so the history never holds a step that changed nothing ("Set b = 6.88137" on an
+        Enter that edited nothing)."""
+        return False
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.text!r}>"
+
+
+def same(a: Any, b: Any) -> bool:
+    """a and b are the very same value: equal floats with the same sign (-0.0 is not 0.0),
+    nan is nan; other values by ==."""
+    if isinstance(a, float) and isinstance(b, float):
+        return (a == b and math.copysign(1.0, a) == math.copysign(1.0, b)) or (a != a and b != b)
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b
 
 
 # -----------------------------------------------------------------------------
@@ -299,6 +315,12 @@ class MoveNodes(Command):
         for nid, (old, _new) in self.moves.items():
             doc.set_field(nid, "pos", old)
 
+    def changes_nothing(self, doc: GraphDocument) -> bool:
+        return all(
+            nid in doc.nodes and same(tuple(map(float, doc.nodes[nid].pos)), tuple(map(float, new)))
+            for nid, (_old, new) in self.moves.items()
+        )
+
 
 class _SetField(Command):
     """Change one field of one node; repeated changes of the same node merge."""
@@ -315,6 +337,15 @@ class _SetField(Command):
 
     def undo(self, doc: GraphDocument) -> None:
         doc.set_field(self.nid, self.field, self.old)
+
+    def changes_nothing(self, doc: GraphDocument) -> bool:
+        node = doc.nodes.get(self.nid)
+        if node is None:
+            return False  # do() says what is wrong
+        old, new = getattr(node, self.field), self.new
+        if self.field in ("value", "param") and isinstance(old, (int, float)) and isinstance(new, (int, float)):
+            old, new = float(old), float(new)
+        return same(old, new)
 
     def _text(self, node: Node) -> str:
         raise NotImplementedError
@@ -509,6 +540,9 @@ class Macro(Command):
         for command in reversed(self.commands):
             command.undo(doc)
 
+    def changes_nothing(self, doc: GraphDocument) -> bool:
+        return all(command.changes_nothing(doc) for command in self.commands)
+
 
 # -----------------------------------------------------------------------------
 # A pure-Python undo stack
@@ -527,8 +561,11 @@ class CommandStack:
         self.index = 0
         self.clean_index: int | None = 0
 
-    def push(self, command: Command) -> Command:
-        """Apply command, then record it (merged into the top one if they agree)."""
+    def push(self, command: Command) -> Command | None:
+        """Apply command, then record it (merged into the top one if they agree). A command
+        that would change nothing is neither done nor recorded: None."""
+        if command.changes_nothing(self.doc):
+            return None
         command.do(self.doc)
         del self.commands[self.index :]
         if self.clean_index is not None and self.clean_index > self.index:

@@ -44,7 +44,7 @@ from collections.abc import Sequence
 from core.document.graph import GraphDocument, Node
 from core.document.names import replace_named
 from core.engine import Value, topological_order
-from core.ops import lookup
+from core.ops import BY_NAME, lookup
 
 # -----------------------------------------------------------------------------
 # GraphDocument -> Values
@@ -124,37 +124,16 @@ def output_of(doc: GraphDocument, values: dict[str, Value], keep: str | None = N
 
 
 def _apply(node, args):
-    """The one engine call that op `node` stands for, on its operand Values.
-
-    Written out call by call on purpose: these are the calls a learner types
-    (tests/core/test_ops.py checks that every op of the table is here)."""
-    op = node.op
-    a = args[0]
-    if op == "add":
-        return a + args[1]
-    if op == "sub":
-        return a - args[1]
-    if op == "mul":
-        return a * args[1]
-    if op == "div":
-        return a / args[1]
-    if op == "neg":
-        return -a
-    if op == "pow":
-        return a ** _exponent(node.param)
-    if op == "rpow":
-        return float(node.param) ** a
-    if op == "relu":
-        return a.relu()
-    if op == "tanh":
-        return a.tanh()
-    if op == "exp":
-        return a.exp()
-    if op == "log":
-        return a.log()
-    if op == "sigmoid":
-        return a.sigmoid()
-    raise ValueError(f"node {node.id!r}: unknown op {op!r}")
+    """The one engine call that op `node` stands for, on its operand Values: the op
+    table's `call` (core/ops.py), the call a learner types (`a * b`, `a ** k`, `a.tanh()`)."""
+    op = BY_NAME.get(node.op)
+    if op is None:
+        raise ValueError(f"node {node.id!r}: unknown op {node.op!r}")
+    if op.param == "k":
+        return op.call(args[0], _exponent(node.param))
+    if op.param == "c":
+        return op.call(args[0], float(node.param))
+    return op.call(*args)
 
 
 def _exponent(param):

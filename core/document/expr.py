@@ -27,9 +27,12 @@ What is understood
 * the methods `.relu() .tanh() .exp() .log() .sigmoid()` and the same five as
   functions, `tanh(x)`.
 * statements, one per line (or `;`): `name = expr`, `name += expr` (also `-= *=
-  /= **=`), `name.label = 'text'` (as in the lecture), a bare expression, and
-  `from micrograd.engine import Value`, which is accepted and ignored. Any other
-  import is refused.
+  /= **=`), `name.label = 'text'` (as in the lecture), a bare expression,
+  `o.backward()` (o becomes the output), and `from micrograd.engine import Value`
+  or `from core.engine import Value` (the studio's), accepted and ignored. Any
+  other import is refused. A script's docstring and its `if __name__ == "__main__":`
+  block (what it does when run: print the numbers) are not the graph: skipped,
+  so a script exported by the studio reads back.
 
 Names and labels
 ----------------
@@ -72,7 +75,7 @@ from core.ops import BY_ENGINE, METHODS
 
 MAX_TEXT = 100_000
 MAX_NESTING = 100
-MAX_TOKENS = 1_000
+MAX_TOKENS = 4_000  # ast.parse stops near 3,000 chained operators (2 tokens each); see tests
 MAX_DEPTH = 200
 MAX_NODES = 20_000
 MAX_EXPONENT = 1_000
@@ -157,14 +160,19 @@ class ExprError(ValueError):
 
     `message` says what is wrong, `line` and `col` (both 1-based, in characters)
     where; `end_col`, when known, is the column just past the faulty text on the
-    same line, so an editor can underline [col, end_col).
+    same line, so an editor can underline [col, end_col). `python` is True when
+    the text is Python this reader does not take (a loop, a class, an import,
+    `sum(...)`): it can be run as Python instead, in a child process (core/lecture).
     """
 
-    def __init__(self, message: str, line: int = 1, col: int = 1, end_col: int | None = None) -> None:
+    def __init__(
+        self, message: str, line: int = 1, col: int = 1, end_col: int | None = None, python: bool = False
+    ) -> None:
         self.message = message
         self.line = line
         self.col = col
         self.end_col = end_col
+        self.python = python  # Python this reader does not take, which runs as Python (core/lecture)
         super().__init__(f"line {line}, col {col}: {message}")
 
 
@@ -174,6 +182,12 @@ class ExprError(ValueError):
 
 def parse(text: str, values: Mapping[str, float] | None = None) -> GraphDocument:
     """Read a formula or a micrograd-style snippet into a new GraphDocument."""
+    return read(text, values)[0]
+
+
+def read(text: str, values: Mapping[str, float] | None = None) -> tuple[GraphDocument, list[str]]:
+    """(parse's document, notes): the notes say what the text does not, e.g. which of a
+    formula's names were made inputs and with which values, for the screen to show."""
     if not isinstance(text, str):
         raise TypeError(f"parse needs text, got {type(text).__name__}")
     _prescan(text)
@@ -193,7 +207,7 @@ def parse(text: str, values: Mapping[str, float] | None = None) -> GraphDocument
                 "this text holds half of a UTF-16 surrogate pair (like \\ud800): "
                 "not a character, and it cannot be saved",
             )
-    return builder.program(tree)
+    return builder.program(tree), builder.notes()
 
 
 def _syntax_position(error):
@@ -345,12 +359,18 @@ class _Builder:
         self.names = {}  # variable -> node id, the newest binding
         self.fixed = set()  # node ids whose label is not the assigned variable's
         self.output = None
+        self.free = {}  # a name used before any value was given to it -> (where first used, its input's id)
+        self.given = {}  # a name -> the line where it was first assigned
+        self.gives_values = None  # the first `x = 2` or `Value(...)`, if the text gives any value
 
     # -- statements --------------------------------------------------------------
 
     def program(self, tree):
+        self.first = tree.body[0] if len(tree.body) > 1 else None  # a docstring, when code follows it
         for statement in tree.body:
             self.statement(statement)
+        if self.free and self.gives_values is not None:
+            self.fail_free()
         doc = GraphDocument()
         for node in self.nodes:
             if node.kind != "op":  # the leaf rule: labelled -> input, unlabelled -> const
@@ -363,9 +383,11 @@ class _Builder:
         return doc
 
     def statement(self, s):
+        if _is_script_only(s) or (s is self.first and _is_text(s)):
+            return  # a script's docstring, and what it does when run (print the numbers): not the graph
         if isinstance(s, ast.Assign):
             if len(s.targets) > 1:
-                self.fail(s.targets[1], "assign one name at a time ('a = b = ...' is not supported)")
+                self.fail(s.targets[1], "assign one name at a time ('a = b = ...' is not supported)", True)
             target = s.targets[0]
             if isinstance(target, ast.Attribute):
                 self.set_label(target, s.value)
@@ -379,25 +401,35 @@ class _Builder:
             left = self.name(s.target.id, s.target)
             result = self.binary(s.op, left, s.target, self.expr(s.value, 1), s.value, s)
             self.assign(s.target.id, s, result, first_new)
+        elif isinstance(s, ast.Expr) and _backward_of(s.value) in self.names:
+            self.output = self.names[_backward_of(s.value)]  # `o.backward()`: o is where backward starts
         elif isinstance(s, ast.Expr):
             result = self.expr(s.value, 1)
             self.output = self.as_node(result, s.value)
         elif isinstance(s, ast.ImportFrom) and _is_micrograd_import(s):
             pass  # tutorials start with it; Value is always known here
         elif isinstance(s, (ast.Import, ast.ImportFrom)):
-            self.fail(s, "imports are not allowed (only 'from micrograd.engine import Value' is accepted, and ignored)")
+            self.fail(
+                s,
+                "imports are not allowed (only 'from micrograd.engine import Value' and 'from core.engine import "
+                "Value', the studio's, are accepted, and ignored)",
+                True,
+            )
         else:
             what = _STATEMENTS_REFUSED.get(type(s), f"'{type(s).__name__}'")
-            self.fail(s, f"{what} is not supported: write one assignment or expression per line")
+            self.fail(s, f"{what} is not supported: write one assignment or expression per line", True)
 
     def check_target(self, target):
         if not isinstance(target, ast.Name):
-            self.fail(target, "only a plain name can be assigned to (like 'f = ...')")
+            self.fail(target, "only a plain name can be assigned to (like 'f = ...')", True)
         if target.id in RESERVED:
             self.fail(target, f"'{target.id}' is a built-in name here; choose another variable name")
 
     def assign(self, name, where, result, first_new):
         """Bind `name` to the result of its right-hand side and label what it created."""
+        self.given.setdefault(name, where.lineno)
+        if not isinstance(result, str) and self.gives_values is None:
+            self.gives_values = where.lineno
         if isinstance(result, str):
             nid = result
             node = self.nodes[int(nid[1:]) - 1]
@@ -411,7 +443,7 @@ class _Builder:
     def set_label(self, target, value):
         """`e.label = 'e'`, as written in the micrograd lecture."""
         if target.attr != "label" or not isinstance(target.value, ast.Name):
-            self.fail(target, "only a label can be set, like \"e.label = 'e'\"")
+            self.fail(target, "only a label can be set, like \"e.label = 'e'\"", True)
         if not (isinstance(value, ast.Constant) and isinstance(value.value, str)):
             self.fail(value, "a label must be text in quotes, like 'e'")
         if target.value.id not in self.names:
@@ -443,21 +475,28 @@ class _Builder:
                     return self.op("neg", [operand], [e.operand], e)
                 return self.checked(-operand, e)
             word = "not" if isinstance(e.op, ast.Not) else "~"
-            self.fail(e, f"'{word}' is not supported")
+            self.fail(e, f"'{word}' is not supported", True)
         if isinstance(e, ast.BinOp):
-            left = self.expr(e.left, depth + 1)
-            right = self.expr(e.right, depth + 1)
-            return self.binary(e.op, left, e.left, right, e.right, e)
+            # a chain such as x0*w0 + x1*w1 + ... is a BinOp per +, nested down its left
+            # side: walked as a loop, so 1,000 terms are one level deep, not 1,000
+            chain = [e]
+            while isinstance(chain[-1].left, ast.BinOp):
+                chain.append(chain[-1].left)
+            left = self.expr(chain[-1].left, depth + 1)
+            for b in reversed(chain):  # Python's order: the left operand first, then each right
+                right = self.expr(b.right, depth + 1)
+                left = self.binary(b.op, left, b.left, right, b.right, b)
+            return left
         if isinstance(e, ast.Call):
             return self.call(e, depth)
         if isinstance(e, ast.Attribute):
             if e.attr in FUNCTIONS:
                 self.fail_attribute(e, f"'.{e.attr}' is a method: call it, '.{e.attr}()'")
             self.fail_attribute(
-                e, f"'.{e.attr}' is not supported (the methods are .relu() .tanh() .exp() .log() .sigmoid())"
+                e, f"'.{e.attr}' is not supported (the methods are .relu() .tanh() .exp() .log() .sigmoid())", True
             )
         what = _EXPRESSIONS_REFUSED.get(type(e), f"'{type(e).__name__}'")
-        self.fail(e, f"{what} is not supported")
+        self.fail(e, f"{what} is not supported", True)
 
     def number(self, e):
         value = e.value
@@ -476,11 +515,37 @@ class _Builder:
             self.fail(where, "Value must be called, like Value(2.0)")
         if name in FUNCTIONS:
             self.fail(where, f"'{name}' is a function: call it, like {name}(x)")
-        # a free name: an input, made at its first use
+        # a free name: an input, made at its first use (in a formula; see fail_free)
         nid = self.leaf(self.value_of(name, where, DEFAULT_VALUE), name, where)
         self.fixed.add(nid)
         self.names[name] = nid
+        self.free[name] = (where, nid)
         return nid
+
+    def fail_free(self):
+        """A name used before it has a value, in text that gives values (`x = Value(2.0)`):
+        a typo or a line out of order, never an input of value 1.0 made in silence."""
+        name, (where, _nid) = next(iter(self.free.items()))
+        if name in self.given:
+            self.fail(
+                where, f"'{name}' is used before it is given a value (on line {self.given[name]}): move that line up"
+            )
+        line = self.gives_values
+        self.fail(
+            where,
+            f"'{name}' has no value: give it one first, like {name} = Value(1.0, label='{name}'), or check "
+            f"its spelling (line {line} gives values, so a name without one is not made an input)",
+        )
+
+    def notes(self):
+        """What the reader did that the text does not say: the formula's names made inputs."""
+        if not self.free:
+            return []
+        parts = []
+        for name, (_where, nid) in self.free.items():
+            value = self.nodes[int(nid[1:]) - 1].value
+            parts.append(f"{name} = {value!r}" + (" (from the Inputs table)" if name in self.values else ""))
+        return [f"Inputs made from the formula's names: {', '.join(parts)}. Change them in the Inputs table."]
 
     def value_of(self, name, where, default):
         if name not in self.values:
@@ -541,10 +606,10 @@ class _Builder:
     def call(self, e, depth):
         for arg in e.args:
             if isinstance(arg, ast.Starred):
-                self.fail(arg, "'*' arguments are not supported")
+                self.fail(arg, "'*' arguments are not supported", True)
         for keyword in e.keywords:
             if keyword.arg is None:
-                self.fail(keyword, "'**' arguments are not supported")
+                self.fail(keyword, "'**' arguments are not supported", True)
         func = e.func
         if isinstance(func, ast.Name) and func.id == "Value":
             return self.value_call(e, depth)
@@ -554,7 +619,7 @@ class _Builder:
             arg = self.expr(e.args[0], depth + 1)
             return self.op(func.id, [arg], [e.args[0]], e)
         if isinstance(func, ast.Name):
-            self.fail(func, f"unknown function '{func.id}' (known: Value, {', '.join(FUNCTIONS)})")
+            self.fail(func, f"unknown function '{func.id}' (known: Value, {', '.join(FUNCTIONS)})", True)
         if isinstance(func, ast.Attribute):
             receiver = self.expr(func.value, depth + 1)
             if func.attr == "backward":
@@ -564,12 +629,14 @@ class _Builder:
                 )
             if func.attr not in FUNCTIONS:
                 self.fail_attribute(
-                    func, f"unknown method '.{func.attr}()' (the methods are .relu() .tanh() .exp() .log() .sigmoid())"
+                    func,
+                    f"unknown method '.{func.attr}()' (the methods are .relu() .tanh() .exp() .log() .sigmoid())",
+                    True,
                 )
             if e.args or e.keywords:
                 self.fail(e, f".{func.attr}() takes no arguments")
             return self.op(func.attr, [receiver], [func.value], e)
-        self.fail(func, "only Value(...), the five functions and the five methods can be called")
+        self.fail(func, "only Value(...), the five functions and the five methods can be called", True)
 
     def value_call(self, e, depth):
         """Value(2.0), Value(2.0, label='x'), Value(data=2.0, label='x')."""
@@ -598,6 +665,8 @@ class _Builder:
         nid = self.leaf(data, label or "", e)
         if label is not None:
             self.fixed.add(nid)
+        if self.gives_values is None:
+            self.gives_values = e.lineno
         return nid
 
     # -- making nodes ----------------------------------------------------------------
@@ -641,17 +710,17 @@ class _Builder:
         text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
         return len(text.encode("utf-8")[:byte_offset].decode("utf-8", "replace")) + 1
 
-    def fail(self, node: Any, message: str) -> NoReturn:
+    def fail(self, node: Any, message: str, python: bool = False) -> NoReturn:
         line = node.lineno
         col = self.col(line, node.col_offset)
         end = self.col(line, node.end_col_offset) if node.end_lineno == line else None
-        raise ExprError(message, line, col, end)
+        raise ExprError(message, line, col, end, python)
 
-    def fail_attribute(self, node: Any, message: str) -> NoReturn:
+    def fail_attribute(self, node: Any, message: str, python: bool = False) -> NoReturn:
         """Point at the attribute's name, not at the expression before the dot."""
         line = node.end_lineno
         end = self.col(line, node.end_col_offset)
-        raise ExprError(message, line, end - len(node.attr), end)
+        raise ExprError(message, line, end - len(node.attr), end, python)
 
     def fail_operator(self, left: Any, right: Any, symbol: str, where: Any) -> NoReturn:
         """Point at the operator itself, found in the text between its operands."""
@@ -666,9 +735,37 @@ class _Builder:
         self.fail(where, f"operator '{symbol}' is not supported (use + - * / **)")
 
 
-def _is_micrograd_import(s):
+def _backward_of(e):
+    """'o' for the call `o.backward()`, else None."""
+    if isinstance(e, ast.Call) and not e.args and not e.keywords and isinstance(e.func, ast.Attribute):
+        if e.func.attr == "backward" and isinstance(e.func.value, ast.Name):
+            return e.func.value.id
+    return None
+
+
+def _is_text(s):
+    return isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and isinstance(s.value.value, str)
+
+
+def _is_script_only(s):
+    """`if __name__ == "__main__":` -- what a file does when run as a script."""
+    test = s.test if isinstance(s, ast.If) else None
     return (
-        s.module == "micrograd.engine"
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and test.left.id == "__name__"
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.Eq)
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value == "__main__"
+        and not s.orelse
+    )
+
+
+def _is_micrograd_import(s):
+    """`from micrograd.engine import Value`, or the studio's own `from core.engine import Value`."""
+    return (
+        s.module in ("micrograd.engine", "core.engine")
         and s.level == 0
         and len(s.names) == 1
         and s.names[0].name == "Value"

@@ -10,12 +10,78 @@ training sessions, code exports and the autosave all use this one function.
 
 from __future__ import annotations
 
+import errno
 import os
+import re
 import stat
 from collections.abc import Callable
 
 
 def write_atomically(
+    path: str | os.PathLike[str], payload: bytes | str, commit: Callable[[Callable[[], None]], bool] | None = None
+) -> bool:
+    """Replace the file at path by payload atomically (see `_write_atomically`). A
+    failure is an OSError naming the user's file (never the temporary one) whose
+    strerror says why in words: "the folder is read-only", "the disk is full"."""
+    try:
+        return _write_atomically(path, payload, commit)
+    except OSError as e:
+        raise OSError(e.errno, why_not_written(e), os.fspath(path)) from e
+
+
+WHY = {
+    errno.EROFS: "the folder is read-only",
+    errno.EACCES: "you may not write in that folder (it is read-only to you)",
+    errno.EPERM: "you may not write in that folder (it is read-only to you)",
+    errno.ENOSPC: "the disk is full",
+    errno.EDQUOT: "the disk is full (your quota is used up)",
+    errno.EFBIG: "the file would be larger than the disk or a size limit allows",
+    errno.ENOENT: "the folder does not exist",
+    errno.ENOTDIR: "a part of the path is a file, not a folder",
+    errno.EISDIR: "that name is a folder",
+    errno.ENAMETOOLONG: "the name is too long",
+}
+
+
+def why_not_written(error: OSError) -> str:
+    """What went wrong, in words a user acts on (the errno's text where none fits)."""
+    return WHY.get(error.errno or 0, error.strerror or str(error))
+
+
+TEMP = re.compile(r"^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$")  # what _write_atomically leaves if killed
+
+
+def sweep_stale_temps(folder: str | os.PathLike[str]) -> list[str]:
+    """Remove the temporary files that killed saves left in `folder` (their process
+    is gone); returns their names. A save still running keeps its file."""
+    removed: list[str] = []
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return removed
+    for name in names:
+        match = TEMP.match(name)
+        if not match or _alive(int(match.group(1))):
+            continue
+        try:
+            os.unlink(os.path.join(folder, name))
+            removed.append(name)
+        except OSError:
+            pass
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
+
+
+def _write_atomically(
     path: str | os.PathLike[str], payload: bytes | str, commit: Callable[[Callable[[], None]], bool] | None = None
 ) -> bool:
     """Replace the file at path by payload (bytes or str, UTF-8) atomically; True once done.

@@ -41,6 +41,7 @@ from typing import Any
 from core.files import strict_json
 from core.files.atomic import write_atomically
 from core.training.config import TrainConfig
+from core.training.history import HISTORY_KEYS
 from core.training.trainer import Trainer
 
 FORMAT = "backprop-studio.training"
@@ -49,7 +50,6 @@ MAX_BYTES = 50 * 1024 * 1024
 WHAT = "a training session"
 RNG_VERSION = 3  # what random.Random.getstate() gives in every Python 3
 RNG_WORDS = 624  # the Mersenne Twister's state words, each 32 bits, then its position
-HISTORY_KEYS = ("step", "loss", "accuracy", "test_loss", "test_accuracy", "lr")
 TOP_KEYS = ("format", "schema_version", "meta", "config", "state", "history")
 STATE_KEYS = ("step", "model", "optimizer", "rng")
 

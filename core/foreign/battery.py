@@ -24,6 +24,9 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from typing import Any, NamedTuple
 
+from core import ops
+from core.foreign.shapes import Shape
+
 
 class Case(NamedTuple):
     """One test. Their Values are of a class known only at run time, so `Any` here."""
@@ -31,6 +34,7 @@ class Case(NamedTuple):
     name: str  # what the report calls the test
     needs: tuple[str, ...]  # operations it uses (see `offered`)
     build: Callable[..., Any]  # build(leaf) -> output Value, leaf(number, name) -> a leaf Value
+    text: str = ""  # the same expression in the studio's syntax, for `--debug-engine FILE --expr TEXT`
 
 
 # -----------------------------------------------------------------------------
@@ -61,7 +65,8 @@ def offered(V: type) -> set[str]:
     `Value * 2.0` work (micrograd wraps plain numbers; early lecture code does not)."""
     found = {name for name, method in METHODS if callable(getattr(V, method, None))}
     try:
-        if float((V(1.0) + 2.0).data) == 3.0 and float((V(1.0) * 2.0).data) == 2.0:
+        shape = Shape.of(V)
+        if shape.read_data(V(1.0) + 2.0) == 3.0 and shape.read_data(V(1.0) * 2.0) == 2.0:
             found.add("numbers")
     except Exception:  # noqa: BLE001 -- their code, any failure means "no"
         pass
@@ -73,29 +78,17 @@ def offered(V: type) -> set[str]:
 
 
 def apply_binary(op: str, a: Any, b: Any) -> Any:
-    if op == "add":
-        return a + b
-    if op == "sub":
-        return a - b
-    if op == "mul":
-        return a * b
-    return a / b
+    """`a + b`, `a * b` ... on the learner's Values: the op table's `call` for op."""
+    return ops.BY_NAME[op].call(a, b)
 
 
 def apply_unary(op: str, a: Any) -> Any:
-    if op == "neg":
-        return -a
-    if op == "relu":
-        return a.relu()
-    if op == "tanh":
-        return a.tanh()
-    if op == "exp":
-        return a.exp()
-    if op == "log":
-        return a.log()
-    return a.sigmoid()
+    """`-a`, `a.relu()`, `a.tanh()` ... on the learner's Values (the op table's `call`)."""
+    return ops.BY_NAME[op].call(a)
 
 
+ZERO_GRAD_CASE = "zero_grad between two passes"  # run after the battery, by their_pass.check_zeroing
+TOPO_CASE = "your topological sort"  # run after the battery when the file has one (core/foreign/topo.py)
 SYMBOL = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
 BINARY_POINTS = ((-1.5, 2.0), (0.0, 3.0), (2.0, -0.5))
 UNARY_POINTS = (-1.5, 0.0, 0.5, 2.0)
@@ -112,6 +105,7 @@ def op_cases() -> list[Case]:
                     f"x {SYMBOL[op]} y at x={x}, y={y}",
                     (op,),
                     lambda leaf, op=op, x=x, y=y: apply_binary(op, leaf(x, "x"), leaf(y, "y")),
+                    f"x = {x}; y = {y}; x {SYMBOL[op]} y",
                 )
             )
         scaled.append(
@@ -123,12 +117,15 @@ def op_cases() -> list[Case]:
         )
     for k in (2, 3, -1):
         for x in (-1.5, 0.5, 2.0):
-            alone.append(Case(f"x**{k} at x={x}", ("pow",), lambda leaf, k=k, x=x: leaf(x, "x") ** k))
+            alone.append(
+                Case(f"x**{k} at x={x}", ("pow",), lambda leaf, k=k, x=x: leaf(x, "x") ** k, f"x = {x}; x**{k}")
+            )
     scaled.append(Case("x**2*s at x=1.5, s=-2", ("pow", "mul"), lambda leaf: leaf(1.5, "x") ** 2 * leaf(-2.0, "s")))
     for op in ("neg", "relu", "tanh", "exp", "log", "sigmoid"):
         points = (0.5, 2.0) if op == "log" else UNARY_POINTS
         for x in points:
-            alone.append(Case(f"{op}(x) at x={x}", (op,), lambda leaf, op=op, x=x: apply_unary(op, leaf(x, "x"))))
+            text = f"x = {x}; -x" if op == "neg" else f"x = {x}; x.{op}()"
+            alone.append(Case(f"{op}(x) at x={x}", (op,), lambda leaf, op=op, x=x: apply_unary(op, leaf(x, "x")), text))
         scaled.append(
             Case(
                 f"{op}(x)*s at x=0.5, s=-2",
@@ -139,9 +136,16 @@ def op_cases() -> list[Case]:
     return alone + scaled
 
 
-def _tutorial(leaf):
-    x, y = leaf(-2.0, "x"), leaf(3.0, "y")
+def _tutorial(leaf, x=-2.0, y=3.0):
+    x, y = leaf(x, "x"), leaf(y, "y")
     return x * y + y**2
+
+
+def _two_powers(leaf, x=1.5):
+    """One x under two powers: `=` instead of `+=` in __pow__ loses one of them
+    whichever pow the backward pass visits first."""
+    x = leaf(x, "x")
+    return x**2 + x**3
 
 
 def _a_plus_a(leaf):
@@ -165,6 +169,22 @@ def _reused(leaf):
     x, y, z = leaf(2.0, "x"), leaf(-3.0, "y"), leaf(0.5, "z")
     h = x * y
     return (h + z) * (h * z)
+
+
+def _two_depths(leaf):
+    """h is used by the output itself and by a node under it: a walk in the wrong
+    order (breadth first, or following a set's order) runs h's _backward early."""
+    x, y, z = leaf(2.0, "x"), leaf(-3.0, "y"), leaf(0.5, "z")
+    h = x * y
+    return h * z + h
+
+
+def _two_depths_first(leaf):
+    """The same, h first: a walk that lists a node where it first meets it (depth first,
+    before its users) puts h before h*z."""
+    x, y, z = leaf(2.0, "x"), leaf(-3.0, "y"), leaf(0.5, "z")
+    h = x * y
+    return h + h * z
 
 
 def _deep(leaf):
@@ -206,11 +226,32 @@ def _more_ops(leaf):
 
 
 EXPRESSIONS = (
-    Case("x*x (one value, both operands)", ("mul",), _x_times_x),
-    Case("b = a + a (the lecture's bug)", ("add",), _a_plus_a),
-    Case("tutorial: f = x*y + y**2", ("add", "mul", "pow"), _tutorial),
-    Case("a neuron: tanh(x1*w1 + x2*w2 + b)", ("add", "mul", "tanh"), _neuron),
-    Case("reused intermediate: h = x*y; (h + z)*(h*z)", ("add", "mul"), _reused),
+    Case("x*x (one value, both operands)", ("mul",), _x_times_x, "x = 3; x*x"),
+    Case("b = a + a (the lecture's bug)", ("add",), _a_plus_a, "a = 3; a + a"),
+    Case("tutorial: f = x*y + y**2", ("add", "mul", "pow"), _tutorial, "x = -2; y = 3; x*y + y**2"),
+    Case("tutorial: f = x*y + y**2 at x=0.5, y=-1.5", ("add", "mul", "pow"), lambda leaf: _tutorial(leaf, 0.5, -1.5)),
+    Case("tutorial: f = x*y + y**2 at x=3, y=0", ("add", "mul", "pow"), lambda leaf: _tutorial(leaf, 3.0, 0.0)),
+    Case("x**2 + x**3 at x=1.5 (one x, two powers)", ("add", "pow"), _two_powers),
+    Case("x**2 + x**3 at x=-0.5", ("add", "pow"), lambda leaf: _two_powers(leaf, -0.5)),
+    Case(
+        "a neuron: tanh(x1*w1 + x2*w2 + b)",
+        ("add", "mul", "tanh"),
+        _neuron,
+        "x1 = 2; x2 = 0; w1 = -3; w2 = 1; b = 6.8813735870195432; (x1*w1 + x2*w2 + b).tanh()",
+    ),
+    Case(
+        "reused intermediate: h = x*y; (h + z)*(h*z)",
+        ("add", "mul"),
+        _reused,
+        "x = 2; y = -3; z = 0.5; h = x*y; (h + z)*(h*z)",
+    ),
+    Case("h at two depths: h = x*y; h*z + h", ("add", "mul"), _two_depths, "x = 2; y = -3; z = 0.5; h = x*y; h*z + h"),
+    Case(
+        "h at two depths: h = x*y; h + h*z",
+        ("add", "mul"),
+        _two_depths_first,
+        "x = 2; y = -3; z = 0.5; h = x*y; h + h*z",
+    ),
     Case("deep chain: 40 x (v*c + d)", ("add", "mul"), _deep),
     Case("deep chain: 20 x tanh(v*c + d)", ("add", "mul", "tanh"), _deep_tanh),
     Case("micrograd sanity check", ("add", "mul", "relu", "rmul", "numbers"), _sanity),

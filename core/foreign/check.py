@@ -16,7 +16,7 @@ For one test expression built with *their* class:
        behind (`=` instead of `+=`, a missing `* out.grad`, swapped operands ...).
     5. if every step agrees, run THEIR `backward()` on the same graph, watching
        the order in which it calls each `_backward`, and compare its calls and
-       its result with the correct ones (`diagnosis.order_fault`, `backward_fault`).
+       its result with the correct ones (their_pass.py).
 
 Everything returned is plain data (dicts, lists, floats, strings), because it
 crosses a process boundary (`runner.py`). This module runs the learner's code:
@@ -26,13 +26,15 @@ the studio itself only ever calls it in the child process.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from core import ops
-from core.foreign import battery
-from core.foreign.diagnosis import ABS, ACCUMULATES, REL, backward_fault, close, diagnose, order_fault, zeroing_fault
-from core.foreign.trace import Trace, TracedNode, trace
+from core.foreign import battery, results
+from core.foreign.diagnosis import ABS, REL, close, diagnose
+from core.foreign.shapes import Shape, one_like, tolerance, zero_like
+from core.foreign.their_pass import check_their_backward, check_their_topo, check_zeroing
+from core.foreign.trace import TracedNode, trace
 
 FD_REL, FD_ABS = 1e-4, 1e-6  # ... with a central difference of their forward
 
@@ -54,9 +56,7 @@ def find_value_class(namespace: dict[str, Any]) -> type:
         if not any(op in base.__dict__ for base in cls.__mro__[:-1] for op in ("__add__", "__mul__")):
             continue
         try:
-            leaf = cls(2.0)
-            float(leaf.data)
-            float(leaf.grad)
+            Shape.of(cls)
         except Exception:  # noqa: BLE001 -- their constructor: any failure rules it out
             continue
         return cls
@@ -117,7 +117,79 @@ def reference_locals(
 # One case
 
 
-def check_case(V: type, case: battery.Case, keep: bool = False) -> dict[str, Any]:
+def check_case(V: type, case: battery.Case, keep: bool = False, shape: Shape | None = None) -> dict[str, Any]:
+    """The verdict on `case`: by what their backward() computes (`results.judge`),
+    located and explained by stepping their code node by node (`step_case`).
+
+    Stepping never makes a verdict on its own where their backward() can be run:
+    a step the studio reads as wrong (an `_op` that is only a label, a fused op)
+    is no fault when their results are right. Without a backward() the stepped
+    result is the verdict, and a case in which no step could be checked is
+    'unchecked', never 'pass'."""
+    shape = shape or Shape.of(V)
+    sample = getattr(V(1.0), shape.grad, None)
+    verdict = results.judge(V, shape, case)
+    stepped = step_case(V, case, keep or (verdict is not None and verdict["status"] != "pass"), sample)
+    if verdict is None:
+        if stepped["status"] == "pass" and stepped["steps"] and not stepped.get("checked"):
+            stepped["status"] = "unchecked"
+            stepped["why"] = "no step could be checked (ops the studio does not know, and no backward() to run)"
+        return stepped
+    result = {**stepped, "verdict": verdict}
+    status = verdict["status"]
+    if status == "pass":
+        if stepped["status"] != "pass":
+            result["notes"] = result["notes"] + [
+                "stepping node by node disagreed at "
+                f"{(stepped.get('fault') or {}).get('node', '?')}, but your backward()'s results are right "
+                "(an _op used as a label, or a fused op): judged by the results"
+            ]
+        result.update(status="pass", fault=None)
+        result.pop("error", None)
+        if not keep:
+            result.pop("graph", None)
+            result.pop("records", None)
+        return result
+    if status == "error":
+        result.update(status="error", error=stepped.get("error") or verdict["error"])
+        if stepped["status"] == "pass":
+            result["fault"] = None  # no step of theirs to show: their backward() itself raised
+        return result
+    if status == "unchecked":
+        result.update(status="unchecked", why=verdict["why"], fault=None)
+        return result
+    result["status"] = "fail"
+    sometimes_right = status == "unstable" and verdict["bad_runs"] < verdict["runs"]
+    if status == "unstable" and not sometimes_right and stepped["status"] == "fail" and stepped.get("fault"):
+        result["notes"] = result["notes"] + [verdict["why"]]  # wrong in every order: the stepping names the call
+    elif status == "unstable":
+        result["fault"] = {
+            "node": None,
+            "op": "order",
+            "studio_op": None,
+            "diagnosis": "set-order",
+            "cause": verdict["why"],
+            "wrong": verdict["wrong"],
+        }
+        return result
+    if stepped["status"] != "fail" or not stepped.get("fault"):
+        first = verdict["wrong"][0]
+        result["fault"] = {
+            "node": first["name"],
+            "op": None,
+            "studio_op": None,
+            "diagnosis": "wrong-result",
+            "expected": first["expected"],
+            "got": first["got"],
+            "cause": f"after your backward(): {results.wrong_text(verdict['wrong'])} "
+            "(stepping your code node by node could not say which op: the studio does not read your "
+            "class's graph well enough to point at one)",
+        }
+    result["fault"]["wrong"] = verdict["wrong"]
+    return result
+
+
+def step_case(V: type, case: battery.Case, keep: bool = False, sample: Any = None) -> dict[str, Any]:
     """Build `case` with class V, step its backward pass, return a plain-data result:
     {name, status: pass|fail|error, steps, notes, fault (the first wrong step)}.
 
@@ -136,6 +208,8 @@ def check_case(V: type, case: battery.Case, keep: bool = False) -> dict[str, Any
         return value
 
     result: dict[str, Any] = {"name": case.name, "status": "pass", "steps": 0, "notes": [], "fault": None}
+    if case.text:
+        result["text"] = case.text
     try:
         root = case.build(leaf)
         tr = trace(root, names)
@@ -146,14 +220,15 @@ def check_case(V: type, case: battery.Case, keep: bool = False) -> dict[str, Any
     objs = tr.objects
     try:
         for nid in objs:
-            objs[nid].grad = 0.0
-        objs[tr.root].grad = 1.0
+            objs[nid].grad = zero_like(objs[nid].grad)
+        objs[tr.root].grad = one_like(objs[tr.root].grad)
     except Exception as e:  # noqa: BLE001
         return _error(result, "setting .grad", e)
     records: list[dict[str, Any]] = []
     steps = [node for node in reversed(tr.nodes) if node.children]
+    tol = tolerance(sample)
     for i, node in enumerate(steps):
-        record = _step(V, tr, node)
+        record = _step(V, tr, node, tol)
         if isinstance(record, Exception):
             _error(result, f"the _backward of {node.name}", record)
             result["graph"] = [n.as_dict() for n in tr.nodes]
@@ -172,6 +247,7 @@ def check_case(V: type, case: battery.Case, keep: bool = False) -> dict[str, Any
             return result
         records.append(record)
         result["steps"] += 1
+        result["checked"] = result.get("checked", 0) + ("unchecked" not in record)
         if not record["ok"]:
             result["status"] = "fail"
             result["fault"] = record["fault"]
@@ -268,7 +344,7 @@ def _record_rest(tr, nodes):
     return records
 
 
-def _step(V, tr, node):
+def _step(V, tr, node, tol=(REL, ABS)):
     """Run their code for one node; return its record (plain data) or the exception."""
     objs = tr.objects
     out = objs[node.id]
@@ -299,6 +375,7 @@ def _step(V, tr, node):
             )
         return record
     local, (rel, abs_), how = reference
+    rel, abs_ = max(rel, tol[0]), max(abs_, tol[1])
     orders = [local]
     if node.ambiguous and len(local) == 2:
         orders.append(local[::-1])
@@ -342,131 +419,16 @@ def _step(V, tr, node):
     return record
 
 
-# -----------------------------------------------------------------------------
-# Their backward(): its result and its order
-
-
-def check_their_backward(tr: Trace) -> dict[str, Any] | None:
-    """Run their `backward()` on the traced graph (grads zeroed first) and compare with
-    the stepped result; None if it agrees, else a fault ("order", or what differs).
-
-    A fault carries `their_calls` when every call their backward() made was recorded:
-    the steps of THEIR pass, in their order, for the debugger to replay. Each is `ok`
-    up to the call at fault (`call`), which is not; the calls after it are None."""
-    calls: list[str] = []  # node ids, in the order their backward() called them
-    steps: list[dict[str, Any]] = []
-    fault = _their_backward(tr, calls, steps)
-    if fault and steps and len(steps) == len(calls):
-        call = fault.get("call")
-        for i, step in enumerate(steps):
-            step["ok"] = True if call is None or i < call else (False if i == call else None)
-        fault["their_calls"] = steps
-    return fault
-
-
-def _their_backward(tr, calls, steps):
-    objs = tr.objects
-    want = {nid: float(objs[nid].grad) for nid in objs}
-    root = objs[tr.root]
-    if not callable(getattr(root, "backward", None)):
-        return None
-    originals = {}
-    for node in tr.nodes:
-        obj = objs[node.id]
-        obj.grad = 0.0
-        if node.children and tr.style == "closures":
-            original = obj._backward
-            try:
-                obj._backward = _recorder(calls, node.id, original, obj, tr, steps)
-            except (AttributeError, TypeError):
-                continue
-            originals[node.id] = original
-    try:
-        root.backward()
-    except Exception as e:  # noqa: BLE001
-        return {
-            "node": tr.by_id[tr.root].name,
-            "node_id": tr.root,
-            "op": "backward()",
-            "studio_op": None,
-            "diagnosis": "raised",
-            "cause": f"your backward() raised {type(e).__name__}: {e}"[:500],
-        }
-    finally:
-        for nid, original in originals.items():
-            objs[nid]._backward = original
-    got = {nid: float(objs[nid].grad) for nid in objs}
-    if originals:
-        fault = order_fault(tr, calls)
-        if fault:
-            return fault
-    return backward_fault(tr, want, got)
-
-
-def _recorder(calls, nid, original, out, tr, steps):
-    """`original` (their _backward of node nid) that notes each call in `calls`, and
-    in `steps` the grads of its operands before and after it (a record as `_step`'s)."""
-    node = tr.by_id[nid]
-    unique = list(dict.fromkeys(node.children))
-
-    def recorded(*args):
-        calls.append(nid)
-        try:
-            out_grad = float(out.grad)
-            before = {c: float(tr.objects[c].grad) for c in unique}
-        except Exception:  # noqa: BLE001 -- no record, then no replay of this pass
-            return original(*args)
-        result = original(*args)
-        operands = [
-            {"id": c, "name": tr.by_id[c].name, "before": before[c], "after": float(tr.objects[c].grad)} for c in unique
-        ]
-        steps.append(
-            {
-                "node_id": nid,
-                "node": node.name,
-                "op": node.raw_op or node.op,
-                "out_grad": out_grad,
-                "operands": operands,
-            }
-        )
-        return result
-
-    return recorded
-
-
-# -----------------------------------------------------------------------------
-# Zeroing between passes
-
-
-def check_zeroing(V: type, ops_offered: Collection[str]) -> dict[str, Any] | str | None:
-    """If the class offers `zero_grad()`, check it zeroes the whole graph: two passes
-    of backward() with zero_grad() between must give the same grads. Returns a fault,
-    a note (str) or None."""
-    if "mul" not in ops_offered or "add" not in ops_offered:
-        return None
-    x, y = V(2.0), V(-3.0)
-    h = x * y
-    root = h + x * h
-    if not callable(getattr(root, "zero_grad", None)):
-        root.backward()
-        once = float(x.grad)
-        root.backward()
-        if not close(float(x.grad), once):
-            return ACCUMULATES
-        return None
-    root.backward()
-    first = {"x": float(x.grad), "y": float(y.grad)}
-    root.zero_grad()
-    left = [n for n, v in (("x", x), ("y", y), ("x*y", h)) if float(v.grad) != 0.0]
-    root.backward()
-    second = {"x": float(x.grad), "y": float(y.grad)}
-    return zeroing_fault(first, second, left)
-
-
-def check_class(V: type, report: Callable[[dict[str, Any]], None], own: Iterable[battery.Case] = ()) -> None:
+def check_class(
+    V: type,
+    report: Callable[[dict[str, Any]], None],
+    own: Iterable[battery.Case] = (),
+    namespace: dict[str, Any] | None = None,
+) -> None:
     """Every battery case for class V; calls report(result) after each (plain data).
     `own`: the learner's own cases (their expression), checked first and kept whole
     (graph and steps) so that the debugger can step them even when they pass."""
+    shape = Shape.of(V)
     offered = battery.offered(V)
     cases, skipped = battery.cases_for(offered)
     own = list(own)
@@ -483,23 +445,32 @@ def check_class(V: type, report: Callable[[dict[str, Any]], None], own: Iterable
         report({"kind": "begin", "name": case.name})
         missing = [op for op in case.needs if op not in offered]
         if missing:
-            result = {"name": case.name, "status": "error", "steps": 0, "notes": [], "fault": None}
-            result["error"] = f"your expression uses {', '.join(missing)}, which your class does not offer"
+            result = {"name": case.name, "status": "unchecked", "steps": 0, "notes": [], "fault": None}
+            result["why"] = f"your expression uses {', '.join(missing)}, which your class does not offer"
         else:
-            result = check_case(V, case, keep=True)
+            result = check_case(V, case, keep=True, shape=shape)
         report({"kind": "case", "own": True, **result})
+    failed = False
     for case in cases:
         report({"kind": "begin", "name": case.name})
-        report({"kind": "case", **check_case(V, case)})
+        result = check_case(V, case, shape=shape)
+        failed = failed or result["status"] == "fail"
+        report({"kind": "case", **result})
     try:
-        zero = check_zeroing(V, offered)
+        topo_item = check_their_topo(V, namespace or {}, failed)
+    except Exception:  # noqa: BLE001 -- their code: the battery has spoken already
+        topo_item = None
+    if topo_item is not None:
+        report(topo_item)
+    try:
+        zero = check_zeroing(V, offered, shape)
     except Exception as e:  # noqa: BLE001
         zero = f"checking zero_grad raised {type(e).__name__}: {e}"
     if isinstance(zero, dict):
         report(
             {
                 "kind": "case",
-                "name": "zero_grad between two passes",
+                "name": battery.ZERO_GRAD_CASE,
                 "status": "fail",
                 "steps": 0,
                 "notes": [],

@@ -43,3 +43,45 @@ def to_document(nodes: list[dict[str, Any]]) -> tuple[GraphDocument, None] | tup
     doc.set_output(roots[-1])
     doc.read_only = True
     return doc, None
+
+
+# -----------------------------------------------------------------------------
+# Their grads beside the studio's
+
+
+def their_grads(trace: Any) -> dict[str, float] | None:
+    """{node id: the grad THEIR engine left} for a `trace.Trace`, or None when no node
+    has one yet (backward() not called) or a grad cannot be read."""
+    from core.foreign.shapes import number
+
+    grads = {}
+    for nid, value in trace.objects.items():
+        g = getattr(value, "grad", None)
+        if g is None:
+            g = getattr(value, "derivative", None)
+        try:
+            grads[nid] = 0.0 if g is None else number(g)
+        except (TypeError, ValueError):
+            return None
+    return grads if any(g != 0 for g in grads.values()) else None
+
+
+def grad_differences(
+    theirs: dict[str, float], reference: dict[str, float], rel: float = 1e-6, abs_: float = 1e-9
+) -> dict[str, tuple[float, float]]:
+    """{node id: (their grad, the chain rule's)} where the two disagree."""
+    return {
+        nid: (g, reference[nid])
+        for nid, g in theirs.items()
+        if nid in reference and not math.isclose(g, reference[nid], rel_tol=rel, abs_tol=abs_)
+    }
+
+
+def differences_text(diffs: dict[str, tuple[float, float]], names: dict[str, str]) -> str:
+    """One line for the status bar: which grads of theirs the chain rule disagrees with."""
+    if not diffs:
+        return "Your engine's grads are shown; every one agrees with the chain rule."
+    shown = "; ".join(f"{names[n]}.grad is {g:.6g}, should be {r:.6g}" for n, (g, r) in list(diffs.items())[:3])
+    more = f" (and {len(diffs) - 3} more)" if len(diffs) > 3 else ""
+    count = f"{len(diffs)} node{'s' if len(diffs) != 1 else ''}"
+    return f"Your engine's grads are shown; at {count}, marked ✗, they differ from the chain rule: {shown}{more}."

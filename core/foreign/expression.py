@@ -110,7 +110,7 @@ def case_of(program: dict[str, Any]) -> battery.Case:
                     leaf(value, step["label"])
         return made[program["output"]]
 
-    return battery.Case(f"your expression: {program['text']}", needs, build)
+    return battery.Case(f"your expression: {program['text']}", needs, build, program["text"])
 
 
 def _apply(op, param, args):

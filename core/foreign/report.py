@@ -1,8 +1,10 @@
 """A check's report as text for people and as JSON for autograders, and its exit code.
 
-0   every gradient is right
-1   a wrong gradient was found (the report names the op, or "order")
+0   every gradient is right (by what their backward() computes, in every run)
+1   a wrong gradient was found (the report names the node and op, or "order")
 2   the file cannot be used: no Value class, an import error, a timeout ...
+3   their code raised while building or running a test expression
+4   could not check: their class lacks the ops (or their --expr uses one it lacks)
 """
 
 from __future__ import annotations
@@ -12,15 +14,17 @@ from typing import Any
 
 from core.foreign.runner import plain
 
-OK, WRONG, UNUSABLE = 0, 1, 2
+OK, WRONG, UNUSABLE, RAISED, UNCHECKED = 0, 1, 2, 3, 4
+CATEGORY = {"ok": OK, "wrong": WRONG, "unusable": UNUSABLE, "raised": RAISED, "unchecked": UNCHECKED}
 
 
 def exit_code(report: dict[str, Any]) -> int:
-    return {"ok": OK, "wrong": WRONG}.get(report["status"], UNUSABLE)
+    return CATEGORY.get(report["status"], UNUSABLE)
 
 
 def to_json(report: dict[str, Any]) -> str:
-    return json.dumps(plain(report), indent=2, sort_keys=True, allow_nan=False)
+    categorised = {**report, "category": exit_code(report)}
+    return json.dumps(plain(categorised), indent=2, sort_keys=True, allow_nan=False)
 
 
 def number(x: float | str) -> str:
@@ -49,10 +53,12 @@ def to_text(report: dict[str, Any]) -> str:
         lines.append(f"Value class: {report['class']} (offers {', '.join(report['offered'])})")
     lines.append("The file ran in a separate process with time and memory limits.")
     for case in report.get("cases", []):
-        mark = {"pass": "ok  ", "fail": "FAIL", "error": "ERR "}.get(case["status"], "?   ")
+        mark = {"pass": "ok  ", "fail": "FAIL", "error": "ERR ", "unchecked": "----"}.get(case["status"], "?   ")
         lines.append(f"  {mark} {case['name']}  ({case['steps']} steps)")
         if case.get("error"):
             lines.append(f"         {case['error']}")
+        if case.get("why"):
+            lines.append(f"         could not check: {case['why']}")
         for note in case.get("notes", [])[:3]:
             lines.append(f"         note: {note}")
     for skipped in report.get("skipped", []):
@@ -61,6 +67,10 @@ def to_text(report: dict[str, Any]) -> str:
         lines.append(f"Note: {note}")
     if report["status"] == "unusable":
         lines.append(f"Cannot use this file: {report['message']}")
+    elif report["status"] == "raised":
+        lines.append(f"Result: {report['message']}")
+    elif report["status"] == "unchecked":
+        lines.append(f"Result: {report['message']}")
     elif report["fault"]:
         lines += fault_lines(report["fault"])
         op = report["fault"].get("op") or "?"

@@ -15,18 +15,25 @@ while the parent waits at most `timeout` seconds of wall time, then kills the
 child's whole process group. Whatever happens, the parent reads the lines that
 did arrive and returns a report (a dict of plain data): `status` is 'ok',
 'wrong' (a wrong gradient: see `fault`) or 'unusable' (with a `message` that
-says why: a timeout names the test that was running).
+says why: a timeout names the test that was running), 'raised' (their code
+raised while building or running an expression) or 'unchecked' (nothing
+could be compared: their class lacks the ops, or the expression's).
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import math
 import os
+import secrets
+import select
 import signal
 import subprocess
 import sys
 import tempfile
+import time
 import traceback
 from typing import Any
 
@@ -34,6 +41,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 TIMEOUT = 20.0  # seconds of wall time for the whole battery
 MEMORY = 1 << 30  # bytes of address space for the child
 OUTPUT = 4 << 20  # bytes the child may write to any one file
+REPORT = 64 << 20  # bytes of report the parent reads at most
+GRACE = 30.0  # seconds the supervisor may take beyond the limit to clean up
 
 
 # -----------------------------------------------------------------------------
@@ -57,53 +66,122 @@ def check_file(
             program = program_of(expression)
         except ExprError as e:
             return _unusable(path, f"your expression {expression.strip()!r}: {e}")
+    if os.path.isdir(path):
+        return _unusable(path, f"{path} is a folder: give the .py file that defines your Value class")
     if not os.path.isfile(path):
         return _unusable(path, f"{path}: no such file")
     with tempfile.TemporaryDirectory(prefix="bps-engine-") as tmp:
-        out_path = os.path.join(tmp, "results.jsonl")
         log_path = os.path.join(tmp, "output.txt")
         program_path = ""
         if program is not None:
             program_path = os.path.join(tmp, "expression.json")
             with open(program_path, "w", encoding="utf-8") as f:
                 json.dump(program, f, allow_nan=False)
-        env = {
-            "PATH": os.environ.get("PATH", ""),
-            "PYTHONHASHSEED": "0",
-            "OPENBLAS_NUM_THREADS": "1",
-            "OMP_NUM_THREADS": "1",
-            "PYTHONDONTWRITEBYTECODE": "1",
-        }
-        with open(log_path, "wb") as log:
-            child = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-I",
-                    os.path.abspath(__file__),
-                    "--child",
-                    path,
-                    out_path,
-                    str(int(memory)),
-                    str(int(math.ceil(timeout))),
-                    program_path,
-                ],
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=log,
-                cwd=tmp,
-                env=env,
-                start_new_session=True,
-            )
-            timed_out = False
-            try:
-                code = child.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                timed_out = True
-                _kill(child)
-                code = child.wait()
-        lines = _read_lines(out_path)
+        key = secrets.token_hex(16)
+        lines, status = _supervise(path, tmp, log_path, program_path, key, timeout, memory)
         output = _read_text(log_path, 2000)
-    return _report(path, lines, code, timed_out, timeout, memory, output)
+    if lines is None:
+        return _unusable(path, "the check's report was forged or cut (a line not written by the studio): refused")
+    own = [f"your expression: {program['text']}"] if program else []
+    return _report(path, lines, status["code"], status["timed_out"], timeout, memory, output, own)
+
+
+def _supervise(path, tmp, log_path, program_path, key, timeout, memory):
+    """Run the battery's child under the supervisor (`run_supervised`). Returns (report
+    lines, or None if one was forged; the supervisor's {code, timed_out})."""
+    args = [path, str(int(memory)), str(int(math.ceil(timeout))), program_path]
+    data, status = run_supervised([os.path.abspath(__file__), "--child"], args, timeout, tmp, log_path, key)
+    return _verified(data, key), status
+
+
+def child_env() -> dict[str, str]:
+    """The environment of a child that runs a learner's code: a fixed hash seed,
+    one BLAS thread, no .pyc files written, and nothing else of ours."""
+    return {
+        "PATH": os.environ.get("PATH", ""),
+        "PYTHONHASHSEED": "0",
+        "OPENBLAS_NUM_THREADS": "1",
+        "OMP_NUM_THREADS": "1",
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+
+
+def run_supervised(
+    script: list[str], args: list[str], timeout: float, cwd: str, log_path: str, key: str = ""
+) -> tuple[bytes, dict[str, Any]]:
+    """Run `python -I *script FD *args` under the supervisor (this file, --supervise),
+    which waits at most `timeout` s and then, whatever happened, kills every process
+    the learner's code started. The child writes its report to the pipe FD; `key`
+    reaches it as the first line of its stdin. Returns (the bytes written to the
+    pipe, the supervisor's {code, timed_out}). Also the lecture-code runner's
+    (core/lecture/run.py), so both have one way to end what a learner's code starts."""
+    read_end, write_end = os.pipe()
+    argv = [sys.executable, "-I", os.path.abspath(__file__), "--supervise", str(timeout), str(write_end)]
+    argv += [str(len(script)), *script, *args]
+    with open(log_path, "wb") as log:
+        supervisor = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=log,
+            cwd=cwd,
+            env=child_env(),
+            pass_fds=(write_end,),
+            start_new_session=True,
+        )
+    os.close(write_end)
+    assert supervisor.stdin is not None and supervisor.stdout is not None  # both PIPE above
+    try:
+        supervisor.stdin.write(key.encode() + b"\n")  # the key reaches the child through its stdin only
+        supervisor.stdin.close()
+    except OSError:
+        pass
+    data = _read_until_closed(read_end, timeout + GRACE)
+    os.close(read_end)
+    try:
+        supervisor.wait(timeout=GRACE)
+    except subprocess.TimeoutExpired:
+        _kill(supervisor)
+        supervisor.wait()
+    out = supervisor.stdout.read()  # one short line: it never fills the pipe
+    supervisor.stdout.close()
+    try:
+        status = json.loads(out.decode().strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        status = {"code": supervisor.returncode, "timed_out": True}
+    return data, status
+
+
+def _read_until_closed(fd, limit):
+    """Everything written to the pipe until every writer has closed it (the supervisor
+    has killed them all) or `limit` seconds passed; at most REPORT bytes."""
+    chunks, size = [], 0
+    deadline = time.monotonic() + limit
+    while size < REPORT:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            break
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
+
+
+def sign(key: str, text: str) -> str:
+    return hmac.new(key.encode(), text.encode(), hashlib.sha256).hexdigest()
+
+
+def _verified(data, key):
+    """The report's items, or None when any line is not signed with the key."""
+    items = []
+    for raw in data.decode("utf-8", "replace").splitlines():
+        mac, _, text = raw.partition(" ")
+        if not hmac.compare_digest(mac, sign(key, text)):
+            return None
+        items.append(json.loads(text))
+    return items
 
 
 def _kill(child):
@@ -111,20 +189,6 @@ def _kill(child):
         os.killpg(child.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         child.kill()
-
-
-def _read_lines(path):
-    results = []
-    try:
-        with open(path, encoding="utf-8") as f:
-            for line in f:
-                try:
-                    results.append(json.loads(line))
-                except ValueError:
-                    break  # a line cut short by a kill
-    except OSError:
-        pass
-    return results
 
 
 def _read_text(path, limit):
@@ -139,7 +203,29 @@ def _unusable(path, message, **extra):
     return {"file": path, "status": "unusable", "message": message, "cases": [], "notes": [], "fault": None, **extra}
 
 
-def _report(path, lines, code, timed_out, timeout, memory, output):
+def _specificity(case):
+    """0 for a fault located at one op (`=` for `+=`, the power rule ...), 1 for the
+    order of the walk, 2 for a result no step explains: the report leads with the
+    most telling case, whichever test found it first."""
+    fault = case["fault"]
+    if fault.get("diagnosis") in ("set-order", "wrong-result"):
+        return 2
+    return 1 if fault.get("op") in ("order", "backward()", "zero_grad") else 0
+
+
+def _matches_battery(start, cases, own):
+    """Do the reported cases follow the battery the class's ops announce, in order?"""
+    from core.foreign import battery
+
+    if start is None:
+        return False
+    planned, _ = battery.cases_for(start.get("offered", []))
+    expected = list(own) + [case.name for case in planned]
+    names = [c.get("name") for c in cases if c.get("name") not in (battery.ZERO_GRAD_CASE, battery.TOPO_CASE)]
+    return names == expected and start.get("cases") == len(expected)
+
+
+def _report(path, lines, code, timed_out, timeout, memory, output, own=()):
     start = next((x for x in lines if x.get("kind") == "start"), None)
     cases = [x for x in lines if x.get("kind") == "case"]
     notes = [x["text"] for x in lines if x.get("kind") == "note"]
@@ -149,12 +235,14 @@ def _report(path, lines, code, timed_out, timeout, memory, output):
         return _unusable(path, problem["message"], cases=cases, **extra)
     if timed_out:
         where = "while loading the file"
+        if any(x.get("kind") == "loaded" for x in lines):  # their file ran; their class's methods did not return
+            where = "while trying your class's operations (Value(2.0), + and * with a number ...): a loop in a method?"
         if start:
             begun = [x["name"] for x in lines if x.get("kind") == "begin"]
             where = (
                 f"in test {len(begun)} of {start['cases']}, {begun[-1]!r}"
                 if len(begun) > len(cases)
-                else "after the last test (checking zero_grad)"
+                else "after the last test (checking zero_grad or your topological sort)"
             )
         return _unusable(
             path,
@@ -163,6 +251,12 @@ def _report(path, lines, code, timed_out, timeout, memory, output):
             **extra,
         )
     done = bool(lines) and lines[-1].get("kind") == "done"
+    if done and not _matches_battery(start, cases, own):
+        return _unusable(
+            path,
+            "the report does not match the tests the studio runs: refused (it was not written by the check)",
+            **extra,
+        )
     if not done:
         how = f"exit code {code}" if code is not None and code >= 0 else f"signal {-code}"
         hint = (
@@ -173,11 +267,30 @@ def _report(path, lines, code, timed_out, timeout, memory, output):
         return _unusable(
             path, f"the engine's process ended ({how}) before the check finished: {hint}", cases=cases, **extra
         )
-    fault = next(({"case": c["name"], **c["fault"]} for c in cases if c["status"] != "pass" and c.get("fault")), None)
+    failing = [c for c in cases if c["status"] == "fail" and c.get("fault")]
+    first = min(failing, key=_specificity, default=None)
+    fault = {"case": first["name"], "expr": first.get("text", ""), **first["fault"]} if first else None
     error = next((c for c in cases if c["status"] == "error"), None)
-    if fault is None and error is not None:
+    checked = [c for c in cases if c["status"] in ("pass", "fail")]
+    own_unchecked = next((c for c in cases if c.get("own") and c["status"] == "unchecked"), None)
+    message = ""
+    if fault:
+        status = "wrong"
+    elif error is not None:
+        status = "raised"
         fault = {"case": error["name"], "node": None, "op": None, "diagnosis": "raised", "cause": error["error"]}
-    status = "wrong" if fault else "ok"
+        if error.get("fault"):  # the step that raised, for the debugger to stop on
+            fault = {"case": error["name"], **error["fault"]}
+        message = f"your code raised in test {error['name']!r}: {error['error']}"
+    elif own_unchecked is not None:
+        status = "unchecked"
+        message = f"could not check {own_unchecked['name']!r}: {own_unchecked['why']}"
+    elif not checked:
+        status = "unchecked"
+        why = next((c.get("why") for c in cases if c.get("why")), None)
+        message = "could not check: " + (why or "your class offers none of the ops the tests use (+, *, ...)")
+    else:
+        status = "ok"
     return {
         "file": path,
         "status": status,
@@ -187,7 +300,7 @@ def _report(path, lines, code, timed_out, timeout, memory, output):
         "cases": cases,
         "notes": notes,
         "fault": fault,
-        "message": "",
+        "message": message,
         **extra,
     }
 
@@ -207,14 +320,24 @@ def plain(x: Any) -> Any:
     return x
 
 
-def child_main(path: str, out_path: str, memory: int, seconds: int, program_path: str = "") -> int:
+def limit_child(memory: int, seconds: int, output: int = OUTPUT) -> None:
+    """Limit this process, before a learner's code runs in it: `memory` bytes of
+    address space, `seconds` (+1) of CPU, `output` bytes in any file it writes."""
     import resource
-    import runpy
 
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     resource.setrlimit(resource.RLIMIT_CPU, (seconds + 1, seconds + 2))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (OUTPUT, OUTPUT))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (output, output))
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an over-long write raises instead of killing
+
+
+def child_main(path: str, write_fd: int, memory: int, seconds: int, program_path: str = "") -> int:
+    import runpy
+
+    key = sys.stdin.readline().strip()  # before their code runs; stdin is then closed
+    sys.stdin.close()
+    os.set_inheritable(write_fd, False)  # programs their code starts do not get the pipe
+    limit_child(memory, seconds)
     sys.path.insert(0, ROOT)
     from core.foreign.check import EngineError, check_class, find_value_class
     from core.foreign.expression import case_of
@@ -224,10 +347,14 @@ def child_main(path: str, out_path: str, memory: int, seconds: int, program_path
         with open(program_path, encoding="utf-8") as f:
             own.append(case_of(json.load(f)))
 
-    out = open(out_path, "w", encoding="utf-8")  # noqa: SIM115 -- open for the whole run
+    out = os.fdopen(write_fd, "w", encoding="utf-8")  # noqa: SIM115 -- open for the whole run
+    me = os.getpid()
 
     def report(item: dict[str, Any]) -> None:
-        out.write(json.dumps(plain(item), allow_nan=False) + "\n")
+        if os.getpid() != me:  # a copy of this process their code forked: it does not report
+            os._exit(0)
+        text = json.dumps(plain(item), allow_nan=False)
+        out.write(sign(key, text) + " " + text + "\n")
         out.flush()
 
     sys.path.insert(0, os.path.dirname(path))
@@ -258,13 +385,14 @@ def child_main(path: str, out_path: str, memory: int, seconds: int, program_path
         where = traceback.extract_tb(e.__traceback__)[-1]
         report({"kind": "unusable", "message": f"loading {path} raised {type(e).__name__}: {e} (line {where.lineno})"})
         return 0
+    report({"kind": "loaded"})  # their module ran to its end: a hang from here is in their class
     try:
         V = find_value_class(namespace)
     except EngineError as e:
         report({"kind": "unusable", "message": str(e)})
         return 0
     try:
-        check_class(V, report, own)
+        check_class(V, report, own, namespace)
     except MemoryError:
         report({"kind": "unusable", "message": f"the engine ran out of memory (limit {memory >> 20} MB)"})
         return 0
@@ -275,5 +403,109 @@ def child_main(path: str, out_path: str, memory: int, seconds: int, program_path
     return 0
 
 
+# -----------------------------------------------------------------------------
+# The supervisor: every process the learner's code starts ends with the check
+
+PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER = 1, 36
+
+
+def _prctl(option: int, value: int) -> bool:
+    """Linux's prctl, or False where there is none (the check then relies on the
+    child's process group alone)."""
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _die_with_parent() -> None:
+    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def children_of(pid: int) -> list[tuple[int, str]]:
+    """[(pid, state)] of the processes whose parent is `pid`, from /proc."""
+    found: list[tuple[int, str]] = []
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return found
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", encoding="ascii", errors="replace") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) == pid:
+            found.append((int(name), fields[0]))
+    return found
+
+
+def end_descendants() -> int:
+    """Kill and reap every descendant of this process. As a child subreaper it
+    inherits every orphan below it -- a double fork or a setsid() included -- so
+    killing its children until none is left ends them all. Returns how many."""
+    killed = 0
+    for _ in range(100_000):
+        alive = [pid for pid, state in children_of(os.getpid()) if state != "Z"]
+        for pid in alive:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                killed += 1
+            except ProcessLookupError:
+                pass
+        while True:
+            try:
+                pid, _ = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if pid == 0:
+                break
+        if not alive and not children_of(os.getpid()):
+            break
+        time.sleep(0.005)  # let the kills land before the next look
+    return killed
+
+
+def supervise(timeout: float, write_fd: int, script: list[str], args: list[str]) -> int:
+    """Run the child (`python -I *script FD *args`), wait at most `timeout` s, then end
+    every process the learner's code started; print {code, timed_out, killed} as JSON."""
+    _prctl(PR_SET_CHILD_SUBREAPER, 1)
+    _die_with_parent()
+    key = sys.stdin.readline()
+    child = subprocess.Popen(
+        [sys.executable, "-I", *script, str(write_fd), *args],
+        stdin=subprocess.PIPE,
+        stdout=sys.stderr,
+        stderr=sys.stderr,
+        pass_fds=(write_fd,),
+        start_new_session=True,
+        preexec_fn=_die_with_parent,  # noqa: PLW1509 -- this process runs no threads
+    )
+    os.close(write_fd)
+    try:
+        assert child.stdin is not None  # stdin=PIPE
+        child.stdin.write(key.encode())
+        child.stdin.close()
+    except OSError:
+        pass
+    timed_out = False
+    try:
+        code = child.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        _kill(child)
+        code = child.wait()
+    killed = end_descendants()
+    print(json.dumps({"code": code, "timed_out": timed_out, "killed": killed}), flush=True)
+    return 0
+
+
+if __name__ == "__main__" and len(sys.argv) > 5 and sys.argv[1] == "--supervise":
+    _n = int(sys.argv[4])  # TIMEOUT FD N SCRIPT... ARGS...: the child's script is N words
+    sys.exit(supervise(float(sys.argv[2]), int(sys.argv[3]), sys.argv[5 : 5 + _n], sys.argv[5 + _n :]))
 if __name__ == "__main__" and len(sys.argv) == 7 and sys.argv[1] == "--child":
-    sys.exit(child_main(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]))
+    sys.exit(child_main(sys.argv[3], int(sys.argv[2]), int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]))  # FD first

@@ -32,6 +32,7 @@ import math
 from typing import Any
 
 from core import ops
+from core.foreign import shapes
 
 # -----------------------------------------------------------------------------
 # Op names as learners write them
@@ -120,15 +121,11 @@ def fits(op: str, param: float | None, operands: list[float], out: float) -> boo
 
 
 def read_children(value: Any) -> tuple[list[Any], bool]:
-    """(children list, ordered?) of a learner's Value: `_prev` or `_children`,
-    as a set, tuple or list. A set is unordered and holds no duplicates."""
-    children = getattr(value, "_prev", None)
-    if children is None:
-        children = getattr(value, "_children", None)
-    if children is None:
-        return [], True
-    ordered = not isinstance(children, (set, frozenset))
-    return list(children), ordered
+    """(children list, ordered?) of a learner's Value: `_prev`, `_children` or the
+    other names of the shapes table (core/foreign/shapes.py), as a set, tuple or
+    list. A set is unordered and holds no duplicates."""
+    found, ordered, _ = shapes.children(value)
+    return found, ordered
 
 
 def read_local_grads(value: Any) -> list[float] | None:
@@ -141,8 +138,10 @@ def read_local_grads(value: Any) -> list[float] | None:
 
 def read_float(value: Any, field: str) -> float:
     number: Any = getattr(value, field, None)  # float(None) raises TypeError too
+    if number is None and field == "data":
+        number = getattr(value, "value", None)  # the .value / .d homework shape
     try:
-        return float(number)
+        return shapes.number(number)
     except (TypeError, ValueError):
         raise TraceError(f"a Value's {field} is {number!r}, not a number") from None
 
@@ -249,7 +248,9 @@ def trace(root: Any, names: dict[int, str] | None = None) -> Trace:
         if not ordered:
             children = _stable_children(value, names)
         data = read_float(value, "data")
-        raw = getattr(value, "_op", "")
+        raw = getattr(value, "_op", None)
+        if raw is None and isinstance(getattr(value, "op", None), str):
+            raw = value.op
         raw = "" if raw is None else str(raw)
         local = read_local_grads(value)
         child_data = [read_float(c, "data") for c in children]
@@ -384,6 +385,10 @@ def _infer(child_data, out, local):
     for op in INFER:
         if len(child_data) == ops.BY_NAME[op].arity and fits(op, None, child_data, out):
             found.append((op, None))
+    if len(child_data) == 1 and child_data[0] > 0 and child_data[0] != 1 and out > 0:
+        k = math.log(out) / math.log(child_data[0])  # out = a**k, k a small integer
+        if abs(k - round(k)) < 1e-9 and round(k) not in (0, 1) and abs(k) <= 8:
+            found.append(("pow", round(k)))
     if len(child_data) == 1 and local:
         a = child_data[0]
         if a != 0 and out != 0 and local[0] == local[0]:

@@ -38,6 +38,7 @@ from core.debugger.quiz import is_right
 from core.engine import Value
 from core.files.atomic import write_atomically
 from core.format import parse_number
+from core.lessons.format import within
 from core.lessons.runner import LessonRunner, fmt
 
 FORMAT = "backprop-studio.quiz-score"
@@ -75,7 +76,7 @@ class QuizItem:
     def right(self, guess: float) -> bool:
         if self.tolerance is None:
             return is_right(guess, self.truth)
-        return abs(guess - self.truth) <= self.tolerance
+        return within(guess, self.truth, self.tolerance)
 
 
 class LessonQuiz:
@@ -105,7 +106,8 @@ class LessonQuiz:
                 nid = runner.nid_of_label(question.node)
                 node = runner.node(question.node)
                 shown = getattr(node, question.quantity)
-                hide = self.on and nid is not None and fmt(shown) == fmt(truth)
+                # the canvas must not show the answer while the question is open, quiz or not
+                hide = nid is not None and fmt(shown) == fmt(truth)
                 self.items.append(
                     QuizItem(
                         key,
@@ -115,7 +117,7 @@ class LessonQuiz:
                         truth,
                         question.tolerance,
                         runner.hint(),
-                        lambda: runner.check_answer(fmt(runner.answer()[0]))[1],
+                        runner.explain_answer,
                         hide,
                     )
                 )

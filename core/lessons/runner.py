@@ -38,7 +38,9 @@ from core.lessons.format import (
     Lesson,
     Question,
     Step,
+    within,
 )
+from core.lessons.neuron_view import live_neuron, neuron_view  # noqa: F401 (live_neuron: tests)
 from core.training.trainer import Trainer
 
 PENDING = "?"  # what the canvas and the text show for a value not known (or not revealed) yet
@@ -175,7 +177,8 @@ class LessonRunner:
                 self._document, self._by_id = trace(self.root, self.trainer.params)
                 self.canvas_note = ""
             else:
-                self._document, self._by_id = trace(self._neuron_view(), self.trainer.params)
+                view = self._neuron_view()
+                self._document, self._by_id = trace(view, self._neuron_params)
 
     def network_fits(self) -> bool:
         """Is a network's whole loss graph small enough to read on the canvas? (An
@@ -185,19 +188,8 @@ class LessonRunner:
         return 2.5 * n * p + p <= MAX_CANVAS_NODES and len(topological_order(self._output())) <= MAX_CANVAS_NODES
 
     def _neuron_view(self):
-        """What the canvas shows of a network too big to draw: its first neuron on the
-        first training point -- real weights (grads: dloss/dw from the last backward
-        pass), real inputs -- so the canvas is never blank nor a stale graph."""
-        trainer = self.trainer
-        neuron = trainer.model.layers[0].neurons[0]
-        point = [Value(x, label=name) for x, name in zip(trainer.train_inputs[0], trainer.cfg.features)]
-        out = neuron(point)
-        out.label = "L0.n0 out"
-        total = "" if trainer.diverged else " (the whole loss graph is too big to draw)"
-        self.canvas_note = (
-            f"The canvas shows one neuron of this network, L0.n0, on training point 1: "
-            f"its weights are the network's own{total}."
-        )
+        """One live neuron of a network too big to draw (core/lessons/neuron_view.py)."""
+        out, self._neuron_params, self.canvas_note = neuron_view(self.trainer)
         return out
 
     @property
@@ -472,10 +464,17 @@ class LessonRunner:
         given = parse_number(text, finite=True)
         if given is None:
             return False, "Type a number, like -1.5 or 3/4."
-        right, how = self.answer()
-        ok = abs(given - right) <= question.tolerance
+        right, _how = self.answer()
+        ok = within(given, right, question.tolerance)
         head = "Right!" if ok else f"Not quite: you said {str(text).strip()}."
-        return ok, f"{head} {question.node}.{question.quantity} = {fmt(right)}.\n{how}{self._canvas_differs(right)}"
+        return ok, f"{head} {self.explain_answer()}"
+
+    def explain_answer(self) -> str:
+        """The answer to this step's question and how the engine gets it, with no verdict
+        in front (the quiz puts its own: 'Right!', 'Revealed:')."""
+        question = self._question()
+        right, how = self.answer()
+        return f"{question.node}.{question.quantity} = {fmt(right)}.\n{how}{self._canvas_differs(right)}"
 
     def _canvas_differs(self, right) -> str:
         """A note when the canvas shows another value than the answer (a grad not

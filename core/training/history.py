@@ -2,8 +2,9 @@
 
 The plots `setData` on views of these columns (no copy per repaint), so the
 arrays grow by doubling rather than per row. NaN marks "no value" (a run
-without test points has no test loss). The column names are
-`core.files.training_session.HISTORY_KEYS`, so a session file round-trips them.
+without test points has no test loss). The column names, `HISTORY_KEYS`, are
+also the session file's (core/files/training_session.py imports them from here:
+the file format sits on top of training, never under it).
 """
 
 from __future__ import annotations
@@ -13,12 +14,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from core.files.training_session import HISTORY_KEYS
-
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
     from core.training.events import Progress
+
+HISTORY_KEYS = ("step", "loss", "accuracy", "test_loss", "test_accuracy", "lr")
 
 
 class History:

@@ -10,6 +10,7 @@ and the same edits can be tested without a window.
     activation_changed(cfg, layer, name)
     feature_toggled(cfg, name)           {features} with one input switched, or None if it is the last one
     dataset_chosen(cfg, name)            the DATA column's dataset buttons: a regression problem brings mse
+                                         (and a plain-SGD learning rate it can take); lr_changed says so
 
 MAX_LAYERS and MAX_NEURONS are what the buttons offer; a file may ask for more,
 up to the limits in config.py.
@@ -85,12 +86,32 @@ def feature_toggled(cfg: TrainConfig, name: str) -> dict[str, Any] | None:
     return {"features": tuple(f for f in FEATURES if f in on)}
 
 
+REGRESSION_SGD_LR = 0.1  # the largest plain-SGD learning rate a regression is given
+
+
 def dataset_chosen(cfg: TrainConfig, name: str) -> dict[str, Any]:
     """A new generated dataset `name` (drawn points are dropped). A regression problem needs
-    the mse loss; leaving one for classes goes back to micrograd's hinge loss."""
+    the mse loss; leaving one for classes goes back to micrograd's hinge loss.
+
+    The mse loss's gradients are not the hinge loss's: micrograd's demo settings (SGD
+    at lr 1.0) on `plane` kill every ReLU in a few steps (loss 0.43 -> 4.65), so a
+    regression brings plain SGD down to lr REGRESSION_SGD_LR (0.1: plane's loss 0.46 ->
+    0.003 in 100 steps); lr_changed(cfg, changes) says so in words."""
     changes: dict[str, Any] = {"dataset": name, "points": None, "labels": None, "loss": cfg.loss}
     if name in REGRESSION_DATASETS:
         changes["loss"] = "mse"
+        if cfg.optimizer == "sgd" and cfg.lr > REGRESSION_SGD_LR:
+            changes["lr"] = REGRESSION_SGD_LR
     elif cfg.regression:
         changes["loss"] = "hinge"
     return changes
+
+
+def lr_changed(cfg: TrainConfig, changes: dict[str, Any]) -> str:
+    """A sentence for the screen when `changes` lower the learning rate, else ''."""
+    if "lr" not in changes or changes["lr"] == cfg.lr:
+        return ""
+    return (
+        f"{changes['dataset']} is a regression problem: loss mse, and the learning rate "
+        f"{cfg.lr:g} -> {changes['lr']:g} (SGD at {cfg.lr:g} on mse kills the ReLUs in a few steps)."
+    )

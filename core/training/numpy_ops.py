@@ -95,15 +95,18 @@ def _neg_backward(out, a, b, g, param):
 
 
 def _pow_forward(a, b, k, out):
-    np.power(a, k, out=out)
-    if k == 0.5:  # numpy takes sqrt for ** 0.5, and sqrt(-inf) is nan; the C library's pow says +inf
-        np.copyto(out, np.inf, where=a == -np.inf)
+    if k == 0.5:  # x ** 0.5 is sqrt(x), as the engine and PyTorch take it: -0.0 at -0.0, nan at -inf
+        np.sqrt(a, out=out)
+    else:
+        np.power(a, k, out=out)
 
 
 def _pow_backward(out, a, b, g, k):
     # d(x^k)/dx = k * x^(k-1); for k = 0 the output is constant: 0 (the engine adds nothing)
     if k == 0:
         return np.zeros_like(g), None
+    if k == 0.5:  # 0.5 / sqrt(x): -inf at -0.0, nan at -inf (ops.pow_local)
+        return (0.5 / np.sqrt(a)) * g, None
     return (k * np.power(a, k - 1)) * g, None
 
 

@@ -42,7 +42,8 @@ def qt_hygiene(request):
         problems.append(f"{len(timers)} active QTimer(s) in leaked widgets")
     if look is not None and _application_look(app) != look:
         # a presenter scale left on the application made the next test's nodes twice as large
-        from app.look.theme import DEFAULT, apply_to_application
+        from app.look.theme import DEFAULT
+        from app.look.ui_scale import apply_to_application
 
         apply_to_application(DEFAULT)
         problems.append("the application's font or palette was changed and not put back")
@@ -56,15 +57,15 @@ def isolated_files(tmp_path, monkeypatch):
     errors are recorded (the fixture's value), unsaved changes are discarded on close,
     recovery is postponed. A test that wants another answer monkeypatches it again."""
     monkeypatch.setenv("BACKPROP_STUDIO_DATA_DIR", str(tmp_path / "appdata"))
-    import app.files.actions as file_actions
+    import app.files.dialogs as file_dialogs
 
     shown = []
-    monkeypatch.setattr(file_actions, "show_error", lambda parent, title, text: shown.append((title, text)))
-    monkeypatch.setattr(file_actions, "ask_save_changes", lambda parent, name: "discard")
-    monkeypatch.setattr(file_actions, "ask_recover", lambda parent, recovered, saved_at: "later")
-    monkeypatch.setattr(file_actions, "ask_confirm", lambda parent, title, text: True)
-    monkeypatch.setattr(file_actions, "ask_open_path", lambda *args, **kwargs: "")
-    monkeypatch.setattr(file_actions, "ask_save_path", lambda *args, **kwargs: "")
+    monkeypatch.setattr(file_dialogs, "show_error", lambda parent, title, text: shown.append((title, text)))
+    monkeypatch.setattr(file_dialogs, "ask_save_changes", lambda parent, name: "discard")
+    monkeypatch.setattr(file_dialogs, "ask_recover", lambda parent, recovered, saved_at: "later")
+    monkeypatch.setattr(file_dialogs, "ask_confirm", lambda parent, title, text: True)
+    monkeypatch.setattr(file_dialogs, "ask_open_path", lambda *args, **kwargs: "")
+    monkeypatch.setattr(file_dialogs, "ask_save_path", lambda *args, **kwargs: "")
     yield shown
 
 
@@ -79,6 +80,7 @@ def window(qtbot):
     qtbot.waitExposed(w)
     yield w
     w.close()
-    from app.look.theme import DEFAULT, apply_to_application
+    from app.look.theme import DEFAULT
+    from app.look.ui_scale import apply_to_application
 
     apply_to_application(DEFAULT)  # a theme or presenter scale the test chose is application-wide

@@ -298,7 +298,7 @@ def test_a_newer_request_wins_over_a_pending_layout(window, qtbot):
     run(window, qtbot, "z = Value(1.0, label='z')\nw = z.exp()\n")  # small: shown at once
     assert not window.layout_pending
     assert window.scene.counts() == (2, 1)
-    qtbot.waitUntil(lambda: not window._layout_workers, timeout=60000)
+    qtbot.waitUntil(lambda: not window.arranger.workers, timeout=60000)
     qtbot.wait(50)  # the stale result is delivered and dropped
     assert window.scene.counts() == (2, 1)
 
@@ -310,7 +310,7 @@ def test_closing_during_a_layout_waits_for_the_worker(qtbot):
     out, model = _traced(3, [24, 20, 1])
     w.open_value(out, model.parameters())
     w.close()
-    assert all(not worker.isRunning() for worker in w._layout_workers)
+    assert all(not worker.isRunning() for worker in w.arranger.workers)
 
 
 def test_open_value_of_a_hand_built_graph(window):
@@ -328,9 +328,20 @@ def test_theme_and_presenter_together_give_that_theme_in_presenter_mode(qtbot, t
     try:
         assert main(args) == 0
     finally:
-        from app.look.theme import DEFAULT, apply_to_application
+        from app.look.theme import DEFAULT
+        from app.look.ui_scale import apply_to_application
 
         apply_to_application(DEFAULT)  # main() set the presenter look application-wide
     image = QImage(str(out))
     canvas = image.pixelColor(image.width() - 40, image.height() // 3)  # background, right of the graph
     assert canvas.lightness() < 80, canvas.name()
+
+
+def test_a_thousand_term_statement_runs_and_opens(window, qtbot):
+    # repro: 'more than 1000 tokens' for a 1,000-node expression written as one statement
+    text = "f = " + " + ".join(f"x{i}*w{i}" for i in range(500))
+    assert window.run_expression(text)
+    qtbot.waitUntil(lambda: not window.layout_pending, timeout=120000)
+    nodes, _edges = window.scene.counts()
+    assert nodes == 1000 + 500 + 499
+    assert window.scene.node_item(window.session.doc.effective_output()).data_text == "500.0000"

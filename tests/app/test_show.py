@@ -154,3 +154,64 @@ def test_show_inside_a_running_loop_returns_the_window(qtbot):
     window = opened(qtbot, shown[0])
     assert labels(window) == ["x"]
     window.close()
+
+
+class HalfAdd(TutorialValue):
+    """A learner's Value whose + sends half of out.grad to each operand (wrong)."""
+
+    def __add__(self, other):
+        out = HalfAdd(self.data + other.data, (self, other), "+")
+
+        def _backward():
+            self.grad += 0.5 * out.grad
+            other.grad += 0.5 * out.grad
+
+        out._backward = _backward
+        return out
+
+    def __mul__(self, other):
+        out = HalfAdd(self.data * other.data, (self, other), "*")
+
+        def _backward():
+            self.grad += other.data * out.grad
+            other.grad += self.data * out.grad
+
+        out._backward = _backward
+        return out
+
+    def backward(self):
+        order = []
+
+        def visit(v):
+            if v not in order:
+                for c in v._prev:
+                    visit(c)
+                order.append(v)
+
+        visit(self)
+        self.grad = 1.0
+        for v in reversed(order):
+            v._backward()
+
+
+def test_show_draws_the_learners_own_grads_and_marks_the_wrong_ones(qtbot):
+    x, y = HalfAdd(3.0, label="x"), HalfAdd(-2.0, label="y")
+    f = x * y + y
+    f.label = "f"
+    f.backward()  # theirs: y.grad = 0.5*x + 0.5 = 2.0; the chain rule: x + 1 = 4.0
+    window = opened(qtbot, show(f, block=False))
+    items = {item.label: item for item in window.scene.node_items().values()}
+    assert "2.0000" in items["y"].grad_text  # THEIR number, not the studio's 4
+    assert items["y"].debug_mark == "target" and "4" in items["y"].debug_tag
+    assert items["f"].debug_mark is None  # f.grad = 1 in both
+    message = window.statusBar().currentMessage()
+    assert "y.grad is 2, should be 4" in message
+    window.close()
+
+
+def test_show_before_backward_says_so(qtbot):
+    x, y = TutorialValue(3.0, label="x"), TutorialValue(-2.0, label="y")
+    f = x * y
+    window = opened(qtbot, show(f, block=False))
+    assert "no grads yet" in window.statusBar().currentMessage()
+    window.close()

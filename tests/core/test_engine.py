@@ -455,3 +455,27 @@ def test_backward_called_as_the_stepper_calls_it_matches_backward():
         for n in reversed(topological_order(node)):
             n._backward(n)
         assert (x.grad, y.grad) == reference, node._op
+
+
+def test_x_to_the_half_at_negative_zero_and_minus_inf_follows_pytorch():
+    """Repro (issue 32 item 10): x**0.5 at -0.0 and -inf gave grads +inf and 0; PyTorch (the op
+    table's reference) takes x**0.5 as sqrt: data -0.0 / nan, grads -inf / nan."""
+    import math
+
+    from core import ops
+
+    for x, data, grad in [
+        (-0.0, -0.0, -math.inf),
+        (-math.inf, math.nan, math.nan),
+        (4.0, 2.0, 0.25),
+        (0.0, 0.0, math.inf),
+    ]:
+        v = Value(x)
+        y = v**0.5
+        y.backward()
+
+        def same(a, b):
+            return (a != a and b != b) or (a == b and math.copysign(1, a) == math.copysign(1, b))
+
+        assert same(y.data, data) and same(v.grad, grad), (x, y.data, v.grad)
+        assert same(ops.pow_local(y.data, x, 0.5), grad)

@@ -49,3 +49,13 @@ def test_the_app_theme_uses_the_same_formatter():
     source = (Path(__file__).parents[2] / "app" / "look" / "theme.py").read_text(encoding="utf-8")
     defined = [n.name for n in ast.walk(ast.parse(source)) if isinstance(n, ast.FunctionDef)]
     assert "format_number" not in defined and "from core.format import format_number" in source
+
+
+def test_the_formatters_boundaries():
+    """1e-4 and 1e6 are where fixed and scientific notation meet (issue 32 item 6)."""
+    from core.format import format_number as number
+
+    assert number(1e-4) == "0.0001" and number(-1e-4) == "-0.0001"
+    assert number(9.99e-5) == "9.990e-05" and number(-9.99e-5) == "-9.990e-05"
+    assert number(999999.99994) == "999999.9999" and number(1e6) == "1.000e+06"
+    assert number(0.0) == "0.0000" and number(-0.0) == "0.0000"

@@ -255,3 +255,32 @@ def test_ieee_pow_is_numpys_power_when_the_result_overflows(base, k):
         expected = float(np.power(np.float64(base), np.float64(k)))
     got = ops.ieee_pow(base, k)
     assert got == expected or (math.isnan(got) and math.isnan(expected)), (base, k, got, expected)
+
+
+def test_every_op_of_the_table_says_how_a_value_computes_it():
+    """Issue 32 item 3: compile.py dispatches through the table's `call`, so an op
+    added to the table without one would not compile: each row has it, and it is the
+    engine's own method (the same _op and number as the call written by hand)."""
+    from core.engine import Value
+
+    by_hand = {
+        "add": lambda a, b: a + b,
+        "sub": lambda a, b: a - b,
+        "mul": lambda a, b: a * b,
+        "div": lambda a, b: a / b,
+        "neg": lambda a: -a,
+        "pow": lambda a, k: a**k,
+        "rpow": lambda a, c: c**a,
+        "relu": lambda a: a.relu(),
+        "tanh": lambda a: a.tanh(),
+        "exp": lambda a: a.exp(),
+        "log": lambda a: a.log(),
+        "sigmoid": lambda a: a.sigmoid(),
+    }
+    assert set(by_hand) == {op.name for op in ops.TABLE}
+    for op in ops.TABLE:
+        assert op.call is not None, op.name
+        operands = [Value(1.5), Value(-0.5)][: op.arity]
+        extra = [3] if op.param == "k" else [2.0] if op.param == "c" else []
+        out, expected = op.call(*operands, *extra), by_hand[op.name](*operands, *extra)
+        assert (out._op, out.data) == (expected._op, expected.data), op.name

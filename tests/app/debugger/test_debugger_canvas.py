@@ -72,12 +72,12 @@ def test_the_view_scrolls_only_when_the_steps_node_leaves_it(window):
     window.view.set_zoom(0.6)
     dbg = window.debugger
     assert dbg.controller.follow
-    dbg.reset()
+    dbg.controller.reset()
     scrolled = stayed = 0
-    while not dbg.stepper.done:
-        nid = dbg.controller.nid(dbg.stepper.current)
+    while not dbg.controller.stepper.done:
+        nid = dbg.controller.nid(dbg.controller.stepper.current)
         was_in_sight, before = in_sight(window, nid), centre(window)
-        dbg.step()
+        dbg.controller.step()
         moved = (centre(window) - before).manhattanLength() > 0.5
         if was_in_sight:
             assert not moved  # the node was in sight: the view stays put
@@ -94,9 +94,9 @@ def test_without_follow_the_view_never_scrolls(window):
     dbg.controller.follow = False
     window.view.centerOn(QPointF(window.scene.items_rect().left(), 0.0))
     before = centre(window)
-    dbg.reset()
+    dbg.controller.reset()
     for _ in range(20):
-        dbg.step()
+        dbg.controller.step()
     assert (centre(window) - before).manhattanLength() < 0.5
 
 
@@ -107,14 +107,14 @@ def test_without_follow_the_view_never_scrolls(window):
 def test_a_long_jump_builds_no_records_for_the_steps_it_passes(window, monkeypatch):
     open_big_graph(window)
     dbg = window.debugger
-    dbg.reset()
-    st = dbg.stepper
+    dbg.controller.reset()
+    st = dbg.controller.stepper
     built = []
     record = st._record
     monkeypatch.setattr(st, "_record", lambda index: built.append(index) or record(index))
-    dbg.seek(len(st.order))
-    dbg.seek(0)
-    dbg.run_to_end()
+    dbg.controller.seek(len(st.order))
+    dbg.controller.seek(0)
+    dbg.controller.run_to_end()
     assert len(st.order) > 600
     assert len(built) < 20  # the record shown and the explanation's, not 1,400
 
@@ -122,14 +122,14 @@ def test_a_long_jump_builds_no_records_for_the_steps_it_passes(window, monkeypat
 def test_the_forward_pass_starts_in_chunks_and_a_step_meanwhile_is_kept(window, qtbot):
     open_big_graph(window)
     dbg = window.debugger
-    dbg.reset()
+    dbg.controller.reset()
     qtbot.waitUntil(lambda: not dbg.controller.refreshing, timeout=10000)
-    dbg.forward_reset()
+    dbg.controller.forward_reset()
     assert dbg.controller.refreshing  # the rest follows a chunk per loop turn
-    record = dbg.forward_step()  # the first node computed, maybe not redrawn yet
+    record = dbg.controller.forward_step()  # the first node computed, maybe not redrawn yet
     qtbot.waitUntil(lambda: not dbg.controller.refreshing, timeout=10000)
     items = window.scene.node_items()
-    fs = dbg.forward_stepper
+    fs = dbg.controller.forward_stepper
     for v in fs.topo:
         item = items[dbg.controller.nid(v)]
         assert item.status is None and item.grad_mask == "—"
@@ -143,11 +143,11 @@ def test_the_forward_pass_starts_in_chunks_and_a_step_meanwhile_is_kept(window, 
 def test_a_forward_step_redraws_only_its_node(window, qtbot):
     open_big_graph(window)
     dbg = window.debugger
-    dbg.reset()
-    dbg.seek(100)  # part way: the grads are not those of the finished pass
-    dbg.forward_reset()
+    dbg.controller.reset()
+    dbg.controller.seek(100)  # part way: the grads are not those of the finished pass
+    dbg.controller.forward_reset()
     qtbot.waitUntil(lambda: not dbg.controller.refreshing, timeout=10000)
-    record = dbg.forward_step()
+    record = dbg.controller.forward_step()
     # the colour scale was kept, so the step did not re-tint (and redraw) every node
     assert window.scene.last_refreshed == [dbg.controller.nid(record.node)]
 
@@ -158,14 +158,14 @@ def test_a_quiz_grad_stays_hidden_while_a_long_jump_redraws(window, qtbot):
     dbg.controller.follow = False
     window.view.centerOn(QPointF(window.scene.items_rect().left(), 0.0))  # far from the output
     dbg.set_quiz_mode(True)
-    dbg.reset()
-    root = dbg.stepper.root  # the compiled Value (open_value traces a copy)
+    dbg.controller.reset()
+    root = dbg.controller.stepper.root  # the compiled Value (open_value traces a copy)
     child = dbg.controller.nid(root._prev[0])
     assert child in dbg.controller.canvas._pending  # not redrawn yet
-    dbg.step()  # the output's step: its operands' grads hidden
+    dbg.controller.step()  # the output's step: its operands' grads hidden
     qtbot.waitUntil(lambda: not dbg.controller.refreshing, timeout=10000)
     assert window.scene.node_item(child).texts()[2] == "?"
-    dbg.answer_quiz(str(root._prev[0].grad))
+    dbg.controller.answer_quiz(str(root._prev[0].grad))
     assert window.scene.node_item(child).texts()[2] != "?"
 
 
@@ -173,14 +173,14 @@ def test_a_quiz_grad_stays_hidden_while_a_long_jump_redraws(window, qtbot):
 def test_stopping_redraws_in_chunks_the_grads_of_one_backward(window, qtbot, phase):
     open_big_graph(window)
     dbg = window.debugger
-    dbg.reset()
-    dbg.seek(300)
+    dbg.controller.reset()
+    dbg.controller.seek(300)
     if phase == "forward":
-        dbg.forward_reset()
-        dbg.forward_step()
+        dbg.controller.forward_reset()
+        dbg.controller.forward_step()
     qtbot.waitUntil(lambda: not dbg.controller.refreshing, timeout=10000)
-    dbg.stop()
-    assert dbg.phase == "idle" and dbg.controller.refreshing
+    dbg.controller.stop()
+    assert dbg.controller.phase == "idle" and dbg.controller.refreshing
     qtbot.waitUntil(lambda: not dbg.controller.refreshing, timeout=10000)
     items = window.scene.node_items()
     for nid, value in window.session.values.items():
@@ -196,12 +196,12 @@ def test_stopping_redraws_in_chunks_the_grads_of_one_backward(window, qtbot, pha
 def test_a_long_jump_on_a_big_graph_redraws_in_chunks(window, qtbot):
     open_big_graph(window)
     dbg = window.debugger
-    dbg.reset()
+    dbg.controller.reset()
     assert dbg.controller.refreshing  # the rest follows a chunk per loop turn
-    dbg.seek(len(dbg.stepper.order))
+    dbg.controller.seek(len(dbg.controller.stepper.order))
     qtbot.waitUntil(lambda: not dbg.controller.refreshing, timeout=10000)
     items = window.scene.node_items()
-    for v in dbg.stepper.topo:
+    for v in dbg.controller.stepper.topo:
         item = items[dbg.controller.nid(v)]
         assert item.status == "final"
         assert item.grad == v.grad

@@ -89,11 +89,11 @@ def test_inputs_table_lists_inputs_and_edits_values(bar, qtbot):
     assert not bar.inputs.setData(_cell(bar, 0, 1), "not a number")
     assert session.doc.nodes["n1"].value == 4.0
     assert "not a number" in bar.error_text()
-    assert _cell(bar, 0, 1).data() == "4"
+    assert _cell(bar, 0, 1).data() == "4.0"
     assert not bar.inputs.setData(_cell(bar, 1, 1), "inf")  # the document refuses it, and says why
     assert session.doc.nodes["n2"].value == 3.0 and "finite" in bar.error_text()
     session.undo_stack.undo()
-    assert _cell(bar, 0, 1).data() == "2"  # the table follows the document, undo included
+    assert _cell(bar, 0, 1).data() == "2.0"  # the table follows the document, undo included
 
 
 def test_a_value_typed_into_the_table_recomputes_the_graph(bar, qtbot):
@@ -105,12 +105,38 @@ def test_a_value_typed_into_the_table_recomputes_the_graph(bar, qtbot):
     bar.table.setCurrentIndex(index)
     bar.table.edit(index)  # what a double-click or a key press starts
     editor = bar.table.findChild(QLineEdit)
-    assert editor is not None and editor.text() == "3"
+    assert editor is not None and editor.text() == "3.0"
     editor.setText("5")
     qtbot.keyClick(editor, Qt.Key_Return)
     qtbot.waitUntil(lambda: session.doc.nodes["n2"].value == 5.0)
     assert session.value("n3").data == 10.0
     assert session.undo_stack.undoText().startswith("Set")
+
+
+def test_enter_on_an_unedited_value_changes_nothing_and_every_digit_shows(bar, qtbot):
+    """Repro (issue 29): F2 + Enter in the table rounded b = 6.8813735870195432 to 6.88137
+    and recorded an undo step; the lecture's bias could not even be shown whole."""
+    from PySide6.QtWidgets import QLineEdit
+
+    session, bar = bar
+    session.replace(parse("b = Value(6.8813735870195432, label='b')\no = b.tanh()\n"))
+    session.undo_stack.clear()
+    before = session.value("n2").data
+    index = _cell(bar, 0, 1)
+    assert index.data() == "6.881373587019543"  # the shortest text that reads back as the same float
+    bar.table.setCurrentIndex(index)
+    bar.table.edit(index)
+    editor = bar.table.findChild(QLineEdit)
+    assert editor.text() == "6.881373587019543"
+    qtbot.keyClick(editor, Qt.Key_Return)
+    qtbot.waitUntil(lambda: bar.table.findChild(QLineEdit) is None or not bar.table.findChild(QLineEdit).isVisible())
+    assert session.doc.nodes["n1"].value == 6.8813735870195432
+    assert session.value("n2").data == before
+    assert not session.undo_stack.canUndo()
+    assert bar.inputs.setData(index, "6.881373587019543")  # typed in full: still no change, no step
+    assert not session.undo_stack.canUndo()
+    assert bar.inputs.setData(index, "1e-7")
+    assert index.data() == "1e-07" and session.undo_stack.count() == 1
 
 
 def test_inputs_table_lists_every_input_of_a_large_graph(bar, qtbot):
@@ -121,7 +147,7 @@ def test_inputs_table_lists_every_input_of_a_large_graph(bar, qtbot):
         doc.add_node(Node(None, "input", value=float(i), label=f"w{i}"))
     session.replace(doc)
     assert bar.inputs.rowCount() == 1200
-    assert _cell(bar, 1199, 0).data() == "w1199" and _cell(bar, 1199, 1).data() == "1199"
+    assert _cell(bar, 1199, 0).data() == "w1199" and _cell(bar, 1199, 1).data() == "1199.0"
 
 
 def test_free_values_keep_table_numbers_only_for_unassigned_names():

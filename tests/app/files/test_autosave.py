@@ -12,7 +12,7 @@ import time
 import pytest
 from PySide6.QtCore import QPointF
 
-import app.files.actions as file_actions
+import app.files.dialogs as file_dialogs
 from app.files.autosave import INTERVAL_MS, AutosaveManager
 from app.main_window import MainWindow
 from core.files import recovery
@@ -171,7 +171,7 @@ def test_after_a_crash_the_next_window_offers_the_work_and_restores_it_exactly(q
         offered.append((recovered.title, saved_at))
         return "restore"
 
-    monkeypatch.setattr(file_actions, "ask_recover", ask)
+    monkeypatch.setattr(file_dialogs, "ask_recover", ask)
     w = MainWindow()
     qtbot.addWidget(w)
     w.show()
@@ -199,7 +199,7 @@ def test_recovery_of_a_saved_file_keeps_its_path(qtbot, monkeypatch, tmp_path):
     source = tmp_path / "mine.json"
     graph_file.save(parse("a = Value(1.0, label='a')\nb = a.exp()\n"), source, {"title": "mine"})
     state = crash(tmp_path, source)
-    monkeypatch.setattr(file_actions, "ask_recover", lambda parent, recovered, saved_at: "restore")
+    monkeypatch.setattr(file_dialogs, "ask_recover", lambda parent, recovered, saved_at: "restore")
     w = MainWindow(load_example=False)
     qtbot.addWidget(w)
     try:
@@ -215,7 +215,7 @@ def test_recovery_of_a_saved_file_keeps_its_path(qtbot, monkeypatch, tmp_path):
 @pytest.mark.parametrize("reply", ["discard", "later"])
 def test_discard_deletes_the_autosave_and_later_keeps_it(qtbot, monkeypatch, tmp_path, reply):
     crash(tmp_path)
-    monkeypatch.setattr(file_actions, "ask_recover", lambda parent, recovered, saved_at: reply)
+    monkeypatch.setattr(file_dialogs, "ask_recover", lambda parent, recovered, saved_at: reply)
     w = MainWindow(load_example=False)
     qtbot.addWidget(w)
     try:
@@ -228,7 +228,7 @@ def test_discard_deletes_the_autosave_and_later_keeps_it(qtbot, monkeypatch, tmp
     if reply == "later":  # offered again next time
         asked = []
         monkeypatch.setattr(
-            file_actions, "ask_recover", lambda parent, recovered, saved_at: asked.append(1) or "discard"
+            file_dialogs, "ask_recover", lambda parent, recovered, saved_at: asked.append(1) or "discard"
         )
         again = MainWindow(load_example=False)
         qtbot.addWidget(again)

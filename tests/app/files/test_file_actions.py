@@ -11,6 +11,7 @@ from PySide6.QtCore import QMimeData, QPointF, QSettings, Qt, QUrl
 from PySide6.QtGui import QCloseEvent, QDropEvent
 
 import app.files.actions as file_actions
+import app.files.dialogs as file_dialogs
 from app.main_window import MainWindow
 from core.document.expr import parse
 from core.files import graph_file
@@ -32,7 +33,7 @@ def answer(monkeypatch, reply, calls=None):
             calls.append(name)
         return reply
 
-    monkeypatch.setattr(file_actions, "ask_save_changes", ask)
+    monkeypatch.setattr(file_dialogs, "ask_save_changes", ask)
 
 
 # -----------------------------------------------------------------------------
@@ -82,7 +83,7 @@ def test_title_shows_the_name_and_a_star_while_modified(window, tmp_path):
 
 def test_save_without_a_path_asks_for_one(window, monkeypatch, tmp_path):
     target = tmp_path / "chosen"
-    monkeypatch.setattr(file_actions, "ask_save_path", lambda *a, **k: str(target))
+    monkeypatch.setattr(file_dialogs, "ask_save_path", lambda *a, **k: str(target))
     assert window.files.save()
     assert (tmp_path / "chosen.json").exists() and window.files.path == str(tmp_path / "chosen.json")
 
@@ -108,7 +109,7 @@ def test_closing_with_unsaved_changes_asks(qtbot, monkeypatch, tmp_path, reply):
     calls = []
     answer(monkeypatch, reply, calls)
     path = tmp_path / "kept.json"
-    monkeypatch.setattr(file_actions, "ask_save_path", lambda *a, **k: str(path))
+    monkeypatch.setattr(file_dialogs, "ask_save_path", lambda *a, **k: str(path))
     event = QCloseEvent()
     w.closeEvent(event)
     assert calls == ["Untitled"]
@@ -153,7 +154,7 @@ def test_new_and_revert(window, monkeypatch, tmp_path):
     window.builder.add_entry({"key": "input"}, QPointF(0, 300))
     assert window.files.revert()
     assert window.session.doc.to_dict() == saved and not window.isWindowModified()
-    monkeypatch.setattr(file_actions, "ask_confirm", lambda *a: False)
+    monkeypatch.setattr(file_dialogs, "ask_confirm", lambda *a: False)
     window.builder.add_entry({"key": "input"}, QPointF(0, 300))
     assert not window.files.revert()  # the user said no
     answer(monkeypatch, "discard")
@@ -346,7 +347,7 @@ def test_a_missing_file_and_bad_groups_are_refused_too(window, isolated_files, t
 
 def test_the_real_error_dialog_does_not_block(window, monkeypatch):
     monkeypatch.undo()  # the real show_error, for once
-    box = file_actions.show_error(window, "t", "x")
+    box = file_dialogs.show_error(window, "t", "x")
     assert box.isVisible() and not box.isModal() or box.windowModality() == Qt.WindowModal
     window.files.close_event(QCloseEvent())
     assert not box.isVisible()
@@ -437,22 +438,40 @@ def test_a_new_graph_starts_at_100_percent(window):
     assert window.view.zoom() == 1.0
 
 
-@pytest.mark.parametrize("replace", ["run", "trace"])
-def test_a_run_or_a_trace_makes_the_document_untitled_so_save_never_overwrites(window, tmp_path, monkeypatch, replace):
+def test_a_trace_makes_the_document_untitled_so_save_never_overwrites(window, tmp_path, monkeypatch):
     from core.engine import Value
 
     path = tmp_path / "six.json"
     assert window.files.save_as(str(path))
     before = path.read_bytes()
-    if replace == "run":
-        assert window.run_expression("a = Value(1.0, label='a')\nb = a.exp()\n")
-    else:
-        assert window.open_value(Value(2.0, label="w").tanh())
+    assert window.open_value(Value(2.0, label="w").tanh())
     assert window.files.path is None and window.windowTitle().startswith("Untitled")
     asked = []
-    monkeypatch.setattr(file_actions, "ask_save_path", lambda *args, **kwargs: asked.append(args) or "")
+    monkeypatch.setattr(file_dialogs, "ask_save_path", lambda *args, **kwargs: asked.append(args) or "")
     assert not window.files.save()  # Save asks where (the test says: nowhere)
     assert asked and path.read_bytes() == before  # the file that was open is untouched
+    assert asked[0][2] == str(tmp_path / "graph.json")  # offered beside it, not in ~
+
+
+@pytest.mark.parametrize("run", ["run", "run as python"])
+def test_running_the_text_again_keeps_the_open_file(window, qtbot, tmp_path, monkeypatch, run):
+    # repro: after a Run, Save forgot six.json and offered ~/graph.json
+    from core.files.graph_file import load
+
+    path = tmp_path / "six.json"
+    assert window.files.save_as(str(path))
+    text = "a = Value(1.5, label='a')\nb = a.exp()\n"
+    if run == "run":
+        assert window.run_expression(text)
+    else:
+        window.editor.set_text(text)
+        window.code_runner.run()
+        assert window.code_runner.wait(120.0)
+    assert window.files.path == str(path) and window.isWindowModified()
+    asked = []
+    monkeypatch.setattr(file_dialogs, "ask_save_path", lambda *args, **kwargs: asked.append(args) or "")
+    assert window.files.save() and not asked
+    assert {n.label for n in load(str(path))[0].nodes.values()} == {"a", "b"}
 
 
 def test_a_file_that_cannot_open_is_not_reported_in_the_editors_box(window, tmp_path):

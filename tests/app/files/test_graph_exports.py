@@ -13,12 +13,15 @@ def test_export_graphml_and_dot_from_the_file_menu(window, tmp_path):
     assert {back.nodes[n]["label"] for n in back.nodes} >= {"x", "y", "f"}
     assert window.files.export_graph("dot", tmp_path / "g.dot")
     text = (tmp_path / "g.dot").read_text(encoding="utf-8")
-    assert text.startswith("digraph computation {") and text.count(" -> ") == len(doc.edges)
+    assert text.startswith("digraph computation {")
+    # micrograd's draw_dot shape: every wire, plus one edge from each op's own node into its value
+    ops = sum(1 for n in doc.nodes if doc.nodes[n].kind == "op")
+    assert text.count(" -> ") == len(doc.edges) + ops
     assert "Exported" in window.statusBar().currentMessage()
 
 
 def test_an_export_that_cannot_be_written_says_so(window, tmp_path, monkeypatch):
     shown = []
-    monkeypatch.setattr("app.files.actions.show_error", lambda parent, title, text: shown.append(text))
+    monkeypatch.setattr("app.files.dialogs.show_error", lambda parent, title, text: shown.append(text))
     assert not window.files.export_graph("dot", tmp_path / "no such folder" / "g.dot")
     assert shown and "not exported" in shown[0]

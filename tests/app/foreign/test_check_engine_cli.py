@@ -46,3 +46,45 @@ def test_json_names_the_op():
     report = json.loads(done.stdout)
     assert report["status"] == "wrong" and report["fault"]["op"] == "ReLU"
     assert report["fault"]["diagnosis"] == "relu-derivative"
+
+
+def test_the_five_categories_by_exit_code(tmp_path):
+    raises = tmp_path / "raises.py"  # right forward, a backward() that raises
+    raises.write_text(
+        open(os.path.join(ENGINES, "tutorial.py"), encoding="utf-8")
+        .read()
+        .replace("        build_topo(self)\n", "        build_topo(self)\n        raise RuntimeError('not yet')\n"),
+        encoding="utf-8",
+    )
+    for path, code, category in [
+        (os.path.join(ENGINES, "tutorial.py"), 0, "ok"),
+        (os.path.join(ENGINES, "bug_tanh.py"), 1, "wrong"),
+        (os.path.join(ENGINES, "hostile_no_class.py"), 2, "unusable"),
+        (str(raises), 3, "raised"),
+    ]:
+        done = run(path, "--json")
+        report = json.loads(done.stdout)
+        assert (done.returncode, report["category"], report["status"]) == (code, code, category), done.stdout
+        assert all({"name", "status"} <= set(case) for case in report["cases"])
+    done = run(os.path.join(ENGINES, "micrograd_like.py"), "--expr", "x = 2; x.tanh()")
+    assert done.returncode == 4 and "does not offer" in done.stdout  # an op their class lacks: not a wrong gradient
+
+
+def test_a_folder_gives_a_table_a_histogram_and_a_csv(tmp_path):
+    folder = tmp_path / "class"
+    folder.mkdir()
+    for name in ("tutorial.py", "bug_assign.py", "bug_tanh.py", "hostile_no_class.py"):
+        (folder / name).write_text(open(os.path.join(ENGINES, name), encoding="utf-8").read(), encoding="utf-8")
+    out = tmp_path / "grades.csv"
+    done = run(str(folder), "--csv", str(out), "--hints", "1")
+    assert done.returncode == 0, done.stdout + done.stderr  # every file could be checked, whatever its verdict
+    assert "4 submissions: 1 ok, 2 wrong, 1 unusable" in done.stdout
+    assert "`=` instead of `+=`  # 1 of 4" in done.stdout and "hint 1:" in done.stdout
+    assert done.stderr.count("[") >= 4  # a progress line per file
+    rows = out.read_text(encoding="utf-8").splitlines()
+    assert rows[0].startswith("file,category,exit") and len(rows) == 5
+
+
+def test_a_folder_that_is_not_there_exits_2(tmp_path):
+    done = run(str(tmp_path / "nope"), str(tmp_path / "nope2"))
+    assert done.returncode == 2 and "no such file or folder" in done.stderr

@@ -45,7 +45,7 @@ def test_an_assign_bug_stops_at_the_node_used_twice_with_their_grad(window, chec
     assert fault["case"].startswith("your expression") and fault["diagnosis"] == "assign"
     dbg = window.debugger
     assert isinstance(dbg.controller.stepper, ReplayStepper)
-    assert dbg.phase == "backward" and dbg.controller.position == 2  # f's step, then h·h's: the wrong one
+    assert dbg.controller.phase == "backward" and dbg.controller.position == 2  # f's step, then h·h's: the wrong one
     record = dbg.controller.last_record
     assert dbg.controller.name(record.node) == "h·h" and record.node._op == "*"
     assert "Stopped: wrong gradient at h·h (op *)" in dbg.explanation_text()
@@ -56,12 +56,12 @@ def test_an_assign_bug_stops_at_the_node_used_twice_with_their_grad(window, chec
     assert window.scene.node_items()[h].grad == -6.0  # the canvas shows their grad
     assert window.scene.marks.highlighted_nodes() == {fault["node_id"]}
     # stepping on goes through THEIR remaining steps; back and forth is exact
-    dbg.step()
+    dbg.controller.step()
     assert window.session.values[node_named(window, "x")].grad == -6.0 * -3.0
-    dbg.step_back()
-    dbg.step_back()
+    dbg.controller.step_back()
+    dbg.controller.step_back()
     assert window.session.values[h].grad == 0.0 and dbg.controller.position == 1
-    dbg.step()  # F10 onto the wrong step stops there too
+    dbg.controller.step()  # F10 onto the wrong step stops there too
     assert dbg.controller.stop_reason.startswith("wrong gradient at h·h")
 
 
@@ -70,8 +70,8 @@ def test_the_quiz_on_their_wrong_step_grades_the_chain_rule_and_names_their_grad
     check("bug_assign", "x = 2; y = -3; h = x*y; f = h*h + y")
     dbg = window.debugger
     dbg.set_quiz_mode(True)
-    dbg.step_back()
-    dbg.step()  # F10 onto their wrong step, in quiz mode
+    dbg.controller.step_back()
+    dbg.controller.step()  # F10 onto their wrong step, in quiz mode
     text = dbg.explanation_text()
     assert "By the chain rule, what should h.grad be now?" in text
     assert "-12" not in text  # neither the stop banner nor a line gives the answer away

@@ -788,3 +788,23 @@ def test_a_paste_never_lands_exactly_on_the_original(window):
     assert [doc.nodes[n].pos for n in second] == [(px + 80, py + 80) for px, py in originals]
     far = builder.paste(QPointF(0, 900))  # somewhere free: exactly there
     assert sum(doc.nodes[n].pos[1] for n in far) / 2 == 900 / window.scene.theme.scale
+
+
+@pytest.mark.parametrize("where", [QPoint(150, 120), QPoint(600, 400), QPoint(40, 300)])
+def test_the_first_node_on_an_empty_canvas_lands_under_the_mouse(qtbot, where):
+    # repro: on an empty canvas the first dropped node landed ~364 px from the mouse (the
+    # scene's rect grew around it and the view centred the small scene)
+    w = MainWindow(load_example=False)
+    qtbot.addWidget(w)
+    w.resize(1280, 800)
+    w.show()
+    qtbot.waitExposed(w)
+    mime = w.palette.mime_for("input")
+    event = QDropEvent(QPointF(where), Qt.CopyAction, mime, Qt.LeftButton, Qt.NoModifier)
+    w.view.dropEvent(event)
+    (nid,) = w.builder.last_added
+    qtbot.waitUntil(lambda: w.scene.node_item(nid) is not None, timeout=10000)
+    QGuiApplication.processEvents()
+    centre = w.view.mapFromScene(w.scene.node_item(nid).sceneBoundingRect().center())
+    assert (centre - where).manhattanLength() <= 40, (centre, where)
+    w.close()

@@ -7,7 +7,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QAbstractButton, QMenu, QTabBar, QWidget
 
-from app.files.actions import EXAMPLES_DIR, examples
+from app.files.examples import EXAMPLES_DIR, examples
 from app.help.welcome import KEY_DONT_SHOW, WelcomeDialog, settings, should_show_at_start
 from app.main_window import MainWindow, _has_tip
 

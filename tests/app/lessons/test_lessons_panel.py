@@ -218,7 +218,7 @@ def test_quiz_mode_drives_the_debuggers_quiz(window, qtbot):
     window.show_lessons("chain-rule", 0)
     wait(qtbot, panel)
     panel.set_quiz_mode(True)
-    record = window.debugger.step()
+    record = window.debugger.controller.step()
     assert record is not None
     question = window.debugger.controller.quiz_question()
     assert question  # the new grad is hidden until predicted
@@ -429,3 +429,18 @@ def test_the_last_step_of_write_your_own_value_checks_the_bundled_class_from_its
     # only the studio's own classes: a lesson file cannot make it run anything else
     assert not panel.follow_link(QUrl("studio:check-engine?file=../../main.py"))
     assert not panel.follow_link(QUrl("studio:check-engine?file=other.py"))
+
+
+def test_a_file_link_in_lesson_text_is_refused_not_opened(window, qtbot, monkeypatch):
+    """Repro (issue 32 item 7): a click on [x](file:///etc/passwd) in a lesson opened the file."""
+    from PySide6.QtCore import QUrl
+    from PySide6.QtGui import QDesktopServices
+
+    opened = []
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url.toString()))
+    panel = window.lessons
+    for url in ("file:///etc/passwd", "smb://server/share", "javascript:alert(1)", "vscode://x"):
+        assert not panel.follow_link(QUrl(url))
+    assert opened == []
+    panel.follow_link(QUrl("https://karpathy.ai"))
+    assert opened == ["https://karpathy.ai"]

@@ -6,7 +6,8 @@ from PySide6.QtGui import QColor, QFont, QFontInfo, QKeySequence, QPalette
 from PySide6.QtWidgets import QAbstractButton, QApplication, QLabel, QWidget
 
 from app.look.presenter import KEY_SCALE, KEY_THEME, Appearance, settings
-from app.look.theme import DARK, HIGH_CONTRAST, LIGHT, PALETTES, Theme, apply_to_application, ui_font
+from app.look.theme import DARK, HIGH_CONTRAST, LIGHT, PALETTES, Theme
+from app.look.ui_scale import apply_to_application, ui_font
 from app.main_window import MainWindow
 
 
@@ -268,7 +269,7 @@ def test_plots_follow_the_scale(qtbot):
     """pyqtgraph plots (the training panel's) get scaled tick fonts and axis widths."""
     import pyqtgraph as pg
 
-    from app.look.theme import apply_to_widgets
+    from app.look.ui_scale import apply_to_widgets
 
     plot = pg.PlotWidget()
     qtbot.addWidget(plot)
@@ -286,7 +287,8 @@ def test_plots_follow_the_scale(qtbot):
 def test_widgets_with_their_own_sizes_scale_and_come_back(qtbot):
     from PySide6.QtWidgets import QLineEdit, QToolButton, QVBoxLayout
 
-    from app.look.theme import apply_to_widgets, set_base_font
+    from app.look.theme import set_base_font
+    from app.look.ui_scale import apply_to_widgets
 
     host = QWidget()
     qtbot.addWidget(host)

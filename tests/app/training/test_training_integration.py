@@ -108,8 +108,8 @@ def test_a_clicked_neuron_opens_its_graph_on_the_canvas_ready_for_the_debugger(w
     assert out.data == model.layers[1].forward_floats(model.layers[0].forward_floats(x))[2]
     assert out.grad == 1.0
     # and the debugger steps through it
-    window.debugger.reset()
-    window.debugger.step()
+    window.debugger.controller.reset()
+    window.debugger.controller.step()
     assert window.debugger.controller.position == 1 and window.debugger.controller.total > 1
     assert str(panel.steps) in window.statusBar().currentMessage()
 

@@ -210,6 +210,8 @@ def test_hovering_a_neuron_shows_its_heatmap_large_and_leaving_brings_the_output
     neuron = np.asarray(c.boundary.neurons[0][1], dtype=float)
     assert plot.image.image.shape == neuron.shape
     assert np.allclose(plot.image.image, neuron)
+    # the plot says what it shows now, on the plot (not a tooltip over the network's captions)
+    assert plot.map_caption.isVisible() and "neuron 1 of hidden layer 1" in plot.map_caption.text()
     assert not np.array_equal(plot.image.image.shape, output_image.shape) or not np.allclose(
         plot.image.image, output_image
     )
@@ -218,6 +220,7 @@ def test_hovering_a_neuron_shows_its_heatmap_large_and_leaving_brings_the_output
     move(view.viewport(), away)
     qtbot.waitUntil(lambda: view.hovered_neuron is None, timeout=WAIT)
     assert np.allclose(plot.image.image, np.nan_to_num(c.boundary.grid))
+    assert not plot.map_caption.isVisible()
     panel.shutdown()
 
 

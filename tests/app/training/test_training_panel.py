@@ -443,7 +443,8 @@ def test_presets_include_the_micrograd_demo(panel, qtbot):
     names = [panel.run_bar.preset_combo.itemText(i) for i in range(panel.run_bar.preset_combo.count())]
     assert names[0].startswith("micrograd demo") and "spiral, 2 tanh layers" in names
     panel.apply_preset(names[0])
-    assert panel.config.replace(neuron_resolution=0) == MICROGRAD_DEMO
+    assert panel.config.replace(neuron_resolution=0) == PRESETS[names[0]]  # micrograd's demo, 25 points to test on
+    assert PRESETS[names[0]] == MICROGRAD_DEMO.replace(n_samples=125, test_ratio=0.2)
     assert panel.run_bar.preset_combo.currentText() == names[0]
     panel.settings_bar.lr_spin.setValue(0.5)
     assert panel.run_bar.preset_combo.currentText() == "custom"

@@ -28,8 +28,7 @@ def session_on(case):
     doc, problem = to_document(case["graph"])
     assert problem is None
     session = DebugSession(doc)
-    session.replay = ForeignReplay(case)
-    session.load(compile_document(doc))
+    assert session.load(compile_document(doc), replay=ForeignReplay(case)).ok
     return session
 
 
@@ -98,11 +97,18 @@ def test_the_stepper_contributions_are_their_changes(assign_case):
 
 def test_another_graph_gets_the_studios_stepper(assign_case):
     other = parse("a*b + c")  # the user's own graph, after Undo
-    session = DebugSession(other)
-    session.replay = ForeignReplay(assign_case)
-    session.load(compile_document(other))
-    assert type(session.stepper) is BackwardStepper
-    assert not session.replay.fits(session.compiled)
+    session = DebugSession(other, compile_document(other))
+    move = session.load(session.compiled, replay=ForeignReplay(assign_case))
+    assert not move.ok and "for another graph" in move.message
+    assert type(session.stepper) is BackwardStepper and session.replay is None
+
+
+def test_a_replay_is_kept_for_its_graph_and_dropped_for_another(assign_case):
+    session = session_on(assign_case)
+    session.load(compile_document(session.doc))  # the same graph compiled again (a reset)
+    assert isinstance(session.stepper, ReplayStepper)
+    session.load(compile_document(parse("a*b + c")))  # another graph (Undo): the studio's stepper
+    assert type(session.stepper) is BackwardStepper and session.replay is None
 
 
 def test_an_order_bug_replays_their_own_calls():
@@ -152,9 +158,7 @@ def quiz_on_the_wrong_step(case):
 def test_the_quiz_counts_the_chain_rules_grad_right_and_says_their_engine_differs(assign_case):
     session, h = quiz_on_the_wrong_step(assign_case)
     question = session.quiz_question()
-    assert question == (
-        "h·h = h · h just ran your _backward. By the chain rule, what should h.grad be now? (It was 0.0000.)"
-    )
+    assert question == ("h·h just ran your _backward. By the chain rule, what should h.grad be now? (It was 0.0000.)")
     # the stop after their wrong step names the answer: it waits for the prediction
     assert session.stop_reason.startswith("wrong gradient at h·h") and "-12" in session.stop_reason
     assert session.shown_stop_reason == QUIZ_HOLDS_STOP and "-12" not in QUIZ_HOLDS_STOP

@@ -504,8 +504,8 @@ def test_random_sessions_of_1000_steps(seed, start_from_tutorial):
                     stack.push(refusal)
                 assert doc.to_dict() == before and stack.index == index
         else:
-            stack.push(random_command(doc, rng))
-            states[stack.index :] = [doc.to_dict()]  # a merge replaces the top state
+            if stack.push(random_command(doc, rng)) is not None:  # None: it changed nothing, nothing recorded
+                states[stack.index :] = [doc.to_dict()]  # a merge replaces the top state
     final, final_index = doc.to_dict(), stack.index
 
     # replaying the history on the starting document gives the same graph

@@ -144,8 +144,32 @@ def test_a_network_too_big_to_draw_shows_one_of_its_neurons_never_nothing():
     runner = runner_at("10_training_moons.json", 0)
     assert not runner.network_fits()
     assert runner.document is not None and 4 <= len(runner.document.nodes) <= 20
-    assert set(runner.trainer.params[:3]) <= set(runner.by_id.values())  # the network's own weights
-    assert "L0.n0" in runner.canvas_note
+    shown = {v.label: v for v in runner.by_id.values()}
+    for p in runner.trainer.params[:3]:  # the network's own weights (copied: its grads stay training's)
+        assert shown[p.label].data == p.data
+    assert "L0.n" in runner.canvas_note
+
+
+def test_the_neuron_on_the_canvas_is_alive_and_its_grads_follow_the_chain_rule():
+    # repro (issue 28): lessons 10-16 showed a dead neuron: every intermediate grad 0 while its
+    # weights showed non-zero grads, from the whole batch and an L2 term nobody mentioned
+    from core.engine import topological_order
+
+    for name, index in (("10_training_moons.json", 1), ("11_learning_rate_too_high.json", 1)):
+        runner = runner_at(name, index)
+        values = list(runner.by_id.values())
+        out = next(v for v in values if v.label.endswith(" out"))
+        assert out.data > 0 and out.grad == 1.0  # a ReLU that passes gradient
+        for v in topological_order(out):  # each grad is the chain rule from the output
+            if v._op == "*":
+                a, b = v._prev if len(v._prev) == 2 else (list(v._prev)[0],) * 2
+                assert abs(a.grad - b.data * v.grad) < 1e-12 or a is b
+        note = runner.canvas_note
+        w0 = next(n.w[0] for n in runner.trainer.model.layers[0].neurons if f"d{n.w[0].label} " in note)
+        assert "sums such shares" in note and "training points" in note
+        assert fmt(w0.grad) in note
+        if runner.trainer.cfg.l2_alpha > 0:
+            assert "L2 term" in note
 
 
 def test_text_and_canvas_use_one_number_format():

@@ -35,13 +35,30 @@ def display_names(doc: GraphDocument, compiled: Compiled) -> dict[Value, str]:
 def headline(stepper: BackwardStepper | ForwardStepper, node: Value) -> str:
     """How a step's node is introduced: 'm = x · y', or just '(x·y)' when that is its name."""
     name = stepper.name(node)
-    return name if name.startswith("(") else forward_formula(node, stepper.name)
+    if name.startswith("("):
+        return name
+    text = forward_formula(node, stepper.name)
+    return name if says_the_same(name, text.split(" = ", 1)[1]) else text
 
 
 def formula(stepper: BackwardStepper | ForwardStepper, node: Value) -> str:
-    """'m = x · y' for a labelled node, just 'x · y' for one named by its expression."""
+    """'m = x · y' for a labelled node, just 'x · y' for one named by its expression
+    or labelled with it (the lecture's `x1w1.label = 'x1*w1'`: not 'x1*w1 = x1 · w1')."""
     text = forward_formula(node, stepper.name)
     name = stepper.name(node)
-    if name.startswith("("):
-        return text.split(" = ", 1)[1]
+    right = text.split(" = ", 1)[1]
+    if name.startswith("(") or says_the_same(name, right):
+        return right
     return text
+
+
+def says_the_same(label: str, expression: str) -> bool:
+    """Whether a label only spells out its node's expression: 'x1*w1' for x1 · w1,
+    'x1*w1 + x2*w2' for (x1*w1) + (x2*w2), 'y**2' for y^2 (spaces, brackets and the
+    signs for times and power aside)."""
+
+    def bare(text: str) -> str:
+        text = text.replace("**", "^").replace("·", "*").replace("×", "*")
+        return "".join(ch for ch in text if ch not in " ()")
+
+    return bare(label) == bare(expression)

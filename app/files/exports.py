@@ -1,0 +1,112 @@
+"""File → Import Snippet and the exports: micrograd-style Python, a PyTorch script,
+GraphML and Graphviz DOT. A part of FileActions (app/files/actions.py), which has
+`session`, `window`, `name`, `path`. (Pictures, PNG and SVG: app/files/image_export.py.)"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+from app.files import dialogs
+from core.document.codegen import micrograd_lacks, to_pytorch, to_script
+from core.document.expr import ExprError, parse
+from core.files import graph_file, strict_json
+from core.files.atomic import write_atomically
+from core.files.interchange import dot, graphml
+
+
+class CodeAndGraphExports:
+    window: Any  # the MainWindow (FileActions sets these)
+    session: Any  # GraphSession
+    name: str
+    path: str | None
+    detach: Callable[[], None]
+    # -- code in and out --------------------------------------------------------------------
+
+    def export_code(self, kind: str, path: str) -> bool:
+        """kind: 'python' (a script on the studio's engine), 'micrograd' (on micrograd's,
+        where its ops allow) or 'pytorch'. Each runs as it is and prints the canvas's numbers."""
+        try:
+            doc = self.session.doc
+            text = (
+                to_pytorch(doc)
+                if kind == "pytorch"
+                else to_script(doc, "micrograd" if kind == "micrograd" else "studio")
+            )
+            write_atomically(str(path), text)
+        except (OSError, ValueError) as e:
+            dialogs.show_error(self.window, "Could not export", f"The graph was not exported: {e}")
+            return False
+        self.window.show_message(f"Exported {path}")
+        return True
+
+    def export_code_dialog(self, kind: str) -> bool:
+        stem = os.path.splitext(self.name)[0] if self.path else "graph"
+        suffix, title = {
+            "pytorch": ("_torch", "Export as PyTorch"),
+            "micrograd": ("_micrograd", "Export as Python for micrograd"),
+        }.get(kind, ("", "Export as Python"))
+        if kind == "micrograd" and micrograd_lacks(self.session.doc):
+            return self.export_code(kind, "")  # says which ops micrograd lacks, before asking where
+        path = dialogs.ask_save_path(self.window, title, f"{stem}{suffix}.py", "Python (*.py)")
+        return self.export_code(kind, path) if path else False
+
+    def export_graph(self, kind: str, path: str) -> bool:
+        """Write the graph as GraphML or DOT (core/files/interchange.py), with the data
+        and grad of every node as the canvas shows them."""
+        numbers = {nid: (value.data, value.grad) for nid, value in self.session.values.items()}
+        try:
+            write = graphml if kind == "graphml" else dot
+            write_atomically(str(path), write(self.session.doc, numbers))
+        except (OSError, ValueError) as e:
+            dialogs.show_error(self.window, "Could not export", f"The graph was not exported: {e}")
+            return False
+        self.window.show_message(f"Exported {path}")
+        return True
+
+    def export_graph_dialog(self, kind: str) -> bool:
+        stem = os.path.splitext(self.name)[0] if self.path else "graph"
+        title, pattern = (
+            ("Export as GraphML", "GraphML (*.graphml)")
+            if kind == "graphml"
+            else ("Export as Graphviz DOT", "Graphviz DOT (*.dot *.gv)")
+        )
+        path = dialogs.ask_save_path(self.window, title, f"{stem}.{'graphml' if kind == 'graphml' else 'dot'}", pattern)
+        return self.export_graph(kind, path) if path else False
+
+    def import_snippet(self, path: str) -> bool:
+        """Read micrograd-style code into the graph (one undoable step)."""
+        try:
+            # the strict reader: a FIFO or a device is refused before it is opened
+            text = strict_json.decode(strict_json.read_bytes(path, graph_file.MAX_BYTES, "a snippet"), "a snippet")
+            doc = parse(text)
+        except ExprError as e:
+            dialogs.show_error(
+                self.window,
+                "Could not import",
+                f"{os.path.basename(path)}, line {e.line}, column {e.col}: {e.message}\n\n"
+                "The graph shown is unchanged.",
+            )
+            return False
+        except strict_json.JSONFileError as e:
+            dialogs.show_error(
+                self.window,
+                "Could not import",
+                f"{os.path.basename(path)}: {e.message}\n\nThe graph shown is unchanged.",
+            )
+            return False
+        except (OSError, UnicodeDecodeError, ValueError) as e:
+            dialogs.show_error(
+                self.window, "Could not import", f"{os.path.basename(path)}: {e}\n\nThe graph shown is unchanged."
+            )
+            return False
+        self.window.editor.set_text(text)
+        if not self.window.show_document(doc, f"Import {os.path.basename(path)}"):
+            return False
+        self.detach()
+        return True
+
+    def import_snippet_dialog(self) -> bool:
+        path = dialogs.ask_open_path(self.window, "Import snippet", "", "Python (*.py *.txt);;All files (*)")
+        return self.import_snippet(path) if path else False

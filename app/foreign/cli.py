@@ -1,0 +1,51 @@
+"""`--check-engine`: one engine's report, or a class's table, printed; no window.
+
+One file prints its report (text or --json) and exits with its category. A
+folder, or several files, prints a progress line per file as its check ends,
+then the table and the histogram of first faults (core/foreign/batch.py), and
+writes --csv for a gradebook; it exits 0 when every file could be read and
+checked, whatever their verdicts, and 2 when the folder cannot be read.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from argparse import Namespace
+
+from core.files.atomic import write_atomically
+from core.foreign import batch, hints
+from core.foreign.report import UNUSABLE, exit_code, to_json, to_text
+from core.foreign.runner import check_file
+
+
+def check_engines(args: Namespace) -> int:
+    paths = list(args.check_engine)
+    if len(paths) == 1 and not os.path.isdir(paths[0]):
+        report = check_file(paths[0], expression=args.expr)
+        rungs = hints.climb(report["fault"], args.hints) if args.hints and report.get("fault") else []
+        if args.json:
+            print(to_json({**report, "hints": rungs} if rungs else report))
+        else:
+            print(to_text(report))
+            for i, hint in enumerate(rungs, 1):
+                print(f"Hint {i}: {hint}")
+        return exit_code(report)
+    try:
+        files = batch.files_of(paths)
+    except batch.FolderError as e:
+        print(f"Cannot check the class: {e}", file=sys.stderr)
+        return UNUSABLE
+
+    def progress(done: int, total: int, row: dict) -> None:
+        print(f"[{done}/{total}] {os.path.basename(row['file'])}: {row['category']}", file=sys.stderr, flush=True)
+
+    rows = batch.check_many(files, jobs=args.jobs or None, progress=progress)
+    print(batch.to_json(rows, args.hints) if args.json else batch.to_text(rows, args.hints))
+    if args.csv:
+        try:
+            write_atomically(args.csv, batch.to_csv(rows))
+        except OSError as e:
+            print(f"Could not write {args.csv}: {e.strerror}", file=sys.stderr)
+            return UNUSABLE
+    return 0

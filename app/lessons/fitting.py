@@ -1,0 +1,75 @@
+"""How much room a lesson step needs, for presenter mode's layout (app/lessons/install.py).
+
+`StepFit` is mixed into `LessonsPanel`: it reads the panel's widgets (`title`,
+`where`, `step_bar`, `text`, `network_view`, `body`, `bottom`, `scroller`, `list`)
+and answers the layout's questions -- how tall the step is whole
+(`wanted_height`), how tall the part that never scrolls is (`fixed_height`), how
+much text is out of view (`text_cut`) -- and, for a step longer than the room,
+steps its text down a little (`fit_text`) rather than cutting it.
+"""
+
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QBoxLayout, QSizePolicy
+
+
+class StepFit:
+    def fixed_height(self):
+        """Height of what must never scroll: the question, its answer box, the verdict,
+        errors and Back/Next (at the panel's present width)."""
+        layout = self.bottom.layout()
+        width = max(1, self.bottom.width())
+        if layout.hasHeightForWidth():
+            return layout.heightForWidth(width)
+        return self.bottom.sizeHint().height()
+
+    def wanted_height(self, boundary=0):
+        """The panel's height that shows this step whole: title, every line of the text,
+        the network (its boundary at least `boundary` px square) and the fixed part."""
+        margins = self.layout().contentsMargins()
+        spacing = 6
+        title_w = max(1, self.title.width())
+        head = max(self.title.heightForWidth(title_w), self.title.sizeHint().height(), self.where.sizeHint().height())
+        doc = self.text.document()
+        doc.setTextWidth(self.text.viewport().width())
+        text = int(doc.size().height() + 2 * self.text.frameWidth() + 12)
+        body = text
+        if self.network_view.isVisibleTo(self):
+            net = self.network_view.metrics_label.sizeHint().height() + max(boundary, 160) + 24
+            wide = self.body.direction() == QBoxLayout.LeftToRight
+            body = max(text, net) if wide else text + spacing + net
+        top = head + spacing + self.step_bar.maximumHeight() + spacing + body
+        return margins.top() + margins.bottom() + top + spacing + self.fixed_height()
+
+    def fit_text(self, height, floor=0.75):
+        """Presenter mode, a step whose text is longer than `height` px of reading room:
+        its text a little smaller (down to `floor` of the scale's size) rather than cut.
+        The widget's own font is the size to come back to: a new step starts from it."""
+        doc = self.text.document()
+        base = self.text.font()
+        doc.setDefaultFont(base)
+        doc.setTextWidth(self.text.viewport().width())
+        px = base.pixelSize()
+        height -= 16  # the room is foretold before the dock's resize: keep a margin
+        if px <= 0 or doc.size().height() + 12 <= height:
+            return 1.0
+        factor = 1.0
+        while factor > floor and doc.size().height() + 12 > height:
+            factor = max(floor, factor - 0.05)
+            font = QFont(base)
+            font.setPixelSize(max(1, round(px * factor)))
+            doc.setDefaultFont(font)
+        return factor
+
+    def set_presenting(self, on):
+        """Presenter mode: the step takes the panel's whole width (the class reads the
+        text, not the list of lessons; Help → Lessons and Page Down still move on)."""
+        self.list.setVisible(not on)
+        # sized to its text there (wanted_height): no 192 px floor of its own; in a side
+        # dock it keeps that floor, or the network's picture would leave it two lines
+        self.text.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Ignored if on else QSizePolicy.Expanding)
+
+    def text_cut(self):
+        """How many pixels of the step's text are out of view (0: all of it shows)."""
+        inner = self.text.verticalScrollBar().maximum()
+        outer = self.scroller.verticalScrollBar().maximum()
+        return inner + outer

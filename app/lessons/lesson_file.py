@@ -1,0 +1,68 @@
+"""File → Open Lesson…: a teacher's own lesson file, from disk.
+
+The file is read by the same strict loader as the course's lessons
+(core/lessons/format.py: plain JSON, never run), so a fault is refused with its
+place: the file, the line, the field (`steps[2].actions[0].do`) and what is wrong.
+A lesson whose steps build graphs is then run once headless
+(`verify_lesson`): a claim the engine contradicts or a placeholder that cannot
+be filled is reported in the panel, the lesson still opens so the teacher can
+see the step. A network lesson is not run ahead (it would train).
+
+The lesson joins the panel's list for this session; opening the same file again
+(after editing it) replaces it. Its id must not be one of the course's.
+"""
+
+import os
+
+from app.files import dialogs
+from core.lessons.format import LessonError, load_lesson
+from core.lessons.runner import verify_lesson
+
+LESSON_FILTER = "Lesson (*.json);;All files (*)"
+
+
+def open_lesson_file(window, path=None):
+    """Ask for a lesson file (or take `path`), check it and open it; the Lesson, or None
+    when it was refused (the reason shown, with its line)."""
+    if path is None:
+        path = dialogs.ask_open_path(window, "Open Lesson", "", LESSON_FILTER)
+        if not path:
+            return None
+    panel = window.lessons
+    try:
+        lesson = load_lesson(path)
+    except LessonError as e:
+        dialogs.show_error(window, "Open Lesson", f"This lesson cannot be opened:\n\n{e}")
+        return None
+    path = os.path.abspath(path)
+    same_file = [other for other in panel.lessons if os.path.abspath(other.path) == path]
+    clash = [other for other in panel.lessons if other.id == lesson.id and other not in same_file]
+    if clash:
+        where = os.path.basename(clash[0].path)
+        dialogs.show_error(
+            window,
+            "Open Lesson",
+            f"{path}: the id {lesson.id!r} is already the lesson “{clash[0].title}” ({where}); "
+            "give your lesson an id of its own.",
+        )
+        return None
+    if panel.busy:
+        dialogs.show_error(window, "Open Lesson", "A lesson step is still running; open the file when it is done.")
+        return None
+    problems = [] if _trains(lesson) else verify_lesson(lesson)
+    for old in same_file:
+        if panel.runner is not None and panel.runner.lesson is old:
+            panel.runner = panel.snapshot = None
+        panel.lessons.remove(old)
+    panel.lessons.append(lesson)
+    panel._fill_list()
+    window.show_lessons(lesson.id, 0)
+    if problems:
+        shown = "\n".join(problems[:6]) + (f"\n… and {len(problems) - 6} more" if len(problems) > 6 else "")
+        panel._show_error(f"This lesson says things the engine does not:\n{shown}")
+    window.show_message(f"Opened the lesson “{lesson.title}” ({len(lesson.steps)} steps) from {path}")
+    return lesson
+
+
+def _trains(lesson):
+    return any(step.setup is not None and step.setup.kind == "network" for step in lesson.steps)

@@ -1,0 +1,76 @@
+"""Run as Python in the window: lecture code pasted as it is opens as a graph; the safe
+Run points to it; a typo is an error on its line; a formula's inputs are said (issue 29)."""
+
+from PySide6.QtCore import Qt
+
+from tests.core.lecture import cells
+
+
+def run_as_python(window, qtbot, text):
+    window.editor.set_text(text)
+    qtbot.keyClick(window.editor.editor, Qt.Key_Return, Qt.ControlModifier | Qt.ShiftModifier)
+    assert window.code_runner.running or window.code_runner.job is None
+    qtbot.waitUntil(lambda: not window.code_runner.running, timeout=60_000)
+    window.wait_for_layout()
+
+
+def labelled(window, label):
+    return [item for item in window.scene.node_items().values() if item.label == label]
+
+
+def test_the_neuron_cell_runs_as_python_and_opens_with_its_names(window, qtbot):
+    run_as_python(window, qtbot, cells.NEURON)
+    (o,) = labelled(window, "o")
+    assert o.data_text == "0.7071" and o.is_output
+    (x1,) = labelled(window, "x1")
+    assert x1.grad_text == "-1.5000"
+    assert window.undo_stack.undoText() == "Run as Python"
+    assert window.editor.error_text() == ""
+    assert "Ran as Python: 10 nodes" in window.statusBar().currentMessage()
+    assert window.editor.code_button.isEnabled() and window.editor.code_button.text() == "Run as Python"
+
+
+def test_plain_run_of_lecture_code_points_to_run_as_python(window, qtbot):
+    before = len(window.session.doc.nodes)
+    window.editor.set_text(cells.CLASSES)
+    qtbot.keyClick(window.editor.editor, Qt.Key_Return, Qt.ControlModifier)
+    assert "To run it as Python code, press Run as Python (Ctrl+Shift+Enter)." in window.editor.error_text()
+    assert len(window.session.doc.nodes) == before  # the graph stays
+
+
+def test_cells_one_after_another_and_forgetting_them(window, qtbot):
+    run_as_python(window, qtbot, cells.CLASSES)
+    assert "defines Neuron, Layer, MLP (kept for your next cells)" in window.editor.note_text()
+    assert window.editor.error_text() == ""
+    assert "1 cell kept for your next Run as Python" in window.editor.note_text()
+    run_as_python(window, qtbot, cells.USE_MLP)
+    assert labelled(window, "n(x)") and "Ran after 1 earlier cell" in window.editor.note_text()
+    window.editor.note_label.linkActivated.emit("forget")
+    assert window.code_runner.notebook.cells == []
+    run_as_python(window, qtbot, cells.USE_MLP)
+    assert "'MLP' has no value yet" in window.editor.error_text()
+    assert window.editor.error_text().startswith("Line 2:")
+
+
+def test_what_the_code_prints_is_shown(window, qtbot):
+    run_as_python(window, qtbot, cells.README)
+    notes = window.editor.note_text()
+    assert "Your code printed:" in notes and "24.7041" in notes and "645.5773" in notes
+    (g,) = [item for item in labelled(window, "g") if item.is_output]
+    assert g.data_text == "24.7041"
+
+
+def test_a_typo_is_an_error_on_its_line_not_an_input(window, qtbot):
+    before = len(window.session.doc.nodes)
+    window.editor.set_text("x = Value(2.0, label='x')\ny = Value(3.0, label='y')\nf = x*y + z**2\n")
+    qtbot.keyClick(window.editor.editor, Qt.Key_Return, Qt.ControlModifier)
+    assert window.editor.error_text().startswith("Line 3, column 11: 'z' has no value")
+    assert len(window.session.doc.nodes) == before
+
+
+def test_a_formulas_inputs_are_said_on_screen(window, qtbot):
+    window.editor.set_text("f = x*y + z**2")
+    qtbot.keyClick(window.editor.editor, Qt.Key_Return, Qt.ControlModifier)
+    assert window.editor.error_text() == ""
+    assert "Inputs made from the formula's names: x = 2.0 (from the Inputs table)" in window.editor.note_text()
+    assert window.editor.note_box.isVisible()
