@@ -116,11 +116,18 @@ class Recorder:
     scopes      [Scope], index 0 the root
     """
 
-    def __init__(self, skip: set[CodeType], base: FrameType | None = None, base_code: CodeType | None = None) -> None:
+    def __init__(
+        self,
+        skip: set[CodeType],
+        base: FrameType | None = None,
+        base_code: CodeType | None = None,
+        base_file: str = "",
+    ) -> None:
         # ids, not the code objects: hashing a code object hashes its bytecode, on every node
         self.skip = {id(code) for code in set(skip) | code_of([Recorder.note])}
         self._keep = list(skip)  # the code objects, so that their ids stay theirs
         self.base, self.base_code = base, base_code
+        self.base_file = base_file  # a script run as a file: its top level is the root
         self.thread = get_ident()
         self.nodes: list[Any] = []
         self.node_scope = array("l")
@@ -205,7 +212,10 @@ class Recorder:
         pending = []
         frame: FrameType | None = f
         while frame is not None and frame not in self._calls:
-            if frame is self.base or frame.f_code is self.base_code:
+            code = frame.f_code
+            if frame is self.base or code is self.base_code or (
+                code.co_name == "<module>" and code.co_filename == self.base_file and self.base_file
+            ):
                 self._calls[frame] = ROOT
                 break
             if frame.f_code.co_name not in COMPREHENSIONS:

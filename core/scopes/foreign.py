@@ -1,0 +1,108 @@
+"""A learner's Values as a `ScopedGraph`: their graph, in the order it was made, with its scopes.
+
+The learner's class is read the way the checker reads it (core/foreign/trace.py):
+duck-typed and read-only, whatever its shape (`_prev` + `_op`, or the local-grads
+style with `_children` and `_local_grads` and no op name at all -- then the op is
+recovered from the data, and said so in `notes`). The recorder (record.py) saw
+their `__init__` make each node, so its scope and line are known, and its
+position in the order of making: the order the studio's own graphs keep
+(graph.py), inputs first.
+
+An op the studio does not know (their `_op` is 'softplus', or no op fits the
+data) cannot be stepped with the studio's engine: the node is kept, with its
+numbers, as an input of the graph, and a note says which.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from core.foreign.trace import trace
+from core.scopes.graph import ARRAYS, CONST, DTYPES, INPUT, OP_CODE, ScopedGraph, label_stem
+from core.scopes.record import ROOT, ROOT_SCOPE, Recorder, Scope
+
+
+def from_foreign(root: Any, recorder: Recorder, engine: str = "") -> ScopedGraph:
+    """The graph that made `root` (an object of the learner's class) with its scopes."""
+    found = trace(root)
+    made = recorder.index()
+    nodes = found.nodes
+    # made before recording (parameters, constants) first, by label stem; then as made
+    before = [k for k, node in enumerate(nodes) if id(found.objects[node.id]) not in made]
+    after = sorted((k for k, node in enumerate(nodes) if id(found.objects[node.id]) in made),
+                   key=lambda k: made[id(found.objects[nodes[k].id])])  # fmt: skip
+    groups: dict[str, list[int]] = {}
+    for k in before:
+        node = nodes[k]
+        label = getattr(found.objects[node.id], "label", "")
+        if isinstance(label, str) and label:
+            stem = label_stem(label)
+        else:
+            stem = "parameters" if not node.children else "made before"
+        groups.setdefault(stem, []).append(k)
+    if "made before" in groups:  # computed nodes after every leaf they may read
+        groups["made before"] = groups.pop("made before")
+    scopes = [ROOT_SCOPE] + [Scope(ROOT, "inputs", name, name, "", 0) for name in groups]
+    order = [k for members in groups.values() for k in members] + after
+    position = {nodes[k].id: i for i, k in enumerate(order)}
+    n = len(order)
+    arrays = {key: np.zeros(n, dtype=DTYPES[key]) for key in ARRAYS}
+    arrays["a"][:] = -1
+    arrays["b"][:] = -1
+    arrays["param"][:] = math.nan
+    notes = list(found.notes[:20])
+    unknown: dict[str, int] = {}
+    labels: dict[int, str] = {}
+    first_scope = {}
+    for g, members in enumerate(groups.values(), start=1):
+        for k in members:
+            first_scope[k] = g
+    old_scope, lines = recorder.node_scope, recorder.node_line
+    kept: dict[int, int] = {ROOT: ROOT}
+
+    def scope_index(old: int) -> int:
+        if old < 0:
+            return ROOT
+        new = kept.get(old)
+        if new is None:
+            s = recorder.scopes[old]
+            parent = scope_index(s.parent)
+            scopes.append(s._replace(parent=parent))
+            new = kept[old] = len(scopes) - 1
+        return new
+
+    for i, k in enumerate(order):
+        node = nodes[k]
+        obj = found.objects[node.id]
+        label = getattr(obj, "label", "")
+        if isinstance(label, str) and label:
+            labels[i] = label
+        grad = getattr(obj, "grad", 0.0)
+        arrays["data"][i] = node.data
+        arrays["grad"][i] = float(grad) if isinstance(grad, (int, float)) else math.nan
+        if k in first_scope:
+            arrays["scope"][i] = first_scope[k]
+        else:
+            p = made[id(obj)]
+            arrays["scope"][i] = scope_index(old_scope[p])
+            arrays["line"][i] = lines[p]
+        if not node.children:
+            arrays["op"][i] = INPUT if (i in labels or k in first_scope) else CONST
+            continue
+        if node.op is None or node.op not in OP_CODE or len(node.children) > 2:
+            unknown[node.raw_op or "?"] = unknown.get(node.raw_op or "?", 0) + 1
+            arrays["op"][i] = INPUT
+            continue
+        arrays["op"][i] = OP_CODE[node.op]
+        if node.param is not None:
+            arrays["param"][i] = float(node.param)
+        arrays["a"][i] = position[node.children[0]]
+        if len(node.children) == 2:
+            arrays["b"][i] = position[node.children[1]]
+    for raw, count in unknown.items():
+        notes.append(f"{count} node(s) of op {raw!r}, which the studio does not know, are shown as inputs")
+    # the scopes must come after their parents: scope_index appends a parent first, so they do
+    return ScopedGraph(arrays, labels, position[found.root], scopes, notes, engine or type(root).__name__)
