@@ -102,7 +102,8 @@ def matrix(nout, nin, std=0.08):
     return [[Value(random.gauss(0, std)) for _ in range(nin)] for _ in range(nout)]
 
 
-state_dict = {"wte": matrix(vocab_size, n_embd), "wpe": matrix(block_size, n_embd), "lm_head": matrix(vocab_size, n_embd)}
+state_dict = {"wte": matrix(vocab_size, n_embd), "wpe": matrix(block_size, n_embd)}
+state_dict["lm_head"] = matrix(vocab_size, n_embd)
 for i in range(n_layer):
     state_dict[f"layer{i}.attn_wq"] = matrix(n_embd, n_embd)
     state_dict[f"layer{i}.attn_wk"] = matrix(n_embd, n_embd)
