@@ -1,0 +1,87 @@
+"""Laying out what a ScopeView shows: units in layers, left to right, in the order of making.
+
+The units of a view (view.py) are few -- tens on the first picture, a few
+thousand when a big block is open -- so a plain layered layout does:
+
+1. **Layers.** A unit's layer is one more than the highest layer among the
+   units that feed it (the longest path from an input). Units come in the
+   order their first node was made, which is a topological order of the
+   wires (a block's nodes are one run of that order), so one pass does it.
+   An input (a block of parameters, a constant) sits just left of the first
+   unit that reads it, not in a far-away column 0.
+2. **Order within a layer.** Units start in the order of making; then two
+   sweeps each way put every unit at the mean position of its neighbours in
+   the layer before (the barycenter heuristic), which untangles most wires.
+3. **Coordinates.** Layer k is at x = k * (width + gap); a layer's units are
+   stacked, centred on y = 0. Sizes are in the canvas's unscaled units.
+
+Cost: linear in units plus wires per sweep, in plain Python; a layout of
+5,000 units takes ~0.1 s (bench/bench_scopes.py), run off the GUI thread.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+
+from core.scopes.view import Units
+
+BLOCK_W, BLOCK_H = 230.0, 96.0
+NODE_W, NODE_H = 150.0, 52.0
+GAP_X, GAP_Y = 90.0, 26.0
+SWEEPS = 2
+
+
+def size_of(units: Units, u: int) -> tuple[float, float]:
+    return (BLOCK_W, BLOCK_H) if units.node[u] < 0 else (NODE_W, NODE_H)
+
+
+def layout(units: Units) -> np.ndarray:
+    """Positions (centre x, centre y) of every unit, shape (len(units), 2)."""
+    m = len(units)
+    src, dst = units.src.tolist(), units.dst.tolist()
+    preds: list[list[int]] = [[] for _ in range(m)]
+    succs: list[list[int]] = [[] for _ in range(m)]
+    for a, b in zip(src, dst):
+        preds[b].append(a)
+        succs[a].append(b)
+    layer = [0] * m
+    for u in range(m):  # units are in a topological order of the wires
+        if preds[u]:
+            layer[u] = max(layer[p] for p in preds[u]) + 1
+    for u in range(m):  # inputs next to their first reader
+        if not preds[u] and succs[u]:
+            layer[u] = max(0, min(layer[s] for s in succs[u]) - 1)
+    layers: dict[int, list[int]] = defaultdict(list)
+    for u in range(m):
+        layers[layer[u]].append(u)
+    keys = sorted(layers)
+    rank = [0.0] * m
+    for k in keys:
+        for i, u in enumerate(layers[k]):
+            rank[u] = float(i)
+    for sweep in range(2 * SWEEPS):
+        down = sweep % 2 == 0
+        for k in keys if down else reversed(keys):
+            members = layers[k]
+            near = preds if down else succs
+
+            def centre(u: int, near=near) -> float:
+                others = near[u]
+                return sum(rank[o] for o in others) / len(others) if others else rank[u]
+
+            members.sort(key=centre)
+            for i, u in enumerate(members):
+                rank[u] = float(i)
+    pos = np.zeros((m, 2))
+    x_of = {k: i for i, k in enumerate(keys)}  # empty layers take no room
+    for k in keys:
+        members = layers[k]
+        heights = [size_of(units, u)[1] for u in members]
+        total = sum(heights) + GAP_Y * (len(members) - 1)
+        y = -total / 2
+        for u, h in zip(members, heights):
+            pos[u] = (x_of[k] * (BLOCK_W + GAP_X), y + h / 2)
+            y += h + GAP_Y
+    return pos
