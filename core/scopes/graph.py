@@ -19,9 +19,10 @@ block ("the backward of softmax, 16 steps"): a block's steps come together.
 
 Inputs. The model's parameters were made before the step, in no scope. They
 are grouped by name stem (`layer0.attn_wq[3][5]` is in `layer0.attn_wq`, the
-name the code gives the matrix), each group a scope of kind 'inputs' under
-the root, so that the collapsed picture shows a block per matrix rather than
-4,192 loose leaves. Unlabelled leaves made before recording are 'constants'.
+name the code gives the matrix), each group a scope of kind 'inputs' inside
+one 'parameters' scope under the root, so that the collapsed picture shows
+one block of parameters, then a block per matrix, rather than 4,192 loose
+leaves. Unlabelled leaves made before recording are 'constants'.
 
 `ScopedGraph.from_values(root, recorder)` builds one from the studio's Values;
 `from_plain` / `to_plain` carry one across a process boundary as plain arrays
@@ -134,7 +135,13 @@ class ScopedGraph:
         in_graph = {id(v) for v in reached}
         recorded = [v for v in recorder.nodes if id(v) in in_graph] if recorder is not None else []
         order, scope_of, groups = _inputs_first(before, {id(p): k for k, p in enumerate(parameters)})
-        scopes = [ROOT_SCOPE] + [Scope(ROOT, "inputs", name, name, "", 0) for name in groups]
+        scopes = [ROOT_SCOPE]
+        if len(groups) > 1:  # one block of all the matrices, each a block inside it
+            title = "parameters" if parameters else "inputs"
+            scopes.append(Scope(ROOT, "inputs", title, f"{len(order):,} values made before the step", "", 0))
+            scope_of = {i: k + 1 for i, k in scope_of.items()}
+        top = len(scopes) - 1
+        scopes += [Scope(top, "inputs", name, name, "", 0) for name in groups]
         keep = _kept_scopes(recorder, [made[id(v)] for v in recorded]) if recorder is not None else {}
         shift = len(scopes)
         for old in sorted(keep):

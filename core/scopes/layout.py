@@ -13,7 +13,12 @@ thousand when a big block is open -- so a plain layered layout does:
    sweeps each way put every unit at the mean position of its neighbours in
    the layer before (the barycenter heuristic), which untangles most wires.
 3. **Coordinates.** Layer k is at x = k * (width + gap); a layer's units are
-   stacked, centred on y = 0. Sizes are in the canvas's unscaled units.
+   stacked. A long chain of layers (a step's positions one after another,
+   then the sum of their losses) would be a thin strip, legible only when
+   zoomed far out; so the layers are cut into *bands* of consecutive layers,
+   each band below the one before, read like lines of text -- as many layers
+   a band as make the picture's shape closest to the window's (`aspect`).
+   Sizes are in the canvas's unscaled units.
 
 Cost: linear in units plus wires per sweep, in plain Python; a layout of
 5,000 units takes ~0.1 s (bench/bench_scopes.py), run off the GUI thread.
@@ -37,7 +42,7 @@ def size_of(units: Units, u: int) -> tuple[float, float]:
     return (BLOCK_W, BLOCK_H) if units.node[u] < 0 else (NODE_W, NODE_H)
 
 
-def layout(units: Units) -> np.ndarray:
+def layout(units: Units, aspect: float = 1.6) -> np.ndarray:
     """Positions (centre x, centre y) of every unit, shape (len(units), 2)."""
     m = len(units)
     src, dst = units.src.tolist(), units.dst.tolist()
@@ -74,14 +79,34 @@ def layout(units: Units) -> np.ndarray:
             members.sort(key=centre)
             for i, u in enumerate(members):
                 rank[u] = float(i)
-    pos = np.zeros((m, 2))
-    x_of = {k: i for i, k in enumerate(keys)}  # empty layers take no room
-    for k in keys:
-        members = layers[k]
-        heights = [size_of(units, u)[1] for u in members]
-        total = sum(heights) + GAP_Y * (len(members) - 1)
-        y = -total / 2
-        for u, h in zip(members, heights):
-            pos[u] = (x_of[k] * (BLOCK_W + GAP_X), y + h / 2)
-            y += h + GAP_Y
+    return _place(units, [layers[k] for k in keys], aspect)
+
+
+def _place(units: Units, columns: list[list[int]], aspect: float) -> np.ndarray:
+    """Coordinates: columns cut into bands that fit a window of this aspect (width / height)."""
+    heights = []
+    for members in columns:
+        sizes = [size_of(units, u)[1] for u in members]
+        heights.append(sum(sizes) + GAP_Y * (len(members) - 1))
+    column_w = BLOCK_W + GAP_X
+    band_gap = 2 * GAP_Y + BLOCK_H / 2
+    best, best_cols = float("inf"), len(columns)
+    for cols in range(1, len(columns) + 1):
+        bands = [max(heights[i : i + cols]) for i in range(0, len(columns), cols)]
+        width, height = cols * column_w, sum(bands) + band_gap * (len(bands) - 1)
+        fit = max(width / aspect, height)  # the height the picture needs at the window's shape
+        if fit < best - 1e-9:
+            best, best_cols = fit, cols
+    pos = np.zeros((len(units), 2))
+    top = 0.0
+    for start in range(0, len(columns), best_cols):
+        band = range(start, min(start + best_cols, len(columns)))
+        band_h = max(heights[i] for i in band)
+        for i in band:
+            y = top + (band_h - heights[i]) / 2
+            for u in columns[i]:
+                h = size_of(units, u)[1]
+                pos[u] = ((i - start) * column_w, y + h / 2)
+                y += h + GAP_Y
+        top += band_h + band_gap
     return pos

@@ -20,8 +20,8 @@ names it: `softmax`, `h = 2`), the line that made it, its size (nodes, inner
 blocks), its wires in and out (how many values come in from outside, how many
 it hands on), and the numbers of its first output (data, grad).
 
-The first picture: `ScopeView.first(graph)` expands, level by level and
-largest first, the blocks whose expansion keeps the picture within `budget`
+The first picture: `ScopeView.first(graph)` expands, a whole level at a
+time, the blocks whose expansion keeps the picture within `budget`
 units -- for a microgpt step, the step and its positions: a `gpt` and a
 `softmax` per position.
 """
@@ -91,17 +91,18 @@ class ScopeView:
     def first(cls, graph: ScopedGraph, budget: int = BUDGET) -> ScopeView:
         """The first picture: expand the biggest blocks while the picture stays within budget."""
         view = cls(graph)
-        tried: set[int] = set()
-        while True:
+        while True:  # a whole level at a time: every position open, or none
             units = view.units()
             blocks = [int(units.scope[u]) for u in range(len(units)) if units.is_block(u)]
-            blocks = [s for s in blocks if s not in tried and graph.scopes[s].kind != "inputs"]
+            blocks = [s for s in blocks if graph.scopes[s].kind != "inputs"]
             if not blocks:
                 return view
-            s = min(blocks, key=lambda b: (int(graph.depth[b]), -int(graph.total[b])))  # level by level
-            tried.add(s)
-            grows = len(graph.children(s)) + int(graph.own[s]) - 1
-            if len(units) + grows <= budget:
+            level = min(int(graph.depth[s]) for s in blocks)
+            opening = [s for s in blocks if graph.depth[s] == level]
+            grows = sum(len(graph.children(s)) + int(graph.own[s]) - 1 for s in opening)
+            if len(units) + grows > budget:
+                return view
+            for s in opening:
                 view.expand(s)
 
     # -- changing ----------------------------------------------------------------

@@ -104,7 +104,10 @@ def test_microgpt_nodes_are_in_the_functions_karpathy_wrote(microgpt_step):
     ops = {g.op_name(int(i)) for i in g.own_nodes(s)}
     assert {"exp", "add", "div", "sub"} <= ops
     # the inputs are grouped by matrix, named as state_dict names them, and made first
-    inputs = [g.title(s) for s in g.children(0) if g.scopes[s].kind == "inputs"]
+    (params,) = [s for s in g.children(0) if g.scopes[s].kind == "inputs"]
+    assert g.title(params) == "parameters" and g.total[params] == 4192 - 432 + 64 - 256 + 80
+    # (of the 4,192 parameters, those the step reads: 4 of wte's 27 rows (BOS e m a), 5 of wpe's 16)
+    inputs = [g.title(s) for s in g.children(params)]
     assert inputs[:3] == ["wte", "wpe", "lm_head"] and "layer0.attn_wq" in inputs
     assert g.contiguous
     assert g.data[g.root] == out.data and g.grad[g.root] == 1.0
