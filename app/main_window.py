@@ -456,7 +456,12 @@ class MainWindow(QMainWindow):
         return True
 
     def open_file(self, path):
-        """Open a saved graph (app/files/actions.py); on any fault the graph shown stays."""
+        """Open a saved graph (app/files/actions.py); on any fault the graph shown stays.
+        A .py script: its first training step, traced and collapsed by scope (app/graph/scope_page.py)."""
+        if str(path).endswith(".py"):
+            from app.graph.scope_page import open_script
+
+            return open_script(self, str(path))
         return self.files.open(path)
 
     def save_file(self, path):

@@ -33,7 +33,7 @@ import numpy as np
 from core.scopes.view import Units
 
 BLOCK_W, BLOCK_H = 230.0, 96.0
-NODE_W, NODE_H = 150.0, 52.0
+NODE_W, NODE_H = 150.0, 64.0
 GAP_X, GAP_Y = 90.0, 26.0
 SWEEPS = 2
 
@@ -110,3 +110,27 @@ def _place(units: Units, columns: list[list[int]], aspect: float) -> np.ndarray:
                 y += h + GAP_Y
         top += band_h + band_gap
     return pos
+
+
+def picture(view, aspect: float = 1.6) -> tuple[Units, np.ndarray, dict, dict]:
+    """Everything the canvas needs for a view, computed off the GUI thread:
+    (units, positions, {scope: Summary} of the blocks, {expanded scope: (x0, y0, x1, y1)}
+    the box around the units it holds)."""
+    units = view.units()
+    pos = layout(units, aspect)
+    graph = view.graph
+    summaries = {int(units.scope[u]): view.summary(int(units.scope[u])) for u in range(len(units)) if units.is_block(u)}
+    frames: dict[int, list[float]] = {}
+    for u in range(len(units)):
+        w, h = size_of(units, u)
+        x, y = pos[u]
+        s = int(units.scope[u])
+        chain = graph.path(s)[1:-1] if units.is_block(u) else graph.path(s)[1:]
+        for e in chain:
+            box = frames.get(e)
+            if box is None:
+                frames[e] = [x - w / 2, y - h / 2, x + w / 2, y + h / 2]
+            else:
+                box[0], box[1] = min(box[0], x - w / 2), min(box[1], y - h / 2)
+                box[2], box[3] = max(box[2], x + w / 2), max(box[3], y + h / 2)
+    return units, pos, summaries, {e: tuple(b) for e, b in frames.items()}

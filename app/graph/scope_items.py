@@ -1,0 +1,125 @@
+"""How a big graph's units look on the canvas: a block per collapsed scope, a box per single op.
+
+A **block** (a collapsed call, loop turn or section of the traced code) shows,
+top down: its title as the code names it (`softmax`, `h = 2`), the line that
+made it (`probs = softmax(logits)`), its size and wires (`110 nodes · 27 in →
+1 out`), and the data and grad of its output. Its colour says its kind: a
+call, a loop's turn, a numbered section, the inputs. Double-click opens it in
+place (core/scopes/view.py); the frame drawn around what an opened block
+holds carries its title, and a double-click on the frame closes it again.
+
+A **node** (one op of an opened block) shows the name the code gives it
+(`val - max_val`, `scale`), its op, and its data and grad. The unit the
+backward pass stepped last is outlined in the highlight colour; units whose
+backward has run are marked with a green bar.
+
+Sizes come from core/scopes/layout.py times the theme's scale, so presenter
+mode enlarges boxes and text together.
+"""
+
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QColor, QPen
+from PySide6.QtWidgets import QGraphicsItem
+
+from app.look.theme import format_number
+from core.scopes import layout as sizes
+
+KIND_TINT = {"call": "#dbe7fb", "loop": "#ece1fa", "section": "#dff3e6", "inputs": "#eceef2", "root": "#ffffff"}
+KIND_WORD = {"call": "call", "loop": "loop turn", "section": "section", "inputs": "inputs"}
+
+
+def _elide(theme, role, text, width):
+    return theme.font_metrics(role).elidedText(text, Qt.ElideRight, int(width))
+
+
+class UnitItem(QGraphicsItem):
+    """One unit: a block (summary given) or a single node."""
+
+    def __init__(self, theme, unit, lines, kind, block):
+        super().__init__()
+        self.theme, self.unit, self.lines, self.kind, self.block = theme, unit, lines, kind, block
+        w, h = (sizes.BLOCK_W, sizes.BLOCK_H) if block else (sizes.NODE_W, sizes.NODE_H)
+        s = theme.scale
+        self._rect = QRectF(-w * s / 2, -h * s / 2, w * s, h * s)
+        self.stepped = False  # its backward has run
+        self.current = False  # the last step ran it
+        self.setAcceptHoverEvents(True)
+
+    def boundingRect(self):
+        return self._rect.adjusted(-4, -4, 4, 4)
+
+    def set_marks(self, stepped, current):
+        if (stepped, current) != (self.stepped, self.current):
+            self.stepped, self.current = stepped, current
+            self.update()
+
+    def paint(self, painter, option, widget=None):
+        theme, s, r = self.theme, self.theme.scale, self._rect
+        fill = QColor(KIND_TINT.get(self.kind, "#ffffff")) if self.block else theme.color("node_fill")
+        if theme.palette.name != "light" and self.block:
+            fill = fill.darker(330)
+        border = theme.color("highlight") if self.current else theme.color("node_border")
+        painter.setPen(QPen(border, (3.0 if self.current else 1.2) * s))
+        painter.setBrush(fill)
+        painter.drawRoundedRect(r, 8 * s, 8 * s)
+        if self.stepped:
+            painter.fillRect(QRectF(r.left() + 4 * s, r.bottom() - 5 * s, r.width() - 8 * s, 3 * s),
+                             theme.color("status_final"))  # fmt: skip
+        pad = 8 * s
+        x, y, width = r.left() + pad, r.top() + 4 * s, r.width() - 2 * pad
+        for role, text, color in self.lines:
+            font = theme.font(role)
+            painter.setFont(font)
+            painter.setPen(theme.color(color))
+            height = theme.font_metrics(role).height()
+            painter.drawText(QRectF(x, y, width, height), Qt.AlignLeft | Qt.AlignVCenter,
+                             _elide(theme, role, text, width))  # fmt: skip
+            y += height + 1 * s
+
+
+def block_lines(summary):
+    """The rows of a collapsed block: title, the line that made it, size and wires, numbers."""
+    inner = f" · {summary.blocks} blocks" if summary.blocks else ""
+    return [
+        ("label", summary.title, "label_text"),
+        ("caption", summary.site if summary.kind != "inputs" else KIND_WORD["inputs"], "caption_text"),
+        ("caption", f"{summary.nodes:,} nodes{inner} · {summary.ins:,} in → {summary.outs:,} out", "caption_text"),
+        ("number", f"{format_number(summary.data)}   ∇ {format_number(summary.grad)}", "number_text"),
+    ]
+
+
+def node_lines(graph, i):
+    op = graph.op_name(i)
+    return [
+        ("label", graph.name(i), "label_text"),
+        ("number", format_number(float(graph.data[i])), "number_text"),
+        ("number", f"∇ {format_number(float(graph.grad[i]))}   {op}", "number_text"),
+    ]
+
+
+class FrameItem(QGraphicsItem):
+    """The frame around what an opened block shows; double-click closes the block."""
+
+    def __init__(self, theme, scope, title, rect):
+        super().__init__()
+        self.theme, self.scope, self.title = theme, scope, title
+        pad = 12 * theme.scale
+        self._rect = rect.adjusted(-pad, -pad - theme.font_metrics("caption").height(), pad, pad)
+        self.setZValue(-1)
+
+    def boundingRect(self):
+        return self._rect.adjusted(-2, -2, 2, 2)
+
+    def paint(self, painter, option, widget=None):
+        theme, s = self.theme, self.theme.scale
+        color = QColor(theme.color("selection"))
+        color.setAlpha(120)
+        painter.setPen(QPen(color, 1.2 * s, Qt.DashLine))
+        fill = QColor(theme.color("selection"))
+        fill.setAlpha(10)
+        painter.setBrush(fill)
+        painter.drawRoundedRect(self._rect, 10 * s, 10 * s)
+        painter.setFont(theme.font("caption"))
+        painter.setPen(theme.color("caption_text"))
+        painter.drawText(self._rect.adjusted(10 * s, 2 * s, -10 * s, 0), Qt.AlignLeft | Qt.AlignTop,
+                         f"{self.title}   (double-click here: close)")  # fmt: skip

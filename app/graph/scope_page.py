@@ -1,0 +1,411 @@
+"""The big-graph page: a traced step collapsed by scope, opened in place, stepped by blocks.
+
+`open_script(window, path)` traces a script (a learner's, or the microgpt
+example on the studio's engine) in a child process up to its first
+backward() (core/scopes/script.py) and shows its graph on this page, which
+takes the place of the canvas (the Graph workspace comes back with Ctrl+1 or
+"Back to the graph"). Everything slow runs on the window's worker thread
+(`window.run_in_background`): the trace, and for every picture the units,
+their layout and the blocks' summaries (core/scopes/layout.py `picture`).
+The GUI thread only builds the items of what is on screen.
+
+Double-click a block: it opens in place; double-click an opened block's frame:
+it closes. "Step" runs the backward pass of the next unit as the picture
+shows it -- a whole block, or one op -- and "Step into" opens the next block
+first, so the steps go inside it (core/scopes/steps.py). "Find" opens the
+first block or input whose name holds the text and centres it.
+"""
+
+from dataclasses import replace
+
+import numpy as np
+from PySide6.QtCore import QPointF, QRectF, Qt, QTimer
+from PySide6.QtGui import QPainter, QPainterPath, QPen
+from PySide6.QtWidgets import (
+    QGraphicsPathItem,
+    QGraphicsScene,
+    QGraphicsView,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.graph.scope_items import FrameItem, UnitItem, block_lines, node_lines
+from core.scopes.layout import picture
+from core.scopes.steps import BlockStepper
+from core.scopes.view import ScopeView
+
+MAX_FIT_ZOOM = 1.2
+
+
+class ScopeCanvas(QGraphicsView):
+    def __init__(self, page):
+        super().__init__()
+        self.page = page
+        self.setRenderHints(QPainter.Antialiasing | QPainter.TextAntialiasing)
+        self.setDragMode(QGraphicsView.ScrollHandDrag)
+        self.setTransformationAnchor(QGraphicsView.AnchorUnderMouse)
+        self.setViewportUpdateMode(QGraphicsView.SmartViewportUpdate)
+
+    def wheelEvent(self, event):
+        factor = 1.2 if event.angleDelta().y() > 0 else 1 / 1.2
+        zoom = self.transform().m11() * factor
+        if 0.02 <= zoom <= 6:
+            self.scale(factor, factor)
+            self.page.user_zoomed = True
+
+    def mouseDoubleClickEvent(self, event):
+        item = self.itemAt(event.position().toPoint())
+        if isinstance(item, UnitItem) and item.block:
+            self.page.open_block(item.unit_scope)
+        elif isinstance(item, FrameItem):
+            self.page.close_block(item.scope)
+        else:
+            super().mouseDoubleClickEvent(event)
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        if not self.page.user_zoomed:
+            self.fit()
+
+    def fit(self):
+        rect = QRectF()
+        for item in self.page.items.values():
+            rect = rect.united(item.sceneBoundingRect())
+        if rect.isEmpty():
+            return
+        self.resetTransform()
+        self.fitInView(rect.adjusted(-20, -20, 20, 20), Qt.KeepAspectRatio)
+        if self.transform().m11() > MAX_FIT_ZOOM:
+            self.resetTransform()
+            self.scale(MAX_FIT_ZOOM, MAX_FIT_ZOOM)
+            self.centerOn(rect.center())
+
+
+class ScopePage(QWidget):
+    """The page (see the module docstring); `graph`, `view` and `stepper` are core objects."""
+
+    def __init__(self, window):
+        super().__init__()
+        self.setObjectName("scope-page")
+        self.window = window
+        self.graph = self.view = self.stepper = None
+        self.items = {}  # unit -> UnitItem
+        self._units = None
+        self._after = None  # what to do once the next picture is on screen
+        self._found = -1
+        self.user_zoomed = False
+        self._dock_state = None  # the docks as they were before this page hid them
+        self.scene = QGraphicsScene(self)
+        self.canvas = ScopeCanvas(self)
+        self.canvas.setScene(self.scene)
+        self.title = QLabel("")
+        self.title.setObjectName("scope-title")
+        self.said = QLabel("Double-click a block to open it; Step runs the backward pass block by block.")
+        self.said.setObjectName("scope-step")
+        self.said.setWordWrap(True)
+        bar = QHBoxLayout()
+        self.buttons = {}
+        for key, text, slot in (
+            ("step", "Step ▶", self.step),
+            ("into", "Step into ⤵", self.step_into),
+            ("end", "Run to end", self.run_to_end),
+            ("reset", "Reset", self.reset),
+            ("back", "Back to the graph", self.back),
+        ):
+            button = QPushButton(text)
+            button.setObjectName(f"scope-{key}")
+            button.clicked.connect(slot)
+            self.buttons[key] = button
+            bar.addWidget(button)
+        self.find = QLineEdit()
+        self.find.setPlaceholderText("Find a block or input (e.g. softmax, h = 2, wte)")
+        self.find.returnPressed.connect(lambda: self.find_text(self.find.text()))
+        bar.addWidget(self.find, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 4, 6, 4)
+        layout.addWidget(self.title)
+        layout.addLayout(bar)
+        layout.addWidget(self.said)
+        layout.addWidget(self.canvas, 1)
+
+    # -- showing -------------------------------------------------------------------
+
+    def show_graph(self, graph, first_view, made, title):
+        """A traced graph and its first picture (made on the worker: picture(first_view))."""
+        self.graph, self.view, self.stepper = graph, first_view, None
+        self.title.setText(f"<b>{title}</b> — {graph.n:,} nodes, {len(graph.scopes):,} scopes ({graph.engine})")
+        self.user_zoomed = False
+        self._show(first_view, made)
+        self.canvas.fit()
+        QTimer.singleShot(0, lambda: self.user_zoomed or self.canvas.fit())  # at the page's final size
+
+    def _request(self, view, then=None):
+        """Lay out `view` on the worker, then show it (and run `then`)."""
+        aspect = max(0.5, self.canvas.width() / max(1, self.canvas.height()))
+        self._after = then
+        self.window.run_in_background(lambda: picture(view, aspect), lambda made: self._arrived(view, made),
+                                      f"Laying out {self.graph.title(0)}…")  # fmt: skip
+
+    def _arrived(self, view, made):
+        if isinstance(made, Exception):
+            self.window.show_message(f"Could not lay out the graph: {made}")
+            return
+        centre = self.canvas.mapToScene(self.canvas.viewport().rect().center())
+        self.view = view
+        if self.stepper is not None:
+            self.stepper.view = view
+        self._show(view, made)
+        self.canvas.centerOn(centre)
+        then, self._after = self._after, None
+        if then is not None:
+            then()
+
+    def _show(self, view, made):
+        units, pos, summaries, frames = made
+        theme = self.window.scene.theme
+        s = theme.scale
+        self.scene.clear()
+        self.items = {}
+        self._units = units
+        g = self.graph
+        for u in range(len(units)):
+            if units.is_block(u):
+                scope = int(units.scope[u])
+                summary = summaries[scope]
+                item = UnitItem(theme, u, block_lines(summary), summary.kind, True)
+                item.unit_scope, item.summary = scope, summary
+                item.setToolTip(f"{summary.path}\n{summary.site}\ndouble-click: open")
+            else:
+                i = int(units.node[u])
+                item = UnitItem(theme, u, node_lines(g, i), "node", False)
+                item.node = i
+            item.setPos(pos[u, 0] * s, pos[u, 1] * s)
+            self.scene.addItem(item)
+            self.items[u] = item
+        self.scene.addItem(self._wires(units, pos, s, theme))
+        innermost = [e for e in frames if not any(f != e and e in g.path(f) for f in frames)]
+        for e in innermost:
+            x0, y0, x1, y1 = frames[e]
+            inside = (pos[:, 0] >= x0) & (pos[:, 0] <= x1) & (pos[:, 1] >= y0) & (pos[:, 1] <= y1)
+            ours = np.array([e in g.path(int(units.scope[u])) for u in range(len(units))])
+            if np.any(inside & ~ours):
+                continue  # split over bands of the layout: a frame would hold others' units
+            self.scene.addItem(FrameItem(theme, e, " › ".join(g.title(p) for p in g.path(e)[1:]),
+                                         QRectF(x0 * s, y0 * s, (x1 - x0) * s, (y1 - y0) * s)))  # fmt: skip
+        self.scene.setSceneRect(self.scene.itemsBoundingRect().adjusted(-400, -400, 400, 400))
+        self._mark()
+
+    def _wires(self, units, pos, s, theme):
+        path = QPainterPath()
+        half = {True: 0.5 * 230.0 * s, False: 0.5 * 150.0 * s}
+        for a, b in zip(units.src.tolist(), units.dst.tolist()):
+            start = QPointF(pos[a, 0] * s + half[bool(units.node[a] < 0)], pos[a, 1] * s)
+            end = QPointF(pos[b, 0] * s - half[bool(units.node[b] < 0)], pos[b, 1] * s)
+            path.moveTo(start)
+            if end.x() > start.x() + 10 * s:
+                bend = max(40.0 * s, (end.x() - start.x()) / 2)
+                path.cubicTo(start + QPointF(bend, 0), end - QPointF(bend, 0), end)
+            else:  # into a later band: down the gap, along above the reader, in from its left
+                top = end.y() - (0.5 * (96.0 if units.node[b] < 0 else 64.0) + 12.0) * s
+                out, into = start + QPointF(24 * s, 0), QPointF(end.x() - 24 * s, top)
+                path.cubicTo(out, QPointF(out.x(), top), QPointF(out.x() - 30 * s, top))
+                path.lineTo(QPointF(into.x() + 30 * s, top))
+                path.cubicTo(into, QPointF(into.x(), end.y()), end)
+        item = QGraphicsPathItem(path)
+        color = theme.color("edge")
+        color.setAlpha(150)
+        item.setPen(QPen(color, 1.3 * s))
+        item.setZValue(-2)
+        return item
+
+    # -- opening and closing ---------------------------------------------------------
+
+    def open_block(self, scope, then=None):
+        view = ScopeView(self.graph, self.view.expanded)
+        view.expand(scope)
+        self._request(view, then)
+
+    def close_block(self, scope):
+        view = ScopeView(self.graph, self.view.expanded)
+        view.collapse(scope)
+        self._request(view)
+
+    def find_text(self, text):
+        """Open the way to the next block (or labelled input) whose name holds text; centre it."""
+        g, text = self.graph, text.strip().lower()
+        if g is None or not text:
+            return False
+        hits = [s for s in range(1, len(g.scopes)) if text in g.title(s).lower()]
+        if not hits:
+            labelled = [i for i, label in g.labels.items() if text in label.lower()]
+            if not labelled:
+                self.said.setText(f"Nothing is called “{text}”.")
+                return False
+            hits = sorted({int(g.scope[i]) for i in labelled})
+        later = [s for s in hits if s > self._found]
+        self._found = later[0] if later else hits[0]
+        target = self._found
+        view = ScopeView(g, self.view.expanded)
+        for p in g.path(target)[:-1]:
+            view.expand(p)
+        self.said.setText(f"Found {g.title(target)}: {' › '.join(g.title(p) for p in g.path(target)[1:])}"
+                          f" ({len(hits)} match{'es' * (len(hits) != 1)}; Return: the next)")  # fmt: skip
+        self._request(view, lambda: self._centre_on_scope(target))
+        return True
+
+    def _centre_on_scope(self, scope):
+        for item in self.items.values():
+            if getattr(item, "unit_scope", None) == scope:
+                item.set_marks(item.stepped, True)
+                self.canvas.centerOn(item)
+                return
+
+    # -- stepping --------------------------------------------------------------------
+
+    def _stepper(self):
+        if self.stepper is None:
+            self.stepper = BlockStepper(self.view)  # zeroes the grads: the pass starts again
+        return self.stepper
+
+    def step(self):
+        if self.graph is None:
+            return None
+        record = self._stepper().step()
+        if record is None:
+            self.said.setText("The backward pass is done: every gradient is in.")
+        else:
+            self.said.setText(f"Step {len(self.stepper.history)}: {record.text}")
+        self._read_grads()
+        return record
+
+    def step_into(self):
+        """Open the block the next step would run, then step inside it."""
+        if self.graph is None:
+            return
+        stepper = self._stepper()
+        p = stepper._next_op()
+        if p < 0:
+            return self.step()
+        u = int(self._units.node_unit[p])
+        if not self._units.is_block(u):
+            return self.step()
+        self.open_block(int(self._units.scope[u]), then=self.step)
+        return None
+
+    def run_to_end(self):
+        if self.graph is None:
+            return
+        self._stepper().run_to_end()
+        self.said.setText(f"Ran the backward pass to its end ({len(self.stepper.history)} steps).")
+        self._read_grads()
+
+    def reset(self):
+        if self.stepper is not None:
+            self.stepper.reset()
+            self.said.setText("Reset: every grad is 0, the output's is 1. Step runs the first block.")
+            self._read_grads()
+
+    def _read_grads(self):
+        g = self.graph
+        g.grad[:] = np.fromiter((v.grad for v in self.stepper.values), dtype=np.float64, count=g.n)
+        for item in self.items.values():
+            if item.block:
+                summary = item.summary
+                if summary.out_node >= 0:
+                    item.summary = summary = replace(summary, grad=float(g.grad[summary.out_node]))
+                item.lines = block_lines(summary)
+            else:
+                item.lines = node_lines(g, item.node)
+            item.update()
+        self._mark()
+
+    def _mark(self):
+        stepper, units = self.stepper, self._units
+        if stepper is None or units is None:
+            for item in self.items.values():
+                item.set_marks(False, False)
+            return
+        done_from = stepper.position + 1  # nodes at or past this have run their backward
+        last = stepper.history[-1] if stepper.history else None
+        current = int(units.node_unit[last.first]) if last else -1
+        for u, item in self.items.items():
+            item.set_marks(bool(units.first[u] >= done_from), u == current)
+        if current in self.items:
+            self.canvas.ensureVisible(self.items[current], 40, 40)
+
+    def enter(self):
+        """Show this page in the canvas's place, the docks set aside for room."""
+        window = self.window
+        window.training.show("graph")
+        if self._dock_state is None:
+            self._dock_state = window.saveState()
+            for dock in window.docks.values():
+                if not dock.isHidden() and not dock.isFloating():
+                    dock.hide()
+            window.training._set_graph_chrome(False)  # the canvas's tools and numbers: not this page's
+        window.training.stack.setCurrentWidget(self)
+
+    def back(self):
+        """The Graph workspace again, its docks as they were."""
+        window = self.window
+        window.training.stack.setCurrentWidget(window.training.graph_page)
+        if self._dock_state is not None:
+            window.restoreState(self._dock_state)
+            self._dock_state = None
+            window.training._set_graph_chrome(True)
+
+
+def first_budget(window):
+    """(units, aspect) of a first picture legible in this window: boxes at ~3/4 of their
+    size (13 px text at 1x, larger in presenter mode), about half the cells filled."""
+    scale = window.scene.theme.scale
+    width, height = max(600, window.width() - 40), max(400, window.height() - 170)
+    zoom = 0.8 * scale
+    cells = (width / (320 * zoom)) * (height / (122 * zoom))
+    return max(8, int(cells * 0.55)), width / height
+
+
+def page_of(window):
+    """The window's ScopePage, made and put beside the Graph workspace on first use."""
+    page = getattr(window, "_scope_page", None)
+    if page is None:
+        page = window._scope_page = ScopePage(window)
+        window.training.stack.addWidget(page)
+    return page
+
+
+def open_script(window, path):
+    """Trace the script at path (child process) and show its step collapsed by scope."""
+    import os
+
+    from core.scopes.script import trace_script
+
+    budget, aspect = first_budget(window)
+
+    def job():
+        result = trace_script(path)
+        if result.graph is None:
+            return result
+        first = ScopeView.first(result.graph, budget)
+        return result, first, picture(first, aspect)
+
+    def then(outcome):
+        if isinstance(outcome, Exception):
+            window.show_message(f"Could not trace {path}: {outcome}")
+            return False
+        if not isinstance(outcome, tuple):
+            window.show_message(f"Could not trace {os.path.basename(path)}: {outcome.message}")
+            return False
+        result, first, made = outcome
+        page = page_of(window)
+        page.enter()
+        page.show_graph(result.graph, first, made, os.path.basename(path))
+        window.show_message(f"{os.path.basename(path)}: {result.message}")
+        return True
+
+    window.run_in_background(job, then, f"Tracing {os.path.basename(path)} (its first training step)…")
+    return True
