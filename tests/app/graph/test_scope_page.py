@@ -1,0 +1,73 @@
+"""The big-graph page: microgpt's step opens collapsed by scope, a block opens in place, the backward pass steps into it."""
+
+import os
+
+import numpy as np
+
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..", "..")
+EXAMPLE = os.path.join(ROOT, "resources", "examples", "microgpt_step.py")
+
+
+def shown_titles(page):
+    return [item.lines[0][1] for item in page.items.values()]
+
+
+def open_example(window, qtbot):
+    assert window.open_file(EXAMPLE)
+    qtbot.waitUntil(lambda: bool(getattr(window, "_scope_page", None) and window._scope_page.items), timeout=120_000)
+    return window._scope_page
+
+
+def test_the_microgpt_step_opens_collapsed_and_legible(window, qtbot):
+    page = open_example(window, qtbot)
+    assert window.training.stack.currentWidget() is page
+    titles = shown_titles(page)
+    assert [t for t in titles if t.startswith("pos_id")] == [f"pos_id = {k}" for k in range(5)]  # "emma": 5 positions
+    assert len(titles) <= 40
+    # the text is legible at the fitted zoom: a block's title at least 9 px on screen
+    zoom = page.canvas.transform().m11()
+    assert window.scene.theme.font("label").pixelSize() * zoom >= 9
+    assert "43,021 nodes" in page.title.text()
+
+
+def test_a_block_opens_in_place_and_the_backward_pass_steps_into_it(window, qtbot):
+    page = open_example(window, qtbot)
+    graph = page.graph
+    pos4 = next(item for item in page.items.values() if item.block and item.lines[0][1] == "pos_id = 4")
+    page.open_block(pos4.unit_scope)
+    qtbot.waitUntil(lambda: "gpt" in shown_titles(page), timeout=60_000)
+    titles = shown_titles(page)
+    assert "pos_id = 4" not in titles and {"gpt", "softmax", "loss_t"} <= set(titles)
+    texts = [page.step().text for _ in range(8)]  # the mean, the 5 sums of the losses, then position 4's
+    assert texts[0].startswith("the backward of (1 / n) * sum(losses) (mul)")
+    assert texts[6:] == ["the backward of loss_t (neg): 1 step", "the backward of probs[target_id].log() (log): 1 step"]
+    softmax = next(item for item in page.items.values() if item.block and item.lines[0][1] == "softmax")
+    scope = softmax.unit_scope
+    page.step_into()  # the next unit is softmax's block: it opens, and the step runs inside it
+    qtbot.waitUntil(lambda: len(page.stepper.history) == 9, timeout=60_000)
+    assert "softmax" not in shown_titles(page) and "total" in shown_titles(page)
+    (current,) = [item for item in page.items.values() if item.current]
+    assert scope in graph.path(int(graph.scope[current.node]))  # the step ran one op inside softmax
+    assert page.said.text().startswith("Step 9: the backward of e / total (div): 1 step")
+    page.run_to_end()
+    assert page.stepper.done
+    assert np.isfinite(graph.grad).all() and graph.grad[graph.root] == 1.0
+    page.back()
+    assert window.training.stack.currentWidget() is not page
+
+
+def test_find_opens_the_way_to_a_block(window, qtbot):
+    page = open_example(window, qtbot)
+    assert page.find_text("h = 2")
+    qtbot.waitUntil(lambda: "h = 2" in shown_titles(page), timeout=60_000)
+    assert any(item.current and item.lines[0][1] == "h = 2" for item in page.items.values())
+
+
+def test_a_script_that_cannot_be_traced_says_why(window, qtbot, tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("raise SystemExit(3)\n")
+    messages = []
+    window.show_message = messages.append
+    assert window.open_file(str(bad))
+    qtbot.waitUntil(lambda: bool(messages), timeout=60_000)
+    assert "Could not trace bad.py" in messages[-1] and getattr(window, "_scope_page", None) is None
