@@ -1,4 +1,4 @@
-"""The big-graph page: microgpt's step opens collapsed by scope, a block opens in place, the backward pass steps into it."""
+"""The big-graph page: microgpt's step opens collapsed by scope, a block opens in place, steps go into it."""
 
 import os
 
