@@ -67,13 +67,19 @@ class UnitItem(QGraphicsItem):
                              theme.color("status_final"))  # fmt: skip
         pad = 8 * s
         x, y, width = r.left() + pad, r.top() + 4 * s, r.width() - 2 * pad
-        for role, text, color in self.lines:
+        for row, (role, text, color) in enumerate(self.lines):
+            if role == "op":  # the op's name in the top right corner
+                painter.setFont(theme.font("caption"))
+                painter.setPen(theme.color(color))
+                painter.drawText(r.adjusted(pad, 4 * s, -pad, 0), Qt.AlignRight | Qt.AlignTop, text)
+                continue
             font = theme.font(role)
             painter.setFont(font)
             painter.setPen(theme.color(color))
             height = theme.font_metrics(role).height()
-            painter.drawText(QRectF(x, y, width, height), Qt.AlignLeft | Qt.AlignVCenter,
-                             _elide(theme, role, text, width))  # fmt: skip
+            room = width - (40 * s if row == 0 and not self.block else 0)  # the op's name sits right of it
+            painter.drawText(QRectF(x, y, room, height), Qt.AlignLeft | Qt.AlignVCenter,
+                             _elide(theme, role, text, room))  # fmt: skip
             y += height + 1 * s
 
 
@@ -92,8 +98,9 @@ def node_lines(graph, i):
     op = graph.op_name(i)
     return [
         ("label", graph.name(i), "label_text"),
-        ("number", format_number(float(graph.data[i])), "number_text"),
-        ("number", f"∇ {format_number(float(graph.grad[i]))}   {op}", "number_text"),
+        ("number", f"{format_number(float(graph.data[i]))}", "number_text"),
+        ("number", f"∇ {format_number(float(graph.grad[i]))}", "number_text"),
+        ("op", op, "caption_text"),
     ]
 
 

@@ -39,6 +39,7 @@ from core.scopes.steps import BlockStepper
 from core.scopes.view import ScopeView
 
 MAX_FIT_ZOOM = 1.2
+LEGIBLE_PX = 11  # a title's pixels on screen at least, when a block opens
 
 
 class ScopeCanvas(QGraphicsView):
@@ -143,14 +144,15 @@ class ScopePage(QWidget):
         self.canvas.fit()
         QTimer.singleShot(0, lambda: self.user_zoomed or self.canvas.fit())  # at the page's final size
 
-    def _request(self, view, then=None):
-        """Lay out `view` on the worker, then show it (and run `then`)."""
+    def _request(self, view, then=None, focus=None):
+        """Lay out `view` on the worker, then show it (and run `then`); `focus`: a scope
+        whose units the canvas then frames (a block just opened)."""
         aspect = max(0.5, self.canvas.width() / max(1, self.canvas.height()))
         self._after = then
-        self.window.run_in_background(lambda: picture(view, aspect), lambda made: self._arrived(view, made),
-                                      f"Laying out {self.graph.title(0)}…")  # fmt: skip
+        self.window.run_in_background(lambda: picture(view, aspect), lambda made: self._arrived(view, made, focus),
+                                      "Laying out the opened block…")  # fmt: skip
 
-    def _arrived(self, view, made):
+    def _arrived(self, view, made, focus=None):
         if isinstance(made, Exception):
             self.window.show_message(f"Could not lay out the graph: {made}")
             return
@@ -160,6 +162,8 @@ class ScopePage(QWidget):
             self.stepper.view = view
         self._show(view, made)
         self.canvas.centerOn(centre)
+        if focus is not None:
+            self._frame_scope(focus)
         then, self._after = self._after, None
         if then is not None:
             then()
@@ -227,7 +231,31 @@ class ScopePage(QWidget):
     def open_block(self, scope, then=None):
         view = ScopeView(self.graph, self.view.expanded)
         view.expand(scope)
-        self._request(view, then)
+        self._request(view, then, focus=scope)
+
+    def _frame_scope(self, scope):
+        """Show the units inside scope: all of them if they fit at a legible zoom, else
+        the first of them at that zoom."""
+        g, units = self.graph, self._units
+        rect = QRectF()
+        first = None
+        for u, item in self.items.items():
+            s = int(units.scope[u])
+            if scope in g.path(s):
+                rect = rect.united(item.sceneBoundingRect())
+                first = first or item
+        if rect.isEmpty():
+            return
+        self.canvas.fitInView(rect.adjusted(-30, -30, 30, 30), Qt.KeepAspectRatio)
+        theme = self.window.scene.theme
+        legible = LEGIBLE_PX / max(1, theme.font("label").pixelSize())
+        zoom = self.canvas.transform().m11()
+        if zoom < legible or zoom > MAX_FIT_ZOOM:
+            target = max(legible, min(zoom, MAX_FIT_ZOOM))
+            self.canvas.resetTransform()
+            self.canvas.scale(target, target)
+            self.canvas.centerOn(rect.center() if zoom > MAX_FIT_ZOOM else first.sceneBoundingRect().center())
+        self.user_zoomed = True
 
     def close_block(self, scope):
         view = ScopeView(self.graph, self.view.expanded)
