@@ -1,0 +1,300 @@
+"""Training microgpt fast: each step's graph, recorded once per name length, replayed with numpy.
+
+One training step of microgpt builds 40,000-130,000 scalar Values and walks
+them back: ~0.2-0.6 s of pure Python (resources/scripts/microgpt.py). But
+the graph of a step depends on the name only through its length and its
+letters, and the letters only pick *which* numbers go in:
+
+* which rows of `wte` are the token embeddings (`state_dict['wte'][token_id]`),
+* which probability the loss reads (`probs[target_id]`).
+
+So `Tape.record(length, model)` builds the step once with the studio's engine
+for a made-up name of that length whose letters are all different (so every
+embedding row used belongs to one position), and keeps the graph as arrays:
+each node's op, its operands, the leaf it reads (a parameter, a constant, or
+"the embedding of the token at position p, entry j"), and for each position
+the 27 probability nodes the loss can read. `Tape.step(tokens, params)` then
+runs the graph for any name of that length with numpy, a *level* at a time
+(all nodes whose operands are ready, grouped by op: one vectorised call per
+op per level), forward then backward, and returns the loss and the grads of
+all 4,192 parameters. The numbers are the same as the scalar engine's (same
+ops in the same order per node; sums of grads differ in the last bits).
+
+`train(steps, ...)` is the script's loop on top -- same seed, same shuffled
+names, same Adam with its decaying learning rate -- yielding the loss of every
+step and, every `sample_every` steps, names sampled from the model.
+tests/core/microgpt/test_train.py checks the losses against the script's.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from core.engine import Value, topological_order
+from core.microgpt import model as gpt_model
+from core.microgpt.data import Tokenizer, load_names
+from core.microgpt.model import Config, MicroGPT
+from core.scopes.graph import OP_CODE, OP_NAMES
+
+LEAF_PARAM, LEAF_CONST, LEAF_EMBED = 0, 1, 2
+
+
+def _forward(tokens: list[int], model: MicroGPT) -> tuple[Value, list[list[Value]], list[Value]]:
+    """model.loss's forward pass, keeping each position's probabilities and log node."""
+    cfg = model.config
+    n = min(cfg.block_size, len(tokens) - 1)
+    keys, values = [[] for _ in range(cfg.n_layer)], [[] for _ in range(cfg.n_layer)]
+    losses, probs_at, logs = [], [], []
+    for pos_id in range(n):
+        logits = gpt_model.gpt(tokens[pos_id], pos_id, keys, values, model)
+        probs = gpt_model.softmax(logits)
+        picked = probs[tokens[pos_id + 1]].log()
+        probs_at.append(probs)
+        logs.append(picked)
+        losses.append(-picked)
+    return (1 / n) * sum(losses), probs_at, logs
+
+
+@dataclass
+class Level:
+    """The nodes of one op at one level: out = f(a[, b])."""
+
+    op: str
+    out: np.ndarray
+    a: np.ndarray
+    b: np.ndarray | None
+    param: np.ndarray | None
+    logs: np.ndarray | None = None  # for the log nodes of the loss: which position each reads
+
+
+@dataclass
+class Tape:
+    """One name length's step graph, as arrays (see the module docstring)."""
+
+    length: int
+    n: int  # nodes
+    root: int
+    leaf: np.ndarray  # indices of the leaves
+    leaf_kind: np.ndarray
+    leaf_index: np.ndarray  # LEAF_PARAM: index into the flat parameters; LEAF_EMBED: p * n_embd + j
+    const: np.ndarray  # the data of every node at recording (constants keep theirs)
+    levels: list[Level] = field(default_factory=list)
+    probs: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.int64))  # (positions, vocab)
+    n_embd: int = 16
+    wte: int = 0  # where wte starts among the flat parameters
+
+    @classmethod
+    def record(cls, length: int, model: MicroGPT) -> Tape:
+        cfg = model.config
+        letters = list(range(min(length, cfg.vocab_size - 1)))
+        if len(letters) != length:
+            raise ValueError(f"a name of {length} letters has repeated letters: the tape needs one per position")
+        bos = cfg.vocab_size - 1
+        tokens = [bos] + letters + [bos]
+        loss, probs_at, logs = _forward(tokens, model)
+        order = topological_order(loss)
+        index = {id(v): i for i, v in enumerate(order)}
+        # every probability the loss may read (another name, another target): after the graph
+        for x in (x for probs in probs_at for x in probs):
+            if id(x) not in index:
+                index[id(x)] = len(order)
+                order.append(x)
+        n = len(order)
+        flat = {id(p): k for k, p in enumerate(model.params)}
+        wte_rows = {id(v): (r, j) for r, row in enumerate(model.state_dict["wte"]) for j, v in enumerate(row)}
+        position_of = {t: p for p, t in enumerate(tokens[:-1]) if p == 0 or t != bos}
+        op = np.full(n, -1, dtype=np.int64)
+        a = np.full(n, -1, dtype=np.int64)
+        b = np.full(n, -1, dtype=np.int64)
+        param = np.full(n, np.nan)
+        leaves, kinds, where = [], [], []
+        for i, v in enumerate(order):
+            if v._a is None:
+                leaves.append(i)
+                if id(v) in wte_rows:
+                    r, j = wte_rows[id(v)]
+                    kinds.append(LEAF_EMBED)
+                    where.append(position_of[r] * cfg.n_embd + j)
+                elif id(v) in flat:
+                    kinds.append(LEAF_PARAM)
+                    where.append(flat[id(v)])
+                else:
+                    kinds.append(LEAF_CONST)
+                    where.append(-1)
+                continue
+            from core import ops
+
+            row, p = ops.lookup(v._op)
+            op[i] = OP_CODE[row.name]
+            if p is not None:
+                param[i] = float(p)
+            a[i] = index[id(v._a)]
+            if v._b is not None:
+                b[i] = index[id(v._b)]
+        level = np.zeros(n, dtype=np.int64)
+        for i in sorted(range(n), key=lambda i: max(a[i], b[i])):  # every operand before its reader
+            if a[i] >= 0:
+                level[i] = level[a[i]] + 1 if b[i] < 0 else max(level[a[i]], level[b[i]]) + 1
+        log_nodes = {index[id(x)]: p for p, x in enumerate(logs)}
+        tape = cls(length, n, index[id(loss)], np.array(leaves), np.array(kinds), np.array(where),
+                   np.array([v.data for v in order]), n_embd=cfg.n_embd)  # fmt: skip
+        tape.probs = np.array([[index[id(x)] for x in probs] for probs in probs_at])
+        is_log = np.zeros(n, dtype=bool)
+        is_log[list(log_nodes)] = True
+        for lv in range(1, int(level.max()) + 1):
+            at = level == lv
+            for code in np.unique(op[at]):
+                for picked in (False, True):
+                    nodes = np.nonzero(at & (op == code) & (is_log == picked))[0]
+                    if not len(nodes):
+                        continue
+                    name = OP_NAMES[code]
+                    bs = b[nodes] if b[nodes[0]] >= 0 else None
+                    ps = param[nodes] if name in ("pow", "rpow") else None
+                    logs_p = np.array([log_nodes[i] for i in nodes]) if picked else None
+                    tape.levels.append(Level(name, nodes, a[nodes], bs, ps, logs_p))
+        return tape
+
+    def step(self, tokens: list[int], params: np.ndarray) -> tuple[float, np.ndarray]:
+        """(loss, grads of the flat parameters) of the name `tokens` (BOS, its letters, BOS)."""
+        V = self.const.copy()
+        kind, where, leaf = self.leaf_kind, self.leaf_index, self.leaf
+        is_param = kind == LEAF_PARAM
+        V[leaf[is_param]] = params[where[is_param]]
+        embed = kind == LEAF_EMBED
+        pos, j = np.divmod(where[embed], self.n_embd)
+        rows = np.asarray(tokens)[pos]
+        embed_index = self.wte + rows * self.n_embd + j
+        V[leaf[embed]] = params[embed_index]
+        targets = np.asarray(tokens[1 : len(self.probs) + 1])
+        picked_by_position = self.probs[np.arange(len(self.probs)), targets]
+        operands = []
+        for lv in self.levels:
+            a = lv.a if lv.logs is None else picked_by_position[lv.logs]
+            operands.append(a)
+            x = V[a]
+            y = V[lv.b] if lv.b is not None else None
+            V[lv.out] = _FORWARD[lv.op](x, y, lv.param)
+        G = np.zeros(self.n)
+        G[self.root] = 1.0
+        for lv, a in zip(reversed(self.levels), reversed(operands)):
+            g = G[lv.out]
+            x = V[a]
+            y = V[lv.b] if lv.b is not None else None
+            da, db = _LOCAL[lv.op](x, y, V[lv.out], lv.param)
+            np.add.at(G, a, da * g)
+            if db is not None:
+                np.add.at(G, lv.b, db * g)
+        grads = np.zeros(len(params))
+        np.add.at(grads, where[is_param], G[leaf[is_param]])
+        np.add.at(grads, embed_index, G[leaf[embed]])
+        return float(V[self.root]), grads
+
+
+def _pow(x, k):
+    return np.array([math.pow(u, e) if math.isfinite(u) else u**e for u, e in zip(x.tolist(), k.tolist())])
+
+
+_FORWARD = {
+    "add": lambda x, y, p: x + y,
+    "sub": lambda x, y, p: x - y,
+    "mul": lambda x, y, p: x * y,
+    "div": lambda x, y, p: x / y,
+    "neg": lambda x, y, p: -x,
+    "exp": lambda x, y, p: np.exp(x),
+    "log": lambda x, y, p: np.log(x),
+    "relu": lambda x, y, p: np.maximum(x, 0.0),
+    "pow": lambda x, y, p: _pow(x, p),
+}
+_LOCAL = {
+    "add": lambda x, y, out, p: (1.0, 1.0),
+    "sub": lambda x, y, out, p: (1.0, -1.0),
+    "mul": lambda x, y, out, p: (y, x),
+    "div": lambda x, y, out, p: (1.0 / y, -(x / y) / y),
+    "neg": lambda x, y, out, p: (-1.0, None),
+    "exp": lambda x, y, out, p: (out, None),
+    "log": lambda x, y, out, p: (1.0 / x, None),
+    "relu": lambda x, y, out, p: ((x > 0).astype(float), None),
+    "pow": lambda x, y, out, p: (p * _pow(x, p - 1), None),
+}
+
+
+# -----------------------------------------------------------------------------
+# The training loop: the script's, step for step
+
+
+@dataclass(frozen=True)
+class Progress:
+    step: int  # 1-based
+    loss: float
+    name: str  # the name this step learned from
+    samples: tuple[str, ...] = ()  # names sampled after this step (every sample_every steps)
+
+
+class Trainer:
+    """microgpt's training, the script's way: seed 42, the names shuffled, Adam (see train())."""
+
+    def __init__(self, steps: int = 1000, seed: int = 42, docs: list[str] | None = None) -> None:
+        self.docs = list(docs) if docs is not None else load_names()
+        self.rng = random.Random(seed)
+        self.rng.shuffle(self.docs)
+        self.tokenizer = Tokenizer(self.docs)
+        self.model = MicroGPT(Config(vocab_size=self.tokenizer.vocab_size), self.rng)
+        self.params = np.array([p.data for p in self.model.params])
+        self.wte = 0  # wte is the first matrix of state_dict
+        self.tapes: dict[int, Tape] = {}
+        self.steps = steps
+        self.m = np.zeros(len(self.params))
+        self.v = np.zeros(len(self.params))
+        self.lr, self.beta1, self.beta2, self.eps = 0.01, 0.85, 0.99, 1e-8
+
+    def tape(self, length: int) -> Tape:
+        tape = self.tapes.get(length)
+        if tape is None:
+            tape = self.tapes[length] = Tape.record(length, self.model)
+        return tape
+
+    def step(self, step: int) -> tuple[float, str]:
+        doc = self.docs[step % len(self.docs)]
+        tokens = self.tokenizer.encode(doc)
+        loss, g = self.tape(len(doc)).step(tokens, self.params)
+        lr_t = self.lr * (1 - step / self.steps)
+        self.m = self.beta1 * self.m + (1 - self.beta1) * g
+        self.v = self.beta2 * self.v + (1 - self.beta2) * g**2
+        m_hat = self.m / (1 - self.beta1 ** (step + 1))
+        v_hat = self.v / (1 - self.beta2 ** (step + 1))
+        self.params -= lr_t * m_hat / (v_hat**0.5 + self.eps)
+        return loss, doc
+
+    def sample(self, count: int = 5, temperature: float = 0.5) -> list[str]:
+        """Names drawn from the model as it is now, one letter at a time (the script's sampling)."""
+        for p, x in zip(self.model.params, self.params.tolist()):
+            p.data = x
+        cfg = self.model.config
+        names = []
+        for _ in range(count):
+            keys, values = [[] for _ in range(cfg.n_layer)], [[] for _ in range(cfg.n_layer)]
+            token, letters = self.tokenizer.BOS, []
+            for pos in range(cfg.block_size):
+                logits = gpt_model.gpt(token, pos, keys, values, self.model)
+                probs = gpt_model.softmax([logit / temperature for logit in logits])
+                token = self.rng.choices(range(cfg.vocab_size), weights=[p.data for p in probs])[0]
+                if token == self.tokenizer.BOS:
+                    break
+                letters.append(self.tokenizer.uchars[token])
+            names.append("".join(letters))
+        return names
+
+
+def train(steps: int = 1000, sample_every: int = 0, seed: int = 42) -> Iterator[Progress]:
+    """Train microgpt for `steps` steps; yield each step's loss (and samples every `sample_every`)."""
+    trainer = Trainer(steps, seed)
+    for step in range(steps):
+        loss, doc = trainer.step(step)
+        samples = tuple(trainer.sample()) if sample_every and (step + 1) % sample_every == 0 else ()
+        yield Progress(step + 1, loss, doc, samples)
