@@ -5,6 +5,10 @@ Plain functions taking the `MainWindow` (its methods of the same names call them
 classroom's menus and actions are installed by app/lessons/install.py.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 
 
@@ -12,7 +16,7 @@ class PresenterFit(QObject):
     """Sizes the lesson's dock in presenter mode once the event loop is free, after a
     step is shown, the window is resized or the scale changes (many requests, one fit)."""
 
-    def __init__(self, window):
+    def __init__(self, window: Any) -> None:
         super().__init__(window)
         self.window = window
         self.timer = QTimer(self)
@@ -21,21 +25,21 @@ class PresenterFit(QObject):
         self.timer.timeout.connect(self.fit)
         window.installEventFilter(self)
 
-    def request(self):
+    def request(self) -> None:
         if self.window.appearance.presenting:
             self.timer.start()
 
-    def fit(self):
+    def fit(self) -> None:
         if self.window.appearance.presenting:
             self.window._size_presenter_docks()
 
-    def eventFilter(self, watched, event):
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.window and event.type() == QEvent.Resize:
             self.request()
         return False
 
 
-def presenter_keeps_dock(window, key):
+def presenter_keeps_dock(window: Any, key: str) -> bool:
     """Which panels stay in presenter mode: the lessons, and the debugger or the
     training panel while they are in use; the others come back on leaving it."""
     if key == "lessons":  # while a lesson runs or opens; an idle list would only take the canvas's room
@@ -48,7 +52,7 @@ def presenter_keeps_dock(window, key):
     return bool(widget.property("presenter_keep"))
 
 
-def presenter_layout(window):
+def presenter_layout(window: Any) -> None:
     """Presenter mode's panels: the canvas across the whole width (a graph reads left
     to right), the lesson under it; panels not in use give up their room. Leaving
     presenter mode restores the layout as it was (QMainWindow.saveState)."""
@@ -61,7 +65,7 @@ def presenter_layout(window):
         lessons.raise_()
 
 
-def size_presenter_docks(window):
+def size_presenter_docks(window: Any) -> None:
     """Presenter mode: the lesson's dock as tall as the step needs (title, every line of
     its text, the network's boundary, the question, its answer box and Next), the canvas
     the rest. Called after every step shown, window resize and scale change."""
@@ -90,7 +94,7 @@ def size_presenter_docks(window):
     window.lessons.follow()
 
 
-def _graph_room(window):
+def _graph_room(window: Any) -> int:
     """The canvas height that shows the step's graph whole at the lessons' readable zoom
     (below it the lesson zooms in on the step's nodes and the rest leaves the view), for
     a graph of up to 35 nodes; at most half the window: the lesson's text and question
@@ -113,7 +117,7 @@ def _graph_room(window):
 READABLE_PX = 28  # node digits in presenter mode: read from the back of a lecture hall
 
 
-def readable_zoom(window, px=READABLE_PX):
+def readable_zoom(window: Any, px: float = READABLE_PX) -> bool:
     """Presenter mode: never fit a graph so small that its digits fall under `px` pixels
     (Karpathy's neuron fitted whole showed 17-18 px at 2x) while the debugger steps it;
     zoom in instead, on the step's node and operands, and the debugger's step-following
@@ -134,7 +138,7 @@ def readable_zoom(window, px=READABLE_PX):
     return True
 
 
-def _focus_ids(window):
+def _focus_ids(window: Any) -> list[str]:
     """The debugger's step (its node and operands), or its output before the first step.
     A lesson's step keeps the whole graph in view (its text quotes numbers all over
     it; the lesson's own `follow` zooms in on its nodes when they are too small)."""
@@ -149,7 +153,7 @@ def _focus_ids(window):
     return [output] if output is not None else []
 
 
-def presenter_canvas(window):
+def presenter_canvas(window: Any) -> None:
     """In presenter mode a lesson step without a graph (a big network) gets the
     whole window: the canvas would only show an unrelated graph."""
     snapshot = window.lessons.snapshot
@@ -161,7 +165,7 @@ def presenter_canvas(window):
             QTimer.singleShot(0, window._size_presenter_docks)
 
 
-def presenter_changed(window, on):
+def presenter_changed(window: Any, on: bool) -> None:
     window.actions["presenter"].setChecked(on)
     window.actions["leave presenter"].setEnabled(on)
     lessons = window.docks["lessons"]
@@ -181,7 +185,7 @@ def presenter_changed(window, on):
         QTimer.singleShot(0, lambda: _restore_view(window))  # once the canvas has its old size back
 
 
-def _restore_view(window):
+def _restore_view(window: Any) -> None:
     """The view as it was before presenter mode (Appearance keeps it): leaving used
     to fit instead, dropping the zoom to ~50%."""
     saved = window.appearance.view_before
