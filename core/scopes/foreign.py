@@ -20,14 +20,75 @@ from typing import Any
 
 import numpy as np
 
-from core.foreign.trace import trace
+from core.foreign.trace import Trace, TracedNode, fits, read_children, read_float, read_local_grads, trace
 from core.scopes.graph import ARRAYS, CONST, DTYPES, INPUT, OP_CODE, ScopedGraph, label_stem
 from core.scopes.record import ROOT, ROOT_SCOPE, Recorder, Scope
+
+# the op a method of the learner's class makes, when the node's operands are its children in order
+MAKERS = {
+    "__add__": "add", "__radd__": "add", "__mul__": "mul", "__rmul__": "mul", "__sub__": "sub",
+    "__truediv__": "div", "__neg__": "neg", "__pow__": "pow", "exp": "exp", "log": "log",
+    "relu": "relu", "tanh": "tanh", "sigmoid": "sigmoid",
+}  # fmt: skip
+
+
+def fast_trace(root: Any, recorder: Recorder) -> Trace | None:
+    """The trace, read quickly where the recorder saw which method made each node (its op,
+    checked against the data) and the children are in order (a tuple or list); None when
+    any node needs the careful reading of core/foreign/trace.py (a set of children, an op
+    the data does not confirm)."""
+    made = recorder.index()
+    maker, makers = recorder.node_maker, recorder.makers
+    order: list[Any] = []
+    seen = {id(root)}
+    stack = [(root, False)]
+    kids: dict[int, list[Any]] = {}
+    while stack:  # every node after its children, without recursion
+        value, expanded = stack.pop()
+        if expanded:
+            order.append(value)
+            continue
+        children = getattr(value, "_children", None)
+        if children is None:
+            children = getattr(value, "_prev", None)
+        if type(children) not in (tuple, list):
+            children, ordered = read_children(value)
+            if not ordered:
+                return None
+        kids[id(value)] = children
+        stack.append((value, True))
+        for child in reversed(children):
+            if id(child) not in seen:
+                seen.add(id(child))
+                stack.append((child, False))
+    ids = {id(v): f"n{i}" for i, v in enumerate(order, start=1)}
+    nodes, objects = [], {}
+    for value in order:
+        nid = ids[id(value)]
+        children = kids[id(value)]
+        data = value.data
+        data = data if type(data) is float else read_float(value, "data")
+        op, param = None, None
+        if children:
+            position = made.get(id(value))
+            op = MAKERS.get(makers[maker[position]]) if position is not None else None
+            child_data = [c.data if type(c.data) is float else read_float(c, "data") for c in children]
+            if op == "pow":
+                local = read_local_grads(value)
+                if not local or data == 0 or len(children) != 1:
+                    return None
+                k = local[0] * child_data[0] / data  # d(a**k)/da = k * a**k / a
+                param = round(k * 2) / 2 if abs(k * 2 - round(k * 2)) < 1e-9 else k
+            if op is None or not fits(op, param, child_data, data):
+                return None
+        nodes.append(TracedNode(nid, "", "", op, param, [ids[id(c)] for c in children], data, None, False))
+        objects[nid] = value
+    return Trace(nodes, objects, ids[id(root)], "local-grads", [])
 
 
 def from_foreign(root: Any, recorder: Recorder, engine: str = "") -> ScopedGraph:
     """The graph that made `root` (an object of the learner's class) with its scopes."""
-    found = trace(root)
+    found = fast_trace(root, recorder) or trace(root)
     made = recorder.index()
     nodes = found.nodes
     # made before recording (parameters, constants) first, by label stem; then as made

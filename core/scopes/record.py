@@ -113,6 +113,9 @@ class Recorder:
     scope_of    {id(node): index in nodes} -- while the nodes are alive
     node_scope  array: the scope of nodes[i]
     node_line   array: the line of the traced code that made nodes[i]
+    node_maker  array: which method of the watched class made nodes[i] (an index into
+                `makers`, 0: none -- made by the traced code itself, a leaf); for a
+                learner's class this names the op (`__mul__`, `exp`) without guessing
     scopes      [Scope], index 0 the root
     """
 
@@ -132,6 +135,9 @@ class Recorder:
         self.nodes: list[Any] = []
         self.node_scope = array("l")
         self.node_line = array("l")
+        self.node_maker = array("h")
+        self.makers: list[str] = [""]
+        self._maker_of: dict[int, int] = {}  # id(code) -> index in makers
         self.scopes: list[Scope] = [ROOT_SCOPE]
         self._calls: dict[FrameType, int] = {}  # frame of a call -> its scope (the frames kept alive)
         self._regions: dict[int, dict[int, tuple[Region, ...]]] = {}  # id(code) -> regions by line
@@ -146,9 +152,16 @@ class Recorder:
             self.nodes.append(node)
             self.node_scope.append(NO_SCOPE)
             self.node_line.append(0)
+            self.node_maker.append(0)
             return
         f = sys._getframe(1)
         skip = self.skip
+        maker = f.f_back
+        code = maker.f_code if maker is not None else None
+        made_by = self._maker_of.get(id(code), -1) if code is not None else 0
+        if made_by < 0:
+            made_by = self._maker(code)
+        self.node_maker.append(made_by)
         while id(f.f_code) in skip:
             f = f.f_back  # type: ignore[assignment]  # the engine is always called from somewhere
         known = self._known.get(f)
@@ -157,6 +170,16 @@ class Recorder:
         self.nodes.append(node)
         self.node_scope.append(known[1])
         self.node_line.append(known[2])
+
+    def _maker(self, code: CodeType) -> int:
+        """The index of the method whose code this is (0 if it is not the watched class's)."""
+        found = 0
+        if id(code) in self.skip:
+            self.makers.append(code.co_name)
+            found = len(self.makers) - 1
+        self._maker_of[id(code)] = found
+        self._keep.append(code)
+        return found
 
     def _answer(self, f: FrameType) -> tuple[int, int, int]:
         """Work out the scope of a node made in frame f, and remember it for the next nodes

@@ -35,6 +35,7 @@ import numpy as np
 from core.scopes.graph import ScopedGraph
 
 BUDGET = 48  # units on the first picture: each legible at a classroom's zoom
+FEW = 8  # a first picture of fewer units than this says too little: one more level, up to 3x budget
 
 
 @dataclass(frozen=True)
@@ -100,8 +101,9 @@ class ScopeView:
             level = min(int(graph.depth[s]) for s in blocks)
             opening = [s for s in blocks if graph.depth[s] == level]
             grows = sum(len(graph.children(s)) + int(graph.own[s]) - 1 for s in opening)
-            if len(units) + grows > budget:
-                return view
+            after = len(units) + grows
+            if after > budget and not (len(units) < FEW and after <= 3 * budget):
+                return view  # (a picture of a few blocks opens one level more, if that stays small)
             for s in opening:
                 view.expand(s)
 
