@@ -56,6 +56,7 @@ from app.graph import layout_runner
 from app.graph.install import install_builder, toggle_group
 from app.graph.layout_runner import LayoutRunner
 from app.graph.scene import GraphScene
+from app.graph.scope_page import install_scopes
 from app.graph.view import GraphView
 from app.lessons import install as classroom
 from app.lessons import presenter_layout
@@ -110,6 +111,7 @@ class MainWindow(QMainWindow):
         # a lesson's "check this class" link does what File → Debug my engine… does
         self.lessons.engineCheckAsked.connect(lambda path: open_engine_check(self, path))
         self._install_training()
+        install_scopes(self)  # File → Open microgpt Step, Train microgpt… (app/graph/scope_page.py)
         self._find_state = ("", -1)
         self._layout_note = None  # why a graph shown "as saved" was arranged after all
         self.docks_arranged = False  # True once the panels have their first (or the saved) arrangement

@@ -71,3 +71,19 @@ def test_a_script_that_cannot_be_traced_says_why(window, qtbot, tmp_path):
     assert window.open_file(str(bad))
     qtbot.waitUntil(lambda: bool(messages), timeout=60_000)
     assert "Could not trace bad.py" in messages[-1] and getattr(window, "_scope_page", None) is None
+
+
+def test_the_microgpt_preset_trains_with_a_live_curve_and_samples(window, qtbot):
+    from app.graph.scope_page import show_training
+    from core.microgpt.train import train
+
+    panel = show_training(window)
+    panel.steps.setValue(12)
+    panel.every.setValue(6)
+    panel.start()
+    panel.wait()
+    assert panel.count == 12 and not panel.running
+    assert np.allclose(panel.losses[:12], [p.loss for p in train(12)], rtol=0, atol=1e-12)
+    assert panel.names.toPlainText().count("after step") == 2
+    assert panel.curve.getData()[1] is not None and len(panel.curve.getData()[1]) == 12
+    panel.close()
