@@ -70,15 +70,15 @@ TUTORIAL = "x = Value(2.0, label='x')\ny = Value(3.0, label='y')\nxy = x*y\nf = 
 # the track
 
 
-def test_the_track_has_twenty_three_lessons_in_order():
+def test_the_track_has_twenty_four_lessons_in_order():
     # the twelve of the first track, then the rest of the course (issue 17 item 3), then
     # the project after the assessment: write your own Value, checked by the studio (issue 18),
     # then what teachers asked for (issue 28): - and /, softmax + cross-entropy, gradient
-    # checking as a method, the lecture's torch cross-check
+    # checking as a method, the lecture's torch cross-check; then microgpt (issue 31)
     lessons = load_all(LESSONS)
-    assert len(lessons) == 23
+    assert len(lessons) == 24
     assert [lesson.order for lesson in lessons] == sorted(lesson.order for lesson in lessons)
-    assert len({lesson.id for lesson in lessons}) == 23
+    assert len({lesson.id for lesson in lessons}) == 24
     assert lessons[0].id == "derivatives-as-nudges" and lessons[11].id == "dead-relus"
     assert lessons[17].id == "final-assessment"
     assert lessons[18].id == "write-your-own-value"
@@ -87,6 +87,7 @@ def test_the_track_has_twenty_three_lessons_in_order():
         "softmax-cross-entropy",
         "gradient-checking",
         "torch-cross-check",
+        "micrograd-to-microgpt",
     ]
 
 
