@@ -34,11 +34,15 @@ from PySide6.QtWidgets import (
 )
 
 from app.graph.scope_items import FrameItem, UnitItem, block_lines, node_lines
+from app.jobs import Job
+from app.slices import SlicedJob
 from core.scopes.layout import picture
 from core.scopes.steps import BlockStepper
 from core.scopes.view import ScopeView
 
 MAX_FIT_ZOOM = 1.2
+SLICE_UNITS = 250  # a picture of more units is built in slices
+MAX_FRAMES = 40
 LEGIBLE_PX = 11  # a title's pixels on screen at least, when a block opens
 
 
@@ -98,6 +102,7 @@ class ScopePage(QWidget):
         self._units = None
         self._after = None  # what to do once the next picture is on screen
         self._found = -1
+        self._building = None  # the SlicedJob building a large picture's items
         self.user_zoomed = False
         self._dock_state = None  # the docks as they were before this page hid them
         self.scene = QGraphicsScene(self)
@@ -141,6 +146,8 @@ class ScopePage(QWidget):
         self.graph, self.view, self.stepper = graph, first_view, None
         self.title.setText(f"<b>{title}</b> — {graph.n:,} nodes, {len(graph.scopes):,} scopes ({graph.engine})")
         self.user_zoomed = False
+        self._values_job = Job(0, graph.values, self, name="scope-values")  # the engine's Values, to step
+        self._values_job.start()
         self._show(first_view, made)
         self.canvas.fit()
         QTimer.singleShot(0, lambda: self.user_zoomed or self.canvas.fit())  # at the page's final size
@@ -161,21 +168,47 @@ class ScopePage(QWidget):
         self.view = view
         if self.stepper is not None:
             self.stepper.view = view
-        self._show(view, made)
-        self.canvas.centerOn(centre)
-        if focus is not None:
-            self._frame_scope(focus)
         then, self._after = self._after, None
-        if then is not None:
-            then()
+
+        def finish():
+            self.canvas.centerOn(centre)
+            if focus is not None:
+                self._frame_scope(focus)
+            if then is not None:
+                then()
+
+        self._show(view, made)
+        if self._building is not None:
+            self._building.finished.connect(finish)
+        else:
+            finish()
 
     def _show(self, view, made):
+        """Put the picture on the canvas: at once when small, else in slices (app/slices.py)
+        so that no turn of the event loop builds more than ~8 ms of items."""
+        if self._building is not None:
+            self._building.cancel()
+            self._building = None
+        self.scene.clear()
+        self.items = {}
+        self._units = made[0]
+        steps = self._build(made)
+        if len(made[0]) + len(made[0].src) <= SLICE_UNITS:
+            for _ in steps:
+                pass
+            return
+        self._building = SlicedJob(steps, self)
+        self._building.finished.connect(lambda: setattr(self, "_building", None))
+        self._building.start()
+
+    @property
+    def building(self):
+        return self._building is not None
+
+    def _build(self, made):
         units, pos, summaries, frames = made
         theme = self.window.scene.theme
         s = theme.scale
-        self.scene.clear()
-        self.items = {}
-        self._units = units
         g = self.graph
         for u in range(len(units)):
             if units.is_block(u):
@@ -191,26 +224,32 @@ class ScopePage(QWidget):
             item.setPos(pos[u, 0] * s, pos[u, 1] * s)
             self.scene.addItem(item)
             self.items[u] = item
-        self.scene.addItem(self._wires(units, pos, s, theme))
+            yield
+        yield from self._wires(units, pos, s, theme)
         innermost = [e for e in frames if not any(f != e and e in g.path(f) for f in frames)]
-        for e in innermost:
+        for e in innermost[:MAX_FRAMES]:
             x0, y0, x1, y1 = frames[e]
             inside = (pos[:, 0] >= x0) & (pos[:, 0] <= x1) & (pos[:, 1] >= y0) & (pos[:, 1] <= y1)
-            ours = np.array([e in g.path(int(units.scope[u])) for u in range(len(units))])
-            if np.any(inside & ~ours):
+            ours = np.array([e in g.path(int(units.scope[u])) for u in np.nonzero(inside)[0]], dtype=bool)
+            if not ours.all():
                 continue  # split over bands of the layout: a frame would hold others' units
             self.scene.addItem(FrameItem(theme, e, " › ".join(g.title(p) for p in g.path(e)[1:]),
                                          QRectF(x0 * s, y0 * s, (x1 - x0) * s, (y1 - y0) * s)))  # fmt: skip
+            yield
         self.scene.setSceneRect(self.scene.itemsBoundingRect().adjusted(-400, -400, 400, 400))
         self._mark()
 
     def _wires(self, units, pos, s, theme):
-        path = QPainterPath()
+        """A path item per wire (a generator): only the wires in view are painted, and a box
+        that changes repaints the wires under it, not every wire of the picture."""
         half = {True: 0.5 * 230.0 * s, False: 0.5 * 150.0 * s}
+        color = theme.color("edge")
+        color.setAlpha(150)
+        pen = QPen(color, 1.3 * s)
         for a, b in zip(units.src.tolist(), units.dst.tolist()):
             start = QPointF(pos[a, 0] * s + half[bool(units.node[a] < 0)], pos[a, 1] * s)
             end = QPointF(pos[b, 0] * s - half[bool(units.node[b] < 0)], pos[b, 1] * s)
-            path.moveTo(start)
+            path = QPainterPath(start)
             if end.x() > start.x() + 10 * s:
                 bend = max(40.0 * s, (end.x() - start.x()) / 2)
                 path.cubicTo(start + QPointF(bend, 0), end - QPointF(bend, 0), end)
@@ -220,12 +259,11 @@ class ScopePage(QWidget):
                 path.cubicTo(out, QPointF(out.x(), top), QPointF(out.x() - 30 * s, top))
                 path.lineTo(QPointF(into.x() + 30 * s, top))
                 path.cubicTo(into, QPointF(into.x(), end.y()), end)
-        item = QGraphicsPathItem(path)
-        color = theme.color("edge")
-        color.setAlpha(150)
-        item.setPen(QPen(color, 1.3 * s))
-        item.setZValue(-2)
-        return item
+            item = QGraphicsPathItem(path)
+            item.setPen(pen)
+            item.setZValue(-2)
+            self.scene.addItem(item)
+            yield
 
     # -- opening and closing ---------------------------------------------------------
 
@@ -295,7 +333,18 @@ class ScopePage(QWidget):
 
     # -- stepping --------------------------------------------------------------------
 
+    def wait_ready(self):
+        """Block until the graph's Values are made (for scripts and tests)."""
+        job = getattr(self, "_values_job", None)
+        if job is not None:
+            job.wait()
+
     def _stepper(self):
+        """The block stepper, once the worker has made the graph's Values (None until then)."""
+        job = getattr(self, "_values_job", None)
+        if job is not None and not job.isFinished():
+            self.said.setText("Making the engine's Values of the graph to step them… (a moment)")
+            return None
         if self.stepper is None:
             self.stepper = BlockStepper(self.view)  # zeroes the grads: the pass starts again
         return self.stepper
@@ -303,7 +352,10 @@ class ScopePage(QWidget):
     def step(self):
         if self.graph is None:
             return None
-        record = self._stepper().step()
+        stepper = self._stepper()
+        if stepper is None:
+            return None
+        record = stepper.step()
         if record is None:
             self.said.setText("The backward pass is done: every gradient is in.")
         else:
@@ -316,6 +368,8 @@ class ScopePage(QWidget):
         if self.graph is None:
             return
         stepper = self._stepper()
+        if stepper is None:
+            return None
         p = stepper._next_op()
         if p < 0:
             return self.step()
@@ -326,9 +380,9 @@ class ScopePage(QWidget):
         return None
 
     def run_to_end(self):
-        if self.graph is None:
+        if self.graph is None or self._stepper() is None:
             return
-        self._stepper().run_to_end()
+        self.stepper.run_to_end()
         self.said.setText(f"Ran the backward pass to its end ({len(self.stepper.history)} steps).")
         self._read_grads()
 

@@ -15,6 +15,7 @@ def shown_titles(page):
 def open_example(window, qtbot):
     assert window.open_file(EXAMPLE)
     qtbot.waitUntil(lambda: bool(getattr(window, "_scope_page", None) and window._scope_page.items), timeout=120_000)
+    qtbot.waitUntil(lambda: window._scope_page._values_job.isFinished(), timeout=120_000)  # its Values, to step
     return window._scope_page
 
 
