@@ -56,7 +56,7 @@ class UnitItem(QGraphicsItem):
     def paint(self, painter, option, widget=None):
         theme, s, r = self.theme, self.theme.scale, self._rect
         fill = QColor(KIND_TINT.get(self.kind, "#ffffff")) if self.block else theme.color("node_fill")
-        if theme.palette.name != "light" and self.block:
+        if self.block and theme.color("background").lightness() < 128:  # a dark theme: dark tints
             fill = fill.darker(330)
         border = theme.color("highlight") if self.current else theme.color("node_border")
         painter.setPen(QPen(border, (3.0 if self.current else 1.2) * s))

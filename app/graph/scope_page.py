@@ -41,6 +41,7 @@ from core.scopes.steps import BlockStepper
 from core.scopes.view import ScopeView
 
 MAX_FIT_ZOOM = 1.2
+READABLE_PX = 24  # presenter mode: a number's pixels on screen at least
 SLICE_UNITS = 250  # a picture of more units is built in slices
 MAX_FRAMES = 40
 LEGIBLE_PX = 11  # a title's pixels on screen at least, when a block opens
@@ -84,10 +85,20 @@ class ScopeCanvas(QGraphicsView):
             return
         self.resetTransform()
         self.fitInView(rect.adjusted(-20, -20, 20, 20), Qt.KeepAspectRatio)
-        if self.transform().m11() > MAX_FIT_ZOOM:
+        window = self.page.window
+        floor = 0.0
+        if getattr(getattr(window, "appearance", None), "presenting", False):  # digits for the back row
+            floor = READABLE_PX / max(1, window.scene.theme.font("number").pixelSize())
+        zoom = self.transform().m11()
+        if zoom > MAX_FIT_ZOOM or zoom < floor:
+            zoom = MAX_FIT_ZOOM if zoom > MAX_FIT_ZOOM else floor
             self.resetTransform()
-            self.scale(MAX_FIT_ZOOM, MAX_FIT_ZOOM)
-            self.centerOn(rect.center())
+            self.scale(zoom, zoom)
+            view = self.viewport().rect()
+            if rect.width() * zoom <= view.width() and rect.height() * zoom <= view.height():
+                self.centerOn(rect.center())
+            else:  # the start of the picture, read like a page: its top left
+                self.centerOn(rect.left() + view.width() / zoom / 2 - 20, rect.top() + view.height() / zoom / 2 - 20)
 
 
 class ScopePage(QWidget):
@@ -144,6 +155,7 @@ class ScopePage(QWidget):
     def show_graph(self, graph, first_view, made, title):
         """A traced graph and its first picture (made on the worker: picture(first_view))."""
         self.graph, self.view, self.stepper = graph, first_view, None
+        self._first_expanded = set(first_view.expanded)
         self.title.setText(f"<b>{title}</b> — {graph.n:,} nodes, {len(graph.scopes):,} scopes ({graph.engine})")
         self.user_zoomed = False
         self._values_job = Job(0, graph.values, self, name="scope-values")  # the engine's Values, to step
@@ -151,6 +163,21 @@ class ScopePage(QWidget):
         self._show(first_view, made)
         self.canvas.fit()
         QTimer.singleShot(0, lambda: self.user_zoomed or self.canvas.fit())  # at the page's final size
+
+    def restyle(self):
+        """The theme or presenter scale changed: the picture again, at the new size (the
+        first picture is chosen again for it, if nothing was opened since)."""
+        if self.graph is None:
+            return
+        first = getattr(self, "_first_expanded", None) == self.view.expanded
+        if first:
+            budget, _aspect = first_budget(self.window)
+            view = ScopeView.first(self.graph, budget)
+            self._first_expanded = set(view.expanded)
+        else:
+            view = ScopeView(self.graph, self.view.expanded)
+        self.user_zoomed = False
+        self._request(view, then=self.canvas.fit)
 
     def _request(self, view, then=None, focus=None):
         """Lay out `view` on the worker, then show it (and run `then`); `focus`: a scope
@@ -458,6 +485,7 @@ def page_of(window):
     if page is None:
         page = window._scope_page = ScopePage(window)
         window.training.stack.addWidget(page)
+        window.appearance.changed.connect(page.restyle)
     return page
 
 
