@@ -86,9 +86,10 @@ class ScopeCanvas(QGraphicsView):
         self.resetTransform()
         self.fitInView(rect.adjusted(-20, -20, 20, 20), Qt.KeepAspectRatio)
         window = self.page.window
-        floor = 0.0
+        theme = window.scene.theme
+        floor = LEGIBLE_PX / max(1, theme.font("label").pixelSize())  # never fitted below legible
         if getattr(getattr(window, "appearance", None), "presenting", False):  # digits for the back row
-            floor = READABLE_PX / max(1, window.scene.theme.font("number").pixelSize())
+            floor = max(floor, READABLE_PX / max(1, theme.font("number").pixelSize()))
         zoom = self.transform().m11()
         if zoom > MAX_FIT_ZOOM or zoom < floor:
             zoom = MAX_FIT_ZOOM if zoom > MAX_FIT_ZOOM else floor

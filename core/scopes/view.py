@@ -35,7 +35,7 @@ import numpy as np
 from core.scopes.graph import ScopedGraph
 
 BUDGET = 48  # units on the first picture: each legible at a classroom's zoom
-FEW = 8  # a first picture of fewer units than this says too little: one more level, up to 3x budget
+FEW = 8  # a first picture of fewer units than this says too little: its biggest block opens, up to 2x budget
 
 
 @dataclass(frozen=True)
@@ -95,15 +95,21 @@ class ScopeView:
         while True:  # a whole level at a time: every position open, or none
             units = view.units()
             blocks = [int(units.scope[u]) for u in range(len(units)) if units.is_block(u)]
-            blocks = [s for s in blocks if graph.scopes[s].kind != "inputs"]
+            # blocks with a structure inside (not a pile of leaves: a matrix, the inputs)
+            blocks = [s for s in blocks if graph.scopes[s].kind != "inputs" and graph.children(s)]
             if not blocks:
                 return view
             level = min(int(graph.depth[s]) for s in blocks)
             opening = [s for s in blocks if graph.depth[s] == level]
             grows = sum(len(graph.children(s)) + int(graph.own[s]) - 1 for s in opening)
-            after = len(units) + grows
-            if after > budget and not (len(units) < FEW and after <= 3 * budget):
-                return view  # (a picture of a few blocks opens one level more, if that stays small)
+            if len(units) + grows > budget:
+                if len(units) >= FEW:
+                    return view
+                # a picture of a few blocks says too little: open the biggest alone, if that stays small
+                biggest = max(blocks, key=lambda s: int(graph.total[s]))
+                if len(units) + len(graph.children(biggest)) + int(graph.own[biggest]) - 1 > 2 * budget:
+                    return view
+                opening = [biggest]
             for s in opening:
                 view.expand(s)
 
