@@ -23,18 +23,9 @@ def exact_text(value):
     return repr(float(value))
 
 
-class ExactFloatField(QDoubleSpinBox):
-    """A spin box for a float64: shows `exact_text`, takes scientific notation, never rounds."""
-
-    def __init__(self, parent=None):
-        super().__init__(parent)
-        self.setDecimals(323)  # the most Qt allows: it rounds no double
-        self.setRange(-BIG, BIG)
-        self.setSingleStep(0.1)
-        self.setKeyboardTracking(False)
-
-    def textFromValue(self, value):
-        return exact_text(value)
+class FloatTextBox(QDoubleSpinBox):
+    """A spin box that reads what `float()` reads (1e-6, inf refused as not finite):
+    text that is not a number yet is Intermediate, never silently replaced."""
 
     def valueFromText(self, text):
         try:
@@ -48,6 +39,20 @@ class ExactFloatField(QDoubleSpinBox):
         except ValueError:
             return QValidator.Intermediate, text, pos
         return (QValidator.Acceptable if math.isfinite(number) else QValidator.Intermediate), text, pos
+
+
+class ExactFloatField(FloatTextBox):
+    """A spin box for a float64: shows `exact_text`, takes scientific notation, never rounds."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setDecimals(323)  # the most Qt allows: it rounds no double
+        self.setRange(-BIG, BIG)
+        self.setSingleStep(0.1)
+        self.setKeyboardTracking(False)
+
+    def textFromValue(self, value):
+        return exact_text(value)
 
     def sizeHint(self):
         hint = super().sizeHint()  # Qt sizes for 323 decimals: ask for a typical double's room

@@ -18,8 +18,9 @@ import math
 import sys
 
 from PySide6.QtCore import Signal
-from PySide6.QtGui import QValidator
-from PySide6.QtWidgets import QAbstractSpinBox, QDoubleSpinBox
+from PySide6.QtWidgets import QAbstractSpinBox
+
+from app.fields import FloatTextBox
 
 BIG = sys.float_info.max
 ERROR_STYLE = "QDoubleSpinBox { border: 1px solid #dc2626; background: #fef2f2; }"
@@ -30,7 +31,7 @@ def format_setting(value):
     return format(value, ".6g")
 
 
-class NumberField(QDoubleSpinBox):
+class NumberField(FloatTextBox):  # reads what float() reads (app/fields.py)
     """A spin box for a float that takes scientific notation; see the module docstring."""
 
     edited = Signal(float)  # a new value the check accepted (typed, stepped or set)
@@ -56,19 +57,6 @@ class NumberField(QDoubleSpinBox):
 
     def textFromValue(self, value):
         return format_setting(value)
-
-    def valueFromText(self, text):
-        try:
-            return float(text.strip())
-        except ValueError:
-            return self.value()
-
-    def validate(self, text, pos):
-        try:
-            number = float(text.strip())
-        except ValueError:
-            return QValidator.Intermediate, text, pos
-        return (QValidator.Acceptable if math.isfinite(number) else QValidator.Intermediate), text, pos
 
     def fixup(self, text):
         # called on Enter or focus-out with text that is not a number: say so, then Qt shows the old value

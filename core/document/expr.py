@@ -55,7 +55,7 @@ left-to-right evaluation order. Positions are all (0, 0); the app lays out.
 Limits (each gives an ExprError, never a hang or a crash)
 ----------------------------------------------------------
 MAX_TEXT characters; MAX_NESTING levels of brackets and MAX_TOKENS tokens in one
-statement, both checked on the raw text *before* `ast.parse`, whose C parser
+statement, both checked on the raw text *before* `ast.parse` (core/document/expr_text.py), whose C parser
 would otherwise fail deep inside on 10 000 nested brackets; expressions at most
 MAX_DEPTH deep; at most MAX_NODES nodes; |exponent| <= MAX_EXPONENT (so `9**9**9`
 is refused rather than computed); every number finite (`1e400` is refused).
@@ -65,17 +65,22 @@ from __future__ import annotations
 
 import ast
 import math
-import re
 import warnings
 from collections.abc import Mapping
 from typing import Any, NoReturn
 
+from core.document.expr_text import (  # noqa: F401 (ExprError and the limits are read as expr's)
+    LINE_BREAK,
+    MAX_NESTING,
+    MAX_TEXT,
+    MAX_TOKENS,
+    SURROGATE,
+    ExprError,
+    prescan,
+)
 from core.document.graph import GraphDocument, Node
 from core.ops import BY_ENGINE, METHODS
 
-MAX_TEXT = 100_000
-MAX_NESTING = 100
-MAX_TOKENS = 4_000  # ast.parse stops near 3,000 chained operators (2 tokens each); see tests
 MAX_DEPTH = 200
 MAX_NODES = 20_000
 MAX_EXPONENT = 1_000
@@ -106,8 +111,6 @@ _SYMBOLS = {
     ast.BitOr: "|",
     ast.BitXor: "^",
 }
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 _EXPRESSIONS_REFUSED = {
     ast.Lambda: "lambda",
@@ -155,27 +158,6 @@ _STATEMENTS_REFUSED = {
 }
 
 
-class ExprError(ValueError):
-    """The text cannot be read as a graph.
-
-    `message` says what is wrong, `line` and `col` (both 1-based, in characters)
-    where; `end_col`, when known, is the column just past the faulty text on the
-    same line, so an editor can underline [col, end_col). `python` is True when
-    the text is Python this reader does not take (a loop, a class, an import,
-    `sum(...)`): it can be run as Python instead, in a child process (core/lecture).
-    """
-
-    def __init__(
-        self, message: str, line: int = 1, col: int = 1, end_col: int | None = None, python: bool = False
-    ) -> None:
-        self.message = message
-        self.line = line
-        self.col = col
-        self.end_col = end_col
-        self.python = python  # Python this reader does not take, which runs as Python (core/lecture)
-        super().__init__(f"line {line}, col {col}: {message}")
-
-
 # -----------------------------------------------------------------------------
 # The entry point
 
@@ -190,7 +172,7 @@ def read(text: str, values: Mapping[str, float] | None = None) -> tuple[GraphDoc
     formula's names were made inputs and with which values, for the screen to show."""
     if not isinstance(text, str):
         raise TypeError(f"parse needs text, got {type(text).__name__}")
-    _prescan(text)
+    prescan(text)
     try:
         with warnings.catch_warnings():  # e.g. an invalid escape in a label: not our concern
             warnings.simplefilter("ignore")
@@ -201,7 +183,7 @@ def read(text: str, values: Mapping[str, float] | None = None) -> tuple[GraphDoc
         raise ExprError("the text is too deeply nested to read; split it into several lines") from None
     builder = _Builder(text, values)
     for node in ast.walk(tree):  # an escape like '\\ud800' in quotes makes one too
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and _SURROGATE.search(node.value):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and SURROGATE.search(node.value):
             builder.fail(
                 node,
                 "this text holds half of a UTF-16 surrogate pair (like \\ud800): "
@@ -218,131 +200,6 @@ def _syntax_position(error):
 
 
 # -----------------------------------------------------------------------------
-# Prescan: refuse runaway text before the C parser sees it
-
-
-def _prescan(text):
-    """Check length, NUL characters, bracket depth and statement size on the raw text.
-
-    A tiny tokenizer: it skips comments and string literals, counts brackets,
-    and counts tokens (a word or number is one, any other symbol one) in each
-    statement; a statement ends at a newline outside brackets or at ';'.
-    """
-    if len(text) > MAX_TEXT:
-        raise ExprError(
-            f"the text is too long: {len(text):,} characters (at most {MAX_TEXT:,})", *_position(text, MAX_TEXT)
-        )
-    if "\0" in text:
-        raise ExprError("the text contains a NUL character", *_position(text, text.index("\0")))
-    surrogate = _SURROGATE.search(text)  # ast.parse would raise UnicodeEncodeError
-    if surrogate:
-        raise ExprError(
-            f"the text holds U+{ord(surrogate.group()):04X}, half of a UTF-16 surrogate pair: "
-            "not a character, and it cannot be saved; delete it and type the character again",
-            *_position(text, surrogate.start()),
-        )
-    depth = tokens = 0
-    line, line_start = 1, 0
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
-        if ch in "\r\n":
-            i += 2 if text.startswith("\r\n", i) else 1
-            line, line_start = line + 1, i
-            if depth == 0:
-                tokens = 0
-            continue
-        if ch == "\\" and text[i + 1 : i + 2] in ("\r", "\n"):  # a continued line
-            i += 1
-            i += 2 if text.startswith("\r\n", i) else 1
-            line, line_start = line + 1, i
-            continue
-        if ch in " \t\f":
-            i += 1
-            continue
-        if ch == "#":
-            while i < n and text[i] not in "\r\n":
-                i += 1
-            continue
-        col = i - line_start + 1
-        tokens += 1
-        if tokens > MAX_TOKENS:
-            hint = " (is a bracket left open?)" if depth else ""
-            raise ExprError(
-                f"this statement is too long (more than {MAX_TOKENS} tokens); split it into several assignments{hint}",
-                line,
-                col,
-            )
-        if ch in "'\"":
-            i, line, line_start = _skip_string(text, i, line, line_start)
-        elif ch.isalnum() or ch == "_" or (ch == "." and text[i + 1 : i + 2].isdigit()):
-            i = _skip_word(text, i)
-        else:
-            if ch in "([{":
-                depth += 1
-                if depth > MAX_NESTING:
-                    raise ExprError(
-                        f"brackets are nested too deeply (more than {MAX_NESTING} levels)", line, col, col + 1
-                    )
-            elif ch in ")]}":
-                depth = max(0, depth - 1)
-            elif ch == ";" and depth == 0:
-                tokens = 0
-            i += 1
-
-
-def _skip_string(text, i, line, line_start):
-    """Index just past the string literal starting at i (an unterminated one ends at
-    its line's end; ast.parse will then say so), with the line count kept."""
-    quote = text[i] * 3 if text.startswith(text[i] * 3, i) else text[i]
-    i += len(quote)
-    n = len(text)
-    while i < n:
-        ch = text[i]
-        if ch == "\\":
-            i += 1
-            if i < n and text[i] in "\r\n":
-                i += 2 if text.startswith("\r\n", i) else 1
-                line, line_start = line + 1, i
-            else:
-                i += 1
-        elif text.startswith(quote, i):
-            return i + len(quote), line, line_start
-        elif ch in "\r\n":
-            if len(quote) == 1:
-                return i, line, line_start
-            i += 2 if text.startswith("\r\n", i) else 1
-            line, line_start = line + 1, i
-        else:
-            i += 1
-    return i, line, line_start
-
-
-def _skip_word(text, i):
-    """Index just past a name or a number (1e-3 counts as one token)."""
-    number = not (text[i].isalpha() or text[i] == "_")
-    i += 1
-    while i < len(text):
-        ch = text[i]
-        if ch.isalnum() or ch == "_" or (number and ch == "."):
-            i += 1
-        elif number and ch in "+-" and text[i - 1] in "eE":
-            i += 1
-        else:
-            break
-    return i
-
-
-def _position(text, index):
-    """(line, col), 1-based, of character `index` of `text`."""
-    before = text[:index]
-    breaks = list(_LINE_BREAK.finditer(before))
-    if not breaks:
-        return 1, index + 1
-    return len(breaks) + 1, index - breaks[-1].end() + 1
-
-
-# -----------------------------------------------------------------------------
 # The tree walker
 #
 # An expression evaluates to either a node id (a str: the expression is a Value)
@@ -352,7 +209,7 @@ def _position(text, index):
 
 class _Builder:
     def __init__(self, text, values):
-        self.lines = _LINE_BREAK.split(text)
+        self.lines = LINE_BREAK.split(text)
         self.values = dict(values or {})
         self.nodes = []  # Node, in creation order: nodes[k] has id f"n{k+1}"
         self.wires = []  # (src, dst, port)
