@@ -63,6 +63,7 @@ from app.lessons import presenter_layout
 from app.lessons.install import _has_tip  # noqa: F401  (tests import it from here)
 from app.look.theme import DEFAULT
 from app.session import GraphSession
+from app.training.microgpt_panel import install_microgpt_training
 from core.document.expr import ExprError, read
 from core.document.layout import boxes_overlap, positions_pile_up
 
@@ -111,7 +112,8 @@ class MainWindow(QMainWindow):
         # a lesson's "check this class" link does what File → Debug my engine… does
         self.lessons.engineCheckAsked.connect(lambda path: open_engine_check(self, path))
         self._install_training()
-        install_scopes(self)  # File → Open microgpt Step, Train microgpt… (app/graph/scope_page.py)
+        install_scopes(self)  # File → Open microgpt Step (app/graph/scope_page.py)
+        install_microgpt_training(self)  # File → Train microgpt… (app/training/microgpt_panel.py)
         self._find_state = ("", -1)
         self._layout_note = None  # why a graph shown "as saved" was arranged after all
         self.docks_arranged = False  # True once the panels have their first (or the saved) arrangement

@@ -110,10 +110,12 @@ def measure(kind, letters, folder):
     tracemalloc.stop()
     child = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     per_node = graph.nbytes() / graph.n
-    print(f"{kind:<8} {letters:>2} letters {graph.n:>8,} nodes {len(graph.scopes):>6,} scopes | script {plain:6.2f} s"
-          f" | trace {traced:6.2f} s ({traced / plain:4.1f}x) | first picture {opened * 1e3:6.0f} ms,"
-          f" {len(made[0])} units | child peak RSS {child:6.0f} MB | parent peak {peak / 2**20:6.1f} MB"
-          f" | arrays {per_node:4.0f} B/node")
+    print(
+        f"{kind:<8} {letters:>2} letters {graph.n:>8,} nodes {len(graph.scopes):>6,} scopes | script {plain:6.2f} s"
+        f" | trace {traced:6.2f} s ({traced / plain:4.1f}x) | first picture {opened * 1e3:6.0f} ms,"
+        f" {len(made[0])} units | child peak RSS {child:6.0f} MB | parent peak {peak / 2**20:6.1f} MB"
+        f" | arrays {per_node:4.0f} B/node"
+    )
     return graph
 
 
@@ -161,8 +163,10 @@ def window_open(path):
         app.processEvents()
     probe.stop()
     page = window._scope_page
-    print(f"\nwindow: {page.graph.n:,} nodes on the canvas collapsed ({len(page.items)} units) in {shown:.2f} s;"
-          f" longest GUI turn {max(probe.gaps()) * 1e3:.0f} ms wall, {max(probe.cpu_gaps()) * 1e3:.0f} ms CPU")
+    print(
+        f"\nwindow: {page.graph.n:,} nodes on the canvas collapsed ({len(page.items)} units) in {shown:.2f} s;"
+        f" longest GUI turn {max(probe.gaps()) * 1e3:.0f} ms wall, {max(probe.cpu_gaps()) * 1e3:.0f} ms CPU"
+    )
     window.close()
     QApplication.processEvents()
 
@@ -183,8 +187,10 @@ def training(steps=20):
         subprocess.run([sys.executable, SCRIPT, str(count)], capture_output=True, text=True, check=True)
         walls[count] = time.perf_counter() - started
     theirs = steps / (walls[2 * steps] - walls[steps])
-    print(f"\ntraining: numpy replay {ours:7.1f} steps/s | the script {theirs:5.2f} steps/s (wall of {2 * steps}"
-          f" steps minus wall of {steps}) | ratio {ours / theirs:5.1f}x")
+    print(
+        f"\ntraining: numpy replay {ours:7.1f} steps/s | the script {theirs:5.2f} steps/s (wall of {2 * steps}"
+        f" steps minus wall of {steps}) | ratio {ours / theirs:5.1f}x"
+    )
 
 
 def main(argv):

@@ -132,7 +132,6 @@ class ScopePage(QWidget):
             ("into", "Step into ⤵", self.step_into),
             ("end", "Run to end", self.run_to_end),
             ("reset", "Reset", self.reset),
-            ("train", "Train microgpt…", lambda: show_training(self.window)),
             ("back", "Back to the graph", self.back),
         ):
             button = QPushButton(text)
@@ -524,24 +523,15 @@ def open_script(window, path):
 
 
 def install_scopes(window):
-    """File → Open microgpt Step (the example, traced and collapsed by scope) and
-    Train microgpt… (the preset: app/training/microgpt_panel.py)."""
+    """File → Open microgpt Step: the example, traced and collapsed by scope."""
     import os
 
     example = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
                            "resources", "examples", "microgpt_step.py")  # fmt: skip
-    window.add_action("File", "Open &microgpt Step", lambda: open_script(window, example), key="open microgpt",
-                      tip="One training step of a GPT built of scalar Values (43,021 nodes), collapsed by scope")
-    window.add_action("File", "Train micro&gpt…", lambda: show_training(window), key="train microgpt",
-                      tip="Train microgpt on the bundled names: the live loss curve and names it makes up")
-
-
-def show_training(window):
-    from app.training.microgpt_panel import MicroGPTPanel
-
-    panel = getattr(window, "_microgpt_panel", None)
-    if panel is None:
-        panel = window._microgpt_panel = MicroGPTPanel(window)
-    panel.show()
-    panel.raise_()
-    return panel
+    window.add_action(
+        "File",
+        "Open &microgpt Step",
+        lambda: open_script(window, example),
+        key="open microgpt",
+        tip="One training step of a GPT built of scalar Values (43,021 nodes), collapsed by scope",
+    )

@@ -175,3 +175,24 @@ class MicroGPTPanel(QWidget):
             self.job.stop()
             self.job.wait()
         super().closeEvent(event)
+
+
+def install_microgpt_training(window):
+    """File → Train microgpt… (the preset)."""
+    window.add_action(
+        "File",
+        "Train micro&gpt…",
+        lambda: show_training(window),
+        key="train microgpt",
+        tip="Train microgpt on the bundled names: the live loss curve and names it makes up",
+    )
+
+
+def show_training(window):
+    """The window's microgpt panel, made on first use, shown."""
+    panel = getattr(window, "_microgpt_panel", None)
+    if panel is None:
+        panel = window._microgpt_panel = MicroGPTPanel(window)
+    panel.show()
+    panel.raise_()
+    return panel

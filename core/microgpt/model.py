@@ -141,9 +141,9 @@ def gpt(token_id, pos_id, keys, values, model):
         x_attn = []
         for h in range(n_head):
             hs = h * head_dim
-            q_h = q[hs:hs + head_dim]
-            k_h = [ki[hs:hs + head_dim] for ki in keys[li]]
-            v_h = [vi[hs:hs + head_dim] for vi in values[li]]
+            q_h = q[hs : hs + head_dim]
+            k_h = [ki[hs : hs + head_dim] for ki in keys[li]]
+            v_h = [vi[hs : hs + head_dim] for vi in values[li]]
             attn_logits = [sum(q_h[j] * k_h[t][j] for j in range(head_dim)) / head_dim**0.5 for t in range(len(k_h))]
             attn_weights = softmax(attn_logits)
             head_out = [sum(attn_weights[t] * v_h[t][j] for t in range(len(v_h))) for j in range(head_dim)]

@@ -236,8 +236,10 @@ class Recorder:
         frame: FrameType | None = f
         while frame is not None and frame not in self._calls:
             code = frame.f_code
-            if frame is self.base or code is self.base_code or (
-                code.co_name == "<module>" and code.co_filename == self.base_file and self.base_file
+            if (
+                frame is self.base
+                or code is self.base_code
+                or (code.co_name == "<module>" and code.co_filename == self.base_file and self.base_file)
             ):
                 self._calls[frame] = ROOT
                 break

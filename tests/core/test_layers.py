@@ -16,6 +16,7 @@ import pytest
 
 CORE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "core")
 FLOORS = {"base": 0, "document": 1, "training": 1, "foreign": 2, "files": 2, "debugger": 3, "lecture": 3, "lessons": 4}
+FLOORS |= {"scopes": 3, "microgpt": 4}  # issue 31: scopes read a learner's class (foreign); microgpt trains on scopes
 
 
 def unit_of(module):

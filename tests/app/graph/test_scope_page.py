@@ -75,7 +75,7 @@ def test_a_script_that_cannot_be_traced_says_why(window, qtbot, tmp_path):
 
 
 def test_the_microgpt_preset_trains_with_a_live_curve_and_samples(window, qtbot):
-    from app.graph.scope_page import show_training
+    from app.training.microgpt_panel import show_training
     from core.microgpt.train import train
 
     panel = show_training(window)
