@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.graph.scope_items import FrameItem, UnitItem, block_lines, node_lines
+from app.graph.scope_minimap import ScopeMinimap
 from app.jobs import Job
 from app.slices import SlicedJob
 from core.scopes.layout import picture
@@ -76,6 +77,7 @@ class ScopeCanvas(QGraphicsView):
         super().resizeEvent(event)
         if not self.page.user_zoomed:
             self.fit()
+        self.page.minimap.follow()
 
     def fit(self):
         rect = QRectF()
@@ -120,6 +122,7 @@ class ScopePage(QWidget):
         self.scene = QGraphicsScene(self)
         self.canvas = ScopeCanvas(self)
         self.canvas.setScene(self.scene)
+        self.minimap = ScopeMinimap(self.canvas, self)
         self.title = QLabel("")
         self.title.setObjectName("scope-title")
         self.said = QLabel("Double-click a block to open it; Step runs the backward pass block by block.")
@@ -148,7 +151,13 @@ class ScopePage(QWidget):
         layout.addWidget(self.title)
         layout.addLayout(bar)
         layout.addWidget(self.said)
-        layout.addWidget(self.canvas, 1)
+        body = QHBoxLayout()
+        body.addWidget(self.canvas, 1)
+        side = QVBoxLayout()
+        side.addWidget(self.minimap)
+        side.addStretch(1)
+        body.addLayout(side)
+        layout.addLayout(body, 1)
 
     # -- showing -------------------------------------------------------------------
 
@@ -265,6 +274,7 @@ class ScopePage(QWidget):
             yield
         self.scene.setSceneRect(self.scene.itemsBoundingRect().adjusted(-400, -400, 400, 400))
         self._mark()
+        self.minimap.refresh(self.items)
 
     def _wires(self, units, pos, s, theme):
         """A path item per wire (a generator): only the wires in view are painted, and a box
@@ -446,6 +456,7 @@ class ScopePage(QWidget):
             item.set_marks(bool(units.first[u] >= done_from), u == current)
         if current in self.items:
             self.canvas.ensureVisible(self.items[current], 40, 40)
+        self.minimap.refresh(self.items)  # the stepped units turn green there too
 
     def enter(self):
         """Show this page in the canvas's place, the docks set aside for room."""

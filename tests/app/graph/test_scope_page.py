@@ -3,6 +3,7 @@
 import os
 
 import numpy as np
+from PySide6.QtCore import QPoint, Qt
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..", "..")
 EXAMPLE = os.path.join(ROOT, "resources", "examples", "microgpt_step.py")
@@ -88,3 +89,18 @@ def test_the_microgpt_preset_trains_with_a_live_curve_and_samples(window, qtbot)
     assert panel.names.toPlainText().count("after step") == 2
     assert panel.curve.getData()[1] is not None and len(panel.curve.getData()[1]) == 12
     panel.close()
+
+
+def test_the_overview_shows_a_picture_larger_than_the_view_and_moves_it(window, qtbot):
+    page = open_example(window, qtbot)
+    gpt = next(item for item in page.items.values() if item.block and item.lines[0][1] == "pos_id = 4")
+    page.open_block(gpt.unit_scope)
+    qtbot.waitUntil(lambda: "gpt" in shown_titles(page), timeout=60_000)
+    inner = next(item for item in page.items.values() if item.block and item.lines[0][1] == "gpt")
+    page.open_block(inner.unit_scope)
+    qtbot.waitUntil(lambda: "li = 0" in shown_titles(page) and not page.building, timeout=60_000)
+    page.canvas.scale(3, 3)  # zoomed in: most of the picture is out of view
+    assert page.minimap.isVisible() and not page.minimap.geometry().intersects(page.canvas.geometry())
+    before = page.minimap.visible_area().center()
+    qtbot.mouseClick(page.minimap, Qt.LeftButton, pos=page.minimap.rect().bottomRight() - QPoint(5, 5))
+    assert page.minimap.visible_area().center() != before

@@ -1,0 +1,95 @@
+"""The big-graph page's overview: every unit of the picture as a dot, the view as a frame.
+
+A picture opened deep can hold thousands of units; the canvas shows a few
+dozen at a legible zoom. The overview (right of the canvas, never over a box) draws
+every unit as a small rectangle -- blocks in their kind's tint, single ops
+grey, the unit the backward pass stepped last in the highlight colour -- once
+into a pixmap when the picture changes, and the canvas's visible area as a
+frame on top at every scroll. Click or drag in it to move the view there.
+"""
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QPainter, QPen, QPixmap
+from PySide6.QtWidgets import QWidget
+
+from app.graph.scope_items import KIND_TINT
+
+SIZE = (240, 150)
+
+
+class ScopeMinimap(QWidget):
+    def __init__(self, canvas, parent=None):
+        super().__init__(parent)
+        self.canvas = canvas
+        self.setObjectName("scope-minimap")
+        self.setFixedSize(*SIZE)
+        self._pixmap = None
+        self._bounds = QRectF()
+        self._scale = 1.0
+        self.setCursor(Qt.PointingHandCursor)
+        canvas.horizontalScrollBar().valueChanged.connect(self.follow)
+        canvas.verticalScrollBar().valueChanged.connect(self.follow)
+
+    def refresh(self, items):
+        """Draw the picture's units (a dict unit -> UnitItem) into the pixmap."""
+        bounds = QRectF()
+        for item in items.values():
+            bounds = bounds.united(item.sceneBoundingRect())
+        self._bounds = bounds.adjusted(-40, -40, 40, 40)
+        if self._bounds.isEmpty():
+            self._pixmap = None
+            self.follow()
+            return
+        w, h = SIZE
+        self._scale = min(w / self._bounds.width(), h / self._bounds.height())
+        pixmap = QPixmap(w, h)
+        pixmap.fill(QColor(255, 255, 255, 215))
+        painter = QPainter(pixmap)
+        current = None
+        for item in items.values():
+            rect = self._to_map(item.sceneBoundingRect())
+            if item.current:
+                current = rect
+            color = QColor(KIND_TINT.get(item.kind, "#c9ced6")).darker(125 if item.block else 100)
+            if item.stepped:
+                color = QColor("#1a9e6a")
+            painter.fillRect(rect.adjusted(0, 0, 0.5, 0.5), color)
+        if current is not None:
+            painter.setPen(QPen(QColor("#f2b705"), 2))
+            painter.drawRect(current.adjusted(-2, -2, 2, 2))
+        painter.setPen(QPen(QColor("#98a2b3"), 1))
+        painter.drawRect(QRectF(0, 0, w - 1, h - 1))
+        painter.end()
+        self._pixmap = pixmap
+        self.follow()
+
+    def _to_map(self, rect):
+        s = self._scale
+        return QRectF((rect.x() - self._bounds.x()) * s, (rect.y() - self._bounds.y()) * s, rect.width() * s,
+                      rect.height() * s)  # fmt: skip
+
+    def visible_area(self):
+        return self.canvas.mapToScene(self.canvas.viewport().rect()).boundingRect()
+
+    def follow(self, *_):
+        """Redraw the frame of the view (scrolled, zoomed or resized)."""
+        self.update()
+
+    def paintEvent(self, event):
+        if self._pixmap is None:
+            return
+        painter = QPainter(self)
+        painter.drawPixmap(0, 0, self._pixmap)
+        painter.setPen(QPen(QColor("#5b5bd6"), 2))
+        painter.drawRect(self._to_map(self.visible_area()).intersected(QRectF(1, 1, SIZE[0] - 2, SIZE[1] - 2)))
+
+    def _go(self, pos):
+        s = self._scale
+        self.canvas.centerOn(QPointF(self._bounds.x() + pos.x() / s, self._bounds.y() + pos.y() / s))
+
+    def mousePressEvent(self, event):
+        self._go(event.position())
+
+    def mouseMoveEvent(self, event):
+        if event.buttons() & Qt.LeftButton:
+            self._go(event.position())
