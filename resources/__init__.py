@@ -6,9 +6,10 @@
     f = x * y + y**2
     f.backward()
     show(f)                      # a notebook: drawn inline; a script: the studio's window
+    stepper(f)                   # a notebook: step the backward pass (pip install "backprop-studio[notebook]")
     check_engine("my_value.py")  # grade your own Value class (a report; runs it in a child process)
 
-In a checkout the same names are `core.engine.Value`, `core.notebook.show` and
+In a checkout the same names are `core.engine.Value`, `core.notebook.draw` and
 `core.foreign.runner.check_file` (this folder is `resources/` there). The folder also holds
 the files the studio ships (lessons, examples, engines, icons): package data
 that core.resources finds, installed or not.
@@ -16,15 +17,25 @@ that core.resources finds, installed or not.
 
 from core.engine import Value
 from core.nn import MLP, Neuron
+from core.notebook import draw, in_notebook, inline_values, qt_loop_in_kernel, show_inline
+from core.notebook_stepper import Stepper, stepper
 
-__all__ = ["MLP", "Neuron", "Value", "check_engine", "main", "show"]
+__all__ = [
+    "MLP", "Neuron", "Stepper", "Value", "check_engine", "draw", "inline_values", "main", "show", "stepper",
+]  # fmt: skip
 
 
-def show(value, **options):
-    """Draw a Value graph: inline in a Jupyter/Colab/VS Code notebook, else in the studio's window."""
-    from core.notebook import show as show_graph
+def show(value, window=None):
+    """Show the graph that produced `value`: inline in a notebook (Jupyter, Colab, VS Code:
+    no Qt needed), else in the studio's window (a script; or a notebook after `%gui qt`,
+    or with window=True). Any Value graph: ours, micrograd's, a class you wrote."""
+    if window is None:
+        window = not in_notebook() or qt_loop_in_kernel()
+    if not window:
+        return show_inline(value)
+    from app.show import show as show_window  # Qt: only once a window is wanted
 
-    return show_graph(value, **options)
+    return show_window(value)
 
 
 class Report(dict):
