@@ -28,6 +28,7 @@ from typing import Any
 from core.document.compile import compile_document, trace
 from core.document.graph import GraphDocument
 from core.engine import Value
+from core.format import format_number
 from core.svg import Marks, graph_svg
 
 MAX_INLINE_NODES = 2_000  # a larger graph is not legible inline: the window's collapsed views are for it
@@ -79,11 +80,12 @@ class TooBig(Graph):
 
 
 def is_value(value: Any) -> bool:
-    """Ours, or anything shaped like micrograd's Value (duck-typed: nothing is called)."""
-    if isinstance(value, Value):
-        return True
-    has_children = hasattr(value, "_prev") or hasattr(value, "_children")
-    return has_children and hasattr(value, "data") and hasattr(value, "grad")
+    """Could it be a node of a Value graph? Ours, or any object (not a plain number,
+    string or collection): the trace (core/foreign/trace.py) reads the many shapes
+    learners write -- `_prev`, `_children`, `_kids`, `.d`, `.derivative` ... -- and
+    says what it cannot read."""
+    plain = (int, float, complex, str, bytes, list, tuple, dict, set, frozenset, type(None))
+    return isinstance(value, Value) or not isinstance(value, plain)
 
 
 def document_of(value: Any) -> tuple[GraphDocument, dict[str, tuple[float, float]], Marks, list[str]]:
@@ -94,7 +96,8 @@ def document_of(value: Any) -> tuple[GraphDocument, dict[str, tuple[float, float
     chain rule's. ValueError saying why when the graph cannot be read."""
     if not is_value(value):
         raise TypeError(
-            f"draw() needs a Value (an object with data, grad and _prev or _children), got {type(value).__name__}"
+            f"draw() needs a Value (an object with data, grad and its operands), "
+            f"got {type(value).__name__}: {value!r:.60}"
         )
     if isinstance(value, Value):
         doc, values = trace(value)
@@ -108,7 +111,7 @@ NO_GRADS = "Every grad is 0: call backward() on the output first."
 
 
 def _foreign(value):
-    from core.foreign.document import differences_text, grad_differences, their_grads, to_document
+    from core.foreign.document import differences_text, grad_differences, to_document
     from core.foreign.trace import TraceError
     from core.foreign.trace import trace as trace_foreign
 
@@ -119,28 +122,41 @@ def _foreign(value):
     doc, problem = to_document([node.as_dict() for node in traced.nodes])
     if doc is None:
         raise ValueError(f"cannot draw this graph: {problem}")
-    theirs = their_grads(traced)
-    numbers = {n.id: (n.data, theirs[n.id] if theirs else 0.0) for n in traced.nodes}
+    theirs = their_grads(traced.objects)
+    numbers = {n.id: (n.data, theirs.get(n.id)) for n in traced.nodes}
     notes = list(traced.notes)
     marks = Marks()
-    if theirs is None:
+    if not any(theirs.values()):
         notes.insert(0, NO_GRADS)
-    else:
-        compiled = compile_document(doc)
-        if compiled.output is not None:
-            compiled.output.backward()
-            reference = {nid: v.grad for nid, v in compiled.values.items()}
-            diffs = grad_differences(theirs, reference)
-            marks.tags = {nid: f"✗ should be {_short(r)}" for nid, (_g, r) in diffs.items()}
-            names = {node.id: node.name for node in traced.nodes}
-            notes.insert(0, differences_text(diffs, names))
+        return doc, numbers, marks, notes
+    compiled = compile_document(doc)
+    if compiled.output is not None:
+        compiled.output.backward()
+        kept = {nid: g for nid, g in theirs.items() if g is not None}  # MiniTorch keeps leaves' only
+        reference = {nid: v.grad for nid, v in compiled.values.items()}
+        diffs = grad_differences(kept, reference)
+        marks.tags = {nid: f"✗ should be {format_number(r)}" for nid, (_g, r) in diffs.items()}
+        notes.insert(0, differences_text(diffs, {node.id: node.name for node in traced.nodes}))
     return doc, numbers, marks, notes
 
 
-def _short(x: float) -> str:
-    from core.format import format_number
+def their_grads(objects: dict[str, Any]) -> dict[str, float | None]:
+    """{node id: the grad their object holds}, read from the attribute their class
+    uses (.grad, .derivative, .d, .g: core/foreign/shapes.py); None where it holds
+    none (MiniTorch keeps a derivative on leaves only) or not a number."""
+    from core.foreign.shapes import DATA, GRAD, number
 
-    return format_number(x)
+    sample = next(iter(objects.values()), None)
+    data = next((a for a in DATA if hasattr(sample, a)), "data")
+    field = next((a for a in GRAD if a != data and hasattr(sample, a)), "grad")
+    grads: dict[str, float | None] = {}
+    for nid, obj in objects.items():
+        g = getattr(obj, field, None)
+        try:
+            grads[nid] = None if g is None else number(g)
+        except (TypeError, ValueError):
+            grads[nid] = None
+    return grads
 
 
 def draw(value: Any, legend: bool = True, palette: Any = None) -> Graph:

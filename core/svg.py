@@ -92,8 +92,9 @@ class Box:
             name_w = text_width("const", m.caption_px)
         caption = text_width("data", m.caption_px)
         number_w = caption + 6 + text_width(m.number_template, m.number_px, True)
-        longest = max(text_width(data, m.number_px, True), text_width(grad, m.number_px, True))
-        number_w = max(number_w, caption + 10 + longest)
+        longer = [t for t in (data, grad) if len(t) > len(m.number_template)]  # as the canvas: only a
+        if longer:  # number longer than the template widens its box (2.850e-07 does, -13.8834 does not)
+            number_w = max(number_w, caption + 10 + max(text_width(t, m.number_px, True) for t in longer))
         record_w = 2 * m.pad + max(name_w, number_w)
         self.circle_w = max(m.op_diameter, text_width(op_text, m.op_px, True) + 16) if op_text else 0.0
         left = self.circle_w + m.op_gap if op_text else 0.0
