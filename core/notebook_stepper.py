@@ -81,7 +81,10 @@ class Stepper:
         st = self.session.stepper
         if record is None or st is None:
             return f"Step 0 of {self.total}: every grad is 0 and the output's is 1. Step runs the first _backward call."
-        head = f"Step {self.position} of {self.total}: {headline(st, record.node)}._backward()"
+        name, said = st.name(record.node), headline(st, record.node)
+        head = f"Step {self.position} of {self.total}: {name}._backward()" + (
+            f", where {said}" if " = " in said else ""
+        )
         return "\n".join([head, *record.lines])
 
     def marks(self) -> Marks:

@@ -114,9 +114,14 @@ def wheel(tmp_path_factory):
 
 
 CHECK = r"""
-import json, os, sys
+import importlib.util, json, os, sys
+from backprop_studio import Value, draw, show, check_engine, stepper
+f = Value(3.0) * Value(-2.0)
+f.backward()
+svg = draw(f).svg
+steps = stepper(f).run()
+qt = "PySide6" in sys.modules  # the inline picture and the stepper need no Qt
 import backprop_studio, core, app
-from backprop_studio import Value, show, check_engine
 from core.resources import root, shipped
 from core.lessons.format import load_all
 from app.files.examples import examples
@@ -126,8 +131,6 @@ try:
     generic = main.__file__
 except ImportError:
     generic = None
-f = Value(3.0) * Value(-2.0)
-f.backward()
 print(json.dumps({
     "files": [backprop_studio.__file__, core.__file__, app.__file__],
     "root": root(),
@@ -138,6 +141,11 @@ print(json.dumps({
     "entry": "-m backprop_studio" in render_entry() and os.path.isfile(TEMPLATE),
     "main": generic,
     "f": f.data,
+    "svg": "-6.0000" in svg and "3.0000" in svg and "-2.0000" in svg,
+    "stepped": steps.position == steps.total == 1,
+    "notebook": os.path.isfile(shipped("notebooks", "backprop_tutorial.ipynb")),
+    "jupyter": [m for m in ("ipywidgets", "ipykernel", "IPython") if importlib.util.find_spec(m)],
+    "qt_for_svg": qt,
 }))
 """
 
@@ -183,6 +191,8 @@ def test_the_wheel_works_in_a_fresh_venv_from_anywhere(version, wheel, tmp_path)
     assert seen["icons"] == 7 and seen["engine"] and seen["entry"]
     assert seen["main"] is None  # no site-packages `main` to shadow anyone's
     assert seen["f"] == -6.0
+    assert seen["svg"] and seen["stepped"] and seen["notebook"]  # the inline picture and stepper work installed
+    assert seen["jupyter"] == [] and not seen["qt_for_svg"]  # the core install pulls no Jupyter; SVG needs no Qt
 
     lesson = away / "lesson.png"
     shot = run(  # the lesson's step opens its example graph: lessons/ and examples/ found in the install
