@@ -20,9 +20,13 @@ drops outcomes whose token is no longer the one it waits for.
 A subclass may define `work` as a method instead of passing it (LessonWorker).
 """
 
-import threading
+from __future__ import annotations
 
-from PySide6.QtCore import QThread, Signal
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject, QThread, Signal
 
 
 class Job(QThread):
@@ -31,34 +35,36 @@ class Job(QThread):
     progress = Signal(int, object)  # (token, what is being done)
     done = Signal(int, object)  # (token, the result of work(), or the exception it raised)
 
-    def __init__(self, token=0, work=None, parent=None, name="job"):
+    def __init__(
+        self, token: int = 0, work: Callable[[], Any] | None = None, parent: QObject | None = None, name: str = "job"
+    ) -> None:
         super().__init__(parent)
         self.token = token
         if work is not None:
-            self.work = work
+            self.work = work  # type: ignore[method-assign]
         self._stop = threading.Event()
         self.setObjectName(name)
 
-    def work(self):
+    def work(self) -> Any:
         raise NotImplementedError("pass work= or define work() in a subclass")
 
     # -- what the work can use -----------------------------------------------------
 
     @property
-    def stopped(self):
+    def stopped(self) -> bool:
         """True once stop() was called: work that runs in steps ends at the next one."""
         return self._stop.is_set()
 
-    def report(self, what):
+    def report(self, what: Any) -> None:
         """Say what is being done now (shown by whoever listens to `progress`)."""
         self.progress.emit(self.token, what)
 
     # -- what the GUI thread uses --------------------------------------------------
 
-    def stop(self):
+    def stop(self) -> None:
         self._stop.set()
 
-    def run(self):
+    def run(self) -> None:
         try:
             outcome = self.work()
         except Exception as e:  # the outcome to show: a bug in a job never takes the window down

@@ -37,7 +37,8 @@ The window's pieces, each a set of plain functions taking the window:
     app/graph/scene_build.py   the canvas items of a large graph, built in slices
     app/debugger/install.py    the Debugger dock and Debug menu
     app/graph/install.py       the builder: palette, history, edit actions
-    app/lessons/install.py     lessons, themes, presenter mode, welcome
+    app/lessons/install.py     lessons, themes, presenter mode's actions, welcome
+    app/lessons/presenter_layout.py  presenter mode's docks and readable zoom
 """
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -57,6 +58,7 @@ from app.graph.layout_runner import LayoutRunner
 from app.graph.scene import GraphScene
 from app.graph.view import GraphView
 from app.lessons import install as classroom
+from app.lessons import presenter_layout
 from app.lessons.install import _has_tip  # noqa: F401  (tests import it from here)
 from app.look.theme import DEFAULT
 from app.session import GraphSession
@@ -534,7 +536,8 @@ class MainWindow(QMainWindow):
 
         return show_about(self)
 
-    # -- the classroom: lessons, themes, presenter mode, welcome (app/lessons/install.py) ---
+    # -- the classroom: lessons, themes, welcome (app/lessons/install.py); presenter mode's
+    # layout (app/lessons/presenter_layout.py) ---
 
     def show_lessons(self, lesson_id=None, step=0):
         return classroom.show_lessons(self, lesson_id, step)
@@ -545,22 +548,22 @@ class MainWindow(QMainWindow):
         return classroom.show_welcome(self)
 
     def presenter_keeps_dock(self, key):
-        return classroom.presenter_keeps_dock(self, key)
+        return presenter_layout.presenter_keeps_dock(self, key)
 
     def presenter_layout(self):
-        return classroom.presenter_layout(self)
+        return presenter_layout.presenter_layout(self)
 
     def _size_presenter_docks(self):
-        return classroom.size_presenter_docks(self)
+        return presenter_layout.size_presenter_docks(self)
 
     def _presenter_canvas(self):
-        return classroom.presenter_canvas(self)
+        return presenter_layout.presenter_canvas(self)
 
     def _lesson_controls(self):
         return classroom.lesson_controls(self)
 
     def _presenter_changed(self, on):
-        return classroom.presenter_changed(self, on)
+        return presenter_layout.presenter_changed(self, on)
 
     def _appearance_changed(self):
         return classroom.appearance_changed(self)

@@ -183,7 +183,7 @@ def main(argv=None):
             app.processEvents()
         window.view.fit()
         if window.appearance.presenting:  # digits readable from the back row, as on screen
-            from app.lessons.install import readable_zoom
+            from app.lessons.presenter_layout import readable_zoom
 
             readable_zoom(window)
         window.lessons.follow()

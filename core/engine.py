@@ -15,35 +15,32 @@ and the operation (`_op`). Every operation follows the same four beats:
 reverse topological order, so a node's `_backward` runs only after every node
 that uses it has added its share to `node.grad`.
 
-Differences from micrograd, all visible in the code below:
+Read the file top to bottom as you would micrograd's: the class `Value`, each op
+followed by its `_backward`; then `backward()`'s walk, `topological_order`. Two
+things look different from micrograd, and the section "How this file is fast",
+after the walk, says why:
 
-* There is one `_backward` function per kind of op, written right below the
-  op's method, not a fresh closure per node. It is called as
-  `node._backward(node)`: it receives its output node and reads the operands
-  from it (`a, b = out._a, out._b`). A closure per node costs Python's cyclic
-  garbage collector six tracked objects a node (the Value, its `_prev`, the
-  closure, its tuple of cells and two cells) that it walks again and again
-  while a graph grows -- in micrograd's demo, where each closure also captures
-  its own output, so every node is a reference cycle, the collector is ~80% of
-  a training step. Here a node is one tracked object and holds no cycle, so a
-  dropped graph is freed at once by reference counting.
-* The operands live in two slots, `_a` and `_b` (None when absent); `_prev`
-  gives them as a tuple, `(a, b)`, `(a,)` or `()` for a leaf. pow's exponent
-  and rpow's base, numbers rather than operands, are kept in `_param`.
-  A `_backward` reads `data` when it runs, never a copy taken when the node was
-  built, so after the forward pass is re-run in place (`refresh`) it is still right.
-* Numbers follow IEEE float64 like numpy: overflow gives +-inf, log(0) gives
-  -inf, log(-1) and (-8)**0.5 give nan, x/0 gives +-inf or nan. A model that
-  diverges shows inf/nan in its nodes instead of raising halfway through.
-  At the edges the derivatives take the limits a float64 reference takes:
-  d(x^0)/dx = 0 at x = 0, d(0^x)/dx = 0 for x >= 0, and divisions divide
-  (-(a/b)/b, never -a/(b*b), which underflows for b = 1e-200).
+* each kind of op has ONE `_backward` function, written right below the op's
+  method, instead of a fresh closure per node. It is called as
+  `node._backward(node)`: it gets its output node and reads the operands from
+  it (`a, b = out._a, out._b`);
+* an op builds its node with `_node(data, a, b, op, backward)` -- what
+  `Value(data, (a, b), op)` builds, made faster.
+
+They change how fast a graph is built and freed, never what a node holds.
+
+Numbers follow IEEE float64 like numpy: overflow gives +-inf, log(0) gives
+-inf, log(-1) and (-8)**0.5 give nan, x/0 gives +-inf or nan. A model that
+diverges shows inf/nan in its nodes instead of raising halfway through. At the
+edges the derivatives take the limits a float64 reference takes: d(x^0)/dx = 0
+at x = 0, d(0^x)/dx = 0 for x >= 0, and divisions divide (-(a/b)/b, never
+-a/(b*b), which underflows for b = 1e-200).
 
 Everything the rest of the studio needs to know about an op (its name in a
 document, its symbol, its derivative in math) is in `core/ops.py`, the op
-table; the methods below are the ops themselves, written out one by one.
-
-`topological_order()` is iterative, so graphs a million nodes deep work.
+table; the methods below are the ops themselves, written out one by one. Last
+in the file, `refresh` and `recompute` re-run the forward pass of a graph that
+already exists (gradient checking, the forward stepper).
 """
 
 from __future__ import annotations
@@ -56,16 +53,6 @@ from core.ops import ieee_div, ieee_exp, ieee_log, ieee_pow, pow_local, sigmoid_
 
 # -----------------------------------------------------------------------------
 # Value
-
-
-def _no_backward(out):
-    """A leaf has no operands to pass gradient to."""
-
-
-def _as_float(data):
-    if isinstance(data, bool) or not isinstance(data, (int, float)):
-        raise TypeError(f"Value needs a real number, got {type(data).__name__} {data!r}")
-    return float(data)
 
 
 class Value:
@@ -284,66 +271,8 @@ class Value:
         return f"Value(data={self.data}, grad={self.grad})"
 
 
-# The ops above name their `_backward` as a module global (`_mul_backward`), the very
-# function written below the op: reading a global is ~40 ns faster than `Value._mul_backward`
-# (a class attribute, looked up through the class on every call), which is ~2.5 ms of
-# micrograd's demo step (65,818 nodes).
-_add_backward = Value._add_backward
-_sub_backward = Value._sub_backward
-_mul_backward = Value._mul_backward
-_div_backward = Value._div_backward
-_pow_backward = Value._pow_backward
-_neg_backward = Value._neg_backward
-_relu_backward = Value._relu_backward
-_tanh_backward = Value._tanh_backward
-_exp_backward = Value._exp_backward
-_log_backward = Value._log_backward
-_sigmoid_backward = Value._sigmoid_backward
-_rpow_backward = Value._rpow_backward
-
-
-def _operand(other, op):
-    """Wrap a plain number as a leaf Value; refuse anything else clearly."""
-    if isinstance(other, bool) or not isinstance(other, (int, float)):
-        raise TypeError(f"unsupported operand for {op}: Value and {type(other).__name__}")
-    return Value(float(other))
-
-
-_new = object.__new__
-
-
-def _node(data, a, b, op, backward):
-    """A new op node: what `Value(data, (a, b), op)` builds (`b` None for a one-operand
-    op), with the op's `_backward` attached.
-
-    The ops call this instead of `Value(...)`: every op of every training step makes a
-    node, and `object.__new__` plus the slot assignments takes half the time of a
-    call through `__init__`, which checks what the op already knows (the data is a
-    float, the operands are Values).
-    """
-    out = _new(Value)
-    out.data = data
-    out.grad = 0.0
-    out.label = ""
-    out._a = a
-    out._b = b
-    out._op = op
-    out._param = None
-    out._backward = backward
-    return out
-
-
-def _second(children):
-    """The second operand of a one-operand node (None); more than two is refused."""
-    if len(children) == 1:
-        return None
-    raise ValueError(
-        f"a Value has at most two operands (every op in core/ops.py has one or two), got {len(children)}: {children!r}"
-    )
-
-
 # -----------------------------------------------------------------------------
-# Graph walks
+# The backward pass's walk
 
 
 def topological_order(root: Value) -> list[Value]:
@@ -402,6 +331,99 @@ def zero_grad(root: Value) -> None:
     """Set the grad of every node in root's graph to 0 (intermediates included)."""
     for node in topological_order(root):
         node.grad = 0.0
+
+
+# -----------------------------------------------------------------------------
+# How this file is fast
+#
+# What follows changes how fast a graph is built and freed, never what a node
+# holds (tests/core/test_engine.py runs micrograd's own tests and the tutorial,
+# test_engine_reference.py every op against a 60-digit reference), and where it
+# sits in the file costs nothing: the ops look these names up when they run.
+# bench/bench_engine.py measures the speed (the `ours` row).
+#
+# * One `_backward` per kind of op, not a closure per node. A closure costs
+#   Python's cyclic garbage collector six tracked objects a node (the Value, its
+#   `_prev`, the closure, its tuple of cells and two cells) that it walks again
+#   and again while a graph grows -- in micrograd's demo, where each closure also
+#   captures its own output, so every node is a reference cycle, the collector
+#   is ~80% of a training step. Here a node is one tracked object and holds no
+#   cycle, so a dropped graph is freed at once by reference counting.
+# * The operands live in two slots, `_a` and `_b` (None when absent); `_prev`
+#   gives them as a tuple, `(a, b)`, `(a,)` or `()` for a leaf. pow's exponent
+#   and rpow's base, numbers rather than operands, are kept in `_param`. A
+#   `_backward` reads `data` when it runs, never a copy taken when the node was
+#   built, so after the forward pass is re-run in place (`refresh`) it is still
+#   right.
+# * The ops build their node with `_node` (object.__new__ and the slots) rather
+#   than through `Value.__init__`, and name their `_backward` as a module global.
+
+# The ops above name their `_backward` as a module global (`_mul_backward`), the very
+# function written below the op: reading a global is ~40 ns faster than `Value._mul_backward`
+# (a class attribute, looked up through the class on every call), which is ~2.5 ms of
+# micrograd's demo step (65,818 nodes).
+_add_backward = Value._add_backward
+_sub_backward = Value._sub_backward
+_mul_backward = Value._mul_backward
+_div_backward = Value._div_backward
+_pow_backward = Value._pow_backward
+_neg_backward = Value._neg_backward
+_relu_backward = Value._relu_backward
+_tanh_backward = Value._tanh_backward
+_exp_backward = Value._exp_backward
+_log_backward = Value._log_backward
+_sigmoid_backward = Value._sigmoid_backward
+_rpow_backward = Value._rpow_backward
+
+
+def _no_backward(out):
+    """A leaf has no operands to pass gradient to."""
+
+
+def _as_float(data):
+    if isinstance(data, bool) or not isinstance(data, (int, float)):
+        raise TypeError(f"Value needs a real number, got {type(data).__name__} {data!r}")
+    return float(data)
+
+
+def _operand(other, op):
+    """Wrap a plain number as a leaf Value; refuse anything else clearly."""
+    if isinstance(other, bool) or not isinstance(other, (int, float)):
+        raise TypeError(f"unsupported operand for {op}: Value and {type(other).__name__}")
+    return Value(float(other))
+
+
+_new = object.__new__
+
+
+def _node(data, a, b, op, backward):
+    """A new op node: what `Value(data, (a, b), op)` builds (`b` None for a one-operand
+    op), with the op's `_backward` attached.
+
+    The ops call this instead of `Value(...)`: every op of every training step makes a
+    node, and `object.__new__` plus the slot assignments takes half the time of a
+    call through `__init__`, which checks what the op already knows (the data is a
+    float, the operands are Values).
+    """
+    out = _new(Value)
+    out.data = data
+    out.grad = 0.0
+    out.label = ""
+    out._a = a
+    out._b = b
+    out._op = op
+    out._param = None
+    out._backward = backward
+    return out
+
+
+def _second(children):
+    """The second operand of a one-operand node (None); more than two is refused."""
+    if len(children) == 1:
+        return None
+    raise ValueError(
+        f"a Value has at most two operands (every op in core/ops.py has one or two), got {len(children)}: {children!r}"
+    )
 
 
 # -----------------------------------------------------------------------------

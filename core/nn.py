@@ -29,14 +29,14 @@ the Value pass up to float rounding, ~1e-15).
 
 from __future__ import annotations
 
-import math
 import random
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from core.engine import Value, sigmoid_float
+from core import ops
+from core.engine import Value
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike, NDArray
@@ -65,14 +65,8 @@ def _prefixed(prefix: str, name: str) -> str:
 
 
 def activate_float(activation: str, x: float) -> float:
-    """activation(x) for a float, exactly as the Value op computes it."""
-    if activation == "relu":
-        return 0.0 if x <= 0.0 else x  # keeps nan, like the engine
-    if activation == "tanh":
-        return math.tanh(x)
-    if activation == "sigmoid":
-        return sigmoid_float(x)
-    return x
+    """activation(x) for a float, exactly as the Value op computes it (the op table's forward)."""
+    return x if activation == "linear" else ops.BY_NAME[activation].forward(x)
 
 
 def activate_array(activation: str, z: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -122,13 +116,8 @@ class Neuron(Module):
         act = self.b
         for wi, xi in zip(self.w, x):
             act = act + wi * xi
-        if self.activation == "relu":
-            return act.relu()
-        if self.activation == "tanh":
-            return act.tanh()
-        if self.activation == "sigmoid":
-            return act.sigmoid()
-        return act
+        # act.relu(), act.tanh() or act.sigmoid(): the op table's call, as a learner writes it
+        return act if self.activation == "linear" else ops.BY_NAME[self.activation].call(act)
 
     def forward_float(self, x: Sequence[float]) -> float:
         act = self.b.data

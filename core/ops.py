@@ -150,9 +150,9 @@ class Op(NamedTuple):
     math: tuple  # per operand, the local derivative in math: '{b}'
     code: tuple  # per operand, the same in the engine's words: 'b.data'
     short: str  # the op in one short word, for lists: '·', '^{k}', 'tanh'
+    call: Callable  # the op on Values, as a learner writes it: call(*operands, *param)
     infix: str = ""  # binary ops: the operator between the operands: '·'
     param: str = ""  # 'k' (pow) or 'c' (rpow): the number the op carries
-    call: Callable | None = None  # the op on Values, as a learner writes it: call(*operands, *param)
 
 
 ADD = Op(

@@ -15,10 +15,21 @@ controller only does what needs Qt:
   `message`, `renamed`).
 """
 
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.debugger.canvas import BACKWARD, FORWARD, IDLE, CanvasSync
-from core.debugger.session import DebugSession
+from core.debugger.session import DebugSession, Move
+
+if TYPE_CHECKING:
+    from core.debugger.foreign_replay import ForeignReplay
+    from core.debugger.forward_stepper import ForwardRecord
+    from core.debugger.stepper import StepRecord
+    from core.engine import Value
 
 FULL_REFRESH = 300  # a move touching more nodes than this redraws all of them
 
@@ -33,7 +44,7 @@ class DebuggerController(QObject):
     quizAnswered = Signal(bool, str)  # (right?, feedback)
     renamed = Signal()  # a label changed: texts naming nodes are stale
 
-    def __init__(self, session, scene=None, view=None, parent=None):
+    def __init__(self, session: Any, scene: Any = None, view: Any = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.session, self.scene, self.view = session, scene, view
         self.debug = DebugSession(session.doc)
@@ -52,50 +63,50 @@ class DebuggerController(QObject):
     # DebugSession itself (see the end of this module), never written out here again
 
     @property
-    def playing(self):
+    def playing(self) -> bool:
         return self._play.isActive()
 
     @property
-    def refreshing(self):
+    def refreshing(self) -> bool:
         """True while a long jump's redraw of off-screen nodes is still going on."""
         return self.canvas.refreshing
 
     # -- a learner's engine ---------------------------------------------------------------
 
-    def load_replay(self, replay):
+    def load_replay(self, replay: ForeignReplay) -> bool:
         """Step a learner's recorded backward pass (core/debugger/foreign_replay.py) on
         the graph shown: True if it fits that graph, else False and the status bar says why."""
         return self._apply(self.debug.load(self.session.compiled, replay=replay)).ok
 
     # -- backward ------------------------------------------------------------------
 
-    def reset(self):
+    def reset(self) -> bool:
         """Start (or restart) the backward pass: every grad 0, the output's grad 1, step 0."""
         return self._apply(self.debug.start()).ok
 
-    def step(self):
+    def step(self) -> StepRecord | None:
         """Run exactly one `_backward` call (starting the backward pass if needed)."""
         return _first(self._apply(self.debug.step()).records)
 
-    def step_or_start(self):
+    def step_or_start(self) -> StepRecord | bool:
         """What F10 does: one step per press (see DebugSession.step_or_start)."""
         move = self._apply(self.debug.step_or_start())
         return _first(move.records) if move.records else move.ok
 
-    def step_back(self):
+    def step_back(self) -> StepRecord | Value | None:
         move = self._apply(self.debug.step_back())
         record = _first(move.records)
         return record.node if record is not None and self.phase == FORWARD else record
 
-    def seek(self, position):
+    def seek(self, position: int) -> bool:
         """Go to step `position` (0 .. total) directly: the timeline and the step list."""
         return self._apply(self.debug.seek(position)).ok
 
-    def run_to_end(self):
+    def run_to_end(self) -> Sequence[StepRecord | ForwardRecord]:
         """Run every remaining step, stopping at a breakpoint or a break condition."""
         return self._apply(self.debug.run_to_end()).records or []
 
-    def run_to(self, nid=None):
+    def run_to(self, nid: str | None = None) -> Sequence[StepRecord | ForwardRecord]:
         """Run until node nid (default: the selected one) is next -- or, for a leaf,
         until its grad is final. A node already passed is sought back to."""
         nid = self.session.current_id if nid is None else nid
@@ -103,7 +114,7 @@ class DebuggerController(QObject):
 
     # -- playing -----------------------------------------------------------------------
 
-    def play(self):
+    def play(self) -> bool:
         """Step on a timer (`speed` steps a second) until paused, done or stopped."""
         move = self._apply(self.debug.play())
         if not move.ok:
@@ -112,20 +123,20 @@ class DebuggerController(QObject):
         self.stateChanged.emit()
         return True
 
-    def pause(self):
+    def pause(self) -> None:
         if self._play.isActive():
             self._play.stop()
             self.stateChanged.emit()
 
-    def toggle_play(self):
+    def toggle_play(self) -> None:
         self.pause() if self.playing else self.play()
 
-    def set_speed(self, steps_per_second):
+    def set_speed(self, steps_per_second: float) -> None:
         self.speed = max(0.25, float(steps_per_second))
         if self._play.isActive():
             self._play.setInterval(max(15, round(1000 / self.speed)))
 
-    def _tick(self):
+    def _tick(self) -> None:
         move = self.debug.play_step()
         if not move.go_on:
             self.pause()
@@ -134,34 +145,34 @@ class DebuggerController(QObject):
 
     # -- forward ---------------------------------------------------------------------
 
-    def forward_reset(self):
+    def forward_reset(self) -> bool:
         """Start the forward pass: leaves known, every op node '?' until computed."""
         self.pause()
         return self._apply(self.debug.forward_start()).ok
 
-    def forward_step(self):
+    def forward_step(self) -> ForwardRecord | None:
         """Compute the next node of the forward pass (starting it if needed)."""
         self.pause()
         return _first(self._apply(self.debug.forward_step()).records)
 
-    def forward_step_or_start(self):
+    def forward_step_or_start(self) -> ForwardRecord | bool:
         """What F7 does: start the forward pass the first time, then one node per press."""
         self.pause()
         move = self._apply(self.debug.forward_step_or_start())
         return _first(move.records) if move.records else move.ok
 
-    def forward_step_back(self):
+    def forward_step_back(self) -> Value | None:
         record = _first(self._apply(self.debug.forward_step_back()).records)
         return record.node if record is not None else None
 
-    def forward_all(self):
+    def forward_all(self) -> list[StepRecord | ForwardRecord]:
         """Compute every remaining node of the forward pass."""
         self.pause()
         return list(self._apply(self.debug.forward_all()).records)
 
     # -- ending ----------------------------------------------------------------------
 
-    def stop(self):
+    def stop(self) -> None:
         """End debugging: the graph shows a full backward pass again, redrawn in
         chunks like after any long jump, not all 5,000 nodes in one go."""
         was_stepping = self.phase != IDLE
@@ -172,30 +183,30 @@ class DebuggerController(QObject):
 
     # -- breakpoints and break conditions ---------------------------------------------
 
-    def toggle_breakpoint(self, nid=None):
+    def toggle_breakpoint(self, nid: str | None = None) -> bool:
         nid = self.session.current_id if nid is None else nid
         return self._apply(self.debug.toggle_breakpoint(nid)).ok
 
-    def set_breakpoint(self, nid, on=True):
+    def set_breakpoint(self, nid: str, on: bool = True) -> bool:
         return self._apply(self.debug.set_breakpoint(nid, on)).ok
 
-    def set_break_on_nonfinite(self, on):
+    def set_break_on_nonfinite(self, on: bool) -> None:
         self.debug.set_break_on_nonfinite(on)
 
-    def set_grad_threshold(self, threshold):
+    def set_grad_threshold(self, threshold: float | None) -> None:
         """Stop a run when a step makes any |grad| exceed threshold (None: never)."""
         self.debug.set_grad_threshold(threshold)
 
-    def set_break_on_dead_relu(self, on):
+    def set_break_on_dead_relu(self, on: bool) -> None:
         self.debug.set_break_on_dead_relu(on)
 
     # -- quiz ----------------------------------------------------------------------------
 
-    def set_quiz_mode(self, on):
+    def set_quiz_mode(self, on: bool) -> None:
         """While on, each single step hides its operands' new grads until answered."""
         self._apply(self.debug.set_quiz_mode(on))
 
-    def answer_quiz(self, text):
+    def answer_quiz(self, text: str) -> bool | None:
         """Check a prediction for the first hidden grad: True / False, None if not a number."""
         move = self._apply(self.debug.answer_quiz(text))
         if move.answer is None:
@@ -204,21 +215,21 @@ class DebuggerController(QObject):
         self.quizAnswered.emit(ok, feedback)
         return ok
 
-    def reveal_quiz(self):
+    def reveal_quiz(self) -> None:
         """Show every hidden grad without an answer."""
         self._apply(self.debug.reveal_quiz())
 
     # -- following the session ---------------------------------------------------------
 
-    def _on_doc_changed(self, event, *details):
+    def _on_doc_changed(self, event: str, *details: Any) -> None:
         if self.debug.document_changed(event, *details):
             self.renamed.emit()
             self.stateChanged.emit()
 
-    def _on_recompiled(self):
+    def _on_recompiled(self) -> None:
         self._apply(self.debug.load(self.session.compiled))
 
-    def _on_grads_changed(self, ids):
+    def _on_grads_changed(self, ids: Any) -> None:
         if self.canvas.notifying or ids is not None:
             return
         if self.phase == IDLE:
@@ -228,7 +239,7 @@ class DebuggerController(QObject):
 
     # -- a Move on the canvas (app/debugger/canvas.py does the drawing) -------------------
 
-    def _apply(self, move):
+    def _apply(self, move: Move) -> Move:
         """Show what a move of the DebugSession changed, at the cost of what it changed."""
         if not move.ok:  # refused before anything changed
             if move.message:
@@ -265,24 +276,23 @@ class DebuggerController(QObject):
             self.message.emit(move.message)
         return move
 
-    def _show(self):
+    def _show(self) -> None:
         debug = self.debug
+        record: StepRecord | ForwardRecord | None = None
         if debug.phase == FORWARD:
             record = debug.last_forward
             self.canvas.show_forward(record)
-        elif debug.phase == BACKWARD:
+        elif debug.phase == BACKWARD and debug.stepper is not None:
             record = debug.last_record
             if record is None:
                 self.canvas.show_start(debug.stepper.root)
             else:
                 self.canvas.show_step(record, debug.quiz_hidden())
-        else:
-            record = None
         self.stateChanged.emit()
         self.stepped.emit(record)
 
 
-def _first(records):
+def _first(records: Any) -> Any:
     return records[0] if records else None
 
 

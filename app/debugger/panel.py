@@ -124,8 +124,8 @@ class DebuggerPanel(QWidget):
         quiz.toggled.connect(ctrl.set_quiz_mode)
         self.actions["quiz"] = quiz
         gradcheck = QAction("Gradient Check", self)
-        gradcheck.setShortcut(QKeySequence("Ctrl+Shift+G"))
-        gradcheck.setToolTip("Compare every leaf's grad with a finite difference (Ctrl+Shift+G)")
+        gradcheck.setShortcut(QKeySequence("Ctrl+Shift+K"))
+        gradcheck.setToolTip("Compare every leaf's grad with a finite difference (Ctrl+Shift+K)")
         gradcheck.triggered.connect(self.run_gradient_check)
         self.actions["gradient check"] = gradcheck
         hint = QAction("Hint", self)
@@ -427,7 +427,7 @@ class DebuggerPanel(QWidget):
             self.gradcheck.clear()
 
     def run_gradient_check(self):
-        """Ctrl+Shift+G: the Gradient check tab, run now."""
+        """Ctrl+Shift+K: the Gradient check tab, run now."""
         self.tabs.setCurrentWidget(self.tabs.widget(self.tabs.count() - 1))
         return self.gradcheck.run()
 

@@ -8,24 +8,28 @@ with the learner's names, the notes and what the code printed under the editor,
 or the error on its line. The code never runs in the studio's process.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 from app.jobs import Job
 from core.lecture.run import MEMORY, TIMEOUT, Notebook
 
 
 class CodeRunner:
-    def __init__(self, window):
+    def __init__(self, window: Any) -> None:
         self.window = window
         self.notebook = Notebook()
-        self.job = None
+        self.job: Job | None = None
         editor = window.editor
         editor.runCodeRequested.connect(self.run)
         editor.forgetCellsRequested.connect(self.forget)
 
     @property
-    def running(self):
+    def running(self) -> bool:
         return self.job is not None
 
-    def run(self, text=None):
+    def run(self, text: str | None = None) -> bool:
         """Run the text (default: the editor's) as Python; the result shows when it comes."""
         window = self.window
         if self.running:
@@ -42,7 +46,7 @@ class CodeRunner:
         self.job.start()
         return True
 
-    def wait(self, timeout_s=60.0):
+    def wait(self, timeout_s: float = 60.0) -> bool:
         """For scripts and tests: wait until the run's result is shown. True if it was."""
         from PySide6.QtCore import QDeadlineTimer, QEventLoop
         from PySide6.QtWidgets import QApplication
@@ -52,21 +56,22 @@ class CodeRunner:
             QApplication.processEvents(QEventLoop.AllEvents, 50)
         return not self.running
 
-    def shutdown(self):
+    def shutdown(self) -> None:
         """The window closes: let the child process end (within its time limit)."""
         if self.job is not None:
             self.job.wait()
 
-    def forget(self):
+    def forget(self) -> None:
         self.notebook.forget()
         self.window.editor.show_notes([])
         self.window.show_message("The earlier cells are forgotten: the next run starts afresh.")
 
-    def _ran(self, _token, result):
+    def _ran(self, _token: int, result: Any) -> bool:
         window = self.window
         job, self.job = self.job, None
-        job.wait()
-        job.deleteLater()
+        if job is not None:
+            job.wait()
+            job.deleteLater()
         window.editor.set_running(False)
         kept = len(self.notebook.cells)
         if isinstance(result, Exception):  # a bug of ours, said, never a lost window
@@ -86,7 +91,7 @@ class CodeRunner:
         window.show_message(f"Ran as Python: {len(result.doc.nodes):,} nodes{graphs}")
         return True
 
-    def _refused(self, result, kept):
+    def _refused(self, result: Any, kept: int) -> bool:
         window, error = self.window, self.result_error(result)
         if result.ran:  # it ran to its end: nothing to draw is news, not a fault
             window.editor.clear_error()
@@ -100,6 +105,6 @@ class CodeRunner:
         return False
 
     @staticmethod
-    def result_error(result):
+    def result_error(result: Any) -> str:
         message = result.error.message
         return message[:1].upper() + message[1:] + ("" if message.endswith(".") else ".")

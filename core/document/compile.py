@@ -127,7 +127,7 @@ def _apply(node, args):
     """The one engine call that op `node` stands for, on its operand Values: the op
     table's `call` (core/ops.py), the call a learner types (`a * b`, `a ** k`, `a.tanh()`)."""
     op = BY_NAME.get(node.op)
-    if op is None or op.call is None:
+    if op is None:
         raise ValueError(f"node {node.id!r}: unknown op {node.op!r}")
     if op.param == "k":
         return op.call(args[0], _exponent(node.param))

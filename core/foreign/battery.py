@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from typing import Any, NamedTuple
 
+from core import ops
 from core.foreign.shapes import Shape
 
 
@@ -77,27 +78,13 @@ def offered(V: type) -> set[str]:
 
 
 def apply_binary(op: str, a: Any, b: Any) -> Any:
-    if op == "add":
-        return a + b
-    if op == "sub":
-        return a - b
-    if op == "mul":
-        return a * b
-    return a / b
+    """`a + b`, `a * b` ... on the learner's Values: the op table's `call` for op."""
+    return ops.BY_NAME[op].call(a, b)
 
 
 def apply_unary(op: str, a: Any) -> Any:
-    if op == "neg":
-        return -a
-    if op == "relu":
-        return a.relu()
-    if op == "tanh":
-        return a.tanh()
-    if op == "exp":
-        return a.exp()
-    if op == "log":
-        return a.log()
-    return a.sigmoid()
+    """`-a`, `a.relu()`, `a.tanh()` ... on the learner's Values (the op table's `call`)."""
+    return ops.BY_NAME[op].call(a)
 
 
 ZERO_GRAD_CASE = "zero_grad between two passes"  # run after the battery, by their_pass.check_zeroing

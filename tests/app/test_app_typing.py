@@ -23,6 +23,10 @@ _missing_returns = _core_typing._missing_returns  # the same ast walk as core's
 
 # app's modules whose public API is annotated. Add a module here once its hints are in.
 ANNOTATED = [
+    "app/debugger/controller.py",
+    "app/editor/code_runner.py",
+    "app/jobs.py",
+    "app/lessons/presenter_layout.py",
     "app/graph/layout_runner.py",
     "app/files/dialogs.py",
     "app/files/examples.py",

@@ -8,7 +8,7 @@ import os
 import pytest
 from PySide6.QtWidgets import QApplication
 
-from app.lessons.install import READABLE_PX
+from app.lessons.presenter_layout import READABLE_PX
 from app.main_window import MainWindow
 
 EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "..", "resources", "examples")

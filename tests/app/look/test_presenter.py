@@ -351,3 +351,15 @@ def test_leaving_presenter_mode_with_a_lesson_open_restores_the_docks_widths(win
         return (now, window.view.width()) == before
 
     qtbot.waitUntil(restored, timeout=5000)
+
+
+def test_presenter_mode_keeps_the_debugger_while_it_steps(window):
+    # repro: after the debugger's panel lost its forwarders, presenter mode read the panel's
+    # phase with getattr(..., "idle") and hid the debugger in the middle of a pass
+    assert not window.presenter_keeps_dock("debugger")
+    window.debugger.controller.reset()
+    assert window.debugger.controller.phase == "backward"
+    assert window.presenter_keeps_dock("debugger")
+    window.debugger.controller.stop()
+    window.debugger.set_quiz_mode(True)
+    assert window.presenter_keeps_dock("debugger")
