@@ -46,9 +46,10 @@ class Graph:
         return self.svg
 
     def _repr_html_(self) -> str:
-        # the picture scales down to the cell's width, never up (its numbers are drawn at the canvas's sizes)
-        style = "max-width:100%;height:auto"
-        return f'<div class="backprop-studio-graph">{self.svg.replace("<svg ", f"<svg style={style!r} ", 1)}</div>'
+        # at the canvas's sizes, never shrunk to the cell's width (a wide graph's 16 px digits would
+        # become 5 px ones): a graph wider than the cell scrolls sideways, a tall one within 80% of the window
+        style = "overflow:auto;max-width:100%;max-height:80vh"
+        return f'<div class="backprop-studio-graph" style="{style}">{self.svg}</div>'
 
     def save(self, path: str) -> None:
         """Write the picture to an .svg file."""

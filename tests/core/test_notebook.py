@@ -48,7 +48,9 @@ def test_the_studios_value_is_drawn_with_its_numbers():
         assert name in shown and grad in shown
     assert "0.7071" in shown and "output" in shown
     assert graph.nodes == 10 and graph.notes == []
-    assert graph._repr_svg_() == graph.svg and graph._repr_html_().startswith('<div class="backprop-studio-graph">')
+    assert graph._repr_svg_() == graph.svg
+    html = graph._repr_html_()  # the canvas's sizes, scrolled when wider than the cell: never shrunk
+    assert "overflow:auto" in html and graph.svg in html and "<svg style" not in html
 
 
 def test_no_backward_yet_is_said():
