@@ -211,3 +211,33 @@ def test_the_wheel_works_in_a_fresh_venv_from_anywhere(version, wheel, tmp_path)
 
     module = run("-m", "backprop_studio", "--help", program="python")
     assert module.returncode == 0 and "--screenshot" in module.stdout
+
+    if python != sys.executable:
+        return  # the notebook extra once, with the suite's own Python (each is a kernel and ~15 packages)
+    done = subprocess.run(
+        [str(bindir / "python"), "-m", "pip", "install", "-q", f"{wheel}[notebook]", "nbclient", "ipykernel"],
+        capture_output=True, text=True, timeout=1200, env=env,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    notebook = run("-c", RUN_NOTEBOOK, program="python")
+    assert notebook.returncode == 0, notebook.stdout + notebook.stderr
+    ran = json.loads(notebook.stdout.splitlines()[-1])
+    assert ran["errors"] == [] and ran["widgets"] == 1  # the shipped tutorial, on the installed package
+    assert {"0.7071", "-1.5000", "✗ should be -1.0000", "Step 2 of 3"} <= set(ran["found"])
+
+
+RUN_NOTEBOOK = r"""
+import json, tempfile
+import nbclient, nbformat
+from core.resources import shipped
+nb = nbformat.read(shipped("notebooks", "backprop_tutorial.ipynb"), as_version=4)
+with tempfile.TemporaryDirectory() as work:
+    nbclient.NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": work}}).execute()
+outputs = [out for cell in nb.cells if cell.cell_type == "code" for out in cell.outputs]
+text = json.dumps([out.get("data", {}) for out in outputs], ensure_ascii=False)
+print(json.dumps({
+    "errors": [out.get("ename") for out in outputs if out.output_type == "error"],
+    "widgets": sum("application/vnd.jupyter.widget-view+json" in out.get("data", {}) for out in outputs),
+    "found": [t for t in ("0.7071", "-1.5000", "✗ should be -1.0000", "Step 2 of 3") if t in text],
+}))
+"""
