@@ -34,6 +34,7 @@ from core.format import format_number, full_number
 from core.palette import LIGHT, METRICS, Palette, grad_hex, mix
 
 FONT = "'DejaVu Sans', Verdana, 'Bitstream Vera Sans', sans-serif"
+CHIP_ROOM = 24.0  # more room between the boxes of a column when chips ("✗ should be ...") sit above them
 PORT_ANGLE = math.radians(38.0)  # where ports 0 and 1 meet a binary op's circle (as on the canvas)
 _ids = itertools.count(1)  # each picture's ids differ: a notebook holds many pictures in one page
 
@@ -139,23 +140,24 @@ def graph_svg(
     edges = [(e.src, e.dst) for e in doc.edges]
     layout = sugiyama(
         list(doc.nodes), edges, sizes={n: (b.width, b.height) for n, b in boxes.items()},
-        layer_gap=METRICS.layer_gap, node_gap=METRICS.node_gap,
+        layer_gap=METRICS.layer_gap, node_gap=METRICS.node_gap + (CHIP_ROOM if marks.tags else 0.0),
     )  # fmt: skip
     pos = layout.positions
     gmax = grad_max or grad_scale(numbers.get(n, (None, None))[1] for n in doc.nodes)
     pic = _Picture(palette, f"bps{next(_ids)}")
     # the frame: every box with its halo and chip, then room for the legend below
-    margin, chip = 16.0, 26.0
-    left = min((pos[n][0] + b.x0 for n, b in boxes.items()), default=0.0) - margin
-    top = min((pos[n][1] - b.height / 2 for n, b in boxes.items()), default=0.0) - margin - chip
-    right = max((pos[n][0] + b.x0 + b.width for n, b in boxes.items()), default=0.0) + margin
-    bottom = max((pos[n][1] + b.height / 2 for n, b in boxes.items()), default=0.0) + margin
+    margin = 16.0
     for e in doc.edges:
         pic.wire(pos[e.src], boxes[e.src], pos[e.dst], boxes[e.dst], doc.nodes[e.dst], e.port,
                  layout.routes.get((e.src, e.dst)), (e.src, e.dst) in marks.wires)  # fmt: skip
     for nid, node in doc.nodes.items():
         data, grad = numbers.get(nid, (None, None))
         pic.node(nid, node, pos[nid], boxes[nid], data, grad, gmax, nid == output, marks)
+    # the frame: every box with its halo and its chip (which may be wider than the box), then the legend
+    left = min((x for x, _y, _r, _b in pic.extents), default=0.0) - margin
+    top = min((y for _x, y, _r, _b in pic.extents), default=0.0) - margin
+    right = max((r for _x, _y, r, _b in pic.extents), default=0.0) + margin
+    bottom = max((b for _x, _y, _r, b in pic.extents), default=0.0) + margin
     width = max(right - left, 340.0)
     if legend:
         bottom = pic.legend(left + margin, bottom, gmax, bool(marks.status))
@@ -181,6 +183,7 @@ class _Picture:
         self.defs: list[str] = []
         self.parts: list[str] = []
         self.clips = 0
+        self.extents: list[tuple[float, float, float, float]] = []  # what each node covers: box, halo, chip
 
     def defs_and_parts(self):
         yield "<defs>" + "".join(self.defs) + "</defs>"
@@ -209,6 +212,8 @@ class _Picture:
         rx, top, rw, h = cx + box.record_x, cy - box.height / 2, box.record_w, box.height
         nonfinite = any(v is not None and not math.isfinite(v) for v in (data, grad))
         tip = f"{box.name or nid}: data {full_number(data)}, grad {full_number(grad)}"
+        halo = 6.0  # half the current node's halo
+        self.extents.append((cx + box.x0 - halo, top - halo, cx + box.x0 + box.width + halo, top + h + halo))
         out.append(f'<g class="node" data-id="{escape(nid)}"><title>{escape(tip)}</title>')
         if marks.current == nid:  # the halo of the node whose _backward runs
             out.append(self._halo(rx, top, rw, h, cx + box.x0, cy, box, 12.0, 210 / 255))
@@ -294,6 +299,7 @@ class _Picture:
             w, th = text_width(tag, m.number_px, True) + 14, 19.0
             anchor_x = rx + rw / 2
             x = min(max(anchor_x - w / 2, cx + box.x0 - 9), cx + box.x0 + box.width + 9 - w)
+            self.extents.append((x, top - th - 3, x + w, top))
             out.append(
                 f'<rect x="{x:.1f}" y="{top - th - 3:.1f}" width="{w:.1f}" height="{th}" rx="{th / 2}" '
                 f'fill="{p.highlight}" stroke="{p.node_border}"/>'

@@ -13,6 +13,7 @@ from core.palette import LIGHT, METRICS
 from core.svg import Box, Marks, graph_svg, text_width
 
 NS = {"s": "http://www.w3.org/2000/svg"}
+SVG_NS = "{http://www.w3.org/2000/svg}"
 
 
 def tutorial():
@@ -147,3 +148,26 @@ def test_debugger_marks():
 def test_text_widths_follow_dejavu_sans():
     assert math.isclose(text_width("-00.0000", 16, bold=True), 16 * 1.1 * (0.361 + 6 * 0.636 + 0.318), rel_tol=1e-9)
     assert text_width("mmmm", 13) > text_width("iiii", 13) * 3
+
+
+def test_chips_wider_than_their_box_stay_in_the_picture():
+    """A '✗ should be …' chip is wider than a leaf's box: it was cut off at the picture's
+    left edge, and sat on the box above it (repro)."""
+    a, b = Value(2.0, label="a"), Value(-3.0, label="b")
+    out = a * b + a
+    out.backward()
+    doc, values = trace(out)
+    numbers = {nid: (v.data, v.grad) for nid, v in values.items()}
+    leaves = [n for n, node in doc.nodes.items() if node.kind != "op"]
+    marks = Marks(tags={n: "✗ should be -2.0000" for n in leaves})
+    tree = ET.fromstring(graph_svg(doc, numbers, marks=marks))
+    left, top, width, height = (float(v) for v in tree.get("viewBox").split())
+    rects = [[float(r.get(k)) for k in ("x", "y", "width", "height")] for r in tree.iter(SVG_NS + "rect")]
+    for x, y, w, h in rects:
+        assert left <= x and x + w <= left + width and top <= y and y + h <= top + height
+    chips = [r for r, e in zip(rects, tree.iter(SVG_NS + "rect")) if e.get("fill") == LIGHT.highlight]
+    records = [r for r, e in zip(rects, tree.iter(SVG_NS + "rect")) if e.get("fill") == LIGHT.node_fill]
+    assert len(chips) == 2
+    for cx, cy, cw, ch in chips:  # no chip covers any record
+        for x, y, w, h in records:
+            assert cx + cw <= x or x + w <= cx or cy + ch <= y or y + h <= cy
