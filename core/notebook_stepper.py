@@ -137,7 +137,10 @@ class Stepper:
         except ImportError:
             picture = self.picture()
             return {"text/html": picture._repr_html_(), "image/svg+xml": picture.svg, "text/plain": repr(self)}
-        return box._repr_mimebundle_(**kwargs)
+        bundle = box._repr_mimebundle_(**kwargs)
+        # a page without a widget manager (GitHub, nbviewer, nbconvert) shows the step as a picture instead
+        bundle.setdefault("text/html", self.picture()._repr_html_())
+        return bundle
 
     def __repr__(self) -> str:
         return f"<Stepper at step {self.position} of {self.total}>"
