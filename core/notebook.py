@@ -70,8 +70,8 @@ class TooBig(Graph):
             "Open it in the studio's window, which collapses it into blocks: show(value, window=True)."
         )
 
-    def _repr_svg_(self) -> str:  # type: ignore[override]
-        return ""
+    def _repr_svg_(self) -> str | None:  # type: ignore[override]
+        return None  # nothing to draw: the notebook shows the HTML's sentence
 
     def _repr_html_(self) -> str:
         return f"<p>{self.text}</p>"
@@ -174,14 +174,14 @@ def in_notebook() -> bool:
     """True inside a Jupyter kernel (JupyterLab, Notebook, Colab, VS Code), where
     a picture returned or displayed shows inline; False in a script or a terminal IPython."""
     ipython = sys.modules.get("IPython")
-    shell = ipython.get_ipython() if ipython is not None else None  # type: ignore[attr-defined]
+    shell = ipython.get_ipython() if ipython is not None else None
     return shell is not None and getattr(shell, "kernel", None) is not None
 
 
 def qt_loop_in_kernel() -> bool:
     """True after `%gui qt` in IPython: the user asked for windows beside the notebook."""
     ipython = sys.modules.get("IPython")
-    shell = ipython.get_ipython() if ipython is not None else None  # type: ignore[attr-defined]
+    shell = ipython.get_ipython() if ipython is not None else None
     loop = getattr(shell, "active_eventloop", None)
     return isinstance(loop, str) and loop.startswith("qt")
 

@@ -96,8 +96,8 @@ class Stepper:
         in_graph = set(st.topo)
         marks.status = {nid: st.status(v) for nid, v in values.items() if v in in_graph}
         record = session.last_record
-        if record is not None:
-            node = session.nid(record.node)
+        node = session.nid(record.node) if record is not None else None
+        if record is not None and node is not None:
             marks.current = node
             marks.targets = set(session.ids_of(record.children))
             marks.wires = {(child, node) for child in marks.targets}

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib.resources
 import os
+import pathlib
 
 PACKAGE = "backprop_studio"  # the installed name of resources/ (pyproject.toml: [tool.setuptools.package-dir])
 CHECKOUT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "resources")
@@ -27,9 +28,10 @@ def root() -> str:
     if os.path.isfile(os.path.join(CHECKOUT, "__init__.py")) and os.path.isdir(os.path.join(CHECKOUT, "lessons")):
         return CHECKOUT
     try:
-        return os.fspath(importlib.resources.files(PACKAGE))
-    except (ModuleNotFoundError, TypeError):  # TypeError: not a folder on disk (a zipped install)
+        folder = importlib.resources.files(PACKAGE)
+    except ModuleNotFoundError:
         return CHECKOUT  # the callers then say which file is missing, with this path
+    return str(folder) if isinstance(folder, pathlib.Path) else CHECKOUT  # not a folder on disk: a zipped install
 
 
 def shipped(*parts: str) -> str:

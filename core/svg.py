@@ -133,7 +133,7 @@ def graph_svg(
     boxes = {}
     for nid, node in doc.nodes.items():
         data, grad = numbers.get(nid, (None, None))
-        op_text = op_symbol(node.op, node.param) if node.kind == "op" else None
+        op_text = op_symbol(node.op, node.param) if node.op is not None else None
         boxes[nid] = Box(
             node.kind, op_text, names.get(nid, ""), format_number(data), format_number(grad), nid == output
         )

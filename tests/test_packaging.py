@@ -63,6 +63,18 @@ def test_a_checkout_reads_its_own_resources():
     assert os.path.isfile(resources.shipped("examples", "tutorial.json"))
 
 
+def test_an_install_reads_the_packages_resources(tmp_path, monkeypatch):
+    """No checkout around core (site-packages): the files come from the package backprop_studio."""
+    package = tmp_path / "backprop_studio"
+    (package / "lessons").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "backprop_studio", raising=False)
+    monkeypatch.setattr(resources, "CHECKOUT", str(tmp_path / "site-packages" / "resources"))  # not there
+    assert resources.root() == str(package)
+    assert resources.shipped("lessons") == str(package / "lessons")
+
+
 def interpreter(version):
     """A working pythonX.Y, or None (a pyenv shim answers for every version but runs only its own)."""
     candidates = [shutil.which(f"python{version}")]
