@@ -138,6 +138,8 @@ from core.resources import root, shipped
 from core.lessons.format import load_all
 from app.files.examples import examples
 from app.files.desktop_entry import ICONS, PNG_SIZES, TEMPLATE, render_entry
+from core.lecture.run import run_cell
+cell = run_cell("from micrograd.engine import Value\na = Value(2.0)\nb = a * a\nb.backward()")
 try:
     import main
     generic = main.__file__
@@ -158,6 +160,7 @@ print(json.dumps({
     "notebook": os.path.isfile(shipped("notebooks", "backprop_tutorial.ipynb")),
     "jupyter": [m for m in ("ipywidgets", "ipykernel", "IPython") if importlib.util.find_spec(m)],
     "qt_for_svg": qt,
+    "lecture": cell.error is None and len(cell.doc.nodes) == 2,  # its stand-in micrograd is installed
 }))
 """
 
@@ -204,6 +207,7 @@ def test_the_wheel_works_in_a_fresh_venv_from_anywhere(version, wheel, tmp_path)
     assert seen["main"] is None  # no site-packages `main` to shadow anyone's
     assert seen["f"] == -6.0
     assert seen["svg"] and seen["stepped"] and seen["notebook"]  # the inline picture and stepper work installed
+    assert seen["lecture"]  # a pasted lecture cell runs (core/lecture/standin is installed)
     assert seen["jupyter"] == [] and not seen["qt_for_svg"]  # the core install pulls no Jupyter; SVG needs no Qt
 
     lesson = away / "lesson.png"
