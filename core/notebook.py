@@ -29,6 +29,7 @@ from core.document.compile import compile_document, trace
 from core.document.graph import GraphDocument
 from core.engine import Value
 from core.format import format_number
+from core.palette import PALETTES, Palette
 from core.svg import Marks, graph_svg
 
 MAX_INLINE_NODES = 2_000  # a larger graph is not legible inline: the window's collapsed views are for it
@@ -160,14 +161,24 @@ def their_grads(objects: dict[str, Any]) -> dict[str, float | None]:
     return grads
 
 
-def draw(value: Any, legend: bool = True, palette: Any = None) -> Graph:
-    """The graph that produced `value`, drawn as the canvas draws it (see the module docstring)."""
+def draw(value: Any, legend: bool = True, palette: str | Palette = "light") -> Graph:
+    """The graph that produced `value`, drawn as the canvas draws it (see the module docstring).
+    palette: "light", "dark" or "high-contrast" (the projector's), as in the window's View menu."""
     doc, numbers, marks, notes = document_of(value)
     if len(doc.nodes) > MAX_INLINE_NODES:
         return TooBig(len(doc.nodes))
     marks.lines = notes
-    options = {"palette": palette} if palette is not None else {}
-    return Graph(graph_svg(doc, numbers, marks=marks, legend=legend, **options), len(doc.nodes), notes)
+    svg = graph_svg(doc, numbers, marks=marks, legend=legend, palette=palette_of(palette))
+    return Graph(svg, len(doc.nodes), notes)
+
+
+def palette_of(palette: str | Palette) -> Palette:
+    """A Palette, or one of PALETTES by name (ValueError naming them for any other)."""
+    if isinstance(palette, Palette):
+        return palette
+    if palette not in PALETTES:
+        raise ValueError(f"palette {palette!r}: choose one of {', '.join(map(repr, PALETTES))}")
+    return PALETTES[palette]
 
 
 def in_notebook() -> bool:

@@ -28,15 +28,17 @@ from typing import Any
 from core.debugger.session import DebugSession
 from core.debugger.step_names import headline
 from core.document.compile import compile_document
-from core.notebook import MAX_INLINE_NODES, Graph, TooBig, document_of
+from core.notebook import MAX_INLINE_NODES, Graph, TooBig, document_of, palette_of
+from core.palette import Palette
 from core.svg import Marks, graph_svg
 
 
 class Stepper:
     """A backward pass to step, with its picture (see the module docstring)."""
 
-    def __init__(self, value: Any) -> None:
+    def __init__(self, value: Any, palette: str | Palette = "light") -> None:
         doc, _numbers, _marks, notes = document_of(value)
+        self.palette = palette_of(palette)
         self.doc = doc
         self.notes = [n for n in notes if not n.startswith("Every grad is 0")]  # the stepper computes them
         self.session = DebugSession(doc, compile_document(doc))
@@ -112,7 +114,7 @@ class Stepper:
         if len(self.doc.nodes) > MAX_INLINE_NODES:
             return TooBig(len(self.doc.nodes))
         marks = self.marks()
-        svg = graph_svg(self.doc, self.numbers(), marks=marks, grad_max=self.session.grad_max)
+        svg = graph_svg(self.doc, self.numbers(), marks=marks, grad_max=self.session.grad_max, palette=self.palette)
         return Graph(svg, len(self.doc.nodes), marks.lines)
 
     def at(self, position: int) -> Graph:
@@ -146,9 +148,9 @@ class Stepper:
         return f"<Stepper at step {self.position} of {self.total}>"
 
 
-def stepper(value: Any) -> Stepper:
+def stepper(value: Any, palette: str | Palette = "light") -> Stepper:
     """A Stepper of the graph that produced `value`: a cell's result shows it."""
-    return Stepper(value)
+    return Stepper(value, palette)
 
 
 def _controls(st: Stepper) -> Any:

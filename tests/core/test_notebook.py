@@ -10,6 +10,7 @@ import pytest
 from core import notebook
 from core.engine import Value
 from core.notebook import MAX_INLINE_NODES, Graph, TooBig, draw, in_notebook, inline_values
+from core.palette import DARK, HIGH_CONTRAST, LIGHT
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ENGINES = os.path.join(ROOT, "tests", "data", "engines")
@@ -166,3 +167,14 @@ def test_show_picks_inline_in_a_kernel(monkeypatch):
     f.backward()
     assert studio.show(f) is None  # a cell ending in show(f) shows the picture once
     assert len(shown) == 1 and isinstance(shown[0], Graph) and "9.0000" in texts(shown[0].svg)
+
+
+def test_the_window_palettes_by_name():
+    x = Value(2.0, label="x")
+    y = x * x
+    y.backward()
+    dark = draw(y, palette="dark").svg
+    assert DARK.background in dark and DARK.node_fill in dark and LIGHT.background not in dark
+    assert HIGH_CONTRAST.grad_positive in draw(y, palette="high-contrast").svg  # the projector's
+    with pytest.raises(ValueError, match="choose one of 'light', 'dark', 'high-contrast'"):
+        draw(y, palette="sepia")
