@@ -15,8 +15,11 @@ of the step is written under the picture, as in the app's explanation:
     x.grad += y.data · (x·y).grad = -2.0000 · 1.0000 = -2.0000 (was 0.0000, now -2.0000)
 
 The controls are ipywidgets' own (Button, IntSlider, HTML): those need no
-extension of ours and work in JupyterLab, Notebook 7, VS Code and Colab alike
-(anywidget would need Colab's custom widget manager). Without ipywidgets
+extension of ours and work in JupyterLab, Notebook 7, VS Code and Colab alike.
+An anywidget would be a third-party widget, which Colab renders only after
+`output.enable_custom_widget_manager()` (googlecolab/colabtools#498), a manager
+known to break built-in widgets (#3571); and a page without any widget manager
+(GitHub, nbviewer) gets the step as a picture. Without ipywidgets
 (`pip install "backprop-studio[notebook]"` adds it), a `Stepper` still shows
 its current step as a picture, and `stepper.at(k)` draws step k.
 """
