@@ -19,7 +19,7 @@ import html
 
 from app.look.theme import FONT_FAMILY, MONO_FAMILY
 from core.debugger.step_names import formula, headline
-from core.debugger.stepper import FINAL, PARTIAL, forward_formula
+from core.debugger.stepper import FINAL, PARTIAL, field_of, forward_formula
 from core.format import format_number
 
 # -----------------------------------------------------------------------------
@@ -144,7 +144,7 @@ def start_html(ctrl, style):
     parts.append(
         style.para(
             f"Every grad in the graph was set to 0 (intermediate nodes too), then "
-            f"{style.mono(out + '.grad = 1', bold=True)}: the output changes one for one "
+            f"{style.mono(field_of(out) + ' = 1', bold=True)}: the output changes one for one "
             f"with itself, d{_e(out)}/d{_e(out)} = 1."
         )
     )
@@ -194,12 +194,12 @@ def step_rest(ctrl, record, style):
     if node is st.root:
         why = (
             f"{_e(name)} is the output, so its grad is the seed: "
-            f"{style.mono(f'{name}.grad = {format_number(record.out_grad)}', bold=True)}."
+            f"{style.mono(f'{field_of(name)} = {format_number(record.out_grad)}', bold=True)}."
         )
     elif st.status(node) != FINAL:  # only a learner's pass in the wrong order does this
         pending = [u for u in st.users(node) if st.step_index(u) is None or st.step_index(u) > record.index]
         why = (
-            f"{style.mono(f'{name}.grad = {format_number(record.out_grad)}', bold=True)} is only "
+            f"{style.mono(f'{field_of(name)} = {format_number(record.out_grad)}', bold=True)} is only "
             f"{style.status_word(PARTIAL)}: {_list(st.name(u) for u in pending)} "
             f"{'has' if len(pending) == 1 else 'have'} not passed "
             f"{'its' if len(pending) == 1 else 'their'} gradient back yet."
@@ -207,7 +207,7 @@ def step_rest(ctrl, record, style):
     else:
         users = st.users(node)
         why = (
-            f"{style.mono(f'{name}.grad = {format_number(record.out_grad)}', bold=True)} is "
+            f"{style.mono(f'{field_of(name)} = {format_number(record.out_grad)}', bold=True)} is "
             f"{style.status_word(FINAL)}: {_list(st.name(u) for u in users)} "
             f"{'has' if len(users) == 1 else 'have'} already passed "
             f"{'its' if len(users) == 1 else 'their'} gradient back."
@@ -231,7 +231,7 @@ def step_rest(ctrl, record, style):
     rule = "chain rule: input.grad += local derivative × out.grad"
     parts.append(style.para(f"<i style='color:{style.muted}'>{rule}</i>"))
     targets = list(dict.fromkeys(record.children))
-    into = _list(f"{st.name(c)}.grad" + ("" if c in hidden else f" ({st.status(c)})") for c in targets)
+    into = _list(field_of(st.name(c)) + ("" if c in hidden else f" ({st.status(c)})") for c in targets)
     parts.append(style.para(f"→ into <b>{into}</b>: the yellow boxes on the graph, fed by the glowing wires."))
     parts.append(_sums(ctrl, targets, hidden, style))
     parts.append(_next_line(ctrl, style))
@@ -261,10 +261,10 @@ def _sums(ctrl, targets, hidden, style):
             f"so its grad is the <b>sum</b> of what each use passes back (that is why backward "
             f"uses <span style=\"font-family:'{MONO_FAMILY}'\">+=</span>):"
         )
-        out.append(style.heading(f"why {cname}.grad is a sum"))
+        out.append(style.heading(f"why {field_of(cname)} is a sum"))
         out.append(style.para(text))
         if child not in hidden:
-            out.append(style.para(style.mono(f"{cname}.grad = {terms} = {total}", bold=True)))
+            out.append(style.para(style.mono(f"{field_of(cname)} = {terms} = {total}", bold=True)))
         if pending:
             out.append(
                 style.para(f"{style.status_word(PARTIAL)} — still to come: {_list(st.name(u) for u in pending)}.")

@@ -6,7 +6,7 @@ The row of the step shown is highlighted; rows not run yet are grey; a
 breakpoint shows a red dot. Clicking a row seeks there (the panel does that).
 """
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, Qt
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QStyle, QStyledItemDelegate, QTableView
 
@@ -17,6 +17,7 @@ from core.ops import short_text
 # left): a separate node column ~60 px wide cut every name of the lecture to 'x...2'
 COLUMNS = ("#", "op", "step", "")
 STEP = 2
+SAMPLES = ("● 000", "tanh", None, "◀ now")  # what each fixed column must hold (None: the rest)
 _TOP = QModelIndex()  # the invisible root of a table model
 # plain ints: comparing PySide6's enum members costs microseconds, and a repaint asks ~400 times
 DISPLAY, FONT, BACKGROUND, FOREGROUND, TOOLTIP = (
@@ -193,12 +194,23 @@ class StepListView(QTableView):
         hh = self.horizontalHeader()
         hh.setHighlightSections(False)
         hh.setStretchLastSection(False)
-        # fixed widths from the font: ResizeToContents would read up to 1,000 rows per change
-        fm = self.fontMetrics()
-        for col, sample in enumerate(("● 000", "tanh", None, "◀ now")):
+        for col, sample in enumerate(SAMPLES):
             hh.setSectionResizeMode(col, QHeaderView.Stretch if sample is None else QHeaderView.Interactive)
+        self.fit_columns()
+
+    def fit_columns(self):
+        """Fixed widths from the font (ResizeToContents would read up to 1,000 rows per
+        change), again whenever the font changes: presenter mode's 2x cut 'tanh' to 't…'."""
+        fm = self.fontMetrics()
+        for col, sample in enumerate(SAMPLES):
             if sample is not None:
-                self.setColumnWidth(col, fm.horizontalAdvance(sample) + 18)
+                self.setColumnWidth(col, fm.horizontalAdvance(sample) + round(fm.height() * 0.8))
+
+    def changeEvent(self, event):
+        super().changeEvent(event)
+        if event.type() == QEvent.FontChange:
+            self.fit_columns()
+            self.verticalHeader().setDefaultSectionSize(round(self.fontMetrics().height() * 1.55))
 
     def apply_theme(self, theme):
         """Colours of the selection frame and the row height, from the theme."""

@@ -275,7 +275,11 @@ class GraphView(QGraphicsView):
             target = neighbour(doc, chosen[0], direction)
         else:
             target = start_node(doc)
-        if target is None:
+        seen = set()
+        while target is not None and target not in seen and not self._shown(target):
+            seen.add(target)  # inside a collapsed block: walk on through it
+            target = neighbour(doc, target, direction)
+        if target is None or not self._shown(target):
             return None
         scene.selection.select_node(target)
         item = scene.node_item(target)
@@ -350,6 +354,10 @@ class GraphView(QGraphicsView):
         self.scroll_to_put(at, view_point)
         self.entryDropped.emit(spec, at)
         self.scroll_to_put(at, view_point)
+
+    def _shown(self, nid):
+        item = self.scene().node_item(nid)
+        return item is not None and item.isVisible()
 
     def scroll_to_put(self, scene_point, view_point):
         """Scroll so that scene_point is under view_point (viewport pixels)."""

@@ -36,7 +36,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from core.debugger.stepper import BackwardStepper, StepRecord, _fmt, _substitute
+from core.debugger.stepper import BackwardStepper, StepRecord, _fmt, _substitute, field_of
 from core.document.compile import Compiled
 from core.engine import Value
 from core.foreign import hints
@@ -223,7 +223,10 @@ class ReplayStepper(BackwardStepper):
             local_text = _substitute(symbolic, names, out)
             if " " in local_text:
                 local_text = f"({local_text})"
-            line = f"{names[i]}.grad += {local_text} · {out}.grad = {_fmt(value)} · {_fmt(out_grad)} = {_fmt(amount)}"
+            line = (
+                f"{field_of(names[i])} += {local_text} · {field_of(out)}"
+                f" = {_fmt(value)} · {_fmt(out_grad)} = {_fmt(amount)}"
+            )
             theirs = after[i]
             if last[child] == i and child in wrong:
                 made = f"{self.replay.their_code} made it {_fmt(theirs)}"

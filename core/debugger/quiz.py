@@ -48,7 +48,7 @@ import math
 
 from core.debugger.foreign_replay import ReplayStepper
 from core.debugger.step_names import headline
-from core.debugger.stepper import BackwardStepper, StepRecord
+from core.debugger.stepper import BackwardStepper, StepRecord, field_of
 from core.engine import Value
 from core.format import format_number, parse_number
 
@@ -114,13 +114,13 @@ class StepQuiz:
             return ""
         child = self.pending[0]
         before = format_number(record.grads_before[record.children.index(child)])
-        name = stepper.name(child)
+        grad = field_of(stepper.name(child))
         if isinstance(stepper, ReplayStepper):  # their engine may be wrong: the question says which grad counts
             return (
                 f"{headline(stepper, record.node)} just ran your _backward. By the chain rule, what should "
-                f"{name}.grad be now? (It was {before}.)"
+                f"{grad} be now? (It was {before}.)"
             )
-        return f"{headline(stepper, record.node)} just ran its _backward. What is {name}.grad now? (It was {before}.)"
+        return f"{headline(stepper, record.node)} just ran its _backward. What is {grad} now? (It was {before}.)"
 
     def shown_stop_reason(self, stop_reason: str) -> str:
         """The stop reason a view may show now. While a question is open it waits:
@@ -172,21 +172,21 @@ def _right_grads(stepper: BackwardStepper, record: StepRecord, child: Value) -> 
 def _feedback(stepper: BackwardStepper, record: StepRecord, child: Value, guess: float, ok: bool, truth: float) -> str:
     """What an answer is told: right or not against the chain rule, and -- when the
     learner's engine left another grad (the one the canvas shows) -- that it did."""
-    name, right = stepper.name(child), format_number(truth)
+    grad, right = field_of(stepper.name(child)), format_number(truth)
     because = "; then ".join(line for c, line in zip(record.children, record.lines) if c is child)
     if not isinstance(stepper, ReplayStepper) or child not in stepper.wrong_operands(record):
         if ok:
-            return f"Right: {name}.grad = {right}."
-        return f"Not quite: you said {guess:g}, but {name}.grad = {right}, because {because}"
+            return f"Right: {grad} = {right}."
+        return f"Not quite: you said {guess:g}, but {grad} = {right}, because {because}"
     theirs = format_number(child.grad)
     at_fault = record.index == stepper.replay.fault_step
     if ok:
         bug = "that is the bug the debugger stops at." if at_fault else "it is wrong here too."
-        return f"Right: {name}.grad should become {right}. Your engine made it {theirs} — {bug}"
+        return f"Right: {grad} should become {right}. Your engine made it {theirs} — {bug}"
     if is_right(guess, child.grad):
         bug = "that is the bug the debugger stops at" if at_fault else "it is wrong here too"
         return (
-            f"Not quite: {guess:g} is what your engine made {name}.grad, and {bug}. By the chain rule "
+            f"Not quite: {guess:g} is what your engine made {grad}, and {bug}. By the chain rule "
             f"it should become {right}, because {because}"
         )
-    return f"Not quite: you said {guess:g}, but by the chain rule {name}.grad should become {right}, because {because}"
+    return f"Not quite: you said {guess:g}, but by the chain rule {grad} should become {right}, because {because}"

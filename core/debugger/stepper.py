@@ -528,7 +528,7 @@ class BackwardStepper:
             if " " in local_text:  # '1 - t.data²' needs brackets before '· t.grad'
                 local_text = f"({local_text})"
             lines.append(
-                f"{names[i]}.grad += {local_text} · {out}.grad"
+                f"{field_of(names[i])} += {local_text} · {field_of(out)}"
                 f" = {_fmt(value)} · {_fmt(out_grad)} = {_fmt(amount)}"
                 f" (was {_fmt(was)}, now {_fmt(now)})"
             )
@@ -547,7 +547,20 @@ def _share(record: StepRecord, node: Value) -> float:
 def _substitute(symbolic: str, names: list[str], out: str) -> str:
     """Put the operands' real names into a local-derivative formula."""
     by_token = {"a": names[0], "b": names[-1], "out": out}
-    return re.sub(r"\b(a|b|out)\.data", lambda m: f"{by_token[m.group(1)]}.data", symbolic)
+    return re.sub(r"\b(a|b|out)\.data", lambda m: field_of(by_token[m.group(1)], "data"), symbolic)
+
+
+_SPLITS = frozenset(" +-−*/·×^")  # a name holding one of these reads as several things
+
+
+def field_of(name: str, field: str = "grad") -> str:
+    """`name.grad` as a sentence must write it: a name that reads as a formula is
+    bracketed, `(x1*w1 + x2*w2).grad` -- the lecture labels its sums so, and
+    `x1*w1 + x2*w2.grad` would say x2*w2's grad (or w2's). A bracketed name, a plain
+    one (`w1`, `n.layers[0].w[1]`) or a number stays as it is."""
+    if name.startswith("(") or not any(ch in _SPLITS for ch in name.lstrip("-−")):
+        return f"{name}.{field}"
+    return f"({name}).{field}"
 
 
 class _Steps:

@@ -562,3 +562,14 @@ def test_the_gradient_check_and_the_breakpoint_help_fit_at_1280x720(window, qtbo
         return header.sectionSize(column) >= need
 
     qtbot.waitUntil(lambda: all(whole(c) for c in range(1, 5)), timeout=5000)
+
+
+@pytest.mark.parametrize("scale", [2.0, 3.0])
+def test_the_step_lists_op_column_follows_presenter_scale(window, scale):
+    # repro: at presenter 2x the op column, sized once at 1x, cut 'tanh' to 't…'
+    window.appearance.set_presenter(True, scale, full_screen=False)
+    view = window.debugger.step_list
+    fm = view.fontMetrics()
+    assert view.columnWidth(1) >= fm.horizontalAdvance("tanh") + 8
+    assert view.columnWidth(0) >= fm.horizontalAdvance("● 000") + 8
+    window.appearance.set_presenter(False)

@@ -808,3 +808,18 @@ def test_the_first_node_on_an_empty_canvas_lands_under_the_mouse(qtbot, where):
     centre = w.view.mapFromScene(w.scene.node_item(nid).sceneBoundingRect().center())
     assert (centre - where).manhattanLength() <= 40, (centre, where)
     w.close()
+
+
+def test_the_arrow_keys_walk_through_a_collapsed_block(window):
+    # a walk must never select a node a collapsed block hides (nothing would show it)
+    ids = window.builder.add_entry({"key": "neuron", "nin": 2, "activation": "tanh"}, QPointF(0, 0))
+    gid = next(iter(window.session.groups))["id"]
+    members = set(window.session.groups.get(gid)["nodes"])
+    first_input = next(n for n in ids if n not in members)
+    assert window.builder.set_collapsed(gid, True)
+    window.scene.selection.select_node(first_input)
+    walked = window.view.walk("right")  # into the block: its nodes are all hidden, so nowhere
+    assert walked is None and window.scene.selection.selected_ids() == [first_input]
+    assert window.builder.set_collapsed(gid, False)
+    walked = window.view.walk("right")  # expanded: into the neuron's first op
+    assert walked in members and window.scene.node_item(walked).isVisible()

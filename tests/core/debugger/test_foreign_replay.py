@@ -178,7 +178,7 @@ def test_predicting_their_bugs_grad_is_not_right(assign_case):
     assert not ok and session.quiz_score == [0, 1]
     assert feedback.startswith(
         "Not quite: -6 is what your engine made h.grad, and that is the bug the debugger stops at. "
-        "By the chain rule it should become -12.0000, because h.grad += h.data · h·h.grad"
+        "By the chain rule it should become -12.0000, because h.grad += h.data · (h·h).grad"
     )
     session, _h = quiz_on_the_wrong_step(assign_case)
     ok, feedback = session.answer_quiz("5").answer

@@ -36,3 +36,18 @@ def test_says_the_same_ignores_only_spacing_brackets_and_the_signs_for_times_and
     assert says_the_same("x1*w1", "x1 · w1") and says_the_same("y**2", "y^2")
     assert says_the_same("(a+b)*c", "a + b × c")
     assert not says_the_same("x1*w1", "x1 + w1") and not says_the_same("n", "x1*w1 + b")
+
+
+def test_a_label_that_reads_as_a_formula_is_bracketed_before_its_grad():
+    # repro: the lecture's step 3 read 'x1*w1.grad += 1 · x1*w1 + x2*w2.grad' (x2*w2's grad?)
+    from core.debugger.stepper import field_of
+
+    stepper, s, _n, _x1w1 = lecture_neuron()
+    stepper.reset()
+    while stepper.current is not s:
+        stepper.step()
+    record = stepper.step()
+    assert record.lines[0].startswith("(x1*w1).grad += 1 · (x1*w1 + x2*w2).grad = 1.0000 · ")
+    assert field_of("w1") == "w1.grad" and field_of("(x·y)") == "(x·y).grad"
+    assert field_of("n.layers[0].w[1]") == "n.layers[0].w[1].grad" and field_of("-2") == "-2.grad"
+    assert field_of("x - 1", "data") == "(x - 1).data"
