@@ -11,7 +11,7 @@ your code and the studio's debugger are one program:
     show(out)          # a script: blocks until the window is closed
 
 In a notebook (Jupyter, Colab, VS Code) the graph is drawn inline, no window
-(core/notebook.py). To get the window there, run `%gui qt` first: the notebook's
+(core/notebook/). To get the window there, run `%gui qt` first: the notebook's
 event loop then drives it, `show(out)` returns it at once, and the notebook stays usable. Keep the
 returned window in a variable, or Python may collect it.
 
@@ -45,7 +45,7 @@ def show(value, block=None):
             f"got {type(value).__name__}: {_short(value)}"
         )
     if block is None and in_notebook() and not loop_running():  # Jupyter, Colab, VS Code without %gui qt
-        return show_inline(value)  # drawn inline by core (core/notebook.py): no window to block the kernel
+        return show_inline(value)  # drawn inline by core (core/notebook/): no window to block the kernel
     doc = None if isinstance(value, Value) else foreign_document(value)
     app = QApplication.instance() or QApplication(sys.argv[:1] or ["backprop-studio"])  # noqa: F841 (kept alive)
     if block is None:

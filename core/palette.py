@@ -1,7 +1,7 @@
 """The canvas's colours and sizes as plain data, for every view that draws a graph.
 
 The window (app/look/theme.py turns these into QColors and QFonts) and the
-notebook's SVG (core/svg.py) read the same palettes and the same metrics, so a
+notebook's SVG (core/notebook/svg.py) read the same palettes and the same metrics, so a
 graph drawn inline in Jupyter has the canvas's colours, rows and gaps.
 
 Gradient colours use a colour-blind-safe diverging pair: blue for a negative

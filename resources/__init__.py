@@ -17,8 +17,7 @@ that core.resources finds, installed or not.
 
 from core.engine import Value
 from core.nn import MLP, Neuron
-from core.notebook import draw, in_notebook, inline_values, qt_loop_in_kernel, show_inline
-from core.notebook_stepper import Stepper, stepper
+from core.notebook import Stepper, draw, in_notebook, inline_values, qt_loop_in_kernel, show_inline, stepper
 
 __all__ = [
     "MLP", "Neuron", "Stepper", "Value", "check_engine", "draw", "inline_values", "main", "show", "stepper",

@@ -9,6 +9,7 @@ lesson step and an example rendered to PNG, --check-engine on the shipped
 engine, and every lesson, example and icon found through the installed package.
 """
 
+import importlib.util
 import json
 import os
 import re
@@ -100,6 +101,17 @@ def interpreter(version):
     return None
 
 
+def can_build_here():
+    """Does this Python's setuptools build a wheel by itself? (bdist_wheel is built in from
+    setuptools 70.1; an older one needs the `wheel` package, else pip builds in isolation.)"""
+    try:
+        import setuptools
+    except ImportError:
+        return False
+    major, minor = (int(part) for part in setuptools.__version__.split(".")[:2])
+    return (major, minor) >= (70, 1) or importlib.util.find_spec("wheel") is not None
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory):
     """The wheel, built from a copy of the checkout (the build writes build/ and egg-info where it runs)."""
@@ -111,12 +123,8 @@ def wheel(tmp_path_factory):
         shutil.copy(os.path.join(ROOT, name), src / name)
     out = tmp_path_factory.mktemp("dist")
     pip = [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(src)]
-    try:
-        import setuptools  # noqa: F401 (there: no isolated build, nothing to download)
-
-        pip.insert(5, "--no-build-isolation")
-    except ImportError:
-        pass
+    if can_build_here():
+        pip.insert(5, "--no-build-isolation")  # nothing to download
     done = subprocess.run(pip, capture_output=True, text=True, timeout=600)
     if done.returncode and OFFLINE.search(done.stdout + done.stderr):
         pytest.skip(f"cannot build the wheel offline: {done.stderr.strip()[-300:]}")

@@ -21,7 +21,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF
 
 from core.format import format_number  # one formatter for every view (re-exported)
 
-# the palettes and metrics are plain data in core, where the notebook's SVG (core/svg.py) reads them too
+# the palettes and metrics are plain data in core, where the notebook's SVG (core/notebook/svg.py) reads them too
 from core.palette import (  # noqa: F401 (re-exported)
     DARK,
     HIGH_CONTRAST,

@@ -18,9 +18,9 @@ ROOT = Path(__file__).resolve().parents[2]
 # The modules whose public API is annotated. Add a module here once its hints are in.
 ANNOTATED = [
     "core/nn.py",
-    "core/svg.py",
-    "core/notebook.py",
-    "core/notebook_stepper.py",
+    "core/notebook/svg.py",
+    "core/notebook/draw.py",
+    "core/notebook/stepper.py",
     "core/palette.py",
     "core/resources.py",
     "core/losses.py",

@@ -1,4 +1,4 @@
-"""The notebook's SVG (core/svg.py) draws a graph as the canvas does: the same
+"""The notebook's SVG (core/notebook/svg.py) draws a graph as the canvas does: the same
 columns and order, boxes as wide within a few pixels, the same numbers (issue 30 item 2)."""
 
 import os
@@ -8,8 +8,8 @@ import pytest
 
 from app.graph.node_geometry import name_text
 from core.format import format_number
+from core.notebook.svg import graph_svg
 from core.palette import LIGHT
-from core.svg import graph_svg
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 SVG = "{http://www.w3.org/2000/svg}"

@@ -1,4 +1,4 @@
-"""core/svg.py: the canvas's picture of a graph as SVG (issue 30 item 2)."""
+"""core/notebook/svg.py: the canvas's picture of a graph as SVG (issue 30 item 2)."""
 
 import math
 import xml.etree.ElementTree as ET
@@ -9,8 +9,8 @@ from core.document.layout import sugiyama
 from core.document.names import node_names
 from core.engine import Value
 from core.format import format_number
+from core.notebook.svg import Box, Marks, graph_svg, text_width
 from core.palette import LIGHT, METRICS
-from core.svg import Box, Marks, graph_svg, text_width
 
 NS = {"s": "http://www.w3.org/2000/svg"}
 SVG_NS = "{http://www.w3.org/2000/svg}"

@@ -1,4 +1,4 @@
-"""core/notebook.py: a Value graph inline in a notebook, the studio's or a learner's (issue 30 item 2)."""
+"""core/notebook/draw.py: a Value graph inline in a notebook, the studio's or a learner's (issue 30 item 2)."""
 
 import importlib.util
 import os
@@ -12,7 +12,7 @@ from core.engine import Value
 from core.notebook import MAX_INLINE_NODES, Graph, TooBig, draw, in_notebook, inline_values
 from core.palette import DARK, HIGH_CONTRAST, LIGHT
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 ENGINES = os.path.join(ROOT, "tests", "data", "engines")
 SVG = "{http://www.w3.org/2000/svg}"
 

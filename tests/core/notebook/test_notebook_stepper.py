@@ -1,4 +1,4 @@
-"""core/notebook_stepper.py: the backward pass stepped in a notebook (issue 30 item 3)."""
+"""core/notebook/stepper.py: the backward pass stepped in a notebook (issue 30 item 3)."""
 
 import xml.etree.ElementTree as ET
 
@@ -6,7 +6,7 @@ import pytest
 
 from core.document.names import node_names
 from core.engine import Value
-from core.notebook_stepper import Stepper, stepper
+from core.notebook.stepper import Stepper, stepper
 from core.palette import LIGHT
 
 SVG = "{http://www.w3.org/2000/svg}"

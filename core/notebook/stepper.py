@@ -31,9 +31,9 @@ from typing import Any
 from core.debugger.session import DebugSession
 from core.debugger.step_names import headline
 from core.document.compile import compile_document
-from core.notebook import MAX_INLINE_NODES, Graph, TooBig, document_of, palette_of
+from core.notebook.draw import MAX_INLINE_NODES, Graph, TooBig, document_of, palette_of
+from core.notebook.svg import Marks, graph_svg
 from core.palette import Palette
-from core.svg import Marks, graph_svg
 
 
 class Stepper:

@@ -1,6 +1,6 @@
 """A Value graph inline in a notebook (Jupyter, Colab, VS Code): no Qt, no Graphviz.
 
-    from backprop_studio import Value, show      # in a checkout: from core.notebook import show
+    from backprop_studio import Value, show      # in a checkout: from core.notebook import draw
     x, y = Value(3.0, label="x"), Value(-2.0, label="y")
     f = x * y + y**2
     f.backward()
@@ -17,7 +17,7 @@ backward on the same graph) disagrees, the node carries a chip "✗ should be
 
 `inline_values()` makes every Value of the studio's engine show its graph when
 it is a cell's result (opt-in: printing a Value in a script stays as cheap as
-before). `Stepper` (core/notebook_stepper.py) steps the backward pass.
+before). `Stepper` (core/notebook/stepper.py) steps the backward pass.
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ from core.document.compile import compile_document, trace
 from core.document.graph import GraphDocument
 from core.engine import Value
 from core.format import format_number
+from core.notebook.svg import Marks, graph_svg
 from core.palette import PALETTES, Palette
-from core.svg import Marks, graph_svg
 
 MAX_INLINE_NODES = 2_000  # a larger graph is not legible inline: the window's collapsed views are for it
 
