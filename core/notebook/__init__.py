@@ -22,10 +22,11 @@ from core.notebook.draw import (
     qt_loop_in_kernel,
     show_inline,
     their_grads,
+    too_big,
 )
 from core.notebook.stepper import Stepper, stepper
 
 __all__ = [
     "MAX_INLINE_NODES", "NO_GRADS", "Graph", "Stepper", "TooBig", "document_of", "draw", "in_notebook",
-    "inline_values", "is_value", "palette_of", "qt_loop_in_kernel", "show_inline", "stepper", "their_grads",
+    "inline_values", "is_value", "palette_of", "qt_loop_in_kernel", "show_inline", "stepper", "their_grads", "too_big",
 ]  # fmt: skip

@@ -67,7 +67,7 @@ class TooBig(Graph):
     def __init__(self, nodes: int) -> None:
         super().__init__("", nodes)
         self.text = (
-            f"This graph has {nodes:,} nodes: too many to read inline (at most {MAX_INLINE_NODES:,}). "
+            f"This graph has more than {MAX_INLINE_NODES:,} nodes: too many to read inline. "
             "Open it in the studio's window, which collapses it into blocks: show(value, window=True)."
         )
 
@@ -164,12 +164,30 @@ def their_grads(objects: dict[str, Any]) -> dict[str, float | None]:
 def draw(value: Any, legend: bool = True, palette: str | Palette = "light") -> Graph:
     """The graph that produced `value`, drawn as the canvas draws it (see the module docstring).
     palette: "light", "dark" or "high-contrast" (the projector's), as in the window's View menu."""
+    if too_big(value):
+        return TooBig(MAX_INLINE_NODES + 1)
     doc, numbers, marks, notes = document_of(value)
-    if len(doc.nodes) > MAX_INLINE_NODES:
-        return TooBig(len(doc.nodes))
     marks.lines = notes
     svg = graph_svg(doc, numbers, marks=marks, legend=legend, palette=palette_of(palette))
     return Graph(svg, len(doc.nodes), notes)
+
+
+def too_big(value: Any, limit: int = MAX_INLINE_NODES) -> bool:
+    """Has the graph behind `value` more than `limit` nodes? A walk that stops at limit + 1,
+    so a microgpt step (130,000 nodes) is refused at once, not after tracing it all."""
+    from core.foreign.shapes import children
+
+    if not is_value(value):
+        return False
+    seen, stack = {id(value)}, [value]
+    while stack:
+        for child in children(stack.pop())[0]:
+            if id(child) not in seen:
+                seen.add(id(child))
+                if len(seen) > limit:
+                    return True
+                stack.append(child)
+    return False
 
 
 def palette_of(palette: str | Palette) -> Palette:

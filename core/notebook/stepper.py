@@ -31,7 +31,7 @@ from typing import Any
 from core.debugger.session import DebugSession
 from core.debugger.step_names import headline
 from core.document.compile import compile_document
-from core.notebook.draw import MAX_INLINE_NODES, Graph, TooBig, document_of, palette_of
+from core.notebook.draw import MAX_INLINE_NODES, Graph, TooBig, document_of, palette_of, too_big
 from core.notebook.svg import Marks, graph_svg
 from core.palette import Palette
 
@@ -40,6 +40,8 @@ class Stepper:
     """A backward pass to step, with its picture (see the module docstring)."""
 
     def __init__(self, value: Any, palette: str | Palette = "light") -> None:
+        if too_big(value):
+            raise ValueError(TooBig(MAX_INLINE_NODES + 1).text)
         doc, _numbers, _marks, notes = document_of(value)
         self.palette = palette_of(palette)
         self.doc = doc
@@ -114,8 +116,6 @@ class Stepper:
         return {nid: (v.data, v.grad) for nid, v in compiled.values.items()} if compiled is not None else {}
 
     def picture(self) -> Graph:
-        if len(self.doc.nodes) > MAX_INLINE_NODES:
-            return TooBig(len(self.doc.nodes))
         marks = self.marks()
         svg = graph_svg(self.doc, self.numbers(), marks=marks, grad_max=self.session.grad_max, palette=self.palette)
         return Graph(svg, len(self.doc.nodes), marks.lines)
@@ -151,8 +151,11 @@ class Stepper:
         return f"<Stepper at step {self.position} of {self.total}>"
 
 
-def stepper(value: Any, palette: str | Palette = "light") -> Stepper:
-    """A Stepper of the graph that produced `value`: a cell's result shows it."""
+def stepper(value: Any, palette: str | Palette = "light") -> Stepper | TooBig:
+    """A Stepper of the graph that produced `value`: a cell's result shows it (a graph
+    too large to read inline shows a sentence saying so)."""
+    if too_big(value):
+        return TooBig(MAX_INLINE_NODES + 1)
     return Stepper(value, palette)
 
 

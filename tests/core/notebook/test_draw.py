@@ -9,7 +9,7 @@ import pytest
 
 from core import notebook
 from core.engine import Value
-from core.notebook import MAX_INLINE_NODES, Graph, TooBig, draw, in_notebook, inline_values
+from core.notebook import MAX_INLINE_NODES, Graph, Stepper, TooBig, draw, in_notebook, inline_values, stepper
 from core.palette import DARK, HIGH_CONTRAST, LIGHT
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
@@ -139,7 +139,14 @@ def test_a_graph_too_large_to_read_says_so():
     for _ in range(MAX_INLINE_NODES):
         out = out + 1
     picture = draw(out)
-    assert isinstance(picture, TooBig) and "too many to read inline" in picture._repr_html_()
+    assert isinstance(picture, TooBig) and "more than 2,000 nodes: too many to read inline" in picture._repr_html_()
+    assert isinstance(stepper(out), TooBig)
+    with pytest.raises(ValueError, match="too many to read inline"):
+        Stepper(out)
+    fits = x
+    for _ in range(MAX_INLINE_NODES // 2 - 1):  # 1 + 2 * 999 = 1,999 nodes: drawn
+        fits = fits + 1
+    assert draw(fits).nodes == MAX_INLINE_NODES - 1
 
 
 def test_not_a_value():
