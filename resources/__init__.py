@@ -6,7 +6,7 @@
     f = x * y + y**2
     f.backward()
     show(f)                      # a notebook: drawn inline; a script: the studio's window
-    stepper(f)                   # a notebook: step the backward pass (pip install "backprop-studio[notebook]")
+    stepper(f)                   # a notebook: step the backward pass (the [notebook] extra: ipywidgets)
     check_engine("my_value.py")  # grade your own Value class (a report; runs it in a child process)
 
 In a checkout the same names are `core.engine.Value`, `core.notebook.draw` and
