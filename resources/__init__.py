@@ -1,6 +1,6 @@
 """Backprop Studio, installed: `import backprop_studio` (this folder is that package).
 
-    from backprop_studio import Value, show, check_engine
+    from backprop_studio import Value, show, stepper, check_engine
 
     x, y = Value(3.0, label="x"), Value(-2.0, label="y")
     f = x * y + y**2
@@ -9,8 +9,9 @@
     stepper(f)                   # a notebook: step the backward pass (the [notebook] extra: ipywidgets)
     check_engine("my_value.py")  # grade your own Value class (a report; runs it in a child process)
 
-In a checkout the same names are `core.engine.Value`, `core.notebook.draw` and
-`core.foreign.runner.check_file` (this folder is `resources/` there). The folder also holds
+In a checkout the same names are `core.engine.Value`, `app.show.show`, `core.notebook.stepper`
+and `core.foreign.runner.check_file` (this folder is `resources/` there). `draw_dot(o)`, the
+lecture's name, is `draw(o)`: the picture, inline. The folder also holds
 the files the studio ships (lessons, examples, engines, icons): package data
 that core.resources finds, installed or not.
 """
@@ -19,8 +20,11 @@ from core.engine import Value
 from core.nn import MLP, Neuron
 from core.notebook import Stepper, draw, in_notebook, inline_values, qt_loop_in_kernel, show_inline, stepper
 
+draw_dot = draw  # the lecture's name for it: `draw_dot(o)` ends a cell, the graph shows
+
 __all__ = [
-    "MLP", "Neuron", "Stepper", "Value", "check_engine", "draw", "inline_values", "main", "show", "stepper",
+    "MLP", "Neuron", "Stepper", "Value", "check_engine", "draw", "draw_dot", "inline_values", "main", "show",
+    "stepper",
 ]  # fmt: skip
 
 
