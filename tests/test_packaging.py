@@ -47,7 +47,10 @@ def test_every_package_is_installed():
     listed = set(pyproject()["tool"]["setuptools"]["packages"])
     missing = packages_in_tree() - listed
     assert not missing, f"add to [tool.setuptools] packages in pyproject.toml: {sorted(missing)}"
-    gone = {p for p in listed if p != "backprop_studio"} - packages_in_tree()
+    gone = {p for p in listed if not p.startswith("backprop_studio")} - packages_in_tree()
+    shipped = {f"backprop_studio.{n}" for n in os.listdir(os.path.join(ROOT, "resources")) if not n.startswith("__")}
+    shipped = {p for p in shipped if os.path.isdir(os.path.join(ROOT, "resources", p.split(".")[1]))}
+    assert shipped <= listed, f"add to [tool.setuptools] packages in pyproject.toml: {sorted(shipped - listed)}"
     assert not gone, f"listed in pyproject.toml but not in the tree: {sorted(gone)}"
 
 
