@@ -9,7 +9,6 @@ lesson step and an example rendered to PNG, --check-engine on the shipped
 engine, and every lesson, example and icon found through the installed package.
 """
 
-import importlib.util
 import json
 import os
 import re
@@ -105,14 +104,15 @@ def interpreter(version):
 
 
 def can_build_here():
-    """Does this Python's setuptools build a wheel by itself? (bdist_wheel is built in from
-    setuptools 70.1; an older one needs the `wheel` package, else pip builds in isolation.)"""
+    """Does this Python's setuptools build our wheel by itself? pyproject.toml's build-system
+    asks for setuptools 77 (an SPDX license string; bdist_wheel built in); with an older one
+    pip builds in isolation, fetching it."""
     try:
         import setuptools
     except ImportError:
         return False
-    major, minor = (int(part) for part in setuptools.__version__.split(".")[:2])
-    return (major, minor) >= (70, 1) or importlib.util.find_spec("wheel") is not None
+    major = int(setuptools.__version__.split(".")[0])
+    return major >= 77
 
 
 @pytest.fixture(scope="module")
