@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from html import escape
@@ -36,7 +37,11 @@ from core.palette import LIGHT, METRICS, Palette, grad_hex, mix
 FONT = "'DejaVu Sans', Verdana, 'Bitstream Vera Sans', sans-serif"
 CHIP_ROOM = 24.0  # more room between the boxes of a column when chips ("✗ should be ...") sit above them
 PORT_ANGLE = math.radians(38.0)  # where ports 0 and 1 meet a binary op's circle (as on the canvas)
-_ids = itertools.count(1)  # each picture's ids differ: a notebook holds many pictures in one page
+# Each picture's ids (its clip paths, its colour bar) differ from every other's on the page: a notebook
+# holds many pictures in one document, and outputs of an earlier kernel stay on it after a restart, when
+# the count starts again -- so the ids also carry a token of this process.
+_ids = itertools.count(1)
+_RUN = secrets.token_hex(4)
 
 # DejaVu Sans advance widths (em) of the characters a graph writes; others count as 0.62 em.
 _ADVANCE = {
@@ -144,7 +149,7 @@ def graph_svg(
     )  # fmt: skip
     pos = layout.positions
     gmax = grad_max or grad_scale(numbers.get(n, (None, None))[1] for n in doc.nodes)
-    pic = _Picture(palette, f"bps{next(_ids)}")
+    pic = _Picture(palette, f"bps{_RUN}-{next(_ids)}-")
     # the frame: every box with its halo and chip, then room for the legend below
     margin = 16.0
     for e in doc.edges:

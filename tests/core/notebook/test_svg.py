@@ -1,5 +1,6 @@
 """core/notebook/svg.py: the canvas's picture of a graph as SVG (issue 30 item 2)."""
 
+import importlib
 import math
 import xml.etree.ElementTree as ET
 
@@ -9,6 +10,7 @@ from core.document.layout import sugiyama
 from core.document.names import node_names
 from core.engine import Value
 from core.format import format_number
+from core.notebook import svg as svg_module
 from core.notebook.svg import Box, Marks, graph_svg, text_width
 from core.palette import LIGHT, METRICS
 
@@ -118,6 +120,14 @@ def test_each_picture_has_its_own_ids():
     _d, _n, second, _t = picture(tutorial())
     ids = lambda svg: {e.get("id") for e in ET.fromstring(svg).iter() if e.get("id")}  # noqa: E731
     assert ids(first) and not ids(first) & ids(second)  # many pictures live in one notebook page
+    importlib.reload(svg_module)  # a kernel restarted: its count starts again, old outputs stay on the page
+    again = svg_module.graph_svg(*trace_numbers(tutorial()))
+    assert not ids(first) & ids(again)
+
+
+def trace_numbers(root):
+    doc, values = trace(root)
+    return doc, {nid: (v.data, v.grad) for nid, v in values.items()}
 
 
 def test_debugger_marks():
