@@ -43,7 +43,7 @@ _held = False
 _tidy_timer = None  # the QTimer of the tidy-ups while held (made at the first hold)
 
 
-def hold():
+def hold() -> None:
     """Pause automatic collections (idempotent) until `release`; tidy up meanwhile."""
     global _held, _tidy_timer
     if not _held:
@@ -57,7 +57,7 @@ def hold():
             _tidy_timer.start()
 
 
-def tidy():
+def tidy() -> bool:
     """While held: collect the two younger generations once TIDY_OBJECTS were made
     since the last collection (the survivors go to the oldest generation, which
     `release` does not walk). True if it collected."""
@@ -67,7 +67,7 @@ def tidy():
     return True
 
 
-def release():
+def release() -> None:
     """Collect what was made during the hold, freeze what is alive, resume collecting."""
     global _held
     if not _held:
@@ -80,5 +80,5 @@ def release():
     gc.enable()
 
 
-def held():
+def held() -> bool:
     return _held

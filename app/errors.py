@@ -18,18 +18,19 @@ import os
 import platform
 import sys
 import traceback
+from typing import Any
 
 from PySide6.QtCore import QStandardPaths
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 
-def log_path():
+def log_path() -> str:
     base = QStandardPaths.writableLocation(QStandardPaths.AppDataLocation) or os.path.expanduser("~")
     os.makedirs(base, exist_ok=True)
     return os.path.join(base, "backprop-studio-errors.log")
 
 
-def format_report(exc_type, exc, tb):
+def format_report(exc_type: Any, exc: BaseException, tb: Any) -> str:
     from app import __version__
 
     lines = [
@@ -44,22 +45,22 @@ def format_report(exc_type, exc, tb):
 class ErrorReporter:
     """The excepthook. Keeps the last report; shows at most one dialog at a time."""
 
-    def __init__(self, show_dialog=True):
+    def __init__(self, show_dialog=True) -> None:
         self.show_dialog = show_dialog
         self.last_report = ""
         self.count = 0
         self._showing = False
-        self._previous = None
+        self._previous: Any = None  # the excepthook before ours
 
-    def install(self):
+    def install(self) -> None:
         self._previous = sys.excepthook
         sys.excepthook = self
 
-    def uninstall(self):
+    def uninstall(self) -> None:
         if sys.excepthook is self:
             sys.excepthook = self._previous or sys.__excepthook__
 
-    def __call__(self, exc_type, exc, tb):
+    def __call__(self, exc_type, exc, tb) -> None:
         if issubclass(exc_type, KeyboardInterrupt):
             QApplication.quit()
             return
@@ -78,7 +79,7 @@ class ErrorReporter:
             finally:
                 self._showing = False
 
-    def _dialog(self, exc_type, exc):
+    def _dialog(self, exc_type, exc) -> None:
         box = QMessageBox(QApplication.activeWindow())
         box.setIcon(QMessageBox.Warning)
         box.setWindowTitle("Backprop Studio — internal error")
@@ -95,7 +96,7 @@ class ErrorReporter:
             QApplication.clipboard().setText(self.last_report)
 
 
-def install_excepthook(show_dialog=True):
+def install_excepthook(show_dialog: bool = True) -> ErrorReporter:
     reporter = ErrorReporter(show_dialog)
     reporter.install()
     return reporter

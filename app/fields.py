@@ -12,13 +12,14 @@ shows is exactly the document's number, and Enter on it changes nothing.
 import math
 import sys
 
+from PySide6.QtCore import QSize
 from PySide6.QtGui import QValidator
 from PySide6.QtWidgets import QDoubleSpinBox
 
 BIG = sys.float_info.max
 
 
-def exact_text(value):
+def exact_text(value: float) -> str:
     """The shortest text that reads back as exactly this float ('6.881373587019543')."""
     return repr(float(value))
 
@@ -27,13 +28,13 @@ class FloatTextBox(QDoubleSpinBox):
     """A spin box that reads what `float()` reads (1e-6, inf refused as not finite):
     text that is not a number yet is Intermediate, never silently replaced."""
 
-    def valueFromText(self, text):
+    def valueFromText(self, text: str) -> float:
         try:
             return float(text.strip())
         except ValueError:
             return self.value()
 
-    def validate(self, text, pos):
+    def validate(self, text: str, pos: int) -> tuple[QValidator.State, str, int]:
         try:
             number = float(text.strip())
         except ValueError:
@@ -44,22 +45,22 @@ class FloatTextBox(QDoubleSpinBox):
 class ExactFloatField(FloatTextBox):
     """A spin box for a float64: shows `exact_text`, takes scientific notation, never rounds."""
 
-    def __init__(self, parent=None):
+    def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.setDecimals(323)  # the most Qt allows: it rounds no double
         self.setRange(-BIG, BIG)
         self.setSingleStep(0.1)
         self.setKeyboardTracking(False)
 
-    def textFromValue(self, value):
+    def textFromValue(self, value: float) -> str:
         return exact_text(value)
 
-    def sizeHint(self):
+    def sizeHint(self) -> QSize:
         hint = super().sizeHint()  # Qt sizes for 323 decimals: ask for a typical double's room
         hint.setWidth(self.fontMetrics().horizontalAdvance("-6.881373587019543") + 34)
         return hint
 
-    def minimumSizeHint(self):
+    def minimumSizeHint(self) -> QSize:
         hint = super().minimumSizeHint()
         hint.setWidth(self.fontMetrics().horizontalAdvance("-0.000") + 30)
         return hint

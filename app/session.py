@@ -24,14 +24,17 @@ Signals:
     message(str)           a problem to show the user (a core error at the GUI boundary)
 """
 
+from typing import Any
+
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QUndoStack
 
 from app.undo import CommandAdapter
-from core.document.commands import Macro, ReplaceDocument
-from core.document.compile import compile_document
+from core.document.commands import Command, Macro, ReplaceDocument
+from core.document.compile import Compiled, compile_document
 from core.document.graph import GraphDocument
 from core.document.groups import GroupTable, SetGroups
+from core.engine import Value
 
 # Node changes that cannot alter any number: the scene handles them alone.
 _COSMETIC_FIELDS = ("pos", "label")
@@ -45,16 +48,16 @@ class GraphSession(QObject):
     currentChanged = Signal(object)
     message = Signal(str)
 
-    def __init__(self, undo_stack=None, parent=None):
+    def __init__(self, undo_stack=None, parent=None) -> None:
         super().__init__(parent)
         self.undo_stack = undo_stack if undo_stack is not None else QUndoStack(self)
         self.doc = GraphDocument()
         self.doc.changed.connect(self._on_doc_changed)
         self.groups = GroupTable()
-        self.compiled = None
-        self.compile_error = None
-        self.last_error = None
-        self.current_id = None
+        self.compiled: Compiled | None = None
+        self.compile_error: Exception | None = None
+        self.last_error: Exception | None = None  # what the last push refused, and why
+        self.current_id: str | None = None
         self.auto_backward = True  # run backward after every compile, like the tutorial
         # What the grads on the canvas are, for texts that describe them: "full" (a whole
         # backward() from the output), "zero" (none yet, or Zero Grads), or "lesson" (a
@@ -70,26 +73,26 @@ class GraphSession(QObject):
     # -- reading -----------------------------------------------------------------
 
     @property
-    def values(self):
+    def values(self) -> dict[str, Value]:
         """{node id: Value} of the last compile ({} before the first)."""
         return self.compiled.values if self.compiled is not None else {}
 
     @property
-    def output_value(self):
+    def output_value(self) -> Value | None:
         return self.compiled.output if self.compiled is not None else None
 
     @property
-    def output_id(self):
+    def output_id(self) -> str | None:
         """The id of the node backward runs from (None if there is none): the
         document's own output, or the one kept while an unwired part waits."""
         return self.compiled.output_id if self.compiled is not None else None
 
-    def value(self, nid):
+    def value(self, nid: str) -> Value | None:
         return self.values.get(nid)
 
     # -- editing -----------------------------------------------------------------
 
-    def push(self, command):
+    def push(self, command: Command) -> tuple[bool, Exception | None]:
         """Apply a core command through the undo stack; returns (ok, error). A command
         that would change nothing is not pushed: the history holds no empty step."""
         self.last_error = None
@@ -101,7 +104,9 @@ class GraphSession(QObject):
             self.message.emit(str(error))
         return error is None, error
 
-    def replace(self, graph, text="Replace graph", groups=(), replacement=None):
+    def replace(
+        self, graph: Any, text: str = "Replace graph", groups: Any = (), replacement: Any = None
+    ) -> tuple[bool, Exception | None]:
         """Show another graph (GraphDocument or dict) as one undoable step; the
         groups of the old graph go, `groups` (plain dicts) come with the new one.
         `replacement` is graph's ReplaceDocument if one was made already (checking
@@ -116,7 +121,7 @@ class GraphSession(QObject):
 
     # -- compiling -----------------------------------------------------------------
 
-    def _on_doc_changed(self, event, *details):
+    def _on_doc_changed(self, event, *details) -> None:
         if event == "node_changed" and details[1] in _COSMETIC_FIELDS:
             return
         if (event == "node_removed" and details[0] == self.current_id) or event == "reset":
@@ -127,13 +132,13 @@ class GraphSession(QObject):
         if not self._timer.isActive():  # a restart costs more; opening 5,000 nodes sends 12,000 events
             self._timer.start()
 
-    def flush(self):
+    def flush(self) -> None:
         """Recompile now if the document changed since the last compile."""
         self._timer.stop()
         if self._dirty:
             self.recompile()
 
-    def recompile(self):
+    def recompile(self) -> None:
         self._dirty = False
         self._timer.stop()
         keep = None if self._forget_output or self.compiled is None else self.compiled.output_id
@@ -167,7 +172,7 @@ class GraphSession(QObject):
         self.grads_shown = "full"
         return True
 
-    def backward(self):
+    def backward(self) -> bool:
         """Zero every grad, then backpropagate from the output. False if no output."""
         self.flush()
         ok = self._run_backward()
@@ -178,20 +183,20 @@ class GraphSession(QObject):
         self.gradsChanged.emit(None)
         return ok
 
-    def zero_grads(self):
+    def zero_grads(self) -> None:
         self.flush()
         for v in self.values.values():
             v.grad = 0.0
         self.grads_shown = "zero"
         self.gradsChanged.emit(None)
 
-    def notify_grads(self, ids=None):
+    def notify_grads(self, ids=None) -> None:
         """Tell the views that grads changed (e.g. after a debugger step) for `ids`."""
         self.gradsChanged.emit(None if ids is None else list(ids))
 
     # -- selection -------------------------------------------------------------------
 
-    def select(self, nid):
+    def select(self, nid) -> None:
         if nid is not None and nid not in self.doc.nodes:
             nid = None
         if nid != self.current_id:

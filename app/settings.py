@@ -14,13 +14,13 @@ from PySide6.QtCore import QSettings, QStandardPaths
 ENV_DIR = "BACKPROP_STUDIO_DATA_DIR"
 
 
-def data_dir():
+def data_dir() -> str:
     """Where Backprop Studio keeps its own files (recovery, settings in tests)."""
     path = os.environ.get(ENV_DIR) or QStandardPaths.writableLocation(QStandardPaths.AppDataLocation)
     return path or os.path.join(os.path.expanduser("~"), ".backprop-studio")
 
 
-def settings():
+def settings() -> QSettings:
     """The app's QSettings (an ini file in BACKPROP_STUDIO_DATA_DIR when that is set)."""
     if os.environ.get(ENV_DIR):
         return QSettings(os.path.join(data_dir(), "settings.ini"), QSettings.IniFormat)

@@ -10,8 +10,9 @@ your code and the studio's debugger are one program:
     out = (a * b).tanh()
     show(out)          # a script: blocks until the window is closed
 
-In Jupyter, run `%gui qt` first: the notebook's event loop then drives the
-window, `show(out)` returns it at once, and the notebook stays usable. Keep the
+In a notebook (Jupyter, Colab, VS Code) the graph is drawn inline, no window
+(core/notebook/). To get the window there, run `%gui qt` first: the notebook's
+event loop then drives it, `show(out)` returns it at once, and the notebook stays usable. Keep the
 returned window in a variable, or Python may collect it.
 
 Any Value graph works: ours (core.engine.Value), micrograd's, or a class you
@@ -28,6 +29,7 @@ from PySide6.QtWidgets import QApplication
 from core.engine import Value
 from core.foreign.document import differences_text, grad_differences, their_grads, to_document
 from core.foreign.trace import TraceError, trace
+from core.notebook import in_notebook, show_inline
 
 
 def show(value, block=None):
@@ -42,6 +44,8 @@ def show(value, block=None):
             f"show() needs a Value (an object with data, grad and _prev or _children), "
             f"got {type(value).__name__}: {_short(value)}"
         )
+    if block is None and in_notebook() and not loop_running():  # Jupyter, Colab, VS Code without %gui qt
+        return show_inline(value)  # drawn inline by core (core/notebook/): no window to block the kernel
     doc = None if isinstance(value, Value) else foreign_document(value)
     app = QApplication.instance() or QApplication(sys.argv[:1] or ["backprop-studio"])  # noqa: F841 (kept alive)
     if block is None:

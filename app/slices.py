@@ -36,7 +36,7 @@ class SlicedJob(QObject):
 
     finished = Signal()
 
-    def __init__(self, steps, parent=None):
+    def __init__(self, steps, parent=None) -> None:
         super().__init__(parent)
         self._steps = steps
         self._running = False  # inside a slice (a step may cancel the job)
@@ -46,15 +46,15 @@ class SlicedJob(QObject):
         self._timer.timeout.connect(self._slice)
 
     @property
-    def active(self):
+    def active(self) -> bool:
         """True until `finished` is emitted or the job is cancelled."""
         return self._steps is not None
 
-    def start(self):
+    def start(self) -> None:
         if self._steps is not None:
             self._timer.start()
 
-    def run_to_end(self):
+    def run_to_end(self) -> None:
         """Do the rest of the work now, without returning to the event loop. (Asked
         for by one of the job's own steps, it cannot: the slice goes on as usual.)"""
         if self._running or self._steps is None:
@@ -65,14 +65,14 @@ class SlicedJob(QObject):
         else:
             self._run(None)
 
-    def cancel(self):
+    def cancel(self) -> None:
         """Drop the rest of the work; `finished` is not emitted."""
         self._timer.stop()
         steps, self._steps = self._steps, None
         if steps is not None and not self._running:
             steps.close()  # a running generator is closed when the slice lets go of it
 
-    def _slice(self):
+    def _slice(self) -> None:
         if self._steps is None:
             self._timer.stop()
             return
@@ -86,7 +86,7 @@ class SlicedJob(QObject):
             # and ran two or three slices before any other timer's turn
             self._timer.start()
 
-    def _run(self, deadline):
+    def _run(self, deadline) -> None:
         """Resume the generator until the deadline (None: to the end)."""
         steps = self._steps
         self._running = True
@@ -105,7 +105,7 @@ class SlicedJob(QObject):
         else:
             self._exhausted = True  # the timer brings us back to report it
 
-    def _done(self):
+    def _done(self) -> None:
         self._timer.stop()
         self._steps = None
         self.finished.emit()

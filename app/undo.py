@@ -16,12 +16,12 @@ class CommandAdapter(QUndoCommand):
 
     _merge_ids: dict = {}  # merge_id (any hashable) -> the int Qt wants
 
-    def __init__(self, command, session):
+    def __init__(self, command, session) -> None:
         super().__init__(command.text)
         self.command = command
         self._session = session
 
-    def redo(self):
+    def redo(self) -> None:
         try:
             self.command.do(self._session.doc)
         except Exception as exc:  # a refused edit changes nothing (core rule 3)
@@ -30,7 +30,7 @@ class CommandAdapter(QUndoCommand):
         self.setText(self.command.text)
         self._session.flush()
 
-    def undo(self):
+    def undo(self) -> None:
         try:
             self.command.undo(self._session.doc)
         except Exception as exc:
@@ -38,13 +38,13 @@ class CommandAdapter(QUndoCommand):
             self._session.message.emit(f"Undo failed: {exc}")
         self._session.flush()
 
-    def id(self):
+    def id(self) -> int:
         key = getattr(self.command, "merge_id", None)
         if key is None:
             return -1
         return CommandAdapter._merge_ids.setdefault(key, len(CommandAdapter._merge_ids) + 1)
 
-    def mergeWith(self, other):
+    def mergeWith(self, other: object) -> bool:
         if not isinstance(other, CommandAdapter):
             return False
         if self.command.merge_with(other.command):

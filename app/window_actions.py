@@ -4,6 +4,8 @@ the status bar, backward and zero grads, re-arrange, find, and the theme.
 Plain functions taking the `MainWindow`; its methods of the same names call them.
 """
 
+from typing import Any
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QSizePolicy, QWidget
@@ -18,7 +20,7 @@ from core.document.commands import ApplyLayout
 # Building
 
 
-def build_actions(window):
+def build_actions(window) -> None:
     a = window.add_action
     window._install_files()
     a(
@@ -175,7 +177,7 @@ def build_actions(window):
     window.actions["export svg"].setIconText("Export SVG")
 
 
-def build_status_bar(window):
+def build_status_bar(window) -> None:
     bar = window.statusBar()
     window.output_label = QLabel()
     window.zoom_label = QLabel()
@@ -187,7 +189,7 @@ def build_status_bar(window):
     window.view.zoomChanged.connect(lambda z: window.zoom_label.setText(f"{z * 100:.0f}%"))
 
 
-def update_status(window, *_):
+def update_status(window, *_) -> None:
     nodes, edges = window.scene.counts()
     shape = window.reach.shape_text()
     window.counts_label.setText(f"{nodes:,} nodes · {edges:,} edges" + (f" · {shape}" if shape else ""))
@@ -214,7 +216,7 @@ def update_status(window, *_):
 # Graph actions
 
 
-def backward(window):
+def backward(window: Any) -> bool:
     ok = window.session.backward()
     if ok:
         out_id = window.session.output_id
@@ -226,18 +228,18 @@ def backward(window):
     return ok
 
 
-def zero_grads(window):
+def zero_grads(window) -> None:
     window.session.zero_grads()
     window.show_message("Every grad set to 0.")
 
 
-def relayout(window):
+def relayout(window) -> None:
     """Arrange the current graph again, as one undoable step."""
     doc = window.session.doc
     if not doc.nodes:
         return
 
-    def apply(result):
+    def apply(result) -> None:
         if isinstance(result, Exception):
             window.show_message(f"Could not arrange the graph: {result}")
             return
@@ -249,15 +251,15 @@ def relayout(window):
     window.arranger.arrange(doc, apply)
 
 
-def toggle_auto_backward(window):
+def toggle_auto_backward(window) -> None:
     window.session.auto_backward = window.actions["auto backward"].isChecked()
 
 
-def toggle_dark(window):
+def toggle_dark(window) -> None:
     window.set_theme(DARK if window.actions["dark theme"].isChecked() else LIGHT)
 
 
-def apply_theme(window, theme):
+def apply_theme(window, theme) -> None:
     """One palette and ONE scale factor for every pane (app/look/theme.py): the canvas
     items, the widgets and menus, the plots; a panel with `set_theme(theme)`
     gets the theme too. The graph is framed again at its new size."""
@@ -280,7 +282,7 @@ def apply_theme(window, theme):
     window.view.fit()
 
 
-def toggle_legend(window):
+def toggle_legend(window) -> None:
     window.view.legend.setVisible(window.actions["legend"].isChecked())
 
 
@@ -288,7 +290,7 @@ def toggle_legend(window):
 # Find
 
 
-def focus_canvas(window):
+def focus_canvas(window) -> None:
     """F6, or Esc in the find box: the keyboard on the canvas, a node selected to walk from."""
     window.view.setFocus(Qt.ShortcutFocusReason)
     if not window.scene.selection.selected_ids():
@@ -300,12 +302,12 @@ def focus_canvas(window):
         )
 
 
-def focus_find(window):
+def focus_find(window) -> None:
     window.find_box.setFocus(Qt.ShortcutFocusReason)
     window.find_box.selectAll()
 
 
-def find_node(window, text):
+def find_node(window: Any, text: str) -> str | None:
     """Select and centre the next node whose label matches text; its id or None."""
     matches = window.scene.find(text)
     if not matches:

@@ -21,12 +21,13 @@ import subprocess
 import sys
 
 from core.files.atomic import write_atomically
+from core.resources import shipped
 
 APP_ID = "backprop-studio"
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-TEMPLATE = os.path.join(ROOT, "resources", f"{APP_ID}.desktop")
-ICONS = os.path.join(ROOT, "resources", "icons")
-MAIN = os.path.join(ROOT, "main.py")
+TEMPLATE = shipped(f"{APP_ID}.desktop")
+ICONS = shipped("icons")
+MAIN = os.path.join(ROOT, "main.py")  # a checkout's; an installed studio runs `python -m backprop_studio`
 PNG_SIZES = (16, 24, 32, 48, 64, 128, 256)
 
 
@@ -70,10 +71,17 @@ def render_entry(python=None, main=MAIN):
     with open(TEMPLATE, encoding="utf-8") as f:
         text = f.read()
     return (
-        text.replace("@EXEC@", f"{exec_quote(python)} {exec_quote(os.path.abspath(main))}")
+        text.replace("@EXEC@", f"{exec_quote(python)} {_program(main)}")
         .replace("@TRYEXEC@", python)
         .replace("@ICON@", APP_ID)
     )
+
+
+def _program(main):
+    """What the python runs: the checkout's main.py, or the installed package."""
+    if os.path.isfile(main):
+        return exec_quote(os.path.abspath(main))
+    return "-m backprop_studio"
 
 
 def install(environ=None, python=None, refresh=True):
@@ -148,7 +156,7 @@ def main(argv=None):
     if args.install:
         paths = install()
         print(
-            f"Installed {paths[-1]}\n  runs: {sys.executable} {MAIN}\n  icon: {len(paths) - 1} files "
+            f"Installed {paths[-1]}\n  runs: {sys.executable} {_program(MAIN)}\n  icon: {len(paths) - 1} files "
             f"in {os.path.join(data_home(), 'icons', 'hicolor')}"
         )
         return 0

@@ -6,10 +6,9 @@ from __future__ import annotations
 import os
 
 from core.files import graph_file
+from core.resources import shipped
 
-EXAMPLES_DIR = os.path.join(
-    os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "resources", "examples"
-)
+EXAMPLES_DIR = shipped("examples")
 
 
 def examples() -> list[tuple[str, str, str]]:

@@ -19,17 +19,28 @@ from core.foreign.report import UNUSABLE, exit_code, to_json, to_text
 from core.foreign.runner import check_file
 
 
+def say(text: str) -> None:
+    """Print to stdout; a reader that stopped reading (`| head`) is not an error: the
+    rest goes nowhere, and the run still writes --csv and exits with its category."""
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # Python's own flush at exit must not fail again
+        os.close(devnull)
+
+
 def check_engines(args: Namespace) -> int:
     paths = list(args.check_engine)
     if len(paths) == 1 and not os.path.isdir(paths[0]):
         report = check_file(paths[0], expression=args.expr)
         rungs = hints.climb(report["fault"], args.hints) if args.hints and report.get("fault") else []
         if args.json:
-            print(to_json({**report, "hints": rungs} if rungs else report))
+            say(to_json({**report, "hints": rungs} if rungs else report))
         else:
-            print(to_text(report))
+            say(to_text(report))
             for i, hint in enumerate(rungs, 1):
-                print(f"Hint {i}: {hint}")
+                say(f"Hint {i}: {hint}")
         return exit_code(report)
     try:
         files = batch.files_of(paths)
@@ -41,7 +52,7 @@ def check_engines(args: Namespace) -> int:
         print(f"[{done}/{total}] {os.path.basename(row['file'])}: {row['category']}", file=sys.stderr, flush=True)
 
     rows = batch.check_many(files, jobs=args.jobs or None, progress=progress)
-    print(batch.to_json(rows, args.hints) if args.json else batch.to_text(rows, args.hints))
+    say(batch.to_json(rows, args.hints) if args.json else batch.to_text(rows, args.hints))
     if args.csv:
         try:
             write_atomically(args.csv, batch.to_csv(rows))

@@ -62,11 +62,10 @@ from core.lessons.format import LessonError, load_all
 from core.lessons.links import classify
 from core.lessons.quiz import LessonQuiz
 from core.lessons.runner import PENDING
+from core.resources import shipped
 
-LESSONS_DIR = os.path.join(
-    os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "resources", "lessons"
-)
-ENGINES_DIR = os.path.join(os.path.dirname(LESSONS_DIR), "engines")  # classes a lesson may check
+LESSONS_DIR = shipped("lessons")
+ENGINES_DIR = shipped("engines")  # classes a lesson may check
 
 
 def diverged_message(diverged):

@@ -23,8 +23,11 @@ _missing_returns = _core_typing._missing_returns  # the same ast walk as core's
 
 # app's modules whose public API is annotated. Add a module here once its hints are in.
 ANNOTATED = [
+    "app/collector.py",
     "app/debugger/controller.py",
     "app/editor/code_runner.py",
+    "app/errors.py",
+    "app/fields.py",
     "app/jobs.py",
     "app/lessons/presenter_layout.py",
     "app/graph/layout_runner.py",
@@ -35,6 +38,11 @@ ANNOTATED = [
     "app/files/recovery.py",
     "app/files/window_state.py",
     "app/look/ui_scale.py",
+    "app/session.py",
+    "app/settings.py",
+    "app/slices.py",
+    "app/undo.py",
+    "app/window_actions.py",
 ]
 
 

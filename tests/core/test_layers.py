@@ -1,7 +1,8 @@
 """The floors of core, as an import contract (issue 32 item 6): a module imports only
 from its own package and from the floors below it, so no import runs back up.
 
-    4  lessons                 a lesson drives the debugger, documents, files, training
+    4  lessons, notebook       a lesson drives the debugger, documents, files, training;
+                               the notebook draws documents, traces and steps learners' graphs
     3  debugger, lecture       steps documents, replays a learner's recorded pass; runs
                                lecture code in the learner-engine check's child process
     2  foreign, files          a learner's engine; the file formats (graphs, sessions)
@@ -15,8 +16,19 @@ import os
 import pytest
 
 CORE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "core")
-FLOORS = {"base": 0, "document": 1, "training": 1, "foreign": 2, "files": 2, "debugger": 3, "lecture": 3, "lessons": 4}
-FLOORS |= {"scopes": 3, "microgpt": 4}  # issue 31: scopes read a learner's class (foreign); microgpt trains on scopes
+FLOORS = {
+    "base": 0,
+    "document": 1,
+    "training": 1,
+    "foreign": 2,
+    "files": 2,
+    "debugger": 3,
+    "lecture": 3,
+    "scopes": 3,  # issue 31: scopes read a learner's class (foreign)
+    "lessons": 4,
+    "notebook": 4,
+    "microgpt": 4,  # trains on the recorded graph (scopes)
+}
 
 
 def unit_of(module):

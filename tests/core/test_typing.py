@@ -18,6 +18,11 @@ ROOT = Path(__file__).resolve().parents[2]
 # The modules whose public API is annotated. Add a module here once its hints are in.
 ANNOTATED = [
     "core/nn.py",
+    "core/notebook/svg.py",
+    "core/notebook/draw.py",
+    "core/notebook/stepper.py",
+    "core/palette.py",
+    "core/resources.py",
     "core/losses.py",
     "core/optim.py",
     "core/gradcheck.py",

@@ -88,3 +88,19 @@ def test_a_folder_gives_a_table_a_histogram_and_a_csv(tmp_path):
 def test_a_folder_that_is_not_there_exits_2(tmp_path):
     done = run(str(tmp_path / "nope"), str(tmp_path / "nope2"))
     assert done.returncode == 2 and "no such file or folder" in done.stderr
+
+
+def test_a_reader_that_stops_reading_is_no_error(tmp_path):
+    # repro: `--check-engine FOLDER | head -1` ended with a BrokenPipeError traceback
+    folder = tmp_path / "class"
+    folder.mkdir()
+    for name in ("tutorial.py", "bug_tanh.py"):
+        (folder / name).write_text(open(os.path.join(ENGINES, name), encoding="utf-8").read(), encoding="utf-8")
+    out = tmp_path / "grades.csv"
+    command = [sys.executable, os.path.join(ROOT, "main.py"), "--check-engine", str(folder), "--csv", str(out)]
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, text=True)
+    child.stdout.close()  # like `head` closing the pipe before the table comes
+    _out, err = child.communicate(timeout=600)
+    assert child.returncode == 0, err
+    assert "Traceback" not in err and "BrokenPipe" not in err
+    assert len(out.read_text(encoding="utf-8").splitlines()) == 3  # the gradebook is still written

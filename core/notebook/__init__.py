@@ -1,0 +1,32 @@
+"""Backprop Studio in a notebook (Jupyter, Colab, VS Code): no Qt, no Graphviz.
+
+    svg.py      a document and its numbers as an SVG picture, drawn as the canvas draws it
+    draw.py     a Value graph (ours or a learner's) -> that picture; show_inline, inline_values
+    stepper.py  the backward pass stepped with the app's debugger session, with ipywidgets controls
+
+The floor above the debugger (tests/core/test_layers.py): it draws documents,
+traces learners' graphs and steps them, and nothing in core imports it.
+"""
+
+from core.notebook.draw import (
+    MAX_INLINE_NODES,
+    NO_GRADS,
+    Graph,
+    TooBig,
+    document_of,
+    draw,
+    in_notebook,
+    inline_values,
+    is_value,
+    palette_of,
+    qt_loop_in_kernel,
+    show_inline,
+    their_grads,
+    too_big,
+)
+from core.notebook.stepper import Stepper, stepper
+
+__all__ = [
+    "MAX_INLINE_NODES", "NO_GRADS", "Graph", "Stepper", "TooBig", "document_of", "draw", "in_notebook",
+    "inline_values", "is_value", "palette_of", "qt_loop_in_kernel", "show_inline", "stepper", "their_grads", "too_big",
+]  # fmt: skip

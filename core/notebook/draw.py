@@ -1,0 +1,245 @@
+"""A Value graph inline in a notebook (Jupyter, Colab, VS Code): no Qt, no Graphviz.
+
+    from backprop_studio import Value, show      # in a checkout: from core.notebook import draw
+    x, y = Value(3.0, label="x"), Value(-2.0, label="y")
+    f = x * y + y**2
+    f.backward()
+    show(f)          # in a notebook: the graph drawn inline, as the canvas draws it
+
+`draw(value)` returns a `Graph`, which a notebook shows by itself (it has
+`_repr_svg_` and `_repr_html_`) and which holds the picture's text (`.svg`).
+Any Value graph works: the studio's own, micrograd's, or a learner's class --
+anything with `data`, `grad` and `_prev` (or `_children`), read through the
+same trace as `show()` in the window (core/foreign/trace.py), never run. A
+learner's graph is drawn with THEIR grads; where the chain rule (the studio's
+backward on the same graph) disagrees, the node carries a chip "✗ should be
+…" and a line under the picture names it.
+
+`inline_values()` makes every Value of the studio's engine show its graph when
+it is a cell's result (opt-in: printing a Value in a script stays as cheap as
+before). `Stepper` (core/notebook/stepper.py) steps the backward pass.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from core.document.compile import compile_document, trace
+from core.document.graph import GraphDocument
+from core.engine import Value
+from core.format import format_number
+from core.notebook.svg import Marks, graph_svg
+from core.palette import PALETTES, Palette
+
+MAX_INLINE_NODES = 2_000  # a larger graph is not legible inline: the window's collapsed views are for it
+
+
+class Graph:
+    """A drawn graph: a notebook shows it (SVG, or HTML around it); `.svg` is its text."""
+
+    def __init__(self, svg: str, nodes: int, notes: list[str] | None = None) -> None:
+        self.svg = svg
+        self.nodes = nodes
+        self.notes = list(notes or [])
+
+    def _repr_svg_(self) -> str:
+        return self.svg
+
+    def _repr_html_(self) -> str:
+        # at the canvas's sizes, never shrunk to the cell's width (a wide graph's 16 px digits would
+        # become 5 px ones): a graph wider than the cell scrolls sideways, a tall one within 80% of the window
+        style = "overflow:auto;max-width:100%;max-height:80vh"
+        return f'<div class="backprop-studio-graph" style="{style}">{self.svg}</div>'
+
+    def save(self, path: str) -> None:
+        """Write the picture to an .svg file."""
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(self.svg)
+
+    def __repr__(self) -> str:
+        return f"<Graph of {self.nodes} nodes: shown inline in a notebook; .svg holds the picture>"
+
+
+class TooBig(Graph):
+    """What a notebook shows for a graph too large to read inline."""
+
+    def __init__(self, nodes: int) -> None:
+        super().__init__("", nodes)
+        self.text = (
+            f"This graph has more than {MAX_INLINE_NODES:,} nodes: too many to read inline. "
+            "Open it in the studio's window, which collapses it into blocks: show(value, window=True)."
+        )
+
+    def _repr_svg_(self) -> str | None:  # type: ignore[override]
+        return None  # nothing to draw: the notebook shows the HTML's sentence
+
+    def _repr_html_(self) -> str:
+        return f"<p>{self.text}</p>"
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def is_value(value: Any) -> bool:
+    """Could it be a node of a Value graph? Ours, or any object (not a plain number,
+    string or collection): the trace (core/foreign/trace.py) reads the many shapes
+    learners write -- `_prev`, `_children`, `_kids`, `.d`, `.derivative` ... -- and
+    says what it cannot read."""
+    plain = (int, float, complex, str, bytes, list, tuple, dict, set, frozenset, type(None))
+    return isinstance(value, Value) or not isinstance(value, plain)
+
+
+def document_of(value: Any) -> tuple[GraphDocument, dict[str, tuple[float, float]], Marks, list[str]]:
+    """(doc, {node id: (data, grad)}, marks, notes) of the graph that produced `value`.
+
+    The studio's Value: its own numbers. A learner's: the trace's document with
+    the numbers their objects hold, and ✗ chips where their grads differ from the
+    chain rule's. ValueError saying why when the graph cannot be read."""
+    if not is_value(value):
+        raise TypeError(
+            f"draw() needs a Value (an object with data, grad and its operands), "
+            f"got {type(value).__name__}: {value!r:.60}"
+        )
+    if isinstance(value, Value):
+        doc, values = trace(value)
+        numbers = {nid: (v.data, v.grad) for nid, v in values.items()}
+        notes = [] if any(v.grad for v in values.values()) else [NO_GRADS]
+        return doc, numbers, Marks(), notes
+    return _foreign(value)
+
+
+NO_GRADS = "Every grad is 0: call backward() on the output first."
+
+
+def _foreign(value):
+    from core.foreign.document import differences_text, grad_differences, to_document
+    from core.foreign.trace import TraceError
+    from core.foreign.trace import trace as trace_foreign
+
+    try:
+        traced = trace_foreign(value)
+    except TraceError as e:
+        raise ValueError(f"could not read the graph: {e}") from None
+    doc, problem = to_document([node.as_dict() for node in traced.nodes])
+    if doc is None:
+        raise ValueError(f"cannot draw this graph: {problem}")
+    theirs = their_grads(traced.objects)
+    numbers = {n.id: (n.data, theirs.get(n.id)) for n in traced.nodes}
+    notes = list(traced.notes)
+    marks = Marks()
+    if not any(theirs.values()):
+        notes.insert(0, NO_GRADS)
+        return doc, numbers, marks, notes
+    compiled = compile_document(doc)
+    if compiled.output is not None:
+        compiled.output.backward()
+        kept = {nid: g for nid, g in theirs.items() if g is not None}  # MiniTorch keeps leaves' only
+        reference = {nid: v.grad for nid, v in compiled.values.items()}
+        diffs = grad_differences(kept, reference)
+        marks.tags = {nid: f"✗ should be {format_number(r)}" for nid, (_g, r) in diffs.items()}
+        notes.insert(0, differences_text(diffs, {node.id: node.name for node in traced.nodes}))
+    return doc, numbers, marks, notes
+
+
+def their_grads(objects: dict[str, Any]) -> dict[str, float | None]:
+    """{node id: the grad their object holds}, read from the attribute their class
+    uses (.grad, .derivative, .d, .g: core/foreign/shapes.py); None where it holds
+    none (MiniTorch keeps a derivative on leaves only) or not a number."""
+    from core.foreign.shapes import DATA, GRAD, number
+
+    sample = next(iter(objects.values()), None)
+    data = next((a for a in DATA if hasattr(sample, a)), "data")
+    field = next((a for a in GRAD if a != data and hasattr(sample, a)), "grad")
+    grads: dict[str, float | None] = {}
+    for nid, obj in objects.items():
+        g = getattr(obj, field, None)
+        try:
+            grads[nid] = None if g is None else number(g)
+        except (TypeError, ValueError):
+            grads[nid] = None
+    return grads
+
+
+def draw(value: Any, legend: bool = True, palette: str | Palette = "light") -> Graph:
+    """The graph that produced `value`, drawn as the canvas draws it (see the module docstring).
+    palette: "light", "dark" or "high-contrast" (the projector's), as in the window's View menu."""
+    if too_big(value):
+        return TooBig(MAX_INLINE_NODES + 1)
+    doc, numbers, marks, notes = document_of(value)
+    marks.lines = notes
+    svg = graph_svg(doc, numbers, marks=marks, legend=legend, palette=palette_of(palette))
+    return Graph(svg, len(doc.nodes), notes)
+
+
+def too_big(value: Any, limit: int = MAX_INLINE_NODES) -> bool:
+    """Has the graph behind `value` more than `limit` nodes? A walk that stops at limit + 1,
+    so a microgpt step (130,000 nodes) is refused at once, not after tracing it all."""
+    from core.foreign.shapes import children
+
+    if not is_value(value):
+        return False
+    seen, stack = {id(value)}, [value]
+    while stack:
+        for child in children(stack.pop())[0]:
+            if id(child) not in seen:
+                seen.add(id(child))
+                if len(seen) > limit:
+                    return True
+                stack.append(child)
+    return False
+
+
+def palette_of(palette: str | Palette) -> Palette:
+    """A Palette, or one of PALETTES by name (ValueError naming them for any other)."""
+    if isinstance(palette, Palette):
+        return palette
+    if palette not in PALETTES:
+        raise ValueError(f"palette {palette!r}: choose one of {', '.join(map(repr, PALETTES))}")
+    return PALETTES[palette]
+
+
+def in_notebook() -> bool:
+    """True inside a Jupyter kernel (JupyterLab, Notebook, Colab, VS Code), where
+    a picture returned or displayed shows inline; False in a script or a terminal IPython."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    return shell is not None and getattr(shell, "kernel", None) is not None
+
+
+def qt_loop_in_kernel() -> bool:
+    """True after `%gui qt` in IPython: the user asked for windows beside the notebook."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    loop = getattr(shell, "active_eventloop", None)
+    return isinstance(loop, str) and loop.startswith("qt")
+
+
+def show_inline(value: Any) -> None:
+    """Display the graph in the notebook's output. Returns None, so that `show(f)`
+    as a cell's last line shows the picture once (draw() returns it instead)."""
+    from IPython.display import display
+
+    display(draw(value))
+
+
+# -----------------------------------------------------------------------------
+# Opt-in: the studio's Value shows its graph as a cell's result
+
+
+def _value_html(self: Value) -> str:
+    return draw(self)._repr_html_()
+
+
+def _value_svg(self: Value) -> str:
+    return draw(self)._repr_svg_()
+
+
+def inline_values(on: bool = True) -> None:
+    """From now on a Value that is a cell's result shows its graph inline
+    (`inline_values(False)` goes back to the text repr)."""
+    for name, method in (("_repr_html_", _value_html), ("_repr_svg_", _value_svg)):
+        if on:
+            setattr(Value, name, method)
+        elif name in Value.__dict__:
+            delattr(Value, name)

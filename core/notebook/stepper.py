@@ -1,0 +1,205 @@
+"""Step the backward pass in a notebook: Step / Back / Run / Reset and a slider.
+
+    from backprop_studio import stepper
+    stepper(f)          # a cell's result: the controls above the graph
+
+The steps are the app's: a `DebugSession` (core/debugger/session.py) of the
+graph that produced the value -- the studio's engine, compiled from the same
+trace as `draw()` -- runs one `_backward` call per Step, undoes it with Back,
+and seeks with the slider. Each step is drawn as the canvas draws it in the
+debugger: the node whose `_backward` runs has a yellow halo, the grad cells it
+writes a yellow frame, the wires carrying its gradient are lit, every record
+has its status stripe (untouched / partial / final), and the chain-rule line
+of the step is written under the picture, as in the app's explanation:
+
+    x.grad += y.data · (x·y).grad = -2.0000 · 1.0000 = -2.0000 (was 0.0000, now -2.0000)
+
+The controls are ipywidgets' own (Button, IntSlider, HTML): those need no
+extension of ours and work in JupyterLab, Notebook 7, VS Code and Colab alike.
+An anywidget would be a third-party widget, which Colab renders only after
+`output.enable_custom_widget_manager()` (googlecolab/colabtools#498), a manager
+known to break built-in widgets (#3571); and a page without any widget manager
+(GitHub, nbviewer) gets the step as a picture. Without ipywidgets
+(`pip install "backprop-studio[notebook]"` adds it), a `Stepper` still shows
+its current step as a picture, and `stepper.at(k)` draws step k.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.debugger.session import DebugSession
+from core.debugger.step_names import headline
+from core.document.compile import compile_document
+from core.notebook.draw import MAX_INLINE_NODES, Graph, TooBig, document_of, palette_of, too_big
+from core.notebook.svg import Marks, graph_svg
+from core.palette import Palette
+
+
+class Stepper:
+    """A backward pass to step, with its picture (see the module docstring)."""
+
+    def __init__(self, value: Any, palette: str | Palette = "light") -> None:
+        if too_big(value):
+            raise ValueError(TooBig(MAX_INLINE_NODES + 1).text)
+        doc, _numbers, _marks, notes = document_of(value)
+        self.palette = palette_of(palette)
+        self.doc = doc
+        self.notes = [n for n in notes if not n.startswith("Every grad is 0")]  # the stepper computes them
+        self.session = DebugSession(doc, compile_document(doc))
+        self.session.start()
+        self._widget: Any = None
+
+    # -- moves: each is the app's debugger move of the same name ------------------------
+
+    @property
+    def position(self) -> int:
+        return self.session.position
+
+    @property
+    def total(self) -> int:
+        return self.session.total
+
+    def step(self) -> Stepper:
+        self.session.step()
+        return self
+
+    def back(self) -> Stepper:
+        self.session.step_back()
+        return self
+
+    def run(self) -> Stepper:
+        self.session.run_to_end()
+        return self
+
+    def reset(self) -> Stepper:
+        self.session.start()
+        return self
+
+    def seek(self, position: int) -> Stepper:
+        self.session.seek(position)
+        return self
+
+    # -- what is shown ------------------------------------------------------------------
+
+    def line(self) -> str:
+        """The step's headline and chain-rule arithmetic (what the app's explanation says)."""
+        record = self.session.last_record
+        st = self.session.stepper
+        if record is None or st is None:
+            return f"Step 0 of {self.total}: every grad is 0 and the output's is 1. Step runs the first _backward call."
+        name, said = st.name(record.node), headline(st, record.node)
+        head = f"Step {self.position} of {self.total}: {name}._backward()" + (
+            f", where {said}" if " = " in said else ""
+        )
+        return "\n".join([head, *record.lines])
+
+    def marks(self) -> Marks:
+        session, st = self.session, self.session.stepper
+        marks = Marks()
+        if st is None or session.compiled is None:
+            return marks
+        values = session.compiled.values
+        in_graph = set(st.topo)
+        marks.status = {nid: st.status(v) for nid, v in values.items() if v in in_graph}
+        record = session.last_record
+        node = session.nid(record.node) if record is not None else None
+        if record is not None and node is not None:
+            marks.current = node
+            marks.targets = set(session.ids_of(record.children))
+            marks.wires = {(child, node) for child in marks.targets}
+        marks.lines = [*self.line().split("\n"), *self.notes]
+        return marks
+
+    def numbers(self) -> dict[str, tuple[float, float]]:
+        compiled = self.session.compiled
+        return {nid: (v.data, v.grad) for nid, v in compiled.values.items()} if compiled is not None else {}
+
+    def picture(self) -> Graph:
+        marks = self.marks()
+        svg = graph_svg(self.doc, self.numbers(), marks=marks, grad_max=self.session.grad_max, palette=self.palette)
+        return Graph(svg, len(self.doc.nodes), marks.lines)
+
+    def at(self, position: int) -> Graph:
+        """The picture of step `position` (0 .. total)."""
+        return self.seek(position).picture()
+
+    def _repr_html_(self) -> str:
+        return self.picture()._repr_html_()
+
+    # -- the widget -----------------------------------------------------------------------
+
+    def widget(self) -> Any:
+        """The controls and the picture, as an ipywidgets box (ImportError without ipywidgets)."""
+        if self._widget is None:
+            self._widget = _controls(self)
+        return self._widget
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        """A notebook shows the widget when ipywidgets is there, else the picture."""
+        try:
+            box = self.widget()
+        except ImportError:
+            picture = self.picture()
+            return {"text/html": picture._repr_html_(), "image/svg+xml": picture.svg, "text/plain": repr(self)}
+        bundle = box._repr_mimebundle_(**kwargs)
+        # a page without a widget manager (GitHub, nbviewer, nbconvert) shows the step as a picture instead
+        bundle.setdefault("text/html", self.picture()._repr_html_())
+        return bundle
+
+    def __repr__(self) -> str:
+        return f"<Stepper at step {self.position} of {self.total}>"
+
+
+def stepper(value: Any, palette: str | Palette = "light") -> Stepper | TooBig:
+    """A Stepper of the graph that produced `value`: a cell's result shows it (a graph
+    too large to read inline shows a sentence saying so)."""
+    if too_big(value):
+        return TooBig(MAX_INLINE_NODES + 1)
+    return Stepper(value, palette)
+
+
+def _controls(st: Stepper) -> Any:
+    import ipywidgets as w
+
+    layout = w.Layout(width="auto")
+    back = w.Button(description="◀ Back", tooltip="Undo the last _backward call", layout=layout)
+    step = w.Button(description="Step ▶", tooltip="Run one _backward call", button_style="primary", layout=layout)
+    run = w.Button(description="Run to end ▶▶", tooltip="Run every remaining _backward call", layout=layout)
+    reset = w.Button(description="Reset", tooltip="Every grad 0, the output's 1: step 0", layout=layout)
+    slider = w.IntSlider(value=st.position, min=0, max=st.total, description="step", continuous_update=False)
+    picture = w.HTML()
+    busy = [False]  # the slider's own update after a button must not seek again
+
+    def refresh() -> None:
+        busy[0] = True
+        slider.value = st.position
+        busy[0] = False
+        back.disabled = st.position == 0
+        step.disabled = run.disabled = st.position >= st.total
+        picture.value = st.picture()._repr_html_()
+
+    def moved(move):
+        def handler(_button: Any = None) -> None:
+            move()
+            refresh()
+
+        return handler
+
+    back.on_click(moved(st.back))
+    step.on_click(moved(st.step))
+    run.on_click(moved(st.run))
+    reset.on_click(moved(st.reset))
+
+    def seek(change: dict) -> None:
+        if not busy[0]:
+            st.seek(change["new"])
+            refresh()
+
+    slider.observe(seek, names="value")
+    refresh()
+    box = w.VBox([w.HBox([back, step, run, reset, slider]), picture])
+    box.add_class("backprop-studio-stepper")
+    box.buttons = {"back": back, "step": step, "run": run, "reset": reset}  # for tests and scripts
+    box.slider, box.picture = slider, picture
+    return box

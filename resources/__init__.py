@@ -1,0 +1,66 @@
+"""Backprop Studio, installed: `import backprop_studio` (this folder is that package).
+
+    from backprop_studio import Value, show, stepper, check_engine
+
+    x, y = Value(3.0, label="x"), Value(-2.0, label="y")
+    f = x * y + y**2
+    f.backward()
+    show(f)                      # a notebook: drawn inline; a script: the studio's window
+    stepper(f)                   # a notebook: step the backward pass (the [notebook] extra: ipywidgets)
+    check_engine("my_value.py")  # grade your own Value class (a report; runs it in a child process)
+
+In a checkout the same names are `core.engine.Value`, `app.show.show`, `core.notebook.stepper`
+and `core.foreign.runner.check_file` (this folder is `resources/` there). `draw_dot(o)`, the
+lecture's name, is `draw(o)`: the picture, inline. The folder also holds
+the files the studio ships (lessons, examples, engines, icons): package data
+that core.resources finds, installed or not.
+"""
+
+from core.engine import Value
+from core.nn import MLP, Neuron
+from core.notebook import Stepper, draw, in_notebook, inline_values, qt_loop_in_kernel, show_inline, stepper
+
+draw_dot = draw  # the lecture's name for it: `draw_dot(o)` ends a cell, the graph shows
+
+__all__ = [
+    "MLP", "Neuron", "Stepper", "Value", "check_engine", "draw", "draw_dot", "inline_values", "main", "show",
+    "stepper",
+]  # fmt: skip
+
+
+def show(value, window=None):
+    """Show the graph that produced `value`: inline in a notebook (Jupyter, Colab, VS Code:
+    no Qt needed), else in the studio's window (a script; or a notebook after `%gui qt`,
+    or with window=True). Any Value graph: ours, micrograd's, a class you wrote."""
+    if window is None:
+        window = not in_notebook() or qt_loop_in_kernel()
+    if not window:
+        return show_inline(value)
+    from app.show import show as show_window  # Qt: only once a window is wanted
+
+    return show_window(value)
+
+
+class Report(dict):
+    """check_engine's report: a dict (as `--check-engine --json` prints it) that
+    reads as the text report when printed or shown in a notebook."""
+
+    def __repr__(self):
+        from core.foreign.report import to_text
+
+        return to_text(self)
+
+
+def check_engine(path, expression=None):
+    """Check your own Value class (the .py file that defines it) in a child process
+    with time and memory limits, as `backprop-studio --check-engine FILE` does."""
+    from core.foreign.runner import check_file
+
+    return Report(check_file(path, expression=expression))
+
+
+def main(argv=None):
+    """The `backprop-studio` command (also `python -m backprop_studio`)."""
+    from app.startup import main as start
+
+    return start(argv)
