@@ -535,10 +535,9 @@ def open_script(window, path):
 
 def install_scopes(window):
     """File → Open microgpt Step: the example, traced and collapsed by scope."""
-    import os
+    from core.resources import shipped
 
-    example = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
-                           "resources", "examples", "microgpt_step.py")  # fmt: skip
+    example = shipped("examples", "microgpt_step.py")
     window.add_action(
         "File",
         "Open &microgpt Step",

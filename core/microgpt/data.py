@@ -15,11 +15,11 @@ sample is drawn token by token from BOS until the model says BOS again.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-NAMES = os.path.join(ROOT, "resources", "data", "names.txt")
+from core.resources import shipped
+
+NAMES = shipped("data", "names.txt")
 
 
 def load_names(path: str = NAMES) -> list[str]:
