@@ -104,12 +104,12 @@ def open_foreign(window, doc_and_trace):
     window.files.detach()  # a trace, not a file's graph: Save must ask where
     window.editor.set_source_note(f"a traced graph of {len(doc.nodes):,} nodes, with your engine's grads")
     notes = list(traced.notes)  # what the trace recovered or guessed (a set's operand order ...)
-    theirs = their_grads(traced)
+    theirs = {nid: g for nid, g in their_grads(traced.objects).items() if g is not None}
     session = window.session
     session.flush()
-    if theirs is None:
+    if not any(theirs.values()):
         notes.append("your graph has no grads yet (call backward() before show()): the studio's are shown")
-    else:
+    else:  # a node their class keeps no grad on (MiniTorch's intermediates) keeps the studio's, unmarked
         values = session.values
         reference = {nid: v.grad for nid, v in values.items()}
         diffs = grad_differences(theirs, reference)

@@ -49,21 +49,25 @@ def to_document(nodes: list[dict[str, Any]]) -> tuple[GraphDocument, None] | tup
 # Their grads beside the studio's
 
 
-def their_grads(trace: Any) -> dict[str, float] | None:
-    """{node id: the grad THEIR engine left} for a `trace.Trace`, or None when no node
-    has one yet (backward() not called) or a grad cannot be read."""
-    from core.foreign.shapes import number
+def their_grads(objects: dict[str, Any]) -> dict[str, float | None]:
+    """{node id: the grad their object holds} (a trace's `objects`), read from the
+    attribute their class uses (.grad, .derivative, .d, .g: core/foreign/shapes.py);
+    None where it holds none (MiniTorch keeps a derivative on leaves only) or not a
+    number -- never a 0 it does not hold, which would be marked wrong. The window's
+    show() and the notebook's picture both read them here."""
+    from core.foreign.shapes import DATA, GRAD, number
 
-    grads = {}
-    for nid, value in trace.objects.items():
-        g = getattr(value, "grad", None)
-        if g is None:
-            g = getattr(value, "derivative", None)
+    sample = next(iter(objects.values()), None)
+    data = next((a for a in DATA if hasattr(sample, a)), "data")
+    field = next((a for a in GRAD if a != data and hasattr(sample, a)), "grad")
+    grads: dict[str, float | None] = {}
+    for nid, obj in objects.items():
+        g = getattr(obj, field, None)
         try:
-            grads[nid] = 0.0 if g is None else number(g)
+            grads[nid] = None if g is None else number(g)
         except (TypeError, ValueError):
-            return None
-    return grads if any(g != 0 for g in grads.values()) else None
+            grads[nid] = None
+    return grads
 
 
 def grad_differences(

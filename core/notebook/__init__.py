@@ -8,6 +8,7 @@ The floor above the debugger (tests/core/test_layers.py): it draws documents,
 traces learners' graphs and steps them, and nothing in core imports it.
 """
 
+from core.foreign.document import their_grads  # noqa: F401 -- read here by the notebook's users too
 from core.notebook.draw import (
     MAX_INLINE_NODES,
     NO_GRADS,
@@ -21,7 +22,6 @@ from core.notebook.draw import (
     palette_of,
     qt_loop_in_kernel,
     show_inline,
-    their_grads,
     too_big,
 )
 from core.notebook.stepper import Stepper, stepper

@@ -113,7 +113,7 @@ NO_GRADS = "Every grad is 0: call backward() on the output first."
 
 
 def _foreign(value):
-    from core.foreign.document import differences_text, grad_differences, to_document
+    from core.foreign.document import differences_text, grad_differences, their_grads, to_document
     from core.foreign.trace import TraceError
     from core.foreign.trace import trace as trace_foreign
 
@@ -140,25 +140,6 @@ def _foreign(value):
         marks.tags = {nid: f"✗ should be {format_number(r)}" for nid, (_g, r) in diffs.items()}
         notes.insert(0, differences_text(diffs, {node.id: node.name for node in traced.nodes}))
     return doc, numbers, marks, notes
-
-
-def their_grads(objects: dict[str, Any]) -> dict[str, float | None]:
-    """{node id: the grad their object holds}, read from the attribute their class
-    uses (.grad, .derivative, .d, .g: core/foreign/shapes.py); None where it holds
-    none (MiniTorch keeps a derivative on leaves only) or not a number."""
-    from core.foreign.shapes import DATA, GRAD, number
-
-    sample = next(iter(objects.values()), None)
-    data = next((a for a in DATA if hasattr(sample, a)), "data")
-    field = next((a for a in GRAD if a != data and hasattr(sample, a)), "grad")
-    grads: dict[str, float | None] = {}
-    for nid, obj in objects.items():
-        g = getattr(obj, field, None)
-        try:
-            grads[nid] = None if g is None else number(g)
-        except (TypeError, ValueError):
-            grads[nid] = None
-    return grads
 
 
 def draw(value: Any, legend: bool = True, palette: str | Palette = "light") -> Graph:

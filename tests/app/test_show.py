@@ -215,3 +215,20 @@ def test_show_before_backward_says_so(qtbot):
     window = opened(qtbot, show(f, block=False))
     assert "no grads yet" in window.statusBar().currentMessage()
     window.close()
+
+
+def test_show_marks_no_node_whose_grad_their_class_does_not_keep(qtbot):
+    # repro: an intermediate's None was read as 0 and marked '✗ should be 1'
+    x, y = HalfAdd(3.0, label="x"), HalfAdd(-2.0, label="y")  # its * and backward are right
+    m = x * y
+    m.label = "m"
+    f = m * y
+    f.label = "f"
+    f.backward()
+    m.grad = None  # as MiniTorch keeps it: a derivative on the leaves only
+    window = opened(qtbot, show(f, block=False))
+    items = {item.label: item for item in window.scene.node_items().values()}
+    assert items["m"].debug_mark is None  # no grad kept: nothing to call wrong
+    assert "m.grad" not in window.statusBar().currentMessage()
+    assert items["x"].debug_mark is None and "4.0000" in items["x"].grad_text
+    window.close()
