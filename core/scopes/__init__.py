@@ -2,9 +2,11 @@
 
 record.py   the recorder, on only while asked (a traced script, `with recording():`)
 source.py   where a function's loops and numbered sections are
+names.py    a node's name from the line of code that made it (`val - max_val`, `scale`)
 graph.py    a traced graph as compact arrays, with its scopes (ScopedGraph)
+foreign.py  a learner's Values as a ScopedGraph
 view.py     the graph collapsed by scope, blocks expanded in place
-layout.py   laying out what is expanded, block by block
+layout.py   laying out what is shown, in bands; `picture` for the canvas
 steps.py    the backward pass stepped block by block, and into blocks
 script.py   tracing a script in a child process (the studio's engine or the learner's class)
 """
