@@ -1,3 +1,3 @@
 """Backprop Studio: the PySide6 desktop shell over core."""
 
-__version__ = "0.4.0"
+__version__ = "0.5.0"
