@@ -484,7 +484,7 @@ class MainWindow(QMainWindow):
         path = self.files.dropped_path(event.mimeData())
         if path:
             event.acceptProposedAction()
-            self.files.open(path)
+            self.open_file(path)  # a .py script goes to the scope page
 
     # -- graph actions ----------------------------------------------------------------------
 

@@ -244,6 +244,10 @@ class FileActions(RecentFiles, CodeAndGraphExports, Recovery, WindowLayoutMemory
             return False
         start = os.path.dirname(self.path) if self.path else ""
         path = dialogs.ask_open_path(self.window, "Open graph", start)
+        if path and path.lower().endswith(".py"):  # a script: its step traced, collapsed by scope
+            from app.graph.scope_page import open_script
+
+            return open_script(self.window, path)
         return self.open(path, ask=False) if path else False
 
     def read(self, path):
@@ -391,10 +395,10 @@ class FileActions(RecentFiles, CodeAndGraphExports, Recovery, WindowLayoutMemory
 
     @staticmethod
     def dropped_path(mime):
-        """The .json file a drag carries, or None."""
+        """The .json graph or .py script a drag carries, or None."""
         if mime is None or not mime.hasUrls():
             return None
         for url in mime.urls():
-            if url.isLocalFile() and url.toLocalFile().lower().endswith(".json"):
+            if url.isLocalFile() and url.toLocalFile().lower().endswith((".json", ".py")):
                 return url.toLocalFile()
         return None

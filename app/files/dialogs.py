@@ -8,7 +8,9 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
-GRAPH_FILTER = "Graphs (*.json);;All files (*)"
+GRAPH_FILTER = (
+    "Graphs and scripts (*.json *.py);;Graphs (*.json);;Python scripts that build Values (*.py);;All files (*)"
+)
 _open_boxes: list[QMessageBox] = []  # non-modal message boxes still showing
 
 

@@ -104,3 +104,21 @@ def test_the_overview_shows_a_picture_larger_than_the_view_and_moves_it(window, 
     before = page.minimap.visible_area().center()
     qtbot.mouseClick(page.minimap, Qt.LeftButton, pos=page.minimap.rect().bottomRight() - QPoint(5, 5))
     assert page.minimap.visible_area().center() != before
+
+
+def test_a_script_dropped_on_the_window_or_chosen_in_open_goes_to_the_page(window, qtbot, monkeypatch):
+    # repro: the command line and the File menu opened a .py, the Open dialog and a drop did not
+    from PySide6.QtCore import QMimeData, QPointF, QUrl
+    from PySide6.QtGui import QDropEvent
+
+    from app.files import dialogs
+
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(os.path.abspath(EXAMPLE))])
+    assert window.files.dropped_path(mime) == os.path.abspath(EXAMPLE)
+    window.dropEvent(QDropEvent(QPointF(20, 20), Qt.CopyAction, mime, Qt.LeftButton, Qt.NoModifier))
+    qtbot.waitUntil(lambda: bool(getattr(window, "_scope_page", None) and window._scope_page.items), timeout=120_000)
+    assert "microgpt_step.py" in window._scope_page.title.text()
+    assert "*.py" in dialogs.GRAPH_FILTER.split(";;")[0]
+    monkeypatch.setattr(dialogs, "ask_open_path", lambda *args: os.path.abspath(EXAMPLE))
+    assert window.files.open_dialog() is not False
