@@ -32,13 +32,17 @@ from core.foreign.trace import TraceError, trace
 from core.notebook import in_notebook, show_inline
 
 
-def show(value, block=None):
+def show(value, block=None, scopes=None):
     """Open a studio window on the graph that produced `value`.
 
     block=None blocks in the Qt event loop until the window closes when no loop
     is running (a plain script), and returns at once when one is (Jupyter with
     `%gui qt`, or a call from inside a Qt app). Returns the window when it does
-    not block, None when it did."""
+    not block, None when it did.
+
+    scopes: the `Recorder` of a `with recording() as rec:` block that built `value`
+    with the studio's engine (core/scopes/record.py): the graph then opens collapsed
+    by scope, a block per call and loop turn of your code, as a big graph should."""
     if not is_value(value):
         raise TypeError(
             f"show() needs a Value (an object with data, grad and _prev or _children), "
@@ -61,7 +65,14 @@ def show(value, block=None):
         window.setAttribute(Qt.WA_DeleteOnClose)
         loop = QEventLoop()
         window.destroyed.connect(loop.quit)
-    opened = window.open_value(value) if doc is None else open_foreign(window, doc)
+    if scopes is not None and doc is None:
+        from app.graph.scope_page import open_scoped
+        from core.scopes.graph import ScopedGraph
+
+        title = value.label or "your graph"
+        opened = open_scoped(window, ScopedGraph.from_values(value, scopes), f"{title}, by scope")
+    else:
+        opened = window.open_value(value) if doc is None else open_foreign(window, doc)
     if not opened:
         reason = window.statusBar().currentMessage()
         window.deleteLater()

@@ -533,6 +533,30 @@ def open_script(window, path):
     return True
 
 
+def open_scoped(window, graph, title):
+    """Show a graph recorded in this process (`ScopedGraph.from_values` of a step built
+    under `recording()`, what `show(loss, scopes=rec)` hands over) collapsed by scope;
+    the first picture is made on a worker, as for a traced script."""
+    budget, aspect = first_budget(window)
+
+    def job():
+        first = ScopeView.first(graph, budget)
+        return first, picture(first, aspect)
+
+    def then(outcome):
+        if isinstance(outcome, Exception):
+            window.show_message(f"Could not show {title}: {outcome}")
+            return False
+        first, made = outcome
+        page = page_of(window)
+        page.enter()
+        page.show_graph(graph, first, made, title)
+        return True
+
+    window.run_in_background(job, then, f"Grouping {title} by scope…")
+    return True
+
+
 def install_scopes(window):
     """File → Open microgpt Step: the example, traced and collapsed by scope."""
     from core.resources import shipped

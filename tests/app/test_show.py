@@ -232,3 +232,34 @@ def test_show_marks_no_node_whose_grad_their_class_does_not_keep(qtbot):
     assert "m.grad" not in window.statusBar().currentMessage()
     assert items["x"].debug_mark is None and "4.0000" in items["x"].grad_text
     window.close()
+
+
+def two_layers(xs, w):
+    """A small model whose calls and loop turns become the scopes."""
+
+    def neuron(x):
+        return (x * w).tanh()
+
+    out = Value(0.0)
+    for layer in range(2):  # noqa: B007 -- its turns are the scopes 'layer = 0', 'layer = 1'
+        out = out + sum(neuron(x) for x in xs)
+    return out
+
+
+def test_show_with_scopes_opens_the_graph_collapsed_by_scope(qtbot):
+    # issue 31 item 1: scopes recorded when asked, for a show() too
+    from core.scopes.record import recording
+
+    xs, w = [Value(0.5 * k, label=f"x{k}") for k in range(3)], Value(0.3, label="w")
+    with recording() as rec:
+        loss = two_layers(xs, w)
+    loss.label = "loss"
+    loss.backward()
+    window = show(loss, block=False, scopes=rec)
+    qtbot.addWidget(window)
+    qtbot.waitUntil(lambda: bool(getattr(window, "_scope_page", None) and window._scope_page.items), timeout=60_000)
+    page = window._scope_page
+    assert "loss, by scope" in page.title.text()
+    titles = [item.lines[0][1] for item in page.items.values()]
+    assert titles.count("neuron") >= 3 and "inputs" in titles, titles  # a block per call of neuron()
+    window.close()
