@@ -120,6 +120,9 @@ class ScopedGraph:
         self._spans()
         self._names: dict[int, str] = {}
         self.code_names = CodeNames(sources)
+        # the code's statements indexed now, where the graph is made (a worker when a script is
+        # traced): naming blocks on the GUI thread is then a lookup, not a walk of the code's tree
+        self.code_names.prepare({s.file for s in self.scopes if s.file})
 
     # -- building ---------------------------------------------------------------
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import ast
 import linecache
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 MAX_TEXT = 28  # characters of code shown in a node's name row
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "pow"}
@@ -40,7 +40,14 @@ class CodeNames:
     def __init__(self, sources: Mapping[str, Sequence[str]] | None = None) -> None:
         self.sources = {k: list(v) for k, v in (sources or {}).items()}
         self._trees: dict[str, ast.Module | None] = {}
+        self._statements: dict[str, dict[int, ast.stmt]] = {}  # file -> {line: innermost simple statement}
         self._lines: dict[tuple[str, int], dict[str, list[str]]] = {}
+
+    def prepare(self, filenames: Iterable[str]) -> None:
+        """Parse these files and index their statements now (a worker thread's job):
+        afterwards every `name` is a dict lookup, never a walk of the tree on the GUI thread."""
+        for filename in filenames:
+            self._statement_index(filename)
 
     def lines(self, filename: str) -> list[str]:
         if filename in self.sources:
@@ -63,11 +70,17 @@ class CodeNames:
                 self._trees[filename] = None
         return self._trees[filename]
 
+    def _statement_index(self, filename: str) -> dict[int, ast.stmt]:
+        """{line: the innermost simple statement spanning it} for the file, made once
+        (one walk of its tree; it was a walk per line asked, 25-31 ms on the GUI thread)."""
+        index = self._statements.get(filename)
+        if index is None:
+            tree = self._tree(filename)
+            index = self._statements[filename] = _statements_by_line(tree) if tree is not None else {}
+        return index
+
     def _read(self, filename: str, line: int) -> dict[str, list[str]]:
-        tree = self._tree(filename)
-        if tree is None:
-            return {}
-        stmt = _statement_at(tree, line)
+        stmt = self._statement_index(filename).get(line)
         if stmt is None:
             return {}
         source = "".join(self.lines(filename))
@@ -86,15 +99,17 @@ class CodeNames:
         return found
 
 
-def _statement_at(tree: ast.Module, line: int) -> ast.stmt | None:
-    """The innermost simple statement spanning `line`."""
-    best = None
+def _statements_by_line(tree: ast.Module) -> dict[int, ast.stmt]:
+    """{line: the innermost simple statement spanning it}: where statements nest
+    (`a = f(\n b)` inside a block), the one that starts last wins, as before."""
+    index: dict[int, ast.stmt] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.stmt) and not hasattr(node, "body"):
-            if node.lineno <= line <= (node.end_lineno or node.lineno):
+            for line in range(node.lineno, (node.end_lineno or node.lineno) + 1):
+                best = index.get(line)
                 if best is None or node.lineno >= best.lineno:
-                    best = node
-    return best
+                    index[line] = node
+    return index
 
 
 def _assigned(stmt: ast.stmt) -> tuple[ast.AST | None, str]:
