@@ -122,3 +122,28 @@ def test_a_script_dropped_on_the_window_or_chosen_in_open_goes_to_the_page(windo
     assert "*.py" in dialogs.GRAPH_FILTER.split(";;")[0]
     monkeypatch.setattr(dialogs, "ask_open_path", lambda *args: os.path.abspath(EXAMPLE))
     assert window.files.open_dialog() is not False
+
+
+def test_the_values_are_made_only_after_the_first_picture_is_painted(window, qtbot, monkeypatch):
+    # a worker making 43k-139k Values while the canvas painted its Python items made each paint
+    # wait for the interpreter: a 137-163 ms turn while the 139k learner step opened
+    from app.graph import scope_page
+    from app.jobs import Job
+
+    events = []
+    start, paint = Job.start, scope_page.ScopeCanvas.paintEvent
+
+    def job_start(self, *args):
+        if self.objectName() == "scope-values":
+            events.append("values")
+        return start(self, *args)
+
+    def canvas_paint(self, event):
+        events.append("paint")
+        return paint(self, event)
+
+    monkeypatch.setattr(Job, "start", job_start)
+    monkeypatch.setattr(scope_page.ScopeCanvas, "paintEvent", canvas_paint)
+    page = open_example(window, qtbot)
+    assert "values" in events and "paint" in events[: events.index("values")]
+    assert page._values_job.isFinished()
