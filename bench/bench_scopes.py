@@ -158,6 +158,10 @@ def window_open(path):
         app.processEvents()
         time.sleep(0.001)
     shown = time.perf_counter() - started
+    job = window._scope_page._values_job  # the Values to step, made after the first paint: measured too
+    while not job.isFinished():
+        app.processEvents()
+        time.sleep(0.001)
     end = time.perf_counter() + 0.15
     while time.perf_counter() < end:
         app.processEvents()
