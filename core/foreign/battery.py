@@ -1,276 +1,327 @@
 """The test expressions the studio builds with a learner's own Value class.
 
-The learner gives us nothing but their class. We build expressions with it --
-only with the operations it offers -- and check every gradient of each:
+Each test is a few lines of Python, as a learner would write them:
 
-    each op alone       x·y, x − y, x/y, x**2, tanh(x) ... at several points,
-                        negative and zero included, and once more scaled by a
-                        constant so that out.grad is not 1 at the op
-    the same value twice   x·x and x + x (one child standing for two operands)
-    the tutorial        f = x·y + y**2, and the lecture's b = a + a
-    a neuron            tanh(x1·w1 + x2·w2 + b)
-    a reused intermediate  h = x·y feeds two nodes: h gets two contributions
-    a deep chain        40 steps of v·c + d (and tanh): out.grad far from 1
-    micrograd's sanity and more-ops cases, where the class mixes in numbers
+    x = -1.5; y = 2.0; x * y            each op alone, at several points
+    x = 0.5; 1 - x                      reflected ops: their __rsub__
+    x = 2.0; s = -2.0; x.tanh() * s     scaled, so out.grad is not 1 at the op
+    a = 3.0; a + a                      one value used twice
+    x = 2.0; y = -3.0; h = x*y; h*z + h  an intermediate at two depths
+    ...                                 a neuron, a 40-step chain, micrograd's tests
 
-Each `Case` says which operations it needs (`needs`); `offered(V)` finds
-which ones the class has, so a case the class cannot build is skipped, not
-failed. A case's `build(leaf)` makes its leaves with `leaf(number, name)` and
-returns the output Value; `leaf` remembers the names for the report.
+`program(text)` reads such text with Python's own parser (`ast`; nothing is
+run) into a *program*: plain data the child builds with their class
+(core/foreign/child/build.py). A leaf is a name given a number; a number
+inside an expression stays a number, so `2 * x` calls their `__rmul__`.
+`cases(offered, unknown, seed)` picks the tests their class can build, with
+leaf values drawn afresh for each run (within 10 % of the written ones, signs
+kept), so no engine can be tuned to fixed points. Points sit away from kinks:
+relu and abs are never tested at 0.
+
+Ops the studio does not know (their `sin`, `abs`, `softplus` ...) are tested
+through `EACH_METHOD`: a template the child fills in with each unary method
+it finds on their class.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+import ast
+import random
+from collections.abc import Collection
 from typing import Any, NamedTuple
-
-from core import ops
-from core.foreign.shapes import Shape
 
 
 class Case(NamedTuple):
-    """One test. Their Values are of a class known only at run time, so `Any` here."""
+    """One test: its name in reports, its program (plain data), its text."""
 
-    name: str  # what the report calls the test
-    needs: tuple[str, ...]  # operations it uses (see `offered`)
-    build: Callable[..., Any]  # build(leaf) -> output Value, leaf(number, name) -> a leaf Value
-    text: str = ""  # the same expression in the studio's syntax, for `--debug-engine FILE --expr TEXT`
+    name: str
+    program: dict[str, Any]
+    text: str = ""
 
-
-# -----------------------------------------------------------------------------
-# What the class offers
-
-METHODS = (
-    ("add", "__add__"),
-    ("mul", "__mul__"),
-    ("sub", "__sub__"),
-    ("neg", "__neg__"),
-    ("div", "__truediv__"),
-    ("pow", "__pow__"),
-    ("radd", "__radd__"),
-    ("rmul", "__rmul__"),
-    ("rsub", "__rsub__"),
-    ("rdiv", "__rtruediv__"),
-    ("rpow", "__rpow__"),
-    ("relu", "relu"),
-    ("tanh", "tanh"),
-    ("exp", "exp"),
-    ("log", "log"),
-    ("sigmoid", "sigmoid"),
-)
+    @property
+    def needs(self) -> tuple[str, ...]:
+        return tuple(needs_of(self.program))
 
 
-def offered(V: type) -> set[str]:
-    """The operations class `V` defines, plus 'numbers' when `Value + 2.0` and
-    `Value * 2.0` work (micrograd wraps plain numbers; early lecture code does not)."""
-    found = {name for name, method in METHODS if callable(getattr(V, method, None))}
+class ProgramError(ValueError):
+    """The text is not one of the forms a test program may take."""
+
+
+CALLS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.Pow: "pow"}
+STUDIO_OP = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "div", "pow": "pow", "neg": "neg"}
+
+
+def program(text: str, name: str = "") -> dict[str, Any]:
+    """The program of `text`: `name = number` lines make leaves, `name = expr` lines
+    name a step, the last line is the output. Raises ProgramError."""
     try:
-        shape = Shape.of(V)
-        if shape.read_data(V(1.0) + 2.0) == 3.0 and shape.read_data(V(1.0) * 2.0) == 2.0:
-            found.add("numbers")
-    except Exception:  # noqa: BLE001 -- their code, any failure means "no"
-        pass
-    return found
+        tree = ast.parse("\n".join(part.strip() for part in text.replace(";", "\n").splitlines()))
+    except SyntaxError as e:
+        raise ProgramError(f"{text!r}: {e.msg}") from None
+    steps: list[dict[str, Any]] = []
+    env: dict[str, str] = {}
+    output = None
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            target = stmt.targets[0].id
+            number = _number(stmt.value)
+            if number is not None:
+                steps.append({"id": target, "leaf": number})
+                env[target] = target
+            else:
+                ref = _expr(stmt.value, steps, env)
+                if isinstance(ref, dict):
+                    raise ProgramError(f"{target} = a plain number expression: write the number")
+                step = next(s for s in steps if s["id"] == ref)
+                step.setdefault("name", target)
+                env[target] = ref
+        elif isinstance(stmt, ast.Expr) and stmt is tree.body[-1]:
+            ref = _expr(stmt.value, steps, env)
+            if isinstance(ref, dict):
+                raise ProgramError("the last line must use a Value")
+            output = ref
+        else:
+            raise ProgramError(f"line {stmt.lineno}: only `name = ...` lines and a last expression")
+    if output is None:
+        raise ProgramError("no expression at the end")
+    return {"name": name or text, "steps": steps, "output": output}
+
+
+def _number(node: ast.AST) -> float | int | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _number(node.operand)
+        return None if inner is None else -inner
+    return None
+
+
+def _expr(node: ast.AST, steps: list[dict[str, Any]], env: dict[str, str]) -> str | dict[str, Any]:
+    """A step id for a Value-valued expression, or {"n": number} for a number."""
+    number = _number(node)
+    if number is not None:
+        return {"n": number}
+    if isinstance(node, ast.Name):
+        if node.id not in env:
+            raise ProgramError(f"{node.id} is used before it is given a value")
+        return env[node.id]
+    if isinstance(node, ast.BinOp) and type(node.op) in CALLS:
+        args = [_expr(node.left, steps, env), _expr(node.right, steps, env)]
+        return _step(steps, {"call": CALLS[type(node.op)], "args": args})
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return _step(steps, {"call": "neg", "args": [_expr(node.operand, steps, env)]})
+    if isinstance(node, ast.Call) and not node.args and not node.keywords:
+        if isinstance(node.func, ast.Attribute):
+            return _step(steps, {"method": node.func.attr, "args": [_expr(node.func.value, steps, env)]})
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "abs" and len(node.args) == 1:
+        return _step(steps, {"call": "abs", "args": [_expr(node.args[0], steps, env)]})
+    raise ProgramError(f"{ast.unparse(node)}: not an operation the tests use")
+
+
+def _step(steps: list[dict[str, Any]], step: dict[str, Any]) -> str:
+    step = {"id": f"t{len(steps) + 1}", **step}
+    steps.append(step)
+    return step["id"]
+
+
+def studio_op(step: dict[str, Any]) -> tuple[str | None, float | None, list[int]]:
+    """(the studio's op name, its param, which args are operands) of a program step:
+    `x ** 2` is pow with k = 2 on operand 0; `1 - x` is sub on (1, x), both operands,
+    the number a constant; `x.sin()` is None -- an op the studio does not know."""
+    args = step.get("args", [])
+    if "method" in step:
+        name = step["method"]
+        return (name if name in ("relu", "tanh", "exp", "log", "sigmoid") else None), None, [0]
+    call = step["call"]
+    if call == "pow":
+        if isinstance(args[1], dict):
+            return "pow", float(args[1]["n"]), [0]
+        if isinstance(args[0], dict):
+            return "rpow", float(args[0]["n"]), [1]
+        return None, None, [0, 1]
+    if call == "abs":
+        return None, None, [0]
+    return STUDIO_OP[call], None, list(range(len(args)))
+
+
+def needs_of(prog: dict[str, Any]) -> list[str]:
+    """What a program asks of the class: '__rsub__' for `1 - x`, 'tanh', 'numbers' ...
+    (the same reading as the child's, core/foreign/child/probe.py)."""
+    from core.foreign.child.probe import needs_of as child_needs
+
+    return child_needs(prog)
 
 
 # -----------------------------------------------------------------------------
-# The cases
+# The tests
 
-
-def apply_binary(op: str, a: Any, b: Any) -> Any:
-    """`a + b`, `a * b` ... on the learner's Values: the op table's `call` for op."""
-    return ops.BY_NAME[op].call(a, b)
-
-
-def apply_unary(op: str, a: Any) -> Any:
-    """`-a`, `a.relu()`, `a.tanh()` ... on the learner's Values (the op table's `call`)."""
-    return ops.BY_NAME[op].call(a)
-
-
-ZERO_GRAD_CASE = "zero_grad between two passes"  # run after the battery, by their_pass.check_zeroing
-TOPO_CASE = "your topological sort"  # run after the battery when the file has one (core/foreign/topo.py)
-SYMBOL = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
 BINARY_POINTS = ((-1.5, 2.0), (0.0, 3.0), (2.0, -0.5))
-UNARY_POINTS = (-1.5, 0.0, 0.5, 2.0)
+UNARY_POINTS = {  # away from kinks; log on positive numbers only
+    "relu": (-1.5, 0.5, 2.0),
+    "log": (0.5, 2.0),
+}
+DEFAULT_POINTS = (-1.5, 0.0, 0.5, 2.0)
+SYMBOL = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
 
 
-def op_cases() -> list[Case]:
-    """Each op alone at several points; then each scaled by s = -2 (out.grad = -2 at the op)."""
-    alone: list[Case] = []
-    scaled: list[Case] = []
-    for op in ("add", "mul", "sub", "div"):
+def op_texts() -> list[tuple[str, str]]:
+    """(name, text) of each op alone at several points, reflected, and scaled."""
+    out: list[tuple[str, str]] = []
+    for op, sym in SYMBOL.items():
         for x, y in BINARY_POINTS:
-            alone.append(
-                Case(
-                    f"x {SYMBOL[op]} y at x={x}, y={y}",
-                    (op,),
-                    lambda leaf, op=op, x=x, y=y: apply_binary(op, leaf(x, "x"), leaf(y, "y")),
-                    f"x = {x}; y = {y}; x {SYMBOL[op]} y",
-                )
-            )
-        scaled.append(
-            Case(
-                f"(x {SYMBOL[op]} y)*s at x=2, y=-0.5, s=-2",
-                (op, "mul"),
-                lambda leaf, op=op: apply_binary(op, leaf(2.0, "x"), leaf(-0.5, "y")) * leaf(-2.0, "s"),
-            )
-        )
-    for k in (2, 3, -1):
-        for x in (-1.5, 0.5, 2.0):
-            alone.append(
-                Case(f"x**{k} at x={x}", ("pow",), lambda leaf, k=k, x=x: leaf(x, "x") ** k, f"x = {x}; x**{k}")
-            )
-    scaled.append(Case("x**2*s at x=1.5, s=-2", ("pow", "mul"), lambda leaf: leaf(1.5, "x") ** 2 * leaf(-2.0, "s")))
-    for op in ("neg", "relu", "tanh", "exp", "log", "sigmoid"):
-        points = (0.5, 2.0) if op == "log" else UNARY_POINTS
+            out.append((f"x {sym} y at x={{x}}, y={{y}}", f"x = {x}; y = {y}; x {sym} y"))
+    for k in (2, 3, -1, 0.5, -1.5):
+        points = (0.5, 2.0) if k != int(k) else (-1.5, 0.5, 2.0)
         for x in points:
-            text = f"x = {x}; -x" if op == "neg" else f"x = {x}; x.{op}()"
-            alone.append(Case(f"{op}(x) at x={x}", (op,), lambda leaf, op=op, x=x: apply_unary(op, leaf(x, "x")), text))
-        scaled.append(
-            Case(
-                f"{op}(x)*s at x=0.5, s=-2",
-                (op, "mul"),
-                lambda leaf, op=op: apply_unary(op, leaf(0.5, "x")) * leaf(-2.0, "s"),
-            )
-        )
-    return alone + scaled
-
-
-def _tutorial(leaf, x=-2.0, y=3.0):
-    x, y = leaf(x, "x"), leaf(y, "y")
-    return x * y + y**2
-
-
-def _two_powers(leaf, x=1.5):
-    """One x under two powers: `=` instead of `+=` in __pow__ loses one of them
-    whichever pow the backward pass visits first."""
-    x = leaf(x, "x")
-    return x**2 + x**3
-
-
-def _a_plus_a(leaf):
-    a = leaf(3.0, "a")
-    return a + a
-
-
-def _x_times_x(leaf):
-    x = leaf(3.0, "x")
-    return x * x
-
-
-def _neuron(leaf):
-    x1, x2 = leaf(2.0, "x1"), leaf(0.0, "x2")
-    w1, w2 = leaf(-3.0, "w1"), leaf(1.0, "w2")
-    b = leaf(6.8813735870195432, "b")
-    return (x1 * w1 + x2 * w2 + b).tanh()
-
-
-def _reused(leaf):
-    x, y, z = leaf(2.0, "x"), leaf(-3.0, "y"), leaf(0.5, "z")
-    h = x * y
-    return (h + z) * (h * z)
-
-
-def _two_depths(leaf):
-    """h is used by the output itself and by a node under it: a walk in the wrong
-    order (breadth first, or following a set's order) runs h's _backward early."""
-    x, y, z = leaf(2.0, "x"), leaf(-3.0, "y"), leaf(0.5, "z")
-    h = x * y
-    return h * z + h
-
-
-def _two_depths_first(leaf):
-    """The same, h first: a walk that lists a node where it first meets it (depth first,
-    before its users) puts h before h*z."""
-    x, y, z = leaf(2.0, "x"), leaf(-3.0, "y"), leaf(0.5, "z")
-    h = x * y
-    return h + h * z
-
-
-def _deep(leaf):
-    x, c, d = leaf(0.8, "x"), leaf(0.9, "c"), leaf(0.1, "d")
-    v = x
-    for _ in range(40):
-        v = v * c + d
-    return v
-
-
-def _deep_tanh(leaf):
-    x, c, d = leaf(0.8, "x"), leaf(1.3, "c"), leaf(-0.2, "d")
-    v = x
-    for _ in range(20):
-        v = (v * c + d).tanh()
-    return v
-
-
-def _sanity(leaf):
-    x = leaf(-4.0, "x")
-    z = 2 * x + 2 + x
-    q = z.relu() + z * x
-    h = (z * z).relu()
-    return h + q + q * x
-
-
-def _more_ops(leaf):
-    a, b = leaf(-4.0, "a"), leaf(2.0, "b")
-    c = a + b
-    d = a * b + b**3
-    c = c + c + 1
-    c = c + 1 + c + (-a)
-    d = d + d * 2 + (b + a).relu()
-    d = d + 3 * d + (b - a).relu()
-    e = c - d
-    f = e**2
-    g = f / 2.0
-    return g + 10.0 / f
+            out.append((f"x**{k} at x={{x}}", f"x = {x}; x**{k}"))
+    for op in ("neg", "relu", "tanh", "exp", "log", "sigmoid"):
+        for x in UNARY_POINTS.get(op, DEFAULT_POINTS):
+            out.append((f"{op}(x) at x={{x}}", f"x = {x}; -x" if op == "neg" else f"x = {x}; x.{op}()"))
+    for c, sym in ((2.5, "+"), (1.0, "-"), (3.0, "*"), (3.0, "/")):  # a number first: their __radd__ ...
+        out.append((f"{c} {sym} x at x={{x}}", f"x = 0.5; {c} {sym} x"))
+        out.append((f"{c} {sym} x at x={{x}}", f"x = -2.0; {c} {sym} x"))
+    for c, sym in ((2.5, "+"), (1.0, "-"), (3.0, "*"), (4.0, "/")):  # a number second
+        out.append((f"x {sym} {c} at x={{x}}", f"x = -1.5; x {sym} {c}"))
+    out.append(("2**x at x={x}", "x = 0.5; 2**x"))
+    for op, sym in SYMBOL.items():
+        out.append((f"(x {sym} y)*s at x={{x}}, y={{y}}, s={{s}}", f"x = 2.0; y = -0.5; s = -2.0; (x {sym} y)*s"))
+    out.append(("x**2*s at x={x}, s={s}", "x = 1.5; s = -2.0; x**2*s"))
+    for op in ("neg", "relu", "tanh", "exp", "log", "sigmoid"):
+        body = "(-x)" if op == "neg" else f"x.{op}()"
+        out.append((f"{op}(x)*s at x={{x}}, s={{s}}", f"x = 0.5; s = -2.0; {body}*s"))
+    return out
 
 
 EXPRESSIONS = (
-    Case("x*x (one value, both operands)", ("mul",), _x_times_x, "x = 3; x*x"),
-    Case("b = a + a (the lecture's bug)", ("add",), _a_plus_a, "a = 3; a + a"),
-    Case("tutorial: f = x*y + y**2", ("add", "mul", "pow"), _tutorial, "x = -2; y = 3; x*y + y**2"),
-    Case("tutorial: f = x*y + y**2 at x=0.5, y=-1.5", ("add", "mul", "pow"), lambda leaf: _tutorial(leaf, 0.5, -1.5)),
-    Case("tutorial: f = x*y + y**2 at x=3, y=0", ("add", "mul", "pow"), lambda leaf: _tutorial(leaf, 3.0, 0.0)),
-    Case("x**2 + x**3 at x=1.5 (one x, two powers)", ("add", "pow"), _two_powers),
-    Case("x**2 + x**3 at x=-0.5", ("add", "pow"), lambda leaf: _two_powers(leaf, -0.5)),
-    Case(
+    ("x*x (one value, both operands)", "x = 3.0; x*x"),
+    ("b = a + a (the lecture's bug)", "a = 3.0; a + a"),
+    ("tutorial: f = x*y + y**2", "x = -2.0; y = 3.0; x*y + y**2"),
+    ("tutorial: f = x*y + y**2 at x=0.5, y=-1.5", "x = 0.5; y = -1.5; x*y + y**2"),
+    ("tutorial: f = x*y + y**2 at x=3, y=0", "x = 3.0; y = 0.0; x*y + y**2"),
+    ("x**2 + x**3 at x=1.5 (one x, two powers)", "x = 1.5; x**2 + x**3"),
+    ("x**2 + x**3 at x=-0.5", "x = -0.5; x**2 + x**3"),
+    (
         "a neuron: tanh(x1*w1 + x2*w2 + b)",
-        ("add", "mul", "tanh"),
-        _neuron,
-        "x1 = 2; x2 = 0; w1 = -3; w2 = 1; b = 6.8813735870195432; (x1*w1 + x2*w2 + b).tanh()",
+        "x1 = 2.0; x2 = 0.0; w1 = -3.0; w2 = 1.0; b = 6.8813735870195432; (x1*w1 + x2*w2 + b).tanh()",
     ),
-    Case(
-        "reused intermediate: h = x*y; (h + z)*(h*z)",
-        ("add", "mul"),
-        _reused,
-        "x = 2; y = -3; z = 0.5; h = x*y; (h + z)*(h*z)",
+    ("reused intermediate: h = x*y; (h + z)*(h*z)", "x = 2.0; y = -3.0; z = 0.5; h = x*y; (h + z)*(h*z)"),
+    ("h at two depths: h = x*y; h*z + h", "x = 2.0; y = -3.0; z = 0.5; h = x*y; h*z + h"),
+    ("h at two depths: h = x*y; h + h*z", "x = 2.0; y = -3.0; z = 0.5; h = x*y; h + h*z"),
+    ("deep chain: 40 x (v*c + d)", "x = 0.8; c = 0.9; d = 0.1; v = x" + "; v = v*c + d" * 40 + "; v"),
+    ("deep chain: 20 x tanh(v*c + d)", "x = 0.8; c = 1.3; d = -0.2; v = x" + "; v = (v*c + d).tanh()" * 20 + "; v"),
+    (
+        "micrograd sanity check",
+        "x = -4.0; z = 2 * x + 2 + x; q = z.relu() + z * x; h = (z * z).relu(); h + q + q * x",
     ),
-    Case("h at two depths: h = x*y; h*z + h", ("add", "mul"), _two_depths, "x = 2; y = -3; z = 0.5; h = x*y; h*z + h"),
-    Case(
-        "h at two depths: h = x*y; h + h*z",
-        ("add", "mul"),
-        _two_depths_first,
-        "x = 2; y = -3; z = 0.5; h = x*y; h + h*z",
-    ),
-    Case("deep chain: 40 x (v*c + d)", ("add", "mul"), _deep),
-    Case("deep chain: 20 x tanh(v*c + d)", ("add", "mul", "tanh"), _deep_tanh),
-    Case("micrograd sanity check", ("add", "mul", "relu", "rmul", "numbers"), _sanity),
-    Case(
+    (
         "micrograd more ops",
-        ("add", "mul", "sub", "neg", "div", "pow", "relu", "radd", "rmul", "rdiv", "numbers"),
-        _more_ops,
+        "a = -4.0; b = 2.0; c = a + b; d = a * b + b**3; c = c + c + 1; c = c + 1 + c + (-a); "
+        "d = d + d * 2 + (b + a).relu(); d = d + 3 * d + (b - a).relu(); e = c - d; f = e**2; "
+        "g = f / 2.0; g + 10.0 / f",
     ),
 )
 
+# Ops of theirs the studio does not know: each unary method the child finds (METHOD)
+EACH_METHOD = (
+    ("METHOD(x) at x={x}", "x = 0.6; x.METHOD()"),
+    ("METHOD(x) at x={x}", "x = 1.7; x.METHOD()"),
+    ("METHOD(x) at x={x}", "x = -1.3; x.METHOD()"),
+    ("METHOD(x)*s at x={x}, s={s}", "x = 0.9; s = -2.0; x.METHOD()*s"),
+)
 
-def cases_for(ops_offered: Collection[str]) -> tuple[list[Case], list[tuple[str, list[str]]]]:
-    """(cases to run, [(case name, missing ops)] skipped) for a class offering `ops_offered`."""
+TOPO_TEXTS = (  # where a wrong topological sort shows
+    ("reused intermediate: h = x*y; (h + z)*(h*z)", "x = 2.0; y = -3.0; z = 0.5; h = x*y; (h + z)*(h*z)"),
+    ("h at two depths: h = x*y; h*z + h", "x = 2.0; y = -3.0; z = 0.5; h = x*y; h*z + h"),
+)
+
+ZERO_GRAD_CASE = "zero_grad between two passes"
+TOPO_CASE = "your topological sort"
+
+
+def draw(prog: dict[str, Any], rng: random.Random | None) -> dict[str, Any]:
+    """The program with each leaf moved within 10 % of its written value (sign kept;
+    0 stays 0). `rng` None: the written values."""
+    if rng is None:
+        return prog
+    steps = []
+    for step in prog["steps"]:
+        if "leaf" in step and step["leaf"]:
+            value = float(step["leaf"]) * (1 + rng.uniform(-0.1, 0.1))
+            step = {**step, "leaf": float(f"{value:.4g}")}
+        steps.append(step)
+    return {**prog, "steps": steps}
+
+
+def case(name: str, text: str, rng: random.Random | None = None) -> Case:
+    """A Case of `text` with points drawn by `rng`; `name`'s {x} fields show the points."""
+    prog = draw(program(text, name), rng)
+    leaves = {s["id"]: s["leaf"] for s in prog["steps"] if "leaf" in s}
+    shown = name.format(**{k: f"{v:g}" for k, v in leaves.items()}) if "{" in name else name
+    prog["name"] = shown
+    return Case(shown, prog, source(prog))
+
+
+def source(prog: dict[str, Any]) -> str:
+    """The program as text again (with its drawn points): `--expr` and the debugger take it."""
+    names: dict[str, str] = {}
+    lines = []
+
+    def ref(a: Any) -> str:
+        if isinstance(a, dict):
+            return repr(a["n"]) if a["n"] >= 0 else f"({a['n']!r})"
+        return names[a]
+
+    for step in prog["steps"]:
+        if "leaf" in step:
+            names[step["id"]] = step["id"]
+            lines.append(f"{step['id']} = {step['leaf']!r}")
+            continue
+        args = [ref(a) for a in step["args"]]
+        if "method" in step:
+            text = f"{_paren(args[0])}.{step['method']}()"
+        elif step["call"] == "neg":
+            text = f"-{_paren(args[0])}"
+        elif step["call"] == "abs":
+            text = f"abs({args[0]})"
+        else:
+            sym = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "pow": "**"}[step["call"]]
+            text = f"{_paren(args[0])} {sym} {_paren(args[1])}"
+        if step.get("name"):
+            lines.append(f"{step['name']} = {text}")
+            names[step["id"]] = step["name"]
+        else:
+            names[step["id"]] = f"({text})"
+    out = names[prog["output"]]
+    lines.append(out[1:-1] if out.startswith("(") and out.endswith(")") else out)
+    return "; ".join(lines)
+
+
+def _paren(text: str) -> str:
+    return text if text.replace("_", "").replace(".", "").isalnum() or text.startswith("(") else f"({text})"
+
+
+def cases(seed: int | None = None) -> tuple[list[Case], list[Case]]:
+    """(the battery's tests, the templates for ops the studio does not know), leaf
+    values drawn from `seed` (None: the written values, for tests and examples)."""
+    rng = None if seed is None else random.Random(seed)
+    tests = [case(n, t, rng) for n, t in op_texts()] + [case(n, t, rng) for n, t in EXPRESSIONS]
+    templates = [case(n, t, rng) for n, t in EACH_METHOD]
+    return tests, templates
+
+
+def topo_cases() -> list[Case]:
+    return [case(n, t) for n, t in TOPO_TEXTS]
+
+
+def cases_for(offered: Collection[str], unknown: Collection[str] = ()) -> tuple[list[Case], list[tuple[str, list[str]]]]:
+    """(tests to run, [(test name, what its class lacks)]) for a class offering `offered`."""
     run: list[Case] = []
     skipped: list[tuple[str, list[str]]] = []
-    for case in op_cases() + list(EXPRESSIONS):
-        missing = [op for op in case.needs if op not in ops_offered]
+    have = set(offered) | set(unknown)
+    for c in cases()[0]:
+        missing = [n for n in c.needs if n not in have]
         if missing:
-            skipped.append((case.name, missing))
+            skipped.append((c.name, missing))
         else:
-            run.append(case)
+            run.append(c)
     return run, skipped

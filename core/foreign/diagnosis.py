@@ -50,6 +50,7 @@ import math
 from typing import Any
 
 from core import ops
+from core.foreign.agree import Tolerance, agree, tolerance
 from core.foreign.trace import Trace, TracedNode
 
 REL, ABS = 1e-6, 1e-9  # a step agrees with the studio's derivative
@@ -88,8 +89,17 @@ def diagnose(
     after: float,
     got: float,
     expected: float,
+    tol: Tolerance = tolerance(),
+    others_moved: bool | None = None,
 ) -> tuple[str, str]:
-    """(code, sentence) naming the likely bug behind one wrong gradient change."""
+    """(code, sentence) naming the likely bug behind one wrong gradient change. Numbers
+    are compared by the checker's one rule (core/foreign/agree.py) at `tol`;
+    `others_moved`: did the step change any other operand's grad (None: read it
+    from the trace's objects, in the user's own process)."""
+
+    def close(a: float, b: float) -> bool:
+        return agree(a, b, tol)
+
     name, x = tr.by_id[child].name, tr.by_id[child].data
     op = node.op
     g = out_grad
@@ -139,15 +149,12 @@ def diagnose(
                     f"d(x^k)/dx = k·x^(k−1) = {fmt(expected / g if g else expected)}"
                 )
     if op in ("relu", "tanh", "exp"):
-        guess = _unary_guess(op, x, node.data, g, got)
+        guess = _unary_guess(op, x, node.data, g, got, close)
         if guess:
             return f"{op}-derivative", _unary_cause(op, raw, name, guess, expected, got)
-    if (
-        got == 0.0
-        and expected != 0.0
-        and all(close(float(tr.objects[c].grad), 0.0) for c in node.children if c != child)
-        and before == 0.0
-    ):
+    if others_moved is None:
+        others_moved = not all(close(float(tr.objects[c].grad), 0.0) for c in node.children if c != child)
+    if got == 0.0 and expected != 0.0 and not others_moved and before == 0.0:
         return "no-backward", (
             f"{ref(node.name)}'s _backward added nothing to {ref(name)}.grad: is `out._backward = "
             f"_backward` missing in the {raw} op, or does it write to a copy?"
@@ -163,7 +170,7 @@ def diagnose(
 RIGHT = {"relu": "1 if x > 0 else 0", "tanh": "1 − tanh(x)²", "exp": "exp(x)"}
 
 
-def _unary_guess(op, x, out, g, got):
+def _unary_guess(op, x, out, g, got, close=None):
     """Which classic slip explains `got` for a relu/tanh/exp step, or None."""
     guesses = {
         "relu": (
@@ -179,8 +186,9 @@ def _unary_guess(op, x, out, g, got):
         ),
         "exp": (("x (the input) instead of exp(x)", x), ("1 (the exp(x) factor missing)", 1.0)),
     }[op]
+    near = close or globals()["close"]
     for text, local in guesses:
-        if close(got, local * g):
+        if near(got, local * g):
             return text
     return None
 

@@ -88,38 +88,46 @@ def program_of(text: str | None, values: Mapping[str, float] | None = None) -> d
 
 
 def missing_ops(program: dict[str, Any], offered: Iterable[str]) -> list[str]:
-    """The ops the program uses that the class does not offer (sorted)."""
-    used = {NEEDS[n["op"]] for n in program["nodes"] if n["kind"] == "op"}
-    return sorted(used - set(offered))
+    """What the typed expression asks of the class that it does not offer (sorted)."""
+    return sorted(set(case_of(program).needs) - set(offered))
 
 
 def case_of(program: dict[str, Any]) -> battery.Case:
-    """A battery Case that builds the program with the learner's class."""
-    needs = tuple(sorted({NEEDS[n["op"]] for n in program["nodes"] if n["kind"] == "op"}))
+    """A battery Case that builds the typed expression with the learner's class: their
+    `a * b`, `a ** 2`, `a.tanh()` -- the same calls the studio's own compile makes."""
+    steps: list[dict[str, Any]] = []
+    ids: dict[str, str] = {}
+    taken: set[str] = set()
+    for node in program["nodes"]:
+        name = node["label"] or ""
+        if node["kind"] != "op":
+            sid = name if name.isidentifier() and name not in taken else f"v{len(steps) + 1}"
+            steps.append({"id": sid, "leaf": float(node["value"])})
+        else:
+            sid = f"t{len(steps) + 1}"
+            args = [ids[a] for a in node["args"]]
+            step = _call(node["op"], node.get("param"), args)
+            step["id"] = sid
+            if name:
+                step["name"] = name
+            steps.append(step)
+        ids[node["id"]] = sid
+        taken.add(sid)
+    prog = {"name": f"your expression: {program['text']}", "steps": steps, "output": ids[program["output"]]}
+    return battery.Case(prog["name"], prog, program["text"])
 
-    def build(leaf):
-        made = {}
-        for step in program["nodes"]:
-            args = [made[a] for a in step["args"]]
-            if step["kind"] != "op":
-                name = step["label"] or f"{step['value']:g}"
-                made[step["id"]] = leaf(step["value"], name)
-            else:
-                made[step["id"]] = value = _apply(step["op"], step.get("param"), args)
-                if step["label"]:  # `h = x*y`: the node is called h, on the canvas too
-                    leaf(value, step["label"])
-        return made[program["output"]]
 
-    return battery.Case(f"your expression: {program['text']}", needs, build, program["text"])
-
-
-def _apply(op, param, args):
-    """Their op on their Values, as a learner would type it."""
-    if op in ("add", "sub", "mul", "div"):
-        return battery.apply_binary(op, args[0], args[1])
+def _call(op: str, param: Any, args: list[str]) -> dict[str, Any]:
+    """One op of the studio's documents as a step of a test program."""
+    if op in ("add", "sub", "mul"):
+        return {"call": op, "args": args}
+    if op == "div":
+        return {"call": "truediv", "args": args}
+    if op == "neg":
+        return {"call": "neg", "args": args}
     if op == "pow":
         k = float(param)
-        return args[0] ** (int(k) if k.is_integer() else k)
+        return {"call": "pow", "args": [args[0], {"n": int(k) if k.is_integer() else k}]}
     if op == "rpow":
-        return float(param) ** args[0]
-    return battery.apply_unary(op, args[0])
+        return {"call": "pow", "args": [{"n": float(param)}, args[0]]}
+    return {"method": op, "args": args}

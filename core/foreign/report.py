@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from core.foreign.agree import pair
 from core.foreign.runner import plain
 
 OK, WRONG, UNUSABLE, RAISED, UNCHECKED = 0, 1, 2, 3, 4
@@ -39,9 +40,15 @@ def fault_lines(fault: dict[str, Any]) -> list[str]:
     lines.append(f"  op:        {fault.get('op') or '?'}")
     if fault.get("operand"):
         lines.append(f"  operand:   {fault['operand']}  (out.grad = {number(fault['out_grad'])})")
-    if fault.get("expected") is not None and fault.get("got") is not None:
+    if isinstance(fault.get("expected"), float) and isinstance(fault.get("got"), float):
+        got, want = pair(fault["got"], fault["expected"])  # never two equal-looking numbers
+        lines.append(f"  expected:  {want}")
+        lines.append(f"  got:       {got}")
+    elif fault.get("expected") is not None and fault.get("got") is not None:
         lines.append(f"  expected:  {number(fault['expected'])}")
         lines.append(f"  got:       {number(fault['got'])}")
+    if fault.get("line"):
+        lines.append(f"  your code: {fault['line']}")
     lines.append(f"  likely cause: {fault['cause']}")
     return lines
 
@@ -68,6 +75,8 @@ def to_text(report: dict[str, Any]) -> str:
     if report["status"] == "unusable":
         lines.append(f"Cannot use this file: {report['message']}")
     elif report["status"] == "raised":
+        if (report.get("fault") or {}).get("line"):
+            lines.append(f"  your code: {report['fault']['line']}")
         lines.append(f"Result: {report['message']}")
     elif report["status"] == "unchecked":
         lines.append(f"Result: {report['message']}")

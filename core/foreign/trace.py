@@ -32,7 +32,7 @@ import math
 from typing import Any
 
 from core import ops
-from core.foreign import shapes
+from core.foreign.child import graph
 
 # -----------------------------------------------------------------------------
 # Op names as learners write them
@@ -70,6 +70,8 @@ def normalize_op(raw: object, count: int) -> tuple[str | None, float | None]:
         return ("sub" if count == 2 else "neg"), None
     if low in SPELLINGS:
         return SPELLINGS[low], None
+    if low in ("inv", "reciprocal") and count == 1:  # MiniTorch's Inv: 1/x
+        return "pow", -1
     for prefix in ("**", "^", "pow"):
         if low.startswith(prefix) and len(low) > len(prefix):
             number = _number(low[len(prefix) :].strip("() "))
@@ -121,11 +123,8 @@ def fits(op: str, param: float | None, operands: list[float], out: float) -> boo
 
 
 def read_children(value: Any) -> tuple[list[Any], bool]:
-    """(children list, ordered?) of a learner's Value: `_prev`, `_children` or the
-    other names of the shapes table (core/foreign/shapes.py), as a set, tuple or
-    list. A set is unordered and holds no duplicates."""
-    found, ordered, _ = shapes.children(value)
-    return found, ordered
+    """(children list, ordered?) of a learner's Value (core/foreign/child/graph.py)."""
+    return graph.read_children(value)
 
 
 def read_local_grads(value: Any) -> list[float] | None:
@@ -137,13 +136,10 @@ def read_local_grads(value: Any) -> list[float] | None:
 
 
 def read_float(value: Any, field: str) -> float:
-    number: Any = getattr(value, field, None)  # float(None) raises TypeError too
-    if number is None and field == "data":
-        number = getattr(value, "value", None)  # the .value / .d homework shape
     try:
-        return shapes.number(number)
-    except (TypeError, ValueError):
-        raise TraceError(f"a Value's {field} is {number!r}, not a number") from None
+        return graph.read_float(value, field)
+    except graph.ReadError as e:
+        raise TraceError(str(e)) from None
 
 
 class TraceError(ValueError):
@@ -233,93 +229,57 @@ class Trace:
 
 def trace(root: Any, names: dict[int, str] | None = None) -> Trace:
     """Read the graph that produced `root` (see the module docstring). `names` maps
-    id(value) -> name for values the caller named (the battery's leaves)."""
-    names = names or {}
-    order = _topological(root, names)
-    key_to_id = {id(v): f"n{i}" for i, v in enumerate(order, start=1)}
+    id(value) -> name for values the caller named (the battery's leaves). For the
+    user's own objects in the user's own process (show(), the notebook)."""
+    try:
+        raw, objects = graph.read(root, names or {})
+    except graph.ReadError as e:
+        raise TraceError(str(e)) from None
+    tr = interpret(raw)
+    tr.objects = {node.id: obj for node, obj in zip(tr.nodes, objects)}
+    tr.style = "local-grads" if getattr(root, "_local_grads", None) is not None else "closures"
+    return tr
+
+
+def interpret(raw: list[dict[str, Any]], style: str = "closures") -> Trace:
+    """The studio's reading of a graph read as plain data (core/foreign/child/graph.py:
+    in the parent, which never sees their objects): each node's op, its operand
+    order where a set lost it, and a name."""
     nodes: list[TracedNode] = []
-    objects: dict[str, Any] = {}
     notes: list[str] = []
+    by_id = {n["id"]: n for n in raw}
     names_by_id: dict[str, str] = {}
-    style = "local-grads" if getattr(root, "_local_grads", None) is not None else "closures"
-    for value in order:
-        nid = key_to_id[id(value)]
-        children, ordered = read_children(value)
-        if not ordered:
-            children = _stable_children(value, names)
-        data = read_float(value, "data")
-        raw = getattr(value, "_op", None)
-        if raw is None and isinstance(getattr(value, "op", None), str):
-            raw = value.op
-        raw = "" if raw is None else str(raw)
-        local = read_local_grads(value)
-        child_data = [read_float(c, "data") for c in children]
-        op, param, order_ix, ambiguous, note = _recover(raw, children, child_data, ordered, data, local)
-        child_ids = [key_to_id[id(children[i])] for i in order_ix]
+    for item in raw:
+        children = item["children"]
+        raw_op = item.get("raw_op") or ""
+        data = float(item["data"])
+        local = item.get("local_grads")
+        child_data = [float(by_id[c]["data"]) for c in children]
+        op, param, order_ix, ambiguous, note = _recover(raw_op, children, child_data, item["ordered"], data, local)
+        child_ids = [children[i] for i in order_ix]
         if local is not None and order_ix != list(range(len(children))):
             local = [local[i] if i < len(local) else math.nan for i in order_ix]
-        name = _name(value, names, op, param, raw, [names_by_id[c] for c in child_ids])
-        names_by_id[nid] = name
-        nodes.append(TracedNode(nid, name, raw, op, param, child_ids, data, local, ambiguous))
-        objects[nid] = value
+        name = _raw_name(item, op, param, raw_op, [names_by_id[c] for c in child_ids])
+        names_by_id[item["id"]] = name
+        nodes.append(TracedNode(item["id"], name, raw_op, op, param, child_ids, data, local, ambiguous))
         if note:
             notes.append(f"{name}: {note}")
-    return Trace(nodes, objects, key_to_id[id(root)], style, notes)
+    return Trace(nodes, {}, raw[-1]["id"], style, notes)
 
 
-def _name(value, names, op, param, raw, args):
-    label = getattr(value, "label", "")
-    if isinstance(label, str) and label.strip():
-        return label.strip()
-    if id(value) in names:
-        return names[id(value)]
+def _raw_name(item, op, param, raw, args):
+    if item.get("label"):
+        return item["label"]
+    if item.get("given"):
+        return item["given"]
     if not args:
-        return ops.short_number(read_float(value, "data"))
+        return ops.short_number(float(item["data"]))
     short = [a if len(a) <= 12 else "…" for a in args]
     if len(short) == 2:  # (x + y)·s, not x + y·s
         short = [f"({a})" if " " in a else a for a in short]
     if op is not None:
         return ops.formula(op, short, param)
     return f"{raw or '?'}({', '.join(short)})"
-
-
-def _topological(root, names):
-    """Every Value reachable from root, each after its children; iterative, so a
-    learner's 100 000-deep chain does not hit Python's recursion limit."""
-    order, seen = [], {id(root)}
-    stack = [(root, iter(_stable_children(root, names)))]
-    while stack:
-        value, pending = stack[-1]
-        for child in pending:
-            if id(child) not in seen:
-                seen.add(id(child))
-                stack.append((child, iter(_stable_children(child, names))))
-                break
-        else:
-            stack.pop()
-            order.append(value)
-    return order
-
-
-def _stable_children(value, names):
-    """Children in a fixed order: a set's iteration order changes from run to run
-    (it follows memory addresses), so a set is walked in a fixed order: computed
-    operands before leaves, then by name, then by data -- for + and * any order
-    is right, and `_recover` fixes the order of - and / from the data."""
-    children, ordered = read_children(value)
-    if ordered:
-        return children
-    return sorted(children, key=lambda child: _sort_key(child, names))
-
-
-def _sort_key(value, names):
-    label = names.get(id(value)) or getattr(value, "label", "")
-    try:
-        data = float(getattr(value, "data", 0.0))
-    except (TypeError, ValueError):
-        data = 0.0
-    leaf = not read_children(value)[0]
-    return (leaf, label if isinstance(label, str) else "", data if data == data else 0.0)
 
 
 # -----------------------------------------------------------------------------

@@ -1,0 +1,699 @@
+"""The child's harness: run the learner's class on the studio's tests, report numbers.
+
+This is the only code of the studio that runs beside a learner's engine, in a
+child process (in a sandbox where one can be had). It knows Python and the
+shapes of Value classes (shapes.py), nothing else: no op table, no reference
+engine, no verdict. For each test program the parent sends (build.py) it
+reports what THEIR code computes, as plain numbers:
+
+    forward     their data at every step of the program
+    graph       their graph, read without interpretation (graph.py)
+    steps       their gradient code run one node at a time, in a correct
+                reverse topological order: each operand's grad before and after
+    runs        their own backward(), on fresh objects, several times (some with
+                every set of children iterated in another order): the grads left
+    watched     their backward() once more with every `_backward` (MiniTorch:
+                `chain_rule`) wrapped: the order of their calls
+    fd          their forward at nudged points (x ± h, x ± h/2), per leaf and
+                per step, so the parent can take central differences of THEIR
+                function -- the rule a gradient is judged by
+    error       their exception, with the line of their file it came from
+
+The parent (core/foreign/judge.py) decides what is right. A learner's code that
+patches this module can only change numbers, never the rule that reads them.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import os
+import runpy
+import sys
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+from .build import apply, build
+from .graph import ReadError, closure_name, read
+from .shapes import Shape, backward_of, children, eps_of, number, one_like, zero_like
+
+REPEATS = 8  # runs of their backward() per test: a set-order walk shows in some of them
+KNOWN = ("relu", "tanh", "exp", "log", "sigmoid")  # methods the parent has tests for
+DUNDERS = (
+    "__add__",
+    "__radd__",
+    "__sub__",
+    "__rsub__",
+    "__mul__",
+    "__rmul__",
+    "__truediv__",
+    "__rtruediv__",
+    "__pow__",
+    "__rpow__",
+    "__neg__",
+    "__abs__",
+)
+NOT_OPS = {  # methods that are no unary op, never called to find out
+    "backward", "backprop", "back_prop", "backpropagate", "zero_grad", "zero", "build_topo",
+    "topological_sort", "topo_sort", "topological_order", "toposort", "draw", "draw_dot", "plot", "show",
+    "item", "numpy", "tolist", "parameters", "params", "requires_grad_", "accumulate_derivative",
+    "chain_rule", "is_leaf", "is_constant", "detach", "clone", "copy", "deepcopy", "graph", "trace",
+    "children", "parents", "history", "to", "cpu", "cuda", "float", "double", "half", "int",
+}  # fmt: skip
+
+
+class EngineError(Exception):
+    """Their file or folder cannot be used: the message says why."""
+
+
+# -----------------------------------------------------------------------------
+# Loading their engine
+
+
+def load(path: str) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """(namespace, their source roots) of a .py file, or of a package folder (MiniTorch's
+    `minitorch/` as the course hands it in, or a folder holding one package)."""
+    path = os.path.abspath(path)
+    if not os.path.isdir(path):
+        return runpy.run_path(path, run_name="learner_engine"), (path,)
+    package = path
+    if not os.path.isfile(os.path.join(path, "__init__.py")):
+        found = sorted(
+            d for d in os.listdir(path) if os.path.isfile(os.path.join(path, d, "__init__.py")) and d.isidentifier()
+        )
+        found.sort(key=lambda d: d != "minitorch")
+        if not found:
+            raise EngineError(f"{path} is a folder with no package in it (no __init__.py): give your .py file")
+        package = os.path.join(path, found[0])
+    sys.path.insert(0, os.path.dirname(package))
+    name = os.path.basename(package)
+    module = importlib.import_module(name)
+    namespace: dict[str, Any] = {}
+    for sub in ("autodiff", "scalar_functions", "scalar"):  # MiniTorch's modules, if the package has them
+        if os.path.isfile(os.path.join(package, sub + ".py")):
+            try:
+                namespace.update(vars(importlib.import_module(f"{name}.{sub}")))
+            except ImportError:
+                pass
+    namespace.update(vars(module))
+    return namespace, (package + os.sep,)
+
+
+def find_value_class(namespace: dict[str, Any]) -> type:
+    """Their Value class: `Value` (or MiniTorch's `Scalar`) if it is a class, else the
+    one class that has a number and a gradient on an instance and `__add__`/`__mul__`."""
+    classes = [obj for name, obj in namespace.items() if isinstance(obj, type) and not name.startswith("_")]
+    classes.sort(key=lambda cls: cls.__name__ not in ("Value", "Scalar"))
+    for cls in classes:
+        if not any(op in base.__dict__ for base in cls.__mro__[:-1] for op in ("__add__", "__mul__")):
+            continue
+        try:
+            Shape.of(cls)
+        except Exception:  # noqa: BLE001 -- their constructor: any failure rules it out
+            continue
+        return cls
+    raise EngineError(
+        "no Value class: the file defines no class whose instances have .data and "
+        ".grad and that can be added or multiplied (micrograd's Value(2.0) must work)"
+    )
+
+
+def leaf_maker(V: type) -> tuple[Callable[[float], Any], str]:
+    """(make(x) -> a leaf that takes gradients, a note). A class whose leaves need an
+    opt-in flag (`requires_grad=True`, as PyTorch's) gets it, and the report says so."""
+    probe = V(1.0)
+    if getattr(probe, "requires_grad", None) is not False:
+        return V, ""
+    try:
+        if V(1.0, requires_grad=True).requires_grad is True:
+            return (lambda x: V(x, requires_grad=True)), "leaves made with requires_grad=True"
+    except Exception:  # noqa: BLE001 -- their constructor takes no such keyword
+        pass
+
+    def make(x: float) -> Any:
+        value = V(x)
+        setter = getattr(value, "requires_grad_", None)
+        if callable(setter):
+            setter(True)
+        else:
+            value.requires_grad = True
+        return value
+
+    return make, "leaves marked requires_grad = True"
+
+
+def offered(V: type, shape: Shape, make: Callable[[float], Any]) -> tuple[list[str], list[str]]:
+    """(the operations their class has: dunders, known methods, 'numbers' when a Value
+    and a plain number mix; their other unary methods -- sin, abs, softplus ...)."""
+    found = [d for d in DUNDERS if callable(getattr(V, d, None))]
+    found += [m for m in KNOWN if callable(getattr(V, m, None))]
+    try:
+        if shape.read_data(make(1.0) + 2.0) == 3.0 and shape.read_data(make(1.0) * 2.0) == 2.0:
+            found.append("numbers")
+    except Exception:  # noqa: BLE001 -- their code, any failure means "no"
+        pass
+    unknown = []
+    for name in sorted({n for base in V.__mro__[:-1] for n in vars(base)}):
+        if name.startswith("_") or name in KNOWN or name in NOT_OPS or name == shape.data or name == shape.grad:
+            continue
+        method = getattr(V, name, None)
+        if not inspect.isfunction(method):
+            continue
+        try:
+            params = list(inspect.signature(method).parameters.values())[1:]
+        except (TypeError, ValueError):
+            continue
+        if any(p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params):
+            continue
+        try:
+            x = make(0.7)
+            out = getattr(x, name)()
+            if isinstance(out, V) and any(c is x for c in children(out)[0]):
+                unknown.append(name)
+        except Exception:  # noqa: BLE001 -- not an op of one Value
+            continue
+    return found, unknown
+
+
+# -----------------------------------------------------------------------------
+# Their exceptions, with their line
+
+
+def their_error(where: str, e: BaseException, roots: tuple[str, ...]) -> dict[str, Any]:
+    """{where, type, message, at: [file, line, source] in THEIR code (or None)}."""
+    at = None
+    for frame in traceback.extract_tb(e.__traceback__):
+        if any(frame.filename.startswith(r.rstrip(os.sep)) for r in roots):
+            at = [frame.filename, frame.lineno, (frame.line or "").strip()[:200]]
+    return {"where": where, "type": type(e).__name__, "message": str(e)[:400], "at": at}
+
+
+# -----------------------------------------------------------------------------
+# One test
+
+
+class Probe:
+    """Their class, read once: its shape, how to make a leaf, its number type."""
+
+    def __init__(self, V: type, roots: tuple[str, ...]) -> None:
+        self.V = V
+        self.roots = roots
+        self.shape = Shape.of(V)
+        self.make, self.leaf_note = leaf_maker(V)
+        sample = getattr(self.make(1.0), self.shape.data)
+        self.eps = eps_of(sample)
+        self.style = "closures"
+
+    def grad(self, value: Any) -> float | None:
+        g = getattr(value, self.shape.grad, None)
+        return None if g is None else number(g)
+
+    def build(self, program: dict[str, Any], at: dict[str, float] | None = None) -> tuple[dict, dict[int, str]]:
+        names: dict[int, str] = {}
+
+        def leaf(x: float, name: str) -> Any:
+            value = self.make(x)
+            names[id(value)] = name
+            return value
+
+        made = build(program, leaf, at)
+        for step in program["steps"]:
+            if step.get("name") and "leaf" not in step:
+                names.setdefault(id(made[step["id"]]), step["name"])
+        return made, names
+
+    def output(self, program: dict[str, Any], at: dict[str, float]) -> float | None:
+        try:
+            made, _ = self.build(program, at)
+            return self.shape.read_data(made[program["output"]])
+        except Exception:  # noqa: BLE001 -- their forward at a nudged point: no number
+            return None
+
+    def step_h(self, x: float) -> float:
+        return self.eps ** (1 / 3) * max(1.0, abs(x))
+
+    def run(self, case: dict[str, Any], repeats: int = REPEATS) -> dict[str, Any]:
+        program = case["program"]
+        out: dict[str, Any] = {"name": case["name"]}
+        try:
+            made, names = self.build(program)
+            for step in program["steps"]:
+                if not isinstance(made[step["id"]], self.V):
+                    raise TypeError(f"{_text(step)} gave a {type(made[step['id']]).__name__}, not a {self.V.__name__}")
+            out["forward"] = {sid: self.shape.read_data(v) for sid, v in made.items()}
+        except BaseException as e:  # noqa: BLE001 -- their code
+            if isinstance(e, (KeyboardInterrupt, SystemExit)):
+                raise
+            out["error"] = their_error("building the expression", e, self.roots)
+            return out
+        root = made[program["output"]]
+        try:
+            nodes, objects = read(root, names, self.roots, self.shape.data)
+        except ReadError as e:
+            out["error"] = {"where": "reading your graph", "type": "ReadError", "message": str(e), "at": None}
+            return out
+        ids = {id(obj): n["id"] for n, obj in zip(nodes, objects)}
+        out["graph"] = nodes
+        out["made"] = {sid: ids.get(id(v)) for sid, v in made.items()}
+        self.style = _style(root)
+        out["style"] = self.style
+        out["steps"] = self.step_all(nodes, objects)
+        if backward_of(root) is not None:
+            out["watched"] = self.watch(nodes, objects)
+            out["runs"] = self.their_runs(program, repeats)
+        out["fd"] = self.fd(program, out["forward"])
+        out["local_fd"] = self.local_fd(program, out["forward"])
+        return out
+
+    # -- their gradient code, one node at a time --------------------------------
+
+    def step_all(self, nodes: list[dict], objects: list[Any]) -> list[dict[str, Any]]:
+        """Zero every grad, seed the output, run their code for each node in a
+        correct reverse topological order; one record per node."""
+        by_id = {n["id"]: obj for n, obj in zip(nodes, objects)}
+        mine: dict[str, float] = {}  # MiniTorch keeps no interior derivative: the studio holds them
+        try:
+            if self.style == "minitorch":
+                mine = {n["id"]: 0.0 for n in nodes}
+                mine[nodes[-1]["id"]] = 1.0
+            else:
+                for obj in objects:
+                    setattr(obj, self.shape.grad, zero_like(getattr(obj, self.shape.grad, None)))
+                setattr(objects[-1], self.shape.grad, one_like(getattr(objects[-1], self.shape.grad, None)))
+        except Exception as e:  # noqa: BLE001
+            return [{"node_id": nodes[-1]["id"], "error": their_error("setting .grad", e, self.roots)}]
+        records = []
+        for node in reversed(nodes):
+            if not node["children"]:
+                continue
+            obj = by_id[node["id"]]
+            unique = list(dict.fromkeys(node["children"]))
+            read_g = (lambda c: mine[c]) if self.style == "minitorch" else (lambda c: self.grad(by_id[c]) or 0.0)
+            try:
+                out_grad = read_g(node["id"])
+                before = {c: read_g(c) for c in unique}
+                if self.style == "minitorch":
+                    ids = {id(by_id[c]): c for c in unique}
+                    for var, d in obj.chain_rule(out_grad):
+                        if id(var) in ids:
+                            mine[ids[id(var)]] += number(d)
+                elif self.style == "local-grads":
+                    for child, g in zip(obj._children, obj._local_grads):
+                        child.grad += g * obj.grad
+                else:
+                    call_backward(getattr(obj, closure_name(obj) or "_backward"), obj)
+                after = {c: read_g(c) for c in unique}
+            except Exception as e:  # noqa: BLE001 -- their closure
+                records.append({"node_id": node["id"], "error": their_error(f"the gradient code of {node['id']}", e, self.roots)})
+                break
+            records.append(
+                {
+                    "node_id": node["id"],
+                    "out_grad": out_grad,
+                    "operands": [{"id": c, "before": before[c], "after": after[c]} for c in unique],
+                }
+            )
+        return records
+
+    # -- their backward() --------------------------------------------------------
+
+    def watch(self, nodes: list[dict], objects: list[Any]) -> dict[str, Any]:
+        """Their backward() on the traced graph (grads zeroed), each call of their
+        per-node code recorded in order with its operands' grads around it."""
+        calls: list[dict[str, Any]] = []
+        by_id = {n["id"]: obj for n, obj in zip(nodes, objects)}
+        restore: list[tuple[Any, str, Any, bool]] = []
+        attr = "chain_rule" if self.style == "minitorch" else (closure_name(objects[-1]) or "_backward")
+        try:
+            for obj in objects:
+                setattr(obj, self.shape.grad, zero_like(getattr(obj, self.shape.grad, None)))
+        except Exception:  # noqa: BLE001 -- MiniTorch's derivative is None until set: fine
+            pass
+        if self.style != "local-grads":
+            for node, obj in zip(nodes, objects):
+                if not node["children"]:
+                    continue
+                original = getattr(obj, attr, None)
+                if original is None:
+                    continue
+                had = attr in getattr(obj, "__dict__", {})
+                try:
+                    setattr(obj, attr, self._recorder(calls, node, original, by_id))
+                except (AttributeError, TypeError):
+                    continue
+                restore.append((obj, attr, original, had))
+        result: dict[str, Any] = {"calls": calls}
+        try:
+            backward_of(objects[-1])()
+        except Exception as e:  # noqa: BLE001
+            result["error"] = their_error("your backward()", e, self.roots)
+        finally:
+            for obj, name, original, had in restore:
+                try:
+                    if had:
+                        setattr(obj, name, original)
+                    else:
+                        delattr(obj, name)
+                except (AttributeError, TypeError):
+                    pass
+        result["watched_all"] = bool(restore) and len(restore) == sum(1 for n in nodes if n["children"])
+        result["grads"] = {n["id"]: _maybe(self.grad, obj) for n, obj in zip(nodes, objects)}
+        return result
+
+    def _recorder(self, calls: list, node: dict, original: Any, by_id: dict) -> Callable[..., Any]:
+        unique = list(dict.fromkeys(node["children"]))
+        minitorch = self.style == "minitorch"
+
+        def recorded(*args: Any, **kwargs: Any) -> Any:
+            record: dict[str, Any] = {"node_id": node["id"]}
+            calls.append(record)
+            if minitorch:
+                result = original(*args, **kwargs)
+                try:
+                    result = list(result)
+                    ids = {id(by_id[c]): c for c in unique}
+                    record["out_grad"] = number(args[0]) if args else None
+                    record["returned"] = [[ids.get(id(v)), number(d)] for v, d in result]
+                except Exception:  # noqa: BLE001
+                    pass
+                return result
+            try:
+                record["out_grad"] = self.grad(by_id[node["id"]])
+                before = {c: self.grad(by_id[c]) or 0.0 for c in unique}
+            except Exception:  # noqa: BLE001 -- no record, then no replay of this pass
+                return original(*args, **kwargs)
+            result = original(*args, **kwargs)
+            record["operands"] = [
+                {"id": c, "before": before[c], "after": _maybe(self.grad, by_id[c]) or 0.0} for c in unique
+            ]
+            return result
+
+        return recorded
+
+    def their_runs(self, program: dict[str, Any], repeats: int) -> list[dict[str, Any]]:
+        """Their backward() on `repeats` fresh builds (kept alive, so no build reuses
+        another's memory and set order; some with sets reordered): named grads each."""
+        runs, kept = [], []
+        for i in range(repeats):
+            kept.extend(self.make(0.0) for _ in range(i))
+            try:
+                made, _ = self.build(program)
+                root = made[program["output"]]
+                kept.append(root)
+                if i % 3:
+                    reorder_sets(root, i % 3)
+                backward_of(root)()
+                runs.append({sid: _maybe(self.grad, made[sid]) for sid in named_steps(program)})
+            except RecursionError as e:
+                return [{"error": their_error("your backward() recursed too deep", e, self.roots)}]
+            except Exception as e:  # noqa: BLE001 -- their code
+                return [{"error": their_error("your backward()", e, self.roots)}]
+        return runs
+
+    # -- their forward, nudged ---------------------------------------------------
+
+    def fd(self, program: dict[str, Any], forward: dict[str, float]) -> dict[str, Any]:
+        """For each leaf: h and their output at x+h, x-h, x+h/2, x-h/2."""
+        result = {}
+        for step in program["steps"]:
+            if "leaf" not in step:
+                continue
+            x = float(step["leaf"])
+            h = self.step_h(x)
+            values = [self.output(program, {step["id"]: x + d}) for d in (h, -h, h / 2, -h / 2)]
+            result[step["id"]] = {"h": h, "f": values}
+        return result
+
+    def local_fd(self, program: dict[str, Any], forward: dict[str, float]) -> dict[str, Any]:
+        """For each op step, its own forward re-run on fresh leaves at its operands'
+        data, one operand nudged at a time: {step id: [per operand: {h, f, f0}]}."""
+        result: dict[str, Any] = {}
+        for step in program["steps"]:
+            if "leaf" in step:
+                continue
+            args = step.get("args", ())
+            ports = []
+            for i, a in enumerate(args):
+                if not isinstance(a, str):
+                    ports.append(None)
+                    continue
+                x = forward[a]
+                h = self.step_h(x)
+                ports.append({"h": h, "f": [self._rerun(step, forward, i, d) for d in (h, -h, h / 2, -h / 2)]})
+            result[step["id"]] = ports
+        return result
+
+    def _rerun(self, step: dict[str, Any], forward: dict[str, float], port: int, nudge: float) -> float | None:
+        """The step's op on fresh leaves (x*x gets two), operand `port` nudged."""
+        try:
+            values = [
+                self.make(forward[a] + (nudge if i == port else 0.0)) if isinstance(a, str) else a["n"]
+                for i, a in enumerate(step.get("args", ()))
+            ]
+            return self.shape.read_data(apply(step, values))
+        except Exception:  # noqa: BLE001 -- their forward there: no number
+            return None
+
+
+def _style(root: Any) -> str:
+    if getattr(root, "_local_grads", None) is not None and getattr(root, "_children", None) is not None:
+        return "local-grads"
+    if callable(getattr(root, "chain_rule", None)) and getattr(root, "history", None) is not None:
+        return "minitorch"
+    return "closures"
+
+
+def _maybe(read: Callable[[Any], Any], value: Any) -> Any:
+    try:
+        return read(value)
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def _text(step: dict[str, Any]) -> str:
+    if "method" in step:
+        return f"{step['args'][0]}.{step['method']}()"
+    return f"{step.get('call')}{tuple(a if isinstance(a, str) else a['n'] for a in step.get('args', ()))}"
+
+
+def named_steps(program: dict[str, Any]) -> list[str]:
+    """The steps whose grads are judged: every leaf, and op steps that carry a name."""
+    return [s["id"] for s in program["steps"] if "leaf" in s or s.get("name")]
+
+
+def call_backward(fn: Callable[..., Any], out: Any) -> Any:
+    """Their `_backward`: micrograd's takes no argument; some take out."""
+    try:
+        wants_out = len(inspect.signature(fn).parameters) >= 1
+    except (TypeError, ValueError):
+        wants_out = False
+    return fn(out) if wants_out else fn()
+
+
+class _SetInOrder(set):
+    """A set of their children that iterates in an order the studio chooses."""
+
+    def __init__(self, items: list[Any]) -> None:
+        super().__init__(items)
+        self._order = items
+
+    def __iter__(self):  # noqa: ANN204
+        return iter(self._order)
+
+
+def reorder_sets(root: Any, mode: int) -> None:
+    """Make every set of children in the graph iterate reversed (mode 1) or rotated by
+    one (mode 2): a walk that is right only in some set orders is wrong in one of these."""
+    seen, stack = {id(root)}, [root]
+    while stack:
+        value = stack.pop()
+        kids, ordered, where = children(value)
+        if not ordered and where and len(kids) > 1:
+            order = kids[::-1] if mode == 1 else kids[1:] + kids[:1]
+            try:
+                setattr(value, where, _SetInOrder(order))
+            except (AttributeError, TypeError):
+                pass
+        for kid in kids:
+            if id(kid) not in seen:
+                seen.add(id(kid))
+                stack.append(kid)
+
+
+# -----------------------------------------------------------------------------
+# Their whole-pass habits: zero_grad, their own topological sort
+
+TOPO_NAMES = ("topological_sort", "topo_sort", "build_topo", "topological_order", "toposort")
+
+
+def zeroing(probe: Probe) -> dict[str, Any] | None:
+    """Two passes of their backward() on h = x*y; out = h + x*h, with their
+    zero_grad() between when they have one: the grads of x and y after each, and
+    which values zero_grad left non-zero. None without a backward() or + and *."""
+    try:
+        x, y = probe.make(2.0), probe.make(-3.0)
+        h = x * y
+        root = h + x * h
+    except Exception:  # noqa: BLE001 -- no + or * with two Values
+        return None
+    if backward_of(root) is None:
+        return None
+    zero = getattr(root, "zero_grad", None)
+    backward_of(root)()
+    first = {"x": probe.grad(x), "y": probe.grad(y)}
+    left: list[str] = []
+    if callable(zero):
+        zero()
+        left = [n for n, v in (("x", x), ("y", y), ("x*y", h)) if (probe.grad(v) or 0.0) != 0.0]
+    backward_of(root)()
+    return {"zero_grad": callable(zero), "first": first, "second": {"x": probe.grad(x), "y": probe.grad(y)}, "left": left}
+
+
+def find_topo(namespace: dict[str, Any], V: type) -> tuple[str, Callable[[Any], Any]] | None:
+    """(name, fn(root) -> their list) for a topological sort the learner wrote, or None."""
+    for name in TOPO_NAMES:
+        fn = namespace.get(name)
+        if callable(fn) and not isinstance(fn, type):
+            return name, fn
+    for name in TOPO_NAMES:
+        if callable(getattr(V, name, None)):
+            return f"{V.__name__}.{name}", lambda root, _name=name: getattr(root, _name)()
+    return None
+
+
+def their_topo(probe: Probe, namespace: dict[str, Any], programs: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """Their sort called on each program's output: the node ids it lists, in its order."""
+    found = find_topo(namespace, probe.V)
+    if found is None:
+        return None
+    name, fn = found
+    results = []
+    for program in programs:
+        item: dict[str, Any] = {"program": program["name"]}
+        try:
+            made, names = probe.build(program["program"])
+            root = made[program["program"]["output"]]
+            nodes, objects = read(root, names, probe.roots, probe.shape.data)
+            ids = {id(obj): n["id"] for n, obj in zip(nodes, objects)}
+            item["graph"] = nodes
+            item["listed"] = [ids.get(id(v), "?") for v in fn(root)]
+        except Exception as e:  # noqa: BLE001 -- their function
+            item["error"] = their_error(name, e, probe.roots)
+        results.append(item)
+    return {"name": name, "results": results}
+
+
+# -----------------------------------------------------------------------------
+# The whole run
+
+
+def needs_of(program: dict[str, Any]) -> list[str]:
+    """What a program asks of the class: dunders ('__rsub__' for 1 - x), methods, and
+    'numbers' where a plain number meets a Value."""
+    needs = []
+    calls = {"add": "__add__", "sub": "__sub__", "mul": "__mul__", "truediv": "__truediv__", "pow": "__pow__"}
+    for step in program["steps"]:
+        args = step.get("args", ())
+        if "method" in step:
+            needs.append(step["method"])
+        elif step.get("call") in ("neg", "abs"):
+            needs.append(f"__{step['call']}__")
+        elif step.get("call") in calls:
+            first_number = bool(args) and not isinstance(args[0], str)
+            dunder = calls[step["call"]]
+            needs.append(dunder.replace("__", "__r", 1) if first_number else dunder)
+            if any(not isinstance(a, str) for a in args) and step["call"] != "pow":
+                needs.append("numbers")
+    return sorted(set(needs))
+
+
+def run(request: dict[str, Any], report: Callable[[dict[str, Any]], None]) -> None:
+    """Load their engine, report what it offers, run every test of `request`."""
+    path = request["engine"]
+    try:
+        namespace, roots = load(path)
+    except EngineError as e:
+        report({"kind": "unusable", "message": str(e)})
+        return
+    except SyntaxError as e:
+        report({"kind": "unusable", "message": f"{e.filename or path}, line {e.lineno}: syntax error: {e.msg}"})
+        return
+    except MemoryError:
+        report({"kind": "unusable", "message": f"loading {path} ran out of memory: a huge allocation?"})
+        return
+    except SystemExit as e:
+        report(
+            {
+                "kind": "unusable",
+                "message": f"loading {path} called sys.exit({e.code!r}): "
+                "remove it (or put it under if __name__ == '__main__':)",
+            }
+        )
+        return
+    except BaseException as e:  # noqa: BLE001 -- anything their file raises
+        error = their_error(f"loading {path}", e, (os.path.abspath(path),))
+        where = f" (line {error['at'][1]})" if error["at"] else ""
+        report({"kind": "unusable", "message": f"loading {path} raised {error['type']}: {error['message']}{where}", "error": error})
+        return
+    report({"kind": "loaded"})
+    try:
+        V = find_value_class(namespace)
+        probe = Probe(V, roots)
+    except EngineError as e:
+        report({"kind": "unusable", "message": str(e)})
+        return
+    except Exception as e:  # noqa: BLE001 -- their constructor
+        report({"kind": "unusable", "message": f"making a leaf of your class raised {type(e).__name__}: {e}"})
+        return
+    found, unknown = offered(V, probe.shape, probe.make)
+    report(
+        {
+            "kind": "start",
+            "class": V.__name__,
+            "offered": found,
+            "unknown_methods": unknown,
+            "shape": {"data": probe.shape.data, "grad": probe.shape.grad},
+            "leaf_note": probe.leaf_note,
+            "eps": probe.eps,
+            "style": _style(probe.make(1.0) * probe.make(2.0)) if "__mul__" in found else "closures",
+            "backward_line": _backward_line(probe),
+        }
+    )
+    cases = list(request["cases"])
+    for template in request.get("each_method", ()):
+        for method in unknown:
+            cases.append(_instantiate(template, method))
+    for case in cases:
+        missing = [n for n in needs_of(case["program"]) if n not in found and n not in unknown and n != "METHOD"]
+        if missing:
+            report({"kind": "case", "name": case["name"], "skipped": missing})
+            continue
+        report({"kind": "begin", "name": case["name"]})
+        report({"kind": "case", **probe.run(case, request.get("repeats", REPEATS))})
+    if request.get("zeroing", True):
+        try:
+            report({"kind": "zeroing", "result": zeroing(probe)})
+        except Exception as e:  # noqa: BLE001
+            report({"kind": "zeroing", "error": their_error("zero_grad", e, roots)})
+    topo = request.get("topo") or []
+    if topo:
+        try:
+            report({"kind": "topo", "result": their_topo(probe, namespace, topo)})
+        except Exception as e:  # noqa: BLE001
+            report({"kind": "topo", "error": their_error("your topological sort", e, roots)})
+
+
+def _backward_line(probe: Probe) -> list[Any] | None:
+    """Where their backward() pass is written ([file, line, source]), or None."""
+    from .graph import line_of
+
+    method = backward_of(probe.make(1.0))
+    return line_of(getattr(method, "__func__", method), probe.roots) if method is not None else None
+
+
+def _instantiate(template: dict[str, Any], method: str) -> dict[str, Any]:
+    """A test written for 'any unary method' (`x.METHOD()`), for one of theirs."""
+    steps = [{**s, "method": method} if s.get("method") == "METHOD" else s for s in template["program"]["steps"]]
+    name = template["name"].replace("METHOD", method)
+    return {**template, "name": name, "program": {**template["program"], "steps": steps}, "method": method}

@@ -1,0 +1,160 @@
+"""The shapes learners give their Value class, in one table.
+
+Every course names the same few things its own way:
+
+    micrograd / the lecture   data, grad, _prev (a set), _op, a _backward closure
+    EurekaLabs, microgpt      data, grad, _children + _local_grads, __slots__
+    MiniTorch module 1        Scalar: data, derivative (None until backward),
+                              history.inputs / last_fn, backward() -> backpropagate
+    homework sheets           value and d (or grad)
+    other repos               v, children, a `back` closure, a `backprop()` pass
+    the unexpected            children under a name of their own (_kids, parents ...)
+
+The studio reads a learner's Value only through this table: `Shape.of(V)` looks
+at one leaf, `V(2.0)`, and picks the attribute that holds its number and the
+one that holds its gradient; `children(value)` follows `_prev`, `_children`,
+`history.inputs`, and failing those any attribute that holds instances of
+their class. Nothing here runs their methods except the constructor.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+DATA = ("data", "value", "val", "v", "x")
+GRAD = ("grad", "derivative", "d", "g")
+CHILDREN = ("_prev", "_children", "children", "prev", "_parents", "parents", "_operands", "operands")
+BACKWARD = ("backward", "backprop", "back_prop", "backpropagate")  # the pass, as a method of the output
+
+
+def number(x: Any) -> float:
+    """Their number as a float: floats, ints, numpy scalars and 0-d arrays, Fraction,
+    Decimal, float32. Raises TypeError/ValueError when it is none of these."""
+    if hasattr(x, "item") and callable(x.item) and getattr(x, "size", 1) == 1:
+        x = x.item()
+    return float(x)
+
+
+def zero_like(g: Any) -> Any:
+    """A zero of the type their grads have (0.0 * a numpy float32 stays float32, an
+    array stays an array, a Fraction a Fraction); plain 0.0 when that fails."""
+    if g is None:
+        return 0.0
+    try:
+        z = g * 0
+        number(z)
+        return z
+    except Exception:  # noqa: BLE001 -- their number type
+        return 0.0
+
+
+def one_like(g: Any) -> Any:
+    z = zero_like(g)
+    try:
+        return z + 1
+    except Exception:  # noqa: BLE001
+        return 1.0
+
+
+def eps_of(sample: Any) -> float:
+    """The machine epsilon of their number type: 2**-52 for float64 (and ints,
+    Fractions), numpy's finfo for float32/float16 scalars and arrays."""
+    dtype = getattr(sample, "dtype", None)
+    if dtype is not None:
+        try:
+            import numpy
+
+            return float(numpy.finfo(dtype).eps)
+        except (ImportError, TypeError, ValueError):
+            pass
+    return 2.0**-52
+
+
+def tolerance(sample: Any) -> tuple[float, float]:
+    """(relative, absolute) tolerance for numbers of `sample`'s type: float64 is judged
+    to ~1e-6, float32 to ~1e-3 (its epsilon is 1.2e-7 and a 40-step chain rounds 40
+    times), float16 to ~1e-1."""
+    dtype = getattr(sample, "dtype", None)
+    eps = 2.0**-52
+    if dtype is not None:
+        try:
+            import numpy
+
+            eps = float(numpy.finfo(dtype).eps)
+        except (ImportError, TypeError, ValueError):
+            pass
+    rel = max(1e-6, 1e4 * eps)
+    return rel, rel * 1e-3
+
+
+class Shape:
+    """Which attributes of their class hold the number and the gradient."""
+
+    def __init__(self, data: str, grad: str) -> None:
+        self.data = data
+        self.grad = grad
+
+    @classmethod
+    def of(cls, V: type) -> Shape:
+        """Read one leaf V(2.0). Raises ValueError naming what is missing."""
+        leaf = V(2.0)
+        data = next((a for a in DATA if _is_number(getattr(leaf, a, None))), None)
+        if data is None:
+            raise ValueError("its Value(2.0) has no number in .data (or .value)")
+        grad = next((a for a in GRAD if a != data and hasattr(leaf, a) and _grad_like(getattr(leaf, a))), None)
+        if grad is None:
+            raise ValueError("its Value(2.0) has no gradient in .grad (or .derivative, .d)")
+        return cls(data, grad)
+
+    def read_data(self, value: Any) -> float:
+        return number(getattr(value, self.data))
+
+    def read_grad(self, value: Any) -> float:
+        """Their grad as a float; a grad never set (MiniTorch's None) reads 0."""
+        g = getattr(value, self.grad, None)
+        return 0.0 if g is None else number(g)
+
+
+def _is_number(x: Any) -> bool:
+    if x is None or isinstance(x, (str, bytes, bool)):
+        return False
+    try:
+        number(x)
+    except (TypeError, ValueError, OverflowError):
+        return False
+    return True
+
+
+def _grad_like(x: Any) -> bool:
+    return x is None or _is_number(x)
+
+
+def children(value: Any) -> tuple[list[Any], bool, str]:
+    """(children, ordered?, where found) of one of their Values. A set is unordered.
+    Tries the names of the table, MiniTorch's `history.inputs`, then any attribute
+    holding instances of the value's own class (a tuple/list/set of them)."""
+    for name in CHILDREN:
+        found = getattr(value, name, None)
+        if isinstance(found, (set, frozenset, tuple, list)):
+            return list(found), not isinstance(found, (set, frozenset)), name
+    history = getattr(value, "history", None)
+    inputs = getattr(history, "inputs", None)
+    if isinstance(inputs, (tuple, list)):
+        return [x for x in inputs if isinstance(x, type(value))], True, "history.inputs"
+    slots = [s for c in type(value).__mro__ for s in getattr(c, "__slots__", ())]
+    names = list(getattr(value, "__dict__", {})) + [s for s in slots if isinstance(s, str)]
+    for name in names:
+        found = getattr(value, name, None)
+        if isinstance(found, (set, frozenset, tuple, list)) and found:
+            if all(isinstance(x, type(value)) for x in found):
+                return list(found), not isinstance(found, (set, frozenset)), name
+    return [], True, ""
+
+
+def backward_of(value: Any) -> Any:
+    """Their backward pass as a bound method of `value` (`backward`, `backprop` ...), or None."""
+    for name in BACKWARD:
+        method = getattr(value, name, None)
+        if callable(method):
+            return method
+    return None

@@ -1,0 +1,644 @@
+"""Judging one test from the numbers the learner's engine computed.
+
+The child (core/foreign/child/probe.py) ran their class and sent back plain
+numbers; this module, in the studio's own process, decides. For one test:
+
+    1. their forward, op by op: at each step the studio knows (+, *, tanh ...),
+       their output against the studio's forward of THEIR operands, loosely
+       (`agree.forward_agrees`): a regulariser passes, a wrong formula is a
+       *forward* fault at that op ("your sigmoid computes 0.3775 ...");
+    2. the truth for each leaf's grad: the derivative of THEIR function, by
+       central differences of their forward (`agree.central`);
+    3. their own backward(), run several times: each leaf's grad against that
+       truth (`agree.agree`); runs that disagree with each other mean a walk
+       that follows a set's order;
+    4. their gradient code stepped node by node: what each step added to each
+       operand against local derivative · out.grad -- the local derivative
+       again from central differences of their own op (or the studio's table
+       for a node inside their op, `_op` read) -- to LOCATE a wrong result at
+       its op, name the line of their file that wrote it, and say why
+       (`diagnosis.diagnose`); their backward()'s call order (`order_fault`).
+
+Stepping never makes a verdict on its own where their backward() can be run:
+a step the studio cannot read as they meant it (a fused op) is no fault when
+their results are right. Without a backward(), the stepped result is the
+verdict. Every result is plain data in the report's shape (core/foreign/report.py).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from core import ops
+from core.foreign import battery
+from core.foreign.agree import Derivative, Tolerance, agree, central, forward_agrees, pair, tolerance
+from core.foreign.diagnosis import backward_fault, diagnose, order_fault, ref
+from core.foreign.trace import Trace, interpret
+
+# -----------------------------------------------------------------------------
+# Their exceptions
+
+
+def error_text(error: dict[str, Any]) -> str:
+    """'your backward() raised ZeroDivisionError: float division by zero (engine.py,
+    line 12: `self.grad += 1 / other.data`)' from the child's record of it."""
+    text = f"{error['where']} raised {error['type']}: {error['message']}"
+    at = error.get("at")
+    if at:
+        text += f" ({_short(at[0])}, line {at[1]}: `{at[2]}`)"
+    return text[:600]
+
+
+def _short(path: str) -> str:
+    parts = path.replace("\\", "/").split("/")
+    return "/".join(parts[-2:]) if len(parts) > 1 and parts[-2] not in ("", "tmp") else parts[-1]
+
+
+def line_text(line: list[Any] | None) -> str | None:
+    return f"{_short(line[0])}, line {line[1]}: {line[2]}" if line else None
+
+
+# -----------------------------------------------------------------------------
+# One test
+
+
+def judge(case: battery.Case, got: dict[str, Any], eps: float, keep: bool = False) -> dict[str, Any]:
+    """The result of `case` from the child's numbers `got` (see the module docstring)."""
+    result: dict[str, Any] = {"name": case.name, "status": "pass", "steps": 0, "notes": [], "fault": None}
+    result["text"] = case.text
+    if "error" in got:
+        return _raised(result, got["error"])
+    tol = tolerance(eps)
+    prog = case.program
+    forward = {k: _f(v) for k, v in got["forward"].items()}
+    tr = interpret(got["graph"], got.get("style", "closures"))
+    _name_nodes(tr, prog, got.get("made", {}))
+    result["notes"] = list(tr.notes)
+    result["style"] = tr.style
+    result["graph"] = [n.as_dict() for n in tr.nodes]
+    lines = {n["id"]: n.get("line") for n in got["graph"]}
+
+    bad = forward_fault(prog, forward, got.get("made", {}), tr, eps)
+    if bad is not None:
+        result.update(status="fail", fault=bad)
+        return result
+
+    truth = leaf_truth(prog, forward, got.get("fd", {}))
+    records, step_fault, checked = step_records(prog, got, tr, tol, lines)
+    result["steps"] = len([r for r in records if not r.get("after_fault")])
+    result["checked"] = checked
+    if step_fault is not None and step_fault.get("diagnosis") == "raised":
+        result.update(status="error", error=step_fault["cause"], fault=step_fault, records=records)
+        return result
+
+    runs = got.get("runs")
+    if runs is None:  # no backward(): their steps, and the grads they leave, are the verdict
+        if step_fault is not None:
+            result.update(status="fail", fault=step_fault, records=records)
+            return result
+        final = _final_grads(records, tr)
+        wrong = _wrong(truth, {k: final.get(got["made"].get(k)) for k in truth}, tol)
+        if wrong:
+            result.update(status="fail", fault=_wrong_result(wrong), records=records)
+        elif not checked and not truth:
+            result.update(status="unchecked", why="no step could be checked and no grad compared")
+        if keep:
+            result["records"] = records
+        return result
+
+    if runs and "error" in runs[0]:
+        result["records"] = records
+        return _raised(result, runs[0]["error"])
+    verdict = results_verdict(truth, runs, tol)
+    result["verdict"] = verdict
+    status = verdict["status"]
+    if status == "unchecked":
+        result.update(status="unchecked", why=verdict["why"])
+        return result
+    if status == "pass":
+        if step_fault is not None:
+            result["notes"].append(
+                f"stepping node by node disagreed at {step_fault.get('node', '?')}, but your backward()'s results "
+                "are right (an _op used as a label, or a fused op): judged by the results"
+            )
+        if keep:
+            result["records"] = records
+        return result
+    result["status"] = "fail"
+    if status == "unstable" and verdict["bad_runs"] < verdict["runs"]:
+        result["fault"] = {
+            "node": None,
+            "op": "order",
+            "studio_op": None,
+            "diagnosis": "set-order",
+            "cause": verdict["why"],
+            "wrong": verdict["wrong"],
+        }
+        return result
+    if status == "unstable":
+        result["notes"].append(verdict["why"])
+    if step_fault is not None:
+        result.update(fault=step_fault, records=records)
+    else:
+        watched = got.get("watched") or {}
+        fault, their_records = pass_fault(tr, watched, records, lines)
+        if fault is None:
+            fault = _wrong_result(verdict["wrong"])
+        result.update(fault=fault, records=their_records or records)
+        if their_records:
+            result["replay"] = "backward()"
+    result["fault"]["wrong"] = verdict["wrong"]
+    return result
+
+
+def _raised(result: dict[str, Any], error: dict[str, Any]) -> dict[str, Any]:
+    text = error_text(error)
+    result.update(status="error", error=text)
+    result["fault"] = {
+        "node": None,
+        "op": None,
+        "studio_op": None,
+        "diagnosis": "raised",
+        "cause": text,
+        "line": line_text(error.get("at")),
+    }
+    return result
+
+
+def _f(x: Any) -> float:
+    return float(x) if x is not None else math.nan
+
+
+def _name_nodes(tr: Trace, prog: dict[str, Any], made: dict[str, str]) -> None:
+    """Leaves and named steps carry the test's names (x, y, h)."""
+    for step in prog["steps"]:
+        nid = made.get(step["id"])
+        name = step["id"] if "leaf" in step else step.get("name")
+        if nid in tr.by_id and name and not tr.by_id[nid].name == name:
+            if "leaf" in step or tr.by_id[nid].name.startswith(("(", "?")) or True:
+                tr.by_id[nid].name = name
+
+
+# -----------------------------------------------------------------------------
+# 1. Their forward
+
+
+FORWARD_SLIPS = {  # op: [(what they wrote, f(x))] -- named when their number fits
+    "sigmoid": [("1/(1 + eˣ) (the sign of x lost)", lambda x: 1 / (1 + math.exp(x))), ("eˣ/(1 + eˣ)… with e⁻ˣ", lambda x: math.exp(-x) / (1 + math.exp(-x)))],
+    "tanh": [("(e²ˣ + 1)/(e²ˣ − 1) (upside down)", lambda x: (math.exp(2 * x) + 1) / (math.exp(2 * x) - 1))],
+    "relu": [("max(0, −x)", lambda x: max(0.0, -x)), ("x whatever its sign", lambda x: x)],
+    "exp": [("x (no exp)", lambda x: x)],
+}
+
+
+def forward_fault(prog: dict[str, Any], forward: dict[str, float], made: dict[str, str], tr: Trace, eps: float) -> dict[str, Any] | None:
+    """The first step whose output their class computes wrongly, or None."""
+    for step in prog["steps"]:
+        if "leaf" in step:
+            continue
+        op, param, operands = battery.studio_op(step)
+        if op is None:
+            continue
+        values = [_arg(a, forward) for a in step["args"]]
+        xs = [values[i] for i in operands] if op not in ("pow", "rpow") else [values[operands[0]]]
+        row = ops.BY_NAME[op]
+        try:
+            ours = float(row.forward(*xs, *ops.params_of(row, param)))
+        except (ArithmeticError, ValueError, TypeError):
+            continue
+        theirs = forward.get(step["id"], math.nan)
+        if not math.isfinite(ours) or forward_agrees(theirs, ours, eps):
+            continue
+        nid = made.get(step["id"])
+        node = tr.by_id.get(nid) if nid else None
+        shown = battery.source({"steps": [s for s in prog["steps"] if "leaf" in s] + [step], "output": step["id"]})
+        text = shown.split("; ")[-1]
+        a, b = pair(theirs, ours)
+        slip = _forward_slip(op, xs, theirs)
+        at = ", ".join(f"{k} = {v:g}" for k, v in zip(_arg_names(step), xs))
+        return {
+            "node": node.name if node else text,
+            "node_id": nid,
+            "op": (node.raw_op if node and node.raw_op else op),
+            "studio_op": op,
+            "diagnosis": "forward",
+            "expected": ours,
+            "got": theirs,
+            "cause": f"your {op} computes the wrong value: {text} at {at} gives {a}, should be {b}"
+            + (f" -- it computes {slip}" if slip else "")
+            + ". The forward pass is wrong, so every gradient through it is too: fix the forward first",
+        }
+    return None
+
+
+def _arg(a: Any, forward: dict[str, float]) -> float:
+    return forward[a] if isinstance(a, str) else float(a["n"])
+
+
+def _arg_names(step: dict[str, Any]) -> list[str]:
+    return [a if isinstance(a, str) else "c" for a in step["args"]]
+
+
+def _forward_slip(op: str, xs: list[float], theirs: float) -> str | None:
+    for text, f in FORWARD_SLIPS.get(op, ()):
+        try:
+            if forward_agrees(theirs, f(*xs)):
+                return text
+        except (ArithmeticError, ValueError):
+            continue
+    return None
+
+
+# -----------------------------------------------------------------------------
+# 2. The truth: derivatives of their function
+
+
+def leaf_truth(prog: dict[str, Any], forward: dict[str, float], fd: dict[str, Any]) -> dict[str, Derivative]:
+    """{leaf: d(output)/d(leaf) of THEIR forward}, where central differences exist."""
+    out = forward.get(prog["output"])
+    truth = {}
+    for leaf, item in fd.items():
+        d = central(item["f"], item["h"], out)
+        if d is not None:
+            truth[leaf] = d
+    return truth
+
+
+def results_verdict(truth: dict[str, Derivative], runs: list[dict[str, Any]], tol: Tolerance) -> dict[str, Any]:
+    """pass / fail / unstable / unchecked from their backward()'s runs."""
+    compared = [n for n in truth if runs and runs[0].get(n) is not None]
+    if not compared:
+        return {"status": "unchecked", "why": "no value of the expression has a grad the studio can read"}
+    vals = [{n: _f(run.get(n)) for n in compared} for run in runs]
+    differing = [i for i in range(1, len(vals)) if any(not _same(vals[i][n], vals[0][n], tol) for n in compared)]
+    wrong_runs = [i for i, v in enumerate(vals) if _wrong(truth, v, tol)]
+    first = vals[wrong_runs[0]] if wrong_runs else vals[0]
+    wrong = _wrong(truth, first, tol)
+    result: dict[str, Any] = {"compared": compared, "tolerance": list(tol), "runs": len(vals)}
+    if differing:
+        result.update(
+            status="unstable",
+            wrong=wrong,
+            bad_runs=len(wrong_runs),
+            why=(
+                f"your backward() gives different grads from run to run ({len(wrong_runs)} of {len(vals)} runs "
+                "wrong): it depends on the order of a set -- build the topological order by visiting each "
+                "node's children before the node itself, whatever order the set gives them in"
+            ),
+        )
+    elif wrong:
+        result.update(status="fail", wrong=wrong)
+    else:
+        result.update(status="pass")
+    return result
+
+
+def _same(a: float, b: float, tol: Tolerance) -> bool:
+    return agree(a, b, Tolerance(tol.rtol / 10, tol.atol / 10))
+
+
+def _wrong(truth: dict[str, Derivative], got: dict[str, Any], tol: Tolerance) -> list[dict[str, Any]]:
+    wrong = []
+    for name, d in truth.items():
+        g = got.get(name)
+        if g is None:
+            continue
+        if not agree(_f(g), d, tol):
+            wrong.append({"name": name, "expected": d.value, "got": _f(g)})
+    return wrong
+
+
+def wrong_text(wrong: list[dict[str, Any]]) -> str:
+    """'x.grad is 3, should be 5; y.grad is 0, should be -2' (the first three), with
+    enough digits that the two numbers differ on the page."""
+    parts = []
+    for w in wrong[:3]:
+        got, want = pair(w["got"], w["expected"])
+        parts.append(f"{w['name']}.grad is {got}, should be {want}")
+    return "; ".join(parts)
+
+
+def _wrong_result(wrong: list[dict[str, Any]]) -> dict[str, Any]:
+    first = wrong[0]
+    return {
+        "node": first["name"],
+        "op": None,
+        "studio_op": None,
+        "diagnosis": "wrong-result",
+        "expected": first["expected"],
+        "got": first["got"],
+        "cause": f"after your backward(): {wrong_text(wrong)} (stepping your code node by node could not say "
+        "which op: the studio does not read your class's graph well enough to point at one)",
+    }
+
+
+# -----------------------------------------------------------------------------
+# 4. Their code, node by node
+
+
+def step_records(
+    prog: dict[str, Any], got: dict[str, Any], tr: Trace, tol: Tolerance, lines: dict[str, Any]
+) -> tuple[list[dict[str, Any]], dict[str, Any] | None, int]:
+    """(records of every step, the first wrong step's fault or None, steps checked)."""
+    made = got.get("made", {})
+    forward = {k: _f(v) for k, v in got["forward"].items()}
+    local_fd = got.get("local_fd", {})
+    by_node = {}
+    for step in prog["steps"]:
+        if "leaf" not in step and made.get(step["id"]):
+            by_node.setdefault(made[step["id"]], step)
+    records: list[dict[str, Any]] = []
+    fault = None
+    checked = 0
+    for raw in got.get("steps", []):
+        nid = raw["node_id"]
+        node = tr.by_id[nid]
+        if "error" in raw:
+            text = error_text(raw["error"])
+            fault = {
+                "node": node.name,
+                "node_id": nid,
+                "op": node.raw_op or node.op,
+                "studio_op": node.op,
+                "diagnosis": "raised",
+                "cause": text,
+                "line": line_text(raw["error"].get("at")) or line_text(lines.get(nid)),
+            }
+            records.append({"node_id": nid, "node": node.name, "op": node.raw_op or node.op, "out_grad": 0.0, "operands": [], "ok": False, "fault": fault})
+            return records, fault, checked
+        record: dict[str, Any] = {
+            "node_id": nid,
+            "node": node.name,
+            "op": node.raw_op or node.op,
+            "out_grad": raw["out_grad"],
+            "operands": [],
+            "ok": True,
+            "fault": None,
+        }
+        if fault is not None:
+            record.update(ok=None, after_fault=True)
+            record["operands"] = [
+                {"id": o["id"], "name": tr.by_id[o["id"]].name, "before": o["before"], "after": o["after"]}
+                for o in raw["operands"]
+            ]
+            records.append(record)
+            continue
+        expected = expected_changes(node, by_node.get(nid), made, forward, local_fd, raw["out_grad"], tr)
+        if expected is None:
+            record["unchecked"] = f"op {node.raw_op!r}: no studio derivative and no step of the test to re-run"
+        else:
+            checked += 1
+        for o in raw["operands"]:
+            c = o["id"]
+            change = _f(o["after"]) - _f(o["before"])
+            operand = {"id": c, "name": tr.by_id[c].name, "before": o["before"], "after": o["after"], "got": change}
+            record["operands"].append(operand)
+            if expected is None:
+                operand["expected"] = None
+                continue
+            want, how, ports, local = expected[c]
+            operand.update(expected=_value(want), how=how, local=local)
+            if record["ok"] and not _agrees(change, want, tol):
+                record["ok"] = False
+                others_moved = any(
+                    not agree(_f(x["after"]) - _f(x["before"]), 0.0, tol) for x in raw["operands"] if x["id"] != c
+                )
+                code, cause = diagnose(
+                    tr,
+                    node,
+                    c,
+                    ports,
+                    local,
+                    raw["out_grad"],
+                    _f(o["before"]),
+                    _f(o["after"]),
+                    change,
+                    _value(want),
+                    tol,
+                    others_moved,
+                )
+                fault = {
+                    "node": node.name,
+                    "node_id": nid,
+                    "op": node.raw_op or node.op,
+                    "studio_op": node.op,
+                    "operand": tr.by_id[c].name,
+                    "operand_id": c,
+                    "expected": _value(want),
+                    "got": change,
+                    "before": o["before"],
+                    "after": o["after"],
+                    "out_grad": raw["out_grad"],
+                    "reference": how,
+                    "diagnosis": code,
+                    "cause": cause,
+                    "line": line_text(lines.get(nid)),
+                }
+                record["fault"] = fault
+        records.append(record)
+    return records, fault, checked
+
+
+def _value(want: Any) -> float:
+    return want.value if isinstance(want, Derivative) else want
+
+
+def _agrees(change: float, want: Any, tol: Tolerance) -> bool:
+    if isinstance(want, list):  # either operand order (a set lost it)
+        return any(_agrees(change, w, tol) for w in want)
+    return agree(change, want, tol)
+
+
+def expected_changes(
+    node: Any,
+    step: dict[str, Any] | None,
+    made: dict[str, str],
+    forward: dict[str, float],
+    local_fd: dict[str, Any],
+    out_grad: float,
+    tr: Trace,
+) -> dict[str, tuple[Any, str, list[int], list[float]]] | None:
+    """{operand id: (what the chain rule adds, how it was found, ports, local
+    derivatives)} for one step, or None when no reference exists."""
+    if step is not None:
+        ports_fd = local_fd.get(step["id"]) or []
+        args = step["args"]
+        ids = [made.get(a) if isinstance(a, str) else None for a in args]
+        if set(i for i in ids if i) == set(node.children) and len(ports_fd) == len(args):
+            derivs = []
+            for i, item in enumerate(ports_fd):
+                if item is None:
+                    derivs.append(None)
+                    continue
+                f0 = forward.get(step["id"])
+                d = central(item["f"], item["h"], f0)
+                derivs.append(d)
+            if all(d is not None for i, d in enumerate(derivs) if ids[i]):
+                out = {}
+                for c in dict.fromkeys(node.children):
+                    ports = [i for i, x in enumerate(ids) if x == c]
+                    total = _sum([derivs[p] for p in ports])
+                    scaled = Derivative(total.value * out_grad, total.err * abs(out_grad), *sorted((total.low * out_grad, total.high * out_grad)))
+                    out[c] = (scaled, "central differences of your forward", ports, [derivs[p].value for p in ports])
+                return out
+    if node.op is None:
+        return None
+    row = ops.BY_NAME[node.op]
+    data = [tr.by_id[c].data for c in node.children]
+    try:
+        local = [float(f(node.data, *data, *ops.params_of(row, node.param))) for f in row.local]
+    except (ArithmeticError, ValueError, TypeError):
+        return None
+    orders = [local] + ([local[::-1]] if node.ambiguous and len(local) == 2 else [])
+    out = {}
+    for c in dict.fromkeys(node.children):
+        ports = [p for p, child in enumerate(node.children) if child == c]
+        wants = [sum(loc[p] for p in ports) * out_grad for loc in orders]
+        if node.op == "relu" and tr.by_id[c].data == 0.0:
+            wants.append(out_grad)  # relu'(0): 0 or 1 are both fine
+        out[c] = (wants if len(wants) > 1 else wants[0], "the studio's derivative of " + node.op, ports, [local[p] for p in ports])
+    return out
+
+
+def _sum(ds: list[Derivative]) -> Derivative:
+    return Derivative(
+        sum(d.value for d in ds), sum(d.err for d in ds), sum(d.low for d in ds), sum(d.high for d in ds)
+    )
+
+
+def _final_grads(records: list[dict[str, Any]], tr: Trace) -> dict[str, float]:
+    """Each node's grad after the stepped pass: the last `after` written to it."""
+    grads: dict[str, float] = {tr.root: 1.0}
+    for record in records:
+        for o in record.get("operands", []):
+            grads[o["id"]] = _f(o["after"])
+    return grads
+
+
+# -----------------------------------------------------------------------------
+# Their backward()'s order
+
+
+def pass_fault(
+    tr: Trace, watched: dict[str, Any], records: list[dict[str, Any]], lines: dict[str, Any]
+) -> tuple[dict[str, Any] | None, list[dict[str, Any]] | None]:
+    """Every step right, the result wrong: their backward()'s order (a call twice,
+    never, too early), else what its final grads say. (fault, their calls as records)."""
+    if "error" in watched:
+        text = error_text(watched["error"])
+        return {"node": tr.by_id[tr.root].name, "node_id": tr.root, "op": "backward()", "studio_op": None, "diagnosis": "raised", "cause": text, "line": line_text(watched["error"].get("at"))}, None
+    calls = [c["node_id"] for c in watched.get("calls", [])]
+    their_records = None
+    fault = None
+    if calls and tr.style != "local-grads":
+        fault = order_fault(tr, calls)
+        if fault is not None and watched.get("watched_all"):
+            their_records = []
+            call = fault.get("call")
+            for i, c in enumerate(watched["calls"]):
+                node = tr.by_id[c["node_id"]]
+                their_records.append(
+                    {
+                        "node_id": node.id,
+                        "node": node.name,
+                        "op": node.raw_op or node.op,
+                        "out_grad": c.get("out_grad") or 0.0,
+                        "operands": [
+                            {"id": o["id"], "name": tr.by_id[o["id"]].name, "before": o["before"], "after": o["after"]}
+                            for o in c.get("operands", [])
+                        ],
+                        "ok": True if call is None or i < call else (False if i == call else None),
+                    }
+                )
+    if fault is None:
+        want = _final_grads(records, tr)
+        grads = {k: _f(v) for k, v in (watched.get("grads") or {}).items() if v is not None}
+        if want and grads:
+            fault = backward_fault(tr, {k: want.get(k, 0.0) for k in grads}, grads)
+    if fault is not None and fault.get("node_id") in lines and not fault.get("line"):
+        fault["line"] = line_text(lines.get(fault["node_id"]))
+    return fault, their_records
+
+
+# -----------------------------------------------------------------------------
+# zero_grad and their topological sort
+
+
+def zeroing_item(result: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A failing test item or a note from the child's zero_grad observations."""
+    from core.foreign.diagnosis import ACCUMULATES, zeroing_fault
+
+    if not result:
+        return None
+    first = {k: _f(v) for k, v in result["first"].items()}
+    second = {k: _f(v) for k, v in result["second"].items()}
+    if not result["zero_grad"]:
+        if not agree(second["x"], first["x"]):
+            return {"kind": "note", "text": ACCUMULATES}
+        return None
+    fault = zeroing_fault(first, second, result["left"])
+    if fault is None:
+        return None
+    return {"kind": "case", "name": battery.ZERO_GRAD_CASE, "status": "fail", "steps": 0, "notes": [], "fault": fault}
+
+
+def topo_item(result: dict[str, Any] | None, failed: bool) -> dict[str, Any] | None:
+    """A failing test item (when the battery found wrong grads: their sort is the
+    likely root) or a note (their grads came out right anyway) for their sort."""
+    if not result:
+        return None
+    name = result["name"]
+    for item in result["results"]:
+        if "error" in item:
+            fault = {"node": None, "op": name, "studio_op": None, "diagnosis": "raised", "cause": error_text(item["error"])}
+        else:
+            fault = check_listing(name, item["listed"], interpret(item["graph"]))
+        if fault:
+            if not failed:
+                return {"kind": "note", "text": f"your {name} on {item['program']!r}: {fault['cause']} (your grads came out right anyway)"}
+            return {
+                "kind": "case",
+                "name": battery.TOPO_CASE,
+                "status": "fail",
+                "steps": 0,
+                "notes": [],
+                "fault": {**fault, "case": item["program"]},
+            }
+    return None
+
+
+def check_listing(name: str, listed: list[str], tr: Trace) -> dict[str, Any] | None:
+    """Their sort's list (node ids) checked for the two promises of a topological order:
+    each node once, and every node on the same side of all its inputs."""
+    if not listed:
+        return None
+    label = {n.id: n.name for n in tr.nodes}
+    seen: dict[str, int] = {}
+    for i, nid in enumerate(listed):
+        if nid in seen:
+            return _topo(name, f"{label.get(nid, nid)} appears twice in your {name} list (places {seen[nid] + 1} and {i + 1}): each node must appear once, or its _backward runs twice")
+        seen[nid] = i
+    output_first = seen.get(tr.root) == 0
+    for nid in listed:
+        node = tr.by_id.get(nid)
+        for child in node.children if node else ():
+            if child not in seen:
+                continue
+            wrong = seen[child] < seen[nid] if output_first else seen[child] > seen[nid]
+            if wrong:
+                side = "after" if output_first else "before"
+                rule = (
+                    "with the output first, every node must come before its inputs"
+                    if output_first
+                    else "every node must come after its inputs (then backward walks the list reversed)"
+                )
+                return _topo(name, f"{label[nid]} comes {side} its input {label[child]} in your {name} list: {rule}")
+    return None
+
+
+def _topo(name: str, cause: str) -> dict[str, Any]:
+    return {"node": None, "op": name, "studio_op": None, "diagnosis": "topo-sort", "cause": cause}
+
+
+__all__ = ["judge", "wrong_text", "zeroing_item", "topo_item", "error_text", "ref"]
