@@ -79,6 +79,12 @@ def _parse_args(argv):
         "(exit 0 when each could be checked, 2 when the folder cannot be read)",
     )
     parser.add_argument("--json", action="store_true", help="with --check-engine: the report as JSON")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="with --check-engine: draw the test points from this seed (default: new points every run)",
+    )
     parser.add_argument("--csv", metavar="OUT.csv", help="with --check-engine on a folder: the table for a gradebook")
     parser.add_argument(
         "--hints", metavar="N", type=int, default=0, help="with --check-engine: the first N of 4 hints for each fault"

@@ -32,8 +32,8 @@ def say(text: str) -> None:
 
 def check_engines(args: Namespace) -> int:
     paths = list(args.check_engine)
-    if len(paths) == 1 and not os.path.isdir(paths[0]):
-        report = check_file(paths[0], expression=args.expr)
+    if len(paths) == 1 and (not os.path.isdir(paths[0]) or batch.is_package_engine(paths[0])):
+        report = check_file(paths[0], expression=args.expr, seed=getattr(args, "seed", None) or -1)
         rungs = hints.climb(report["fault"], args.hints) if args.hints and report.get("fault") else []
         if args.json:
             say(to_json({**report, "hints": rungs} if rungs else report))

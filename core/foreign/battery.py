@@ -161,7 +161,7 @@ UNARY_POINTS = {  # away from kinks; log on positive numbers only
     "log": (0.5, 2.0),
 }
 DEFAULT_POINTS = (-1.5, 0.0, 0.5, 2.0)
-SYMBOL = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
+SYMBOL = {"add": "+", "mul": "*", "sub": "-", "div": "/"}
 
 
 def op_texts() -> list[tuple[str, str]]:
@@ -256,7 +256,7 @@ def case(name: str, text: str, rng: random.Random | None = None) -> Case:
     """A Case of `text` with points drawn by `rng`; `name`'s {x} fields show the points."""
     prog = draw(program(text, name), rng)
     leaves = {s["id"]: s["leaf"] for s in prog["steps"] if "leaf" in s}
-    shown = name.format(**{k: f"{v:g}" for k, v in leaves.items()}) if "{" in name else name
+    shown = name.format(**{k: repr(v) for k, v in leaves.items()}) if "{" in name else name
     prog["name"] = shown
     return Case(shown, prog, source(prog))
 

@@ -89,7 +89,9 @@ def program_of(text: str | None, values: Mapping[str, float] | None = None) -> d
 
 def missing_ops(program: dict[str, Any], offered: Iterable[str]) -> list[str]:
     """What the typed expression asks of the class that it does not offer (sorted)."""
-    return sorted(set(case_of(program).needs) - set(offered))
+    from core.foreign.runner import WORDS
+
+    return sorted({WORDS.get(n, n) for n in case_of(program).needs} - set(offered))
 
 
 def case_of(program: dict[str, Any]) -> battery.Case:

@@ -82,7 +82,7 @@ def graded(tmp_path_factory):
     (folder / "notes.txt").write_text("not a submission", encoding="utf-8")
     seen = []
 
-    def check(path, timeout):  # an endless loop is stopped after 2 s; the rest get all they need
+    def check(path, timeout, seed=None):  # an endless loop is stopped after 2 s; the rest get all they need
         return check_file(path, timeout=2.0 if "loop" in path else SLOW_OK)
 
     files = batch.files_of([str(folder)])

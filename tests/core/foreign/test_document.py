@@ -1,7 +1,7 @@
 """A traced learner graph becomes a read-only document the canvas can draw."""
 
 from core.foreign.battery import Case
-from core.foreign.check import check_case
+from core.foreign.local import check_case
 from core.foreign.document import to_document
 from tests.core.foreign.test_trace import SetValue
 
@@ -29,7 +29,7 @@ class Lecture(SetValue):
 
 
 def test_the_failing_graph_becomes_a_document():
-    result = check_case(Lecture, Case("x*y + x", (), lambda leaf: leaf(2.0, "x") * leaf(-3.0, "y") + leaf(1.0, "z")))
+    result = check_case(Lecture, "x = 2.0; y = -3.0; z = 1.0; x*y + z")
     assert result["status"] == "fail" and result["fault"]["node"] == "x·y"
     doc, problem = to_document(result["graph"])
     assert problem is None and doc.read_only

@@ -7,7 +7,7 @@ import os
 import pytest
 
 from core.engine import Value
-from core.foreign import check
+from core.foreign.local import check_case
 from core.foreign.expression import ExprError, case_of, missing_ops, program_of
 from core.foreign.report import exit_code, to_text
 from core.foreign.runner import check_file
@@ -43,8 +43,8 @@ def test_the_case_builds_with_their_class_and_is_checked():
     # the studio's own Value stands in for a learner's class here
     program = program_of("x = 0.5; y = 2; t = (x*y).tanh(); t*t - 2**x")
     case = case_of(program)
-    assert case.needs == ("mul", "rpow", "sub", "tanh")
-    result = check.check_case(Value, case, keep=True)
+    assert case.needs == ("__mul__", "__rpow__", "__sub__", "tanh")
+    result = check_case(Value, case, keep=True)
     assert result["status"] == "pass"
     assert result["graph"] and len(result["records"]) == 5
     assert [n["name"] for n in result["graph"] if n["name"] == "t"] == ["t"]

@@ -3,7 +3,7 @@
 import pytest
 
 from core.foreign.battery import Case
-from core.foreign.check import check_case
+from core.foreign.local import check_case
 from core.foreign.trace import normalize_op, trace
 from tests.core.foreign.learner_values import SetValue, Slotted, TupleValue
 
@@ -114,9 +114,10 @@ def test_an_unknown_op_is_checked_by_central_differences_of_their_forward():
             out._backward = _backward
             return out
 
-    case = Case("sin(x)", (), lambda leaf: leaf(0.5, "x").sin())
+    case = "x = 0.5; x.sin()"
     assert check_case(Sin, case)["status"] == "pass"
     bad = check_case(BadSin, case)
     assert bad["status"] == "fail"
     assert bad["fault"]["op"] == "sin" and bad["fault"]["reference"].startswith("central differences")
     assert bad["fault"]["expected"] == pytest.approx(math.cos(0.5), rel=1e-6)
+    assert bad["fault"]["line"].endswith("self.grad += -math.cos(self.data) * out.grad")  # their line

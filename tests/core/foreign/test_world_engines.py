@@ -35,9 +35,9 @@ WRONG = {  # engine: (diagnosis, op as they spelled it, or None where no op can 
     "bug_pow_assign": ("assign", None),
     "local_grads_bug_power": ("power-rule", "pow"),
     "kids_bug": ("wrong-derivative", "add"),
-    "minitorch_bug_mul": ("wrong-result", None),
+    "minitorch_bug_mul": ("swapped-operands", "Mul"),  # located at their op since MiniTorch is stepped
     "minitorch_bug_topo": ("topo-sort", "topological_sort"),
-    "scalar_v_backprop": ("wrong-result", None),
+    "scalar_v_backprop": ("order", "order"),  # its breadth-first walk runs h's closure twice
     "operands_preorder": ("no-backward", "/"),
 }
 
