@@ -52,6 +52,8 @@ def tolerance(eps: float = FLOAT64_EPS) -> Tolerance:
     return Tolerance(rtol, rtol / 100)
 
 
+FLOAT64 = tolerance()
+
 FORWARD_RTOL, FORWARD_ATOL = 1e-4, 1e-5  # float64; a 1e-6 regulariser moves log(x) by 2e-6 at x = 0.5
 
 
@@ -88,7 +90,7 @@ def central(f: list[Any], h: float, f0: float | None = None) -> Derivative | Non
     return Derivative(value, err, low, high)
 
 
-def agree(got: float, want: float | Derivative, tol: Tolerance = tolerance(), scale: float = 1.0) -> bool:
+def agree(got: float, want: float | Derivative, tol: Tolerance = FLOAT64, scale: float = 1.0) -> bool:
     """Does `got` agree with `want` (a number, or a Derivative times `scale`)?
 
     NaN agrees only with NaN, an infinity only with itself."""

@@ -167,7 +167,7 @@ SYMBOL = {"add": "+", "mul": "*", "sub": "-", "div": "/"}
 def op_texts() -> list[tuple[str, str]]:
     """(name, text) of each op alone at several points, reflected, and scaled."""
     out: list[tuple[str, str]] = []
-    for op, sym in SYMBOL.items():
+    for sym in SYMBOL.values():
         for x, y in BINARY_POINTS:
             out.append((f"x {sym} y at x={{x}}, y={{y}}", f"x = {x}; y = {y}; x {sym} y"))
     for k in (2, 3, -1, 0.5, -1.5):
@@ -183,7 +183,7 @@ def op_texts() -> list[tuple[str, str]]:
     for c, sym in ((2.5, "+"), (1.0, "-"), (3.0, "*"), (4.0, "/")):  # a number second
         out.append((f"x {sym} {c} at x={{x}}", f"x = -1.5; x {sym} {c}"))
     out.append(("2**x at x={x}", "x = 0.5; 2**x"))
-    for op, sym in SYMBOL.items():
+    for sym in SYMBOL.values():
         out.append((f"(x {sym} y)*s at x={{x}}, y={{y}}, s={{s}}", f"x = 2.0; y = -0.5; s = -2.0; (x {sym} y)*s"))
     out.append(("x**2*s at x={x}, s={s}", "x = 1.5; s = -2.0; x**2*s"))
     for op in ("neg", "relu", "tanh", "exp", "log", "sigmoid"):
@@ -313,7 +313,9 @@ def topo_cases() -> list[Case]:
     return [case(n, t) for n, t in TOPO_TEXTS]
 
 
-def cases_for(offered: Collection[str], unknown: Collection[str] = ()) -> tuple[list[Case], list[tuple[str, list[str]]]]:
+def cases_for(
+    offered: Collection[str], unknown: Collection[str] = ()
+) -> tuple[list[Case], list[tuple[str, list[str]]]]:
     """(tests to run, [(test name, what its class lacks)]) for a class offering `offered`."""
     run: list[Case] = []
     skipped: list[tuple[str, list[str]]] = []

@@ -50,7 +50,7 @@ import math
 from typing import Any
 
 from core import ops
-from core.foreign.agree import Tolerance, agree, tolerance
+from core.foreign.agree import FLOAT64, Tolerance, agree
 from core.foreign.trace import Trace, TracedNode
 
 REL, ABS = 1e-6, 1e-9  # a step agrees with the studio's derivative
@@ -89,7 +89,7 @@ def diagnose(
     after: float,
     got: float,
     expected: float,
-    tol: Tolerance = tolerance(),
+    tol: Tolerance = FLOAT64,
     others_moved: bool | None = None,
 ) -> tuple[str, str]:
     """(code, sentence) naming the likely bug behind one wrong gradient change. Numbers

@@ -58,6 +58,8 @@ FIX = {
     "topo-sort": "in your topological sort, visit every child BEFORE appending the node itself, and skip a node "
     "already visited: then each node comes once, after all its inputs",
     "raised": "read the error: your code raised while computing the gradient -- the line it names is the bug",
+    "forward": "fix the forward pass first: compute the op's value exactly as its formula says (a wrong "
+    "forward makes every gradient through it wrong too), then check its _backward against the new value",
     "wrong-result": "step your backward pass node by node (python main.py --debug-engine FILE) and compare "
     "each grad with the chain rule",
 }
@@ -72,9 +74,37 @@ def number(x: Any) -> str:
         return str(x)
 
 
+def crash_ladder(fault: dict[str, Any]) -> list[str]:
+    """The four rungs for code that raised: where, what, a question, the fix."""
+    case = fault.get("case", "a test")
+    line = fault.get("line")
+    where = f"In the test {case!r}, your code stopped with an error" + (f" at {line}." if line else ".")
+    what = f"The error: {fault.get('cause', 'see the report')}"
+    ask = (
+        "Question: which value does that line use, and what type or number did it get there? "
+        "Run the test's expression in Python and print it just before that line."
+    )
+    return [where, what, ask, f"Fix: {FIX['raised']}."]
+
+
+def forward_ladder(fault: dict[str, Any]) -> list[str]:
+    """The four rungs for a wrong forward pass."""
+    op = fault.get("studio_op") or fault.get("op")
+    where = f"In the test {fault.get('case', 'a test')!r}, look at the VALUE your {op} computes, not its gradient."
+    what = f"It is {fault.get('node')}: {fault.get('cause', '')}"
+    formula = {"sigmoid": "1/(1 + e^(−x))", "tanh": "(e^(2x) − 1)/(e^(2x) + 1)", "relu": "max(0, x)", "exp": "e^x"}
+    ask = f"Question: what is the formula of {op}" + (f"? (It is {formula[op]}.)" if op in formula else "?")
+    return [where, what, ask, f"Fix: {FIX['forward']}."]
+
+
 def ladder(fault: dict[str, Any]) -> list[str]:
-    """The four rungs for one fault (a report's `fault`), first to last."""
+    """The four rungs for one fault (a report's `fault`), first to last: each about the
+    fault found (a crash gets crash hints, a wrong forward forward hints)."""
     diagnosis = fault.get("diagnosis") or "wrong-result"
+    if diagnosis == "raised":
+        return crash_ladder(fault)
+    if diagnosis == "forward":
+        return forward_ladder(fault)
     node = fault.get("node")
     op = fault.get("studio_op") or fault.get("op")
     case = fault.get("case", "a test")

@@ -185,14 +185,19 @@ def _name_nodes(tr: Trace, prog: dict[str, Any], made: dict[str, str]) -> None:
 
 
 FORWARD_SLIPS = {  # op: [(what they wrote, f(x))] -- named when their number fits
-    "sigmoid": [("1/(1 + eˣ) (the sign of x lost)", lambda x: 1 / (1 + math.exp(x))), ("eˣ/(1 + eˣ)… with e⁻ˣ", lambda x: math.exp(-x) / (1 + math.exp(-x)))],
+    "sigmoid": [
+        ("1/(1 + eˣ) (the sign of x lost)", lambda x: 1 / (1 + math.exp(x))),
+        ("eˣ/(1 + eˣ)… with e⁻ˣ", lambda x: math.exp(-x) / (1 + math.exp(-x))),
+    ],
     "tanh": [("(e²ˣ + 1)/(e²ˣ − 1) (upside down)", lambda x: (math.exp(2 * x) + 1) / (math.exp(2 * x) - 1))],
     "relu": [("max(0, −x)", lambda x: max(0.0, -x)), ("x whatever its sign", lambda x: x)],
     "exp": [("x (no exp)", lambda x: x)],
 }
 
 
-def forward_fault(prog: dict[str, Any], forward: dict[str, float], made: dict[str, str], tr: Trace, eps: float) -> dict[str, Any] | None:
+def forward_fault(
+    prog: dict[str, Any], forward: dict[str, float], made: dict[str, str], tr: Trace, eps: float
+) -> dict[str, Any] | None:
     """The first step whose output their class computes wrongly, or None."""
     for step in prog["steps"]:
         if "leaf" in step:
@@ -365,7 +370,17 @@ def step_records(
                 "cause": text,
                 "line": line_text(raw["error"].get("at")) or line_text(lines.get(nid)),
             }
-            records.append({"node_id": nid, "node": node.name, "op": node.raw_op or node.op, "out_grad": 0.0, "operands": [], "ok": False, "fault": fault})
+            records.append(
+                {
+                    "node_id": nid,
+                    "node": node.name,
+                    "op": node.raw_op or node.op,
+                    "out_grad": 0.0,
+                    "operands": [],
+                    "ok": False,
+                    "fault": fault,
+                }
+            )
             return records, fault, checked
         record: dict[str, Any] = {
             "node_id": nid,
@@ -467,7 +482,7 @@ def expected_changes(
         ids = [made.get(a) if isinstance(a, str) else None for a in args]
         if set(i for i in ids if i) == set(node.children) and len(ports_fd) == len(args):
             derivs = []
-            for i, item in enumerate(ports_fd):
+            for item in ports_fd:
                 if item is None:
                     derivs.append(None)
                     continue
@@ -476,7 +491,7 @@ def expected_changes(
                 derivs.append(d)
             exact = _table_locals(node, tr, forward.get(step["id"]))
             if all(d is not None for i, d in enumerate(derivs) if ids[i]):
-                if exact is not None and len(exact) == len(derivs):  # their op is the studio's: print exact numbers
+                if exact is not None and list(node.children) == ids:  # their op is the studio's: print exact numbers
                     derivs = [
                         None if d is None else d._replace(value=e) if d.low == d.high else d
                         for d, e in zip(derivs, exact)
@@ -485,7 +500,11 @@ def expected_changes(
                 for c in dict.fromkeys(node.children):
                     ports = [i for i, x in enumerate(ids) if x == c]
                     total = _sum([derivs[p] for p in ports])
-                    scaled = Derivative(total.value * out_grad, total.err * abs(out_grad), *sorted((total.low * out_grad, total.high * out_grad)))
+                    scaled = Derivative(
+                        total.value * out_grad,
+                        total.err * abs(out_grad),
+                        *sorted((total.low * out_grad, total.high * out_grad)),
+                    )
                     out[c] = (scaled, "central differences of your forward", ports, [derivs[p].value for p in ports])
                 return out
     if node.op is None:
@@ -503,7 +522,12 @@ def expected_changes(
         wants = [sum(loc[p] for p in ports) * out_grad for loc in orders]
         if node.op == "relu" and tr.by_id[c].data == 0.0:
             wants.append(out_grad)  # relu'(0): 0 or 1 are both fine
-        out[c] = (wants if len(wants) > 1 else wants[0], "the studio's derivative of " + node.op, ports, [local[p] for p in ports])
+        out[c] = (
+            wants if len(wants) > 1 else wants[0],
+            "the studio's derivative of " + node.op,
+            ports,
+            [local[p] for p in ports],
+        )
     return out
 
 
@@ -525,9 +549,7 @@ def _table_locals(node: Any, tr: Trace, theirs: float | None) -> list[float] | N
 
 
 def _sum(ds: list[Derivative]) -> Derivative:
-    return Derivative(
-        sum(d.value for d in ds), sum(d.err for d in ds), sum(d.low for d in ds), sum(d.high for d in ds)
-    )
+    return Derivative(sum(d.value for d in ds), sum(d.err for d in ds), sum(d.low for d in ds), sum(d.high for d in ds))
 
 
 def _final_grads(records: list[dict[str, Any]], tr: Trace) -> dict[str, float]:
@@ -550,7 +572,15 @@ def pass_fault(
     never, too early), else what its final grads say. (fault, their calls as records)."""
     if "error" in watched:
         text = error_text(watched["error"])
-        return {"node": tr.by_id[tr.root].name, "node_id": tr.root, "op": "backward()", "studio_op": None, "diagnosis": "raised", "cause": text, "line": line_text(watched["error"].get("at"))}, None
+        return {
+            "node": tr.by_id[tr.root].name,
+            "node_id": tr.root,
+            "op": "backward()",
+            "studio_op": None,
+            "diagnosis": "raised",
+            "cause": text,
+            "line": line_text(watched["error"].get("at")),
+        }, None
     calls = [c["node_id"] for c in watched.get("calls", [])]
     their_records = None
     fault = None
@@ -614,12 +644,21 @@ def topo_item(result: dict[str, Any] | None, failed: bool) -> dict[str, Any] | N
     name = result["name"]
     for item in result["results"]:
         if "error" in item:
-            fault = {"node": None, "op": name, "studio_op": None, "diagnosis": "raised", "cause": error_text(item["error"])}
+            fault = {
+                "node": None,
+                "op": name,
+                "studio_op": None,
+                "diagnosis": "raised",
+                "cause": error_text(item["error"]),
+            }
         else:
             fault = check_listing(name, item["listed"], interpret(item["graph"]))
         if fault:
             if not failed:
-                return {"kind": "note", "text": f"your {name} on {item['program']!r}: {fault['cause']} (your grads came out right anyway)"}
+                return {
+                    "kind": "note",
+                    "text": f"your {name} on {item['program']!r}: {fault['cause']} (your grads came out right anyway)",
+                }
             return {
                 "kind": "case",
                 "name": battery.TOPO_CASE,
@@ -640,7 +679,11 @@ def check_listing(name: str, listed: list[str], tr: Trace) -> dict[str, Any] | N
     seen: dict[str, int] = {}
     for i, nid in enumerate(listed):
         if nid in seen:
-            return _topo(name, f"{label.get(nid, nid)} appears twice in your {name} list (places {seen[nid] + 1} and {i + 1}): each node must appear once, or its _backward runs twice")
+            return _topo(
+                name,
+                f"{label.get(nid, nid)} appears twice in your {name} list (places {seen[nid] + 1} and {i + 1}): "
+                "each node must appear once, or its _backward runs twice",
+            )
         seen[nid] = i
     output_first = seen.get(tr.root) == 0
     for nid in listed:

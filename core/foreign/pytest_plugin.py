@@ -61,13 +61,35 @@ def engine_files(module: Any) -> list[str]:
         except TypeError:
             continue
         if path and "site-packages" not in path and not os.path.abspath(path).startswith(STUDIO + os.sep + "core"):
-            found.append(os.path.abspath(path))
+            found.append(package_of(cls, os.path.abspath(path)))
     return list(dict.fromkeys(found))
+
+
+def package_of(cls: type, path: str) -> str:
+    """The engine to check for a class defined at `path`: the file, or -- for a class
+    of a package (MiniTorch's `minitorch.scalar.Scalar`, with relative imports) -- the
+    package's top folder, which the checker loads as a package."""
+    module = getattr(cls, "__module__", "") or ""
+    if "." not in module:
+        return path
+    folder = os.path.dirname(path)
+    for _ in module.split(".")[1:]:
+        if not os.path.isfile(os.path.join(folder, "__init__.py")):
+            return path
+        folder = os.path.dirname(folder) if folder != os.path.dirname(folder) else folder
+    top = os.path.join(folder, module.split(".")[0])
+    return top if os.path.isfile(os.path.join(top, "__init__.py")) else path
+
+
+def launcher() -> str:
+    """How to start the studio here: the checkout's main.py, or the installed command."""
+    main = os.path.join(STUDIO, "main.py")
+    return f"python {main}" if os.path.isfile(main) else "backprop-studio"
 
 
 def command(path: str, fault: dict[str, Any]) -> str:
     expr = f" --expr {shlex.quote(fault['expr'])}" if fault.get("expr") else ""
-    return f"python {os.path.join(STUDIO, 'main.py')} --debug-engine {shlex.quote(path)}{expr}"
+    return f"{launcher()} --debug-engine {shlex.quote(path)}{expr}"
 
 
 def diagnosis_text(path: str, report: dict[str, Any]) -> str:

@@ -34,7 +34,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import traceback
 from typing import Any
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -280,7 +279,17 @@ def _report(path, lines, code, timed_out, timeout, memory, output, known, templa
         if kind == "case" and "skipped" in item and item.get("name") in own_names:
             missing = ", ".join(WORDS.get(m, m) for m in item["skipped"])
             why = f"your expression uses {missing}, which your class does not offer"
-            cases.append({"name": item["name"], "status": "unchecked", "steps": 0, "notes": [], "fault": None, "why": why, "own": True})
+            cases.append(
+                {
+                    "name": item["name"],
+                    "status": "unchecked",
+                    "steps": 0,
+                    "notes": [],
+                    "fault": None,
+                    "why": why,
+                    "own": True,
+                }
+            )
         elif kind == "case" and "skipped" in item:
             skipped.append({"name": item["name"], "missing": [WORDS.get(m, m) for m in item["skipped"]]})
         elif kind == "case":
@@ -336,6 +345,15 @@ def _report(path, lines, code, timed_out, timeout, memory, output, known, templa
             **extra,
         )
     done = bool(lines) and lines[-1].get("kind") == "done"
+    reported = {x.get("name") for x in lines if x.get("kind") == "case"}
+    if done and start is not None and set(known) - reported:
+        return _unusable(
+            path,
+            "the report does not match the tests the studio asked for: refused (it was not written by the check)",
+            **extra,
+        )
+    if done and start is None:
+        return _unusable(path, "the report does not say which class it checked: refused", **extra)
     if not done:
         how = f"exit code {code}" if code is not None and code >= 0 else f"signal {-code}"
         hint = (

@@ -78,6 +78,16 @@ def line_of(fn: Any, roots: tuple[str, ...] = ()) -> list[Any] | None:
     if roots and not any(path.startswith(r) for r in roots):
         return None
     first = code.co_firstlineno
+    for cell in getattr(fn, "__closure__", None) or ():  # `lambda: backward(out)`: the function it calls
+        try:
+            inner = cell.cell_contents
+        except ValueError:
+            continue
+        if callable(inner) and getattr(inner, "__code__", None) is not None and inner is not fn:
+            if inner.__code__.co_filename == path and getattr(inner, "__name__", "") != "<lambda>":
+                return line_of(inner, roots)
+    if code.co_name == "<lambda>":
+        return [path, first, linecache.getline(path, first).strip()[:200]]
     lines = [(n, linecache.getline(path, n)) for n in range(first, first + 40)]
     body = [(n, t) for n, t in lines[1:] if t.strip()]
     for n, text in body:

@@ -100,10 +100,15 @@ def _stand_in(name: str) -> None:
     import types
 
     module = types.ModuleType(name)
-    module.__getattr__ = lambda attr: _Inert() if not attr.startswith("__") else (_ for _ in ()).throw(AttributeError(attr))  # type: ignore[method-assign]
-    module.__path__ = []  # a package: `from numba.core import types` finds a stand-in too
+    module.__getattr__ = lambda attr: (
+        _Inert() if not attr.startswith("__") else (_ for _ in ()).throw(AttributeError(attr))
+    )  # type: ignore[method-assign]
+    module.__path__ = []  # a package: its submodules get stand-ins too
     sys.modules[name] = module
     STAND_INS.append(name)
+    parent, _, leaf = name.rpartition(".")
+    if parent in sys.modules:
+        setattr(sys.modules[parent], leaf, module)
 
 
 def load(path: str) -> tuple[dict[str, Any], tuple[str, ...]]:
@@ -117,14 +122,23 @@ def load(path: str) -> tuple[dict[str, Any], tuple[str, ...]]:
         try:
             return _load(path)
         except ModuleNotFoundError as e:
-            top = (e.name or "").split(".")[0]
-            if not top or top in STAND_INS or top in sys.builtin_module_names or os.path.exists(
-                os.path.join(_package_root(path), top)
+            missing = e.name or ""
+            top = missing.split(".")[0]
+            if top in STAND_INS and missing not in STAND_INS:
+                missing = missing  # `numba.cuda` under a stand-in numba: a stand-in too
+            elif (
+                not top
+                or top in STAND_INS
+                or top in sys.builtin_module_names
+                or os.path.exists(os.path.join(_package_root(path), top))
             ):
                 raise
+            else:
+                missing = top
             for name in set(sys.modules) - before:  # a half-imported package starts again
-                del sys.modules[name]
-            _stand_in(top)
+                if name not in STAND_INS:
+                    del sys.modules[name]
+            _stand_in(missing)
     return _load(path)
 
 
@@ -365,7 +379,9 @@ class Probe:
                     call_backward(getattr(obj, closure_name(obj) or "_backward"), obj)
                 after = {c: read_g(c) for c in unique}
             except Exception as e:  # noqa: BLE001 -- their closure
-                records.append({"node_id": node["id"], "error": their_error(f"the gradient code of {node['id']}", e, self.roots)})
+                records.append(
+                    {"node_id": node["id"], "error": their_error(f"the gradient code of {node['id']}", e, self.roots)}
+                )
                 break
             records.append(
                 {
@@ -607,7 +623,12 @@ def zeroing(probe: Probe) -> dict[str, Any] | None:
         zero()
         left = [n for n, v in (("x", x), ("y", y), ("x*y", h)) if (probe.grad(v) or 0.0) != 0.0]
     backward_of(root)()
-    return {"zero_grad": callable(zero), "first": first, "second": {"x": probe.grad(x), "y": probe.grad(y)}, "left": left}
+    return {
+        "zero_grad": callable(zero),
+        "first": first,
+        "second": {"x": probe.grad(x), "y": probe.grad(y)},
+        "left": left,
+    }
 
 
 def find_topo(namespace: dict[str, Any], V: type) -> tuple[str, Callable[[Any], Any]] | None:
@@ -695,7 +716,13 @@ def run(request: dict[str, Any], report: Callable[[dict[str, Any]], None]) -> No
     except BaseException as e:  # noqa: BLE001 -- anything their file raises
         error = their_error(f"loading {path}", e, (os.path.abspath(path),))
         where = f" (line {error['at'][1]})" if error["at"] else ""
-        report({"kind": "unusable", "message": f"loading {path} raised {error['type']}: {error['message']}{where}", "error": error})
+        report(
+            {
+                "kind": "unusable",
+                "message": f"loading {path} raised {error['type']}: {error['message']}{where}",
+                "error": error,
+            }
+        )
         return
     report({"kind": "loaded"})
     try:

@@ -1,8 +1,7 @@
 """A traced learner graph becomes a read-only document the canvas can draw."""
 
-from core.foreign.battery import Case
-from core.foreign.local import check_case
 from core.foreign.document import to_document
+from core.foreign.local import check_case
 from tests.core.foreign.test_trace import SetValue
 
 

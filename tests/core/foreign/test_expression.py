@@ -7,8 +7,8 @@ import os
 import pytest
 
 from core.engine import Value
-from core.foreign.local import check_case
 from core.foreign.expression import ExprError, case_of, missing_ops, program_of
+from core.foreign.local import check_case
 from core.foreign.report import exit_code, to_text
 from core.foreign.runner import check_file
 

@@ -89,10 +89,13 @@ for name in ("results.jsonl", "report.jsonl"):
 
 
 def test_a_report_that_skips_the_battery_is_refused():
+    from core.foreign import battery
     from core.foreign.runner import _report
 
-    start = {"kind": "start", "class": "Value", "offered": ["add", "mul"], "skipped": [], "cases": 30}
-    report = _report("engine.py", [start, {"kind": "done"}], 0, False, 20.0, 1 << 30, "")
+    tests, templates = battery.cases()
+    start = {"kind": "start", "class": "Value", "offered": ["__add__", "__mul__"], "unknown_methods": []}
+    known = {c.name: c for c in tests}
+    report = _report("engine.py", [start, {"kind": "done"}], 0, False, 20.0, 1 << 30, "", known, templates)
     assert report["status"] == "unusable" and "does not match" in report["message"]
 
 

@@ -2,7 +2,6 @@
 
 import pytest
 
-from core.foreign.battery import Case
 from core.foreign.local import check_case
 from core.foreign.trace import normalize_op, trace
 from tests.core.foreign.learner_values import SetValue, Slotted, TupleValue

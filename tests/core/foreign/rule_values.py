@@ -1,0 +1,239 @@
+"""Small learner engines for the checker's one rule (core/foreign/agree.py), written for
+these tests: a correct micrograd-style `Base` with every op the battery tries (reflected
+ones included), and variants that each change one thing -- a regulariser in log, relu'(0)
+= 1, float32 data, a wrong __rsub__, ops the studio does not know, a wrong forward, an
+opt-in requires_grad flag."""
+
+import math
+
+import numpy as np
+
+
+class Base:
+    def __init__(self, data, _children=(), _op=""):
+        self.data = data
+        self.grad = 0.0
+        self._backward = lambda: None
+        self._prev = tuple(_children)
+        self._op = _op
+
+    @classmethod
+    def wrap(cls, x):
+        return x if isinstance(x, Base) else cls(x)
+
+    def _out(self, data, children, op, backward):
+        out = type(self)(data, children, op)
+        out._backward = lambda: backward(out)
+        return out
+
+    def __add__(self, other):
+        other = self.wrap(other)
+
+        def back(out):
+            self.grad += out.grad
+            other.grad += out.grad
+
+        return self._out(self.data + other.data, (self, other), "+", back)
+
+    def __mul__(self, other):
+        other = self.wrap(other)
+
+        def back(out):
+            self.grad += other.data * out.grad
+            other.grad += self.data * out.grad
+
+        return self._out(self.data * other.data, (self, other), "*", back)
+
+    def __pow__(self, k):
+        def back(out):
+            self.grad += k * self.data ** (k - 1) * out.grad
+
+        return self._out(self.data**k, (self,), f"**{k}", back)
+
+    def __neg__(self):
+        return self * -1
+
+    def __sub__(self, other):
+        return self + (-self.wrap(other))
+
+    def __truediv__(self, other):
+        return self * self.wrap(other) ** -1
+
+    def __radd__(self, other):
+        return self + other
+
+    def __rmul__(self, other):
+        return self * other
+
+    def __rsub__(self, other):
+        return self.wrap(other) + (-self)
+
+    def __rtruediv__(self, other):
+        return self.wrap(other) * self**-1
+
+    def exp(self):
+        def back(out):
+            self.grad += out.data * out.grad
+
+        return self._out(math.exp(self.data), (self,), "exp", back)
+
+    def log(self):
+        def back(out):
+            self.grad += out.grad / self.data
+
+        return self._out(math.log(self.data), (self,), "log", back)
+
+    def tanh(self):
+        def back(out):
+            self.grad += (1 - out.data**2) * out.grad
+
+        return self._out(math.tanh(self.data), (self,), "tanh", back)
+
+    def relu(self):
+        def back(out):
+            self.grad += (out.data > 0) * out.grad
+
+        return self._out(max(0.0, self.data), (self,), "ReLU", back)
+
+    def sigmoid(self):
+        def back(out):
+            self.grad += out.data * (1 - out.data) * out.grad
+
+        return self._out(1 / (1 + math.exp(-self.data)), (self,), "sigmoid", back)
+
+    def backward(self):
+        topo, seen = [], set()
+
+        def build(v):
+            if id(v) not in seen:
+                seen.add(id(v))
+                for child in v._prev:
+                    build(child)
+                topo.append(v)
+
+        build(self)
+        self.grad = 1.0
+        for v in reversed(topo):
+            v._backward()
+
+
+class LogEps(Base):
+    """MiniTorch's course code: log(x + 1e-6), its derivative 1/(x + 1e-6). Correct."""
+
+    def log(self):
+        def back(out):
+            self.grad += out.grad / (self.data + 1e-6)
+
+        return self._out(math.log(self.data + 1e-6), (self,), "log", back)
+
+
+class ReluKinkOne(Base):
+    """relu'(0) = 1 (x >= 0): a one-sided derivative, right at the kink. Correct."""
+
+    def relu(self):
+        def back(out):
+            self.grad += (self.data >= 0) * out.grad
+
+        return self._out(max(0.0, self.data), (self,), "ReLU", back)
+
+
+class Float32(Base):
+    """Data and grads in numpy float32. Correct, in float32's precision."""
+
+    def __init__(self, data, _children=(), _op=""):
+        super().__init__(np.float32(data), _children, _op)
+        self.grad = np.float32(0.0)
+
+    def exp(self):
+        def back(out):
+            self.grad += out.data * out.grad
+
+        return self._out(np.exp(self.data), (self,), "exp", back)
+
+    def tanh(self):
+        def back(out):
+            self.grad += (1 - out.data**2) * out.grad
+
+        return self._out(np.tanh(self.data), (self,), "tanh", back)
+
+    def log(self):
+        def back(out):
+            self.grad += out.grad / self.data
+
+        return self._out(np.log(self.data), (self,), "log", back)
+
+    def sigmoid(self):
+        def back(out):
+            self.grad += out.data * (1 - out.data) * out.grad
+
+        return self._out(np.float32(1) / (1 + np.exp(-self.data)), (self,), "sigmoid", back)
+
+
+class RsubBug(Base):
+    """`1 - x` computed right, its gradient with the wrong sign: only __rsub__ shows it."""
+
+    def __rsub__(self, other):
+        def back(out):
+            self.grad += out.grad  # should be -out.grad
+
+        return self._out(other - self.data, (self,), "rsub", back)
+
+
+class Unknown(Base):
+    """Ops the studio does not know, named as the learner names them. Correct."""
+
+    def sin(self):
+        def back(out):
+            self.grad += math.cos(self.data) * out.grad
+
+        return self._out(math.sin(self.data), (self,), "sin", back)
+
+    def softplus(self):
+        def back(out):
+            self.grad += out.grad / (1 + math.exp(-self.data))
+
+        return self._out(math.log1p(math.exp(self.data)), (self,), "softplus", back)
+
+
+class UnknownBug(Unknown):
+    """softplus's gradient uses e^x/(1 + e^x)... with the sign lost: wrong."""
+
+    def softplus(self):
+        def back(out):
+            self.grad += out.grad / (1 + math.exp(self.data))
+
+        return self._out(math.log1p(math.exp(self.data)), (self,), "softplus", back)
+
+
+class SigmoidForwardBug(Base):
+    """The forward computes 1/(1 + e^x); its backward is consistent with the right sigmoid."""
+
+    def sigmoid(self):
+        def back(out):
+            s = 1 / (1 + math.exp(-self.data))
+            self.grad += s * (1 - s) * out.grad
+
+        return self._out(1 / (1 + math.exp(self.data)), (self,), "sigmoid", back)
+
+
+class OptIn(Base):
+    """PyTorch-like: leaves take gradients only when made with requires_grad=True. Correct."""
+
+    def __init__(self, data, _children=(), _op="", requires_grad=False):
+        super().__init__(data, _children, _op)
+        self.requires_grad = requires_grad or bool(_children)
+
+    def backward(self):
+        super().backward()
+        for v in self._walk():
+            if not v.requires_grad:
+                v.grad = 0.0
+
+    def _walk(self):
+        seen, stack = set(), [self]
+        while stack:
+            v = stack.pop()
+            if id(v) not in seen:
+                seen.add(id(v))
+                yield v
+                stack.extend(v._prev)

@@ -1,0 +1,113 @@
+"""The one rule for "wrong" (core/foreign/agree.py): a grad is judged against the derivative
+of the learner's OWN forward, at points away from kinks or with either one-sided slope
+accepted; their forward is judged apart; reflected and unknown ops are exercised. Run in
+this process on hand-made classes (core/foreign/local.py): fast, no child process."""
+
+import math
+
+import pytest
+
+from core.foreign import agree
+from core.foreign.local import check_case, check_class
+from core.foreign.report import to_text
+from tests.core.foreign import rule_values as rv
+
+
+def verdict(V):
+    report = check_class(V)
+    return report, to_text(report)
+
+
+@pytest.mark.parametrize("V", [rv.Base, rv.LogEps, rv.ReluKinkOne, rv.Float32, rv.Unknown, rv.OptIn])
+def test_a_correct_engine_is_right(V):
+    report, text = verdict(V)
+    assert report["status"] == "ok", text
+    assert sum(c["status"] == "pass" for c in report["cases"]) >= 60
+
+
+def test_log_with_a_regulariser_is_right_and_log_without_is_right_too():
+    # MiniTorch's template: log(x + 1e-6); the learner's grad 1/(x + 1e-6) is the derivative of their function
+    assert check_case(rv.LogEps, "x = 0.5; x.log()")["status"] == "pass"
+    assert check_case(rv.Base, "x = 0.5; x.log()")["status"] == "pass"
+
+
+def test_relu_at_its_kink_accepts_either_slope():
+    for V in (rv.Base, rv.ReluKinkOne):  # relu'(0) = 0 and relu'(0) = 1
+        assert check_case(V, "x = 0.0; s = -2.0; x.relu()*s")["status"] == "pass"
+
+
+def test_the_battery_never_tests_relu_at_zero():
+    report, _ = verdict(rv.Base)
+    relu = [c["name"] for c in report["cases"] if c["name"].startswith("relu(x) at")]
+    assert relu and not any(name.endswith("x=0.0") for name in relu)
+
+
+def test_float32_is_judged_in_float32():
+    report, text = verdict(rv.Float32)
+    assert report["status"] == "ok", text
+    assert agree.tolerance(float(2**-23)).rtol > agree.tolerance().rtol
+
+
+def test_a_reflected_op_bug_is_found_at_rsub():
+    report, text = verdict(rv.RsubBug)
+    assert report["status"] == "wrong", text
+    fault = report["fault"]
+    assert fault["case"].startswith("1.0 - x") and fault["op"] == "rsub"
+    assert "self.grad += out.grad  # should be -out.grad" in fault["line"]  # their line, quoted
+
+
+def test_ops_the_studio_does_not_know_are_tested_under_their_own_names():
+    report, text = verdict(rv.Unknown)
+    assert {"sin", "softplus"} <= set(report["offered"])
+    names = [c["name"] for c in report["cases"]]
+    assert any(n.startswith("sin(x) at") for n in names) and any(n.startswith("softplus(x)*s") for n in names)
+    bad, text = verdict(rv.UnknownBug)
+    assert bad["status"] == "wrong", text
+    assert bad["fault"]["case"].startswith("softplus") and bad["fault"]["op"] == "softplus"
+    assert bad["fault"]["reference"] == "central differences of your forward"
+
+
+def test_a_forward_bug_is_named_as_a_forward_bug_at_its_op():
+    report, text = verdict(rv.SigmoidForwardBug)
+    assert report["status"] == "wrong", text
+    fault = report["fault"]
+    assert fault["diagnosis"] == "forward" and fault["studio_op"] == "sigmoid"
+    assert "1/(1 + eˣ)" in fault["cause"] and fault["node"] != "x"  # the op, not a leaf
+
+
+def test_leaves_that_need_an_opt_in_flag_get_it():
+    report, text = verdict(rv.OptIn)
+    assert report["status"] == "ok", text
+    assert any("requires_grad=True" in note for note in report["notes"])
+
+
+def test_a_wrong_number_is_never_printed_equal_to_the_right_one():
+    assert agree.pair(2.0, 1.999996000008) == ("2", "1.999996")
+    assert agree.pair(2.0000001, 2.0) == ("2.0000001", "2")
+    got, want = agree.pair(1 / 3, 0.33333333333)
+    assert got != want
+
+
+def test_central_differences_see_a_kink_and_trust_a_smooth_curve():
+    h = 1e-5
+    relu = [max(0.0, v) for v in (h, -h, h / 2, -h / 2)]
+    d = agree.central(relu, h, 0.0)
+    assert (d.low, d.high) == (0.0, 1.0) and agree.agree(1.0, d) and agree.agree(0.0, d)
+    log = [math.log(v) for v in (0.5 + h, 0.5 - h, 0.5 + h / 2, 0.5 - h / 2)]
+    d = agree.central(log, h, math.log(0.5))
+    assert d.low == d.high and agree.agree(2.0, d) and not agree.agree(2.01, d)
+
+
+def test_a_forward_regulariser_passes_and_a_wrong_formula_does_not():
+    assert agree.forward_agrees(math.log(0.5 + 1e-6), math.log(0.5))
+    assert not agree.forward_agrees(1 / (1 + math.exp(0.5)), 1 / (1 + math.exp(-0.5)))
+
+
+def test_the_points_are_drawn_afresh_for_each_run():
+    from core.foreign import battery
+
+    first, _ = battery.cases(1)
+    second, _ = battery.cases(2)
+    written, _ = battery.cases(None)
+    assert [c.name for c in first] != [c.name for c in second]
+    assert "x * y at x=-1.5, y=2.0" in [c.name for c in written]
