@@ -12,6 +12,8 @@ from core.foreign.child.shapes import (  # noqa: F401 -- the one table, re-expor
     backward_of,
     children,
     eps_of,
+    is_value_class,
+    is_value_like,
     number,
     one_like,
     tolerance,

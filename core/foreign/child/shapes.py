@@ -158,3 +158,37 @@ def backward_of(value: Any) -> Any:
         if callable(method):
             return method
     return None
+
+
+OPS = ("__add__", "__mul__")
+
+
+def is_value_class(cls: Any) -> bool:
+    """Is `cls` a learner's Value class? A class of their own that can be added or
+    multiplied and whose `cls(2.0)` holds a number and a gradient (by the table above).
+    The one test the checker, the pytest plugin and the script tracer share."""
+    if not isinstance(cls, type) or cls.__module__ == "builtins":
+        return False
+    if not any(op in vars(base) for base in cls.__mro__[:-1] for op in OPS):
+        return False
+    try:
+        Shape.of(cls)
+    except Exception:  # noqa: BLE001 -- their constructor: any failure rules it out
+        return False
+    return True
+
+
+def is_value_like(obj: Any) -> bool:
+    """Is `obj` a node of a Value graph -- micrograd's, MiniTorch's `Scalar`, the
+    local-grads style, `.value`/`.d` homework? Its class can be added or multiplied
+    and it holds a number where the table says. Nothing is called but attribute
+    reads. The one test show(), the notebook, the lecture runner and the tracer share."""
+    if obj is None or isinstance(obj, (type, str, bytes, bool, int, float, complex, list, tuple, dict, set, frozenset)):
+        return False
+    cls = type(obj)
+    if not any(op in vars(base) for base in cls.__mro__[:-1] for op in OPS):
+        return False
+    try:
+        return any(_is_number(getattr(obj, a, None)) for a in DATA)
+    except Exception:  # noqa: BLE001 -- their __getattr__ may raise anything
+        return False

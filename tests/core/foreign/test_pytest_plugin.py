@@ -101,3 +101,35 @@ def test_a_right_engine_is_said_to_be_right(tmp_path):
     tests = MICROGRAD_STYLE.replace("assert abs(x.grad - 88.0) < 1e-6", "assert x.grad == 'a typo in the test'")
     done = run_pytest(course(tmp_path, os.path.join(ENGINES, "tutorial.py"), tests))
     assert "every gradient is right. The failure is not in its backward pass" in done.stdout, done.stdout
+
+
+def minitorch_repository(tmp_path):
+    """A course repository as MiniTorch lays it out: the package `minitorch/` (relative
+    imports between its modules) and the course's tests in `tests/`."""
+    package = tmp_path / "minitorch"
+    package.mkdir()
+    source = open(os.path.join(ENGINES, "world", "minitorch_bug_mul.py"), encoding="utf-8").read()
+    (package / "operators.py").write_text("def mul(a, b):\n    return a * b\n", encoding="utf-8")
+    (package / "scalar.py").write_text(source.replace("import math\n", "import math\n\nfrom .operators import mul\n", 1))
+    (package / "__init__.py").write_text("from .scalar import Scalar, topological_sort  # noqa\n", encoding="utf-8")
+    (tmp_path / "tests").mkdir()
+    test = MINITORCH_STYLE.replace("import student", "import minitorch as student")
+    (tmp_path / "tests" / "test_module1.py").write_text(textwrap.dedent(test), encoding="utf-8")
+    return tmp_path
+
+
+def test_a_minitorch_package_is_judged_in_its_own_repository(tmp_path):
+    repo = minitorch_repository(tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "core.foreign.pytest_plugin", "-p", "no:cacheprovider", "-q", "tests"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=repo,
+        env={**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{repo}"},
+    )
+    out = done.stdout
+    assert done.returncode == 1 and "received derivative" in out, out
+    assert "backprop-studio: minitorch" in out, out  # the package, not scalar.py alone
+    assert "operands swapped in `*`" in out and "minitorch/scalar.py, line" in out
+    assert "--debug-engine" in out and str(repo / "minitorch") in out
