@@ -48,6 +48,13 @@ def build_actions(window) -> None:
     )
     a(
         "File",
+        "Debug my engine package…",
+        lambda: debug_my_engine(window, folder=True),
+        key="debug engine package",
+        tip="Check a package folder, as MiniTorch's course hands it in (minitorch/ with its modules)",
+    )
+    a(
+        "File",
         "Check a class…",
         lambda: check_a_class(window),
         key="check class",

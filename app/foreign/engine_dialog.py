@@ -47,6 +47,12 @@ def choose_engine_file(parent):
     return path
 
 
+def choose_engine_folder(parent):
+    """A package folder to check (MiniTorch's `minitorch/`, or the repository holding
+    it), or '' if the user cancelled."""
+    return QFileDialog.getExistingDirectory(parent, "Debug my engine: choose your package folder (minitorch/)")
+
+
 def confirm_run(parent, path):
     """True if the user agrees to run `path` (in a separate process)."""
     answer = QMessageBox.question(
@@ -265,9 +271,10 @@ def open_engine_check(window, path, expression=None, wait=False):
     return dialog
 
 
-def debug_my_engine(window, expression=None):
-    """File → Debug my engine…: pick, confirm, check off the GUI thread. Returns the dialog."""
-    path = choose_engine_file(window)
+def debug_my_engine(window, expression=None, folder=False):
+    """File → Debug my engine… (a .py file) or Debug my engine package… (a folder, as
+    MiniTorch's course hands it in): pick, confirm, check off the GUI thread. Returns the dialog."""
+    path = choose_engine_folder(window) if folder else choose_engine_file(window)
     if not path or not confirm_run(window, path):
         return None
     dialog = EngineCheckDialog(window, path, expression=expression)

@@ -98,3 +98,22 @@ def test_the_gui_stays_responsive_while_the_file_loops(window, qtbot, pick):
     assert ticks, "the event loop ran while the child looped"
     assert "did not finish within 3 s" in dialog.status.text()
     dialog.close()
+
+
+def test_a_minitorch_package_folder_is_debugged_at_its_op(window, qtbot, monkeypatch, tmp_path):
+    package = tmp_path / "minitorch"
+    package.mkdir()
+    source = open(os.path.join(ENGINES, "world", "minitorch_bug_mul.py"), encoding="utf-8").read()
+    (package / "scalar.py").write_text(source, encoding="utf-8")
+    (package / "__init__.py").write_text("from .scalar import Scalar, topological_sort  # noqa\n", encoding="utf-8")
+    monkeypatch.setattr(engine_dialog, "choose_engine_folder", lambda parent: str(package))
+    monkeypatch.setattr(engine_dialog, "confirm_run", lambda parent, path: True)
+    action = next(a for a in window.menus["File"].actions() if a.text() == "Debug my engine package…")
+    action.trigger()
+    dialog = window.findChild(engine_dialog.EngineCheckDialog)
+    qtbot.waitUntil(lambda: dialog.report is not None, timeout=300_000)
+    fault = dialog.report["fault"]
+    assert fault["diagnosis"] == "swapped-operands" and fault["op"] == "Mul"
+    assert "return a * d, b * d" in dialog.finding.toPlainText()  # their line, from their package
+    assert window.scene.marks.highlighted_nodes() == {fault["node_id"]}
+    dialog.close()
