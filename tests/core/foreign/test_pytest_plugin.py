@@ -110,7 +110,9 @@ def minitorch_repository(tmp_path):
     package.mkdir()
     source = open(os.path.join(ENGINES, "world", "minitorch_bug_mul.py"), encoding="utf-8").read()
     (package / "operators.py").write_text("def mul(a, b):\n    return a * b\n", encoding="utf-8")
-    (package / "scalar.py").write_text(source.replace("import math\n", "import math\n\nfrom .operators import mul\n", 1))
+    (package / "scalar.py").write_text(
+        source.replace("import math\n", "import math\n\nfrom .operators import mul\n", 1), encoding="utf-8"
+    )
     (package / "__init__.py").write_text("from .scalar import Scalar, topological_sort  # noqa\n", encoding="utf-8")
     (tmp_path / "tests").mkdir()
     test = MINITORCH_STYLE.replace("import student", "import minitorch as student")
