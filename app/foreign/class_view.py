@@ -32,9 +32,10 @@ from PySide6.QtWidgets import (
 
 from app.jobs import Job
 from core.foreign import batch
+from core.foreign.report import CATEGORIES
 
 HEADERS = ("file", "category", "passed / run", "seconds", "first fault", "op", "test")
-CATEGORY_COLOURS = {"ok": "#2e7d32", "wrong": "#c62828", "raised": "#ef6c00", "unchecked": "#6d6d6d"}
+CATEGORY_COLOURS = {c.key: c.colour for c in CATEGORIES}
 
 
 class HistogramChart(QWidget):

@@ -47,13 +47,62 @@ learner that names their node, their op as they spelled it, and the numbers.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 from core import ops
 from core.foreign.agree import FLOAT64, Tolerance, agree
 from core.foreign.trace import Trace, TracedNode
 
 REL, ABS = 1e-6, 1e-9  # a step agrees with the studio's derivative
+
+
+class Diagnosis(NamedTuple):
+    """One kind of fault: its code (reports, autograders), its words (a class's table and
+    histogram), the fix (the last hint, core/foreign/hints.py)."""
+
+    code: str
+    words: str
+    fix: str
+
+
+DIAGNOSES = (
+    Diagnosis("assign", "`=` instead of `+=`", "accumulate: write `child.grad += ...`, never `child.grad = ...` -- a "
+              "value used twice (x·x, or x in two places) must keep every contribution"),
+    Diagnosis("missing-out-grad", "missing `* out.grad`",
+              "multiply by the gradient arriving at the node: `child.grad += local * out.grad`"),
+    Diagnosis("swapped-operands", "operands swapped", "in `__mul__`'s _backward, `self.grad += other.data * out.grad` "
+              "and `other.grad += self.data * out.grad` (each operand gets the OTHER one's data)"),
+    Diagnosis("sign", "wrong sign", "mind the sign: d(a − b)/db = −1 and d(−a)/da = −1, so that operand's grad goes "
+              "DOWN by out.grad"),
+    Diagnosis("power-rule", "power rule", "the power rule: `self.grad += k * self.data ** (k - 1) * out.grad`"),
+    Diagnosis("relu-derivative", "relu derivative", "`self.grad += (out.data > 0) * out.grad`: the step is 1 where "
+              "the output is positive, else 0"),
+    Diagnosis("tanh-derivative", "tanh derivative",
+              "`self.grad += (1 - t**2) * out.grad` with t = out.data (the tanh, not its input)"),
+    Diagnosis("exp-derivative", "exp derivative", "`self.grad += out.data * out.grad`: exp is its own derivative"),
+    Diagnosis("no-backward", "_backward never attached", "attach the closure: `out._backward = _backward` before "
+              "`return out` (and make it write to the operands, not to copies of them)"),
+    Diagnosis("wrong-derivative", "wrong local derivative",
+              "compare your local derivative with the one of rung 3, term by term"),
+    Diagnosis("forward", "wrong forward value", "fix the forward pass first: compute the op's value exactly as its "
+              "formula says (a wrong forward makes every gradient through it wrong too), then check its _backward "
+              "against the new value"),
+    Diagnosis("order", "backward pass in the wrong order", "build the topological order first (each node after all "
+              "its children), then call `_backward` on `reversed(topo)`, each node once"),
+    Diagnosis("set-order", "order depends on a set", "a set's order is arbitrary: build `topo` by visiting every "
+              "child before the node itself (depth first), so the order is right whatever order the set gives"),
+    Diagnosis("no-seed", "output grad never set to 1",
+              "start the pass with `self.grad = 1` on the output, before the loop over the nodes"),
+    Diagnosis("not-zeroed", "zero_grad leaves grads",
+              "zero_grad() must set the grad of EVERY node of the graph to 0, not only the leaves"),
+    Diagnosis("topo-sort", "topological sort wrong", "in your topological sort, visit every child BEFORE appending "
+              "the node itself, and skip a node already visited: then each node comes once, after all its inputs"),
+    Diagnosis("raised", "code raised",
+              "read the error: your code raised while computing the gradient -- the line it names is the bug"),
+    Diagnosis("wrong-result", "wrong result", "step your backward pass node by node (python main.py --debug-engine "
+              "FILE) and compare each grad with the chain rule"),
+)  # fmt: skip
+BY_CODE = {d.code: d for d in DIAGNOSES}
 
 
 def close(got: float, want: float, rel: float = REL, abs_: float = ABS) -> bool:

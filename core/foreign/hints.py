@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.foreign.diagnosis import DIAGNOSES
+
 RUNGS = 4
 
 # the local derivative of each op, asked as a question and then given
@@ -35,34 +37,7 @@ QUESTION = {
     "sigmoid": ("what is d σ(x)/dx, written with s = σ(x)?", "s·(1 − s)"),
 }
 
-FIX = {
-    "assign": "accumulate: write `child.grad += ...`, never `child.grad = ...` -- a value used twice "
-    "(x·x, or x in two places) must keep every contribution",
-    "missing-out-grad": "multiply by the gradient arriving at the node: `child.grad += local * out.grad`",
-    "swapped-operands": "in `__mul__`'s _backward, `self.grad += other.data * out.grad` and "
-    "`other.grad += self.data * out.grad` (each operand gets the OTHER one's data)",
-    "sign": "mind the sign: d(a − b)/db = −1 and d(−a)/da = −1, so that operand's grad goes DOWN by out.grad",
-    "power-rule": "the power rule: `self.grad += k * self.data ** (k - 1) * out.grad`",
-    "relu-derivative": "`self.grad += (out.data > 0) * out.grad`: the step is 1 where the output is positive, else 0",
-    "tanh-derivative": "`self.grad += (1 - t**2) * out.grad` with t = out.data (the tanh, not its input)",
-    "exp-derivative": "`self.grad += out.data * out.grad`: exp is its own derivative",
-    "no-backward": "attach the closure: `out._backward = _backward` before `return out` (and make it write "
-    "to the operands, not to copies of them)",
-    "wrong-derivative": "compare your local derivative with the one of rung 3, term by term",
-    "order": "build the topological order first (each node after all its children), then call `_backward` "
-    "on `reversed(topo)`, each node once",
-    "set-order": "a set's order is arbitrary: build `topo` by visiting every child before the node itself "
-    "(depth first), so the order is right whatever order the set gives",
-    "no-seed": "start the pass with `self.grad = 1` on the output, before the loop over the nodes",
-    "not-zeroed": "zero_grad() must set the grad of EVERY node of the graph to 0, not only the leaves",
-    "topo-sort": "in your topological sort, visit every child BEFORE appending the node itself, and skip a node "
-    "already visited: then each node comes once, after all its inputs",
-    "raised": "read the error: your code raised while computing the gradient -- the line it names is the bug",
-    "forward": "fix the forward pass first: compute the op's value exactly as its formula says (a wrong "
-    "forward makes every gradient through it wrong too), then check its _backward against the new value",
-    "wrong-result": "step your backward pass node by node (python main.py --debug-engine FILE) and compare "
-    "each grad with the chain rule",
-}
+FIX = {d.code: d.fix for d in DIAGNOSES}  # the one table: core/foreign/diagnosis.py
 
 KNOWN = sorted(FIX)
 

@@ -28,13 +28,51 @@ verdict. Every result is plain data in the report's shape (core/foreign/report.p
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, TypedDict
 
 from core import ops
 from core.foreign import battery
 from core.foreign.agree import Derivative, Tolerance, agree, central, forward_agrees, pair, tolerance
 from core.foreign.diagnosis import backward_fault, diagnose, order_fault, ref
 from core.foreign.trace import Trace, interpret
+
+class Fault(TypedDict, total=False):
+    """The first fault of a test, as every reader takes it (the report, the hints, the
+    class table, the debugger's replay). Plain data, not a class: it crosses a JSON
+    boundary (--json, the class CSV) and must read the same on both sides.
+
+    node, node_id   their node (the test's name for it) and its id in `graph`
+    op, studio_op   the op as THEY spell it ('Mul', '**2') and the studio's name for it
+    operand(_id)    the operand whose grad went wrong
+    expected, got   what the chain rule adds there, what their code added
+    before, after, out_grad   the operand's grad around their code, the grad arriving
+    diagnosis       a code of diagnosis.DIAGNOSES; cause: the sentence for the learner
+    line            'engine.py, line 27: self.grad += ...' -- the line of theirs that wrote it
+    reference       how `expected` was found (central differences of their forward, or the table)
+    case, expr      the test and its text (the report adds them)
+    wrong           [{name, expected, got}] after their backward()
+    """
+
+    node: str | None
+    node_id: str | None
+    op: str | None
+    studio_op: str | None
+    operand: str
+    operand_id: str
+    expected: float
+    got: float
+    before: float
+    after: float
+    out_grad: float
+    diagnosis: str
+    cause: str
+    line: str | None
+    reference: str
+    case: str
+    expr: str
+    call: int | None
+    wrong: list[dict[str, Any]]
+
 
 # -----------------------------------------------------------------------------
 # Their exceptions

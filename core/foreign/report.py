@@ -10,17 +10,35 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, NamedTuple
 
 from core.foreign.agree import pair
 from core.foreign.runner import plain
 
-OK, WRONG, UNUSABLE, RAISED, UNCHECKED = 0, 1, 2, 3, 4
-CATEGORY = {"ok": OK, "wrong": WRONG, "unusable": UNUSABLE, "raised": RAISED, "unchecked": UNCHECKED}
+
+class Category(NamedTuple):
+    """A verdict on a whole engine: its key in reports, its exit code, its words, its colour."""
+
+    key: str
+    exit: int
+    words: str
+    colour: str
+
+
+CATEGORIES = (
+    Category("ok", 0, "every gradient is right", "#2e7d32"),
+    Category("wrong", 1, "a wrong gradient", "#c62828"),
+    Category("unusable", 2, "the file cannot be used", "#6a1b9a"),
+    Category("raised", 3, "your code raised", "#ef6c00"),
+    Category("unchecked", 4, "nothing could be checked", "#6d6d6d"),
+)
+BY_KEY = {c.key: c for c in CATEGORIES}
+OK, WRONG, UNUSABLE, RAISED, UNCHECKED = (c.exit for c in CATEGORIES)
+CATEGORY = {c.key: c.exit for c in CATEGORIES}
 
 
 def exit_code(report: dict[str, Any]) -> int:
-    return CATEGORY.get(report["status"], UNUSABLE)
+    return BY_KEY.get(report["status"], BY_KEY["unusable"]).exit
 
 
 def to_json(report: dict[str, Any]) -> str:
