@@ -36,6 +36,7 @@ from core.foreign.agree import Derivative, Tolerance, agree, central, forward_ag
 from core.foreign.diagnosis import backward_fault, diagnose, order_fault, ref
 from core.foreign.trace import Trace, interpret
 
+
 class Fault(TypedDict, total=False):
     """The first fault of a test, as every reader takes it (the report, the hints, the
     class table, the debugger's replay). Plain data, not a class: it crosses a JSON
