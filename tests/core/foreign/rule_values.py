@@ -237,3 +237,24 @@ class OptIn(Base):
                 seen.add(id(v))
                 yield v
                 stack.extend(v._prev)
+
+
+class RoundedExp(Base):
+    """exp computed on x rounded to 4 digits: flat to a central difference with a tiny h,
+    but its author meant exp(x) and the gradient exp(x) is right."""
+
+    def exp(self):
+        def back(out):
+            self.grad += out.data * out.grad
+
+        return self._out(math.exp(round(self.data, 4)), (self,), "exp", back)
+
+
+class PowerBug(Base):
+    """The power rule off by one in the exponent: k·x^k."""
+
+    def __pow__(self, k):
+        def back(out):
+            self.grad += k * self.data**k * out.grad
+
+        return self._out(self.data**k, (self,), f"**{k}", back)

@@ -111,3 +111,30 @@ def test_the_points_are_drawn_afresh_for_each_run():
     written, _ = battery.cases(None)
     assert [c.name for c in first] != [c.name for c in second]
     assert "x * y at x=-1.5, y=2.0" in [c.name for c in written]
+
+
+def test_a_rounded_forward_is_judged_by_the_function_its_author_meant():
+    report, text = verdict(rv.RoundedExp)
+    assert report["status"] == "ok", text
+
+
+def test_made_up_difference_quotients_from_the_child_cannot_pass_a_wrong_grad():
+    # the child's numbers are all a learner's code could forge: quotients that fit their wrong
+    # power rule, beside a forward that is the studio's, are still judged by the exact derivative
+    from core.foreign import battery, judge
+    from core.foreign.child.probe import Probe
+    from core.foreign.local import _round_trip
+
+    case = battery.case("x**2", "x = 1.5; x**2")
+    probe = Probe(rv.PowerBug, ())
+    got = _round_trip(probe.run({"name": case.name, "program": case.program}))
+    their = got["runs"][0]["x"]  # k·x^k = 6.75, not 3
+    h = got["fd"]["x"]["h"]
+    f0 = got["forward"][case.program["output"]]
+    got["fd"]["x"]["f"] = [f0 + their * d for d in (h, -h, h / 2, -h / 2)]  # a forged straight line
+    for item in got["local_fd"].values():
+        for port in item:
+            if port:
+                port["f"] = [f0 + their * d for d in (port["h"], -port["h"], port["h"] / 2, -port["h"] / 2)]
+    result = judge.judge(case, got, probe.eps)
+    assert result["status"] == "fail" and result["fault"]["diagnosis"] == "power-rule"
