@@ -15,6 +15,13 @@ with h = ε^(1/3)·max(1, |x|) in their number type (ε: 2⁻⁵² for float64,
 2⁻²³ for float32). At a kink (relu or abs at 0) the one-sided slopes differ,
 and any number between them is accepted.
 
+Where their forward is the studio's function (every op agrees to the forward
+tolerance), the studio's exact derivative is the truth, and their function's
+own difference quotient stands beside it only within 1 % (core/foreign/judge.py,
+`near`): a regulariser passes, a forward rounded to 4 digits (flat to a central
+difference) is judged by the function its author meant, and made-up quotients
+from the child cannot move the verdict.
+
 Two numbers agree when
 
     |got − want| ≤ atol + rtol·|want| + 2·err
