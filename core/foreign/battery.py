@@ -189,6 +189,13 @@ def op_texts() -> list[tuple[str, str]]:
     for op in ("neg", "relu", "tanh", "exp", "log", "sigmoid"):
         body = "(-x)" if op == "neg" else f"x.{op}()"
         out.append((f"{op}(x)*s at x={{x}}, s={{s}}", f"x = 0.5; s = -2.0; {body}*s"))
+    for op in ("neg", "relu", "tanh", "exp", "log", "sigmoid"):  # x used again: `=` for `+=` shows here
+        body = "(-x)" if op == "neg" else f"x.{op}()"
+        out.append((f"{op}(x)*x at x={{x}} (x used twice)", f"x = 0.7; {body}*x"))
+    for sym in SYMBOL.values():  # an operand used again after the op
+        out.append((f"(x {sym} y) + x at x={{x}}, y={{y}} (x used twice)", f"x = 1.3; y = -0.6; (x {sym} y) + x"))
+    out.append(("x**3 + x at x={x} (x used twice)", "x = 1.2; x**3 + x"))
+    out.append(("a diamond: h = x*y; h*h + h", "x = 0.8; y = -1.1; h = x*y; h*h + h"))
     return out
 
 
@@ -227,6 +234,7 @@ EACH_METHOD = (
     ("METHOD(x) at x={x}", "x = 1.7; x.METHOD()"),
     ("METHOD(x) at x={x}", "x = -1.3; x.METHOD()"),
     ("METHOD(x)*s at x={x}, s={s}", "x = 0.9; s = -2.0; x.METHOD()*s"),
+    ("METHOD(x)*x at x={x} (x used twice)", "x = 0.8; x.METHOD()*x"),
 )
 
 TOPO_TEXTS = (  # where a wrong topological sort shows

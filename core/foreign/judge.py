@@ -338,10 +338,10 @@ def results_verdict(
     truth: dict[str, Derivative], runs: list[dict[str, Any]], tol: Tolerance, reference: dict[str, float] | None = None
 ) -> dict[str, Any]:
     """pass / fail / unstable / unchecked from their backward()'s runs."""
-    compared = [n for n in truth if runs and runs[0].get(n) is not None]
+    compared = [n for n in truth if runs and n in runs[0]]
     if not compared:
         return {"status": "unchecked", "why": "no value of the expression has a grad the studio can read"}
-    vals = [{n: _f(run.get(n)) for n in compared} for run in runs]
+    vals = [{n: (None if run.get(n) is None else _f(run.get(n))) for n in compared} for run in runs]
     differing = [i for i in range(1, len(vals)) if any(not _same(vals[i][n], vals[0][n], tol) for n in compared)]
     wrong_runs = [i for i, v in enumerate(vals) if _wrong(truth, v, tol, reference)]
     first = vals[wrong_runs[0]] if wrong_runs else vals[0]
@@ -365,7 +365,9 @@ def results_verdict(
     return result
 
 
-def _same(a: float, b: float, tol: Tolerance) -> bool:
+def _same(a: float | None, b: float | None, tol: Tolerance) -> bool:
+    if a is None or b is None:
+        return a is b
     return agree(a, b, Tolerance(tol.rtol / 10, tol.atol / 10))
 
 
@@ -376,8 +378,12 @@ def _wrong(
     their forward is the studio's) with the studio's exact derivative."""
     wrong = []
     for name, d in truth.items():
-        g = got.get(name)
-        if g is None:
+        if name not in got:
+            continue
+        g = got[name]
+        if g is None:  # their backward() left no gradient on this leaf at all
+            if not agree(0.0, d, tol):
+                wrong.append({"name": name, "expected": d.value, "got": None})
             continue
         if reference and name in reference:
             if agree(_f(g), reference[name], tol):
@@ -395,6 +401,11 @@ def wrong_text(wrong: list[dict[str, Any]]) -> str:
     enough digits that the two numbers differ on the page."""
     parts = []
     for w in wrong[:3]:
+        if w["got"] is None:
+            parts.append(
+                f"{w['name']}.grad is None (your backward() left it no gradient), should be {w['expected']:.6g}"
+            )
+            continue
         got, want = pair(w["got"], w["expected"])
         parts.append(f"{w['name']}.grad is {got}, should be {want}")
     return "; ".join(parts)

@@ -135,11 +135,24 @@ def load(path: str) -> tuple[dict[str, Any], tuple[str, ...]]:
                 raise
             else:
                 missing = top
-            for name in set(sys.modules) - before:  # a half-imported package starts again
-                if name not in STAND_INS:
+            mine = _package_name(path)
+            for name in set(sys.modules) - before:  # their half-imported package starts again (never numpy's)
+                if name not in STAND_INS and mine and (name == mine or name.startswith(mine + ".")):
                     del sys.modules[name]
             _stand_in(missing)
     return _load(path)
+
+
+def _package_name(path: str) -> str:
+    """The name their package is imported under ('' for a single file)."""
+    path = os.path.abspath(path)
+    if not os.path.isdir(path):
+        return ""
+    if os.path.isfile(os.path.join(path, "__init__.py")):
+        return os.path.basename(path)
+    found = sorted(d for d in os.listdir(path) if os.path.isfile(os.path.join(path, d, "__init__.py")))
+    found.sort(key=lambda d: d != "minitorch")
+    return found[0] if found else ""
 
 
 def _package_root(path: str) -> str:
@@ -221,33 +234,53 @@ def offered(V: type, shape: Shape, make: Callable[[float], Any]) -> tuple[list[s
     """(the operations their class has: dunders, known methods, 'numbers' when a Value
     and a plain number mix; their other unary methods -- sin, abs, softplus ...)."""
     found = [d for d in DUNDERS if callable(getattr(V, d, None))]
-    found += [m for m in KNOWN if callable(getattr(V, m, None))]
+    found += [m for m in KNOWN if _unary_op(V, m, make)]
     try:
         if shape.read_data(make(1.0) + 2.0) == 3.0 and shape.read_data(make(1.0) * 2.0) == 2.0:
             found.append("numbers")
     except Exception:  # noqa: BLE001 -- their code, any failure means "no"
         pass
-    unknown = []
-    for name in sorted({n for base in V.__mro__[:-1] for n in vars(base)}):
-        if name.startswith("_") or name in KNOWN or name in NOT_OPS or name == shape.data or name == shape.grad:
-            continue
-        method = getattr(V, name, None)
-        if not inspect.isfunction(method):
-            continue
-        try:
-            params = list(inspect.signature(method).parameters.values())[1:]
-        except (TypeError, ValueError):
-            continue
-        if any(p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params):
-            continue
-        try:
-            x = make(0.7)
-            out = getattr(x, name)()
-            if isinstance(out, V) and any(c is x for c in children(out)[0]):
-                unknown.append(name)
-        except Exception:  # noqa: BLE001 -- not an op of one Value
-            continue
+    unknown = [
+        name
+        for name in sorted({n for base in V.__mro__[:-1] for n in vars(base)})
+        if not (name.startswith("_") or name in KNOWN or name in NOT_OPS or name in (shape.data, shape.grad))
+        and _unary_op(V, name, make)
+    ]
     return found, unknown
+
+
+def _unary_op(V: type, name: str, make: Callable[[float], Any]) -> bool:
+    """Is `name` an op of one Value: a method that takes no argument and, called on a
+    leaf, returns one of their Values made from it? (`sigmoid(self, x)` is not.)"""
+    method = getattr(V, name, None)
+    if not inspect.isfunction(method):
+        return False
+    try:
+        params = list(inspect.signature(method).parameters.values())[1:]
+    except (TypeError, ValueError):
+        return False
+    if any(p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params):
+        return False
+    try:
+        x = make(0.7)
+        out = getattr(x, name)()
+        return isinstance(out, V) and _reaches(out, x)
+    except Exception:  # noqa: BLE001 -- not an op of one Value
+        return False
+
+
+def _reaches(out: Any, x: Any, limit: int = 50) -> bool:
+    """Is `x` among the values `out` was made from (a fused op may hide it a few nodes down)?"""
+    seen, stack = set(), [out]
+    while stack and len(seen) < limit:
+        v = stack.pop()
+        if v is x:
+            return True
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
+        stack.extend(children(v)[0])
+    return False
 
 
 # -----------------------------------------------------------------------------
@@ -357,6 +390,12 @@ class Probe:
                 setattr(objects[-1], self.shape.grad, one_like(getattr(objects[-1], self.shape.grad, None)))
         except Exception:  # noqa: BLE001 -- a read-only grad (a property): their code cannot be stepped
             return []
+        if self.style == "closures" and not any(
+            closure_name(by_id[n["id"]]) or callable(getattr(by_id[n["id"]], "_backward", None))
+            for n in nodes
+            if n["children"]
+        ):
+            return []  # no per-node gradient code to step (a recursive backward(grad)): judged by results
         records = []
         for node in reversed(nodes):
             if not node["children"]:
