@@ -326,6 +326,14 @@ def _report(path, lines, code, timed_out, timeout, memory, output, known, templa
         notes.append(f"your class's leaves need an opt-in flag: {start['leaf_note']}")
     if problem:
         return _unusable(path, problem["message"], cases=cases, **extra)
+    if start and start.get("gradient_code") is False:
+        return _unusable(
+            path,
+            f"your {start['class']} has no backward() and no gradient code on its nodes (no _backward closure, "
+            "no local grads, no chain_rule): nothing of yours computes a gradient yet -- is a method indented "
+            "outside the class?",
+            **extra,
+        )
     if timed_out:
         where = "while loading the file"
         if any(x.get("kind") == "loaded" for x in lines):  # their file ran; their class's methods did not return

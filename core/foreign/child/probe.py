@@ -234,7 +234,7 @@ def offered(V: type, shape: Shape, make: Callable[[float], Any]) -> tuple[list[s
     """(the operations their class has: dunders, known methods, 'numbers' when a Value
     and a plain number mix; their other unary methods -- sin, abs, softplus ...)."""
     found = [d for d in DUNDERS if callable(getattr(V, d, None))]
-    found += [m for m in KNOWN if _unary_op(V, m, make)]
+    found += [m for m in KNOWN if _takes_no_argument(V, m)]  # one that raises is tested, and its error shown
     try:
         if shape.read_data(make(1.0) + 2.0) == 3.0 and shape.read_data(make(1.0) * 2.0) == 2.0:
             found.append("numbers")
@@ -249,9 +249,7 @@ def offered(V: type, shape: Shape, make: Callable[[float], Any]) -> tuple[list[s
     return found, unknown
 
 
-def _unary_op(V: type, name: str, make: Callable[[float], Any]) -> bool:
-    """Is `name` an op of one Value: a method that takes no argument and, called on a
-    leaf, returns one of their Values made from it? (`sigmoid(self, x)` is not.)"""
+def _takes_no_argument(V: type, name: str) -> bool:
     method = getattr(V, name, None)
     if not inspect.isfunction(method):
         return False
@@ -259,7 +257,13 @@ def _unary_op(V: type, name: str, make: Callable[[float], Any]) -> bool:
         params = list(inspect.signature(method).parameters.values())[1:]
     except (TypeError, ValueError):
         return False
-    if any(p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params):
+    return not any(p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
+
+
+def _unary_op(V: type, name: str, make: Callable[[float], Any]) -> bool:
+    """Is `name` an op of one Value: a method that takes no argument and, called on a
+    leaf, returns one of their Values made from it? (`sigmoid(self, x)` is not.)"""
+    if not _takes_no_argument(V, name):
         return False
     try:
         x = make(0.7)
@@ -786,6 +790,7 @@ def run(request: dict[str, Any], report: Callable[[dict[str, Any]], None]) -> No
             "style": _guarded(lambda: _style(probe.make(1.0) * probe.make(2.0)), "closures"),
             "backward_line": _guarded(lambda: _backward_line(probe), None),
             "stand_ins": list(STAND_INS),
+            "gradient_code": _guarded(lambda: _has_gradient_code(probe), True),
         }
     )
     cases = list(request["cases"])
@@ -810,6 +815,19 @@ def run(request: dict[str, Any], report: Callable[[dict[str, Any]], None]) -> No
             report({"kind": "topo", "result": their_topo(probe, namespace, topo)})
         except Exception as e:  # noqa: BLE001
             report({"kind": "topo", "error": their_error("your topological sort", e, roots)})
+
+
+def _has_gradient_code(probe: Probe) -> bool:
+    """Can anything of theirs compute a gradient: a backward() pass, or per-node code
+    (a closure, local grads, MiniTorch's chain_rule) on the result of an op?"""
+    out = probe.make(2.0) * probe.make(3.0)
+    return (
+        backward_of(out) is not None
+        or closure_name(out) is not None
+        or callable(getattr(out, "_backward", None))
+        or getattr(out, "_local_grads", None) is not None
+        or callable(getattr(out, "chain_rule", None))
+    )
 
 
 def _guarded(f: Callable[[], Any], default: Any) -> Any:
