@@ -189,6 +189,13 @@ def op_texts() -> list[tuple[str, str]]:
     for op in ("neg", "relu", "tanh", "exp", "log", "sigmoid"):
         body = "(-x)" if op == "neg" else f"x.{op}()"
         out.append((f"{op}(x)*s at x={{x}}, s={{s}}", f"x = 0.5; s = -2.0; {body}*s"))
+    return out
+
+
+def reuse_texts() -> list[tuple[str, str]]:
+    """x used again after each op: `=` instead of `+=` shows only where a value has two
+    uses (run after the classic expressions, which name the simplest case first)."""
+    out: list[tuple[str, str]] = []
     for op in ("neg", "relu", "tanh", "exp", "log", "sigmoid"):  # x used again: `=` for `+=` shows here
         body = "(-x)" if op == "neg" else f"x.{op}()"
         out.append((f"{op}(x)*x at x={{x}} (x used twice)", f"x = 0.7; {body}*x"))
@@ -312,7 +319,8 @@ def cases(seed: int | None = None) -> tuple[list[Case], list[Case]]:
     """(the battery's tests, the templates for ops the studio does not know), leaf
     values drawn from `seed` (None: the written values, for tests and examples)."""
     rng = None if seed is None else random.Random(seed)
-    tests = [case(n, t, rng) for n, t in op_texts()] + [case(n, t, rng) for n, t in EXPRESSIONS]
+    texts = op_texts() + list(EXPRESSIONS) + reuse_texts()
+    tests = [case(n, t, rng) for n, t in texts]
     templates = [case(n, t, rng) for n, t in EACH_METHOD]
     return tests, templates
 
