@@ -57,7 +57,10 @@ class ForeignReplay:
         self.fault = case.get("fault")
         # what their code for one node is called: a local-grads engine has no _backward
         self.local_grads = case.get("style") == "local-grads"
-        self.their_code = "your _local_grads" if self.local_grads else "your _backward"
+        self.their_code = {
+            "local-grads": "your _local_grads",
+            "minitorch": "your backward(ctx, d)",  # MiniTorch's ScalarFunction, through chain_rule
+        }.get(case.get("style", ""), "your _backward")
         self.hints_shown = 0  # rungs of the hint ladder climbed (core/foreign/hints.py)
         self.wiring = {n["id"]: tuple(n["children"]) for n in case["graph"]}
         # [(node id, [(operand id, grad after their code)], record)]
@@ -102,11 +105,12 @@ class ForeignReplay:
         f = self.fault
         if not f:
             return ""
+        where = f" Your code: {f['line']}." if f.get("line") else ""  # the line of theirs that wrote it
         if f.get("expected") is None or f.get("operand") is None:
-            return f"your engine is wrong at {f.get('node') or '?'} (op {f.get('op')}): {f['cause']}"
+            return f"your engine is wrong at {f.get('node') or '?'} (op {f.get('op')}): {f['cause']}.{where}"
         return (
             f"wrong gradient at {f['node']} (op {f['op']}): {f['operand']}.grad should change by "
-            f"{_fmt(number(f['expected']))}, {self.their_code} changed it by {_fmt(number(f['got']))}. "
+            f"{_fmt(number(f['expected']))}, {self.their_code} changed it by {_fmt(number(f['got']))}.{where} "
             f"Likely cause: {f['cause']}"
         )
 
