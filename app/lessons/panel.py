@@ -58,6 +58,7 @@ from app.lessons.moves import LessonMoves
 from app.lessons.question_box import QuestionBox
 from app.lessons.reading import TEXT_PX, TITLE_PX, set_markdown
 from app.look.theme import set_base_font
+from core.format import parse_number
 from core.lessons.format import LessonError, load_all
 from core.lessons.links import classify
 from core.lessons.quiz import LessonQuiz
@@ -104,6 +105,7 @@ class LessonsPanel(LessonMoves, StepFit, QWidget):
         self._worker = None
         self._workers = []
         self._last_answer = None
+        self._asked = None  # the QuizItem the question box shows (None: the step's own question)
         self._needs_replay = False
         self._previous = (None, -1)
         self.quiz = LessonQuiz()
@@ -338,6 +340,7 @@ class LessonsPanel(LessonMoves, StepFit, QWidget):
     def _ask(self):
         """The question box: the quiz's current item, or the step's answered question."""
         item = self.quiz.current
+        self._asked = item  # what Check grades: always the question the box shows
         prompt = item.prompt if item is not None else (self.snapshot.prompt if self.snapshot else None)
         self.question_box.setVisible(prompt is not None)
         if prompt is not None:
@@ -398,12 +401,26 @@ class LessonsPanel(LessonMoves, StepFit, QWidget):
             ok = verdict in ("first", "hint")
             self._answered(verdict, ok, explanation)
             return ok, explanation
+        if self._asked is not None:  # the box still shows an answered item: grade that one, unscored
+            ok, explanation = self._regrade(self._asked)
+            self._last_answer = (ok, explanation)
+            self.question_box.show_result(explanation, self._colors["right" if ok else "wrong"])
+            return ok, explanation
         if self.snapshot.prompt is None:
             return None
         ok, explanation = self.runner.check_answer(self.answer.text())
         self._last_answer = (ok, explanation)
         self.question_box.show_result(explanation, self._colors["right" if ok else "wrong"])
         return ok, explanation
+
+    def _regrade(self, item):
+        """(ok, explanation) for an answer to an item already scored (typed again)."""
+        guess = parse_number(self.answer.text(), finite=True)
+        if guess is None:
+            return False, "Type a number, like -1.5 or 3/4."
+        ok = item.right(guess)
+        head = "Right!" if ok else f"Not quite: you said {self.answer.text().strip()}."
+        return ok, f"{head} {item.explain()}"
 
     def reveal(self):
         """Show the value asked now, scored as revealed."""
@@ -421,6 +438,7 @@ class LessonsPanel(LessonMoves, StepFit, QWidget):
                 self.bridge.set_masks(self.masks())
             following = self.quiz.current
             if following is not None:
+                self._asked = following
                 self.question_box.prompt.setText(following.prompt)
                 self.answer.clear()
             self.question_box.reveal_button.setEnabled(following is not None)
@@ -471,11 +489,9 @@ class LessonsPanel(LessonMoves, StepFit, QWidget):
         if debugger is None or not hasattr(debugger, "set_quiz_mode"):
             self._show_error("Quiz mode needs the debugger panel, which is not available.")
             return
+        # the lesson's feature: the debugger follows along for stepping by hand, but its
+        # dock is not opened (an idle debugger over half the screen took the lesson's room)
         debugger.set_quiz_mode(bool(on))
-        dock = getattr(self.window, "docks", {}).get("debugger")
-        if on and dock is not None:
-            dock.show()
-            dock.raise_()
 
     def show_quiz_state(self, on):
         """The debugger's quiz mode changed (from its own button or menu)."""

@@ -48,7 +48,10 @@ def presenter_keeps_dock(window: Any, key: str) -> bool:
     if key == "debugger":
         quiz = getattr(widget, "actions", {}).get("quiz")
         ctrl = getattr(widget, "controller", None)  # stepping, or a quiz on: the debugger stays
-        return (ctrl is not None and ctrl.phase != "idle") or bool(quiz and quiz.isChecked())
+        if ctrl is not None and ctrl.phase != "idle":
+            return True
+        # its quiz on a graph of one's own keeps it; a lesson's Quiz is the lesson's (issue 38)
+        return bool(quiz and quiz.isChecked()) and window.lessons.runner is None
     return bool(widget.property("presenter_keep"))
 
 
