@@ -32,13 +32,22 @@ class StepFit:
         doc = self.text.document()
         doc.setTextWidth(self.text.viewport().width())
         text = int(doc.size().height() + 2 * self.text.frameWidth() + 12)
+        wide = self.body.direction() == QBoxLayout.LeftToRight
         body = text
+        if self.verdict.isVisibleTo(self):  # beside the text when wide, under it when tall
+            verdict = self.verdict_height()
+            body = max(text, verdict) if wide else text + spacing + verdict
         if self.network_view.isVisibleTo(self):
             net = self.network_view.metrics_label.sizeHint().height() + max(boundary, 160) + 24
-            wide = self.body.direction() == QBoxLayout.LeftToRight
-            body = max(text, net) if wide else text + spacing + net
+            body = max(body, net) if wide else body + spacing + net
         top = head + spacing + self.step_bar.maximumHeight() + spacing + body
         return margins.top() + margins.bottom() + top + spacing + self.fixed_height()
+
+    def verdict_height(self):
+        """Height of the whole verdict and its working at the width it has now."""
+        label = self.verdict.widget()
+        width = max(1, self.verdict.viewport().width())
+        return label.heightForWidth(width) + 2 * self.verdict.frameWidth() + 4
 
     def fit_text(self, height, floor=0.75):
         """Presenter mode, a step whose text is longer than `height` px of reading room:
@@ -64,9 +73,16 @@ class StepFit:
         """Presenter mode: the step takes the panel's whole width (the class reads the
         text, not the list of lessons; Help → Lessons and Page Down still move on)."""
         self.list.setVisible(not on)
-        # sized to its text there (wanted_height): no 192 px floor of its own; in a side
-        # dock it keeps that floor, or the network's picture would leave it two lines
-        self.text.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Ignored if on else QSizePolicy.Expanding)
+        self._presenting = on
+        self.share_text()
+
+    def share_text(self):
+        """The text's vertical size policy. Presenter mode sizes the panel to its text
+        (wanted_height): no 192 px floor of its own. In a side dock it keeps that floor,
+        or the network's picture would leave it two lines; but with a verdict shown the
+        text and the verdict share the room (the verdict used to push the text out)."""
+        shared = getattr(self, "_presenting", False) or self.verdict.isVisibleTo(self)
+        self.text.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Ignored if shared else QSizePolicy.Expanding)
 
     def text_cut(self):
         """How many pixels of the step's text are out of view (0: all of it shows)."""

@@ -44,6 +44,7 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QScrollArea,
+    QSizePolicy,
     QSplitter,
     QTextBrowser,
     QVBoxLayout,
@@ -82,6 +83,7 @@ def diverged_message(diverged):
 
 class LessonsPanel(LessonMoves, StepFit, QWidget):
     stepShown = Signal(int)  # a step is on screen (its index)
+    roomChanged = Signal()  # the step needs another height (a verdict shown)
     busyChanged = Signal(bool)  # a move started / ended
     engineCheckAsked = Signal(str)  # a lesson's "check this engine" link: a bundled engine's path
 
@@ -169,6 +171,13 @@ class LessonsPanel(LessonMoves, StepFit, QWidget):
         self.check_button.clicked.connect(self.check)
         self.question_box.reveal_button.clicked.connect(self.reveal)
         self.question_box.hide()
+        # the verdict and its working sit in the body, beside the text when the panel is
+        # wide (presenter mode) and under it when tall: answering never takes the text's
+        # room (it used to grow under the question and squeeze the text to 0 px)
+        self.verdict = self.question_box.result_area
+        self.verdict.setMaximumHeight(16777215)
+        self.verdict.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Ignored)
+        self.body.insertWidget(1, self.verdict, 2)
         # the question, its answer box and Next never scroll away: they sit under the
         # scrolled text (at 1280x720 the text may scroll, the question never hides)
         self.bottom = QWidget()
@@ -246,7 +255,8 @@ class LessonsPanel(LessonMoves, StepFit, QWidget):
     def resizeEvent(self, event):
         super().resizeEvent(event)
         # tall (a side dock): the list above the step; wide (under the canvas): beside it
-        wide = self.width() > 1.3 * self.height()
+        # (and wide enough for text beside the verdict: ~60 characters of the lesson's font)
+        wide = self.width() > 1.3 * self.height() and self.width() > 60 * self.text.fontMetrics().averageCharWidth()
         orientation = Qt.Horizontal if wide else Qt.Vertical
         self.body.setDirection(QBoxLayout.LeftToRight if wide else QBoxLayout.TopToBottom)
         if self.splitter.orientation() != orientation:
@@ -343,6 +353,8 @@ class LessonsPanel(LessonMoves, StepFit, QWidget):
         self._asked = item  # what Check grades: always the question the box shows
         prompt = item.prompt if item is not None else (self.snapshot.prompt if self.snapshot else None)
         self.question_box.setVisible(prompt is not None)
+        self.verdict.hide()
+        self.share_text()
         if prompt is not None:
             self.question_box.ask(prompt)
         self.question_box.reveal_button.setEnabled(item is not None)
@@ -404,14 +416,31 @@ class LessonsPanel(LessonMoves, StepFit, QWidget):
         if self._asked is not None:  # the box still shows an answered item: grade that one, unscored
             ok, explanation = self._regrade(self._asked)
             self._last_answer = (ok, explanation)
-            self.question_box.show_result(explanation, self._colors["right" if ok else "wrong"])
+            self._show_verdict(explanation, ok)
             return ok, explanation
         if self.snapshot.prompt is None:
             return None
         ok, explanation = self.runner.check_answer(self.answer.text())
         self._last_answer = (ok, explanation)
-        self.question_box.show_result(explanation, self._colors["right" if ok else "wrong"])
+        self._show_verdict(explanation, ok)
         return ok, explanation
+
+    def _show_verdict(self, explanation, ok):
+        self.question_box.show_result(explanation, self._colors["right" if ok else "wrong"])
+        self.share_text()
+        self._room_for_the_step()
+        self.roomChanged.emit()
+
+    def _room_for_the_step(self):
+        """A tall panel (a side dock on a laptop) gives the list of lessons at most a
+        fifth of its height while a verdict shows: the step's text and the verdict
+        need it (at 1280x720 the list's share left the text no line at all)."""
+        if self.splitter.orientation() != Qt.Vertical or not self.list.isVisible():
+            return
+        first, second = self.splitter.sizes()
+        most = max(self.list.minimumSizeHint().height(), int(0.2 * (first + second)))
+        if first > most:
+            self.splitter.setSizes([most, first + second - most])
 
     def _regrade(self, item):
         """(ok, explanation) for an answer to an item already scored (typed again)."""
@@ -442,7 +471,7 @@ class LessonsPanel(LessonMoves, StepFit, QWidget):
                 self.question_box.prompt.setText(following.prompt)
                 self.answer.clear()
             self.question_box.reveal_button.setEnabled(following is not None)
-        self.question_box.show_result(explanation, self._colors["right" if ok else "wrong"])
+        self._show_verdict(explanation, ok)
 
     def show_score(self):
         """The quiz's score per lesson, large enough for the class, with Save."""

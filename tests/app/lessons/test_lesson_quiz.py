@@ -55,3 +55,26 @@ def test_check_grades_the_question_the_box_shows(window, qtbot):
     panel.answer.setText("-2")
     ok, _text = panel.check()
     assert not ok
+
+
+@pytest.mark.parametrize("size, presenter", [((1920, 1080), 2), ((1280, 720), 2), ((1280, 720), None)])
+def test_answering_keeps_the_text_and_shows_the_verdict(window, qtbot, size, presenter):
+    # repro: the verdict grew under the question and the text's viewport dropped to 0 px
+    from app.lessons.tour import visible_rect
+
+    window.resize(*size)
+    if presenter:
+        window.appearance.set_presenter(True, presenter, full_screen=False)
+    panel = window.lessons
+    window.show_lessons("chain-rule", 3)
+    qtbot.waitUntil(lambda: panel.snapshot is not None, timeout=30000)
+    settle(window)
+    panel.answer.setText("6")
+    assert panel.check()[0]
+    settle(window)
+    text = visible_rect(panel.text.viewport(), window).height()
+    verdict = visible_rect(panel.verdict.viewport(), window).height()
+    line = panel.text.fontMetrics().height()
+    assert text >= 2 * line and verdict >= 2 * line, (text, verdict)
+    if presenter and size == (1920, 1080):  # beside the text, both whole
+        assert panel.text_cut() == 0 and panel.verdict.verticalScrollBar().maximum() == 0
