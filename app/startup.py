@@ -181,11 +181,13 @@ def main(argv=None):
         if window.appearance.presenting:
             window._size_presenter_docks()  # as its timer does after a resize on screen
             app.processEvents()
-        window.view.fit()
         if window.appearance.presenting:  # digits readable from the back row, as on screen
-            from app.lessons.presenter_layout import readable_zoom
+            from app.lessons.presenter_layout import frame_step, readable_zoom
 
-            readable_zoom(window)
+            if not readable_zoom(window):
+                frame_step(window)
+        else:
+            window.view.fit()
         window.lessons.follow()
         app.processEvents()
         window.view.minimap.finish_drawing()  # a large graph's overview is drawn in slices

@@ -59,14 +59,23 @@ class StepFit:
         doc.setTextWidth(self.text.viewport().width())
         px = base.pixelSize()
         height -= 16  # the room is foretold before the dock's resize: keep a margin
-        if px <= 0 or doc.size().height() + 12 <= height:
+        verdict = self.verdict.isVisibleTo(self)
+        if verdict:
+            self.question_box.scale_result(1.0)
+
+        def too_tall():
+            return doc.size().height() + 12 > height or (verdict and self.verdict_height() > height)
+
+        if px <= 0 or not too_tall():
             return 1.0
         factor = 1.0
-        while factor > floor and doc.size().height() + 12 > height:
+        while factor > floor and too_tall():
             factor = max(floor, factor - 0.05)
             font = QFont(base)
             font.setPixelSize(max(1, round(px * factor)))
             doc.setDefaultFont(font)
+            if verdict:  # the working beside the text steps down with it
+                self.question_box.scale_result(factor)
         return factor
 
     def set_presenting(self, on):

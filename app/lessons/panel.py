@@ -367,6 +367,25 @@ class LessonsPanel(LessonMoves, StepFit, QWidget):
         if self._last_answer is not None:
             self.check()
 
+    def focus_ids(self):
+        """The canvas nodes this step talks about: its highlighted nodes and the node its
+        question asks about; without either, the nodes whose grads it changed; without
+        those, every node (presenter mode frames them, app/lessons/presenter_layout.py)."""
+        snapshot, runner = self.snapshot, self.runner
+        if snapshot is None or runner is None or not snapshot.show_graph or self.busy:
+            return []
+        ids = list(snapshot.highlight)
+        question = runner.step.question
+        nid = runner.nid_of_label(question.node) if question is not None else None
+        if nid is not None and nid not in ids:
+            ids.append(nid)
+        if not ids:
+            ids = [nid for nid in runner.new_grads if nid in runner.by_id]
+        if not ids:  # the whole graph, its output first (where backprop starts)
+            output = runner.document.output
+            ids = [output] + [nid for nid in runner.by_id if nid != output]
+        return ids
+
     def follow(self):
         """Zoom the canvas in on the step's nodes if the whole graph is too small to read."""
         if (
@@ -374,6 +393,7 @@ class LessonsPanel(LessonMoves, StepFit, QWidget):
             and self.snapshot is not None
             and self.snapshot.show_graph
             and self.bridge.showing_runner
+            and not self.window.appearance.presenting  # there the step is framed for the room (frame_step)
         ):
             self.bridge._follow(self.snapshot.highlight)
 

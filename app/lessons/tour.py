@@ -62,6 +62,55 @@ def in_view(window):
     return facts
 
 
+def digit_ink(window, nid):
+    """The painted height (screen pixels) of node `nid`'s data digits, measured from
+    the canvas's picture: the rows of the number's cell holding ink that stands out
+    from the cell's background. 0 when the node is not whole on the canvas."""
+    from PySide6.QtGui import QColor
+
+    view, item = window.view, window.scene.node_item(nid)
+    if item is None:
+        return 0
+    row = item.geometry.data_rect
+    pad = item.theme.length("pad")
+    right = row.adjusted(row.width() * 0.45, 0, -pad, 0)  # the number, clear of the 'data' caption
+    rect = view.mapFromScene(item.mapToScene(right)).boundingRect()
+    edge = 2 + int(2 * item.theme.scale * view.zoom())  # the row's borders are not ink of digits
+    rect = rect.adjusted(0, edge, 0, -edge)
+    viewport = view.viewport().rect()
+    if not viewport.contains(rect):
+        return 0
+    image = view.viewport().grab(rect).toImage()
+    ratio = image.height() / max(1, rect.height())
+
+    def luma(x, y):
+        c = QColor(image.pixel(x, y))
+        return 0.299 * c.red() + 0.587 * c.green() + 0.114 * c.blue()
+
+    w, h = image.width(), image.height()
+    background = sorted(luma(x, h // 2) for x in range(0, w, max(1, w // 40)))[-1]  # the cell's fill, light or dark
+    inked = [y for y in range(h) if any(abs(luma(x, y) - background) > 110 for x in range(w))]
+    if not inked:
+        return 0
+    return (inked[-1] - inked[0] + 1) / ratio
+
+
+def canvas_facts(window, focus):
+    """What the class sees of the step's nodes on the canvas: are they all whole in
+    view, and how large are their digits (em from the zoom, ink from the picture)."""
+    from app.graph.node_paint import number_screen_px
+
+    view, scene = window.view, window.scene
+    items = [scene.node_item(nid) for nid in focus if scene.node_item(nid) is not None]
+    seen = view.mapToScene(view.viewport().rect()).boundingRect()
+    if not items or not view.isVisible():
+        return {"focus": len(focus), "in_view": 0, "em": 0.0, "ink": 0.0}
+    inside = [item for item in items if seen.contains(item.sceneBoundingRect())]
+    em = min(number_screen_px(item, view.zoom()) for item in items)
+    ink = max((digit_ink(window, item.nid) for item in inside[:3]), default=0.0)
+    return {"focus": len(items), "in_view": len(inside), "em": round(em, 1), "ink": round(ink, 1)}
+
+
 def walk(window, lessons=None):
     """Open each lesson and page through it with Next; yield (lesson, step index) with
     the step on screen and the presenter layout settled."""
