@@ -47,11 +47,12 @@ class StepFit:
         """Height of the whole verdict and its working at the width it has now."""
         label = self.verdict.widget()
         width = max(1, self.verdict.viewport().width())
-        return label.heightForWidth(width) + 2 * self.verdict.frameWidth() + 4
+        return label.heightForWidth(width) + 2 * self.verdict.frameWidth() + 12
 
     def fit_text(self, height, floor=0.75):
         """Presenter mode, a step whose text is longer than `height` px of reading room:
         its text a little smaller (down to `floor` of the scale's size) rather than cut.
+        Returns the factor, or 0.0 when even `floor` does not fit (it is left there).
         The widget's own font is the size to come back to: a new step starts from it."""
         doc = self.text.document()
         base = self.text.font()
@@ -76,7 +77,7 @@ class StepFit:
             doc.setDefaultFont(font)
             if verdict:  # the working beside the text steps down with it
                 self.question_box.scale_result(factor)
-        return factor
+        return 0.0 if too_tall() else factor
 
     def set_presenting(self, on):
         """Presenter mode: the step takes the panel's whole width (the class reads the

@@ -354,6 +354,8 @@ class LessonsPanel(LessonMoves, StepFit, QWidget):
         prompt = item.prompt if item is not None else (self.snapshot.prompt if self.snapshot else None)
         self.question_box.setVisible(prompt is not None)
         self.verdict.hide()
+        self.body.setStretchFactor(self.text, 3)  # beside the network's picture, as built
+        self.body.setStretchFactor(self.verdict, 2)
         self.share_text()
         if prompt is not None:
             self.question_box.ask(prompt)
@@ -446,6 +448,12 @@ class LessonsPanel(LessonMoves, StepFit, QWidget):
         return ok, explanation
 
     def _show_verdict(self, explanation, ok):
+        # beside the text, each gets the width its length asks (a short step and a long
+        # working: the working wide, rather than both small)
+        text, verdict = len(self.text.toPlainText()), len(explanation)
+        share = min(7, max(3, round(10 * text / max(1, text + verdict))))
+        self.body.setStretchFactor(self.text, share)
+        self.body.setStretchFactor(self.verdict, 10 - share)
         self.question_box.show_result(explanation, self._colors["right" if ok else "wrong"])
         self.share_text()
         self._room_for_the_step()

@@ -86,11 +86,13 @@ def size_presenter_docks(window: Any) -> None:
         keep = (0.26 if network else 0.32) * height  # the canvas's share (a network's is one neuron)
         # the canvas keeps the room that frames the step's nodes at digits of readable_px
         most = int(total - max(keep, 120 * scale, _graph_room(window)))
-        if wanted > most:  # a long step: the canvas gives a little more, never less than its graph
-            most = int(total - max(0.26 * height, 120 * scale, _graph_room(window)))
         room = max(least, min(wanted, most))
-        if wanted > most:  # long text: a little smaller rather than cut (never below 0.65 of the scale)
-            panel.fit_text(panel.text.viewport().height() + (room - lessons.height()), floor=0.65)
+        if wanted > most:  # a long step: its text (and verdict) a little smaller rather than cut
+            fitted = panel.fit_text(panel.text.viewport().height() + (room - lessons.height()), floor=0.75)
+            if not fitted:  # still too long: the text comes first, the canvas gives up room
+                most = int(total - max(0.26 * height, 120 * scale))
+                room = max(least, min(wanted, most))
+                panel.fit_text(panel.text.viewport().height() + (room - lessons.height()), floor=0.65)
         window.resizeDocks([lessons], [room], Qt.Vertical)
     if window.appearance.presenting:  # a late timer after leaving must not re-fit the restored view
         if not readable_zoom(window):
@@ -184,8 +186,8 @@ def frame(window: Any, ids: list[str], then: list[str] | None = None) -> list[st
 
 
 def _largest_run(window: Any, ids: list[str], fits: Any) -> tuple[list[str], Any] | None:
-    """The most of `ids` next to each other (left to right) that fit, preferring the
-    runs holding ids[0] (what the step names first), then the ones further right (the
+    """The most of `ids` next to each other (left to right) that fit among the runs
+    holding ids[0] (what the step names first), the ones further right first (the
     output, where backprop starts)."""
     scene = window.scene
 
@@ -201,7 +203,7 @@ def _largest_run(window: Any, ids: list[str], fits: Any) -> tuple[list[str], Any
             rect = _focus_rect(window, run)
             if not fits(rect):
                 break
-            rank = (len(run), ids[0] in run, i)
+            rank = (ids[0] in run, len(run), i)
             if best is None or rank > best[0]:
                 best = (rank, run, rect)
     return (best[1], best[2]) if best is not None else None
