@@ -93,6 +93,9 @@ def size_presenter_docks(window: Any) -> None:
                 most = int(total - max(0.26 * height, 120 * scale))
                 room = max(least, min(wanted, most))
                 panel.fit_text(panel.text.viewport().height() + (room - lessons.height()), floor=0.65)
+        # the canvas never less than one of the step's nodes at a readable size (at 2x on
+        # 1280x720 the question's room left it 156 px: no node whole); the text gives way
+        room = max(panel.fixed_height() + chrome + int(40 * scale), min(room, total - _node_room(window)))
         window.resizeDocks([lessons], [room], Qt.Vertical)
     if window.appearance.presenting:  # a late timer after leaving must not re-fit the restored view
         if not readable_zoom(window):
@@ -117,6 +120,19 @@ def _graph_room(window: Any) -> int:
         need += legend.height() + 24  # too wide to sit beside the legend: above it
     share = 0.4 if snapshot.kind == "network" else 0.5  # a network's one neuron: its text comes first
     return min(int(need), int(window.height() * share))
+
+
+def _node_room(window: Any) -> int:
+    """The canvas height that holds the step's tallest node whole at digits of readable_px."""
+    snapshot = window.lessons.snapshot
+    number = window.scene.theme.font("number").pixelSize()
+    if snapshot is None or not snapshot.show_graph or number <= 0:
+        return 0
+    items = [window.scene.node_item(nid) for nid in window.lessons.focus_ids()[:8]]
+    tallest = max((item.sceneBoundingRect().height() for item in items if item is not None), default=0.0)
+    if not tallest:
+        return 0
+    return int((tallest + 2 * FRAME_MARGIN) * readable_px(window) / number) + 16
 
 
 READABLE_PX = 28  # node digits (em) in presenter mode on 1920x1080: read from the back of a lecture hall

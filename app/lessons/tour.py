@@ -219,8 +219,10 @@ def facts(window):
     return result
 
 
-def problems(facts, where):
-    """What breaks issue 38 (and 28) in one view of the tour: a list of sentences."""
+def problems(facts, where, whole=True):
+    """What breaks issue 38 (and 28) in one view of the tour: a list of sentences.
+    `whole`: in presenter mode no pixel of the text or the verdict may be cut (else
+    they may scroll, at least two lines of each in view)."""
     bad = []
     for key in ("panel", "next", "question"):
         if not facts[key]:
@@ -231,10 +233,10 @@ def problems(facts, where):
     if facts["verdict"]:
         if facts["verdict_seen"] < 2 * line:
             bad.append(f"{where}: {facts['verdict_seen']} px of the verdict in view")
-        if facts["presenting"] and facts["verdict_cut"] > 0:
+        if whole and facts["presenting"] and facts["verdict_cut"] > 0:
             bad.append(f"{where}: {facts['verdict_cut']} px of the verdict cut")
     if facts["presenting"]:
-        if facts["text_cut"] > 0:
+        if whole and facts["text_cut"] > 0:
             bad.append(f"{where}: {facts['text_cut']} px of the text cut")
         if facts["focus"]:
             least = facts["readable_px"]
@@ -251,7 +253,7 @@ def problems(facts, where):
     return bad
 
 
-INK_PER_EM = 0.7  # DejaVu Sans Bold's digits stand 0.73 em tall; antialiasing and rounding take a little
+INK_PER_EM = 0.68  # DejaVu Sans Bold's digits stand 0.73 em tall; antialiasing and rounding take a pixel
 BOUNDARY_PX = 120  # a decision boundary the back row can read the two classes of
 
 
@@ -279,19 +281,20 @@ def main(argv=None):
     window.wait_for_layout()
     if args.presenter:
         window.appearance.set_presenter(True, args.presenter, full_screen=False)
-    bad = views = 0
+    bad = views = cut = 0
     for lesson, index, phase, seen in teach(window, args.quiz, lessons=args.lesson):
         views += 1
         name = f"{lesson.order:02d}-{lesson.id}-{index + 1}-{phase}"
         window.grab().save(os.path.join(args.out, name + ".png"), "PNG")
         found = problems(seen, name)
         bad += bool(found)
+        cut += bool(found) and not problems(seen, name, whole=False)
         shown = " ".join(f"{k}={v}" for k, v in seen.items() if k != "note")
         print(name, "ok" if not found else "; ".join(found), "|", shown, flush=True)
     if args.presenter:
         window.appearance.set_presenter(False)
     window.close()
-    print(f"{bad} of {views} view(s) break issue 38's facts")
+    print(f"{bad} of {views} view(s) break issue 38's facts ({cut} of them only by text or verdict cut)")
     return 1 if bad else 0
 
 
