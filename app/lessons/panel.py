@@ -77,6 +77,20 @@ def diverged_message(diverged):
     return text if text.lower().startswith("the run diverged") else f"The run diverged: {text}"
 
 
+def _check_box_style(theme):
+    """Fusion draws a check box's frame darker than the window: on a dark window it
+    vanished (black on dark grey). On the dark and high-contrast themes the box gets a
+    frame in the text's colour (3:1 and more against the window) and fills when ticked."""
+    if theme.palette.name not in ("dark", "high-contrast"):
+        return ""
+    side = max(12, round(14 * theme.scale))
+    ink, fill, on = theme.color("overlay_text").name(), theme.color("background").name(), theme.color("selection")
+    return (
+        f"QCheckBox::indicator {{ width: {side}px; height: {side}px; border: {max(2, round(theme.scale * 1.5))}px "
+        f"solid {ink}; background: {fill}; }} QCheckBox::indicator:checked {{ background: {on.name()}; }}"
+    )
+
+
 # -----------------------------------------------------------------------------
 # The panel
 
@@ -366,6 +380,7 @@ class LessonsPanel(LessonMoves, StepFit, QWidget):
         right, wrong and errors come from its palette, readable on light and dark."""
         self._colors = {"right": theme.color("status_final").name(), "wrong": theme.color("nonfinite").name()}
         self.error.setStyleSheet(f"color: {self._colors['wrong']};")
+        self.quiz_check.setStyleSheet(_check_box_style(theme))
         if self._last_answer is not None:
             self.check()
 

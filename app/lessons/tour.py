@@ -206,6 +206,9 @@ def facts(window):
     result["verdict"] = panel.verdict.isVisible()
     result["verdict_seen"] = visible_rect(panel.verdict.viewport(), window).height() if result["verdict"] else 0
     result["verdict_cut"] = panel.verdict.verticalScrollBar().maximum() if result["verdict"] else 0
+    result["verdict_whole"] = (
+        result["verdict"] and result["verdict_cut"] == 0 and whole(panel.verdict.viewport(), window)
+    )
     result["presenting"] = window.appearance.presenting
     result["readable_px"] = round(readable_px(window), 1)
     focus = panel.focus_ids() if panel.snapshot is not None and panel.snapshot.show_graph else []
@@ -231,7 +234,7 @@ def problems(facts, where, whole=True):
     if facts["text_seen"] < min(2 * line, facts["text_height"]):
         bad.append(f"{where}: {facts['text_seen']} px of the text in view ({line} px a line)")
     if facts["verdict"]:
-        if facts["verdict_seen"] < 2 * line:
+        if facts["verdict_seen"] < 2 * line and not facts["verdict_whole"]:
             bad.append(f"{where}: {facts['verdict_seen']} px of the verdict in view")
         if whole and facts["presenting"] and facts["verdict_cut"] > 0:
             bad.append(f"{where}: {facts['verdict_cut']} px of the verdict cut")
