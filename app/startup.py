@@ -44,6 +44,12 @@ def _parse_args(argv):
     parser.add_argument("--step", metavar="K", type=int, default=1, help="with --lesson: start at step K (1-based)")
     parser.add_argument("--no-welcome", action="store_true", help="do not show the welcome page")
     parser.add_argument(
+        "--check-lesson",
+        metavar="FILE.json",
+        help="run a lesson file headless and list each claim, placeholder or question the engine "
+        "contradicts, with its line and step (exit 0: all agree, 1: problems, 2: the file is refused)",
+    )
+    parser.add_argument(
         "--run-python",
         metavar="CODE.py",
         help="put this code in the editor and run it as Python (Run as Python: a child process), e.g. a lecture cell",
@@ -129,6 +135,27 @@ def _application():
     return app
 
 
+def check_lesson_file(path):
+    """`--check-lesson FILE`: every problem on its own line (file:line: step k ...)."""
+    from core.lessons.check import check_lesson
+    from core.lessons.format import LessonError, load_lesson
+
+    try:
+        lesson = load_lesson(path)
+    except LessonError as e:
+        print(f"refused: {e}", file=sys.stderr)
+        return 2
+    problems = check_lesson(lesson)
+    for problem in problems:
+        print(problem)
+    steps = len(lesson.steps)
+    if problems:
+        print(f"{len(problems)} problem(s) in {steps} steps of “{lesson.title}”")
+        return 1
+    print(f"“{lesson.title}”: {steps} steps, every claim, placeholder and question agrees with the engine")
+    return 0
+
+
 def main(argv=None):
     # Before numpy and pyqtgraph load: the GUI thread gets the interpreter back within
     # 1 ms of a training worker, and OpenBLAS runs one thread (its idle threads spun on
@@ -137,6 +164,8 @@ def main(argv=None):
 
     tune_process()
     args = _parse_args(sys.argv[1:] if argv is None else argv)
+    if args.check_lesson:  # no window: a teacher's check before the lecture
+        return check_lesson_file(args.check_lesson)
     if args.check_engine:  # no window: a report for people or autograders
         from app.foreign.cli import check_engines
 

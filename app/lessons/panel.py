@@ -125,6 +125,7 @@ class LessonsPanel(LessonMoves, StepFit, QWidget):
         self._needs_replay = False
         self._previous = (None, -1)
         self.quiz = LessonQuiz()
+        self.flags = {}  # lesson id -> {step index: [problem text]} (a teacher's lesson, core/lessons/check.py)
         self._build()
         self._fill_list()
         self._update_controls()
@@ -337,9 +338,20 @@ class LessonsPanel(LessonMoves, StepFit, QWidget):
             else:
                 self.bridge.detach()
                 self.bridge.clear_highlight()
+        flagged = self.flags.get(lesson.id, {}).get(snapshot.index)
+        if flagged:  # before the class reads a number the engine contradicts
+            self._show_error("This step says what the engine does not:\n" + "\n".join(flagged))
         self._refresh_list()
         self._update_controls()
         self.stepShown.emit(snapshot.index)
+
+    def flag(self, lesson_id, problems):
+        """Remember what a check of a teacher's lesson found, to flag at each step."""
+        steps = {}
+        for problem in problems:
+            line = f"line {problem.line}: " if problem.line is not None else ""
+            steps.setdefault(problem.step, []).append(line + problem.message)
+        self.flags[lesson_id] = steps
 
     def masks(self):
         """What the canvas must not show yet: '?' for a value the forward pass has not

@@ -164,3 +164,23 @@ def test_a_graph_too_big_for_a_deck_exports_the_view_only(window, tmp_path):
     window.session.flush()
     assert len(window.session.values) > MAX_SLIDES
     assert not exports_backward_pass(window)
+
+
+def test_a_contradicted_claim_is_flagged_at_its_step_with_its_line(window, qtbot, tmp_path, isolated_files):
+    # repro (issue 38): shown once, in red, on step 1, without a line number
+    path = tmp_path / "claims.json"
+    text = BAD_LESSON.replace('{"do": "zap"}', '"zero_grad"').replace(
+        '"text": "next",', '"text": "next", "claims": [{"node": "y", "quantity": "data", "value": 5.0}],'
+    )
+    path.write_text(text, encoding="utf-8")
+    line = next(k for k, row in enumerate(text.splitlines(), 1) if '"claims"' in row)
+    panel = window.lessons
+    assert open_lesson_file(window, str(path)) is not None
+    assert f"line {line}, step 2" in panel.error.text()
+    panel.next()
+    qtbot.waitUntil(lambda: panel.runner.index == 1, timeout=10000)
+    assert panel.error.isVisibleTo(panel) and f"line {line}:" in panel.error.text()
+    assert "y.data = 5" in panel.error.text()
+    panel.back()
+    qtbot.waitUntil(lambda: panel.runner.index == 0, timeout=10000)
+    assert not panel.error.isVisibleTo(panel)  # step 1 says nothing wrong
