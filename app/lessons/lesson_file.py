@@ -6,7 +6,8 @@ place: the file, the line, the field (`steps[2].actions[0].do`) and what is wron
 A lesson whose steps build graphs is then run once headless
 (core/lessons/check.py): a claim the engine contradicts or a placeholder that
 cannot be filled is listed with its line when the lesson opens and flagged again
-at the step it is on; the lesson still opens so the teacher can see the step. A network lesson is not run ahead (it would train).
+at the step it is on; the lesson still opens so the teacher can see the step. A
+network lesson is not run ahead (it would train).
 
 The lesson joins the panel's list for this session; opening the same file again
 (after editing it) replaces it. Its id must not be one of the course's.
@@ -15,8 +16,8 @@ The lesson joins the panel's list for this session; opening the same file again
 import os
 
 from app.files import dialogs
-from core.lessons.format import LessonError, load_lesson
 from core.lessons.check import check_lesson
+from core.lessons.format import LessonError, load_lesson
 
 LESSON_FILTER = "Lesson (*.json);;All files (*)"
 
