@@ -176,7 +176,7 @@ class LessonsPanel(LessonMoves, StepFit, QWidget):
         self.metrics_label = self.network_view.metrics_label
         self.boundary_view = self.network_view.boundary_view
         self.network_view.hide()
-        self.body.addWidget(self.network_view, 2)
+        self.body.addWidget(self.network_view, 3)  # as wide as the text: its numbers in two lines at 2x
 
         # a question
         self.question_box = QuestionBox()

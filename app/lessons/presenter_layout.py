@@ -83,19 +83,22 @@ def size_presenter_docks(window: Any) -> None:
         wanted = panel.wanted_height(boundary) + chrome
         least = panel.fixed_height() + chrome + int(110 * scale)  # the question, Next, a title and lines
         network = panel.snapshot is not None and panel.snapshot.kind == "network"
-        keep = (0.26 if network else 0.32) * height  # the canvas's share (a network's is one neuron)
+        keep = (0.2 if network else 0.32) * height  # the canvas's share (a network's is one neuron)
         # the canvas keeps the room that frames the step's nodes at digits of readable_px
-        most = int(total - max(keep, 120 * scale, _graph_room(window)))
+        # a network's neuron gives way to its boundary on a short screen (1280x720 at 2x: 102 -> 200 px)
+        floor = 0.2 * height if network else 120 * scale
+        most = int(total - max(keep, floor, 0 if network else _graph_room(window)))
         room = max(least, min(wanted, most))
         if wanted > most:  # a long step: its text (and verdict) a little smaller rather than cut
             fitted = panel.fit_text(panel.text.viewport().height() + (room - lessons.height()), floor=0.75)
             if not fitted:  # still too long: the text comes first, the canvas gives up room
-                most = int(total - max(0.26 * height, 120 * scale))
+                most = int(total - max(0.26 * height, floor))
                 room = max(least, min(wanted, most))
                 panel.fit_text(panel.text.viewport().height() + (room - lessons.height()), floor=0.65)
         # the canvas never less than one of the step's nodes at a readable size (at 2x on
         # 1280x720 the question's room left it 156 px: no node whole); the text gives way
-        room = max(panel.fixed_height() + chrome + int(40 * scale), min(room, total - _node_room(window)))
+        if not network:  # a network's step speaks of its boundary, in the panel, more than of its neuron
+            room = max(panel.fixed_height() + chrome + int(40 * scale), min(room, total - _node_room(window)))
         window.resizeDocks([lessons], [room], Qt.Vertical)
     if window.appearance.presenting:  # a late timer after leaving must not re-fit the restored view
         if not readable_zoom(window):

@@ -37,6 +37,10 @@ def visible_rect(widget, window):
     return rect
 
 
+def _side(rect):
+    return min(rect.width(), rect.height()) if not rect.isEmpty() else 0
+
+
 def whole(widget, window):
     """Is all of `widget` on screen?"""
     rect = visible_rect(widget, window)
@@ -58,9 +62,7 @@ def in_view(window):
         "text_cut": panel.text_cut(),
         "text_height": panel.text.viewport().height(),
         "network": panel.network_view.isVisible(),
-        "boundary": min(panel.boundary_view.width(), panel.boundary_view.height())
-        if panel.network_view.isVisible()
-        else 0,
+        "boundary": _side(visible_rect(panel.boundary_view, window)) if panel.network_view.isVisible() else 0,
         "canvas": window.view.height() if window.view.isVisible() else 0,
     }
     return facts
