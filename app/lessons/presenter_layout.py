@@ -97,8 +97,7 @@ def size_presenter_docks(window: Any) -> None:
                 panel.fit_text(panel.text.viewport().height() + (room - lessons.height()), floor=0.65)
         # the canvas never less than one of the step's nodes at a readable size (at 2x on
         # 1280x720 the question's room left it 156 px: no node whole); the text gives way
-        if not network:  # a network's step speaks of its boundary, in the panel, more than of its neuron
-            room = max(panel.fixed_height() + chrome + int(40 * scale), min(room, total - _node_room(window)))
+        room = max(panel.fixed_height() + chrome + int(40 * scale), min(room, total - _node_room(window)))
         window.resizeDocks([lessons], [room], Qt.Vertical)
     if window.appearance.presenting:  # a late timer after leaving must not re-fit the restored view
         if not readable_zoom(window):
@@ -135,7 +134,8 @@ def _node_room(window: Any) -> int:
     tallest = max((item.sceneBoundingRect().height() for item in items if item is not None), default=0.0)
     if not tallest:
         return 0
-    return int((tallest + 2 * FRAME_MARGIN) * readable_px(window) / number) + 16
+    note = _frame_note(window)
+    return int((tallest + 2 * FRAME_MARGIN) * readable_px(window) / number) + 16 + note.sizeHint().height()
 
 
 READABLE_PX = 28  # node digits (em) in presenter mode on 1920x1080: read from the back of a lecture hall
@@ -193,6 +193,8 @@ def frame(window: Any, ids: list[str], then: list[str] | None = None) -> list[st
     chosen = next(((group, rect) for group, rect in candidates if fits(rect)[0] >= least), None)
     if chosen is None and present:  # too wide (or tall) at a readable size: a run of them side by side
         chosen = _largest_run(window, present, lambda rect: fits(rect)[0] >= least)
+    if chosen is None and present:  # not even one fits whole: the first, centred
+        chosen = ([present[0]], _focus_rect(window, present[:1]))
     if chosen is None:
         chosen = candidates[-1]
     group, rect = chosen
