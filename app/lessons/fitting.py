@@ -59,7 +59,7 @@ class StepFit:
         doc.setDefaultFont(base)
         doc.setTextWidth(self.text.viewport().width())
         px = base.pixelSize()
-        height -= 16  # the room is foretold before the dock's resize: keep a margin
+        height -= 24  # the room is foretold before the dock's resize: keep a margin
         verdict = self.verdict.isVisibleTo(self)
         if verdict:
             self.question_box.scale_result(1.0)

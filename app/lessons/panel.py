@@ -478,7 +478,7 @@ class LessonsPanel(LessonMoves, StepFit, QWidget):
         # beside the text, each gets the width its length asks (a short step and a long
         # working: the working wide, rather than both small)
         text, verdict = len(self.text.toPlainText()), len(explanation)
-        share = min(7, max(3, round(10 * text / max(1, text + verdict))))
+        share = min(8, max(3, round(10 * text / max(1, text + verdict))))
         self.body.setStretchFactor(self.text, share)
         self.body.setStretchFactor(self.verdict, 10 - share)
         self.question_box.show_result(explanation, self._colors["right" if ok else "wrong"])

@@ -91,8 +91,8 @@ def size_presenter_docks(window: Any) -> None:
         room = max(least, min(wanted, most))
         if wanted > most:  # a long step: its text (and verdict) a little smaller rather than cut
             fitted = panel.fit_text(panel.text.viewport().height() + (room - lessons.height()), floor=0.75)
-            if not fitted:  # still too long: the text comes first, the canvas gives up room
-                most = int(total - max(0.26 * height, floor))
+            if not fitted:  # still too long: the text comes first, the canvas keeps one node's room
+                most = int(total - max(0.2 * height, floor, _node_room(window)))
                 room = max(least, min(wanted, most))
                 panel.fit_text(panel.text.viewport().height() + (room - lessons.height()), floor=0.65)
         # the canvas never less than one of the step's nodes at a readable size (at 2x on
