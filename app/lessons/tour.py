@@ -253,7 +253,7 @@ def problems(facts, where, whole=True):
                 bad.append(f"{where}: the step's first node is off the canvas")
             if facts["in_view"] < facts["focus"] and "a pan away" not in facts["note"]:
                 bad.append(f"{where}: {facts['focus'] - facts['in_view']} of the step's nodes off the canvas, unsaid")
-    if facts["network"] and facts["boundary"] < BOUNDARY_PX:
+    if facts["presenting"] and facts["network"] and facts["boundary"] < BOUNDARY_PX:  # a side dock scrolls to it
         bad.append(f"{where}: the decision boundary is {facts['boundary']} px")
     return bad
 
