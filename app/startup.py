@@ -44,6 +44,12 @@ def _parse_args(argv):
     parser.add_argument("--step", metavar="K", type=int, default=1, help="with --lesson: start at step K (1-based)")
     parser.add_argument("--no-welcome", action="store_true", help="do not show the welcome page")
     parser.add_argument(
+        "--check-lesson",
+        metavar="FILE.json",
+        help="run a lesson file headless and list each claim, placeholder or question the engine "
+        "contradicts, with its line and step (exit 0: all agree, 1: problems, 2: the file is refused)",
+    )
+    parser.add_argument(
         "--run-python",
         metavar="CODE.py",
         help="put this code in the editor and run it as Python (Run as Python: a child process), e.g. a lecture cell",
@@ -135,6 +141,27 @@ def _application():
     return app
 
 
+def check_lesson_file(path):
+    """`--check-lesson FILE`: every problem on its own line (file:line: step k ...)."""
+    from core.lessons.check import check_lesson
+    from core.lessons.format import LessonError, load_lesson
+
+    try:
+        lesson = load_lesson(path)
+    except LessonError as e:
+        print(f"refused: {e}", file=sys.stderr)
+        return 2
+    problems = check_lesson(lesson)
+    for problem in problems:
+        print(problem)
+    steps = len(lesson.steps)
+    if problems:
+        print(f"{len(problems)} problem(s) in {steps} steps of “{lesson.title}”")
+        return 1
+    print(f"“{lesson.title}”: {steps} steps, every claim, placeholder and question agrees with the engine")
+    return 0
+
+
 def main(argv=None):
     # Before numpy and pyqtgraph load: the GUI thread gets the interpreter back within
     # 1 ms of a training worker, and OpenBLAS runs one thread (its idle threads spun on
@@ -143,6 +170,8 @@ def main(argv=None):
 
     tune_process()
     args = _parse_args(sys.argv[1:] if argv is None else argv)
+    if args.check_lesson:  # no window: a teacher's check before the lecture
+        return check_lesson_file(args.check_lesson)
     if args.check_engine:  # no window: a report for people or autograders
         from app.foreign.cli import check_engines
 
@@ -187,11 +216,13 @@ def main(argv=None):
         if window.appearance.presenting:
             window._size_presenter_docks()  # as its timer does after a resize on screen
             app.processEvents()
-        window.view.fit()
         if window.appearance.presenting:  # digits readable from the back row, as on screen
-            from app.lessons.presenter_layout import readable_zoom
+            from app.lessons.presenter_layout import frame_step, readable_zoom
 
-            readable_zoom(window)
+            if not readable_zoom(window):
+                frame_step(window)
+        else:
+            window.view.fit()
         window.lessons.follow()
         app.processEvents()
         window.view.minimap.finish_drawing()  # a large graph's overview is drawn in slices

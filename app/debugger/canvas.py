@@ -198,21 +198,23 @@ class CanvasSync(QObject):
             self._follow(focus, [n for n in marks if n != focus])
 
     def _follow(self, focus, others):
-        """Scroll only when the step's node is out of sight, and then so that its
-        operands are in sight too, as many as fit: the next steps are usually among
-        them. (Keeping the node at the view's edge nearest them scrolled more often
-        on a 5,000-node MLP, whose next steps lie in every direction.)"""
+        """Scroll only when the step's node or the operands receiving its grads are out
+        of sight, and then so that the receivers are in sight, as many as fit, and the
+        node with them if it fits too: the grads just added are what the step shows,
+        and the next steps are usually among them. (Keeping the node at the view's
+        edge nearest them scrolled more often on a 5,000-node MLP, whose next steps
+        lie in every direction.)"""
         item = self.scene.node_item(focus)
         if item is None:
             return
         seen = self.view.mapToScene(self.view.viewport().rect()).boundingRect()
-        rect = item.sceneBoundingRect()
-        if seen.contains(rect):
+        receivers = [self.scene.node_item(nid) for nid in others]
+        receivers = [other for other in receivers if other is not None]
+        if all(seen.contains(i.sceneBoundingRect()) for i in [item] + receivers):
             return
-        for nid in others:
-            other = self.scene.node_item(nid)
-            if other is not None:
-                wider = rect.united(other.sceneBoundingRect())
-                if wider.width() <= seen.width() * 0.9 and wider.height() <= seen.height() * 0.9:
-                    rect = wider
+        rect = None
+        for other in receivers + [item]:
+            wider = other.sceneBoundingRect() if rect is None else rect.united(other.sceneBoundingRect())
+            if rect is None or (wider.width() <= seen.width() * 0.9 and wider.height() <= seen.height() * 0.9):
+                rect = wider
         self.view.centerOn(rect.center())

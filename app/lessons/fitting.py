@@ -32,41 +32,67 @@ class StepFit:
         doc = self.text.document()
         doc.setTextWidth(self.text.viewport().width())
         text = int(doc.size().height() + 2 * self.text.frameWidth() + 12)
+        wide = self.body.direction() == QBoxLayout.LeftToRight
         body = text
+        if self.verdict.isVisibleTo(self):  # beside the text when wide, under it when tall
+            verdict = self.verdict_height()
+            body = max(text, verdict) if wide else text + spacing + verdict
         if self.network_view.isVisibleTo(self):
             net = self.network_view.metrics_label.sizeHint().height() + max(boundary, 160) + 24
-            wide = self.body.direction() == QBoxLayout.LeftToRight
-            body = max(text, net) if wide else text + spacing + net
+            body = max(body, net) if wide else body + spacing + net
         top = head + spacing + self.step_bar.maximumHeight() + spacing + body
         return margins.top() + margins.bottom() + top + spacing + self.fixed_height()
+
+    def verdict_height(self):
+        """Height of the whole verdict and its working at the width it has now."""
+        label = self.verdict.widget()
+        width = max(1, self.verdict.viewport().width())
+        return label.heightForWidth(width) + 2 * self.verdict.frameWidth() + 12
 
     def fit_text(self, height, floor=0.75):
         """Presenter mode, a step whose text is longer than `height` px of reading room:
         its text a little smaller (down to `floor` of the scale's size) rather than cut.
+        Returns the factor, or 0.0 when even `floor` does not fit (it is left there).
         The widget's own font is the size to come back to: a new step starts from it."""
         doc = self.text.document()
         base = self.text.font()
         doc.setDefaultFont(base)
         doc.setTextWidth(self.text.viewport().width())
         px = base.pixelSize()
-        height -= 16  # the room is foretold before the dock's resize: keep a margin
-        if px <= 0 or doc.size().height() + 12 <= height:
+        height -= 24  # the room is foretold before the dock's resize: keep a margin
+        verdict = self.verdict.isVisibleTo(self)
+        if verdict:
+            self.question_box.scale_result(1.0)
+
+        def too_tall():
+            return doc.size().height() + 12 > height or (verdict and self.verdict_height() > height)
+
+        if px <= 0 or not too_tall():
             return 1.0
         factor = 1.0
-        while factor > floor and doc.size().height() + 12 > height:
+        while factor > floor and too_tall():
             factor = max(floor, factor - 0.05)
             font = QFont(base)
             font.setPixelSize(max(1, round(px * factor)))
             doc.setDefaultFont(font)
-        return factor
+            if verdict:  # the working beside the text steps down with it
+                self.question_box.scale_result(factor)
+        return 0.0 if too_tall() else factor
 
     def set_presenting(self, on):
         """Presenter mode: the step takes the panel's whole width (the class reads the
         text, not the list of lessons; Help → Lessons and Page Down still move on)."""
         self.list.setVisible(not on)
-        # sized to its text there (wanted_height): no 192 px floor of its own; in a side
-        # dock it keeps that floor, or the network's picture would leave it two lines
-        self.text.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Ignored if on else QSizePolicy.Expanding)
+        self._presenting = on
+        self.share_text()
+
+    def share_text(self):
+        """The text's vertical size policy. Presenter mode sizes the panel to its text
+        (wanted_height): no 192 px floor of its own. In a side dock it keeps that floor,
+        or the network's picture would leave it two lines; but with a verdict shown the
+        text and the verdict share the room (the verdict used to push the text out)."""
+        shared = getattr(self, "_presenting", False) or self.verdict.isVisibleTo(self)
+        self.text.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Ignored if shared else QSizePolicy.Expanding)
 
     def text_cut(self):
         """How many pixels of the step's text are out of view (0: all of it shows)."""

@@ -110,7 +110,11 @@ class GraphBridge:
             scene.marks.clear_node_status()
         self.set_masks(self._masks)
         self._keep_saved()
-        self._follow(highlight)
+        fit = getattr(self.window, "_presenter_fit", None)
+        if fit is not None and self.window.appearance.presenting:
+            fit.request()  # presenter mode frames the step for the room (a graph laid out late, too)
+        else:
+            self._follow(highlight)
 
     def set_masks(self, masks):
         """{node id: (data text, grad text, dimmed) or None}; every other node of the

@@ -85,6 +85,8 @@ def install_classroom(window):
     window._presenter_fit = PresenterFit(window)
     window.lessons.stepShown.connect(lambda _i: window._presenter_fit.request())
     window.lessons.busyChanged.connect(lambda _b: window._presenter_fit.request())
+    window.lessons.roomChanged.connect(window._presenter_fit.request)
+    window.lessons.roomChanged.connect(lambda: QTimer.singleShot(0, lambda: lesson_room(window)))
     window._lesson_controls()
     debugger = getattr(window, "debugger", None)
     if debugger is not None:  # stepping in presenter mode: digits readable from the back row
@@ -232,6 +234,35 @@ def install_classroom(window):
         menu.setToolTipsVisible(True)
     if not window.find_box.toolTip():
         window.find_box.setToolTip("Type a node's label and press Enter; Enter again finds the next (Ctrl+F)")
+
+
+def lesson_room(window):
+    """Out of presenter mode, a lesson's side dock too short for its step with a verdict
+    (a laptop: the debugger's dock across the bottom left it ~320 px) grows, up to three
+    quarters of the window: the step's text and the verdict get the room."""
+    dock, panel = window.docks["lessons"], window.lessons
+    if (
+        window.appearance.presenting
+        or dock.isHidden()
+        or dock.isFloating()
+        or window.dockWidgetArea(dock)
+        in (
+            Qt.TopDockWidgetArea,
+            Qt.BottomDockWidgetArea,
+        )
+    ):
+        return
+    chrome = dock.height() - panel.height()
+    wanted = panel.wanted_height() + chrome
+    if panel.list.isVisible() and panel.splitter.orientation() == Qt.Vertical:
+        wanted += panel.splitter.sizes()[0] + panel.splitter.handleWidth()
+    deficit = min(wanted, int(0.75 * window.height())) - dock.height()
+    if deficit <= 0:
+        return
+    # a side dock's height is what the docks across the bottom leave: they give it up
+    below = [d for d in window.docks.values() if d.isVisible() and window.dockWidgetArea(d) == Qt.BottomDockWidgetArea]
+    if below:
+        window.resizeDocks(below, [max(1, d.height() - deficit) for d in below], Qt.Vertical)
 
 
 def show_lessons(window, lesson_id=None, step=0):

@@ -4,9 +4,10 @@ The file is read by the same strict loader as the course's lessons
 (core/lessons/format.py: plain JSON, never run), so a fault is refused with its
 place: the file, the line, the field (`steps[2].actions[0].do`) and what is wrong.
 A lesson whose steps build graphs is then run once headless
-(`verify_lesson`): a claim the engine contradicts or a placeholder that cannot
-be filled is reported in the panel, the lesson still opens so the teacher can
-see the step. A network lesson is not run ahead (it would train).
+(core/lessons/check.py): a claim the engine contradicts or a placeholder that
+cannot be filled is listed with its line when the lesson opens and flagged again
+at the step it is on; the lesson still opens so the teacher can see the step. A
+network lesson is not run ahead (it would train).
 
 The lesson joins the panel's list for this session; opening the same file again
 (after editing it) replaces it. Its id must not be one of the course's.
@@ -15,8 +16,8 @@ The lesson joins the panel's list for this session; opening the same file again
 import os
 
 from app.files import dialogs
+from core.lessons.check import check_lesson
 from core.lessons.format import LessonError, load_lesson
-from core.lessons.runner import verify_lesson
 
 LESSON_FILTER = "Lesson (*.json);;All files (*)"
 
@@ -49,7 +50,7 @@ def open_lesson_file(window, path=None):
     if panel.busy:
         dialogs.show_error(window, "Open Lesson", "A lesson step is still running; open the file when it is done.")
         return None
-    problems = [] if _trains(lesson) else verify_lesson(lesson)
+    problems = [] if _trains(lesson) else check_lesson(lesson)
     for old in same_file:
         if panel.runner is not None and panel.runner.lesson is old:
             panel.runner = panel.snapshot = None
@@ -57,12 +58,19 @@ def open_lesson_file(window, path=None):
     panel.lessons.append(lesson)
     panel._fill_list()
     window.show_lessons(lesson.id, 0)
+    panel.flag(lesson.id, problems)
     if problems:
-        shown = "\n".join(problems[:6]) + (f"\n… and {len(problems) - 6} more" if len(problems) > 6 else "")
-        panel._show_error(f"This lesson says things the engine does not:\n{shown}")
+        shown = "\n".join(_short(p) for p in problems[:6])
+        shown += f"\n… and {len(problems) - 6} more" if len(problems) > 6 else ""
+        panel._show_error(f"This lesson says things the engine does not (each flagged at its step):\n{shown}")
     window.show_message(f"Opened the lesson “{lesson.title}” ({len(lesson.steps)} steps) from {path}")
     return lesson
 
 
 def _trains(lesson):
     return any(step.setup is not None and step.setup.kind == "network" for step in lesson.steps)
+
+
+def _short(problem):
+    line = f"line {problem.line}, " if problem.line is not None else ""
+    return f"{line}step {problem.step + 1}: {problem.message}"

@@ -44,6 +44,7 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QScrollArea,
+    QSizePolicy,
     QSplitter,
     QTextBrowser,
     QVBoxLayout,
@@ -58,6 +59,7 @@ from app.lessons.moves import LessonMoves
 from app.lessons.question_box import QuestionBox
 from app.lessons.reading import TEXT_PX, TITLE_PX, set_markdown
 from app.look.theme import set_base_font
+from core.format import parse_number
 from core.lessons.format import LessonError, load_all
 from core.lessons.links import classify
 from core.lessons.quiz import LessonQuiz
@@ -75,12 +77,27 @@ def diverged_message(diverged):
     return text if text.lower().startswith("the run diverged") else f"The run diverged: {text}"
 
 
+def _check_box_style(theme):
+    """Fusion draws a check box's frame darker than the window: on a dark window it
+    vanished (black on dark grey). On the dark and high-contrast themes the box gets a
+    frame in the text's colour (3:1 and more against the window) and fills when ticked."""
+    if theme.palette.name not in ("dark", "high-contrast"):
+        return ""
+    side = max(12, round(14 * theme.scale))
+    ink, fill, on = theme.color("overlay_text").name(), theme.color("background").name(), theme.color("selection")
+    return (
+        f"QCheckBox::indicator {{ width: {side}px; height: {side}px; border: {max(2, round(theme.scale * 1.5))}px "
+        f"solid {ink}; background: {fill}; }} QCheckBox::indicator:checked {{ background: {on.name()}; }}"
+    )
+
+
 # -----------------------------------------------------------------------------
 # The panel
 
 
 class LessonsPanel(LessonMoves, StepFit, QWidget):
     stepShown = Signal(int)  # a step is on screen (its index)
+    roomChanged = Signal()  # the step needs another height (a verdict shown)
     busyChanged = Signal(bool)  # a move started / ended
     engineCheckAsked = Signal(str)  # a lesson's "check this engine" link: a bundled engine's path
 
@@ -104,9 +121,11 @@ class LessonsPanel(LessonMoves, StepFit, QWidget):
         self._worker = None
         self._workers = []
         self._last_answer = None
+        self._asked = None  # the QuizItem the question box shows (None: the step's own question)
         self._needs_replay = False
         self._previous = (None, -1)
         self.quiz = LessonQuiz()
+        self.flags = {}  # lesson id -> {step index: [problem text]} (a teacher's lesson, core/lessons/check.py)
         self._build()
         self._fill_list()
         self._update_controls()
@@ -157,7 +176,7 @@ class LessonsPanel(LessonMoves, StepFit, QWidget):
         self.metrics_label = self.network_view.metrics_label
         self.boundary_view = self.network_view.boundary_view
         self.network_view.hide()
-        self.body.addWidget(self.network_view, 2)
+        self.body.addWidget(self.network_view, 3)  # as wide as the text: its numbers in two lines at 2x
 
         # a question
         self.question_box = QuestionBox()
@@ -167,6 +186,13 @@ class LessonsPanel(LessonMoves, StepFit, QWidget):
         self.check_button.clicked.connect(self.check)
         self.question_box.reveal_button.clicked.connect(self.reveal)
         self.question_box.hide()
+        # the verdict and its working sit in the body, beside the text when the panel is
+        # wide (presenter mode) and under it when tall: answering never takes the text's
+        # room (it used to grow under the question and squeeze the text to 0 px)
+        self.verdict = self.question_box.result_area
+        self.verdict.setMaximumHeight(16777215)
+        self.verdict.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Ignored)
+        self.body.insertWidget(1, self.verdict, 2)
         # the question, its answer box and Next never scroll away: they sit under the
         # scrolled text (at 1280x720 the text may scroll, the question never hides)
         self.bottom = QWidget()
@@ -244,7 +270,8 @@ class LessonsPanel(LessonMoves, StepFit, QWidget):
     def resizeEvent(self, event):
         super().resizeEvent(event)
         # tall (a side dock): the list above the step; wide (under the canvas): beside it
-        wide = self.width() > 1.3 * self.height()
+        # (and wide enough for text beside the verdict: ~60 characters of the lesson's font)
+        wide = self.width() > 1.3 * self.height() and self.width() > 60 * self.text.fontMetrics().averageCharWidth()
         orientation = Qt.Horizontal if wide else Qt.Vertical
         self.body.setDirection(QBoxLayout.LeftToRight if wide else QBoxLayout.TopToBottom)
         if self.splitter.orientation() != orientation:
@@ -311,9 +338,20 @@ class LessonsPanel(LessonMoves, StepFit, QWidget):
             else:
                 self.bridge.detach()
                 self.bridge.clear_highlight()
+        flagged = self.flags.get(lesson.id, {}).get(snapshot.index)
+        if flagged:  # before the class reads a number the engine contradicts
+            self._show_error("This step says what the engine does not:\n" + "\n".join(flagged))
         self._refresh_list()
         self._update_controls()
         self.stepShown.emit(snapshot.index)
+
+    def flag(self, lesson_id, problems):
+        """Remember what a check of a teacher's lesson found, to flag at each step."""
+        steps = {}
+        for problem in problems:
+            line = f"line {problem.line}: " if problem.line is not None else ""
+            steps.setdefault(problem.step, []).append(line + problem.message)
+        self.flags[lesson_id] = steps
 
     def masks(self):
         """What the canvas must not show yet: '?' for a value the forward pass has not
@@ -338,8 +376,13 @@ class LessonsPanel(LessonMoves, StepFit, QWidget):
     def _ask(self):
         """The question box: the quiz's current item, or the step's answered question."""
         item = self.quiz.current
+        self._asked = item  # what Check grades: always the question the box shows
         prompt = item.prompt if item is not None else (self.snapshot.prompt if self.snapshot else None)
         self.question_box.setVisible(prompt is not None)
+        self.verdict.hide()
+        self.body.setStretchFactor(self.text, 3)  # beside the network's picture, as built
+        self.body.setStretchFactor(self.verdict, 2)
+        self.share_text()
         if prompt is not None:
             self.question_box.ask(prompt)
         self.question_box.reveal_button.setEnabled(item is not None)
@@ -349,8 +392,28 @@ class LessonsPanel(LessonMoves, StepFit, QWidget):
         right, wrong and errors come from its palette, readable on light and dark."""
         self._colors = {"right": theme.color("status_final").name(), "wrong": theme.color("nonfinite").name()}
         self.error.setStyleSheet(f"color: {self._colors['wrong']};")
+        self.quiz_check.setStyleSheet(_check_box_style(theme))
         if self._last_answer is not None:
             self.check()
+
+    def focus_ids(self):
+        """The canvas nodes this step talks about: its highlighted nodes and the node its
+        question asks about; without either, the nodes whose grads it changed; without
+        those, every node (presenter mode frames them, app/lessons/presenter_layout.py)."""
+        snapshot, runner = self.snapshot, self.runner
+        if snapshot is None or runner is None or not snapshot.show_graph or self.busy:
+            return []
+        ids = list(snapshot.highlight)
+        question = runner.step.question
+        nid = runner.nid_of_label(question.node) if question is not None else None
+        if nid is not None and nid not in ids:
+            ids.append(nid)
+        if not ids:
+            ids = [nid for nid in runner.new_grads if nid in runner.by_id]
+        if not ids:  # the whole graph, its output first (where backprop starts)
+            output = runner.document.output
+            ids = [output] + [nid for nid in runner.by_id if nid != output]
+        return ids
 
     def follow(self):
         """Zoom the canvas in on the step's nodes if the whole graph is too small to read."""
@@ -359,6 +422,7 @@ class LessonsPanel(LessonMoves, StepFit, QWidget):
             and self.snapshot is not None
             and self.snapshot.show_graph
             and self.bridge.showing_runner
+            and not self.window.appearance.presenting  # there the step is framed for the room (frame_step)
         ):
             self.bridge._follow(self.snapshot.highlight)
 
@@ -398,12 +462,49 @@ class LessonsPanel(LessonMoves, StepFit, QWidget):
             ok = verdict in ("first", "hint")
             self._answered(verdict, ok, explanation)
             return ok, explanation
+        if self._asked is not None:  # the box still shows an answered item: grade that one, unscored
+            ok, explanation = self._regrade(self._asked)
+            self._last_answer = (ok, explanation)
+            self._show_verdict(explanation, ok)
+            return ok, explanation
         if self.snapshot.prompt is None:
             return None
         ok, explanation = self.runner.check_answer(self.answer.text())
         self._last_answer = (ok, explanation)
-        self.question_box.show_result(explanation, self._colors["right" if ok else "wrong"])
+        self._show_verdict(explanation, ok)
         return ok, explanation
+
+    def _show_verdict(self, explanation, ok):
+        # beside the text, each gets the width its length asks (a short step and a long
+        # working: the working wide, rather than both small)
+        text, verdict = len(self.text.toPlainText()), len(explanation)
+        share = min(8, max(3, round(10 * text / max(1, text + verdict))))
+        self.body.setStretchFactor(self.text, share)
+        self.body.setStretchFactor(self.verdict, 10 - share)
+        self.question_box.show_result(explanation, self._colors["right" if ok else "wrong"])
+        self.share_text()
+        self._room_for_the_step()
+        self.roomChanged.emit()
+
+    def _room_for_the_step(self):
+        """A tall panel (a side dock on a laptop) gives the list of lessons at most a
+        fifth of its height while a verdict shows: the step's text and the verdict
+        need it (at 1280x720 the list's share left the text no line at all)."""
+        if self.splitter.orientation() != Qt.Vertical or not self.list.isVisible():
+            return
+        first, second = self.splitter.sizes()
+        most = max(self.list.minimumSizeHint().height(), int(0.2 * (first + second)))
+        if first > most:
+            self.splitter.setSizes([most, first + second - most])
+
+    def _regrade(self, item):
+        """(ok, explanation) for an answer to an item already scored (typed again)."""
+        guess = parse_number(self.answer.text(), finite=True)
+        if guess is None:
+            return False, "Type a number, like -1.5 or 3/4."
+        ok = item.right(guess)
+        head = "Right!" if ok else f"Not quite: you said {self.answer.text().strip()}."
+        return ok, f"{head} {item.explain()}"
 
     def reveal(self):
         """Show the value asked now, scored as revealed."""
@@ -421,10 +522,11 @@ class LessonsPanel(LessonMoves, StepFit, QWidget):
                 self.bridge.set_masks(self.masks())
             following = self.quiz.current
             if following is not None:
+                self._asked = following
                 self.question_box.prompt.setText(following.prompt)
                 self.answer.clear()
             self.question_box.reveal_button.setEnabled(following is not None)
-        self.question_box.show_result(explanation, self._colors["right" if ok else "wrong"])
+        self._show_verdict(explanation, ok)
 
     def show_score(self):
         """The quiz's score per lesson, large enough for the class, with Save."""
@@ -471,11 +573,9 @@ class LessonsPanel(LessonMoves, StepFit, QWidget):
         if debugger is None or not hasattr(debugger, "set_quiz_mode"):
             self._show_error("Quiz mode needs the debugger panel, which is not available.")
             return
+        # the lesson's feature: the debugger follows along for stepping by hand, but its
+        # dock is not opened (an idle debugger over half the screen took the lesson's room)
         debugger.set_quiz_mode(bool(on))
-        dock = getattr(self.window, "docks", {}).get("debugger")
-        if on and dock is not None:
-            dock.show()
-            dock.raise_()
 
     def show_quiz_state(self, on):
         """The debugger's quiz mode changed (from its own button or menu)."""

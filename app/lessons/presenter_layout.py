@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, Qt, QTimer
 
 
 class PresenterFit(QObject):
@@ -48,7 +48,10 @@ def presenter_keeps_dock(window: Any, key: str) -> bool:
     if key == "debugger":
         quiz = getattr(widget, "actions", {}).get("quiz")
         ctrl = getattr(widget, "controller", None)  # stepping, or a quiz on: the debugger stays
-        return (ctrl is not None and ctrl.phase != "idle") or bool(quiz and quiz.isChecked())
+        if ctrl is not None and ctrl.phase != "idle":
+            return True
+        # its quiz on a graph of one's own keeps it; a lesson's Quiz is the lesson's (issue 38)
+        return bool(quiz and quiz.isChecked()) and window.lessons.runner is None
     return bool(widget.property("presenter_keep"))
 
 
@@ -80,77 +83,244 @@ def size_presenter_docks(window: Any) -> None:
         wanted = panel.wanted_height(boundary) + chrome
         least = panel.fixed_height() + chrome + int(110 * scale)  # the question, Next, a title and lines
         network = panel.snapshot is not None and panel.snapshot.kind == "network"
-        keep = (0.26 if network else 0.32) * height  # the canvas's share (a network's is one neuron)
-        most = int(total - max(keep, 120 * scale))
-        if wanted > most:  # a long step: the canvas gives a little more, never less than its graph
-            most = int(total - max(0.26 * height, 120 * scale, _graph_room(window)))
+        keep = (0.2 if network else 0.32) * height  # the canvas's share (a network's is one neuron)
+        # the canvas keeps the room that frames the step's nodes at digits of readable_px
+        # a network's neuron gives way to its boundary on a short screen (1280x720 at 2x: 102 -> 200 px)
+        floor = 0.2 * height if network else 120 * scale
+        most = int(total - max(keep, floor, 0 if network else _graph_room(window)))
         room = max(least, min(wanted, most))
-        if wanted > most:  # long text: a little smaller rather than cut (never below 0.65 of the scale)
-            panel.fit_text(panel.text.viewport().height() + (room - lessons.height()), floor=0.65)
+        if wanted > most:  # a long step: its text (and verdict) a little smaller rather than cut
+            fitted = panel.fit_text(panel.text.viewport().height() + (room - lessons.height()), floor=0.75)
+            if not fitted:  # still too long: the text comes first, the canvas keeps one node's room
+                most = int(total - max(0.2 * height, floor, _node_room(window)))
+                room = max(least, min(wanted, most))
+                panel.fit_text(panel.text.viewport().height() + (room - lessons.height()), floor=0.65)
+        # the canvas never less than one of the step's nodes at a readable size (at 2x on
+        # 1280x720 the question's room left it 156 px: no node whole); the text gives way
+        room = max(panel.fixed_height() + chrome + int(40 * scale), min(room, total - _node_room(window)))
         window.resizeDocks([lessons], [room], Qt.Vertical)
     if window.appearance.presenting:  # a late timer after leaving must not re-fit the restored view
-        window.view.fit()
-        readable_zoom(window)
+        if not readable_zoom(window):
+            frame_step(window)
     window.lessons.follow()
 
 
 def _graph_room(window: Any) -> int:
-    """The canvas height that shows the step's graph whole at the lessons' readable zoom
-    (below it the lesson zooms in on the step's nodes and the rest leaves the view), for
-    a graph of up to 35 nodes; at most half the window: the lesson's text and question
+    """The canvas height that shows the step's nodes (`LessonsPanel.focus_ids`) with
+    digits of `readable_px`; at most half the window: the lesson's text and question
     come first."""
-    from app.lessons.graph_bridge import READABLE_ZOOM
-
     snapshot = window.lessons.snapshot
-    rect = window.scene.items_rect()
-    if snapshot is None or not snapshot.show_graph or rect.isEmpty() or len(window.scene.node_items()) > 35:
-        return 0  # a graph too big to read whole (a network's loss graph) gets no such room
+    rect = _focus_rect(window, window.lessons.focus_ids())
+    number = window.scene.theme.font("number").pixelSize()
+    if snapshot is None or not snapshot.show_graph or rect.isEmpty() or number <= 0:
+        return 0
     view = window.view
-    need = (rect.height() + 56) * READABLE_ZOOM + 16
+    zoom = readable_px(window) / number
+    need = rect.height() * zoom + 16
     legend = view.legend
-    if legend.isVisible() and (rect.width() + 56) * READABLE_ZOOM > view.viewport().width() - legend.width() - 24:
+    if legend.isVisible() and rect.width() * zoom > view.viewport().width() - legend.width() - 24:
         need += legend.height() + 24  # too wide to sit beside the legend: above it
     share = 0.4 if snapshot.kind == "network" else 0.5  # a network's one neuron: its text comes first
     return min(int(need), int(window.height() * share))
 
 
-READABLE_PX = 28  # node digits in presenter mode: read from the back of a lecture hall
+def _node_room(window: Any) -> int:
+    """The canvas height that holds the step's tallest node whole at digits of readable_px."""
+    snapshot = window.lessons.snapshot
+    number = window.scene.theme.font("number").pixelSize()
+    if snapshot is None or not snapshot.show_graph or number <= 0:
+        return 0
+    items = [window.scene.node_item(nid) for nid in window.lessons.focus_ids()[:8]]
+    tallest = max((item.sceneBoundingRect().height() for item in items if item is not None), default=0.0)
+    if not tallest:
+        return 0
+    note = _frame_note(window)
+    return int((tallest + 2 * FRAME_MARGIN) * readable_px(window) / number) + 16 + note.sizeHint().height()
 
 
-def readable_zoom(window: Any, px: float = READABLE_PX) -> bool:
-    """Presenter mode: never fit a graph so small that its digits fall under `px` pixels
-    (Karpathy's neuron fitted whole showed 17-18 px at 2x) while the debugger steps it;
-    zoom in instead, on the step's node and operands, and the debugger's step-following
-    pans from there."""
+READABLE_PX = 28  # node digits (em) in presenter mode on 1920x1080: read from the back of a lecture hall
+ROOM = (1920, 1080)  # the screen READABLE_PX is for; a smaller one shows the same physical size
+FRAME_MARGIN = 28  # scene px around the nodes a step frames
+
+
+def readable_px(window: Any) -> float:
+    """The digits' em in screen pixels that reads from the back row: READABLE_PX on a
+    1920x1080 screen, the same physical size on another (18.7 px on 1280x720), at any
+    presenter scale (the scale makes the text, not the canvas's digits, bigger)."""
+    return READABLE_PX * min(window.width() / ROOM[0], window.height() / ROOM[1])
+
+
+def _focus_rect(window: Any, ids: list[str]) -> Any:
+    from PySide6.QtCore import QRectF
+
+    scene = window.scene
+    rect = QRectF()
+    for nid in ids:
+        item = scene.node_item(nid)
+        if item is not None:
+            rect = rect.united(item.sceneBoundingRect())
+    if rect.isEmpty():
+        return rect
+    return rect.adjusted(-FRAME_MARGIN, -FRAME_MARGIN, FRAME_MARGIN, FRAME_MARGIN)
+
+
+def frame(window: Any, ids: list[str], then: list[str] | None = None) -> list[str]:
+    """Show the nodes `ids` with digits of at least `readable_px`, as large as the
+    canvas's room allows (up to 1.5 times that): the whole graph when it fits so, else
+    these nodes, else the nodes `then` (the debugger: the operands receiving the
+    grads), else as many of `ids` side by side as fit, the first of them among those.
+    Returns the ids framed (all of the graph's when it fits whole)."""
     view, scene = window.view, window.scene
     number = scene.theme.font("number").pixelSize()
-    if number <= 0 or number * view.zoom() >= px or not scene.node_items():
+    whole = scene.items_rect()
+    if number <= 0 or whole.isEmpty():
+        return []
+    least = readable_px(window) / number
+    areas = view.graph_areas() if view.legend.isVisible() else (view.viewport().rect(),)
+    note = _frame_note(window)
+    if note.isVisible():  # the statement of what is framed sits over the canvas's top edge
+        areas = tuple(a.adjusted(0, note.height() + OVERLAY_GAP, 0, 0) for a in areas)
+
+    def fits(rect: Any) -> tuple[float, Any]:
+        area = max(areas, key=lambda a: min(a.width() / rect.width(), a.height() / rect.height()))
+        return min(area.width() / rect.width(), area.height() / rect.height()), area
+
+    present = [nid for nid in ids if scene.node_item(nid) is not None]
+    candidates = [(list(scene.node_items()), whole.adjusted(-FRAME_MARGIN, -FRAME_MARGIN, FRAME_MARGIN, FRAME_MARGIN))]
+    for group in (present, [nid for nid in then or [] if scene.node_item(nid) is not None]):
+        if group:
+            candidates.append((group, _focus_rect(window, group)))
+    chosen = next(((group, rect) for group, rect in candidates if fits(rect)[0] >= least), None)
+    if chosen is None and present:  # too wide (or tall) at a readable size: a run of them side by side
+        chosen = _largest_run(window, present, lambda rect: fits(rect)[0] >= least)
+    if chosen is None and present:  # not even one fits whole: the first, centred
+        chosen = ([present[0]], _focus_rect(window, present[:1]))
+    if chosen is None:
+        chosen = candidates[-1]
+    group, rect = chosen
+    zoom, area = fits(rect)
+    partial = any(nid not in group for nid in present)  # then as many of the rest as the least zoom shows
+    view.set_zoom(least if partial else max(least, min(zoom, 1.5 * least)))
+    shift = QPointF(area.center()) - QPointF(view.viewport().rect().center())
+    view.centerOn(rect.center() - shift / view.zoom())
+    return group
+
+
+def _largest_run(window: Any, ids: list[str], fits: Any) -> tuple[list[str], Any] | None:
+    """The most of `ids` next to each other (left to right) that fit among the runs
+    holding ids[0] (what the step names first), the ones further right first (the
+    output, where backprop starts)."""
+    scene = window.scene
+
+    def place(nid: str) -> tuple[int, float]:  # left to right, a column top to bottom
+        centre = scene.node_item(nid).sceneBoundingRect().center()
+        return round(centre.x() / 40), centre.y()
+
+    by_x = sorted(ids, key=place)
+    best = None
+    for i in range(len(by_x)):
+        for j in range(i, len(by_x)):
+            run = by_x[i : j + 1]
+            rect = _focus_rect(window, run)
+            if not fits(rect):
+                break
+            rank = (ids[0] in run, len(run), i)
+            if best is None or rank > best[0]:
+                best = (rank, run, rect)
+    return (best[1], best[2]) if best is not None else None
+
+
+OVERLAY_GAP = 8
+
+
+def _frame_note(window: Any) -> Any:
+    """The line over the canvas that says what a lesson step frames when it is not the
+    whole graph ("… a pan away"): stated, not silent."""
+    note = getattr(window, "_frame_note", None)
+    if note is None:
+        from PySide6.QtWidgets import QLabel
+
+        note = QLabel(window.view)  # not the viewport's: scrolling it would move the note too
+        note.setObjectName("FrameNote")
+        note.setAttribute(Qt.WA_TransparentForMouseEvents)
+        note.hide()
+        window._frame_note = note
+    return note
+
+
+def state_frame(window: Any, framed: list[str], names: dict[str, str]) -> None:
+    """Say over the canvas which of the step's nodes are framed and what is a pan away."""
+    note = _frame_note(window)
+    view, scene = window.view, window.scene
+    seen = view.mapToScene(view.viewport().rect()).boundingRect()
+    away = [nid for nid, item in scene.node_items().items() if not seen.contains(item.sceneBoundingRect())]
+    if not away or not window.appearance.presenting:
+        note.hide()
+        return
+    theme = scene.theme
+    shown = [names.get(nid, "") for nid in framed if nid not in away and names.get(nid)]
+    text = f"Framed for the back row: {', '.join(shown[:4])}{' …' if len(shown) > 4 else ''}. " if shown else ""
+    text += f"{len(away)} more node{'s' if len(away) > 1 else ''} a pan away (Fit shows the whole graph)."
+    note.setText(text)
+    font = theme.font("ui")
+    note.setFont(font)
+    fill, ink, border = theme.color("overlay_fill"), theme.color("overlay_text"), theme.color("overlay_border")
+    note.setStyleSheet(
+        f"QLabel#FrameNote {{ background: {fill.name()}; color: {ink.name()}; "
+        f"border: 1px solid {border.name()}; padding: 2px 6px; }}"
+    )
+    note.adjustSize()
+    note.move(view.viewport().pos() + QPoint(OVERLAY_GAP, OVERLAY_GAP))
+    note.show()
+    note.raise_()
+
+
+def frame_step(window: Any) -> bool:
+    """Presenter mode: a lesson step's nodes (`LessonsPanel.focus_ids`) framed for the
+    room, and what is not on the canvas said over it."""
+    panel = window.lessons
+    snapshot = panel.snapshot
+    if snapshot is None or not snapshot.show_graph or panel.bridge is None or not panel.bridge.showing_runner:
+        _frame_note(window).hide()
+        window.view.fit()
         return False
-    focus = _focus_ids(window)
-    items = [scene.node_item(nid) for nid in focus if scene.node_item(nid) is not None]
-    if not items:
-        return False
-    view.set_zoom(px / number)
-    rect = items[0].sceneBoundingRect()
-    for item in items[1:]:
-        rect = rect.united(item.sceneBoundingRect())
-    view.centerOn(rect.center())
+    note = _frame_note(window)
+    note.hide()
+    framed = frame(window, panel.focus_ids())
+    state_frame(window, framed, panel.runner.names)
+    if note.isVisible():  # the statement takes the canvas's top line: frame below it
+        framed = frame(window, panel.focus_ids())
+        state_frame(window, framed, panel.runner.names)
     return True
 
 
-def _focus_ids(window: Any) -> list[str]:
-    """The debugger's step (its node and operands), or its output before the first step.
-    A lesson's step keeps the whole graph in view (its text quotes numbers all over
-    it; the lesson's own `follow` zooms in on its nodes when they are too small)."""
+def readable_zoom(window: Any) -> bool:
+    """Presenter mode, while the debugger steps backward: frame its step, the node
+    running `_backward` and the operands receiving the grads, with digits of
+    `readable_px` (Karpathy's neuron fitted whole showed 17-18 px at 2x), the
+    receivers first when both do not fit (issue 38: x1 and w1 were off the canvas
+    at the last step while a third of it was empty). False when not stepping."""
+    focus, receivers = _focus_ids(window)
+    if not focus:
+        return False
+    _frame_note(window).hide()
+    frame(window, focus, receivers)
+    return True
+
+
+def _focus_ids(window: Any) -> tuple[list[str], list[str]]:
+    """(the debugger's step: its node and operands, the operands alone), or its output
+    before the first step; nothing when it is not stepping backward."""
     debugger = getattr(window, "debugger", None)
     ctrl = getattr(debugger, "controller", None)
     if ctrl is None or ctrl.phase != "backward" or window.lessons.snapshot is not None:
-        return []
+        return [], []
     record = ctrl.last_record
     if record is not None:
-        return [ctrl.nid(record.node)] + [ctrl.nid(c) for c in record.node._prev]
+        receivers = [ctrl.nid(c) for c in record.node._prev]
+        return [ctrl.nid(record.node)] + receivers, receivers
     output = window.session.output_id
-    return [output] if output is not None else []
+    return ([output], []) if output is not None else ([], [])
 
 
 def presenter_canvas(window: Any) -> None:

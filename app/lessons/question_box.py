@@ -60,16 +60,30 @@ class QuestionBox(QFrame):
         self.result.clear()
         self.result_area.hide()
 
-    def show_result(self, explanation, color):
-        """The verdict (the explanation's first line) in `color`, the working below it."""
+    def show_result(self, explanation, color, factor=1.0):
+        """The verdict (the explanation's first line) in `color`, the working below it;
+        `factor` < 1 sets it a little smaller (presenter mode, a long working beside
+        the text: smaller rather than cut; the label's own font, which the scale
+        manages, stays as it is)."""
+        self._shown = (explanation, color)
         head, _, rest = explanation.partition("\n")
         body = "<br>".join(_html(line) for line in rest.splitlines())
         mono = "font-family:'DejaVu Sans Mono'"
-        self.result.setText(
-            f"<b style='color:{color}'>{_html(head)}</b>" + (f"<br><span style='{mono}'>{body}</span>" if body else "")
+        html = f"<b style='color:{color}'>{_html(head)}</b>" + (
+            f"<br><span style='{mono}'>{body}</span>" if body else ""
         )
+        if factor < 1.0:
+            px = max(1, round(self.result.font().pixelSize() * factor))
+            html = f"<div style='font-size:{px}px'>{html}</div>"
+        self.result.setText(html)
         self.result_area.show()
         self.result_area.verticalScrollBar().setValue(0)
+
+    def scale_result(self, factor):
+        """The verdict shown again at `factor` of its size (1.0: as the scale sets it)."""
+        shown = getattr(self, "_shown", None)
+        if shown is not None and self.result_area.isVisible():
+            self.show_result(*shown, factor=factor)
 
 
 def _html(text):

@@ -4,11 +4,14 @@ or put in a lecture -- a PNG per step, one PDF of them all, and an animated GIF.
 File → Export Lesson Slides… asks for the PDF's name; `NAME-01.png`, `NAME-02.png`,
 … and `NAME.gif` go beside it. What is exported:
 
+* a lesson on screen: its deck -- every step, paged as in class, and for a step that
+  asks something a second slide with every question answered (the verdict and the
+  values the quiz revealed); the class's scores and the step on screen are kept;
 * a graph of at most MAX_SLIDES nodes outside a lesson, or a lesson's graph the
   debugger is stepping: the whole backward pass, stepped from the start -- one
   slide before the first `_backward`, one after each, with the canvas's glow and
   `+=` marks and the explanation's arithmetic; the debugger is put back as it was;
-* otherwise the step (or the view) on screen, as one slide.
+* otherwise the view on screen, as one slide.
 
 A slide is the window below its toolbar and above its status bar: the canvas and the
 panels, as the class sees them -- so a question that is open stays hidden in the
@@ -19,6 +22,7 @@ the PDF (QPdfWriter, a page per slide) and the GIF (core/files/gif.py: Qt writes
 GIF and Pillow is not a dependency) are written on a worker thread.
 
     python -m app.lessons.slides GRAPH.json OUT.pdf [--presenter 2] [--size 1920x1080]
+    python -m app.lessons.slides --lesson chain-rule OUT.pdf [--presenter 2] [--quiz]
 """
 
 import argparse
@@ -89,6 +93,49 @@ def backward_pass_slides(window):
     _settle(window)
 
 
+def exports_lesson(window):
+    """A lesson on screen and the debugger not stepping it: the whole lesson's deck."""
+    panel = window.lessons
+    return panel.runner is not None and panel.snapshot is not None and window.debugger.controller.phase == "idle"
+
+
+def lesson_slides(window):
+    """Every step of the lesson on screen, paged as the class sees it: a slide of each
+    step, and of each step that asks something a second one with every question
+    answered (its verdict and the values it revealed). Yields None while a step that
+    trains is running (call again). The class's quiz scores are left as they were and
+    the lesson goes back to the step it was on."""
+    from app.lessons.tour import settle
+
+    panel = window.lessons
+    lesson, start = panel.runner.lesson, panel.runner.index
+    scores, panel.quiz.scores = panel.quiz.scores, {}  # every question asked, none scored for the class
+    try:
+        for index in range(len(lesson.steps)):
+            if index != panel.runner.index or index == 0:
+                panel.goto(index)
+            while panel.busy:
+                yield None
+            if panel.runner is None or panel.runner.index != index:
+                raise RuntimeError(f"step {index + 1} of “{lesson.title}” could not be shown")
+            settle(window)
+            _settle(window)
+            yield slide_image(window)
+            asked = 0
+            while panel.quiz.current is not None and asked < 100:
+                panel.answer.setText(repr(panel.quiz.current.truth))
+                panel.check()
+                asked += 1
+            if asked:
+                settle(window)
+                _settle(window)
+                yield slide_image(window)
+    finally:
+        panel.quiz.scores = scores
+        if panel.runner is not None and panel.runner.lesson is lesson and panel.runner.index != start:
+            panel.goto(start)
+
+
 def write_slides(images, pdf_path, delay_ms=GIF_DELAY_MS):
     """Write NAME-01.png …, NAME.pdf and NAME.gif for the QImages; the paths written.
     Safe on a worker thread (QImage and QPdfWriter only, no widgets)."""
@@ -146,9 +193,15 @@ class SlideExport(QObject):
         self.window = window
         self.pdf_path = pdf_path
         self.backward = exports_backward_pass(window) if backward is None else backward
+        self.lesson = not self.backward and exports_lesson(window)
         self.images = []
         self.result = None
-        self._frames = backward_pass_slides(window) if self.backward else iter([slide_image(window)])
+        if self.backward:
+            self._frames = backward_pass_slides(window)
+        elif self.lesson:
+            self._frames = lesson_slides(window)
+        else:
+            self._frames = iter([slide_image(window)])
         self._thread = None
 
     def start(self):
@@ -156,13 +209,19 @@ class SlideExport(QObject):
 
     def _next(self):
         try:
-            image = next(self._frames, None)
+            image = next(self._frames, False)
         except Exception as e:  # a step that fails ends the export, reported
             self._done(e)
             return
-        if image is not None:
+        if image is None:  # a lesson step still training: look again shortly
+            QTimer.singleShot(20, self._next)
+            return
+        if image is not False:
             self.images.append(image)
             QTimer.singleShot(0, self._next)
+            return
+        if not self.images:
+            self._done(RuntimeError("there was nothing to put on a slide"))
             return
         self._thread = threading.Thread(target=self._write, daemon=True)
         self._thread.start()
@@ -207,7 +266,7 @@ def export_slides_dialog(window):
     if not path.lower().endswith(".pdf"):
         path += ".pdf"
     job = SlideExport(window, path)
-    what = "the backward pass" if job.backward else "this step"
+    what = "the backward pass" if job.backward else "every step of the lesson" if job.lesson else "this step"
     window.show_message(f"Exporting {what} as slides…")
 
     def done(result):
@@ -224,11 +283,16 @@ def export_slides_dialog(window):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description="A graph's backward pass as slides: PNGs, a PDF and a GIF")
-    parser.add_argument("graph")
+    parser.add_argument("graph", nargs="?", help="a graph file (or --lesson)")
     parser.add_argument("pdf")
+    parser.add_argument("--lesson", help="a lesson's id: its whole deck")
+    parser.add_argument("--quiz", action="store_true", help="with --lesson: the Quiz ticked")
     parser.add_argument("--presenter", type=float, default=None)
     parser.add_argument("--size", default="1920x1080")
+    parser.add_argument("--train-limit", type=int, default=None)
     args = parser.parse_args(argv)
+    if (args.graph is None) == (args.lesson is None):
+        parser.error("give a graph file or --lesson ID")
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from app.main_window import MainWindow
     from app.startup import _application
@@ -236,14 +300,20 @@ def main(argv=None):
     _application()
     window = MainWindow()
     window.files.prompt_on_close = False
-    window.open_file(args.graph)
+    window.lessons.train_limit = args.train_limit
+    if args.graph:
+        window.open_file(args.graph)
     width, height = (int(n) for n in args.size.lower().split("x"))
     window.resize(width, height)
     window.show()
     window.wait_for_layout()
     if args.presenter:
         window.appearance.set_presenter(True, args.presenter, full_screen=False)
-    paths = SlideExport(window, args.pdf, backward=True).run()
+    if args.lesson:
+        window.lessons.quiz_check.setChecked(args.quiz)
+        window.show_lessons(args.lesson, 0)
+        window.lessons.wait_idle()
+    paths = SlideExport(window, args.pdf, backward=not args.lesson).run()
     if args.presenter:
         window.appearance.set_presenter(False)
     window.close()

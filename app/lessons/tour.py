@@ -1,12 +1,16 @@
 """A tour of the whole course as the class sees it: every step of every lesson, at a
 window size and scale, with what is in view measured from the widgets' geometry.
 
-    python -m app.lessons.tour OUTDIR [--size 1920x1080] [--presenter 2] [--train-limit N]
+    python -m app.lessons.tour OUTDIR [--size 1920x1080] [--presenter 2] [--quiz] [--train-limit N]
 
-saves OUTDIR/<lesson>-<step>.png for each step and prints one line per step (and a
-summary): is the lesson panel on screen, are the whole question, answer box and Next
-in view, how many pixels of text are out of view. tests/app/lessons/test_tour.py runs
-the same walk (`walk`) and asserts on the same facts (`in_view`).
+pages the course as a teacher does (`teach`): from Welcome's "Start the first lesson",
+Next through every step of every lesson, answering every question (every second one
+wrong first); with --quiz every grad a step computes is asked too. It saves
+OUTDIR/<lesson>-<step>-<shown|answered>.png for each view and prints one line per view
+(and a summary) with what breaks (`problems`) and the facts (`facts`): the panel, the
+whole question, answer box and Next, the text and the verdict in view, the step's
+nodes on the canvas and their digits measured from the painted picture, the decision
+boundary. tests/app/lessons/test_tour.py runs the same flow and asserts the same facts.
 """
 
 import argparse
@@ -33,6 +37,10 @@ def visible_rect(widget, window):
     return rect
 
 
+def _side(rect):
+    return min(rect.width(), rect.height()) if not rect.isEmpty() else 0
+
+
 def whole(widget, window):
     """Is all of `widget` on screen?"""
     rect = visible_rect(widget, window)
@@ -54,12 +62,59 @@ def in_view(window):
         "text_cut": panel.text_cut(),
         "text_height": panel.text.viewport().height(),
         "network": panel.network_view.isVisible(),
-        "boundary": min(panel.boundary_view.width(), panel.boundary_view.height())
-        if panel.network_view.isVisible()
-        else 0,
+        "boundary": _side(visible_rect(panel.boundary_view, window)) if panel.network_view.isVisible() else 0,
         "canvas": window.view.height() if window.view.isVisible() else 0,
     }
     return facts
+
+
+def digit_ink(window, nid):
+    """The painted height (screen pixels) of node `nid`'s data digits, measured from
+    the canvas's picture: the rows of the number's cell holding ink that stands out
+    from the cell's background. 0 when the node is not whole on the canvas."""
+    from PySide6.QtGui import QColor
+
+    view, item = window.view, window.scene.node_item(nid)
+    if item is None:
+        return 0
+    row = item.geometry.data_rect
+    pad = item.theme.length("pad")
+    right = row.adjusted(row.width() * 0.45, 0, -pad, 0)  # the number, clear of the 'data' caption
+    rect = view.mapFromScene(item.mapToScene(right)).boundingRect()
+    edge = 2 + int(2 * item.theme.scale * view.zoom())  # the row's borders are not ink of digits
+    rect = rect.adjusted(0, edge, 0, -edge)
+    viewport = view.viewport().rect()
+    if not viewport.contains(rect):
+        return 0
+    image = view.viewport().grab(rect).toImage()
+    ratio = image.height() / max(1, rect.height())
+
+    def luma(x, y):
+        c = QColor(image.pixel(x, y))
+        return 0.299 * c.red() + 0.587 * c.green() + 0.114 * c.blue()
+
+    w, h = image.width(), image.height()
+    background = sorted(luma(x, h // 2) for x in range(0, w, max(1, w // 40)))[-1]  # the cell's fill, light or dark
+    inked = [y for y in range(h) if any(abs(luma(x, y) - background) > 110 for x in range(w))]
+    if not inked:
+        return 0
+    return (inked[-1] - inked[0] + 1) / ratio
+
+
+def canvas_facts(window, focus):
+    """What the class sees of the step's nodes on the canvas: are they all whole in
+    view, and how large are their digits (em from the zoom, ink from the picture)."""
+    from app.graph.node_paint import number_screen_px
+
+    view, scene = window.view, window.scene
+    items = [scene.node_item(nid) for nid in focus if scene.node_item(nid) is not None]
+    seen = view.mapToScene(view.viewport().rect()).boundingRect()
+    if not items or not view.isVisible():
+        return {"focus": len(focus), "in_view": 0, "em": 0.0, "ink": 0.0}
+    inside = [item for item in items if seen.contains(item.sceneBoundingRect())]
+    em = min(number_screen_px(item, view.zoom()) for item in items)
+    ink = max((digit_ink(window, item.nid) for item in inside[:3]), default=0.0)
+    return {"focus": len(items), "in_view": len(inside), "em": round(em, 1), "ink": round(ink, 1)}
 
 
 def walk(window, lessons=None):
@@ -90,11 +145,129 @@ def settle(window):
     QApplication.processEvents()
 
 
+def from_welcome(window):
+    """Start the course as a teacher does: the Welcome page, "Start the first lesson"."""
+    dialog = window.show_welcome()
+    dialog.first_lesson.click()
+    dialog.close()
+    window.lessons.wait_idle()
+    settle(window)
+
+
+def teach(window, quiz=False, wrong_every=2, lessons=None):
+    """The teacher's flow (issue 38): from Welcome, Next through every step of every
+    lesson (or of `lessons`, ids), answering every question -- the step's own and, with
+    the Quiz, every grad it asks -- every `wrong_every`-th one wrong first. Yields
+    (lesson, step index, 'shown' or 'answered', facts) with the screen settled."""
+    panel = window.lessons
+    panel.quiz_check.setChecked(quiz)
+    from_welcome(window)
+    wanted = set(lessons) if lessons else None
+    asked = 0
+    while panel.runner is not None:
+        lesson, index = panel.runner.lesson, panel.runner.index
+        if wanted is None or lesson.id in wanted:
+            yield lesson, index, "shown", facts(window)
+            answered = 0
+            while panel.quiz.current is not None and answered < 50:
+                item = panel.quiz.current
+                asked += 1
+                if asked % wrong_every == 0:
+                    panel.answer.setText(repr(item.truth + 1.0 + abs(item.truth)))  # wrong: a hint comes
+                    panel.check_button.click()
+                panel.answer.setText(repr(item.truth))
+                panel.check_button.click()
+                answered += 1
+            if answered:
+                settle(window)
+                yield lesson, index, "answered", facts(window)
+        if wanted is not None and index == len(lesson.steps) - 1:
+            wanted.discard(lesson.id)
+            if not wanted:
+                return
+        if not panel.next_button.isEnabled():
+            return
+        if wanted is not None and lesson.id not in wanted and index == 0 and len(lesson.steps) > 1:
+            panel.goto(len(lesson.steps) - 1)  # a lesson not asked for: straight to its end
+        else:
+            panel.next_button.click()
+        panel.wait_idle()
+        settle(window)
+
+
+def facts(window):
+    """Everything the tour asserts about the screen now: `in_view`, the text and the
+    verdict (visible pixels, pixels cut), the step's nodes on the canvas with their
+    painted digits (`canvas_facts`), what the canvas's note says."""
+    from app.lessons.presenter_layout import _frame_note, readable_px
+
+    panel = window.lessons
+    result = in_view(window)
+    result["text_seen"] = visible_rect(panel.text.viewport(), window).height()
+    result["line"] = panel.text.fontMetrics().height()
+    result["verdict"] = panel.verdict.isVisible()
+    result["verdict_seen"] = visible_rect(panel.verdict.viewport(), window).height() if result["verdict"] else 0
+    result["verdict_cut"] = panel.verdict.verticalScrollBar().maximum() if result["verdict"] else 0
+    result["verdict_whole"] = (
+        result["verdict"] and result["verdict_cut"] == 0 and whole(panel.verdict.viewport(), window)
+    )
+    result["presenting"] = window.appearance.presenting
+    result["readable_px"] = round(readable_px(window), 1)
+    focus = panel.focus_ids() if panel.snapshot is not None and panel.snapshot.show_graph else []
+    result.update(canvas_facts(window, focus))
+    first = focus[0] if focus else None
+    seen = window.view.mapToScene(window.view.viewport().rect()).boundingRect()
+    item = window.scene.node_item(first) if first is not None else None
+    result["first_in_view"] = item is not None and seen.contains(item.sceneBoundingRect())
+    note = _frame_note(window)
+    result["note"] = note.text() if note.isVisible() else ""
+    return result
+
+
+def problems(facts, where, whole=True):
+    """What breaks issue 38 (and 28) in one view of the tour: a list of sentences.
+    `whole`: in presenter mode no pixel of the text or the verdict may be cut (else
+    they may scroll, at least two lines of each in view)."""
+    bad = []
+    for key in ("panel", "next", "question"):
+        if not facts[key]:
+            bad.append(f"{where}: {key} not whole on screen")
+    line = facts["line"]
+    if facts["text_seen"] < min(2 * line, facts["text_height"]):
+        bad.append(f"{where}: {facts['text_seen']} px of the text in view ({line} px a line)")
+    if facts["verdict"]:
+        if facts["verdict_seen"] < 2 * line and not facts["verdict_whole"]:
+            bad.append(f"{where}: {facts['verdict_seen']} px of the verdict in view")
+        if whole and facts["presenting"] and facts["verdict_cut"] > 0:
+            bad.append(f"{where}: {facts['verdict_cut']} px of the verdict cut")
+    if facts["presenting"]:
+        if whole and facts["text_cut"] > 0:
+            bad.append(f"{where}: {facts['text_cut']} px of the text cut")
+        if facts["focus"]:
+            least = facts["readable_px"]
+            if facts["em"] < least - 0.5:
+                bad.append(f"{where}: digits {facts['em']} px em, under {least}")
+            if facts["ink"] < INK_PER_EM * least:
+                bad.append(f"{where}: digits painted {facts['ink']} px tall, under {INK_PER_EM * least:.1f}")
+            if not facts["first_in_view"]:
+                bad.append(f"{where}: the step's first node is off the canvas")
+            if facts["in_view"] < facts["focus"] and "a pan away" not in facts["note"]:
+                bad.append(f"{where}: {facts['focus'] - facts['in_view']} of the step's nodes off the canvas, unsaid")
+    if facts["presenting"] and facts["network"] and facts["boundary"] < BOUNDARY_PX:  # a side dock scrolls to it
+        bad.append(f"{where}: the decision boundary is {facts['boundary']} px")
+    return bad
+
+
+INK_PER_EM = 0.68  # DejaVu Sans Bold's digits stand 0.73 em tall; antialiasing and rounding take a pixel
+BOUNDARY_PX = 120  # a decision boundary the back row can read the two classes of
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("out")
     parser.add_argument("--size", default="1920x1080")
     parser.add_argument("--presenter", type=float, default=None)
+    parser.add_argument("--quiz", action="store_true", help="tick Quiz: every grad a step computes is asked too")
     parser.add_argument("--train-limit", type=int, default=None)
     parser.add_argument("--lesson", action="append", help="only these lessons (ids)")
     args = parser.parse_args(argv)
@@ -113,19 +286,20 @@ def main(argv=None):
     window.wait_for_layout()
     if args.presenter:
         window.appearance.set_presenter(True, args.presenter, full_screen=False)
-    lessons = [window.lessons.lesson(i) for i in args.lesson] if args.lesson else None
-    bad = 0
-    for lesson, index in walk(window, lessons):
-        facts = in_view(window)
-        name = f"{lesson.order:02d}-{lesson.id}-{index + 1}"
+    bad = views = cut = 0
+    for lesson, index, phase, seen in teach(window, args.quiz, lessons=args.lesson):
+        views += 1
+        name = f"{lesson.order:02d}-{lesson.id}-{index + 1}-{phase}"
         window.grab().save(os.path.join(args.out, name + ".png"), "PNG")
-        ok = facts["panel"] and facts["next"] and facts["question"]
-        bad += not ok
-        print(name, "ok" if ok else "NOT IN VIEW", " ".join(f"{k}={v}" for k, v in facts.items()), flush=True)
+        found = problems(seen, name)
+        bad += bool(found)
+        cut += bool(found) and not problems(seen, name, whole=False)
+        shown = " ".join(f"{k}={v}" for k, v in seen.items() if k != "note")
+        print(name, "ok" if not found else "; ".join(found), "|", shown, flush=True)
     if args.presenter:
         window.appearance.set_presenter(False)
     window.close()
-    print(f"{bad} step(s) with the panel, the question or Next out of view")
+    print(f"{bad} of {views} view(s) break issue 38's facts ({cut} of them only by text or verdict cut)")
     return 1 if bad else 0
 
 

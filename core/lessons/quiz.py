@@ -35,7 +35,7 @@ from collections.abc import Callable
 from typing import Any
 
 from core.debugger.quiz import is_right
-from core.engine import Value
+from core.engine import Value, topological_order
 from core.files.atomic import write_atomically
 from core.format import parse_number
 from core.lessons.format import within
@@ -142,6 +142,7 @@ class LessonQuiz:
                         True,
                     )
                 )
+        self.items.sort(key=_backward_rank(runner))
 
     # -- what the screen may show --------------------------------------------------
 
@@ -215,6 +216,26 @@ class LessonQuiz:
     def reset(self) -> None:
         self.scores.clear()
         self.items, self.tries = [], 0
+
+
+def _backward_rank(runner: LessonRunner) -> Callable[[QuizItem], tuple[int, int]]:
+    """The order the backward pass settles values in, as a sort key: a node's grad is
+    asked only after the grads of every node it feeds (reverse topological order, the
+    order `_backward` runs in), and a question about data (the forward pass) first.
+    A step's question about a grad the next step computes so comes after this step's
+    own grads, which it depends on."""
+    rank = {}
+    if runner.kind == "graph" and runner.root is not None:  # never a network's big loss graph
+        topo = topological_order(runner.root)
+        value_rank = {v: i for i, v in enumerate(reversed(topo))}
+        rank = {nid: value_rank.get(v, len(topo)) for nid, v in runner.by_id.items()}
+
+    def key(item: QuizItem) -> tuple[int, int]:
+        if item.quantity == "data":
+            return (0, 0)
+        return (1, rank.get(item.nid, len(rank)) if item.nid is not None else len(rank))
+
+    return key
 
 
 def _grad_before(runner: LessonRunner, value: Value) -> float:

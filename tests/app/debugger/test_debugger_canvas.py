@@ -67,7 +67,8 @@ def centre(window):
 # following the step
 
 
-def test_the_view_scrolls_only_when_the_steps_node_leaves_it(window):
+def test_the_view_scrolls_only_when_the_steps_node_or_its_receivers_leave_it(window):
+    # issue 38: the operands receiving the grads (x1, w1) were left off the canvas
     open_chain(window, 40)
     window.view.set_zoom(0.6)
     dbg = window.debugger
@@ -75,15 +76,16 @@ def test_the_view_scrolls_only_when_the_steps_node_leaves_it(window):
     dbg.controller.reset()
     scrolled = stayed = 0
     while not dbg.controller.stepper.done:
-        nid = dbg.controller.nid(dbg.controller.stepper.current)
-        was_in_sight, before = in_sight(window, nid), centre(window)
+        node = dbg.controller.stepper.current
+        ids = [dbg.controller.nid(node)] + [dbg.controller.nid(c) for c in node._prev]
+        was_in_sight, before = all(in_sight(window, i) for i in ids), centre(window)
         dbg.controller.step()
         moved = (centre(window) - before).manhattanLength() > 0.5
         if was_in_sight:
-            assert not moved  # the node was in sight: the view stays put
+            assert not moved  # the node and its receivers were in sight: the view stays put
             stayed += 1
         else:
-            assert moved and in_sight(window, nid)
+            assert moved and all(in_sight(window, i) for i in ids)
             scrolled += 1
     assert scrolled >= 2 and stayed >= scrolled  # a scroll brings the next step in sight too
 

@@ -59,12 +59,33 @@ def test_the_tutorials_backward_pass_as_pngs_a_pdf_and_a_gif(window, tmp_path):
     assert window.debugger.controller.phase == "idle"  # put back as it was
 
 
-def test_a_lesson_step_exports_itself(window, qtbot, tmp_path):
+def test_a_lesson_exports_its_whole_deck(window, qtbot, tmp_path):
+    # repro (issue 38): six exports of a lesson gave six one-page decks
+    panel = window.lessons
     window.show_lessons("chain-rule", 2)
-    qtbot.waitUntil(lambda: not window.lessons.busy and window.lessons.snapshot is not None, timeout=30000)
-    paths = SlideExport(window, str(tmp_path / "step.pdf")).run()
-    assert [os.path.basename(p) for p in paths] == ["step-01.png", "step.pdf", "step.gif"]
-    assert window.lessons.runner.index == 2  # the lesson stays where it was
+    qtbot.waitUntil(lambda: not panel.busy and panel.snapshot is not None, timeout=30000)
+    panel.answer.setText("-2")  # the class's own answer: its score stays as it is
+    panel.check()
+    scores = {k: dict(v["items"]) for k, v in panel.quiz.scores.items()}
+    paths = SlideExport(window, str(tmp_path / "deck.pdf")).run()
+    lesson = panel.runner.lesson
+    asking = sum(1 for step in lesson.steps if step.question is not None)
+    pngs = [p for p in paths if p.endswith(".png")]
+    assert len(pngs) == len(lesson.steps) + asking  # every step, and again answered where it asks
+    assert pdf_pages(tmp_path / "deck.pdf") == len(pngs)
+    assert len(gif_frames(tmp_path / "deck.gif")[0]) == len(pngs)
+    qtbot.waitUntil(lambda: not panel.busy and panel.runner.index == 2, timeout=30000)  # back where it was
+    assert {k: dict(v["items"]) for k, v in panel.quiz.scores.items()} == scores
+    images = [QImage(p) for p in pngs]
+    assert len({bytes(image.constBits()) for image in images}) == len(images)  # each slide shows its own step
+
+
+def test_a_lesson_deck_from_the_command_line_with_the_quiz(tmp_path, qapp):
+    from app.lessons.slides import main
+
+    assert main(["--lesson", "chain-rule", str(tmp_path / "c.pdf"), "--quiz", "--size", "1280x720"]) == 0
+    pngs = sorted(tmp_path.glob("c-*.png"))
+    assert len(pngs) == pdf_pages(tmp_path / "c.pdf") and len(pngs) > 6  # the quiz asks in steps 2-5
 
 
 @pytest.mark.parametrize("kind", ["flat", "noise"])
@@ -164,3 +185,23 @@ def test_a_graph_too_big_for_a_deck_exports_the_view_only(window, tmp_path):
     window.session.flush()
     assert len(window.session.values) > MAX_SLIDES
     assert not exports_backward_pass(window)
+
+
+def test_a_contradicted_claim_is_flagged_at_its_step_with_its_line(window, qtbot, tmp_path, isolated_files):
+    # repro (issue 38): shown once, in red, on step 1, without a line number
+    path = tmp_path / "claims.json"
+    text = BAD_LESSON.replace('{"do": "zap"}', '"zero_grad"').replace(
+        '"text": "next",', '"text": "next", "claims": [{"node": "y", "quantity": "data", "value": 5.0}],'
+    )
+    path.write_text(text, encoding="utf-8")
+    line = next(k for k, row in enumerate(text.splitlines(), 1) if '"claims"' in row)
+    panel = window.lessons
+    assert open_lesson_file(window, str(path)) is not None
+    assert f"line {line}, step 2" in panel.error.text()
+    panel.next()
+    qtbot.waitUntil(lambda: panel.runner.index == 1, timeout=10000)
+    assert panel.error.isVisibleTo(panel) and f"line {line}:" in panel.error.text()
+    assert "y.data = 5" in panel.error.text()
+    panel.back()
+    qtbot.waitUntil(lambda: panel.runner.index == 0, timeout=10000)
+    assert not panel.error.isVisibleTo(panel)  # step 1 says nothing wrong
