@@ -585,6 +585,35 @@ def open_scoped(window, graph, title):
     return True
 
 
+def open_collapsed(window, value, count):
+    """Show a graph too big to read op by op (`show(loss)` of a whole training step) collapsed:
+    grouped on a worker by core/scopes/infer.py's `collapsed` -- recorded scopes where there are
+    some, else the blocks its own structure shows -- and its first picture made there too."""
+    from core.scopes.infer import collapsed
+
+    budget, aspect = first_budget(window)
+    title = (getattr(value, "label", "") if isinstance(getattr(value, "label", ""), str) else "") or "your graph"
+
+    def job():
+        graph = collapsed(value)
+        first = ScopeView.first(graph, budget)
+        return graph, first, picture(first, aspect)
+
+    def then(outcome):
+        if isinstance(outcome, Exception):
+            window.show_message(f"Could not show {title}: {outcome}")
+            return False
+        graph, first, made = outcome
+        page = page_of(window)
+        page.enter()
+        page.show_graph(graph, first, made, f"{title}, collapsed")
+        window.show_message("; ".join(graph.notes[-1:]), timeout=0)
+        return True
+
+    window.run_in_background(job, then, f"Grouping {title} ({count:,} nodes) into blocks…")
+    return True
+
+
 def install_scopes(window):
     """File → Open microgpt Step: the example, traced and collapsed by scope."""
     from core.resources import shipped
