@@ -24,7 +24,7 @@ from PySide6.QtWidgets import QGraphicsItem
 from app.look.theme import format_number
 from core.scopes import layout as sizes
 
-KIND_TINT = {"call": "#dbe7fb", "loop": "#ece1fa", "section": "#dff3e6", "inputs": "#eceef2", "root": "#ffffff"}
+KIND_TINT = {"block": "#e3ecf7", "call": "#dbe7fb", "loop": "#ece1fa", "section": "#dff3e6", "inputs": "#eceef2", "root": "#ffffff"}
 KIND_WORD = {"call": "call", "loop": "loop turn", "section": "section", "inputs": "inputs"}
 
 
@@ -84,13 +84,15 @@ class UnitItem(QGraphicsItem):
 
 
 def block_lines(summary):
-    """The rows of a collapsed block: title, the line that made it, size and wires, numbers."""
+    """The rows of a collapsed block: title, the line that made it, size and wires, and the
+    numbers of its output, named: 'out 3.51  ∇out 0.0625' (the value the block hands on, and
+    the gradient that value has received so far)."""
     inner = f" · {summary.blocks} blocks" if summary.blocks else ""
     return [
         ("label", summary.title, "label_text"),
         ("caption", summary.site if summary.kind != "inputs" else KIND_WORD["inputs"], "caption_text"),
         ("caption", f"{summary.nodes:,} nodes{inner} · {summary.ins:,} in → {summary.outs:,} out", "caption_text"),
-        ("number", f"{format_number(summary.data)}   ∇ {format_number(summary.grad)}", "number_text"),
+        ("number", f"out {format_number(summary.data)}  ∇out {format_number(summary.grad)}", "number_text"),
     ]
 
 

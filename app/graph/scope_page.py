@@ -280,7 +280,9 @@ class ScopePage(QWidget):
                 summary = summaries[scope]
                 item = UnitItem(theme, u, block_lines(summary), summary.kind, True)
                 item.unit_scope, item.summary = scope, summary
-                item.setToolTip(f"{summary.path}\n{summary.site}\ndouble-click: open")
+                item.setToolTip(f"{summary.path}\n{summary.site}\nout: the value this block hands on"
+                                f" ({g.name(summary.out_node) if summary.out_node >= 0 else 'none'}); ∇out: its"
+                                " gradient so far\ndouble-click: open")  # fmt: skip
             else:
                 i = int(units.node[u])
                 item = UnitItem(theme, u, node_lines(g, i), "node", False)

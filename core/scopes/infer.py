@@ -19,7 +19,8 @@ But the graph itself shows a lot of structure, and this module reads it:
 * **The chain of a sum().** Python's `sum(terms)` adds one term at a time:
   `((t0 + t1) + t2) + ...`, a chain of adds in which each add is used only by
   the next. Such a chain (of adds, or of multiplies) is read as one thing,
-  "a sum of 15 terms", its terms side by side: a neuron's dot product, the sum
+  "a sum of 15 terms", its terms side by side (a link is the add's first
+  operand, the running total: a sum added as a term stays one term): a neuron's dot product, the sum
   of the exps of a softmax, the sum of the losses.
 * **Reading order.** In a block, the sub-blocks come in the order their
   outputs were computed, then the block's own ops -- a valid order to compute
@@ -119,7 +120,9 @@ class _Tree:
                         u = idom[u]
             idom[v] = d
         self.idom = idom
-        # chains: an add (mul) whose only user is an add (mul) is a link of that user's chain
+        # chains: an add (mul) whose only user is an add (mul) that takes it as its first operand
+        # (the running total of `acc = acc + t`, of sum()) is a link of that user's chain; a whole
+        # sum added as a term stays a term
         op_list = op.tolist()
         top = list(range(n))
         absorbed = [False] * n
@@ -127,7 +130,7 @@ class _Tree:
             if v == root or starts[v + 1] - starts[v] != 1:
                 continue
             u = users[starts[v]]
-            if op_list[v] == op_list[u] and op_list[v] in (_ADD, _MUL):
+            if op_list[v] == op_list[u] and op_list[v] in (_ADD, _MUL) and a_list[u] == v:
                 absorbed[v] = True
                 top[v] = top[u]
         self.top, self.absorbed, self.op_list = top, absorbed, op_list
@@ -266,7 +269,7 @@ class _Tree:
         first = [(-1, shared)] if shared else []
         return first + [(t, with_term.get(t, [])) for t in terms]
 
-    def describe(self, v: int) -> str:
+    def describe(self, v: int, depth: int = 0) -> str:
         """What the shape of v's work says it is (see the module docstring)."""
         g, op = self.g, self.op_list
         label = g.labels.get(v)
@@ -305,6 +308,15 @@ class _Tree:
                 return "−log p"
         if name == "mul" and any(g.op_name(x) == "pow" and g.param[x] == -0.5 for x in g.operands(v)):
             return "… · (…)^-0.5 (a norm)"
+        if name == "pow" and g.param[v] == 2 and g.op_name(int(g.a[v])) in ("sub", "add"):
+            return "squared error"
+        operands = g.operands(v)
+        inner = [x for x in operands if op[x] >= 2]
+        if name in ("mul", "add", "sub", "div") and len(operands) == 2 and len(inner) == 1 and depth < 2:
+            said = self.describe(inner[0], depth + 1)  # w · neuron (tanh, 16 inputs)
+            if not said.startswith(("…", "(")):
+                sign = {"mul": "·", "add": "+", "sub": "−", "div": "/"}[name]
+                return f"{said} {sign} …" if inner[0] == operands[0] else f"… {sign} {said}"
         args = ["…" for _ in g.operands(v)]
         param = None if math.isnan(g.param[v]) else float(g.param[v])
         return ops.formula(name, args, param)
