@@ -24,8 +24,23 @@ from PySide6.QtWidgets import QGraphicsItem
 from app.look.theme import format_number
 from core.scopes import layout as sizes
 
-KIND_TINT = {"block": "#e3ecf7", "call": "#dbe7fb", "loop": "#ece1fa", "section": "#dff3e6", "inputs": "#eceef2", "root": "#ffffff"}
-KIND_WORD = {"call": "call", "loop": "loop turn", "section": "section", "inputs": "inputs"}
+KIND_TINT = {
+    "block": "#e3ecf7",
+    "shared": "#eef0e0",
+    "call": "#dbe7fb",
+    "loop": "#ece1fa",
+    "section": "#dff3e6",
+    "inputs": "#eceef2",
+    "root": "#ffffff",
+}
+KIND_WORD = {
+    "block": "block",
+    "shared": "read by all after it",
+    "call": "call",
+    "loop": "loop turn",
+    "section": "section",
+    "inputs": "inputs",
+}
 
 
 def _elide(theme, role, text, width):
@@ -85,14 +100,14 @@ class UnitItem(QGraphicsItem):
 
 def block_lines(summary):
     """The rows of a collapsed block: title, the line that made it, size and wires, and the
-    numbers of its output, named: 'out 3.51  ∇out 0.0625' (the value the block hands on, and
-    the gradient that value has received so far)."""
+    numbers of its output, named: 'out 3.51  ∇ 0.0625' (the value the block hands on, and
+    the gradient that value has received so far; the tooltip says so in words)."""
     inner = f" · {summary.blocks} blocks" if summary.blocks else ""
     return [
         ("label", summary.title, "label_text"),
         ("caption", summary.site if summary.kind != "inputs" else KIND_WORD["inputs"], "caption_text"),
         ("caption", f"{summary.nodes:,} nodes{inner} · {summary.ins:,} in → {summary.outs:,} out", "caption_text"),
-        ("number", f"out {format_number(summary.data)}  ∇out {format_number(summary.grad)}", "number_text"),
+        ("number", f"out {format_number(summary.data)}  ∇ {format_number(summary.grad)}", "number_text"),
     ]
 
 

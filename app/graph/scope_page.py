@@ -37,7 +37,7 @@ from app.graph.scope_items import FrameItem, UnitItem, block_lines, node_lines
 from app.graph.scope_minimap import ScopeMinimap
 from app.jobs import Job
 from app.slices import SlicedJob
-from core.scopes.layout import picture
+from core.scopes.layout import drawn_wires, picture, route
 from core.scopes.steps import BlockStepper
 from core.scopes.view import ScopeView
 
@@ -281,8 +281,8 @@ class ScopePage(QWidget):
                 item = UnitItem(theme, u, block_lines(summary), summary.kind, True)
                 item.unit_scope, item.summary = scope, summary
                 item.setToolTip(f"{summary.path}\n{summary.site}\nout: the value this block hands on"
-                                f" ({g.name(summary.out_node) if summary.out_node >= 0 else 'none'}); ∇out: its"
-                                " gradient so far\ndouble-click: open")  # fmt: skip
+                                f" ({g.name(summary.out_node) if summary.out_node >= 0 else 'none'}); ∇: the"
+                                " gradient of the output with respect to it, so far\ndouble-click: open")  # fmt: skip
             else:
                 i = int(units.node[u])
                 item = UnitItem(theme, u, node_lines(g, i), "node", False)
@@ -307,25 +307,26 @@ class ScopePage(QWidget):
         self.minimap.refresh(self.items)
 
     def _wires(self, units, pos, s, theme):
-        """A path item per wire (a generator): only the wires in view are painted, and a box
-        that changes repaints the wires under it, not every wire of the picture."""
-        half = {True: 0.5 * 230.0 * s, False: 0.5 * 150.0 * s}
+        """A path item per drawn wire (a generator; core/scopes/layout.py says which wires and
+        where they run): only the wires in view are painted, and a box that changes repaints
+        the wires under it, not every wire of the picture."""
         color = theme.color("edge")
         color.setAlpha(150)
         pen = QPen(color, 1.3 * s)
-        for a, b in zip(units.src.tolist(), units.dst.tolist()):
-            start = QPointF(pos[a, 0] * s + half[bool(units.node[a] < 0)], pos[a, 1] * s)
-            end = QPointF(pos[b, 0] * s - half[bool(units.node[b] < 0)], pos[b, 1] * s)
+        g = self.graph
+        kinds = {k: g.scopes[k].kind for k in range(len(g.scopes))}
+        for w in drawn_wires(units, kinds).tolist():
+            points = [QPointF(x * s, y * s) for x, y in route(units, pos, w)]
+            start, end = points[0], points[-1]
             path = QPainterPath(start)
-            if end.x() > start.x() + 10 * s:
+            if len(points) == 2:
                 bend = max(40.0 * s, (end.x() - start.x()) / 2)
                 path.cubicTo(start + QPointF(bend, 0), end - QPointF(bend, 0), end)
             else:  # into a later band: down the gap, along above the reader, in from its left
-                top = end.y() - (0.5 * (96.0 if units.node[b] < 0 else 64.0) + 12.0) * s
-                out, into = start + QPointF(24 * s, 0), QPointF(end.x() - 24 * s, top)
-                path.cubicTo(out, QPointF(out.x(), top), QPointF(out.x() - 30 * s, top))
-                path.lineTo(QPointF(into.x() + 30 * s, top))
-                path.cubicTo(into, QPointF(into.x(), end.y()), end)
+                out, down, along, into = points[1], points[2], points[3], points[4]
+                path.cubicTo(out, QPointF(out.x(), down.y()), QPointF(out.x() - 30 * s, down.y()))
+                path.lineTo(QPointF(along.x() + 30 * s, along.y()))
+                path.cubicTo(QPointF(into.x(), along.y()), QPointF(into.x(), end.y()), end)
             item = QGraphicsPathItem(path)
             item.setPen(pen)
             item.setZValue(-2)

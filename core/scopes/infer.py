@@ -55,7 +55,8 @@ from core.scopes.record import ROOT, Scope
 MIN_BLOCK = 12  # a piece of fewer ops stays loose in its block
 MAX_ITEMS = 24  # a block shows at most this many things when opened; more are cut into parts
 CHAIN = 3  # a chain of at least this many adds (or multiplies) reads as one sum
-KIND = "block"  # the kind of an inferred scope (recorded ones are 'call', 'loop', 'section')
+KIND = "block"  # the kind of an inferred scope (recorded ones are 'call', 'loop', 'section');
+# 'shared' for the values every term after them reads (drawn as a bus: core/scopes/layout.py)
 _ADD, _MUL = OP_CODE["add"], OP_CODE["mul"]
 _ACTIVATIONS = {OP_CODE[k]: k for k in ("tanh", "relu", "sigmoid")}
 
@@ -64,7 +65,7 @@ def infer_scopes(graph: ScopedGraph) -> ScopedGraph:
     """The same graph, its ops renumbered in reading order and grouped in blocks read from its
     structure (see the module docstring). The inputs keep their groups (graph.py); a graph
     that has recorded scopes beyond them is handed back as it is."""
-    if any(s.kind not in ("root", "inputs") for s in graph.scopes):
+    if any(s.kind not in ("root", "inputs") for s in graph.scopes):  # recorded: as the code made it
         return graph
     tree = _Tree(graph)
     blocks = tree.blocks()
@@ -382,7 +383,8 @@ def _emit(g: ScopedGraph, blocks: list[dict], tree: _Tree) -> tuple[list[int], l
             continue
         child = ~item
         title, site = tree_names[child]
-        scopes.append(Scope(index[k], KIND, title, site, "", 0))
+        kind = "shared" if blocks[child]["what"] == "shared" else KIND  # read by all after it: a bus
+        scopes.append(Scope(index[k], kind, title, site, "", 0))
         index[child] = len(scopes) - 1
         stack.append((child, iter(blocks[child]["items"])))
     return order, scope_of, scopes
@@ -404,17 +406,17 @@ def _names(g: ScopedGraph, blocks: list[dict], tree: _Tree) -> dict[int, tuple[s
                 title = f"the product: {len(blk['items'])} multiplies"
         elif what == "group":
             title = tree.describe(v)
-            site = "a term, with what it computes first for later ones"
+            site = "a term + what later ones reuse"
         elif what == "shared":
             title = "read by every term"
-            site = f"{len(blk['items'])} values the terms after it all read"
+            site = "what the terms after it all read"
         elif what == "part":
             title, site = "", ""
         elif what == "unused":
             title, site = "not used by the output", "computed, but the output does not depend on it"
         else:
             title = tree.describe(v)
-            site = f"its output: {g.op_name(v)}"
+            site = f"output: {g.op_name(v)}"
         found[k] = (title, site)
     # parts: named by what they hold; siblings alike: numbered
     for blk in blocks:
@@ -435,8 +437,8 @@ def _names(g: ScopedGraph, blocks: list[dict], tree: _Tree) -> dict[int, tuple[s
                 continue
             alike = len({sizes[c] for c in members}) == 1
             for i, c in enumerate(members, start=1):
-                note = f"one of {len(members)} alike" if alike else f"{len(members)} of them, sizes differ"
-                found[c] = (f"{title} #{i}", f"{found[c][1]} · {note}")
+                note = f"{i} of {len(members)}" + (", alike" if alike else "")
+                found[c] = (f"{title} #{i}", f"{note} · {found[c][1]}")
     return found
 
 
