@@ -58,6 +58,7 @@ class UnitItem(QGraphicsItem):
         self._rect = QRectF(-w * s / 2, -h * s / 2, w * s, h * s)
         self.stepped = False  # its backward has run
         self.current = False  # the last step ran it
+        self.breakpoint = False  # a run stops before it
         self.setAcceptHoverEvents(True)
 
     def boundingRect(self):
@@ -66,6 +67,11 @@ class UnitItem(QGraphicsItem):
     def set_marks(self, stepped, current):
         if (stepped, current) != (self.stepped, self.current):
             self.stepped, self.current = stepped, current
+            self.update()
+
+    def set_breakpoint(self, on):
+        if on != self.breakpoint:
+            self.breakpoint = on
             self.update()
 
     def paint(self, painter, option, widget=None):
@@ -80,6 +86,10 @@ class UnitItem(QGraphicsItem):
         if self.stepped:
             painter.fillRect(QRectF(r.left() + 4 * s, r.bottom() - 5 * s, r.width() - 8 * s, 3 * s),
                              theme.color("status_final"))  # fmt: skip
+        if self.breakpoint:  # the debugger's red dot, as on the small graph's canvas
+            painter.setPen(Qt.NoPen)
+            painter.setBrush(QColor("#d62728"))
+            painter.drawEllipse(QRectF(r.left() - 5 * s, r.top() - 5 * s, 10 * s, 10 * s))
         pad = 8 * s
         x, y, width = r.left() + pad, r.top() + 4 * s, r.width() - 2 * pad
         for row, (role, text, color) in enumerate(self.lines):
@@ -111,12 +121,13 @@ def block_lines(summary):
     ]
 
 
-def node_lines(graph, i):
+def node_lines(graph, i, hidden=False):
+    """A single op's rows; `hidden`: its new grad waits for the quiz's answer ('∇ ?')."""
     op = graph.op_name(i)
     return [
         ("label", graph.name(i), "label_text"),
         ("number", f"{format_number(float(graph.data[i]))}", "number_text"),
-        ("number", f"∇ {format_number(float(graph.grad[i]))}", "number_text"),
+        ("number", "∇ ?" if hidden else f"∇ {format_number(float(graph.grad[i]))}", "number_text"),
         ("op", op, "caption_text"),
     ]
 

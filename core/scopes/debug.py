@@ -121,6 +121,7 @@ class UnitStep:
     ops: int  # how many `_backward` steps it ran (negative: undone)
     text: str
     move: Move  # the session's Move (touched node ids, the record of a single step, ...)
+    explain: str = ""  # a single op's chain-rule step, as the small graph's debugger says it
 
 
 def unit_range(graph: ScopedGraph, units: Units, u: int) -> tuple[int, int]:
@@ -207,8 +208,8 @@ class BlockDebugger:
             move = self.session.step()
             i = int(units.node[u])
             record = move.record
-            text = record.text if record is not None else f"the backward of {g.name(i)}"
-            return UnitStep(-1, i, self.position - start, text, move)
+            text = f"the backward of {g.name(i)} ({g.op_name(i)}): 1 step"
+            return UnitStep(-1, i, self.position - start, text, move, record.text if record is not None else "")
         lo, _hi = unit_range(g, units, u)
         below = self.op_desc[self.op_desc < lo]
         move = self.session.run_to(nid(int(below[0]))) if len(below) else self.session.run_to_end()

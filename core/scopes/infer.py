@@ -25,7 +25,7 @@ But the graph itself shows a lot of structure, and this module reads it:
 * **Reading order.** In a block, the sub-blocks come in the order their
   outputs were computed, then the block's own ops -- a valid order to compute
   in, and every block one run of consecutive nodes, which is what lets the
-  debugger step a whole block at once (steps.py). A sub-block that holds most
+  debugger step a whole block at once (debug.py). A sub-block that holds most
   of its parent (the spine: the residual stream, one layer feeding the next)
   is not boxed again inside it but laid out in line, so blocks do not nest
   forty deep; each level at least halves. A block of more than `MAX_ITEMS`

@@ -94,7 +94,7 @@ def test_single_ops_step_through_the_session_with_its_quiz_and_explanation():
     step = debugger.step()
     assert step.node == graph.root and step.ops == 1
     assert debugger.session.quiz_question()  # the quiz asks about the op just run
-    assert step.move.record is not None and "grad" in step.text
+    assert step.move.record is not None and "grad" in step.explain and step.text.endswith(": 1 step")
 
 
 def test_run_to_a_unit_stops_before_it(debugger):

@@ -10,9 +10,9 @@ from core.engine import Value
 from core.microgpt.data import Tokenizer, load_names
 from core.microgpt.model import Config, MicroGPT, loss
 from core.nn import MLP
+from core.scopes.debug import BlockDebugger
 from core.scopes.graph import ScopedGraph
 from core.scopes.infer import MAX_ITEMS, collapsed, infer_scopes, is_big
-from core.scopes.steps import BlockStepper
 from core.scopes.view import ScopeView
 
 
@@ -40,12 +40,14 @@ def test_blocks_are_runs_of_a_valid_order_and_stepping_them_is_backward(seed):
     assert graph.contiguous  # every block one run of consecutive nodes: the stepper runs it at once
     assert graph.n == len(ScopedGraph.from_values(out).op)
     view = ScopeView.first(graph, 30)
-    stepper = BlockStepper(view)
-    stepper.run_to_end()
+    stepper = BlockDebugger(graph, view)
+    while stepper.step() is not None:  # a unit at a time
+        pass
     expected = [v.grad for v in ScopedGraph.from_values(out).values()]
-    np.testing.assert_allclose(sorted(stepper.grads()), sorted(expected), rtol=1e-12, atol=1e-15)
-    # every node's grad where it belongs: the stepped Values are the graph's, renumbered
-    np.testing.assert_allclose([v.grad for v in graph.values()], stepper.grads())
+    stepped = [v.grad for v in graph.values()]
+    np.testing.assert_allclose(sorted(stepped), sorted(expected), rtol=1e-12, atol=1e-15)
+    # node for node: the arrays (backward()'s grads, renumbered with the nodes) and the stepped Values agree
+    np.testing.assert_allclose(stepped, graph.grad, rtol=1e-12, atol=1e-15)
 
 
 def test_the_sum_chain_is_one_block_beside_its_terms():
@@ -152,10 +154,11 @@ def test_a_learners_class_is_grouped_the_same_and_keeps_their_grads():
     assert any(t.startswith("dot product, 12 terms") for t in scopes_titles(graph))
     # stepping runs on the studio's copies: their objects keep their grads
     before = terms[3].grad
-    stepper = BlockStepper(ScopeView.first(graph, 20))
+    stepper = BlockDebugger(graph, ScopeView.first(graph, 20))
     stepper.run_to_end()
     assert terms[3].grad == before
-    assert math.isclose(stepper.grads()[graph.root], 1.0)
+    assert math.isclose(graph.values()[graph.root].grad, 1.0)
+    np.testing.assert_allclose([v.grad for v in graph.values()], graph.grad, rtol=1e-12)  # theirs == the chain rule
 
 
 def test_recorded_scopes_are_kept_as_they_are():
