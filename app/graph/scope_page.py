@@ -42,6 +42,7 @@ from app.graph.scope_items import FrameItem, UnitItem, block_lines, node_lines
 from app.graph.scope_minimap import ScopeMinimap
 from app.jobs import Job
 from app.slices import SlicedJob
+from core.scopes import layout as sizes
 from core.scopes.debug import BlockDebugger, node_of
 from core.scopes.layout import drawn_wires, picture, route
 from core.scopes.view import ScopeView
@@ -255,8 +256,12 @@ class ScopePage(QWidget):
         whose units the canvas then frames (a block just opened)."""
         aspect = max(0.5, self.canvas.width() / max(1, self.canvas.height()))
         self._after = then
-        self.window.run_in_background(lambda: picture(view, aspect), lambda made: self._arrived(view, made, focus),
-                                      "Laying out the opened block…")  # fmt: skip
+        columns = legible_columns(self.window)
+        self.window.run_in_background(
+            lambda: picture(view, aspect, columns),
+            lambda made: self._arrived(view, made, focus),
+            "Laying out the opened block…",
+        )
 
     def _arrived(self, view, made, focus=None):
         if isinstance(made, Exception):
@@ -615,6 +620,19 @@ def first_budget(window):
     return max(8, int(cells * 0.55)), width / height
 
 
+def legible_columns(window):
+    """How many columns of blocks fit the canvas's width at the zoom the canvas never fits below
+    (LEGIBLE_PX titles; READABLE_PX numbers in presenter mode): a picture no wider than that
+    is read down the page, never scrolled sideways."""
+    theme = window.scene.theme
+    floor = LEGIBLE_PX / max(1, theme.font("label").pixelSize())
+    if getattr(getattr(window, "appearance", None), "presenting", False):
+        floor = max(floor, READABLE_PX / max(1, theme.font("number").pixelSize()))
+    page = getattr(window, "_scope_page", None)
+    width = page.canvas.viewport().width() if page is not None and page.isVisible() else window.width() - 300
+    return max(1, int(max(300, width - 40) / ((sizes.BLOCK_W + sizes.GAP_X) * theme.scale * floor)))
+
+
 def page_of(window):
     """The window's ScopePage, made and put beside the Graph workspace on first use."""
     page = getattr(window, "_scope_page", None)
@@ -632,13 +650,14 @@ def open_script(window, path):
     from core.scopes.script import trace_script
 
     budget, aspect = first_budget(window)
+    columns = legible_columns(window)
 
     def job():
         result = trace_script(path)
         if result.graph is None:
             return result
         first = ScopeView.first(result.graph, budget)
-        return result, first, picture(first, aspect)
+        return result, first, picture(first, aspect, columns)
 
     def then(outcome):
         if isinstance(outcome, Exception):
@@ -663,10 +682,11 @@ def open_scoped(window, graph, title):
     under `recording()`, what `show(loss, scopes=rec)` hands over) collapsed by scope;
     the first picture is made on a worker, as for a traced script."""
     budget, aspect = first_budget(window)
+    columns = legible_columns(window)
 
     def job():
         first = ScopeView.first(graph, budget)
-        return first, picture(first, aspect)
+        return first, picture(first, aspect, columns)
 
     def then(outcome):
         if isinstance(outcome, Exception):
@@ -689,12 +709,13 @@ def open_collapsed(window, value, count):
     from core.scopes.infer import collapsed
 
     budget, aspect = first_budget(window)
+    columns = legible_columns(window)
     title = (getattr(value, "label", "") if isinstance(getattr(value, "label", ""), str) else "") or "your graph"
 
     def job():
         graph = collapsed(value)
         first = ScopeView.first(graph, budget)
-        return graph, first, picture(first, aspect)
+        return graph, first, picture(first, aspect, columns)
 
     def then(outcome):
         if isinstance(outcome, Exception):

@@ -42,7 +42,7 @@ def size_of(units: Units, u: int) -> tuple[float, float]:
     return (BLOCK_W, BLOCK_H) if units.node[u] < 0 else (NODE_W, NODE_H)
 
 
-def layout(units: Units, aspect: float = 1.6, wires: np.ndarray | None = None) -> np.ndarray:
+def layout(units: Units, aspect: float = 1.6, wires: np.ndarray | None = None, columns: int = 0) -> np.ndarray:
     """Positions (centre x, centre y) of every unit, shape (len(units), 2); given the wires
     the picture draws (`drawn_wires`), a small picture's bands are as wide as cross least."""
     m = len(units)
@@ -80,15 +80,18 @@ def layout(units: Units, aspect: float = 1.6, wires: np.ndarray | None = None) -
             members.sort(key=centre)
             for i, u in enumerate(members):
                 rank[u] = float(i)
+    limit = columns
     columns = [layers[k] for k in keys]
-    pos, best = _place(units, columns, aspect)
-    if wires is None or len(wires) > CHOOSE_WIRES or best <= 1:
+    pos, best = _place(units, columns, aspect, limit=limit)
+    capped = bool(limit) and best == limit and _place(units, columns, aspect)[1] > limit
+    if wires is None or len(wires) > CHOOSE_WIRES or best <= 1 or (capped and best <= 2):
         return pos
     # a band as wide as the window's shape asks, or a little narrower or one wider: the one whose wires
-    # cross least (a wire into a later band runs along above its reader's row)
+    # cross least (a wire into a later band runs along above its reader's row); never narrower than
+    # two columns when the window's width is what made the band narrow already
     fewest, chosen = crossings(units, pos, wires), pos
-    for cols in range(max(1, best - 2), best + 2):
-        if cols == best:
+    for cols in range(max(2 if capped else 1, best - 2), best + 2):
+        if cols == best or (limit and cols > limit):
             continue
         other, _ = _place(units, columns, aspect, cols)
         count = crossings(units, other, wires)
@@ -100,7 +103,9 @@ def layout(units: Units, aspect: float = 1.6, wires: np.ndarray | None = None) -
 CHOOSE_WIRES = 400  # pictures of at most this many wires choose their bands' width by crossings
 
 
-def _place(units: Units, columns: list[list[int]], aspect: float, force: int = 0) -> tuple[np.ndarray, int]:
+def _place(
+    units: Units, columns: list[list[int]], aspect: float, force: int = 0, limit: int = 0
+) -> tuple[np.ndarray, int]:
     """Coordinates: columns cut into bands that fit a window of this aspect (width / height),
     `force` columns a band if given; and the columns a band."""
     heights = []
@@ -116,7 +121,7 @@ def _place(units: Units, columns: list[list[int]], aspect: float, force: int = 0
         fit = max(width / aspect, height)  # the height the picture needs at the window's shape
         if fit < best - 1e-9:
             best, best_cols = fit, cols
-    best_cols = force or best_cols
+    best_cols = force or (min(best_cols, limit) if limit else best_cols)
     pos = np.zeros((len(units), 2))
     top = 0.0
     for start in range(0, len(columns), best_cols):
@@ -132,13 +137,15 @@ def _place(units: Units, columns: list[list[int]], aspect: float, force: int = 0
     return pos, best_cols
 
 
-def picture(view, aspect: float = 1.6) -> tuple[Units, np.ndarray, dict, dict]:
+def picture(view, aspect: float = 1.6, columns: int = 0) -> tuple[Units, np.ndarray, dict, dict]:
     """Everything the canvas needs for a view, computed off the GUI thread:
     (units, positions, {scope: Summary} of the blocks, {expanded scope: (x0, y0, x1, y1)}
-    the box around the units it holds)."""
+    the box around the units it holds). `columns`: at most this many a band (what fits the
+    window's width at a legible zoom; 0: no limit)."""
     units = view.units()
     graph = view.graph
-    pos = layout(units, aspect, drawn_wires(units, {s: graph.scopes[s].kind for s in range(len(graph.scopes))}))
+    kinds = {s: graph.scopes[s].kind for s in range(len(graph.scopes))}
+    pos = layout(units, aspect, drawn_wires(units, kinds), columns)
     summaries = {int(units.scope[u]): view.summary(int(units.scope[u])) for u in range(len(units)) if units.is_block(u)}
     frames: dict[int, list[float]] = {}
     for u in range(len(units)):
