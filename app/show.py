@@ -50,7 +50,8 @@ def show(value, block=None, scopes=None):
         )
     if block is None and in_notebook() and not loop_running():  # Jupyter, Colab, VS Code without %gui qt
         return show_inline(value)  # drawn inline by core (core/notebook/): no window to block the kernel
-    doc = None if isinstance(value, Value) else foreign_document(value)
+    big = _big_graph(value) if scopes is None else None  # too big to read op by op: opens collapsed
+    doc = None if isinstance(value, Value) or big is not None else foreign_document(value)
     app = QApplication.instance() or QApplication(sys.argv[:1] or ["backprop-studio"])  # noqa: F841 (kept alive)
     if block is None:
         block = not loop_running()
@@ -65,7 +66,11 @@ def show(value, block=None, scopes=None):
         window.setAttribute(Qt.WA_DeleteOnClose)
         loop = QEventLoop()
         window.destroyed.connect(loop.quit)
-    if scopes is not None and doc is None:
+    if big is not None:
+        from app.graph.scope_page import open_collapsed
+
+        opened = open_collapsed(window, value, big)
+    elif scopes is not None and doc is None:
         from app.graph.scope_page import open_scoped
         from core.scopes.graph import ScopedGraph
 
@@ -84,6 +89,39 @@ def show(value, block=None, scopes=None):
         return window
     loop.exec()
     return None
+
+
+def _big_graph(value):
+    """The graph's node count when it is too big to read op by op (core/scopes/infer.py), else
+    None. Counting walks the graph once (read-only; a learner's class as core/foreign reads it)."""
+    from core.scopes.infer import is_big
+
+    if isinstance(value, Value):
+        from core.engine import topological_order
+
+        count = len(topological_order(value))
+    else:
+        count = _count_foreign(value)
+    return count if is_big(count) else None
+
+
+def _count_foreign(value, limit=10_000_000):
+    """How many distinct objects `value`'s graph holds (its `_prev` or `_children`), read-only."""
+    seen, todo = {id(value)}, [value]
+    while todo and len(seen) < limit:
+        node = todo.pop()
+        children = getattr(node, "_prev", None)
+        if children is None:
+            children = getattr(node, "_children", None)
+        try:
+            kids = list(children or ())
+        except TypeError:
+            continue
+        for child in kids:
+            if id(child) not in seen:
+                seen.add(id(child))
+                todo.append(child)
+    return len(seen)
 
 
 def is_value(value):

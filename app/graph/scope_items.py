@@ -24,8 +24,23 @@ from PySide6.QtWidgets import QGraphicsItem
 from app.look.theme import format_number
 from core.scopes import layout as sizes
 
-KIND_TINT = {"call": "#dbe7fb", "loop": "#ece1fa", "section": "#dff3e6", "inputs": "#eceef2", "root": "#ffffff"}
-KIND_WORD = {"call": "call", "loop": "loop turn", "section": "section", "inputs": "inputs"}
+KIND_TINT = {
+    "block": "#e3ecf7",
+    "shared": "#eef0e0",
+    "call": "#dbe7fb",
+    "loop": "#ece1fa",
+    "section": "#dff3e6",
+    "inputs": "#eceef2",
+    "root": "#ffffff",
+}
+KIND_WORD = {
+    "block": "block",
+    "shared": "read by all after it",
+    "call": "call",
+    "loop": "loop turn",
+    "section": "section",
+    "inputs": "inputs",
+}
 
 
 def _elide(theme, role, text, width):
@@ -43,6 +58,7 @@ class UnitItem(QGraphicsItem):
         self._rect = QRectF(-w * s / 2, -h * s / 2, w * s, h * s)
         self.stepped = False  # its backward has run
         self.current = False  # the last step ran it
+        self.breakpoint = False  # a run stops before it
         self.setAcceptHoverEvents(True)
 
     def boundingRect(self):
@@ -51,6 +67,11 @@ class UnitItem(QGraphicsItem):
     def set_marks(self, stepped, current):
         if (stepped, current) != (self.stepped, self.current):
             self.stepped, self.current = stepped, current
+            self.update()
+
+    def set_breakpoint(self, on):
+        if on != self.breakpoint:
+            self.breakpoint = on
             self.update()
 
     def paint(self, painter, option, widget=None):
@@ -65,6 +86,10 @@ class UnitItem(QGraphicsItem):
         if self.stepped:
             painter.fillRect(QRectF(r.left() + 4 * s, r.bottom() - 5 * s, r.width() - 8 * s, 3 * s),
                              theme.color("status_final"))  # fmt: skip
+        if self.breakpoint:  # the debugger's red dot, as on the small graph's canvas
+            painter.setPen(Qt.NoPen)
+            painter.setBrush(QColor("#d62728"))
+            painter.drawEllipse(QRectF(r.left() - 5 * s, r.top() - 5 * s, 10 * s, 10 * s))
         pad = 8 * s
         x, y, width = r.left() + pad, r.top() + 4 * s, r.width() - 2 * pad
         for row, (role, text, color) in enumerate(self.lines):
@@ -84,22 +109,25 @@ class UnitItem(QGraphicsItem):
 
 
 def block_lines(summary):
-    """The rows of a collapsed block: title, the line that made it, size and wires, numbers."""
+    """The rows of a collapsed block: title, the line that made it, size and wires, and the
+    numbers of its output, named: 'out 3.51  ∇ 0.0625' (the value the block hands on, and
+    the gradient that value has received so far; the tooltip says so in words)."""
     inner = f" · {summary.blocks} blocks" if summary.blocks else ""
     return [
         ("label", summary.title, "label_text"),
         ("caption", summary.site if summary.kind != "inputs" else KIND_WORD["inputs"], "caption_text"),
         ("caption", f"{summary.nodes:,} nodes{inner} · {summary.ins:,} in → {summary.outs:,} out", "caption_text"),
-        ("number", f"{format_number(summary.data)}   ∇ {format_number(summary.grad)}", "number_text"),
+        ("number", f"out {format_number(summary.data)}  ∇ {format_number(summary.grad)}", "number_text"),
     ]
 
 
-def node_lines(graph, i):
+def node_lines(graph, i, hidden=False):
+    """A single op's rows; `hidden`: its new grad waits for the quiz's answer ('∇ ?')."""
     op = graph.op_name(i)
     return [
         ("label", graph.name(i), "label_text"),
         ("number", f"{format_number(float(graph.data[i]))}", "number_text"),
-        ("number", f"∇ {format_number(float(graph.grad[i]))}", "number_text"),
+        ("number", "∇ ?" if hidden else f"∇ {format_number(float(graph.grad[i]))}", "number_text"),
         ("op", op, "caption_text"),
     ]
 

@@ -10,9 +10,12 @@ their layout and the blocks' summaries (core/scopes/layout.py `picture`).
 The GUI thread only builds the items of what is on screen.
 
 Double-click a block: it opens in place; double-click an opened block's frame:
-it closes. "Step" runs the backward pass of the next unit as the picture
-shows it -- a whole block, or one op -- and "Step into" opens the next block
-first, so the steps go inside it (core/scopes/steps.py). "Find" opens the
+it closes. The debugger is the small graph's `DebugSession`, moved a unit of the
+picture at a time (core/scopes/debug.py): "Step" runs the backward pass of the
+next unit as the picture shows it -- a whole block, or one op -- "Step into"
+opens the next block first, so the steps go inside it, "Back" undoes the last
+unit; right-click a unit: run to it, or a breakpoint before it; "Quiz" asks
+for each single op's new grads before they show. "Find" opens the
 first block or input whose name holds the text and centres it.
 """
 
@@ -22,12 +25,14 @@ import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer
 from PySide6.QtGui import QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import (
+    QCheckBox,
     QGraphicsPathItem,
     QGraphicsScene,
     QGraphicsView,
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QMenu,
     QPushButton,
     QVBoxLayout,
     QWidget,
@@ -37,8 +42,9 @@ from app.graph.scope_items import FrameItem, UnitItem, block_lines, node_lines
 from app.graph.scope_minimap import ScopeMinimap
 from app.jobs import Job
 from app.slices import SlicedJob
-from core.scopes.layout import picture
-from core.scopes.steps import BlockStepper
+from core.scopes import layout as sizes
+from core.scopes.debug import BlockDebugger, node_of
+from core.scopes.layout import drawn_wires, picture, route
 from core.scopes.view import ScopeView
 
 MAX_FIT_ZOOM = 1.2
@@ -72,6 +78,18 @@ class ScopeCanvas(QGraphicsView):
             self.page.close_block(item.scope)
         else:
             super().mouseDoubleClickEvent(event)
+
+    def contextMenuEvent(self, event):
+        item = self.itemAt(event.pos())
+        if not isinstance(item, UnitItem):
+            return super().contextMenuEvent(event)
+        menu = QMenu(self)
+        menu.addAction("Run to here", lambda: self.page.run_to_unit(item.unit))
+        menu.addAction("Breakpoint before this (on/off)", lambda: self.page.toggle_breakpoint(item.unit))
+        if item.block:
+            menu.addAction("Open", lambda: self.page.open_block(item.unit_scope))
+        menu.exec(event.globalPos())
+        return None
 
     painted = None  # called once after the next paint of the viewport (the page's first picture)
 
@@ -126,6 +144,7 @@ class ScopePage(QWidget):
         self._found = -1
         self._building = None  # the SlicedJob building a large picture's items
         self.user_zoomed = False
+        self.moves = 0  # the units stepped (minus those stepped back)
         self._dock_state = None  # the docks as they were before this page hid them
         self.scene = QGraphicsScene(self)
         self.canvas = ScopeCanvas(self)
@@ -139,6 +158,7 @@ class ScopePage(QWidget):
         bar = QHBoxLayout()
         self.buttons = {}
         for key, text, slot in (
+            ("back-step", "◀ Back", self.step_back),
             ("step", "Step ▶", self.step),
             ("into", "Step into ⤵", self.step_into),
             ("end", "Run to end", self.run_to_end),
@@ -150,6 +170,18 @@ class ScopePage(QWidget):
             button.clicked.connect(slot)
             self.buttons[key] = button
             bar.addWidget(button)
+        self.quiz = QCheckBox("Quiz")
+        self.quiz.setObjectName("scope-quiz")
+        self.quiz.setToolTip("Stepping single ops: predict each operand's new grad before it shows")
+        self.quiz.toggled.connect(self.set_quiz)
+        bar.addWidget(self.quiz)
+        self.answer = QLineEdit()
+        self.answer.setObjectName("scope-answer")
+        self.answer.setPlaceholderText("your grad")
+        self.answer.setMaximumWidth(120)
+        self.answer.returnPressed.connect(lambda: self.answer_quiz(self.answer.text()))
+        self.answer.hide()
+        bar.addWidget(self.answer)
         self.find = QLineEdit()
         self.find.setPlaceholderText("Find a block or input (e.g. softmax, h = 2, wte)")
         self.find.returnPressed.connect(lambda: self.find_text(self.find.text()))
@@ -178,7 +210,10 @@ class ScopePage(QWidget):
         # the engine's Values, to step: made on a worker, but started only once the first picture
         # is on the screen -- a worker making 139k Values while the canvas paints its Python items
         # made each paint wait for the interpreter (a 137-163 ms turn, 28-44 ms of it CPU)
-        self._values_job = Job(0, graph.values, self, name="scope-values")
+        holder = self._made = {}  # the debugger, made on the worker (its Values, a full pass for grad_max)
+        self._values_job = Job(0, lambda: holder.setdefault("debugger", BlockDebugger(graph, first_view)), self,
+                               name="scope-values")  # fmt: skip
+        self._synced = False  # the canvas shows the script's grads until the first move
         self._show(first_view, made)
         self.canvas.fit()
         QTimer.singleShot(0, lambda: self.user_zoomed or self.canvas.fit())  # at the page's final size
@@ -221,8 +256,12 @@ class ScopePage(QWidget):
         whose units the canvas then frames (a block just opened)."""
         aspect = max(0.5, self.canvas.width() / max(1, self.canvas.height()))
         self._after = then
-        self.window.run_in_background(lambda: picture(view, aspect), lambda made: self._arrived(view, made, focus),
-                                      "Laying out the opened block…")  # fmt: skip
+        columns = legible_columns(self.window)
+        self.window.run_in_background(
+            lambda: picture(view, aspect, columns),
+            lambda made: self._arrived(view, made, focus),
+            "Laying out the opened block…",
+        )
 
     def _arrived(self, view, made, focus=None):
         if isinstance(made, Exception):
@@ -280,7 +319,9 @@ class ScopePage(QWidget):
                 summary = summaries[scope]
                 item = UnitItem(theme, u, block_lines(summary), summary.kind, True)
                 item.unit_scope, item.summary = scope, summary
-                item.setToolTip(f"{summary.path}\n{summary.site}\ndouble-click: open")
+                item.setToolTip(f"{summary.path}\n{summary.site}\nout: the value this block hands on"
+                                f" ({g.name(summary.out_node) if summary.out_node >= 0 else 'none'}); ∇: the"
+                                " gradient of the output with respect to it, so far\ndouble-click: open")  # fmt: skip
             else:
                 i = int(units.node[u])
                 item = UnitItem(theme, u, node_lines(g, i), "node", False)
@@ -305,25 +346,26 @@ class ScopePage(QWidget):
         self.minimap.refresh(self.items)
 
     def _wires(self, units, pos, s, theme):
-        """A path item per wire (a generator): only the wires in view are painted, and a box
-        that changes repaints the wires under it, not every wire of the picture."""
-        half = {True: 0.5 * 230.0 * s, False: 0.5 * 150.0 * s}
+        """A path item per drawn wire (a generator; core/scopes/layout.py says which wires and
+        where they run): only the wires in view are painted, and a box that changes repaints
+        the wires under it, not every wire of the picture."""
         color = theme.color("edge")
         color.setAlpha(150)
         pen = QPen(color, 1.3 * s)
-        for a, b in zip(units.src.tolist(), units.dst.tolist()):
-            start = QPointF(pos[a, 0] * s + half[bool(units.node[a] < 0)], pos[a, 1] * s)
-            end = QPointF(pos[b, 0] * s - half[bool(units.node[b] < 0)], pos[b, 1] * s)
+        g = self.graph
+        kinds = {k: g.scopes[k].kind for k in range(len(g.scopes))}
+        for w in drawn_wires(units, kinds).tolist():
+            points = [QPointF(x * s, y * s) for x, y in route(units, pos, w)]
+            start, end = points[0], points[-1]
             path = QPainterPath(start)
-            if end.x() > start.x() + 10 * s:
+            if len(points) == 2:
                 bend = max(40.0 * s, (end.x() - start.x()) / 2)
                 path.cubicTo(start + QPointF(bend, 0), end - QPointF(bend, 0), end)
             else:  # into a later band: down the gap, along above the reader, in from its left
-                top = end.y() - (0.5 * (96.0 if units.node[b] < 0 else 64.0) + 12.0) * s
-                out, into = start + QPointF(24 * s, 0), QPointF(end.x() - 24 * s, top)
-                path.cubicTo(out, QPointF(out.x(), top), QPointF(out.x() - 30 * s, top))
-                path.lineTo(QPointF(into.x() + 30 * s, top))
-                path.cubicTo(into, QPointF(into.x(), end.y()), end)
+                out, down, along, into = points[1], points[2], points[3], points[4]
+                path.cubicTo(out, QPointF(out.x(), down.y()), QPointF(out.x() - 30 * s, down.y()))
+                path.lineTo(QPointF(along.x() + 30 * s, along.y()))
+                path.cubicTo(QPointF(into.x(), along.y()), QPointF(into.x(), end.y()), end)
             item = QGraphicsPathItem(path)
             item.setPen(pen)
             item.setZValue(-2)
@@ -405,27 +447,45 @@ class ScopePage(QWidget):
             job.wait()
 
     def _stepper(self):
-        """The block stepper, once the worker has made the graph's Values (None until then)."""
+        """The debugger (core/scopes/debug.py), once the worker has made it (None until then)."""
         job = getattr(self, "_values_job", None)
         if job is not None and not job.isFinished():
             self.said.setText("Making the engine's Values of the graph to step them… (a moment)")
             return None
         if self.stepper is None:
-            self.stepper = BlockStepper(self.view)  # zeroes the grads: the pass starts again
+            made = getattr(self, "_made", {}).get("debugger")
+            if made is None:
+                self.said.setText("The graph's Values could not be made: it cannot be stepped.")
+                return None
+            self.stepper = made
+            made.view = self.view
         return self.stepper
 
     def step(self):
-        if self.graph is None:
+        """One unit of the picture: a whole block's backward, or one op's (the small debugger's step)."""
+        if self.graph is None or self._stepper() is None:
             return None
-        stepper = self._stepper()
-        if stepper is None:
-            return None
-        record = stepper.step()
+        record = self.stepper.step()
         if record is None:
             self.said.setText("The backward pass is done: every gradient is in.")
         else:
-            self.said.setText(f"Step {len(self.stepper.history)}: {record.text}")
-        self._read_grads()
+            self.moves += 1
+            explain = f"  —  {record.explain}" if record.explain else ""
+            self.said.setText(f"Step {self.moves}: {record.text}{explain}")
+            self._after_move(record.move)
+        return record
+
+    def step_back(self):
+        """Undo the last unit run: its grads back to what they were before it."""
+        if self.graph is None or self._stepper() is None:
+            return None
+        record = self.stepper.back()
+        if record is None:
+            self.said.setText("At the start: nothing to step back.")
+            return None
+        self.moves = max(0, self.moves - 1)
+        self.said.setText(f"Step back: {record.text}")
+        self._after_move(record.move)
         return record
 
     def step_into(self):
@@ -435,11 +495,8 @@ class ScopePage(QWidget):
         stepper = self._stepper()
         if stepper is None:
             return None
-        p = stepper._next_op()
-        if p < 0:
-            return self.step()
-        u = int(self._units.node_unit[p])
-        if not self._units.is_block(u):
+        u = stepper.next_unit()
+        if u < 0 or not self._units.is_block(u):
             return self.step()
         self.open_block(int(self._units.scope[u]), then=self.step)
         return None
@@ -447,19 +504,63 @@ class ScopePage(QWidget):
     def run_to_end(self):
         if self.graph is None or self._stepper() is None:
             return
-        self.stepper.run_to_end()
-        self.said.setText(f"Ran the backward pass to its end ({len(self.stepper.history)} steps).")
-        self._read_grads()
+        move = self.stepper.run_to_end()
+        reason = self.stepper.session.stop_reason
+        self.said.setText(f"Stopped: {reason}" if reason else "Ran the backward pass to its end.")
+        self._after_move(move)
+
+    def run_to_unit(self, u):
+        if self.graph is None or self._stepper() is None:
+            return
+        move = self.stepper.run_to_unit(u)
+        reason = self.stepper.session.stop_reason
+        self.said.setText(f"Stopped: {reason}" if reason else "Ran up to the block: it runs next.")
+        self._after_move(move)
+
+    def toggle_breakpoint(self, u):
+        if self.graph is None or self._stepper() is None:
+            return False
+        on = self.stepper.toggle_breakpoint(u)
+        self.said.setText("A breakpoint before this block: a run stops there." if on else "Breakpoint removed.")
+        self._mark()
+        return on
+
+    def set_quiz(self, on):
+        if self._stepper() is None:
+            return
+        self.stepper.session.set_quiz_mode(bool(on))
+        self._after_move(None)
+
+    def answer_quiz(self, text):
+        if self.stepper is None:
+            return None
+        move = self.stepper.session.answer_quiz(text)
+        self.said.setText(move.answer[1] if move.answer else move.message or "Type a number.")
+        self._after_move(move)
+        return move
 
     def reset(self):
-        if self.stepper is not None:
-            self.stepper.reset()
+        if self._stepper() is not None:
+            self.moves = 0
+            move = self.stepper.reset()
             self.said.setText("Reset: every grad is 0, the output's is 1. Step runs the first block.")
-            self._read_grads()
+            self._after_move(move)
 
-    def _read_grads(self):
-        g = self.graph
-        g.grad[:] = np.fromiter((v.grad for v in self.stepper.values), dtype=np.float64, count=g.n)
+    def _after_move(self, move):
+        """Copy into the picture the grads the move changed (all of them the first time: until
+        then the canvas shows the script's own pass), then repaint the units."""
+        g, debugger = self.graph, self.stepper
+        values = g.values()
+        changed = debugger.changed_nodes(move) if move is not None and self._synced else np.arange(g.n)
+        self._synced = True
+        if len(changed):
+            g.grad[changed] = np.fromiter((values[i].grad for i in changed.tolist()), dtype=np.float64,
+                                          count=len(changed))  # fmt: skip
+        hidden = {node_of(k) for k in debugger.session.ids_of(debugger.session.quiz_hidden())}
+        question = debugger.session.quiz_question()
+        self.answer.setVisible(bool(question))
+        if question:
+            self.said.setText(f"{self.said.text()}  —  {question}")
         for item in self.items.values():
             if item.block:
                 summary = item.summary
@@ -467,21 +568,22 @@ class ScopePage(QWidget):
                     item.summary = summary = replace(summary, grad=float(g.grad[summary.out_node]))
                 item.lines = block_lines(summary)
             else:
-                item.lines = node_lines(g, item.node)
+                item.lines = node_lines(g, item.node, hidden=item.node in hidden)
             item.update()
         self._mark()
 
     def _mark(self):
+        """Paint what has run (core/scopes/debug.py `marks`: a pure function of the position)."""
         stepper, units = self.stepper, self._units
-        if stepper is None or units is None:
+        if stepper is None or units is None or stepper.view.units() is not units:
             for item in self.items.values():
                 item.set_marks(False, False)
             return
-        done_from = stepper.position + 1  # nodes at or past this have run their backward
-        last = stepper.history[-1] if stepper.history else None
-        current = int(units.node_unit[last.first]) if last else -1
+        stepped, current = stepper.marks()
+        breaks = stepper.breakpoint_units()
         for u, item in self.items.items():
-            item.set_marks(bool(units.first[u] >= done_from), u == current)
+            item.set_marks(bool(stepped[u]), u == current)
+            item.set_breakpoint(u in breaks)
         if current in self.items:
             self.canvas.ensureVisible(self.items[current], 40, 40)
         self.minimap.refresh(self.items)  # the stepped units turn green there too
@@ -518,6 +620,19 @@ def first_budget(window):
     return max(8, int(cells * 0.55)), width / height
 
 
+def legible_columns(window):
+    """How many columns of blocks fit the canvas's width at the zoom the canvas never fits below
+    (LEGIBLE_PX titles; READABLE_PX numbers in presenter mode): a picture no wider than that
+    is read down the page, never scrolled sideways."""
+    theme = window.scene.theme
+    floor = LEGIBLE_PX / max(1, theme.font("label").pixelSize())
+    if getattr(getattr(window, "appearance", None), "presenting", False):
+        floor = max(floor, READABLE_PX / max(1, theme.font("number").pixelSize()))
+    page = getattr(window, "_scope_page", None)
+    width = page.canvas.viewport().width() if page is not None and page.isVisible() else window.width() - 300
+    return max(1, int(max(300, width - 40) / ((sizes.BLOCK_W + sizes.GAP_X) * theme.scale * floor)))
+
+
 def page_of(window):
     """The window's ScopePage, made and put beside the Graph workspace on first use."""
     page = getattr(window, "_scope_page", None)
@@ -535,13 +650,14 @@ def open_script(window, path):
     from core.scopes.script import trace_script
 
     budget, aspect = first_budget(window)
+    columns = legible_columns(window)
 
     def job():
         result = trace_script(path)
         if result.graph is None:
             return result
         first = ScopeView.first(result.graph, budget)
-        return result, first, picture(first, aspect)
+        return result, first, picture(first, aspect, columns)
 
     def then(outcome):
         if isinstance(outcome, Exception):
@@ -566,10 +682,11 @@ def open_scoped(window, graph, title):
     under `recording()`, what `show(loss, scopes=rec)` hands over) collapsed by scope;
     the first picture is made on a worker, as for a traced script."""
     budget, aspect = first_budget(window)
+    columns = legible_columns(window)
 
     def job():
         first = ScopeView.first(graph, budget)
-        return first, picture(first, aspect)
+        return first, picture(first, aspect, columns)
 
     def then(outcome):
         if isinstance(outcome, Exception):
@@ -582,6 +699,36 @@ def open_scoped(window, graph, title):
         return True
 
     window.run_in_background(job, then, f"Grouping {title} by scope…")
+    return True
+
+
+def open_collapsed(window, value, count):
+    """Show a graph too big to read op by op (`show(loss)` of a whole training step) collapsed:
+    grouped on a worker by core/scopes/infer.py's `collapsed` -- recorded scopes where there are
+    some, else the blocks its own structure shows -- and its first picture made there too."""
+    from core.scopes.infer import collapsed
+
+    budget, aspect = first_budget(window)
+    columns = legible_columns(window)
+    title = (getattr(value, "label", "") if isinstance(getattr(value, "label", ""), str) else "") or "your graph"
+
+    def job():
+        graph = collapsed(value)
+        first = ScopeView.first(graph, budget)
+        return graph, first, picture(first, aspect, columns)
+
+    def then(outcome):
+        if isinstance(outcome, Exception):
+            window.show_message(f"Could not show {title}: {outcome}")
+            return False
+        graph, first, made = outcome
+        page = page_of(window)
+        page.enter()
+        page.show_graph(graph, first, made, f"{title}, collapsed")
+        window.show_message("; ".join(graph.notes[-1:]), timeout=0)
+        return True
+
+    window.run_in_background(job, then, f"Grouping {title} ({count:,} nodes) into blocks…")
     return True
 
 

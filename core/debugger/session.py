@@ -41,7 +41,7 @@ A session in a test, without any window:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from core.debugger.foreign_replay import ForeignReplay
@@ -158,8 +158,13 @@ class DebugSession:
     `doc` is the GraphDocument being edited; `compiled` its compile (or None).
     """
 
-    def __init__(self, doc: GraphDocument, compiled: Compiled | None = None) -> None:
+    def __init__(
+        self, doc: GraphDocument, compiled: Compiled | None = None, names: Mapping[Value, str] | None = None
+    ) -> None:
+        """`names`: what to call each Value, given (a big graph's, core/scopes/debug.py) instead of
+        worked out from the document; a compile with a `topo` list is stepped in that order."""
         self.doc = doc
+        self._given_names = names
         self.compiled: Compiled | None = None
         self.phase = IDLE
         self.stepper: BackwardStepper | None = None  # of the output (a plan while idle)
@@ -589,7 +594,7 @@ class DebugSession:
 
     def _rename(self) -> bool:
         """A label changed: names in texts follow (the steppers share this dict)."""
-        if self.compiled is not None and self._names:
+        if self.compiled is not None and self._names and self._given_names is None:
             self._names.update(display_names(self.doc, self.compiled))
             return True
         return False
@@ -609,12 +614,14 @@ class DebugSession:
             self.stepper, self._names, self._nid = None, {}, {}
         else:
             if not same_compile:
-                self._names = display_names(self.doc, compiled)
+                given = self._given_names
+                self._names = given if given is not None else display_names(self.doc, compiled)  # type: ignore[assignment]
             self._nid = compiled.value_to_node
             if self.replay is not None:  # it fits: load() keeps only one that does
                 self.stepper = self.replay.stepper(root, compiled, self._names)  # THEIR grads, replayed
             else:
-                self.stepper = BackwardStepper(root, names=self._names, reset=False)
+                topo = getattr(compiled, "topo", None)  # a big graph's own order (core/scopes/debug.py)
+                self.stepper = BackwardStepper(root, names=self._names, reset=False, topo=topo)
         self._apply_options()
 
     # -- breakpoints and break conditions ------------------------------------------------
@@ -653,7 +660,7 @@ class DebugSession:
 
     def _apply_options(self):
         """The stepper stops where the options say: the one place they are handed on."""
-        self.breakpoint_ids &= set(self.doc.nodes)
+        self.breakpoint_ids = {nid for nid in self.breakpoint_ids if nid in self.doc.nodes}
         st = self.stepper
         if st is not None:
             values = self.compiled.values

@@ -204,10 +204,18 @@ class BackwardStepper:
     """
 
     def __init__(
-        self, root: Value, include_leaves: bool = False, names: Mapping[Value, str] | None = None, reset: bool = True
+        self,
+        root: Value,
+        include_leaves: bool = False,
+        names: Mapping[Value, str] | None = None,
+        reset: bool = True,
+        topo: Sequence[Value] | None = None,
     ) -> None:
         self.root = root
-        self.topo = topological_order(root)
+        # `topo`: the graph's nodes in an order of making (each after its operands, root last) to
+        # step in reverse -- a big graph's own order, which keeps each block's steps together
+        # (core/scopes/debug.py); else micrograd's build_topo order
+        self.topo = list(topo) if topo is not None else topological_order(root)
         reverse = self.topo[::-1]
         self.order = reverse if include_leaves else [v for v in reverse if v._prev]
         self._names = names or {}

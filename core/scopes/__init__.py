@@ -6,7 +6,8 @@ names.py    a node's name from the line of code that made it (`val - max_val`, `
 graph.py    a traced graph as compact arrays, with its scopes (ScopedGraph)
 foreign.py  a learner's Values as a ScopedGraph
 view.py     the graph collapsed by scope, blocks expanded in place
+infer.py    blocks read from the graph itself when no scopes were recorded (`collapsed`)
 layout.py   laying out what is shown, in bands; `picture` for the canvas
-steps.py    the backward pass stepped block by block, and into blocks
+debug.py    the one debugger (DebugSession) moved a block or an op at a time
 script.py   tracing a script in a child process (the studio's engine or the learner's class)
 """

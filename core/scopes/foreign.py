@@ -167,3 +167,59 @@ def from_foreign(root: Any, recorder: Recorder, engine: str = "") -> ScopedGraph
         notes.append(f"{count} node(s) of op {raw!r}, which the studio does not know, are shown as inputs")
     # the scopes must come after their parents: scope_index appends a parent first, so they do
     return ScopedGraph(arrays, labels, position[found.root], scopes, notes, engine or type(root).__name__)
+
+
+def from_trace(found: Trace, engine: str = "") -> ScopedGraph:
+    """A learner's graph read without a recorder (their `show(loss)`): inputs first, grouped by
+    label stem, then every op in the trace's topological order, all in the root scope -- to be
+    grouped by its structure (core/scopes/infer.py). Their grads are kept (None -> nan)."""
+    from core.foreign.document import their_grads
+
+    nodes = found.nodes
+    leaves = [k for k, node in enumerate(nodes) if not node.children]
+    groups: dict[str, list[int]] = {}
+    for k in leaves:
+        label = getattr(found.objects[nodes[k].id], "label", "")
+        groups.setdefault(label_stem(label) if isinstance(label, str) and label else "constants", []).append(k)
+    if "constants" in groups:
+        groups["constants"] = groups.pop("constants")
+    scopes = [ROOT_SCOPE] + [Scope(ROOT, "inputs", name, name, "", 0) for name in groups]
+    order = [k for members in groups.values() for k in members]
+    order += [k for k, node in enumerate(nodes) if node.children]
+    position = {nodes[k].id: i for i, k in enumerate(order)}
+    n = len(order)
+    arrays = {key: np.zeros(n, dtype=DTYPES[key]) for key in ARRAYS}
+    arrays["a"][:] = -1
+    arrays["b"][:] = -1
+    arrays["param"][:] = math.nan
+    grads = their_grads(found.objects)
+    labels: dict[int, str] = {}
+    unknown: dict[str, int] = {}
+    group_of = {k: g for g, members in enumerate(groups.values(), start=1) for k in members}
+    for i, k in enumerate(order):
+        node = nodes[k]
+        label = getattr(found.objects[node.id], "label", "")
+        if isinstance(label, str) and label:
+            labels[i] = label
+        grad = grads.get(node.id)
+        arrays["data"][i] = node.data
+        arrays["grad"][i] = math.nan if grad is None else grad
+        arrays["scope"][i] = group_of.get(k, ROOT)
+        if not node.children:
+            arrays["op"][i] = INPUT if i in labels else CONST
+            continue
+        if node.op is None or node.op not in OP_CODE or len(node.children) > 2:
+            unknown[node.raw_op or "?"] = unknown.get(node.raw_op or "?", 0) + 1
+            arrays["op"][i] = INPUT
+            continue
+        arrays["op"][i] = OP_CODE[node.op]
+        if node.param is not None:
+            arrays["param"][i] = float(node.param)
+        arrays["a"][i] = position[node.children[0]]
+        if len(node.children) == 2:
+            arrays["b"][i] = position[node.children[1]]
+    notes = list(found.notes[:20])
+    for raw, count in unknown.items():
+        notes.append(f"{count} node(s) of op {raw!r}, which the studio does not know, are shown as inputs")
+    root_obj = found.objects[found.root]
+    return ScopedGraph(arrays, labels, position[found.root], scopes, notes, engine or type(root_obj).__name__)

@@ -263,3 +263,103 @@ def test_show_with_scopes_opens_the_graph_collapsed_by_scope(qtbot):
     titles = [item.lines[0][1] for item in page.items.values()]
     assert titles.count("neuron") >= 3 and "inputs" in titles, titles  # a block per call of neuron()
     window.close()
+
+
+def mlp_loss(samples):
+    import random
+
+    from core.nn import MLP
+
+    rng = random.Random(0)
+    model = MLP(3, [8, 8, 1], activation="tanh", rng=rng)
+    xs = [[rng.uniform(-1, 1) for _ in range(3)] for _ in range(samples)]
+    loss = sum(((model(x) - 1.0) ** 2 for x in xs), Value(0.0))
+    loss.label = "loss"
+    loss.backward()
+    return loss
+
+
+def open_big(qtbot, value):
+    window = show(value, block=False)
+    qtbot.addWidget(window)
+    qtbot.waitUntil(lambda: bool(getattr(window, "_scope_page", None) and window._scope_page.items), timeout=60_000)
+    page = window._scope_page
+    qtbot.waitUntil(lambda: page._values_job.isFinished(), timeout=60_000)
+    return window, page
+
+
+def test_show_of_a_graph_too_big_to_read_op_by_op_opens_collapsed_without_recording(qtbot):
+    # issue 40: a learner's show(loss), nothing recorded: blocks read from the graph's structure
+    from core.scopes.infer import BIG
+
+    loss = mlp_loss(20)
+    grads_before = loss.grad
+    window, page = open_big(qtbot, loss)
+    assert page.graph.n > BIG and "loss, collapsed" in page.title.text()
+    titles = [item.lines[0][1] for item in page.items.values()]
+    assert len(titles) <= 60 and "the sum: 20 adds" in titles
+    assert all(item.lines[3][1].startswith("out ") for item in page.items.values() if item.block)
+    # the one debugger: step, back, a breakpoint, run
+    first = page.step()
+    assert first is not None and page.moves == 1
+    (current,) = [item for item in page.items.values() if item.current]
+    assert current.stepped and "the sum: 20 adds" in current.lines[0][1]  # the sum chain ran first, whole
+    nxt = page.stepper.next_unit()
+    assert not page.items[nxt].stepped  # never the next one before it runs
+    page.step_back()
+    assert page.stepper.position == 0 and not any(item.stepped for item in page.items.values())
+    target = next(u for u, item in page.items.items() if item.block and item.lines[0][1].startswith("squared error #3"))
+    page.toggle_breakpoint(target)
+    assert page.items[target].breakpoint
+    page.run_to_end()
+    assert page.stepper.next_unit() == target and "breakpoint" in page.said.text()
+    page.run_to_end()
+    assert page.stepper.done
+    assert loss.grad == grads_before  # the learner's Values were not stepped: copies were
+    window.close()
+
+
+def test_show_of_a_big_learners_class_opens_collapsed(qtbot):
+    class Theirs:
+        def __init__(self, data, children=()):
+            self.data, self.grad, self._prev = data, 0.0, tuple(children)
+            self._op = ""
+
+        def __add__(self, other):
+            out = Theirs(self.data + other.data, (self, other))
+            out._op = "+"
+            return out
+
+        def __mul__(self, other):
+            out = Theirs(self.data * other.data, (self, other))
+            out._op = "*"
+            return out
+
+    import random
+
+    rng = random.Random(1)
+    total = Theirs(0.0)
+    for _ in range(40):
+        acc = Theirs(0.0)
+        for _ in range(20):
+            acc = acc + Theirs(rng.uniform(-1, 1)) * Theirs(rng.uniform(-1, 1))
+        total = total + acc
+    window, page = open_big(qtbot, total)
+    assert page.graph.engine == "Theirs" and page.graph.n > 3000
+    titles = [item.lines[0][1] for item in page.items.values()]
+    assert len(titles) <= 60 and any(t.startswith("dot product, 20 terms") for t in titles), titles
+    window.close()
+
+
+def test_the_quiz_asks_about_a_single_op_of_a_big_graph(qtbot):
+    window, page = open_big(qtbot, mlp_loss(20))
+    page.quiz.setChecked(True)
+    page.step_into()  # the first unit is the sum of the losses: it opens, and the step runs one op in it
+    qtbot.waitUntil(lambda: page.moves == 1, timeout=60_000)
+    (current,) = [item for item in page.items.values() if item.current]
+    assert not current.block and current.node == page.graph.root
+    assert page.answer.isVisibleTo(page) and "?" in page.said.text()
+    assert any(item.lines[2][1] == "∇ ?" for item in page.items.values() if not item.block)  # hidden till answered
+    move = page.answer_quiz("1")
+    assert move.answer is not None
+    window.close()

@@ -46,7 +46,7 @@ def test_a_block_opens_in_place_and_the_backward_pass_steps_into_it(window, qtbo
     softmax = next(item for item in page.items.values() if item.block and item.lines[0][1] == "softmax")
     scope = softmax.unit_scope
     page.step_into()  # the next unit is softmax's block: it opens, and the step runs inside it
-    qtbot.waitUntil(lambda: len(page.stepper.history) == 9, timeout=60_000)
+    qtbot.waitUntil(lambda: page.moves == 9, timeout=60_000)
     assert "softmax" not in shown_titles(page) and "total" in shown_titles(page)
     (current,) = [item for item in page.items.values() if item.current]
     assert scope in graph.path(int(graph.scope[current.node]))  # the step ran one op inside softmax

@@ -8,10 +8,10 @@ import pytest
 from core.engine import Value
 from core.microgpt.data import Tokenizer, load_names
 from core.microgpt.model import Config, MicroGPT, loss
+from core.scopes.debug import BlockDebugger
 from core.scopes.graph import ScopedGraph
 from core.scopes.layout import layout
 from core.scopes.record import recording
-from core.scopes.steps import BlockStepper
 from core.scopes.view import ScopeView
 
 
@@ -95,7 +95,7 @@ def test_a_block_summary_counts_its_wires_and_shows_its_output(step):
 def test_stepping_by_blocks_and_into_one_gives_backwards_grads(step):
     graph, grads = step
     view = ScopeView.first(graph)
-    stepper = BlockStepper(view)
+    stepper = BlockDebugger(graph, view)
     first = stepper.step()
     assert first.node >= 0 and graph.op_name(first.node) == "mul"  # the mean's multiply: a single op
     loss_scope = next(s for s in graph.children(0) if graph.title(s) == "loss")
@@ -111,7 +111,7 @@ def test_stepping_by_blocks_and_into_one_gives_backwards_grads(step):
     assert soft in texts and texts[texts.index(soft) + 1].startswith("the backward of gpt: ")
     inside = [t for t in texts if t.endswith("(in loss › pos_id = 1 › gpt)")]
     assert inside[0].startswith("the backward of linear: ") and inside[-1].startswith("the backward of rmsnorm: ")
-    assert np.allclose(stepper.grads(), grads, rtol=0, atol=1e-12)
+    assert np.allclose([v.grad for v in graph.values()], grads, rtol=0, atol=1e-12)
 
 
 def test_layout_puts_every_unit_apart_and_readers_to_the_right(step):
