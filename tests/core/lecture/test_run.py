@@ -155,7 +155,7 @@ def test_a_learners_own_value_class_builds_the_graph():
 def test_their_grads_added_up_twice_are_said():
     result = run_cell(cells.NEURON + "o.backward()\no.backward()\n")
     assert result.error is None
-    note = next(note for note in result.notes if "grads your code left differ" in note)
+    note = next(note for note in result.notes if "Your grads differ from the chain rule's" in note)
     assert "twice without zeroing" in note
 
 
