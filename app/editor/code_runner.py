@@ -99,7 +99,7 @@ class CodeRunner:
         if self.progress is not None and not self.progress.stopped:
             self.window.show_message(self.progress_text(), 0)
 
-    def wait(self, timeout_s: float = 60.0) -> bool:
+    def wait(self, timeout_s: float = TIMEOUT + 60.0) -> bool:
         """For scripts and tests: wait until the run's result is shown. True if it was."""
         from PySide6.QtCore import QDeadlineTimer, QEventLoop
         from PySide6.QtWidgets import QApplication
@@ -110,7 +110,9 @@ class CodeRunner:
         return not self.running
 
     def shutdown(self) -> None:
-        """The window closes: stop the child process and let it end."""
+        """The window closes: stop the child process and let it end; the Plots window goes too."""
+        if self.plots is not None:
+            self.plots.close()
         if self.job is not None:
             self.stop()
             self.job.wait()

@@ -223,13 +223,13 @@ def run_cells(cells: list[str], seconds: int, memory: int) -> dict:
 
     from core.engine import Value
     from core.lecture import figures
-    from core.lecture.instrument import BIND, SHOW, CellSyntaxError, instrument, loop_variables
+    from core.lecture.instrument import BIND, LOOP, SHOW, CellSyntaxError, instrument, loop_variables
 
     sources, trees, notes = [], [], []
     for k, text in enumerate(cells):
         last = k == len(cells) - 1
         try:
-            source, tree, cell_notes = instrument(text, show=last)
+            source, tree, cell_notes = instrument(text, show=last, loops=last)
         except CellSyntaxError as e:
             if last:
                 return {"kind": "error", "message": e.message, "line": e.line, "col": e.col, "ran": False}
@@ -249,7 +249,8 @@ def run_cells(cells: list[str], seconds: int, memory: int) -> dict:
     record = Recorder()
     random.seed(0)
     provided = {"Value": Value, "math": math, "random": random, "draw_dot": record.draw_dot}
-    namespace = {BIND: record.bind, SHOW: record.last_line, **provided}
+    scopes = Scopes(paths[-1])
+    namespace = {BIND: record.bind, SHOW: record.last_line, LOOP: scopes.loop, **provided}
     printed = Printed()
     real = sys.stdout, sys.stderr
     sys.setrecursionlimit(10_000)
@@ -258,7 +259,7 @@ def run_cells(cells: list[str], seconds: int, memory: int) -> dict:
     signal.setitimer(signal.ITIMER_REAL, max(1.0, seconds - 1.0))
     watcher = Watcher(paths, printed)
     watcher.start()
-    failure, failed_at, before, scopes = None, None, None, None
+    failure, failed_at, before = None, None, None
     try:
         for k, path in enumerate(paths):
             last = k == len(paths) - 1
@@ -266,8 +267,7 @@ def run_cells(cells: list[str], seconds: int, memory: int) -> dict:
             watcher.cell = k
             if last:
                 figures.forget()  # an earlier cell's figures are not this one's
-                before = Snapshot(namespace, set(provided) | {BIND, SHOW})
-                scopes = Scopes(path)
+                before = Snapshot(namespace, set(provided) | {BIND, SHOW, LOOP})
                 record.active, record.turn = True, scopes.turn
                 scopes.start(namespace)
             try:
@@ -280,8 +280,7 @@ def run_cells(cells: list[str], seconds: int, memory: int) -> dict:
         signal.setitimer(signal.ITIMER_REAL, 0)
         watcher.done = True
         record.active = False
-        if scopes is not None:
-            scopes.stop()
+        scopes.stop()
         sys.stdout, sys.stderr = real
     shown_figures = figures.collect()
     if failure is not None:
@@ -293,7 +292,7 @@ def run_cells(cells: list[str], seconds: int, memory: int) -> dict:
             return _earlier_failed(failed_at, explained["message"])
         return {"kind": "error", "printed": printed.text(), "ran": False, "figures": shown_figures, **explained}
     tree = trees[-1]
-    skip = {BIND, SHOW} | {k for k, v in provided.items() if namespace.get(k) is v} | loop_variables(tree)
+    skip = {BIND, SHOW, LOOP} | {k for k, v in provided.items() if namespace.get(k) is v} | loop_variables(tree)
     notes += provided_notes(trees, namespace, provided)
     if len(cells) > 1:
         notes.append(f"Ran after {_count(len(cells) - 1, 'earlier cell')}, as a notebook would.")
@@ -416,10 +415,44 @@ class Scopes:
 
                 self.classes.append(cls)
                 self.rec.add_skip(class_code(cls))
-                self.undo.append(watch_class(cls, self.rec))
+                if self.undo:  # recording now (not paused in a loop's earlier turn)
+                    self.undo.append(watch_class(cls, self.rec))
             return cls
 
         builtins.__build_class__ = __build_class__
+
+    def loop(self, iterable):
+        """The items of a top-level `for` loop of the new cell, scopes recorded in its last
+        turn only (its graph is the one the cell leaves; 100 turns' nodes cost 100 times
+        the time). An iterable without a length is recorded throughout."""
+        try:
+            n = len(iterable)
+        except Exception:  # noqa: BLE001 -- a generator, or their object's __len__
+            n = None
+        if n is None or self.rec is None:
+            yield from iterable
+            return
+        try:
+            for k, item in enumerate(iterable):
+                if k < n - 1:
+                    self.pause()
+                else:
+                    self.resume()
+                yield item
+        finally:  # also when the loop breaks early
+            self.resume()
+
+    def pause(self):
+        if self.undo:
+            for put_back in reversed(self.undo):
+                put_back()
+            self.undo = []
+
+    def resume(self):
+        from core.scopes.record import watch_class, watch_engine
+
+        if not self.undo and self.rec is not None:
+            self.undo = [watch_engine(self.rec)] + [watch_class(cls, self.rec) for cls in self.classes]
 
     def _begin(self):
         from core import engine
@@ -439,7 +472,7 @@ class Scopes:
             self.rec.finish()
 
     def turn(self):
-        if self.rec is not None and len(self.rec.nodes) > RECORD_AT_MOST:
+        if self.undo and self.rec is not None and len(self.rec.nodes) > RECORD_AT_MOST:
             self._end()
             self._begin()
 

@@ -74,3 +74,64 @@ def test_a_formulas_inputs_are_said_on_screen(window, qtbot):
     assert window.editor.error_text() == ""
     assert "Inputs made from the formula's names: x = 2.0 (from the Inputs table)" in window.editor.note_text()
     assert window.editor.note_box.isVisible()
+
+
+# -- the canvas is the notebook's state (issue 42) -------------------------------------------------
+
+
+def test_manual_backprop_cells_show_their_grads_lit_and_the_chain_rules_a_click_away(window, qtbot):
+    for cell in (cells.NEURON, "o.grad = 1.0\n", "o._backward()\n"):
+        run_as_python(window, qtbot, cell)
+    (n,) = labelled(window, "n")
+    (x1,) = labelled(window, "x1")
+    (o,) = labelled(window, "o")
+    assert (n.grad_text, x1.grad_text, o.grad_text) == ("0.5000", "0.0000", "1.0000")
+    assert o.is_output and len(window.session.doc.nodes) == 10
+    assert window.scene.marks.highlighted_nodes() == {n.nid}  # what this cell touched
+    assert "Show the chain rule's grads" in window.editor.note_text()
+    window.editor.note_label.linkActivated.emit("reference")
+    assert x1.grad_text == "-1.5000"  # the chain rule's, on request
+    assert "show yours again" in window.editor.note_text()
+    window.editor.note_label.linkActivated.emit("reference")
+    assert x1.grad_text == "0.0000"
+
+
+def test_a_grad_the_chain_rule_disagrees_with_is_marked_on_its_node(window, qtbot):
+    for cell in (cells.NEURON, "o.grad = 1.0\no._backward()\n", "n._backward()\nn._backward()\n"):
+        run_as_python(window, qtbot, cell)
+    (b,) = labelled(window, "b")
+    assert b.grad_text == "1.0000"  # piled up: their number stays on the canvas
+    assert b.debug_mark == "target" and "chain rule: 0.5" in b.debug_tag
+    assert "twice without zeroing" in window.editor.note_text()
+
+
+def test_the_cells_out_is_shown_as_a_notebook_shows_it(window, qtbot):
+    run_as_python(window, qtbot, "def f(x):\n  return 3*x**2 - 4*x + 5\n")
+    run_as_python(window, qtbot, "f(3.0)\n")
+    assert "Out: 20.0" in window.editor.note_text()
+
+
+def test_stop_ends_a_long_cell_where_it_is(window, qtbot):
+    window.editor.set_text("k = 0\nwhile True:\n    k += 1\n")
+    window.editor.code_button.click()
+    assert window.code_runner.running and window.editor.code_button.text() == "Stop"
+    qtbot.waitUntil(lambda: "line" in window.statusBar().currentMessage(), timeout=60_000)
+    assert "Running your code as Python" in window.statusBar().currentMessage()
+    window.editor.code_button.click()
+    qtbot.waitUntil(lambda: not window.code_runner.running, timeout=60_000)
+    assert "you stopped your code" in window.editor.error_text()
+    assert window.editor.code_button.text() == "Run as Python"
+
+
+def test_a_big_graph_opens_collapsed_and_a_plot_in_the_plots_window(window, qtbot):
+    from tests.core.lecture.test_run import BIG
+    from tests.core.lecture.test_standins import BOUNDARY
+
+    run_as_python(window, qtbot, BIG)
+    page = getattr(window, "_scope_page", None)
+    qtbot.waitUntil(lambda: getattr(window, "_scope_page", None) is not None, timeout=60_000)
+    page = window._scope_page
+    qtbot.waitUntil(lambda: page.graph is not None and page.graph.n > 3_000, timeout=60_000)
+    run_as_python(window, qtbot, BOUNDARY)
+    plots = window.code_runner.plots
+    assert plots is not None and plots.isVisible() and len(plots.figures) == 1
