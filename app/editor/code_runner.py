@@ -27,7 +27,7 @@ from typing import Any
 from PySide6.QtCore import QTimer
 
 from app.jobs import Job
-from core.lecture.run import MEMORY, TIMEOUT, Notebook, Progress
+from core.lecture.run import MAX_TEXT, MEMORY, TIMEOUT, Notebook, Progress
 
 TICK_MS = 500
 REFERENCE = "reference"  # the notes' link that swaps their grads and the chain rule's
@@ -43,6 +43,8 @@ class CodeRunner:
         self.result: Any = None  # the last result shown on the canvas
         self.showing_reference = False
         self.plots: Any = None
+        self.title = ""  # the script's file name, when a .py was opened
+        self.folder: str | None = None  # its folder: on the path of the code's imports
         self.timer = QTimer(window)
         self.timer.setInterval(TICK_MS)
         self.timer.timeout.connect(self._tick)
@@ -68,11 +70,36 @@ class CodeRunner:
         self.progress = progress = Progress()
         self.started = time.monotonic()
         self._tick()
-        self.job = Job(0, lambda: self.notebook.run(text, progress=progress), window, name="run-code")
+        folder = self.folder
+        self.job = Job(0, lambda: self.notebook.run(text, progress=progress, folder=folder), window, name="run-code")
         self.job.done.connect(self._ran)
         self.job.start()
         self.timer.start()
         return True
+
+    def open_script(self, path: str) -> bool:
+        """File → Open of a .py (and the command line, drag and drop): its text goes to the
+        editor and runs as Python on a fresh notebook, by the same rules as a pasted cell."""
+        import os
+
+        window = self.window
+        if self.running:
+            window.show_message("Your code is still running: Stop it first, then open the script.")
+            return False
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read(MAX_TEXT + 1)
+        except (OSError, UnicodeDecodeError) as e:
+            window.show_message(f"Could not read {path}: {e}")
+            return False
+        if len(text) > MAX_TEXT:
+            window.show_message(f"{os.path.basename(path)} is too long to run: at most {MAX_TEXT:,} characters")
+            return False
+        self.notebook.forget()
+        window.editor.set_text(text)
+        self.title = os.path.basename(path)
+        self.folder = os.path.dirname(os.path.abspath(path))  # its own modules import, as `python script.py`
+        return self.run(text)
 
     def stop(self) -> None:
         """The Stop button: the child ends the cell where it is and says on which line."""
@@ -119,6 +146,7 @@ class CodeRunner:
 
     def forget(self) -> None:
         self.notebook.forget()
+        self.folder = None
         self.window.editor.show_notes([])
         self.window.show_message("The earlier cells are forgotten: the next run starts afresh.")
 
@@ -150,6 +178,9 @@ class CodeRunner:
         self.result, self.showing_reference = result, False
         self._when_shown(lambda: self._show_state(result))
         window.editor.show_notes(result.notes, result.printed, kept, result.out, self._links(result))
+        if self.title:
+            window.editor.set_source_note(f"{self.title}, run as Python")
+            self.title = ""
         graphs = f" in {result.roots} graphs" if result.roots > 1 else ""
         lit = f", {len(result.touched):,} touched by this cell (lit)" if result.touched else ""
         window.show_message(f"Ran as Python: {len(result.doc.nodes):,} nodes{graphs}{lit}")
@@ -161,7 +192,8 @@ class CodeRunner:
         window = self.window
         self.result = None
         window.editor.show_notes(result.notes, result.printed, kept, result.out)
-        return open_scoped(window, result.big, f"{result.title}, by scope")
+        title, self.title = self.title or result.title, ""
+        return open_scoped(window, result.big, f"{title}, by scope")
 
     def _when_shown(self, then) -> None:
         """then() once the graph just handed to show_document is on the canvas."""

@@ -33,13 +33,13 @@ class PlotsWindow(QDialog):
         self.setAttribute(Qt.WA_ShowWithoutActivating)
         self.resize(560, 600)
         layout = QVBoxLayout(self)
-        self.scroll = QScrollArea()
-        self.scroll.setWidgetResizable(True)
-        layout.addWidget(self.scroll)
+        self.area = QScrollArea()
+        self.area.setWidgetResizable(True)
+        layout.addWidget(self.area)
         self.figures: list[QWidget] = []
         self._holder = QWidget()
         self._column = QVBoxLayout(self._holder)
-        self.scroll.setWidget(self._holder)
+        self.area.setWidget(self._holder)
 
     def show_figures(self, figures: list[dict[str, Any]]) -> int:
         """Replace the figures shown; returns how many could be drawn."""
@@ -48,10 +48,10 @@ class PlotsWindow(QDialog):
             widget.deleteLater()
         self.figures = []
         for figure in figures:
-            widget = figure_widget(figure)
-            if widget is not None:
-                self._column.addWidget(widget)
-                self.figures.append(widget)
+            made = figure_widget(figure)
+            if made is not None:
+                self._column.addWidget(made)
+                self.figures.append(made)
         return len(self.figures)
 
 

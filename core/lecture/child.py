@@ -109,7 +109,10 @@ def main(write_fd: int, cells_path: str, memory: int, seconds: int) -> int:
     _real_libraries_first()
     out = os.fdopen(write_fd, "w", encoding="utf-8")
     with open(cells_path, encoding="utf-8") as f:
-        cells = json.load(f)
+        given = json.load(f)
+    cells = given["cells"]
+    if given.get("folder"):  # an opened script's folder: its own modules import
+        sys.path.insert(1, given["folder"])
     report = run_cells(cells, seconds, memory)
     out.write(json.dumps(plain(report), allow_nan=False) + "\n")
     out.flush()
@@ -290,7 +293,13 @@ def run_cells(cells: list[str], seconds: int, memory: int) -> dict:
             return {"kind": "error", "printed": "", "ran": False, "figures": [], **explained}
         if failed_at < len(paths) - 1:
             return _earlier_failed(failed_at, explained["message"])
-        return {"kind": "error", "printed": printed.text(), "ran": False, "figures": shown_figures, **explained}
+        if not isinstance(failure, Stopped):
+            return {"kind": "error", "printed": printed.text(), "ran": False, "figures": shown_figures, **explained}
+        # stopped: as a notebook's interrupted cell, its Values stay as they were; the picture shows them
+        notes.append(
+            f"You stopped your code at line {explained['line']}: the picture shows your Values as they were then. "
+            "(A stopped cell is not kept for the next run.)"
+        )
     tree = trees[-1]
     skip = {BIND, SHOW, LOOP} | {k for k, v in provided.items() if namespace.get(k) is v} | loop_variables(tree)
     notes += provided_notes(trees, namespace, provided)
@@ -300,8 +309,12 @@ def run_cells(cells: list[str], seconds: int, memory: int) -> dict:
     try:
         graph = _graph(namespace, skip, record, tree, before, scopes)
     except record.collect.CollectError as e:
+        if failure is not None:
+            return {"kind": "error", "printed": printed.text(), "ran": False, "figures": shown_figures, **explained}
         return {"kind": "error", "message": str(e), "line": None, "ran": True, **extra}
     notes += graph.pop("notes")
+    if failure is not None:  # stopped
+        return {"kind": "graph", "notes": notes, **extra, **graph, "ran": False, "stopped": True}
     return {"kind": "graph", "notes": notes, **extra, **graph}
 
 

@@ -129,9 +129,10 @@ def run_cell(
     timeout: float = TIMEOUT,
     memory: int = MEMORY,
     progress: Progress | None = None,
+    folder: str | None = None,
 ) -> CellResult:
     """Run `text` as Python in a child process, after the `earlier` cells (see the
-    module docstring and `Notebook`)."""
+    module docstring and `Notebook`); `folder` (an opened script's) is on its import path."""
     if not isinstance(text, str) or not text.strip():
         return CellResult(None, CellError("there is no code to run"), [], "")
     cells = [*earlier, text]
@@ -141,7 +142,7 @@ def run_cell(
     with tempfile.TemporaryDirectory(prefix="bps-cell-") as tmp:
         source = os.path.join(tmp, "cells.json")
         with open(source, "w", encoding="utf-8") as f:
-            json.dump(cells, f)
+            json.dump({"cells": cells, "folder": folder or ""}, f)
         log = os.path.join(tmp, "log.txt")
         args = [source, str(int(memory)), str(int(math.ceil(timeout)))]
         if progress is not None:
@@ -152,7 +153,7 @@ def run_cell(
         log_text = _tail(log)
         result = result_of(data, status, timeout, memory, log_text, tmp)
     if progress is not None and progress.stopped and result.error is not None:
-        result.stopped = True
+        result.stopped = True  # stopped before it made any graph
     return result
 
 
@@ -172,9 +173,14 @@ class Notebook:
         self.cells: list[str] = []
 
     def run(
-        self, text: str, timeout: float = TIMEOUT, memory: int = MEMORY, progress: Progress | None = None
+        self,
+        text: str,
+        timeout: float = TIMEOUT,
+        memory: int = MEMORY,
+        progress: Progress | None = None,
+        folder: str | None = None,
     ) -> CellResult:
-        result = run_cell(text, self.cells, timeout, memory, progress)
+        result = run_cell(text, self.cells, timeout, memory, progress, folder)
         if result.ran:  # the same cell run twice ran twice, as in a notebook (grads pile up)
             self.cells.append(text)
             del self.cells[: -self.MAX_CELLS]
@@ -218,7 +224,8 @@ def result_of(
         doc = document_of(report)
     except (GraphError, KeyError, TypeError, ValueError) as e:
         return CellResult(None, CellError(f"the graph could not be opened: {e}"), notes, printed, ran=True)
-    result = CellResult(doc, None, notes, printed, _int(report.get("roots")) or 1, ran=True)
+    result = CellResult(doc, None, notes, printed, _int(report.get("roots")) or 1, ran=report.get("ran") is not False)
+    result.stopped = report.get("stopped") is True
     result.out, result.figures = _extras(report)
     nodes = report["nodes"]
     result.state = {n["id"]: (float(n["data"]), float(n["grad"])) for n in nodes}
@@ -246,7 +253,8 @@ def _big(report, folder, notes, printed):
         graph = ScopedGraph.read(os.path.join(folder, name))
     except (OSError, ValueError, KeyError, TypeError) as e:
         return CellResult(None, CellError(f"the big graph could not be read: {e}"), notes, printed, ran=True)
-    result = CellResult(None, None, notes, printed, 1, ran=True)
+    result = CellResult(None, None, notes, printed, 1, ran=report.get("ran") is not False)
+    result.stopped = report.get("stopped") is True
     result.out, result.figures = _extras(report)
     result.big, result.title = graph, str(report.get("label", "your graph"))
     return result

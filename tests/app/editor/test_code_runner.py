@@ -135,3 +135,33 @@ def test_a_big_graph_opens_collapsed_and_a_plot_in_the_plots_window(window, qtbo
     run_as_python(window, qtbot, BOUNDARY)
     plots = window.code_runner.plots
     assert plots is not None and plots.isVisible() and len(plots.figures) == 1
+
+
+def test_a_lecture_script_opens_like_its_pasted_text_on_the_normal_canvas(window, qtbot, tmp_path):
+    script = tmp_path / "neuron.py"
+    helper = tmp_path / "my_helpers.py"  # a module beside the script imports, as with `python neuron.py`
+    helper.write_text("SCALE = 1.0\n")
+    script.write_text(
+        "import matplotlib.pyplot as plt\nfrom my_helpers import SCALE\n" + cells.NEURON + "o.backward()\n"
+    )
+    assert window.open_file(str(script))
+    qtbot.waitUntil(lambda: not window.code_runner.running, timeout=60_000)
+    window.wait_for_layout()
+    assert window.editor.error_text() == ""
+    assert getattr(window, "_scope_page", None) is None  # 10 nodes: the normal canvas
+    (x1,) = labelled(window, "x1")
+    assert x1.grad_text == "-1.5000" and len(window.session.doc.nodes) == 10
+    assert "neuron.py" in window.editor.hint.text()
+
+
+def test_stop_keeps_the_values_as_they_were(window, qtbot):
+    window.editor.set_text("x = Value(2.0, label='x')\nk = 0\nwhile True:\n    y = x * 3; y.label = 'y'\n    k += 1\n")
+    window.editor.code_button.click()
+    qtbot.waitUntil(lambda: "line" in window.statusBar().currentMessage(), timeout=60_000)
+    window.editor.code_button.click()
+    qtbot.waitUntil(lambda: not window.code_runner.running, timeout=60_000)
+    window.wait_for_layout()
+    (y,) = labelled(window, "y")
+    assert y.data_text == "6.0000"
+    assert "You stopped your code at line" in window.editor.note_text()
+    assert window.code_runner.notebook.cells == []  # a stopped cell is not kept

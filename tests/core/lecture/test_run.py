@@ -275,7 +275,8 @@ def test_a_long_cell_shows_its_line_and_last_print_and_stops_when_asked():
 
     progress = Progress()
     seen = []
-    code = "x = Value(1.0, label='x')\nk = 0\nwhile True:\n    k += 1\n    if k % 1000 == 0:\n        print('turn', k)\n"
+    code = "x = Value(1.0, label='x')\nk = 0\nwhile True:\n    k += 1\n"
+    code += "    if k % 1000 == 0:\n        print('turn', k)\n"
     results = []
     thread = threading.Thread(target=lambda: results.append(run_cell(code, progress=progress, timeout=120)))
     thread.start()
