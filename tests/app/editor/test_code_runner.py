@@ -128,10 +128,11 @@ def test_a_big_graph_opens_collapsed_and_a_plot_in_the_plots_window(window, qtbo
     from tests.core.lecture.test_standins import BOUNDARY
 
     run_as_python(window, qtbot, BIG)
-    page = getattr(window, "_scope_page", None)
     qtbot.waitUntil(lambda: getattr(window, "_scope_page", None) is not None, timeout=60_000)
     page = window._scope_page
     qtbot.waitUntil(lambda: page.graph is not None and page.graph.n > 3_000, timeout=60_000)
+    qtbot.waitUntil(lambda: getattr(page, "_values_job", None) is not None, timeout=60_000)
+    qtbot.waitUntil(page._values_job.isFinished, timeout=60_000)
     run_as_python(window, qtbot, BOUNDARY)
     plots = window.code_runner.plots
     assert plots is not None and plots.isVisible() and len(plots.figures) == 1
