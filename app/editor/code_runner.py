@@ -172,6 +172,9 @@ class CodeRunner:
         window.statusBar().clearMessage()
         if result.big is not None:
             return self._open_big(result, kept)
+        page = getattr(window, "_scope_page", None)
+        if page is not None and window.training.stack.currentWidget() is page:
+            page.back()  # a small graph after a big one: the canvas again
         if not window.show_document(result.doc, "Run as Python"):
             return False
         # the open file keeps the graph, as after a Run: Save writes it there
@@ -193,10 +196,19 @@ class CodeRunner:
         self.result = None
         window.editor.show_notes(result.notes, result.printed, kept, result.out)
         title, self.title = self.title or result.title, ""
-        return open_scoped(window, result.big, f"{title}, by scope")
+        opened = open_scoped(window, result.big, f"{title}, by scope")
 
-    def _when_shown(self, then) -> None:
-        """then() once the graph just handed to show_document is on the canvas."""
+        def keep_editor():  # the page sets the docks aside; the editor stays, for the next cell and Stop
+            dock = window.docks.get("editor")
+            if dock is not None and window.code_runner is self:
+                dock.show()
+                dock.raise_()
+
+        self._when_shown(keep_editor, always=True)
+        return opened
+
+    def _when_shown(self, then, always: bool = False) -> None:
+        """then() once the graph just handed to show_document (or the scope page) is shown."""
         window = self.window
         if not window.layout_pending:
             then()
@@ -204,7 +216,7 @@ class CodeRunner:
 
         def once():
             window.layoutFinished.disconnect(once)
-            if self.result is not None:
+            if always or self.result is not None:
                 then()
 
         window.layoutFinished.connect(once)

@@ -133,7 +133,12 @@ def test_a_big_graph_opens_collapsed_and_a_plot_in_the_plots_window(window, qtbo
     qtbot.waitUntil(lambda: page.graph is not None and page.graph.n > 3_000, timeout=60_000)
     qtbot.waitUntil(lambda: getattr(page, "_values_job", None) is not None, timeout=60_000)
     qtbot.waitUntil(page._values_job.isFinished, timeout=60_000)
+    assert window.training.stack.currentWidget() is page
+    assert window.docks["editor"].isVisible()  # the next cell, and Stop, stay at hand
     run_as_python(window, qtbot, BOUNDARY)
+    run_as_python(window, qtbot, cells.NEURON)
+    assert window.training.stack.currentWidget() is not page  # a small graph: the canvas again
+    assert labelled(window, "o")
     plots = window.code_runner.plots
     assert plots is not None and plots.isVisible() and len(plots.figures) == 1
 
