@@ -156,6 +156,7 @@ def main(argv=None):
     window = MainWindow(theme=DEFAULT.with_(palette=DARK) if args.dark else DEFAULT)
     if args.file:
         window.open_file(args.file)
+        window.code_runner.wait()  # a .py runs as Python: its graph comes when the run ends
     window.wait_for_layout()
     if args.run_python:
         _run_python(window, args.run_python)

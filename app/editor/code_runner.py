@@ -45,6 +45,7 @@ class CodeRunner:
         self.plots: Any = None
         self.title = ""  # the script's file name, when a .py was opened
         self.folder: str | None = None  # its folder: on the path of the code's imports
+        self.from_file = False  # the run is an opened script's: a big graph gets the page's whole width
         self.timer = QTimer(window)
         self.timer.setInterval(TICK_MS)
         self.timer.timeout.connect(self._tick)
@@ -97,7 +98,7 @@ class CodeRunner:
             return False
         self.notebook.forget()
         window.editor.set_text(text)
-        self.title = os.path.basename(path)
+        self.title, self.from_file = os.path.basename(path), True
         self.folder = os.path.dirname(os.path.abspath(path))  # its own modules import, as `python script.py`
         return self.run(text)
 
@@ -183,7 +184,7 @@ class CodeRunner:
         window.editor.show_notes(result.notes, result.printed, kept, result.out, self._links(result))
         if self.title:
             window.editor.set_source_note(f"{self.title}, run as Python")
-            self.title = ""
+            self.title, self.from_file = "", False
         graphs = f" in {result.roots} graphs" if result.roots > 1 else ""
         lit = f", {len(result.touched):,} touched by this cell (lit)" if result.touched else ""
         window.show_message(f"Ran as Python: {len(result.doc.nodes):,} nodes{graphs}{lit}")
@@ -198,9 +199,11 @@ class CodeRunner:
         title, self.title = self.title or result.title, ""
         opened = open_scoped(window, result.big, f"{title}, by scope")
 
-        def keep_editor():  # the page sets the docks aside; the editor stays, for the next cell and Stop
+        from_file, self.from_file = self.from_file, False
+
+        def keep_editor():  # the page sets the docks aside; the editor stays for the next cell (a pasted one)
             dock = window.docks.get("editor")
-            if dock is not None and window.code_runner is self:
+            if dock is not None and not from_file:
                 dock.show()
                 dock.raise_()
 
