@@ -498,15 +498,24 @@ class Scopes:
             self.build_class = None
 
     def graph(self, root):
-        """The ScopedGraph of root, with the scopes recorded (None if it cannot be read)."""
+        """The ScopedGraph of root, with the scopes recorded -- none when root was made while
+        recording was paused (a loop's earlier turn, the cell stopped there): one block then."""
         from core.engine import Value
-        from core.scopes.graph import ScopedGraph
-
-        if isinstance(root, Value):
-            return ScopedGraph.from_values(root, self.rec)
         from core.scopes.foreign import from_foreign
+        from core.scopes.graph import ScopedGraph
+        from core.scopes.record import Recorder
 
-        return from_foreign(root, self.rec)
+        recorded = self.rec is not None and id(root) in self.rec.index()
+        if recorded:
+            try:
+                if isinstance(root, Value):
+                    return ScopedGraph.from_values(root, self.rec)
+                return from_foreign(root, self.rec)
+            except ValueError:  # part of it made while paused, reading what was recorded: no scopes then
+                pass
+        if isinstance(root, Value):
+            return ScopedGraph.from_values(root, None)
+        return from_foreign(root, Recorder(set()))
 
 
 def _own(cls):

@@ -311,3 +311,11 @@ def test_a_graph_too_big_for_one_picture_comes_collapsed_by_the_code_that_made_i
     assert any(scope.name == "layer" for scope in graph.scopes)  # a block per call of their function
     assert any("collapsed" in note for note in result.notes)
     assert result.title == "out"
+
+
+def test_a_graph_built_across_a_loops_turns_is_still_drawn_when_big():
+    # the scopes of a loop's last turn only: the earlier turns' nodes were made unrecorded
+    code = "x = Value(1.0, label='x')\nfor k in range(4000):\n    x = x * 1.0001\n"
+    result = run_cell(code)
+    assert result.error is None, result.error
+    assert result.big is not None and result.big.n == 8001
