@@ -202,8 +202,13 @@ class CodeRunner:
         from_file, self.from_file = self.from_file, False
 
         def keep_editor():  # the page sets the docks aside; the editor stays for the next cell (a pasted one)
+            if from_file:  # an opened script gets the page alone, whatever an earlier run left floating
+                for dock in window.docks.values():
+                    if dock.isFloating():
+                        dock.hide()
+                return
             dock = window.docks.get("editor")
-            if dock is not None and not from_file:
+            if dock is not None:
                 dock.show()
                 dock.raise_()
 
