@@ -136,6 +136,7 @@ class Recorder:
         self.clock = 0
         self.active = False  # True while the new cell runs
         self.turn = None  # called at each turn of the new cell's top-level loops
+        self.backwards = None  # the Backwards of the run: which Values a backward() ran from
 
     def bind(self, name, obj):
         held = self.keep.setdefault(name, [])
@@ -249,7 +250,9 @@ def run_cells(cells: list[str], seconds: int, memory: int) -> dict:
             f.write(cells[k])  # what tracebacks and the scopes' names quote: their text, line for line
 
     micrograd_backward()
+    backwards = Backwards()
     record = Recorder()
+    record.backwards = backwards
     random.seed(0)
     provided = {"Value": Value, "math": math, "random": random, "draw_dot": record.draw_dot}
     scopes = Scopes(paths[-1])
@@ -284,6 +287,7 @@ def run_cells(cells: list[str], seconds: int, memory: int) -> dict:
         watcher.done = True
         record.active = False
         scopes.stop()
+        backwards.stop()
         sys.stdout, sys.stderr = real
     shown_figures = figures.collect()
     if failure is not None:
@@ -357,6 +361,54 @@ class Watcher:
                 os.replace("progress.tmp", "progress.txt")
             except OSError:
                 pass
+
+
+class Backwards:
+    """Which Values a whole `backward()` ran from, in any cell: the studio's Value's and the
+    learner's classes' (their method wrapped when the class is made). After one, a grad of 0
+    where the chain rule has another is wrong, not "not reached yet" (run.py's wrong_grads)."""
+
+    def __init__(self):
+        import builtins
+
+        from core.engine import Value
+
+        self.roots: dict[int, object] = {}  # id -> the Value, held so the id stays its own
+        self.undo = []
+        self._wrap(Value)
+        build_class = builtins.__build_class__
+
+        def __build_class__(*args, **kwargs):
+            cls = build_class(*args, **kwargs)
+            try:
+                if callable(cls.__dict__.get("backward")) and "__mul__" in dir(cls):
+                    self._wrap(cls)
+            except Exception:  # noqa: BLE001 -- an odd class of theirs: not watched
+                pass
+            return cls
+
+        builtins.__build_class__ = __build_class__
+        self.undo.append(lambda: setattr(builtins, "__build_class__", build_class))
+
+    def _wrap(self, cls):
+        method = cls.__dict__["backward"]
+        roots = self.roots
+
+        def backward(self, *args, **kwargs):
+            roots[id(self)] = self
+            return method(self, *args, **kwargs)
+
+        backward.__doc__ = method.__doc__
+        cls.backward = backward
+        self.undo.append(lambda: setattr(cls, "backward", method))
+
+    def ran_from(self, value) -> bool:
+        return id(value) in self.roots
+
+    def stop(self):
+        for put_back in reversed(self.undo):
+            put_back()
+        self.undo = []
 
 
 class Snapshot:
@@ -591,6 +643,7 @@ def _graph(namespace, skip, record, tree, before, scopes):
     if outer is not None and not any(v is outer for v in focus):
         name = collect.name_of(outer, record.names, walked) or "the outermost Value"
         notes.append(f"The whole graph of {name} is drawn, the nodes your cell touched lit.")
+    data["full_backward"] = record.backwards is not None and record.backwards.ran_from(output)
     data["roots"] = len(roots)
     data["notes"] = notes
     return data

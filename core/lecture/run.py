@@ -231,7 +231,7 @@ def result_of(
     result.state = {n["id"]: (float(n["data"]), float(n["grad"])) for n in nodes}
     result.touched = [t for t in report.get("touched", []) if isinstance(t, str) and t in doc.nodes]
     result.reference = reference_grads(nodes, report["output"])
-    result.wrong = wrong_grads(result.state, result.reference)
+    result.wrong = wrong_grads(result.state, result.reference, report.get("full_backward") is True)
     result.notes += differences(doc, report, result)
     return result
 
@@ -299,16 +299,19 @@ def reference_grads(nodes: list[dict[str, Any]], output: str) -> dict[str, float
     return grads
 
 
-def wrong_grads(state: dict[str, tuple[float, float]], reference: dict[str, float]) -> dict[str, tuple[float, float]]:
+def wrong_grads(
+    state: dict[str, tuple[float, float]], reference: dict[str, float], full: bool = False
+) -> dict[str, tuple[float, float]]:
     """{node: (their grad, the chain rule's)} where they differ. A grad of 0 is one their
     backward has not reached yet (the lecture fills them in a cell at a time), not a wrong
-    one -- unless every node has a grad, or none is 0 where the chain rule's is."""
+    one -- unless a whole backward() ran from the output (`full`): then a 0 is a grad their
+    `_backward` never passed on (a missing `out._backward = _backward`)."""
     if not any(g != 0 for _, g in state.values()):
         return {}  # no backward yet: nothing to compare
     wrong = {}
     for nid, (_, theirs) in state.items():
         ours = reference.get(nid)
-        if ours is None or _same(theirs, ours) or theirs == 0.0:
+        if ours is None or _same(theirs, ours) or (theirs == 0.0 and not full):
             continue
         wrong[nid] = (theirs, ours)
     return wrong

@@ -93,3 +93,18 @@ def test_the_last_lines_value_is_the_cells_out():
     result = notebook.run(cells.NEURON + "1 - o.data**2\n")
     assert float(result.out) == pytest.approx(0.5, abs=1e-12)
     assert result.doc is not None  # the graph stays the notebook's: o's
+
+
+NO_MUL_BACKWARD = cells.OWN_VALUE.replace(
+    "    out._backward = _backward\n    return out\n\n  def tanh", "    return out\n\n  def tanh"
+)
+
+
+def test_after_a_whole_backward_a_grad_left_at_zero_is_marked():
+    assert NO_MUL_BACKWARD != cells.OWN_VALUE  # __mul__ forgets to attach its _backward
+    result = run_cell(NO_MUL_BACKWARD + cells.NEURON + "o.backward()\n")
+    assert result.error is None, result.error
+    wrong = {result.doc.nodes[nid].label: pair for nid, pair in result.wrong.items()}
+    assert wrong["x1"] == pytest.approx((0.0, -1.5), abs=1e-12)
+    assert wrong["w1"] == pytest.approx((0.0, 1.0), abs=1e-12)
+    assert "b" not in wrong  # the adds pass theirs on
