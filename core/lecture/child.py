@@ -155,6 +155,9 @@ class Recorder:
             self.turn()
 
     def show(self, obj, said=""):
+        if isinstance(obj, Drawing):
+            self.show(obj.root)
+            return obj
         if self.active:
             self.shown.extend(self.collect.values_in(obj))
             self.said = said if self.collect.is_value(obj) else ""
@@ -167,12 +170,27 @@ class Recorder:
         return self.show(obj, said)
 
     def draw_dot(self, root, *args, **kwargs):
-        return self.show(root)
+        return self.show(Drawing(root))
+
+
+class Drawing:
+    """What the provided `draw_dot(root)` returns: the graph, drawn on the studio's canvas
+    (`dot = draw_dot(y); dot.render('gout')` runs, as with graphviz)."""
+
+    def __init__(self, root):
+        self.root = root
+
+    def render(self, *args, **kwargs):
+        return None
+
+    def __repr__(self):
+        return "<the graph, drawn on the studio's canvas>"
 
 
 def out_text(obj):
-    """What a notebook prints under `Out:` for obj ('' for None and the graphviz stand-in)."""
-    if obj is None or type(obj).__module__ == "graphviz" and "stand-in" in repr(obj):
+    """What a notebook prints under `Out:` for obj: '' for None and for a graph drawn on the
+    canvas (the notebook shows the picture there: ours is the canvas)."""
+    if obj is None or isinstance(obj, Drawing) or type(obj).__module__ == "graphviz" and "stand-in" in repr(obj):
         return ""
     try:
         text = repr(obj)

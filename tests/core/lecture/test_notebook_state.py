@@ -108,3 +108,10 @@ def test_after_a_whole_backward_a_grad_left_at_zero_is_marked():
     assert wrong["x1"] == pytest.approx((0.0, -1.5), abs=1e-12)
     assert wrong["w1"] == pytest.approx((0.0, 1.0), abs=1e-12)
     assert "b" not in wrong  # the adds pass theirs on
+
+
+def test_a_draw_dot_line_shows_its_graph_not_an_out():
+    result = run_cell(cells.NEURON + "dot = draw_dot(o)\ndot.render('gout')\ndot\n")
+    assert result.error is None, result.error
+    assert result.out == ""  # the picture is the canvas, as the notebook's is under the cell
+    assert result.doc.nodes[result.doc.effective_output()].label == "o"
