@@ -232,7 +232,7 @@ def result_of(
     result.touched = [t for t in report.get("touched", []) if isinstance(t, str) and t in doc.nodes]
     result.reference = reference_grads(nodes, report["output"])
     result.wrong = wrong_grads(result.state, result.reference, report.get("full_backward") is True)
-    result.notes += differences(doc, report, result)
+    result.notes[:0] = differences(doc, report, result)  # what is wrong first
     return result
 
 
