@@ -153,7 +153,9 @@ def window_open(path):
     probe = LatencyProbe()
     probe.start()
     started = time.perf_counter()
-    window.open_file(path)
+    from app.graph.scope_page import open_script
+
+    open_script(window, path)  # traced to its first backward(); File › Open of a .py runs it whole (issue 42)
     while not (getattr(window, "_scope_page", None) and window._scope_page.items):
         app.processEvents()
         time.sleep(0.001)
