@@ -20,7 +20,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QImage, QPixmap
 from PySide6.QtWidgets import QDialog, QLabel, QScrollArea, QVBoxLayout, QWidget
 
-from core.lecture.colormaps import colours, image, scaled
+from core.lecture.colormaps import colours, contour_image, scaled
 
 LINE_COLOURS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b"]
 NAMED = {"r": "#d62728", "g": "#2ca02c", "b": "#1f77b4", "k": "#000000", "c": "#17becf", "m": "#9467bd", "y": "#bcbd22"}
@@ -96,15 +96,17 @@ def drawn(figure: dict[str, Any]) -> pg.PlotWidget:
             z = record.get("z") or []
             if not z or not z[0]:
                 continue
-            rgba = image(z, str(record.get("cmap", "viridis")), float(record.get("alpha", 1.0)))
+            rgba = contour_image(z, str(record.get("cmap", "viridis")), float(record.get("alpha", 1.0)))
             rgba = np.ascontiguousarray(rgba[::-1])  # row 0 at the top of the picture: the grid's last y
             height, width = rgba.shape[:2]
             qimage = QImage(rgba.data, width, height, 4 * width, QImage.Format_RGBA8888).copy()
             xs, ys = _array(record.get("x", [])), _array(record.get("y", []))
+            if not len(xs) or not len(ys):
+                continue
             picture = pg.QtWidgets.QGraphicsPixmapItem(QPixmap.fromImage(qimage))
-            dx = (xs[-1] - xs[0]) / max(1, len(xs) - 1) if len(xs) > 1 else 1.0
-            dy = (ys[-1] - ys[0]) / max(1, len(ys) - 1) if len(ys) > 1 else 1.0
-            rect = QRectF(xs[0] - dx / 2, ys[0] - dy / 2, dx * width, dy * height)
+            span_x = (xs[-1] - xs[0]) or 1.0
+            span_y = (ys[-1] - ys[0]) or 1.0
+            rect = QRectF(xs[0], ys[0], span_x, span_y)  # contourf spans the grid, first point to last
             picture.setTransform(
                 pg.QtGui.QTransform.fromTranslate(rect.left(), rect.bottom()).scale(
                     rect.width() / width, -rect.height() / height

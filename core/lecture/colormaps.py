@@ -63,10 +63,44 @@ def scaled(values) -> np.ndarray:
 
 
 def image(grid, name: str, alpha: float = 1.0) -> np.ndarray:
-    """A filled contour's picture: (rows, cols, 4) uint8 RGBA, row 0 the grid's first row.
-    matplotlib fills contourf with a few levels; a two-valued grid (the demo's decision
-    boundary, Z = score > 0) is then two colours: the two ends of the map."""
+    """Each cell of the grid coloured by its value: (rows, cols, 4) uint8 RGBA, row 0 the grid's first row."""
     z = np.array([[np.nan if v is None else v for v in row] for row in grid], dtype=float)
     rgb = colours(name, scaled(z))
     a = np.where(np.isfinite(z), alpha, 0.0)[..., None]
     return (np.concatenate([rgb, a], axis=-1) * 255).round().astype(np.uint8)
+
+
+LEVELS = 7  # bands of a filled contour, as matplotlib's default locator picks for most ranges
+MAX_SIDE = 800  # pixels a side of a contour's picture, at most
+
+
+def contour_image(grid, name: str, alpha: float = 1.0) -> np.ndarray:
+    """A filled contour as matplotlib's `contourf` draws it: the grid's values interpolated
+    between its points (bilinear, several pixels per cell), cut into LEVELS bands, each band
+    one colour -- the map's colour at the band's middle. The picture spans the grid from its
+    first point to its last: (rows', cols', 4) uint8 RGBA, row 0 the grid's first row.
+    A two-valued grid (the demo's decision boundary, Z = score > 0) is then two wide bands,
+    red and blue for Spectral, with the thin bands of the values between along the boundary."""
+    z = np.array([[np.nan if v is None else v for v in row] for row in grid], dtype=float)
+    rows, cols = z.shape
+    factor = max(1, min(8, MAX_SIDE // max(rows, cols, 1)))
+    fine = _bilinear(np.nan_to_num(scaled(z), nan=0.0), factor)
+    known = _bilinear(np.isfinite(z).astype(float), factor) > 0.5
+    band = np.minimum((fine * LEVELS).astype(int), LEVELS - 1)
+    rgb = colours(name, (band + 0.5) / LEVELS)
+    a = np.where(known, alpha, 0.0)[..., None]
+    return (np.concatenate([rgb, a], axis=-1) * 255).round().astype(np.uint8)
+
+
+def _bilinear(z: np.ndarray, factor: int) -> np.ndarray:
+    """z sampled `factor` times as densely between its points, straight between neighbours."""
+    rows, cols = z.shape
+    r = np.linspace(0, rows - 1, (rows - 1) * factor + 1) if rows > 1 else np.zeros(1)
+    c = np.linspace(0, cols - 1, (cols - 1) * factor + 1) if cols > 1 else np.zeros(1)
+    r0 = np.minimum(np.floor(r).astype(int), max(rows - 2, 0))
+    c0 = np.minimum(np.floor(c).astype(int), max(cols - 2, 0))
+    r1, c1 = np.minimum(r0 + 1, rows - 1), np.minimum(c0 + 1, cols - 1)
+    tr, tc = (r - r0)[:, None], (c - c0)[None, :]
+    top = z[np.ix_(r0, c0)] * (1 - tc) + z[np.ix_(r0, c1)] * tc
+    bottom = z[np.ix_(r1, c0)] * (1 - tc) + z[np.ix_(r1, c1)] * tc
+    return top * (1 - tr) + bottom * tr

@@ -28,3 +28,13 @@ def test_a_two_valued_grid_is_two_colours_and_nan_is_transparent():
     assert tuple(picture[0, 0]) != tuple(picture[0, 1])
     assert picture[1, 0, 3] == 0 and picture[0, 0, 3] == round(0.8 * 255)
     assert list(scaled([2.0, 2.0])) == [0.5, 0.5]
+
+
+def test_a_filled_contour_is_bands_between_the_grid_points():
+    from core.lecture.colormaps import LEVELS, contour_image
+
+    picture = contour_image([[0.0, 1.0], [0.0, 1.0]], "Spectral")
+    assert picture.shape == (9, 9, 4)  # 8 pixels per cell, first point to last
+    colours_along = {tuple(p) for p in picture[0]}
+    assert 2 < len(colours_along) <= LEVELS  # the wide ends and the thin bands between
+    assert tuple(picture[0, 0][:3]) != tuple(picture[0, -1][:3])
