@@ -42,20 +42,27 @@ class PlotsWindow(QDialog):
         self.area.setWidget(self._holder)
 
     def show_figures(self, figures: list[dict[str, Any]]) -> int:
-        """Replace the figures shown; returns how many could be drawn."""
+        """Replace the figures shown; returns how many could be drawn. A plot widget of the
+        last run is filled again rather than made anew (making one takes ~0.1 s)."""
+        spare = [w for w in self.figures if isinstance(w, pg.PlotWidget)]
         for widget in self.figures:
-            widget.setParent(None)
-            widget.deleteLater()
+            if widget not in spare:
+                widget.setParent(None)
+                widget.deleteLater()
         self.figures = []
         for figure in figures:
-            made = figure_widget(figure)
+            reuse = spare.pop(0) if spare and isinstance(figure, dict) and figure.get("kind") == "record" else None
+            made = figure_widget(figure, reuse)
             if made is not None:
                 self._column.addWidget(made)
                 self.figures.append(made)
+        for widget in spare:
+            widget.setParent(None)
+            widget.deleteLater()
         return len(self.figures)
 
 
-def figure_widget(figure: dict[str, Any]) -> QWidget | None:
+def figure_widget(figure: dict[str, Any], reuse: pg.PlotWidget | None = None) -> QWidget | None:
     if not isinstance(figure, dict):
         return None
     if figure.get("kind") == "png":
@@ -71,7 +78,7 @@ def figure_widget(figure: dict[str, Any]) -> QWidget | None:
         label.setAlignment(Qt.AlignCenter)
         return label
     if figure.get("kind") == "record":
-        return drawn(figure)
+        return drawn(figure, reuse)
     return None
 
 
@@ -79,11 +86,14 @@ def _array(values) -> np.ndarray:
     return np.array([np.nan if v is None else v for v in values], dtype=float)
 
 
-def drawn(figure: dict[str, Any]) -> pg.PlotWidget:
-    """The stand-in's records drawn on a PlotWidget (white, like matplotlib's)."""
-    plot = pg.PlotWidget(background="w")
-    plot.setMinimumSize(420, 380)
+def drawn(figure: dict[str, Any], plot: pg.PlotWidget | None = None) -> pg.PlotWidget:
+    """The stand-in's records drawn on a PlotWidget (white, like matplotlib's): `plot`, emptied, or a new one."""
+    if plot is None:
+        plot = pg.PlotWidget(background="w")
+        plot.setMinimumSize(420, 380)
     item = plot.getPlotItem()
+    item.clear()
+    item.enableAutoRange()
     if figure.get("title"):
         item.setTitle(str(figure["title"]), color="k")
     item.setLabel("bottom", str(figure.get("xlabel", "")))
@@ -96,7 +106,9 @@ def drawn(figure: dict[str, Any]) -> pg.PlotWidget:
             z = record.get("z") or []
             if not z or not z[0]:
                 continue
-            rgba = contour_image(z, str(record.get("cmap", "viridis")), float(record.get("alpha", 1.0)))
+            rgba = record.get("image")  # made on the runner's worker (core/lecture/run.py)
+            if not isinstance(rgba, np.ndarray):
+                rgba = contour_image(z, str(record.get("cmap", "viridis")), float(record.get("alpha", 1.0)))
             rgba = np.ascontiguousarray(rgba[::-1])  # row 0 at the top of the picture: the grid's last y
             height, width = rgba.shape[:2]
             qimage = QImage(rgba.data, width, height, 4 * width, QImage.Format_RGBA8888).copy()
@@ -117,8 +129,14 @@ def drawn(figure: dict[str, Any]) -> pg.PlotWidget:
             xs, ys = _array(record.get("x", [])), _array(record.get("y", []))
             n = min(len(xs), len(ys))
             if "values" in record:
-                rgb = colours(str(record.get("cmap", "viridis")), scaled(_array(record["values"][:n])))
-                brushes = [pg.mkBrush(*(int(c * 255) for c in colour), 255) for colour in rgb]
+                rgb = (colours(str(record.get("cmap", "viridis")), scaled(_array(record["values"][:n]))) * 255).round()
+                made: dict[tuple, Any] = {}  # one brush per colour (labels are a few colours)
+                brushes = []
+                for key in map(tuple, rgb.astype(int).tolist()):
+                    brush = made.get(key)
+                    if brush is None:
+                        brush = made[key] = pg.mkBrush(*key, 255)
+                    brushes.append(brush)
             else:
                 brushes = pg.mkBrush(NAMED.get(record.get("color") or "", record.get("color") or LINE_COLOURS[0]))
             size = max(4.0, min(14.0, float(record.get("size", 20.0)) ** 0.5 * 1.6))

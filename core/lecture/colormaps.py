@@ -87,7 +87,7 @@ def contour_image(grid, name: str, alpha: float = 1.0) -> np.ndarray:
     fine = _bilinear(np.nan_to_num(scaled(z), nan=0.0), factor)
     known = _bilinear(np.isfinite(z).astype(float), factor) > 0.5
     band = np.minimum((fine * LEVELS).astype(int), LEVELS - 1)
-    rgb = colours(name, (band + 0.5) / LEVELS)
+    rgb = colours(name, (np.arange(LEVELS) + 0.5) / LEVELS)[band]  # LEVELS colours, picked per pixel
     a = np.where(known, alpha, 0.0)[..., None]
     return (np.concatenate([rgb, a], axis=-1) * 255).round().astype(np.uint8)
 

@@ -239,7 +239,25 @@ def result_of(
 def _extras(report):
     out = report.get("out")
     figures = report.get("figures")
-    return (out if isinstance(out, str) else ""), (figures if isinstance(figures, list) else [])
+    return (out if isinstance(out, str) else ""), prepared(figures if isinstance(figures, list) else [])
+
+
+def prepared(figures: list[Any]) -> list[Any]:
+    """The figures, each filled contour's picture computed here (on the runner's worker
+    thread, not the studio's GUI thread): item["image"], an RGBA array (colormaps.py)."""
+    from core.lecture.colormaps import contour_image
+
+    for figure in figures:
+        items = figure.get("items") if isinstance(figure, dict) and figure.get("kind") == "record" else None
+        for item in items if isinstance(items, list) else []:
+            if isinstance(item, dict) and item.get("kind") == "contour" and item.get("z"):
+                try:
+                    item["image"] = contour_image(
+                        item["z"], str(item.get("cmap", "viridis")), float(item.get("alpha", 1))
+                    )
+                except (TypeError, ValueError):
+                    item["image"] = None
+    return figures
 
 
 def _big(report, folder, notes, printed):
