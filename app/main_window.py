@@ -463,11 +463,10 @@ class MainWindow(QMainWindow):
 
     def open_file(self, path):
         """Open a saved graph (app/files/actions.py); on any fault the graph shown stays.
-        A .py script: its first training step, traced and collapsed by scope (app/graph/scope_page.py)."""
+        A .py script runs as Python, by the rules of a pasted cell (app/editor/code_runner.py):
+        a small graph on the canvas, a big one collapsed by scope (app/graph/scope_page.py)."""
         if str(path).endswith(".py"):
-            from app.graph.scope_page import open_script
-
-            return open_script(self, str(path))
+            return self.code_runner.open_script(str(path))
         return self.files.open(path)
 
     def save_file(self, path):
@@ -484,7 +483,7 @@ class MainWindow(QMainWindow):
         path = self.files.dropped_path(event.mimeData())
         if path:
             event.acceptProposedAction()
-            self.open_file(path)  # a .py script goes to the scope page
+            self.open_file(path)  # a .py script runs as Python (a big graph: the scope page)
 
     # -- graph actions ----------------------------------------------------------------------
 

@@ -61,7 +61,8 @@ class GraphSession(QObject):
         self.auto_backward = True  # run backward after every compile, like the tutorial
         # What the grads on the canvas are, for texts that describe them: "full" (a whole
         # backward() from the output), "zero" (none yet, or Zero Grads), or "lesson" (a
-        # lesson's Values, as its step left them).
+        # lesson's Values, as its step left them), or "code" (Run as Python: the learner's
+        # Values as their cell left them).
         self.grads_shown = "zero"
         self._dirty = False
         self._forget_output = False

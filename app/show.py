@@ -41,8 +41,9 @@ def show(value, block=None, scopes=None):
     not block, None when it did.
 
     scopes: the `Recorder` of a `with recording() as rec:` block that built `value`
-    with the studio's engine (core/scopes/record.py): the graph then opens collapsed
-    by scope, a block per call and loop turn of your code, as a big graph should."""
+    (core/scopes/record.py): the graph then opens collapsed by scope, a block per call
+    and loop turn of your code, as a big graph should. With the studio's engine,
+    `recording()`; with your own Value class, `recording(YourValue)`."""
     if not is_value(value):
         raise TypeError(
             f"show() needs a Value (an object with data, grad and _prev or _children), "
@@ -50,8 +51,9 @@ def show(value, block=None, scopes=None):
         )
     if block is None and in_notebook() and not loop_running():  # Jupyter, Colab, VS Code without %gui qt
         return show_inline(value)  # drawn inline by core (core/notebook/): no window to block the kernel
-    big = _big_graph(value) if scopes is None else None  # too big to read op by op: opens collapsed
-    doc = None if isinstance(value, Value) or big is not None else foreign_document(value)
+    scoped = scoped_graph(value, scopes) if scopes is not None else None  # before any window: errors raise
+    big = _big_graph(value) if scoped is None else None  # too big to read op by op: opens collapsed
+    doc = None if isinstance(value, Value) or scoped is not None or big is not None else foreign_document(value)
     app = QApplication.instance() or QApplication(sys.argv[:1] or ["backprop-studio"])  # noqa: F841 (kept alive)
     if block is None:
         block = not loop_running()
@@ -70,12 +72,12 @@ def show(value, block=None, scopes=None):
         from app.graph.scope_page import open_collapsed
 
         opened = open_collapsed(window, value, big)
-    elif scopes is not None and doc is None:
+    elif scoped is not None:
         from app.graph.scope_page import open_scoped
-        from core.scopes.graph import ScopedGraph
 
-        title = value.label or "your graph"
-        opened = open_scoped(window, ScopedGraph.from_values(value, scopes), f"{title}, by scope")
+        label = getattr(value, "label", "")
+        title = label if isinstance(label, str) and label else "your graph"
+        opened = open_scoped(window, scoped, f"{title}, by scope")
     else:
         opened = window.open_value(value) if doc is None else open_foreign(window, doc)
     if not opened:
@@ -122,6 +124,28 @@ def _count_foreign(value, limit=10_000_000):
                 seen.add(id(child))
                 todo.append(child)
     return len(seen)
+
+
+def scoped_graph(value, scopes):
+    """The ScopedGraph of value with the scopes `scopes` recorded: the studio's Values, or
+    a learner's (read as core/scopes/foreign.py reads them, never node by node into a
+    document first). TypeError when `scopes` is not a recorder."""
+    from core.scopes.record import Recorder
+
+    if not isinstance(scopes, Recorder):
+        raise TypeError(
+            f"show(value, scopes=rec) needs the rec of `with recording() as rec:`, got {type(scopes).__name__}"
+        )
+    if isinstance(value, Value):
+        from core.scopes.graph import ScopedGraph
+
+        return ScopedGraph.from_values(value, scopes)
+    from core.scopes.foreign import from_foreign
+
+    try:
+        return from_foreign(value, scopes)
+    except TraceError as e:
+        raise ValueError(f"show() could not read the graph: {e}") from None
 
 
 def is_value(value):

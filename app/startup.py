@@ -178,6 +178,12 @@ def main(argv=None):
         return check_engines(args)
     if args.screenshot and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from app import system_libraries
+
+    problem = system_libraries.check()  # Qt would abort, naming the wrong library: say which are missing
+    if problem:
+        print(problem, file=sys.stderr)
+        return 3
     app = _application()
     from app.main_window import MainWindow  # here, not at the top: app.main_window re-exports main
 
@@ -185,6 +191,7 @@ def main(argv=None):
     window = MainWindow(theme=DEFAULT.with_(palette=DARK) if args.dark else DEFAULT)
     if args.file:
         window.open_file(args.file)
+        window.code_runner.wait()  # a .py runs as Python: its graph comes when the run ends
     window.wait_for_layout()
     if args.run_python:
         _run_python(window, args.run_python)

@@ -19,26 +19,31 @@ that core.resources finds, installed or not.
 from core.engine import Value
 from core.nn import MLP, Neuron
 from core.notebook import Stepper, draw, in_notebook, inline_values, qt_loop_in_kernel, show_inline, stepper
+from core.scopes.record import recording
 
 draw_dot = draw  # the lecture's name for it: `draw_dot(o)` ends a cell, the graph shows
 
 __all__ = [
-    "MLP", "Neuron", "Stepper", "Value", "check_engine", "draw", "draw_dot", "inline_values", "main", "show",
-    "stepper",
+    "MLP", "Neuron", "Stepper", "Value", "check_engine", "draw", "draw_dot", "inline_values", "main", "recording",
+    "show", "stepper",
 ]  # fmt: skip
 
 
-def show(value, window=None):
+def show(value, window=None, scopes=None):
     """Show the graph that produced `value`: inline in a notebook (Jupyter, Colab, VS Code:
     no Qt needed), else in the studio's window (a script; or a notebook after `%gui qt`,
-    or with window=True). Any Value graph: ours, micrograd's, a class you wrote."""
+    or with window=True). Any Value graph: ours, micrograd's, a class you wrote.
+
+    scopes: the `rec` of `with recording() as rec:` (or `recording(YourValue)` for your
+    own class) around the code that built `value`: the window opens the graph collapsed
+    by the code that made it, a block per call and loop turn -- for a big graph."""
     if window is None:
-        window = not in_notebook() or qt_loop_in_kernel()
+        window = scopes is not None or not in_notebook() or qt_loop_in_kernel()
     if not window:
         return show_inline(value)
     from app.show import show as show_window  # Qt: only once a window is wanted
 
-    return show_window(value)
+    return show_window(value, scopes=scopes)
 
 
 class Report(dict):

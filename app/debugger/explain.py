@@ -117,6 +117,11 @@ def idle_html(ctrl, style):
             "The canvas shows the lesson's graph with the grads as this lesson step left them. "
             f"Press <b>F10</b> to run <b>backward()</b> from {_e(out)} yourself, from zero grads,"
         )
+    elif shown == "code":
+        now = (
+            "The canvas shows your code's Values as your last cell left them: their data and grads. "
+            f"Press <b>F10</b> to run <b>backward()</b> from {_e(out)} yourself, from zero grads,"
+        )
     else:
         now = f"Every grad is 0 now. Press <b>F10</b> to run <b>backward()</b> from {_e(out)}"
     parts.append(

@@ -3,17 +3,34 @@
 The window holds one `CodeRunner`. It keeps a `core.lecture.run.Notebook` (the
 cells that ran, run again before the next one, as a notebook kernel would
 remember them), runs the text on a `Job` (app/jobs.py) -- the child process may
-take seconds, the window keeps answering -- and shows what came back: the graph
-with the learner's names, the notes and what the code printed under the editor,
-or the error on its line. The code never runs in the studio's process.
+take minutes, the window keeps answering -- and shows what came back:
+
+* the graph, with the learner's names, showing the notebook's state: their
+  data and grads as their code left them, the nodes the cell touched lit, a ✗
+  where their grad is not the chain rule's (the chain rule's grads a click away
+  in the notes: "Show the chain rule's grads");
+* a graph too big for one picture collapsed by scope (app/graph/scope_page.py);
+* the cell's `Out:`, the notes and what the code printed under the editor;
+* what it plotted, in the Plots window (app/editor/plots.py);
+* or the error on its line.
+
+While it runs, the status bar says for how long (of at most TIMEOUT), which
+line and the last line printed; the Run as Python button is Stop meanwhile.
+The code never runs in the studio's process.
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
+from PySide6.QtCore import QTimer
+
 from app.jobs import Job
-from core.lecture.run import MEMORY, TIMEOUT, Notebook
+from core.lecture.run import MAX_TEXT, MEMORY, TIMEOUT, Notebook, Progress
+
+TICK_MS = 500
+REFERENCE = "reference"  # the notes' link that swaps their grads and the chain rule's
 
 
 class CodeRunner:
@@ -21,9 +38,22 @@ class CodeRunner:
         self.window = window
         self.notebook = Notebook()
         self.job: Job | None = None
+        self.progress: Progress | None = None
+        self.started = 0.0
+        self.result: Any = None  # the last result shown on the canvas
+        self.showing_reference = False
+        self.plots: Any = None
+        self.title = ""  # the script's file name, when a .py was opened
+        self.folder: str | None = None  # its folder: on the path of the code's imports
+        self.from_file = False  # the run is an opened script's: a big graph gets the page's whole width
+        self.timer = QTimer(window)
+        self.timer.setInterval(TICK_MS)
+        self.timer.timeout.connect(self._tick)
         editor = window.editor
         editor.runCodeRequested.connect(self.run)
         editor.forgetCellsRequested.connect(self.forget)
+        editor.stopCodeRequested.connect(self.stop)
+        editor.noteLinkClicked.connect(self._link)
 
     @property
     def running(self) -> bool:
@@ -33,20 +63,71 @@ class CodeRunner:
         """Run the text (default: the editor's) as Python; the result shows when it comes."""
         window = self.window
         if self.running:
-            window.show_message("Your code is still running…")
+            window.show_message("Your code is still running… (Stop ends it)")
             return False
         text = window.editor.text() if text is None else text
         window.editor.set_running(True)
         window.editor.clear_error()
-        window.show_message(
-            f"Running your code as Python in a separate process (at most {TIMEOUT:g} s, {MEMORY >> 20} MB)…", 0
-        )
-        self.job = Job(0, lambda: self.notebook.run(text), window, name="run-code")
+        self.progress = progress = Progress()
+        self.started = time.monotonic()
+        self._tick()
+        folder = self.folder
+        self.job = Job(0, lambda: self.notebook.run(text, progress=progress, folder=folder), window, name="run-code")
         self.job.done.connect(self._ran)
         self.job.start()
+        self.timer.start()
         return True
 
-    def wait(self, timeout_s: float = 60.0) -> bool:
+    def open_script(self, path: str) -> bool:
+        """File → Open of a .py (and the command line, drag and drop): its text goes to the
+        editor and runs as Python on a fresh notebook, by the same rules as a pasted cell."""
+        import os
+
+        window = self.window
+        if self.running:
+            window.show_message("Your code is still running: Stop it first, then open the script.")
+            return False
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read(MAX_TEXT + 1)
+        except (OSError, UnicodeDecodeError) as e:
+            window.show_message(f"Could not read {path}: {e}")
+            return False
+        if len(text) > MAX_TEXT:
+            window.show_message(f"{os.path.basename(path)} is too long to run: at most {MAX_TEXT:,} characters")
+            return False
+        self.notebook.forget()
+        window.editor.set_text(text)
+        self.title, self.from_file = os.path.basename(path), True
+        self.folder = os.path.dirname(os.path.abspath(path))  # its own modules import, as `python script.py`
+        return self.run(text)
+
+    def stop(self) -> None:
+        """The Stop button: the child ends the cell where it is and says on which line."""
+        if self.progress is not None and self.running:
+            self.progress.stop()
+            self.window.show_message("Stopping your code…", 0)
+
+    def progress_text(self) -> str:
+        """The progress line: time run, of at most TIMEOUT, the line running, the last line printed."""
+        seconds = time.monotonic() - self.started
+        text = f"Running your code as Python: {seconds:.0f} s (stopped at {_duration(TIMEOUT)}, {MEMORY >> 20} MB)"
+        seen = self.progress.read() if self.progress is not None else None
+        if seen is not None:
+            cell, cells, line, printed = seen
+            if cells > 1:
+                text += f" · cell {cell} of {cells}" + (" (an earlier cell, again)" if cell < cells else "")
+            if line:
+                text += f" · line {line}"
+            if printed.strip():
+                text += f" · printed: {printed.strip()[:80]}"
+        return text + " — Stop ends it"
+
+    def _tick(self) -> None:
+        if self.progress is not None and not self.progress.stopped:
+            self.window.show_message(self.progress_text(), 0)
+
+    def wait(self, timeout_s: float = TIMEOUT + 60.0) -> bool:
         """For scripts and tests: wait until the run's result is shown. True if it was."""
         from PySide6.QtCore import QDeadlineTimer, QEventLoop
         from PySide6.QtWidgets import QApplication
@@ -57,18 +138,23 @@ class CodeRunner:
         return not self.running
 
     def shutdown(self) -> None:
-        """The window closes: let the child process end (within its time limit)."""
+        """The window closes: stop the child process and let it end; the Plots window goes too."""
+        if self.plots is not None:
+            self.plots.close()
         if self.job is not None:
+            self.stop()
             self.job.wait()
 
     def forget(self) -> None:
         self.notebook.forget()
+        self.folder = None
         self.window.editor.show_notes([])
         self.window.show_message("The earlier cells are forgotten: the next run starts afresh.")
 
     def _ran(self, _token: int, result: Any) -> bool:
         window = self.window
         job, self.job = self.job, None
+        self.timer.stop()
         if job is not None:
             job.wait()
             job.deleteLater()
@@ -78,24 +164,123 @@ class CodeRunner:
             window.editor.show_error(f"Could not run the code: {result}")
             window.show_message(f"Not run: {result}")
             return False
+        if result.figures:
+            self.show_figures(result.figures)
         if result.error is not None:
             return self._refused(result, kept)
         window.editor.clear_error()
         window.editor.set_source_note(None)
         window.statusBar().clearMessage()
+        if result.big is not None:
+            return self._open_big(result, kept)
+        page = getattr(window, "_scope_page", None)
+        if page is not None and window.training.stack.currentWidget() is page:
+            page.back()  # a small graph after a big one: the canvas again
         if not window.show_document(result.doc, "Run as Python"):
             return False
         # the open file keeps the graph, as after a Run: Save writes it there
-        window.editor.show_notes(result.notes, result.printed, kept)
+        self.result, self.showing_reference = result, False
+        self._when_shown(lambda: self._show_state(result))
+        window.editor.show_notes(result.notes, result.printed, kept, result.out, self._links(result))
+        if self.title:
+            window.editor.set_source_note(f"{self.title}, run as Python")
+            self.title, self.from_file = "", False
         graphs = f" in {result.roots} graphs" if result.roots > 1 else ""
-        window.show_message(f"Ran as Python: {len(result.doc.nodes):,} nodes{graphs}")
+        lit = f", {len(result.touched):,} touched by this cell (lit)" if result.touched else ""
+        window.show_message(f"Ran as Python: {len(result.doc.nodes):,} nodes{graphs}{lit}")
         return True
+
+    def _open_big(self, result: Any, kept: int) -> bool:
+        from app.graph.scope_page import open_scoped
+
+        window = self.window
+        self.result = None
+        window.editor.show_notes(result.notes, result.printed, kept, result.out)
+        title, self.title = self.title or result.title, ""
+        opened = open_scoped(window, result.big, f"{title}, by scope")
+
+        from_file, self.from_file = self.from_file, False
+
+        def keep_editor():  # the page sets the docks aside; the editor stays for the next cell (a pasted one)
+            if from_file:  # an opened script gets the page alone, whatever an earlier run left floating
+                for dock in window.docks.values():
+                    if dock.isFloating():
+                        dock.hide()
+                return
+            dock = window.docks.get("editor")
+            if dock is not None:
+                dock.show()
+                dock.raise_()
+
+        self._when_shown(keep_editor, always=True)
+        return opened
+
+    def _when_shown(self, then, always: bool = False) -> None:
+        """then() once the graph just handed to show_document (or the scope page) is shown."""
+        window = self.window
+        if not window.layout_pending:
+            then()
+            return
+
+        def once():
+            window.layoutFinished.disconnect(once)
+            if always or self.result is not None:
+                then()
+
+        window.layoutFinished.connect(once)
+
+    def _show_state(self, result: Any) -> None:
+        """The canvas shows the learner's numbers: their data and grads, the nodes the cell
+        touched lit, a ✗ where a grad is not the chain rule's (with the chain rule's number)."""
+        if result is not self.result:
+            return
+        session, marks = self.window.session, self.window.scene.marks
+        session.flush()
+        values = session.values
+        for nid, (data, grad) in result.state.items():
+            value = values.get(nid)
+            if value is not None:
+                value.data = data
+                value.grad = result.reference.get(nid, grad) if self.showing_reference else grad
+        session.grads_shown = "full" if self.showing_reference else "code"
+        session.notify_grads()
+        marks.set_highlight(nodes=result.touched)
+        marks.set_debug_marks(
+            {nid: ("target", f"✗ chain rule: {ours:.4g}") for nid, (_theirs, ours) in result.wrong.items()}
+        )
+
+    def _links(self, result: Any) -> list[tuple[str, str]]:
+        if not result.reference or not any(g for _d, g in result.state.values()):
+            return []  # no backward yet: their grads are all 0, nothing to compare
+        if self.showing_reference:
+            return [(REFERENCE, "Showing the chain rule's grads: show yours again")]
+        return [(REFERENCE, "Show the chain rule's grads (one backward() from the output) instead of yours")]
+
+    def _link(self, link: str) -> None:
+        result = self.result
+        if link != REFERENCE or result is None or self.window.session.doc.nodes.keys() != result.doc.nodes.keys():
+            return
+        self.showing_reference = not self.showing_reference
+        self._show_state(result)
+        kept = len(self.notebook.cells)
+        self.window.editor.show_notes(result.notes, result.printed, kept, result.out, self._links(result))
+        which = "the chain rule's grads" if self.showing_reference else "your code's grads"
+        self.window.show_message(f"The canvas shows {which}.")
+
+    def show_figures(self, figures: list) -> None:
+        from app.editor.plots import PlotsWindow
+
+        if self.plots is None:
+            self.plots = PlotsWindow(self.window)
+        if self.plots.show_figures(figures):
+            self.plots.show()
+            self.plots.raise_()
 
     def _refused(self, result: Any, kept: int) -> bool:
         window, error = self.window, self.result_error(result)
         if result.ran:  # it ran to its end: nothing to draw is news, not a fault
             window.editor.clear_error()
-            window.editor.show_notes([error], result.printed, kept)
+            window.editor.show_notes([error], result.printed, kept, result.out)
         else:
             window.editor.show_error(result.error.message, result.error.line, result.error.col)
             if result.printed.strip():
@@ -108,3 +293,7 @@ class CodeRunner:
     def result_error(result: Any) -> str:
         message = result.error.message
         return message[:1].upper() + message[1:] + ("" if message.endswith(".") else ".")
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds / 60:g} min" if seconds >= 60 else f"{seconds:g} s"

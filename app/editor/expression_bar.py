@@ -151,6 +151,8 @@ class ExpressionBar(QWidget):
     runRequested = Signal(str)
     runCodeRequested = Signal(str)
     forgetCellsRequested = Signal()
+    stopCodeRequested = Signal()
+    noteLinkClicked = Signal(str)  # a link of the notes other than 'forget' (the code runner's toggles)
 
     def __init__(self, session, parent=None):
         super().__init__(parent)
@@ -221,7 +223,8 @@ class ExpressionBar(QWidget):
             "(Ctrl+Shift+Enter): in a separate process with time and memory limits; "
             "micrograd's Value is the studio's there"
         )
-        self.code_button.clicked.connect(self.run_code)
+        self.code_button.clicked.connect(self._code_clicked)
+        self._running = False
         row.addWidget(self.code_button)
         self.run_button = QPushButton("Run")
         self.run_button.setDefault(True)
@@ -280,9 +283,22 @@ class ExpressionBar(QWidget):
         self.runCodeRequested.emit(self.text())
 
     def set_running(self, running):
-        """While code runs in its child process: the button says so and waits."""
-        self.code_button.setEnabled(not running)
-        self.code_button.setText("Running…" if running else "Run as Python")
+        """While code runs in its child process the button is Stop: it ends the run where it is."""
+        self._running = running
+        self.code_button.setText("Stop" if running else "Run as Python")
+        self.code_button.setToolTip(
+            "Stop your code where it is (the cells before it stay kept)"
+            if running
+            else "Run the text as Python, for lecture code with imports, classes, loops, sum and zip "
+            "(Ctrl+Shift+Enter): in a separate process with time and memory limits; "
+            "micrograd's Value is the studio's there"
+        )
+
+    def _code_clicked(self):
+        if self._running:
+            self.stopCodeRequested.emit()
+        else:
+            self.run_code()
 
     def has_unrun_text(self):
         """True if the editor holds text the user typed since it was last run or set."""
@@ -356,11 +372,17 @@ class ExpressionBar(QWidget):
         self.error_label.clear()
         self.editor.setExtraSelections([])
 
-    def show_notes(self, notes, printed="", earlier=0):
+    def show_notes(self, notes, printed="", earlier=0, out="", links=()):
         """What the run did that the text does not say (plain text each), what the code
-        printed (its first and last lines when long), and, after Run as Python, how
+        printed (its first and last lines when long), the value of its last line as a
+        notebook shows it (`Out:`), links [(href, text)] and, after Run as Python, how
         many cells are kept to run again before the next."""
-        parts = [html.escape(note) for note in notes]
+        parts = []
+        if out:
+            shown = html.escape(out if len(out) <= 600 else out[:600] + "…").replace("\n", "<br>")
+            parts.append(f"<b>Out:</b> <span style=\"font-family:'{MONO_FAMILY}'\">{shown}</span>")
+        parts += [f"<a href='{href}'>{html.escape(text)}</a>" for href, text in links]
+        parts += [html.escape(note) for note in notes]
         lines = printed.rstrip("\n").splitlines()
         if lines:
             if len(lines) > PRINTED_LINES:
@@ -388,6 +410,8 @@ class ExpressionBar(QWidget):
     def _note_link(self, link):
         if link == "forget":
             self.forgetCellsRequested.emit()
+        else:
+            self.noteLinkClicked.emit(link)
 
     def error_text(self):
         """The message under the editor ('' when there is none)."""

@@ -244,10 +244,8 @@ class FileActions(RecentFiles, CodeAndGraphExports, Recovery, WindowLayoutMemory
             return False
         start = os.path.dirname(self.path) if self.path else ""
         path = dialogs.ask_open_path(self.window, "Open graph", start)
-        if path and path.lower().endswith(".py"):  # a script: its step traced, collapsed by scope
-            from app.graph.scope_page import open_script
-
-            return open_script(self.window, path)
+        if path and path.lower().endswith(".py"):  # a script: run as Python, as if pasted (app/editor/code_runner.py)
+            return self.window.code_runner.open_script(path)
         return self.open(path, ask=False) if path else False
 
     def read(self, path):

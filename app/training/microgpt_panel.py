@@ -9,6 +9,7 @@ steps; the curve is redrawn by a 30 Hz timer from a preallocated buffer.
 Stop ends the run at its next step; closing the panel stops it and waits.
 """
 
+import os
 import time
 
 import numpy as np
@@ -29,13 +30,13 @@ from app.jobs import Job
 BATCH_S = 0.05  # the worker sends its losses at most this often
 
 
-def run_training(job, steps, sample_every):
+def run_training(job, steps, sample_every, path=None):
     """The work of the job: train, report batches of (step, loss, name) and samples."""
     from core.microgpt.train import train
 
     batch, sent = [], time.perf_counter()
     started = sent
-    for progress in train(steps, sample_every):
+    for progress in train(steps, sample_every, path=path):
         batch.append((progress.step, progress.loss, progress.name))
         now = time.perf_counter()
         if progress.samples or now - sent >= BATCH_S or progress.step == steps:
@@ -66,7 +67,11 @@ class MicroGPTPanel(QWidget):
         self.button = QPushButton("Train")
         self.button.setObjectName("microgpt-train")
         self.button.clicked.connect(self.toggle)
-        self.status = QLabel("The script's run: seed 42, 492 names shuffled, Adam (lr 0.01, falling to 0).")
+        self.path: str | None = None  # a names file of the learner's; None: the bundled names
+        self.names_button = QPushButton("Names…")
+        self.names_button.setToolTip("Train on a names file of your own: one name a line (like Karpathy's names.txt)")
+        self.names_button.clicked.connect(self.choose_names)
+        self.status = QLabel(self._about_names(None, 492))
         self.status.setWordWrap(True)
         self.plot = pg.PlotWidget()
         theme = getattr(getattr(parent, "scene", None), "theme", None)
@@ -87,6 +92,7 @@ class MicroGPTPanel(QWidget):
         for text, widget in (("steps", self.steps), ("sample every", self.every)):
             bar.addWidget(QLabel(text))
             bar.addWidget(widget)
+        bar.addWidget(self.names_button)
         bar.addWidget(self.button)
         bar.addStretch(1)
         body = QHBoxLayout()
@@ -100,6 +106,33 @@ class MicroGPTPanel(QWidget):
         self.timer.setInterval(33)
         self.timer.timeout.connect(self._redraw)
         self.resize(1100, 600)
+
+    @staticmethod
+    def _about_names(path, count):
+        where = "the bundled names" if path is None else os.path.basename(path)
+        return f"The script's run: seed 42, {count:,} names ({where}) shuffled, Adam (lr 0.01, falling to 0)."
+
+    def choose_names(self):
+        from app.files import dialogs
+
+        path = dialogs.ask_open_path(self, "Train microgpt on names", "", "Text files (*.txt);;All files (*)")
+        return self.use_names(path) if path else False
+
+    def use_names(self, path):
+        """Train on the names file at path from the next Train on; False (and why, in the status line) if not."""
+        from core.microgpt.data import NamesError, load_names
+
+        if self.job is not None:
+            self.status.setText("Stop the training first, then choose the names.")
+            return False
+        try:
+            docs = load_names(path)
+        except NamesError as e:
+            self.status.setText(f"Not used: {e}")
+            return False
+        self.path = path
+        self.status.setText(self._about_names(path, len(docs)))
+        return True
 
     @property
     def running(self):
@@ -118,11 +151,12 @@ class MicroGPTPanel(QWidget):
         self.names.clear()
         self.job = Job(0, None, self, name="microgpt")
         job = self.job
-        job.work = lambda: run_training(job, steps, every)
+        path = self.path
+        job.work = lambda: run_training(job, steps, every, path)
         job.progress.connect(self._progress)
         job.done.connect(self._done)
         self.button.setText("Stop")
-        self.status.setText("Recording a step's graph for each name length, then training…")
+        self.status.setText("Recording one step's graph (it serves every name length), then training…")
         self.timer.start()
         job.start()
 
@@ -184,7 +218,7 @@ def install_microgpt_training(window):
         "Train micro&gpt…",
         lambda: show_training(window),
         key="train microgpt",
-        tip="Train microgpt on the bundled names: the live loss curve and names it makes up",
+        tip="Train microgpt on the bundled names or a names file of yours: the live loss curve and names it makes up",
     )
 
 

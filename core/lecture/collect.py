@@ -37,6 +37,7 @@ from core import ops
 from core.engine import Value
 
 MAX_NODES = 200_000  # a graph larger than this is refused (microgpt's step is 130,000)
+MAX_POOL = 3_000_000  # nodes walked to find the outermost graphs, at most
 MAX_WALK = 100_000  # objects looked at while naming, at most
 MAX_DEPTH = 6  # attribute / index steps from a variable while naming
 MAX_ITEMS = 10_000  # items of one list looked at
@@ -145,6 +146,44 @@ def candidates(namespace: dict[str, Any], skip: set[str]) -> list[Any]:
     return list({id(v): v for v in found}.values())
 
 
+def outermost(focus: list[Any], everything: list[Any]) -> list[Any]:
+    """The graphs to draw: for the Values a cell is about (`focus`), the outermost Values
+    among `everything` the notebook holds whose graphs contain them (after `n._backward()`
+    that is `o`, not n), in the order of `everything` then `focus`; each once."""
+    pool = list({id(v): v for v in [*everything, *focus]}.values())
+    roots = roots_of(pool, MAX_POOL)
+    wanted = {id(v) for v in focus}
+    found, covered = [], set()
+    for root in roots:
+        hit, seen, stack = False, set(), [root]
+        while stack:
+            value = stack.pop()
+            if id(value) in seen:
+                continue
+            seen.add(id(value))
+            if id(value) in wanted:
+                hit = True
+                covered.add(id(value))
+            stack.extend(children_of(value))
+        if hit:
+            found.append(root)
+    order = {id(v): k for k, v in enumerate(focus)}
+    found.sort(key=lambda r: order.get(id(r), -1))  # the cell's own results keep their order, last
+    return found
+
+
+def size_at_least(roots: list[Any], limit: int) -> int:
+    """The number of nodes under roots, counted up to `limit` (a cheap "is it big?")."""
+    seen: set[int] = set()
+    stack = list(roots)
+    while stack and len(seen) < limit:
+        value = stack.pop()
+        if id(value) not in seen:
+            seen.add(id(value))
+            stack.extend(children_of(value))
+    return len(seen)
+
+
 def children_of(value: Any) -> list[Any]:
     """The operands of a studio Value, or of a learner's (read through core/foreign/shapes.py)."""
     if isinstance(value, Value):
@@ -154,7 +193,7 @@ def children_of(value: Any) -> list[Any]:
     return list(children(value)[0])
 
 
-def roots_of(found: list[Any]) -> list[Any]:
+def roots_of(found: list[Any], limit: int = 0) -> list[Any]:
     """The candidates no other candidate's graph uses, in their order."""
     used: set[int] = set()
     seen: set[int] = set()
@@ -164,8 +203,8 @@ def roots_of(found: list[Any]) -> list[Any]:
         if id(value) in seen:
             continue
         seen.add(id(value))
-        if len(seen) > MAX_NODES:
-            raise CollectError(f"the graph has more than {MAX_NODES:,} nodes: too many to draw")
+        if len(seen) > (limit or MAX_NODES):
+            raise CollectError(f"the graphs have more than {limit or MAX_NODES:,} nodes: too many to draw")
         for child in children_of(value):
             used.add(id(child))
             stack.append(child)
@@ -198,7 +237,7 @@ def graph_data(roots: list[Any], output: Any, bound: dict[int, str], walked: dic
                 raise CollectError(f"the leaf {name or _short(data)} is {data}: a leaf must be a finite number")
             node.update(kind="input" if name else "const", value=data, children=[])
         nodes.append(node)
-    return {"nodes": nodes, "output": ids[id(output)]}
+    return {"nodes": nodes, "output": ids[id(output)], "objects": order}
 
 
 def _topological(roots):

@@ -26,6 +26,15 @@ A notebook command (`%matplotlib inline`, `!pip install micrograd`) is not
 Python: such a line is left out, with a note, when the cell cannot be read
 otherwise (a blank line takes its place). Line numbers never change, so a
 message about line 7 means the learner's line 7.
+
+3. **Which turn of a loop is the last** (`loops=True`, the cell whose graph is
+   wanted). The iterable of a `for` loop that is in no other loop is wrapped:
+
+       for k in range(100):   ->      for k in __studio_loop__(range(100)):
+
+   The wrapper yields the same items and tells the runner when the last turn
+   begins: the graph a training loop leaves is the last turn's, and only that
+   turn's nodes need their scopes recorded (core/lecture/child.py).
 """
 
 from __future__ import annotations
@@ -36,6 +45,7 @@ import warnings
 
 BIND = "__studio_bind__"
 SHOW = "__studio_show__"
+LOOP = "__studio_loop__"
 
 _MAGIC = re.compile(r"^[ \t]*[%!]")
 
@@ -48,7 +58,7 @@ class CellSyntaxError(ValueError):
         super().__init__(f"line {line}, col {col}: {message}")
 
 
-def instrument(text: str, show: bool = True) -> tuple[str, ast.Module, list[str]]:
+def instrument(text: str, show: bool = True, loops: bool = False) -> tuple[str, ast.Module, list[str]]:
     """(the cell with the calls of the module docstring added, its syntax tree, notes).
 
     The calls go on the lines they belong to (`c = a + b; __studio_bind__('c', c)`),
@@ -67,6 +77,11 @@ def instrument(text: str, show: bool = True) -> tuple[str, ast.Module, list[str]
         said = said if len(said) <= 24 and "\n" not in said else ""  # what names the node if nothing else does
         inserts.append((e.lineno, _column(lines, e.lineno, e.col_offset), f"{SHOW}("))
         inserts.append((e.end_lineno, _column(lines, e.end_lineno, e.end_col_offset), f", {said!r})"))
+    if loops:
+        for s in _outer_loops(tree.body):
+            it = s.iter
+            inserts.append((it.lineno, _column(lines, it.lineno, it.col_offset), f"{LOOP}("))
+            inserts.append((it.end_lineno, _column(lines, it.end_lineno, it.end_col_offset), ")"))
     # right to left, so earlier columns stay where they were; at one spot, the last made first
     ordered = sorted(enumerate(inserts), key=lambda k: (k[1][0], k[1][1], k[0]), reverse=True)
     for _, (line, col, piece) in ordered:
@@ -116,6 +131,18 @@ def _top_level(statements):
             yield from _top_level(getattr(s, field, []))
         for handler in getattr(s, "handlers", []):
             yield from _top_level(handler.body)
+
+
+def _outer_loops(statements):
+    """The `for` loops of the cell that are inside no other loop, function or class."""
+    for s in statements:
+        if isinstance(s, ast.For):
+            yield s
+        elif isinstance(s, (ast.If, ast.With, ast.Try)):
+            for field in ("body", "orelse", "finalbody"):
+                yield from _outer_loops(getattr(s, field, []))
+            for handler in getattr(s, "handlers", []):
+                yield from _outer_loops(handler.body)
 
 
 def _assignments(statements):

@@ -22,10 +22,35 @@ from core.resources import shipped
 NAMES = shipped("data", "names.txt")
 
 
+MAX_NAMES = 1_000_000  # lines read at most (Karpathy's names.txt has 32,033)
+MAX_LETTERS = 200  # different characters at most: each is a token, and the model grows with them
+
+
+class NamesError(ValueError):
+    """A names file the model cannot learn from: the message says why and where."""
+
+
 def load_names(path: str = NAMES) -> list[str]:
-    """The documents: one name a line, blank lines skipped (as the script reads input.txt)."""
-    with open(path, encoding="utf-8") as f:
-        return [line.strip() for line in f if line.strip()]
+    """The documents: one name a line, blank lines skipped (as the script reads input.txt).
+    A file that cannot be read, holds no name, or is not text is a NamesError naming it."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            docs = []
+            for number, line in enumerate(f, start=1):
+                if number > MAX_NAMES:
+                    raise NamesError(f"{path}: more than {MAX_NAMES:,} lines; the model learns from fewer")
+                if line.strip():
+                    docs.append(line.strip())
+    except UnicodeDecodeError as e:
+        raise NamesError(f"{path}: not a text file in UTF-8 (byte {e.start}); one name a line is wanted") from None
+    except OSError as e:
+        raise NamesError(f"{path}: {e.strerror or e}") from None
+    if not docs:
+        raise NamesError(f"{path}: no names in it (one name a line)")
+    letters = set("".join(docs))
+    if len(letters) > MAX_LETTERS:
+        raise NamesError(f"{path}: {len(letters)} different characters; at most {MAX_LETTERS} (is it names?)")
+    return docs
 
 
 class Tokenizer:

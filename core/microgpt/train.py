@@ -20,6 +20,16 @@ op per level), forward then backward, and returns the loss and the grads of
 all 4,192 parameters. The numbers are the same as the scalar engine's (same
 ops in the same order per node; sums of grads differ in the last bits).
 
+One recording serves every length. Position p's nodes read only positions
+0..p (attention is causal), and the loss is `(1/n) * sum(losses)`, a chain of
+adds whose k-th partial sum covers positions 0..k. So the tape of the longest
+name (every position the model has) holds each shorter name's step as a
+prefix: each node is tagged with the last position it reads, the nodes of a
+level are sorted by it, and `step` runs only the nodes of positions < n, then
+takes the n-th partial sum times 1/n -- the same operations, in the same order,
+as the step of that name alone. Recording once instead of once per length is
+what makes the whole run fast, recording included (bench/README_scopes.md).
+
 `train(steps, ...)` is the script's loop on top -- same seed, same shuffled
 names, same Adam with its decaying learning rate -- yielding the loss of every
 step and, every `sample_every` steps, names sampled from the model.
@@ -70,6 +80,7 @@ class Level:
     b: np.ndarray | None
     param: np.ndarray | None
     logs: np.ndarray | None = None  # for the log nodes of the loss: which position each reads
+    cut: np.ndarray | None = None  # cut[n]: how many of its nodes (sorted by position) a name of n positions runs
 
 
 @dataclass
@@ -87,6 +98,8 @@ class Tape:
     probs: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.int64))  # (positions, vocab)
     n_embd: int = 16
     wte: int = 0  # where wte starts among the flat parameters
+    sums: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # the k-th partial sum's node
+    bos: int = 0
 
     @classmethod
     def record(cls, length: int, model: MicroGPT) -> Tape:
@@ -136,14 +149,34 @@ class Tape:
             a[i] = index[id(v._a)]
             if v._b is not None:
                 b[i] = index[id(v._b)]
-        level = np.zeros(n, dtype=np.int64)
-        for i in sorted(range(n), key=lambda i: max(a[i], b[i])):  # every operand before its reader
-            if a[i] >= 0:
-                level[i] = level[a[i]] + 1 if b[i] < 0 else max(level[a[i]], level[b[i]]) + 1
+        positions = len(probs_at)
+        # each node's level (after its operands) and last position read (its operands' latest; the loss's
+        # own node after all): plain lists in one pass, operands first
+        a_list, b_list, kinds_at = a.tolist(), b.tolist(), dict(zip(leaves, kinds))
+        where_at = dict(zip(leaves, where))
+        lev, pos = [0] * n, [-1] * n
+        for i in range(n):
+            ai, bi = a_list[i], b_list[i]
+            if ai < 0:
+                if kinds_at.get(i) == LEAF_EMBED:
+                    pos[i] = where_at[i] // cfg.n_embd
+                continue
+            if bi < 0:
+                lev[i], pos[i] = lev[ai] + 1, pos[ai]
+            else:
+                lev[i] = max(lev[ai], lev[bi]) + 1
+                pos[i] = max(pos[ai], pos[bi])
         log_nodes = {index[id(x)]: p for p, x in enumerate(logs)}
-        tape = cls(length, n, index[id(loss)], np.array(leaves), np.array(kinds), np.array(where),
+        for i, p in log_nodes.items():
+            pos[i] = p  # its operand is chosen by the target: position p's probabilities
+        root = index[id(loss)]
+        pos[root] = positions  # (1/n) * sum: computed by step() for each n
+        level, position = np.array(lev), np.array(pos)
+        tape = cls(length, n, root, np.array(leaves), np.array(kinds), np.array(where),
                    np.array([v.data for v in order]), n_embd=cfg.n_embd)  # fmt: skip
+        tape.bos = bos
         tape.probs = np.array([[index[id(x)] for x in probs] for probs in probs_at])
+        tape.sums = _partial_sums(loss, logs, index)
         is_log = np.zeros(n, dtype=bool)
         is_log[list(log_nodes)] = True
         for lv in range(1, int(level.max()) + 1):
@@ -153,15 +186,31 @@ class Tape:
                     nodes = np.nonzero(at & (op == code) & (is_log == picked))[0]
                     if not len(nodes):
                         continue
+                    nodes = nodes[np.argsort(position[nodes], kind="stable")]
                     name = OP_NAMES[code]
                     bs = b[nodes] if b[nodes[0]] >= 0 else None
                     ps = param[nodes] if name in ("pow", "rpow") else None
                     logs_p = np.array([log_nodes[i] for i in nodes]) if picked else None
-                    tape.levels.append(Level(name, nodes, a[nodes], bs, ps, logs_p))
+                    cut = np.searchsorted(position[nodes], np.arange(positions + 1), side="left")
+                    tape.levels.append(Level(name, nodes, a[nodes], bs, ps, logs_p, cut))
         return tape
 
+    @classmethod
+    def record_longest(cls, model: MicroGPT) -> Tape:
+        """The tape of the longest name the model reads whole (block_size - 1 letters, all
+        different): every shorter name's step is a prefix of it (see the module docstring)."""
+        cfg = model.config
+        return cls.record(min(cfg.block_size - 1, cfg.vocab_size - 1), model)
+
+    @property
+    def positions(self) -> int:
+        return len(self.probs)
+
     def step(self, tokens: list[int], params: np.ndarray) -> tuple[float, np.ndarray]:
-        """(loss, grads of the flat parameters) of the name `tokens` (BOS, its letters, BOS)."""
+        """(loss, grads of the flat parameters) of the name `tokens` (BOS, its letters, BOS):
+        its first n = min(positions, len(tokens) - 1) positions, as model.loss computes it."""
+        n = min(self.positions, len(tokens) - 1)
+        tokens = list(tokens[: self.positions + 1]) + [self.bos] * (self.positions + 1 - len(tokens))
         V = self.const.copy()
         kind, where, leaf = self.leaf_kind, self.leaf_index, self.leaf
         is_param = kind == LEAF_PARAM
@@ -171,29 +220,52 @@ class Tape:
         rows = np.asarray(tokens)[pos]
         embed_index = self.wte + rows * self.n_embd + j
         V[leaf[embed]] = params[embed_index]
-        targets = np.asarray(tokens[1 : len(self.probs) + 1])
-        picked_by_position = self.probs[np.arange(len(self.probs)), targets]
-        operands = []
+        targets = np.asarray(tokens[1 : self.positions + 1])
+        picked_by_position = self.probs[np.arange(self.positions), targets]
+        runs = []
         for lv in self.levels:
-            a = lv.a if lv.logs is None else picked_by_position[lv.logs]
-            operands.append(a)
-            x = V[a]
-            y = V[lv.b] if lv.b is not None else None
-            V[lv.out] = _FORWARD[lv.op](x, y, lv.param)
+            k = lv.cut[n] if lv.cut is not None else len(lv.out)
+            if not k:
+                continue
+            out = lv.out[:k]
+            a = lv.a[:k] if lv.logs is None else picked_by_position[lv.logs[:k]]
+            b = lv.b[:k] if lv.b is not None else None
+            p = lv.param[:k] if lv.param is not None else None
+            runs.append((lv.op, out, a, b, p))
+            V[out] = _FORWARD[lv.op](V[a], V[b] if b is not None else None, p)
         G = np.zeros(self.n)
-        G[self.root] = 1.0
-        for lv, a in zip(reversed(self.levels), reversed(operands)):
-            g = G[lv.out]
-            x = V[a]
-            y = V[lv.b] if lv.b is not None else None
-            da, db = _LOCAL[lv.op](x, y, V[lv.out], lv.param)
+        if len(self.sums):  # (1/n) * the n-th partial sum: d loss / d sum = 1/n
+            scale = 1 / n
+            loss = scale * float(V[self.sums[n - 1]])
+            G[self.sums[n - 1]] = scale * 1.0
+        else:
+            loss = float(V[self.root])
+            G[self.root] = 1.0
+        for op, out, a, b, p in reversed(runs):
+            g = G[out]
+            y = V[b] if b is not None else None
+            da, db = _LOCAL[op](V[a], y, V[out], p)
             np.add.at(G, a, da * g)
             if db is not None:
-                np.add.at(G, lv.b, db * g)
+                np.add.at(G, b, db * g)
         grads = np.zeros(len(params))
         np.add.at(grads, where[is_param], G[leaf[is_param]])
         np.add.at(grads, embed_index, G[leaf[embed]])
-        return float(V[self.root]), grads
+        return loss, grads
+
+
+def _partial_sums(loss: Value, logs: list[Value], index: dict[int, int]) -> np.ndarray:
+    """The nodes of `sum(losses)`, the k-th holding losses 0..k: the chain of adds under
+    the loss's `(1/n) * ...` whose other operand is the k-th position's loss (-log)."""
+    total = loss._b if loss._a is not None and loss._a._a is None else loss._a
+    chain = []
+    while total is not None and total._op == "+":
+        chain.append(total)
+        total = total._a if total._a is not None and total._a._op == "+" else None
+    chain.reverse()
+    if len(chain) != len(logs):
+        return np.zeros(0, dtype=np.int64)  # another shape of loss: the root is the loss, one length a tape
+    return np.array([index[id(c)] for c in chain])
 
 
 def _pow(x, k):
@@ -254,6 +326,14 @@ class Trainer:
         self.lr, self.beta1, self.beta2, self.eps = 0.01, 0.85, 0.99, 1e-8
 
     def tape(self, length: int) -> Tape:
+        """The tape that runs a name of `length` letters: the longest name's, recorded once,
+        for every length it holds as a prefix; one of its own for a longer name when the
+        data has too few letters to spell the longest with different ones."""
+        longest = self.tapes.get(0)
+        if longest is None:
+            longest = self.tapes[0] = Tape.record_longest(self.model)
+        if len(longest.sums) and (length + 1 <= longest.positions or longest.positions == self.model.config.block_size):
+            return longest
         tape = self.tapes.get(length)
         if tape is None:
             tape = self.tapes[length] = Tape.record(length, self.model)
@@ -291,9 +371,10 @@ class Trainer:
         return names
 
 
-def train(steps: int = 1000, sample_every: int = 0, seed: int = 42) -> Iterator[Progress]:
-    """Train microgpt for `steps` steps; yield each step's loss (and samples every `sample_every`)."""
-    trainer = Trainer(steps, seed)
+def train(steps: int = 1000, sample_every: int = 0, seed: int = 42, path: str | None = None) -> Iterator[Progress]:
+    """Train microgpt for `steps` steps; yield each step's loss (and samples every `sample_every`).
+    `path`: a names file of your own, one name a line (default: the bundled names)."""
+    trainer = Trainer(steps, seed, load_names(path) if path else None)
     for step in range(steps):
         loss, doc = trainer.step(step)
         samples = tuple(trainer.sample()) if sample_every and (step + 1) % sample_every == 0 else ()

@@ -234,6 +234,13 @@ def test_show_marks_no_node_whose_grad_their_class_does_not_keep(qtbot):
     window.close()
 
 
+def settled(qtbot, window):
+    """The scope page made the engine's Values it steps (a worker, after the first paint)."""
+    page = window._scope_page
+    qtbot.waitUntil(lambda: getattr(page, "_values_job", None) is not None, timeout=60_000)
+    qtbot.waitUntil(page._values_job.isFinished, timeout=60_000)
+
+
 def two_layers(xs, w):
     """A small model whose calls and loop turns become the scopes."""
 
@@ -262,6 +269,59 @@ def test_show_with_scopes_opens_the_graph_collapsed_by_scope(qtbot):
     assert "loss, by scope" in page.title.text()
     titles = [item.lines[0][1] for item in page.items.values()]
     assert titles.count("neuron") >= 3 and "inputs" in titles, titles  # a block per call of neuron()
+    settled(qtbot, window)
+    window.close()
+
+
+def their_two_layers(xs, w):
+    """two_layers with the learner's own class (no tanh in TutorialValue: products and sums)."""
+
+    def neuron(x):
+        return x * w
+
+    out = TutorialValue(0.0)
+    for layer in range(2):  # noqa: B007 -- its turns are scopes
+        for x in xs:
+            out = out + neuron(x)
+    return out
+
+
+def test_show_with_scopes_works_for_a_learners_own_class(qtbot):
+    # issue 42 item 5: recording(TheirValue) and show(loss, scopes=rec) on their class
+    from core.scopes.record import recording
+
+    xs, w = [TutorialValue(0.5 * k, label=f"x{k}") for k in range(3)], TutorialValue(0.3, label="w")
+    with recording(TutorialValue) as rec:
+        loss = their_two_layers(xs, w)
+    loss.label = "loss"
+    window = show(loss, block=False, scopes=rec)
+    qtbot.addWidget(window)
+    qtbot.waitUntil(lambda: bool(getattr(window, "_scope_page", None) and window._scope_page.items), timeout=60_000)
+    page = window._scope_page
+    assert "loss, by scope" in page.title.text()
+    titles = [item.lines[0][1] for item in page.items.values()]
+    assert "neuron" in titles or any(t.startswith("layer = ") for t in titles), titles
+    settled(qtbot, window)
+    window.close()
+
+
+def test_the_installed_show_accepts_scopes(qtbot, monkeypatch):
+    # issue 42 item 5: `from backprop_studio import show, recording` (resources/ in a checkout)
+    import app.show
+    import resources
+
+    monkeypatch.setattr(app.show, "loop_running", lambda: True)  # as under %gui qt: the window comes back
+    xs, w = [Value(0.5 * k, label=f"x{k}") for k in range(3)], Value(0.3, label="w")
+    with resources.recording() as rec:
+        loss = two_layers(xs, w)
+    loss.label = "loss"
+    window = resources.show(loss, scopes=rec)
+    qtbot.addWidget(window)
+    qtbot.waitUntil(lambda: bool(getattr(window, "_scope_page", None) and window._scope_page.items), timeout=60_000)
+    assert "loss, by scope" in window._scope_page.title.text()
+    with pytest.raises(TypeError, match="scopes=rec"):
+        app.show.show(loss, block=False, scopes="not a recorder")
+    settled(qtbot, window)
     window.close()
 
 

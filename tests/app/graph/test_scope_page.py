@@ -68,11 +68,10 @@ def test_find_opens_the_way_to_a_block(window, qtbot):
 def test_a_script_that_cannot_be_traced_says_why(window, qtbot, tmp_path):
     bad = tmp_path / "bad.py"
     bad.write_text("raise SystemExit(3)\n")
-    messages = []
-    window.show_message = messages.append
-    assert window.open_file(str(bad))
-    qtbot.waitUntil(lambda: bool(messages), timeout=60_000)
-    assert "Could not trace bad.py" in messages[-1] and getattr(window, "_scope_page", None) is None
+    assert window.open_file(str(bad))  # run as Python, as a pasted cell would be (issue 42 item 3)
+    qtbot.waitUntil(lambda: not window.code_runner.running, timeout=60_000)
+    assert "your code called exit()" in window.editor.error_text()
+    assert getattr(window, "_scope_page", None) is None
 
 
 def test_the_microgpt_preset_trains_with_a_live_curve_and_samples(window, qtbot):

@@ -50,3 +50,21 @@ def test_training_samples_names_every_n_steps():
     assert [bool(p.samples) for p in progress] == [False, True, False, True]
     assert all(isinstance(s, str) and s.isalpha() or s == "" for s in progress[1].samples)
     assert progress[0].loss == pytest.approx(3.358819808103668, abs=1e-12)  # the script's first loss
+
+
+@pytest.mark.parametrize("name", ["a", "bo", "emma", "christopher", "abcdefghijklmno", "maximilianalexanderson"])
+def test_the_longest_names_tape_runs_every_shorter_name_as_its_prefix(name):
+    # issue 42 item 4: one recording for every length (a 22-letter name is read to block_size positions)
+    trainer = Trainer(10)
+    model = trainer.model
+    tape = Tape.record_longest(model)
+    assert tape.positions == model.config.block_size
+    tokens = trainer.tokenizer.encode(name)
+    got, grads = tape.step(tokens, trainer.params)
+    for p in model.params:
+        p.grad = 0.0
+    out = loss(tokens, model)
+    out.backward()
+    assert got == pytest.approx(out.data, rel=0, abs=1e-12)
+    assert np.allclose(grads, [p.grad for p in model.params], rtol=0, atol=1e-12)
+    assert trainer.tape(len(name)) is trainer.tape(1)  # recorded once
