@@ -15,3 +15,12 @@ RUFF = shutil.which("ruff")
 def test_ruff_is_clean(command):
     result = subprocess.run([RUFF, *command], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_test_files_have_unique_basenames():
+    # pytest imports test modules by basename (no __init__.py in tests/): two alike stop the whole run
+    import collections
+    import pathlib
+
+    names = collections.Counter(p.name for p in pathlib.Path(__file__).parent.rglob("test_*.py"))
+    assert [n for n, k in names.items() if k > 1] == []
