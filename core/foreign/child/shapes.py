@@ -175,6 +175,7 @@ def backward_of(value: Any) -> Any:
 
 
 OPS = ("__add__", "__mul__")
+LIBRARIES = ("torch", "numpy", "jax", "jaxlib", "tensorflow", "mpmath", "sympy")  # tensors, not a learner's Value
 
 
 def is_value_class(cls: Any) -> bool:
@@ -200,6 +201,8 @@ def is_value_like(obj: Any) -> bool:
     if obj is None or isinstance(obj, (type, str, bytes, bool, int, float, complex, list, tuple, dict, set, frozenset)):
         return False
     cls = type(obj)
+    if (getattr(cls, "__module__", "") or "").split(".")[0] in LIBRARIES:
+        return False
     if not any(op in vars(base) for base in cls.__mro__[:-1] for op in OPS):
         return False
     try:
