@@ -28,6 +28,7 @@ from PySide6.QtWidgets import QApplication
 
 from core.engine import Value
 from core.foreign.document import differences_text, grad_differences, their_grads, to_document
+from core.foreign.shapes import is_value_like
 from core.foreign.trace import TraceError, trace
 from core.notebook import in_notebook, show_inline
 
@@ -46,7 +47,7 @@ def show(value, block=None, scopes=None):
     `recording()`; with your own Value class, `recording(YourValue)`."""
     if not is_value(value):
         raise TypeError(
-            f"show() needs a Value (an object with data, grad and _prev or _children), "
+            f"show() needs a Value (an object with a number in .data and a class that can add or multiply), "
             f"got {type(value).__name__}: {_short(value)}"
         )
     if block is None and in_notebook() and not loop_running():  # Jupyter, Colab, VS Code without %gui qt
@@ -149,11 +150,8 @@ def scoped_graph(value, scopes):
 
 
 def is_value(value):
-    """Ours, or anything shaped like micrograd's Value (duck-typed: nothing is called)."""
-    if isinstance(value, Value):
-        return True
-    has_children = hasattr(value, "_prev") or hasattr(value, "_children")
-    return has_children and hasattr(value, "data") and hasattr(value, "grad")
+    """Ours, or any learner's Value the checker reads (core/foreign/shapes.is_value_like)."""
+    return isinstance(value, Value) or is_value_like(value)
 
 
 def foreign_document(value):

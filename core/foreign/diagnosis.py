@@ -140,11 +140,13 @@ def diagnose(
     expected: float,
     tol: Tolerance = FLOAT64,
     others_moved: bool | None = None,
+    attached: bool | None = None,
 ) -> tuple[str, str]:
     """(code, sentence) naming the likely bug behind one wrong gradient change. Numbers
     are compared by the checker's one rule (core/foreign/agree.py) at `tol`;
     `others_moved`: did the step change any other operand's grad (None: read it
-    from the trace's objects, in the user's own process)."""
+    from the trace's objects, in the user's own process); `attached`: does the node
+    carry a closure of its own, not a leaf's do-nothing one (None: unknown)."""
 
     def close(a: float, b: float) -> bool:
         return agree(a, b, tol)
@@ -203,7 +205,7 @@ def diagnose(
             return f"{op}-derivative", _unary_cause(op, raw, name, guess, expected, got)
     if others_moved is None:
         others_moved = not all(close(float(tr.objects[c].grad), 0.0) for c in node.children if c != child)
-    if got == 0.0 and expected != 0.0 and not others_moved and before == 0.0:
+    if got == 0.0 and expected != 0.0 and not others_moved and before == 0.0 and attached is not True:
         return "no-backward", (
             f"{ref(node.name)}'s _backward added nothing to {ref(name)}.grad: is `out._backward = "
             f"_backward` missing in the {raw} op, or does it write to a copy?"
@@ -364,6 +366,10 @@ def zeroing_fault(first: dict[str, float], second: dict[str, float], left: list[
     y's grads after the passes before and after it, `left` the nodes it did not zero."""
     if left or any(not close(second[k], first[k]) for k in first):
         who = left[0] if left else "x"
+        if close(second["x"], first["x"]):  # the grads come out right anyway: say only what is left
+            effect = "; backward() sets the grads afresh, so nothing adds up yet -- but every node must start at 0"
+        else:
+            effect = f", so the second backward() gives x.grad = {fmt(second['x'])} instead of {fmt(first['x'])}"
         return {
             "node": who,
             "node_id": None,
@@ -372,7 +378,6 @@ def zeroing_fault(first: dict[str, float], second: dict[str, float], left: list[
             "diagnosis": "not-zeroed",
             "expected": first["x"],
             "got": second["x"],
-            "cause": f"grads not zeroed between passes: after your zero_grad(), {who}.grad is not 0, so the "
-            f"second backward() gives x.grad = {fmt(second['x'])} instead of {fmt(first['x'])}",
+            "cause": f"grads not zeroed between passes: after your zero_grad(), {who}.grad is not 0{effect}",
         }
     return None

@@ -134,10 +134,7 @@ def judge(case: battery.Case, got: dict[str, Any], eps: float, keep: bool = Fals
 
     runs = got.get("runs")
     if not got.get("steps") and any(n["children"] for n in got["graph"]):
-        result["notes"].append(
-            "your gradient code could not be stepped node by node (.grad cannot be set): "
-            "judged by your backward()'s results"
-        )
+        result["stepped"] = False  # the report says it once (core/foreign/runner.py)
     if runs is None:  # no backward(): their steps, and the grads they leave, are the verdict
         if step_fault is not None:
             result.update(status="fail", fault=step_fault, records=records)
@@ -145,7 +142,7 @@ def judge(case: battery.Case, got: dict[str, Any], eps: float, keep: bool = Fals
         final = _final_grads(records, tr)
         wrong = _wrong(truth, {k: final.get(got["made"].get(k)) for k in truth}, tol, reference)
         if wrong:
-            result.update(status="fail", fault=_wrong_result(wrong), records=records)
+            result.update(status="fail", fault=_wrong_result(wrong, prog), records=records)
         elif not checked and not truth:
             result.update(status="unchecked", why="no step could be checked and no grad compared")
         if keep:
@@ -189,7 +186,7 @@ def judge(case: battery.Case, got: dict[str, Any], eps: float, keep: bool = Fals
         watched = got.get("watched") or {}
         fault, their_records = pass_fault(tr, watched, records, lines)
         if fault is None:
-            fault = _wrong_result(verdict["wrong"])
+            fault = _wrong_result(verdict["wrong"], prog)
         result.update(fault=fault, records=their_records or records)
         if their_records:
             result["replay"] = "backward()"
@@ -219,6 +216,8 @@ def _name_nodes(tr: Trace, prog: dict[str, Any], made: dict[str, str]) -> None:
     """Leaves and named steps carry the test's names (x, y, h)."""
     for step in prog["steps"]:
         nid = made.get(step["id"])
+        if nid in tr.by_id and "method" in step and not tr.by_id[nid].raw_op and tr.by_id[nid].op is None:
+            tr.by_id[nid].raw_op = step["method"]  # no _op of theirs: the op is the method the test called
         name = step["id"] if "leaf" in step else step.get("name")
         if nid in tr.by_id and name and not tr.by_id[nid].name == name:
             if "leaf" in step or tr.by_id[nid].name.startswith(("(", "?")) or True:
@@ -411,8 +410,24 @@ def wrong_text(wrong: list[dict[str, Any]]) -> str:
     return "; ".join(parts)
 
 
-def _wrong_result(wrong: list[dict[str, Any]]) -> dict[str, Any]:
+def _wrong_result(wrong: list[dict[str, Any]], prog: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A wrong result no step of theirs could be pinned on; in a test of one op, that op."""
     first = wrong[0]
+    ops_of = [s for s in (prog or {}).get("steps", []) if "leaf" not in s]
+    if len(ops_of) == 1:
+        step = ops_of[0]
+        op = step.get("method") or step.get("call")
+        text = battery.source(prog).split("; ")[-1]
+        return {
+            "node": text,
+            "op": op,
+            "studio_op": battery.studio_op(step)[0],
+            "diagnosis": "wrong-derivative",
+            "expected": first["expected"],
+            "got": first["got"],
+            "cause": f"after your backward(): {wrong_text(wrong)} -- in a test of {op} alone, so your {op} "
+            "computes the wrong gradient",
+        }
     return {
         "node": first["name"],
         "op": None,
@@ -443,6 +458,7 @@ def step_records(
     records: list[dict[str, Any]] = []
     fault = None
     checked = 0
+    attached = {n["id"]: not n["default_closure"] for n in got["graph"] if "default_closure" in n}
     for raw in got.get("steps", []):
         nid = raw["node_id"]
         node = tr.by_id[nid]
@@ -519,6 +535,7 @@ def step_records(
                     _value(want),
                     tol,
                     others_moved,
+                    attached.get(nid),
                 )
                 fault = {
                     "node": node.name,

@@ -31,16 +31,15 @@ import pytest
 from core.foreign import hints
 from core.foreign.report import fault_lines
 from core.foreign.runner import check_file
+from core.foreign.shapes import BACKWARD, is_value_class
 
 STUDIO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 _checked: dict[str, dict[str, Any]] = {}
 
 
 def _looks_like_value(cls: Any) -> bool:
-    own = set()
-    for base in getattr(cls, "__mro__", ())[:-1]:
-        own |= set(vars(base))
-    return isinstance(cls, type) and bool(own & {"__add__", "__mul__"}) and "backward" in own
+    """A learner's Value class (core/foreign/shapes.is_value_class), defined by them, with a backward()."""
+    return is_value_class(cls) and any(callable(getattr(cls, name, None)) for name in BACKWARD)
 
 
 def engine_files(module: Any) -> list[str]:

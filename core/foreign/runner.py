@@ -322,6 +322,11 @@ def _report(path, lines, code, timed_out, timeout, memory, output, known, templa
     if start and start.get("stand_ins"):
         names = ", ".join(start["stand_ins"])
         notes.append(f"not installed here, replaced by an inert stand-in while your code loaded: {names}")
+    if any(c.get("stepped") is False for c in cases):
+        notes.append(
+            "your gradient code could not be stepped node by node (your grad cannot be set from outside): "
+            "judged by your backward()'s results"
+        )
     if start and start.get("leaf_note"):
         notes.append(f"your class's leaves need an opt-in flag: {start['leaf_note']}")
     if problem:

@@ -35,6 +35,7 @@ from typing import Any
 
 from core import ops
 from core.engine import Value
+from core.foreign.shapes import is_value_like
 
 MAX_NODES = 200_000  # a graph larger than this is refused (microgpt's step is 130,000)
 MAX_POOL = 3_000_000  # nodes walked to find the outermost graphs, at most
@@ -48,15 +49,8 @@ class CollectError(ValueError):
 
 
 def is_value(obj: Any) -> bool:
-    """A studio Value, or a learner's object shaped like one (`data` and `_prev` or `_children`)."""
-    if isinstance(obj, Value):
-        return True
-    if isinstance(obj, (type, types.ModuleType, types.FunctionType, str, bytes, int, float)):
-        return False
-    try:
-        return hasattr(obj, "data") and (hasattr(obj, "_prev") or hasattr(obj, "_children"))
-    except Exception:  # noqa: BLE001 -- their __getattr__ may raise anything
-        return False
+    """A studio Value, or a learner's object the checker reads as one (core/foreign/shapes.is_value_like)."""
+    return isinstance(obj, Value) or is_value_like(obj)
 
 
 def values_in(obj: Any) -> list[Any]:

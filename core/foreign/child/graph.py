@@ -136,6 +136,15 @@ def topological(root: Any, names: dict[int, str]) -> list[Any]:
     return order
 
 
+def _holds_number(value: Any, data: str) -> bool:
+    held = getattr(value, data, None)
+    try:
+        number(held if held is not None else getattr(value, "value", None))
+        return True
+    except (TypeError, ValueError):
+        return False
+
+
 class ReadError(ValueError):
     """A node of their graph holds no number where its data should be."""
 
@@ -157,6 +166,13 @@ def read(
     the attribute their class keeps its number in (shapes.Shape)."""
     names = names or {}
     order = topological(root, names)
+    for value in order:
+        if not isinstance(value, type(root)) and not _holds_number(value, data):
+            users = [raw_op_of(v) or "an op" for v in order if any(k is value for k in read_children(v)[0])]
+            raise ReadError(
+                f"your {users[0] if users else 'graph'} node keeps {value!r} (a {type(value).__name__}) among its "
+                "children: only Values belong there -- your own backward() will stumble on it too"
+            )
     ids = {id(v): f"n{i}" for i, v in enumerate(order, start=1)}
     nodes = []
     for value in order:

@@ -35,7 +35,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .build import apply, build
-from .graph import ReadError, closure_name, read
+from .graph import ReadError, backward_code, closure_name, read
 from .shapes import Shape, backward_of, children, eps_of, number, one_like, zero_like
 
 REPEATS = 8  # runs of their backward() per test: a set-order walk shows in some of them
@@ -317,7 +317,7 @@ class Probe:
         self.style = "closures"
 
     def grad(self, value: Any) -> float | None:
-        g = getattr(value, self.shape.grad, None)
+        g = self.shape.raw_grad(value)
         return None if g is None else number(g)
 
     def build(self, program: dict[str, Any], at: dict[str, float] | None = None) -> tuple[dict, dict[int, str]]:
@@ -333,6 +333,21 @@ class Probe:
             if step.get("name") and "leaf" not in step:
                 names.setdefault(id(made[step["id"]]), step["name"])
         return made, names
+
+    def _method_line(self, step: dict[str, Any]) -> list[Any] | None:
+        """[file, line, source] of the method of theirs a step calls (`def relu(self):`)."""
+
+        name = step.get("method") or {
+            "add": "__add__", "sub": "__sub__", "mul": "__mul__", "truediv": "__truediv__", "pow": "__pow__",
+            "neg": "__neg__", "abs": "__abs__",
+        }.get(step.get("call", ""))  # fmt: skip
+        method = getattr(self.V, name or "", None)
+        code = getattr(method, "__code__", None)
+        if code is None:
+            return None
+        import linecache
+
+        return [code.co_filename, code.co_firstlineno, linecache.getline(code.co_filename, code.co_firstlineno).strip()]
 
     def output(self, program: dict[str, Any], at: dict[str, float]) -> float | None:
         try:
@@ -351,7 +366,13 @@ class Probe:
             made, names = self.build(program)
             for step in program["steps"]:
                 if not isinstance(made[step["id"]], self.V):
-                    raise TypeError(f"{_text(step)} gave a {type(made[step['id']]).__name__}, not a {self.V.__name__}")
+                    error = TypeError(
+                        f"{_text(step)} gave a {type(made[step['id']]).__name__}, not a {self.V.__name__}"
+                        + (" (a `return out` missing?)" if made[step["id"]] is None else "")
+                    )
+                    out["error"] = their_error("building the expression", error, self.roots)
+                    out["error"]["at"] = self._method_line(step)
+                    return out
             out["forward"] = {sid: self.shape.read_data(v) for sid, v in made.items()}
         except BaseException as e:  # noqa: BLE001 -- their code
             if isinstance(e, (KeyboardInterrupt, SystemExit)):
@@ -365,6 +386,10 @@ class Probe:
             out["error"] = {"where": "reading your graph", "type": "ReadError", "message": str(e), "at": None}
             return out
         ids = {id(obj): n["id"] for n, obj in zip(nodes, objects)}
+        default = _code(backward_code(self.make(1.0)))  # a leaf's do-nothing closure
+        for node, obj in zip(nodes, objects):
+            if node["children"] and default is not None:
+                node["default_closure"] = _code(backward_code(obj)) is default
         out["graph"] = nodes
         out["made"] = {sid: ids.get(id(v)) for sid, v in made.items()}
         self.style = _style(root)
@@ -383,6 +408,8 @@ class Probe:
         """Zero every grad, seed the output, run their code for each node in a
         correct reverse topological order; one record per node."""
         by_id = {n["id"]: obj for n, obj in zip(nodes, objects)}
+        if self.shape.grad_is_method:
+            return []  # their grad is computed by a method: it cannot be zeroed and seeded from outside
         mine: dict[str, float] = {}  # MiniTorch keeps no interior derivative: the studio holds them
         try:
             if self.style == "minitorch":
@@ -445,7 +472,7 @@ class Probe:
         restore: list[tuple[Any, str, Any, bool]] = []
         attr = "chain_rule" if self.style == "minitorch" else (closure_name(objects[-1]) or "_backward")
         try:
-            for obj in objects:
+            for obj in objects if not self.shape.grad_is_method else ():
                 setattr(obj, self.shape.grad, zero_like(getattr(obj, self.shape.grad, None)))
         except Exception:  # noqa: BLE001 -- MiniTorch's derivative is None until set: fine
             pass
@@ -573,6 +600,10 @@ class Probe:
             return self.shape.read_data(apply(step, values))
         except Exception:  # noqa: BLE001 -- their forward there: no number
             return None
+
+
+def _code(fn: Any) -> Any:
+    return getattr(getattr(fn, "__func__", fn), "__code__", None)
 
 
 def _style(root: Any) -> str:

@@ -90,9 +90,10 @@ def tolerance(sample: Any) -> tuple[float, float]:
 class Shape:
     """Which attributes of their class hold the number and the gradient."""
 
-    def __init__(self, data: str, grad: str) -> None:
+    def __init__(self, data: str, grad: str, grad_is_method: bool = False) -> None:
         self.data = data
         self.grad = grad
+        self.grad_is_method = grad_is_method  # `x.grad()`: a sum of contributions, read by calling it
 
     @classmethod
     def of(cls, V: type) -> Shape:
@@ -102,16 +103,29 @@ class Shape:
         if data is None:
             raise ValueError("its Value(2.0) has no number in .data (or .value)")
         grad = next((a for a in GRAD if a != data and hasattr(leaf, a) and _grad_like(getattr(leaf, a))), None)
-        if grad is None:
-            raise ValueError("its Value(2.0) has no gradient in .grad (or .derivative, .d)")
-        return cls(data, grad)
+        if grad is not None:
+            return cls(data, grad)
+        for a in GRAD:  # a method that returns the gradient: `def grad(self): return sum(self._grad)`
+            method = getattr(leaf, a, None)
+            if a != data and callable(method) and not isinstance(method, type):
+                try:
+                    if _grad_like(method()):
+                        return cls(data, a, grad_is_method=True)
+                except Exception:  # noqa: BLE001 -- a method that needs arguments is no gradient
+                    continue
+        raise ValueError("its Value(2.0) has no gradient in .grad (or .derivative, .d)")
 
     def read_data(self, value: Any) -> float:
         return number(getattr(value, self.data))
 
+    def raw_grad(self, value: Any) -> Any:
+        """Their grad as they hold it (None if never set), read by calling where it is a method."""
+        g = getattr(value, self.grad, None)
+        return g() if self.grad_is_method and callable(g) else g
+
     def read_grad(self, value: Any) -> float:
         """Their grad as a float; a grad never set (MiniTorch's None) reads 0."""
-        g = getattr(value, self.grad, None)
+        g = self.raw_grad(value)
         return 0.0 if g is None else number(g)
 
 
@@ -161,6 +175,7 @@ def backward_of(value: Any) -> Any:
 
 
 OPS = ("__add__", "__mul__")
+LIBRARIES = ("torch", "numpy", "jax", "jaxlib", "tensorflow", "mpmath", "sympy")  # tensors, not a learner's Value
 
 
 def is_value_class(cls: Any) -> bool:
@@ -186,6 +201,8 @@ def is_value_like(obj: Any) -> bool:
     if obj is None or isinstance(obj, (type, str, bytes, bool, int, float, complex, list, tuple, dict, set, frozenset)):
         return False
     cls = type(obj)
+    if (getattr(cls, "__module__", "") or "").split(".")[0] in LIBRARIES:
+        return False
     if not any(op in vars(base) for base in cls.__mro__[:-1] for op in OPS):
         return False
     try:

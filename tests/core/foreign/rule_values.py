@@ -258,3 +258,72 @@ class PowerBug(Base):
             self.grad += k * self.data**k * out.grad
 
         return self._out(self.data**k, (self,), f"**{k}", back)
+
+
+class GradMethod:
+    """`grad` is a method summing the contributions each use left (a shape seen in public
+    repos): the studio reads it by calling it. Correct, for + and *."""
+
+    def __init__(self, data, _children=()):
+        self.data = data
+        self._grad = []
+        self._prev = tuple(_children)
+        self._backward = lambda: None
+
+    def grad(self):
+        return sum(self._grad)
+
+    def __add__(self, other):
+        out = GradMethod(self.data + other.data, (self, other))
+
+        def _backward():
+            self._grad.append(out.grad())
+            other._grad.append(out.grad())
+
+        out._backward = _backward
+        return out
+
+    def __mul__(self, other):
+        out = GradMethod(self.data * other.data, (self, other))
+
+        def _backward():
+            self._grad.append(other.data * out.grad())
+            other._grad.append(self.data * out.grad())
+
+        out._backward = _backward
+        return out
+
+    def backward(self):
+        topo, seen = [], set()
+
+        def build(v):
+            if id(v) not in seen:
+                seen.add(id(v))
+                for child in v._prev:
+                    build(child)
+                topo.append(v)
+
+        build(self)
+        for v in topo:
+            v._grad = []
+        self._grad = [1.0]
+        for v in reversed(topo):
+            v._backward()
+
+
+class ExponentChild(Base):
+    """__pow__ keeps the exponent itself among its children: their own backward() breaks."""
+
+    def __pow__(self, k):
+        def back(out):
+            self.grad += k * self.data ** (k - 1) * out.grad
+
+        return self._out(self.data**k, (self, k), f"**{k}", back)
+
+
+class NoReturn(Base):
+    """relu forgets `return out`."""
+
+    def relu(self):
+        out = Base(max(0.0, self.data), (self,), "ReLU")
+        out._backward = lambda: None

@@ -47,3 +47,23 @@ def test_a_report_is_plain_numbers(tmp_path):
     got = probe.Probe(Base, ()).run({"name": "t", "program": case.program})
     text = json.dumps(got)  # nothing but JSON: no object of theirs crosses
     assert set(got) >= {"forward", "graph", "steps", "runs", "fd", "local_fd"} and "object at" not in text
+
+
+def test_one_reading_of_what_a_value_is():
+    # show(), the lecture runner, the pytest plugin and the checker share the shapes table's test
+    import app.show
+    import core.lecture.collect
+    from core.foreign.shapes import is_value_like
+    from tests.core.foreign.rule_values import Base
+
+    class Scalar:  # MiniTorch's shape: no _prev, a history, a derivative
+        def __init__(self, v):
+            self.data, self.derivative, self.history = v, None, None
+
+        def __mul__(self, other):
+            return Scalar(self.data * other.data)
+
+    for value in (Base(1.0), Scalar(2.0)):
+        assert is_value_like(value) and app.show.is_value(value) and core.lecture.collect.is_value(value)
+    for value in (3.0, "x", [Base(1.0)], __import__("numpy").float64(2.0)):
+        assert not is_value_like(value) and not app.show.is_value(value)

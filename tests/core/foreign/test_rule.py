@@ -138,3 +138,22 @@ def test_made_up_difference_quotients_from_the_child_cannot_pass_a_wrong_grad():
                 port["f"] = [f0 + their * d for d in (port["h"], -port["h"], port["h"] / 2, -port["h"] / 2)]
     result = judge.judge(case, got, probe.eps)
     assert result["status"] == "fail" and result["fault"]["diagnosis"] == "power-rule"
+
+
+def test_a_grad_kept_as_a_method_is_read_by_calling_it():
+    report, text = verdict(rv.GradMethod)
+    assert report["status"] == "ok", text
+    assert any("could not be stepped" in n for n in report["notes"])  # said once, for the report
+
+
+def test_a_number_among_the_children_is_named_not_an_internal_error():
+    report, text = verdict(rv.ExponentChild)
+    assert report["status"] == "raised", text
+    assert "node keeps -1 (a int) among its children" in report["message"] and "data is None" not in text
+
+
+def test_an_op_without_return_out_names_its_method():
+    report, text = verdict(rv.NoReturn)
+    assert report["status"] == "raised", text
+    assert "`return out` missing?" in report["message"]
+    assert report["fault"]["line"].endswith("def relu(self):")
