@@ -1,8 +1,10 @@
 """The floors of core, as an import contract (issue 32 item 6): a module imports only
 from its own package and from the floors below it, so no import runs back up.
 
-    4  lessons, notebook       a lesson drives the debugger, documents, files, training;
-                               the notebook draws documents, traces and steps learners' graphs
+    5  microgpt                trains on the recorded graph (scopes)
+    4  lessons, notebook,      a lesson drives the debugger, documents, files, training;
+       scopes                  the notebook draws documents, traces and steps learners' graphs;
+                               scopes group big graphs and step them with the debugger's session
     3  debugger, lecture       steps documents, replays a learner's recorded pass; runs
                                lecture code in the learner-engine check's child process
     2  foreign, files          a learner's engine; the file formats (graphs, sessions)
@@ -24,10 +26,10 @@ FLOORS = {
     "files": 2,
     "debugger": 3,
     "lecture": 3,
-    "scopes": 3,  # issue 31: scopes read a learner's class (foreign)
+    "scopes": 4,  # issue 31: scopes read a learner's class (foreign); issue 40: step with DebugSession
     "lessons": 4,
     "notebook": 4,
-    "microgpt": 4,  # trains on the recorded graph (scopes)
+    "microgpt": 5,  # trains on the recorded graph (scopes)
 }
 
 
