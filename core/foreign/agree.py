@@ -78,8 +78,9 @@ def central(f: list[Any], h: float, f0: float | None = None) -> Derivative | Non
     """Their function's derivative from f = [f(x+h), f(x−h), f(x+h/2), f(x−h/2)]
     (and f0 = f(x) for the one-sided slopes). None when a value is missing or
     not finite (their forward raised, or x sits where the function is not defined)."""
-    values = [_num(v) for v in f]
-    if any(v is None or not math.isfinite(v) for v in values) or h <= 0:
+    read = [_num(v) for v in f]
+    values = [v for v in read if v is not None and math.isfinite(v)]
+    if len(values) != 4 or h <= 0:
         return None
     fp, fm, fp2, fm2 = values
     d1 = (fp - fm) / (2 * h)

@@ -115,8 +115,9 @@ def case_of(program: dict[str, Any]) -> battery.Case:
             steps.append(step)
         ids[node["id"]] = sid
         taken.add(sid)
-    prog = {"name": f"your expression: {program['text']}", "steps": steps, "output": ids[program["output"]]}
-    return battery.Case(prog["name"], prog, program["text"])
+    name = f"your expression: {program['text']}"
+    prog: dict[str, Any] = {"name": name, "steps": steps, "output": ids[program["output"]]}
+    return battery.Case(name, prog, program["text"])
 
 
 def _call(op: str, param: Any, args: list[str]) -> dict[str, Any]:

@@ -417,7 +417,7 @@ def _wrong_result(wrong: list[dict[str, Any]], prog: dict[str, Any] | None = Non
     if len(ops_of) == 1:
         step = ops_of[0]
         op = step.get("method") or step.get("call")
-        text = battery.source(prog).split("; ")[-1]
+        text = battery.source(prog or {}).split("; ")[-1]
         return {
             "node": text,
             "op": op,
@@ -451,7 +451,7 @@ def step_records(
     made = got.get("made", {})
     forward = {k: _f(v) for k, v in got["forward"].items()}
     local_fd = got.get("local_fd", {})
-    by_node = {}
+    by_node: dict[str, dict[str, Any]] = {}
     for step in prog["steps"]:
         if "leaf" not in step and made.get(step["id"]):
             by_node.setdefault(made[step["id"]], step)
@@ -587,7 +587,7 @@ def expected_changes(
         args = step["args"]
         ids = [made.get(a) if isinstance(a, str) else None for a in args]
         if set(i for i in ids if i) == set(node.children) and len(ports_fd) == len(args):
-            derivs = []
+            derivs: list[Derivative | None] = []
             for item in ports_fd:
                 if item is None:
                     derivs.append(None)
@@ -604,9 +604,10 @@ def expected_changes(
                     ]
                 table = _table_changes(step, ids, forward, out_grad)
                 out = {}
+                known = [d if d is not None else Derivative(0.0, 0.0, 0.0, 0.0) for d in derivs]  # None: a number
                 for c in dict.fromkeys(node.children):
                     ports = [i for i, x in enumerate(ids) if x == c]
-                    total = _sum([derivs[p] for p in ports])
+                    total = _sum([known[p] for p in ports])
                     scaled = Derivative(
                         total.value * out_grad,
                         total.err * abs(out_grad),
@@ -615,7 +616,7 @@ def expected_changes(
                     want: Any = scaled
                     if c in table:  # the studio's exact derivative; theirs too where it is near (a regulariser)
                         want = [scaled, *table[c]] if any(near(scaled, t, TOL_ANY) for t in table[c]) else table[c]
-                    out[c] = (want, "central differences of your forward", ports, [derivs[p].value for p in ports])
+                    out[c] = (want, "central differences of your forward", ports, [known[p].value for p in ports])
                 return out
     if node.op is None:
         return None
@@ -790,14 +791,27 @@ def topo_item(result: dict[str, Any] | None, failed: bool) -> dict[str, Any] | N
         return None
     name = result["name"]
     for item in result["results"]:
+        fault: dict[str, Any] | None
         if "error" in item:
+            text = error_text(item["error"])
             fault = {
                 "node": None,
                 "op": name,
                 "studio_op": None,
                 "diagnosis": "raised",
-                "cause": error_text(item["error"]),
+                "cause": text,
+                "line": line_text(item["error"].get("at")),
             }
+            if failed:  # their sort raised where the grads were wrong: an error of theirs, with its line
+                return {
+                    "kind": "case",
+                    "name": battery.TOPO_CASE,
+                    "status": "error",
+                    "steps": 0,
+                    "notes": [],
+                    "error": text,
+                    "fault": {**fault, "case": item["program"]},
+                }
         else:
             fault = check_listing(name, item["listed"], interpret(item["graph"]))
         if fault:

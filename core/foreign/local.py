@@ -63,7 +63,7 @@ def run_class(V: type, request: dict[str, Any], report: Any, namespace: dict[str
 
     loaded = child.load
     try:
-        child.load = lambda path: (namespace or {V.__name__: V}, _roots(V))  # type: ignore[assignment]
+        child.load = lambda path: (namespace or {V.__name__: V}, _roots(V))
         run({**request, "engine": "<in process>"}, report)
     finally:
         child.load = loaded

@@ -43,6 +43,7 @@ import json
 import os
 import signal
 import sys
+import threading
 import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -348,7 +349,7 @@ class Watcher:
     def __init__(self, paths, printed):
         self.paths, self.printed = paths, printed
         self.cell, self.done = 0, False
-        self.main = __import__("threading").main_thread().ident
+        self.main = threading.main_thread().ident
 
     def start(self):
         import threading

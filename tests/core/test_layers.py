@@ -25,8 +25,8 @@ FLOORS = {
     "foreign": 2,
     "files": 2,
     "debugger": 3,
-    "lecture": 3,
     "scopes": 4,  # issue 31: scopes read a learner's class (foreign); issue 40: step with DebugSession
+    "lecture": 5,  # issue 42: a big cell's graph opens collapsed by the scopes it recorded
     "lessons": 4,
     "notebook": 4,
     "microgpt": 5,  # trains on the recorded graph (scopes)

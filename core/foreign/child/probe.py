@@ -100,9 +100,13 @@ def _stand_in(name: str) -> None:
     import types
 
     module = types.ModuleType(name)
-    module.__getattr__ = lambda attr: (
-        _Inert() if not attr.startswith("__") else (_ for _ in ()).throw(AttributeError(attr))
-    )  # type: ignore[method-assign]
+
+    def inert(attr: str) -> Any:
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        return _Inert()
+
+    setattr(module, "__getattr__", inert)  # noqa: B010 -- a module-level __getattr__ (PEP 562)
     module.__path__ = []  # a package: its submodules get stand-ins too
     sys.modules[name] = module
     STAND_INS.append(name)
@@ -275,7 +279,8 @@ def _unary_op(V: type, name: str, make: Callable[[float], Any]) -> bool:
 
 def _reaches(out: Any, x: Any, limit: int = 50) -> bool:
     """Is `x` among the values `out` was made from (a fused op may hide it a few nodes down)?"""
-    seen, stack = set(), [out]
+    seen: set[int] = set()
+    stack = [out]
     while stack and len(seen) < limit:
         v = stack.pop()
         if v is x:
@@ -540,7 +545,8 @@ class Probe:
     def their_runs(self, program: dict[str, Any], repeats: int) -> list[dict[str, Any]]:
         """Their backward() on `repeats` fresh builds (kept alive, so no build reuses
         another's memory and set order; some with sets reordered): named grads each."""
-        runs, kept = [], []
+        runs: list[dict[str, Any]] = []
+        kept: list[Any] = []
         for i in range(repeats):
             kept.extend(self.make(0.0) for _ in range(i))
             try:
@@ -579,7 +585,7 @@ class Probe:
             if "leaf" in step:
                 continue
             args = step.get("args", ())
-            ports = []
+            ports: list[dict[str, Any] | None] = []
             for i, a in enumerate(args):
                 if not isinstance(a, str):
                     ports.append(None)
