@@ -488,6 +488,8 @@ class LessonsPanel(LessonMoves, StepFit, QWidget):
         self.body.setStretchFactor(self.text, share)
         self.body.setStretchFactor(self.verdict, 10 - share)
         self.question_box.show_result(explanation, self._colors["right" if ok else "wrong"])
+        # never squeezed below two lines (a tall panel with a network's picture left it 0 px)
+        self.verdict.setMinimumHeight(min(self.verdict_height(), 2 * self.result.fontMetrics().height() + 12))
         self.share_text()
         self._room_for_the_step()
         self.roomChanged.emit()
