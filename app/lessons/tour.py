@@ -138,10 +138,15 @@ def settle(window):
     """Let the posted layout and the presenter's fit run (no waiting for time)."""
     from PySide6.QtWidgets import QApplication
 
-    for _ in range(3):
+    before = None
+    for _ in range(8):  # until the fit settles (a fit moves widths, which the next fit reads)
         QApplication.processEvents()
         if window.appearance.presenting:
             window._size_presenter_docks()
+        now = (window.docks["lessons"].height(), window.lessons.text.viewport().size())
+        if now == before:
+            break
+        before = now
     QApplication.processEvents()
 
 
