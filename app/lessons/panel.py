@@ -380,6 +380,12 @@ class LessonsPanel(LessonMoves, StepFit, QWidget):
         prompt = item.prompt if item is not None else (self.snapshot.prompt if self.snapshot else None)
         self.question_box.setVisible(prompt is not None)
         self.verdict.hide()
+        sizes = getattr(self, "_list_sizes", None)
+        if sizes is not None and not self.list.isVisible() and not getattr(self, "_presenting", False):
+            self.list.show()  # put away while a verdict showed: back at the height it had
+            self.splitter.setSizes(sizes)
+        self._list_sizes = None
+        self._cap_list()
         self.body.setStretchFactor(self.text, 3)  # beside the network's picture, as built
         self.body.setStretchFactor(self.verdict, 2)
         self.share_text()
@@ -482,20 +488,29 @@ class LessonsPanel(LessonMoves, StepFit, QWidget):
         self.body.setStretchFactor(self.text, share)
         self.body.setStretchFactor(self.verdict, 10 - share)
         self.question_box.show_result(explanation, self._colors["right" if ok else "wrong"])
+        # never squeezed below two lines (a tall panel with a network's picture left it 0 px)
+        self.verdict.setMinimumHeight(min(self.verdict_height(), 2 * self.result.fontMetrics().height() + 12))
         self.share_text()
         self._room_for_the_step()
         self.roomChanged.emit()
 
-    def _room_for_the_step(self):
-        """A tall panel (a side dock on a laptop) gives the list of lessons at most a
-        fifth of its height while a verdict shows: the step's text and the verdict
-        need it (at 1280x720 the list's share left the text no line at all)."""
+    def _cap_list(self):
+        """A tall panel gives the list of lessons at most a fifth of its height while a
+        step is on screen (at 1280x720 its default share left the step's text no line)."""
         if self.splitter.orientation() != Qt.Vertical or not self.list.isVisible():
             return
         first, second = self.splitter.sizes()
         most = max(self.list.minimumSizeHint().height(), int(0.2 * (first + second)))
         if first > most:
             self.splitter.setSizes([most, first + second - most])
+
+    def _room_for_the_step(self):
+        """A tall panel (a side dock on a laptop) puts the list of lessons away while a
+        verdict shows: the step's text and the verdict need its room (at 1280x720 the
+        list's share left them a line or less); the next step brings it back."""
+        if self.splitter.orientation() == Qt.Vertical and self.list.isVisible():
+            self._list_sizes = self.splitter.sizes()
+            self.list.hide()
 
     def _regrade(self, item):
         """(ok, explanation) for an answer to an item already scored (typed again)."""

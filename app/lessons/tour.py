@@ -104,15 +104,13 @@ def digit_ink(window, nid):
 def canvas_facts(window, focus):
     """What the class sees of the step's nodes on the canvas: are they all whole in
     view, and how large are their digits (em from the zoom, ink from the picture)."""
-    from app.graph.node_paint import number_screen_px
-
     view, scene = window.view, window.scene
     items = [scene.node_item(nid) for nid in focus if scene.node_item(nid) is not None]
     seen = view.mapToScene(view.viewport().rect()).boundingRect()
     if not items or not view.isVisible():
         return {"focus": len(focus), "in_view": 0, "em": 0.0, "ink": 0.0}
     inside = [item for item in items if seen.contains(item.sceneBoundingRect())]
-    em = min(number_screen_px(item, view.zoom()) for item in items)
+    em = scene.theme.font("number").pixelSize() * view.zoom()  # the digits' font at this zoom (the ink is measured)
     ink = max((digit_ink(window, item.nid) for item in inside[:3]), default=0.0)
     return {"focus": len(items), "in_view": len(inside), "em": round(em, 1), "ink": round(ink, 1)}
 
@@ -138,10 +136,15 @@ def settle(window):
     """Let the posted layout and the presenter's fit run (no waiting for time)."""
     from PySide6.QtWidgets import QApplication
 
-    for _ in range(3):
+    before = None
+    for _ in range(8):  # until the fit settles (a fit moves widths, which the next fit reads)
         QApplication.processEvents()
         if window.appearance.presenting:
             window._size_presenter_docks()
+        now = (window.docks["lessons"].height(), window.lessons.text.viewport().size())
+        if now == before:
+            break
+        before = now
     QApplication.processEvents()
 
 
