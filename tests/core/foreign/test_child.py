@@ -33,9 +33,7 @@ def test_the_harness_imports_only_the_standard_library(name):
 
 def test_the_installed_copy_runs_with_nothing_of_the_studio(tmp_path):
     launcher = install_child(str(tmp_path))
-    assert sorted(os.listdir(tmp_path / "bps_child")) == sorted(
-        f for f in os.listdir(CHILD) if f.endswith(".py")
-    )
+    assert sorted(os.listdir(tmp_path / "bps_child")) == sorted(f for f in os.listdir(CHILD) if f.endswith(".py"))
     assert open(launcher, encoding="utf-8").read().startswith("import os, sys")
 
 
