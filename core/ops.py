@@ -13,6 +13,9 @@ writes it. Each of those reads this table, so they cannot disagree:
     forward  a * b               the output from its operands' data
     local    b, a                d out / d a and d out / d b, one function each
     math     'b', 'a'            the same derivatives in math notation
+    array_forward, array_backward   the op on numpy arrays, for batched replay
+                                    (core/training/numpy_ops.py binds them to numpy)
+    question, answer   the hint ladder's question on its derivative (core/foreign/hints.py)
 
 so that `d(a·b)/da = b` is `notation(MUL)[0]`. The `Value` methods in
 `core/engine.py` stay written out one by one -- that is where a learner looks for
@@ -43,7 +46,7 @@ for x >= 0, and d(a/b)/db is -(a/b)/b, never -a/(b*b), whose b*b underflows to
 import math
 import operator
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 INF = math.inf
 NAN = math.nan
@@ -153,6 +156,19 @@ class Op(NamedTuple):
     call: Callable  # the op on Values, as a learner writes it: call(*operands, *param)
     infix: str = ""  # binary ops: the operator between the operands: '·'
     param: str = ""  # 'k' (pow) or 'c' (rpow): the number the op carries
+    # the same op on arrays, for batched replay (core/training/numpy_ops.py hands them numpy as `xp`):
+    array_forward: Callable | None = None  # array_forward(xp, a, b, param, out): writes the output into out
+    array_backward: Callable | None = None  # array_backward(xp, out, a, b, g, param) -> (da, db), added to the grads
+    question: str = ""  # the hint ladder's question on this op's derivative (core/foreign/hints.py)
+    answer: str = ""  # and its answer
+
+
+def add_array(xp: Any, a: Any, b: Any, param: Any, out: Any) -> None:
+    xp.add(a, b, out=out)
+
+
+def add_array_backward(xp: Any, out: Any, a: Any, b: Any, g: Any, param: Any) -> tuple[Any, Any]:
+    return g, g  # d(a+b)/da = 1, d(a+b)/db = 1
 
 
 ADD = Op(
@@ -169,7 +185,21 @@ ADD = Op(
     short="+",
     infix="+",
     call=operator.add,  # a + b
+    array_forward=add_array,
+    array_backward=add_array_backward,
+    question="what is d(a + b)/da, and d(a + b)/db?",
+    answer="both are 1",
 )
+
+
+def sub_array(xp: Any, a: Any, b: Any, param: Any, out: Any) -> None:
+    xp.subtract(a, b, out=out)
+
+
+def sub_array_backward(xp: Any, out: Any, a: Any, b: Any, g: Any, param: Any) -> tuple[Any, Any]:
+    return g, -g  # d(a-b)/da = 1, d(a-b)/db = -1
+
+
 SUB = Op(
     "sub",
     "-",
@@ -184,7 +214,21 @@ SUB = Op(
     short="−",
     infix="−",
     call=operator.sub,  # a - b
+    array_forward=sub_array,
+    array_backward=sub_array_backward,
+    question="what is d(a − b)/da, and d(a − b)/db?",
+    answer="1 and −1",
 )
+
+
+def mul_array(xp: Any, a: Any, b: Any, param: Any, out: Any) -> None:
+    xp.multiply(a, b, out=out)
+
+
+def mul_array_backward(xp: Any, out: Any, a: Any, b: Any, g: Any, param: Any) -> tuple[Any, Any]:
+    return b * g, a * g  # d(a*b)/da = b, d(a*b)/db = a
+
+
 MUL = Op(
     "mul",
     "*",
@@ -199,7 +243,21 @@ MUL = Op(
     short="·",
     infix="·",
     call=operator.mul,  # a * b
+    array_forward=mul_array,
+    array_backward=mul_array_backward,
+    question="what is d(a·b)/da, and d(a·b)/db?",
+    answer="d(a·b)/da = b and d(a·b)/db = a",
 )
+
+
+def div_array(xp: Any, a: Any, b: Any, param: Any, out: Any) -> None:
+    xp.divide(a, b, out=out)
+
+
+def div_array_backward(xp: Any, out: Any, a: Any, b: Any, g: Any, param: Any) -> tuple[Any, Any]:
+    return g / b, -((out / b) * g)  # 1/b and -(a/b)/b: divided, as the engine does (no b*b to underflow)
+
+
 DIV = Op(
     "div",
     "/",
@@ -215,7 +273,21 @@ DIV = Op(
     short="/",
     infix="/",
     call=operator.truediv,  # a / b
+    array_forward=div_array,
+    array_backward=div_array_backward,
+    question="what is d(a/b)/da, and d(a/b)/db?",
+    answer="1/b and −a/b²",
 )
+
+
+def neg_array(xp: Any, a: Any, b: Any, param: Any, out: Any) -> None:
+    xp.negative(a, out=out)
+
+
+def neg_array_backward(xp: Any, out: Any, a: Any, b: Any, g: Any, param: Any) -> tuple[Any, Any]:
+    return -g, None  # d(-x)/dx = -1
+
+
 NEG = Op(
     "neg",
     "neg",
@@ -229,7 +301,29 @@ NEG = Op(
     code=("-1",),
     short="−x",
     call=operator.neg,  # -a
+    array_forward=neg_array,
+    array_backward=neg_array_backward,
+    question="what is d(−a)/da?",
+    answer="−1",
 )
+
+
+def pow_array(xp: Any, a: Any, b: Any, k: Any, out: Any) -> None:
+    if k == 0.5:  # x ** 0.5 is sqrt(x), as the engine and PyTorch take it: -0.0 at -0.0, nan at -inf
+        xp.sqrt(a, out=out)
+    else:
+        xp.power(a, k, out=out)
+
+
+def pow_array_backward(xp: Any, out: Any, a: Any, b: Any, g: Any, k: Any) -> tuple[Any, Any]:
+    # k * x^(k-1); for k = 0 the output is constant: 0 (the engine adds nothing)
+    if k == 0:
+        return xp.zeros_like(g), None
+    if k == 0.5:  # 0.5 / sqrt(x): -inf at -0.0, nan at -inf (pow_local)
+        return (0.5 / xp.sqrt(a)) * g, None
+    return (k * xp.power(a, k - 1)) * g, None
+
+
 POW = Op(
     "pow",
     "**{k}",
@@ -244,7 +338,25 @@ POW = Op(
     short="^{k}",
     param="k",
     call=operator.pow,  # a ** k
+    array_forward=pow_array,
+    array_backward=pow_array_backward,
+    question="what is d(x^k)/dx?",
+    answer="k·x^(k−1)",
 )
+
+
+def rpow_array(xp: Any, a: Any, b: Any, c: Any, out: Any) -> None:
+    xp.power(c, a, out=out)
+
+
+def rpow_array_backward(xp: Any, out: Any, a: Any, b: Any, g: Any, c: Any) -> tuple[Any, Any]:
+    # c^x * ln(c); for c = 0 and x >= 0 the output is constant: 0 (rpow_local)
+    contribution = (out * ieee_log(c)) * g
+    if c == 0.0:
+        contribution = xp.where(a >= 0.0, 0.0, contribution)
+    return contribution, None
+
+
 RPOW = Op(
     "rpow",
     "{c}**",
@@ -259,7 +371,21 @@ RPOW = Op(
     short="{c}^x",
     param="c",
     call=lambda a, c: c**a,  # c ** a
+    array_forward=rpow_array,
+    array_backward=rpow_array_backward,
+    question="what is d(c^x)/dx, written with out = c^x?",
+    answer="c^x·ln c (out.data times ln c)",
 )
+
+
+def relu_array(xp: Any, a: Any, b: Any, param: Any, out: Any) -> None:
+    xp.copyto(out, xp.where(a <= 0.0, 0.0, a))  # `0 if x <= 0 else x`: nan stays nan
+
+
+def relu_array_backward(xp: Any, out: Any, a: Any, b: Any, g: Any, param: Any) -> tuple[Any, Any]:
+    return xp.where(a <= 0.0, 0.0, g), None  # 1 if x > 0 else 0 (the engine adds nothing for x <= 0)
+
+
 RELU = Op(
     "relu",
     "relu",
@@ -274,7 +400,21 @@ RELU = Op(
     code=("(a.data > 0)",),
     short="relu",
     call=operator.methodcaller("relu"),  # a.relu()
+    array_forward=relu_array,
+    array_backward=relu_array_backward,
+    question="what is d relu(x)/dx, for x > 0 and for x < 0?",
+    answer="1 for x > 0, 0 for x < 0",
 )
+
+
+def tanh_array(xp: Any, a: Any, b: Any, param: Any, out: Any) -> None:
+    xp.tanh(a, out=out)
+
+
+def tanh_array_backward(xp: Any, out: Any, a: Any, b: Any, g: Any, param: Any) -> tuple[Any, Any]:
+    return (1.0 - out * out) * g, None  # 1 - tanh(x)^2
+
+
 TANH = Op(
     "tanh",
     "tanh",
@@ -288,7 +428,21 @@ TANH = Op(
     code=("1 - out.data²",),
     short="tanh",
     call=operator.methodcaller("tanh"),  # a.tanh()
+    array_forward=tanh_array,
+    array_backward=tanh_array_backward,
+    question="what is d tanh(x)/dx, written with t = tanh(x)?",
+    answer="1 − t²",
 )
+
+
+def exp_array(xp: Any, a: Any, b: Any, param: Any, out: Any) -> None:
+    xp.exp(a, out=out)
+
+
+def exp_array_backward(xp: Any, out: Any, a: Any, b: Any, g: Any, param: Any) -> tuple[Any, Any]:
+    return out * g, None  # e^x
+
+
 EXP = Op(
     "exp",
     "exp",
@@ -302,7 +456,21 @@ EXP = Op(
     code=("out.data",),
     short="exp",
     call=operator.methodcaller("exp"),  # a.exp()
+    array_forward=exp_array,
+    array_backward=exp_array_backward,
+    question="what is d exp(x)/dx?",
+    answer="exp(x) itself (out.data)",
 )
+
+
+def log_array(xp: Any, a: Any, b: Any, param: Any, out: Any) -> None:
+    xp.log(a, out=out)
+
+
+def log_array_backward(xp: Any, out: Any, a: Any, b: Any, g: Any, param: Any) -> tuple[Any, Any]:
+    return g / a, None  # 1/x, as out.grad / x
+
+
 LOG = Op(
     "log",
     "log",
@@ -316,7 +484,23 @@ LOG = Op(
     code=("1/a.data",),
     short="log",
     call=operator.methodcaller("log"),  # a.log()
+    array_forward=log_array,
+    array_backward=log_array_backward,
+    question="what is d log(x)/dx?",
+    answer="1/x",
 )
+
+
+def sigmoid_array(xp: Any, a: Any, b: Any, param: Any, out: Any) -> None:
+    # the two stable forms sigmoid_float picks between, so exp never overflows
+    e = xp.exp(-xp.abs(a))
+    xp.copyto(out, xp.where(a >= 0.0, 1.0 / (1.0 + e), e / (1.0 + e)))
+
+
+def sigmoid_array_backward(xp: Any, out: Any, a: Any, b: Any, g: Any, param: Any) -> tuple[Any, Any]:
+    return (out * (1.0 - out)) * g, None  # s * (1 - s)
+
+
 SIGMOID = Op(
     "sigmoid",
     "sigmoid",
@@ -330,6 +514,10 @@ SIGMOID = Op(
     code=("out.data·(1 - out.data)",),
     short="sigmoid",
     call=operator.methodcaller("sigmoid"),  # a.sigmoid()
+    array_forward=sigmoid_array,
+    array_backward=sigmoid_array_backward,
+    question="what is d σ(x)/dx, written with s = σ(x)?",
+    answer="s·(1 − s)",
 )
 
 TABLE = (ADD, SUB, MUL, DIV, NEG, POW, RPOW, RELU, TANH, EXP, LOG, SIGMOID)

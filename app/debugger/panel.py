@@ -1,16 +1,18 @@
 """The debugger dock: controls, timeline, step list, explanation, breakpoints, gradient check.
 
 `DebuggerPanel` is a thin view over a `DebuggerController` (controller.py),
-which in turn forwards to core's headless `DebugSession`. Everything a lesson needs is reachable
-from the panel as a small API:
+which in turn forwards to core's headless `DebugSession`. The moves and the state live on the
+controller, the one API a lesson or a test drives:
 
-    panel.reset()  step()  step_back()  seek(k)  run_to_end()  run_to(nid)
-    panel.play()  pause()  forward_reset()  forward_step()  forward_all()  stop()
-    panel.stepper  panel.forward_stepper  panel.phase  panel.controller
-    panel.stepped(record)       after every move
-    panel.set_quiz_mode(on)  panel.answer_quiz(text)  panel.reveal_quiz()
-    panel.explanation_text()    the explanation as plain text
-    panel.toggle_breakpoint(nid)  panel.set_theme(theme)
+    panel.controller.reset()  step()  step_back()  seek(k)  run_to_end()  run_to(nid)
+    panel.controller.play()  pause()  forward_reset()  forward_step()  forward_all()  stop()
+    panel.controller.toggle_breakpoint(nid)  answer_quiz(text)  reveal_quiz()
+
+The panel itself adds only what is drawn:
+
+    panel.stepped(record)       a signal after every move
+    panel.set_quiz_mode(on)  panel.explanation_text()  panel.set_theme(theme)
+    panel.run_gradient_check()  panel.climb_hint()
     panel.actions               {'step': QAction, ...} for menus and toolbars
 
 Keys: F10 step (from "Debugger ready" the first press runs step 1; at the end it

@@ -1,7 +1,7 @@
 """Stepping a learner's own backward pass, recorded in a child process.
 
 A learner's Value class runs only in a child process (core/foreign/runner.py).
-There, `check.py` ran THEIR `_backward` one node at a time and wrote down,
+There, the harness (core/foreign/child/probe.py) ran THEIR `_backward` one node at a time and wrote down,
 after each call, the grads of that node's operands -- plain numbers:
 
     step 1   f = h·h + y   ran its _backward:  h.grad 0 -> 1,  y.grad 0 -> 1
@@ -191,7 +191,7 @@ class ReplayStepper(BackwardStepper):
 
     def _right(self, record, child):
         """The changes of child.grad the chain rule allows in `record`, as the checker
-        (core/foreign/check.py) allows them: the operands either way round when their
+        (core/foreign/judge.py) allows them: the operands either way round when their
         order is unknown, and 0 or out.grad for relu at exactly 0."""
         node, g = record.node, record.out_grad
         locals_ = [value for _sym, value in record.local]

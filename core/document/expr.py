@@ -87,6 +87,7 @@ MAX_EXPONENT = 1_000
 DEFAULT_VALUE = 1.0
 
 FUNCTIONS = METHODS  # relu tanh exp log sigmoid, from the op table
+_METHOD_LIST = " ".join(f".{name}()" for name in METHODS)  # for the error messages
 RESERVED = ("Value",) + FUNCTIONS
 
 # Python's operator -> the document op whose engine `_op` it is
@@ -349,9 +350,7 @@ class _Builder:
         if isinstance(e, ast.Attribute):
             if e.attr in FUNCTIONS:
                 self.fail_attribute(e, f"'.{e.attr}' is a method: call it, '.{e.attr}()'")
-            self.fail_attribute(
-                e, f"'.{e.attr}' is not supported (the methods are .relu() .tanh() .exp() .log() .sigmoid())", True
-            )
+            self.fail_attribute(e, f"'.{e.attr}' is not supported (the methods are {_METHOD_LIST})", True)
         what = _EXPRESSIONS_REFUSED.get(type(e), f"'{type(e).__name__}'")
         self.fail(e, f"{what} is not supported", True)
 
@@ -487,7 +486,7 @@ class _Builder:
             if func.attr not in FUNCTIONS:
                 self.fail_attribute(
                     func,
-                    f"unknown method '.{func.attr}()' (the methods are .relu() .tanh() .exp() .log() .sigmoid())",
+                    f"unknown method '.{func.attr}()' (the methods are {_METHOD_LIST})",
                     True,
                 )
             if e.args or e.keywords:

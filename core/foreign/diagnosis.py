@@ -1,6 +1,6 @@
 """Why a learner's gradient is wrong: the classic bugs, from the numbers they leave.
 
-`check.py` finds the first wrong number; this module says what it most likely
+`judge.py` finds the first wrong number; this module says what it most likely
 means. A hand-written micrograd engine goes wrong in a handful of ways, and
 each leaves a recognisable fingerprint. The evidence for one wrong step is:
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from core import ops
 from core.document.expr import ExprError, parse
 from core.foreign import battery
 
@@ -38,21 +39,8 @@ __all__ = ["ExprError", "case_of", "missing_ops", "program_of"]
 
 MAX_NODES = 500  # the child steps every node; a typed expression is small
 
-# the battery's name for what each document op needs from the class
-NEEDS = {
-    "add": "add",
-    "sub": "sub",
-    "mul": "mul",
-    "div": "div",
-    "neg": "neg",
-    "pow": "pow",
-    "rpow": "rpow",
-    "relu": "relu",
-    "tanh": "tanh",
-    "exp": "exp",
-    "log": "log",
-    "sigmoid": "sigmoid",
-}
+# the battery's name for what each document op needs from the class: its own name in the op table
+NEEDS = {op.name: op.name for op in ops.TABLE}
 
 
 # -----------------------------------------------------------------------------

@@ -18,24 +18,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from core import ops
 from core.foreign.diagnosis import DIAGNOSES
 
 RUNGS = 4
 
 # the local derivative of each op, asked as a question and then given
-QUESTION = {
-    "add": ("what is d(a + b)/da, and d(a + b)/db?", "both are 1"),
-    "sub": ("what is d(a − b)/da, and d(a − b)/db?", "1 and −1"),
-    "mul": ("what is d(a·b)/da, and d(a·b)/db?", "d(a·b)/da = b and d(a·b)/db = a"),
-    "div": ("what is d(a/b)/da, and d(a/b)/db?", "1/b and −a/b²"),
-    "neg": ("what is d(−a)/da?", "−1"),
-    "pow": ("what is d(x^k)/dx?", "k·x^(k−1)"),
-    "relu": ("what is d relu(x)/dx, for x > 0 and for x < 0?", "1 for x > 0, 0 for x < 0"),
-    "tanh": ("what is d tanh(x)/dx, written with t = tanh(x)?", "1 − t²"),
-    "exp": ("what is d exp(x)/dx?", "exp(x) itself (out.data)"),
-    "log": ("what is d log(x)/dx?", "1/x"),
-    "sigmoid": ("what is d σ(x)/dx, written with s = σ(x)?", "s·(1 − s)"),
-}
+# per op: the question on its derivative and its answer, from the op table (core/ops.py)
+QUESTION = {op.name: (op.question, op.answer) for op in ops.TABLE if op.question}
 
 FIX = {d.code: d.fix for d in DIAGNOSES}  # the one table: core/foreign/diagnosis.py
 

@@ -16,6 +16,5 @@ from core.foreign.child.shapes import (  # noqa: F401 -- the one table, re-expor
     is_value_like,
     number,
     one_like,
-    tolerance,
     zero_like,
 )

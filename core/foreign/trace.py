@@ -38,23 +38,14 @@ from core.foreign.child import graph
 # Op names as learners write them
 
 SPELLINGS = {
+    **{op.name: op.name for op in ops.TABLE if not op.param},  # each op's own name ('**k' forms: normalize_op)
     "+": "add",
-    "add": "add",
     "*": "mul",
-    "mul": "mul",
     "×": "mul",
     "·": "mul",
     "/": "div",
-    "div": "div",
     "truediv": "div",
-    "sub": "sub",
-    "neg": "neg",
-    "relu": "relu",
-    "tanh": "tanh",
-    "exp": "exp",
-    "log": "log",
     "ln": "log",
-    "sigmoid": "sigmoid",
     "σ": "sigmoid",
 }
 

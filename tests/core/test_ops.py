@@ -284,3 +284,27 @@ def test_every_op_of_the_table_says_how_a_value_computes_it():
         extra = [3] if op.param == "k" else [2.0] if op.param == "c" else []
         out, expected = op.call(*operands, *extra), by_hand[op.name](*operands, *extra)
         assert (out._op, out.data) == (expected._op, expected.data), op.name
+
+
+# -----------------------------------------------------------------------------
+# One row per op feeds every backend (issue 41 item 2)
+
+
+def test_every_row_carries_its_array_forms_and_the_numpy_table_is_made_from_them():
+    import numpy as np
+
+    from core.training.numpy_ops import NUMPY_OPS
+
+    assert list(NUMPY_OPS) == [op.name for op in ops.TABLE]
+    for op in ops.TABLE:
+        numpy_op = NUMPY_OPS[op.name]
+        assert numpy_op.forward.func is op.array_forward and numpy_op.forward.args == (np,)
+        assert numpy_op.backward.func is op.array_backward and numpy_op.backward.args == (np,)
+
+
+def test_the_hint_questions_come_from_the_rows():
+    from core.foreign.hints import QUESTION
+
+    assert QUESTION == {op.name: (op.question, op.answer) for op in ops.TABLE if op.question}
+    assert set(QUESTION) == {op.name for op in ops.TABLE}  # every op's hint asks about its own derivative
+    assert QUESTION["mul"] == ("what is d(a·b)/da, and d(a·b)/db?", "d(a·b)/da = b and d(a·b)/db = a")

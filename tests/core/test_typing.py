@@ -1,17 +1,12 @@
-"""Core's public API carries type hints, and mypy agrees with them.
+"""Core's public API carries type hints: an `ast` walk that every public function and
+method of the annotated modules says what it returns (cheap, runs without mypy).
 
-Two checks keep the habit: an `ast` walk that every public function and method
-of the annotated modules says what it returns (cheap, always runs), and mypy
-over those modules (skipped when mypy is not installed; the `test` extra in
-pyproject.toml installs it, and `[tool.mypy]` there holds its settings).
+mypy itself runs over all of core and app in tests/test_mypy.py, as `[tool.mypy]` in
+pyproject.toml says.
 """
 
 import ast
-import subprocess
-import sys
 from pathlib import Path
-
-import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -124,43 +119,3 @@ def test_the_return_check_can_fail(tmp_path):
     )
     names = [entry.split(" ")[1] for entry in _missing_returns(module, tmp_path)]
     assert names == ["unsaid", "A.method"]
-
-
-def _mypy_command():
-    try:
-        import mypy  # noqa: F401
-    except ImportError:
-        return None
-    return [sys.executable, "-m", "mypy"]
-
-
-@pytest.mark.slow  # 3-8 s: mypy reads the modules and their imports from a cold cache
-def test_mypy_passes_on_the_annotated_modules(tmp_path):
-    command = _mypy_command()
-    if command is None:
-        pytest.skip("mypy is not installed (pip install -e '.[test]')")
-    # settings come from [tool.mypy] in pyproject.toml; the two flags are repeated so a
-    # run without that file still checks only these modules
-    result = subprocess.run(
-        [*command, "--ignore-missing-imports", "--follow-imports=silent", "--cache-dir", str(tmp_path), *ANNOTATED],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert result.returncode == 0, f"mypy found errors:\n{result.stdout}{result.stderr}"
-
-
-def test_mypy_reports_a_wrong_hint(tmp_path):
-    command = _mypy_command()
-    if command is None:
-        pytest.skip("mypy is not installed")
-    (tmp_path / "wrong.py").write_text("def half(x: int) -> str:\n    return x // 2\n")
-    result = subprocess.run(
-        [*command, "--cache-dir", str(tmp_path / "cache"), "wrong.py"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert result.returncode != 0 and "return-value" in result.stdout

@@ -70,23 +70,6 @@ def eps_of(sample: Any) -> float:
     return 2.0**-52
 
 
-def tolerance(sample: Any) -> tuple[float, float]:
-    """(relative, absolute) tolerance for numbers of `sample`'s type: float64 is judged
-    to ~1e-6, float32 to ~1e-3 (its epsilon is 1.2e-7 and a 40-step chain rounds 40
-    times), float16 to ~1e-1."""
-    dtype = getattr(sample, "dtype", None)
-    eps = 2.0**-52
-    if dtype is not None:
-        try:
-            import numpy
-
-            eps = float(numpy.finfo(dtype).eps)
-        except (ImportError, TypeError, ValueError):
-            pass
-    rel = max(1e-6, 1e4 * eps)
-    return rel, rel * 1e-3
-
-
 class Shape:
     """Which attributes of their class hold the number and the gradient."""
 

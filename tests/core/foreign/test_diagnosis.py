@@ -84,6 +84,17 @@ def test_a_sign_flip_in_subtraction():
     assert code == "sign" and "wrong sign in `-`" in cause
 
 
+@pytest.mark.parametrize("op", ["neg", "-"])  # a learner's unary minus, spelled as its class spells it
+def test_a_sign_flip_in_negation(op):
+    # d(−x)/dx = −1: `self.grad += out.grad` in __neg__ adds +g where −g is due (issue 41's surviving plant)
+    x = V(1.5)
+    out = V(-1.5, (x,), op)
+    tr = traced(out, x=x)
+    assert tr.by_id[nid(tr, out)].op == "neg"
+    code, cause = why(tr, out, x, after=2.0, expected=-2.0, out_grad=2.0, local=[-1.0])
+    assert code == "sign" and "wrong sign in" in cause and "should be -2" in cause
+
+
 @pytest.mark.parametrize(
     "got, words",
     [  # x**3 at x = 2: the right local derivative is 3·2² = 12; k = 3 keeps the four slips apart

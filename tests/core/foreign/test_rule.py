@@ -36,6 +36,52 @@ def test_relu_at_its_kink_accepts_either_slope():
         assert check_case(V, "x = 0.0; s = -2.0; x.relu()*s")["status"] == "pass"
 
 
+def _relu_with_slope_at_zero(slope):
+    class Kink(rv.Base):
+        def relu(self):
+            def back(out):
+                self.grad += (slope if self.data == 0 else float(self.data > 0)) * out.grad
+
+            return self._out(max(0.0, self.data), (self,), "ReLU", back)
+
+    return Kink
+
+
+@pytest.mark.parametrize("slope, status", [(0.0, "pass"), (0.5, "pass"), (1.0, "pass"), (2.0, "fail"), (-1.0, "fail")])
+def test_relu_at_its_kink_takes_a_slope_between_the_one_sided_ones_and_no_other(slope, status):
+    # relu'(0): 0, 1 or anything between is a subgradient; 2 or −1 is a bug (issue 41's surviving plant)
+    result = check_case(_relu_with_slope_at_zero(slope), "x = 0.0; s = -2.0; x.relu()*s")
+    assert result["status"] == status
+    if status == "fail":
+        assert result["fault"]["diagnosis"] == "relu-derivative"
+
+
+def test_relu_just_off_its_kink_is_not_a_kink():
+    # relu' = 1 at x = -0.001 is wrong: only x = 0 exactly is the kink
+    assert check_case(rv.ReluKinkOne, "x = -0.001; s = -2.0; x.relu()*s")["status"] == "pass"
+
+    class OneEverywhere(rv.Base):
+        def relu(self):
+            def back(out):
+                self.grad += out.grad
+
+            return self._out(max(0.0, self.data), (self,), "ReLU", back)
+
+    assert check_case(OneEverywhere, "x = -0.001; s = -2.0; x.relu()*s")["status"] == "fail"
+
+
+def test_a_sign_flip_in_their_own_neg_is_named_a_wrong_sign():
+    class NegBug(rv.Base):
+        def __neg__(self):
+            def back(out):
+                self.grad += out.grad  # d(−x)/dx = −1
+
+            return self._out(-self.data, (self,), "neg", back)
+
+    result = check_case(NegBug, "x = 1.5; s = 2.0; (-x)*s")
+    assert result["status"] == "fail" and result["fault"]["diagnosis"] == "sign"
+
+
 def test_the_battery_never_tests_relu_at_zero():
     report, _ = verdict(rv.Base)
     relu = [c["name"] for c in report["cases"] if c["name"].startswith("relu(x) at")]
