@@ -55,6 +55,7 @@ MAX_SNAPSHOT = 1_000_000  # nodes whose numbers are noted before the new cell, t
 BIG = 3_000  # nodes: a larger graph opens collapsed by scope (core/scopes)
 RECORD_AT_MOST = 400_000  # nodes the scope recorder holds; a new top-level loop turn then starts afresh
 KEEP_PER_NAME = 4  # Values a name keeps naming (`c = a + b; c += 1` names both c); a loop's older ones go
+KEEP_ROOTS = 4  # Values a backward() ran from, remembered (held) at most
 TICK = 0.5  # seconds between two progress lines
 OUTPUT = 64 << 20  # bytes the child may write to any file (the report travels by pipe)
 
@@ -391,7 +392,7 @@ class Backwards:
 
         from core.engine import Value
 
-        self.roots: dict[int, object] = {}  # id -> the Value, held so the id stays its own
+        self.roots: dict[int, object] = {}  # id -> the Value, held so the id stays its own (the last ones)
         self.undo = []
         self._wrap(Value)
         build_class = builtins.__build_class__
@@ -413,7 +414,10 @@ class Backwards:
         roots = self.roots
 
         def backward(self, *args, **kwargs):
+            roots.pop(id(self), None)
             roots[id(self)] = self
+            while len(roots) > KEEP_ROOTS:  # a training loop's earlier graphs go (they may be freed)
+                del roots[next(iter(roots))]
             return method(self, *args, **kwargs)
 
         backward.__doc__ = method.__doc__

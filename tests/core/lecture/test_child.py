@@ -115,3 +115,15 @@ def test_a_draw_dot_line_shows_its_graph_not_an_out():
     assert result.error is None, result.error
     assert result.out == ""  # the picture is the canvas, as the notebook's is under the cell
     assert result.doc.nodes[result.doc.effective_output()].label == "o"
+
+
+def test_a_training_loop_does_not_keep_every_steps_graph_alive():
+    # repro: the Values backward() ran from were all held, and micrograd's demo ran out of memory
+    code = cells.CLASSES + (
+        "n = MLP(3, [8, 8, 1])\n"
+        "for k in range(400):\n"
+        "    loss = sum((n(x) - 1.0)**2 for x in [[2.0, 3.0, -1.0]] * 20)\n"
+        "    loss.backward()\n"
+    )
+    result = run_cell(code, memory=200 << 20)  # 400 steps' graphs (~2,400 nodes each) held would not fit
+    assert result.error is None, result.error
