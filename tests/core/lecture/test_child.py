@@ -127,3 +127,15 @@ def test_a_training_loop_does_not_keep_every_steps_graph_alive():
     )
     result = run_cell(code, memory=200 << 20)  # 400 steps' graphs (~2,400 nodes each) held would not fit
     assert result.error is None, result.error
+
+
+def test_weights_holding_another_graphs_grads_are_not_called_wrong():
+    # repro: micrograd's decision-boundary cell marked 337 weights wrong: their grads were the training loss's
+    notebook = Notebook()
+    assert notebook.run(
+        cells.CLASSES + "n = MLP(3, [4, 1])\nloss = (n([1.0, 2.0, 3.0]) - 1.0)**2\nloss.backward()\n"
+    ).ran
+    result = notebook.run("score = n([0.5, -1.0, 2.0])\n")
+    assert result.error is None, result.error
+    assert any(grad != 0 for _data, grad in result.state.values())  # the weights' grads, from the loss
+    assert result.wrong == {}
