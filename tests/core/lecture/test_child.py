@@ -139,3 +139,11 @@ def test_weights_holding_another_graphs_grads_are_not_called_wrong():
     assert result.error is None, result.error
     assert any(grad != 0 for _data, grad in result.state.values())  # the weights' grads, from the loss
     assert result.wrong == {}
+
+
+def test_many_separate_graphs_draw_the_last_one():
+    # a score per point of a grid, as the demo's decision-boundary cell makes
+    result = run_cell("w = Value(0.5, label='w')\nscores = [w * x for x in range(50)]\n")
+    assert result.error is None, result.error
+    assert result.roots == 1 and len(result.doc.nodes) == 3
+    assert any("50 separate graphs: the last one is drawn" in note for note in result.notes)
