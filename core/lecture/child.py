@@ -138,8 +138,11 @@ class Recorder:
         self.active = False  # True while the new cell runs
         self.turn = None  # called at each turn of the new cell's top-level loops
         self.backwards = None  # the Backwards of the run: which Values a backward() ran from
+        self.cell_globals = None  # the new cell's module namespace, seen from its first assignment
 
     def bind(self, name, obj):
+        if self.active:  # the running cell's variables, should it stop before runpy hands them back
+            self.cell_globals = sys._getframe(1).f_globals
         held = self.keep.setdefault(name, [])
         for i, value in enumerate(self.collect.values_in(obj)):
             key = id(value)
@@ -261,12 +264,17 @@ def run_cells(cells: list[str], seconds: int, memory: int) -> dict:
         trees.append(tree)
         if last:
             notes += cell_notes
-    paths, codes = [], []
+    import linecache
+    import runpy
+
+    paths = []
     for k, source in enumerate(sources):
         paths.append(os.path.abspath(f"cell_{k}.py"))  # the working folder is a fresh temporary one
-        codes.append(compile(source, paths[-1], "exec"))
         with open(paths[-1], "w", encoding="utf-8") as f:
-            f.write(cells[k])  # what tracebacks and the scopes' names quote: their text, line for line
+            f.write(source)
+        # what tracebacks and the scopes' names quote: their text, line for line (no mtime: never re-read)
+        lines = cells[k].splitlines(keepends=True)
+        linecache.cache[paths[-1]] = (len(cells[k]), None, lines, paths[-1])
 
     micrograd_backward()
     backwards = Backwards()
@@ -296,10 +304,11 @@ def run_cells(cells: list[str], seconds: int, memory: int) -> dict:
                 record.active, record.turn = True, scopes.turn
                 scopes.start(namespace)
             try:
-                namespace.update(__name__="__main__", __file__=path)
-                exec(codes[k], namespace)  # their code, in this child only
+                namespace = runpy.run_path(path, namespace, "__main__")  # their code, in this child only
             except BaseException as e:  # noqa: BLE001 -- whatever their code raises is reported
                 failure, failed_at = e, k
+                if last and record.cell_globals is not None:  # stopped: its Values as they were
+                    namespace = record.cell_globals
                 break
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
@@ -349,7 +358,9 @@ class Watcher:
     def __init__(self, paths, printed):
         self.paths, self.printed = paths, printed
         self.cell, self.done = 0, False
-        self.main = __import__("threading").main_thread().ident
+        import threading
+
+        self.main = threading.main_thread().ident
 
     def start(self):
         import threading
