@@ -1,10 +1,11 @@
 """The floors of core, as an import contract (issue 32 item 6): a module imports only
 from its own package and from the floors below it, so no import runs back up.
 
-    4  lessons, notebook       a lesson drives the debugger, documents, files, training;
-                               the notebook draws documents, traces and steps learners' graphs
-    3  debugger, lecture       steps documents, replays a learner's recorded pass; runs
-                               lecture code in the learner-engine check's child process
+    4  lessons, notebook,      a lesson drives the debugger, documents, files, training;
+       lecture                 the notebook draws documents, traces and steps learners' graphs;
+                               lecture code runs in the learner-engine check's child process,
+                               a big graph recorded by scope (issue 42)
+    3  debugger, scopes        steps documents, replays a learner's recorded pass
     2  foreign, files          a learner's engine; the file formats (graphs, sessions)
     1  document, training      the editable graph; the training loop
     0  the engine and its op table, nn, losses, optim, format, gradcheck, tape
@@ -23,7 +24,7 @@ FLOORS = {
     "foreign": 2,
     "files": 2,
     "debugger": 3,
-    "lecture": 3,
+    "lecture": 4,  # issue 42: a big graph of a pasted cell is recorded by scope (scopes)
     "scopes": 3,  # issue 31: scopes read a learner's class (foreign)
     "lessons": 4,
     "notebook": 4,
