@@ -461,6 +461,12 @@ class MainWindow(QMainWindow):
         self.files.detach()  # a trace, not the file's graph: Save must ask where
         return True
 
+    def open_scoped(self, graph, title):
+        """Show a ScopedGraph collapsed by scope on the big-graph page (app/graph/scope_page.py)."""
+        from app.graph.scope_page import open_scoped
+
+        return open_scoped(self, graph, title)
+
     def open_file(self, path):
         """Open a saved graph (app/files/actions.py); on any fault the graph shown stays.
         A .py script runs as Python, by the rules of a pasted cell (app/editor/code_runner.py):

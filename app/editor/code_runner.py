@@ -191,13 +191,11 @@ class CodeRunner:
         return True
 
     def _open_big(self, result: Any, kept: int) -> bool:
-        from app.graph.scope_page import open_scoped
-
         window = self.window
         self.result = None
         window.editor.show_notes(result.notes, result.printed, kept, result.out)
         title, self.title = self.title or result.title, ""
-        opened = open_scoped(window, result.big, f"{title}, by scope")
+        opened = window.open_scoped(result.big, f"{title}, by scope")
 
         from_file, self.from_file = self.from_file, False
 

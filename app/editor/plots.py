@@ -146,8 +146,8 @@ def drawn(figure: dict[str, Any], plot: pg.PlotWidget | None = None) -> pg.PlotW
             colour = record.get("color") or _format_colour(str(record.get("format", ""))) or LINE_COLOURS[lines % 6]
             lines += 1
             item.plot(xs, ys, pen=pg.mkPen(colour, width=2), connect="finite")
-    for key, axis in (("xlim", "setXRange"), ("ylim", "setYRange")):
-        limits = figure.get(key)
+    for field, axis in (("xlim", "setXRange"), ("ylim", "setYRange")):
+        limits = figure.get(field)
         if isinstance(limits, list) and len(limits) == 2:
             getattr(item, axis)(float(limits[0]), float(limits[1]), padding=0)
     return plot

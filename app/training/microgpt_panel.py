@@ -113,9 +113,9 @@ class MicroGPTPanel(QWidget):
         return f"The script's run: seed 42, {count:,} names ({where}) shuffled, Adam (lr 0.01, falling to 0)."
 
     def choose_names(self):
-        from app.files import dialogs
+        from PySide6.QtWidgets import QFileDialog
 
-        path = dialogs.ask_open_path(self, "Train microgpt on names", "", "Text files (*.txt);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(self, "Train microgpt on names", "", "Text files (*.txt);;All files (*)")
         return self.use_names(path) if path else False
 
     def use_names(self, path):

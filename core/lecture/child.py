@@ -51,11 +51,12 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 STANDIN = os.path.join(HERE, "standin")
 MAX_PRINTED = 8_000
 MAX_OUT = 3_000  # characters of the last line's value (`Out:`)
-MAX_ROOTS = 4  # separate graphs drawn at most (the last ones)
+MAX_ROOTS = 4  # separate graphs drawn at most; beyond, the last one alone
 MAX_SNAPSHOT = 1_000_000  # nodes whose numbers are noted before the new cell, to see what it touched
 BIG = 3_000  # nodes: a larger graph opens collapsed by scope (core/scopes)
 RECORD_AT_MOST = 400_000  # nodes the scope recorder holds; a new top-level loop turn then starts afresh
 KEEP_PER_NAME = 4  # Values a name keeps naming (`c = a + b; c += 1` names both c); a loop's older ones go
+KEEP_ROOTS = 4  # Values a backward() ran from, remembered (held) at most
 TICK = 0.5  # seconds between two progress lines
 OUTPUT = 64 << 20  # bytes the child may write to any file (the report travels by pipe)
 
@@ -138,8 +139,11 @@ class Recorder:
         self.active = False  # True while the new cell runs
         self.turn = None  # called at each turn of the new cell's top-level loops
         self.backwards = None  # the Backwards of the run: which Values a backward() ran from
+        self.cell_globals = None  # the new cell's module namespace, seen from its first assignment
 
     def bind(self, name, obj):
+        if self.active:  # the running cell's variables, should it stop before runpy hands them back
+            self.cell_globals = sys._getframe(1).f_globals
         held = self.keep.setdefault(name, [])
         for i, value in enumerate(self.collect.values_in(obj)):
             key = id(value)
@@ -261,12 +265,17 @@ def run_cells(cells: list[str], seconds: int, memory: int) -> dict:
         trees.append(tree)
         if last:
             notes += cell_notes
-    paths, codes = [], []
+    import linecache
+    import runpy
+
+    paths = []
     for k, source in enumerate(sources):
         paths.append(os.path.abspath(f"cell_{k}.py"))  # the working folder is a fresh temporary one
-        codes.append(compile(source, paths[-1], "exec"))
         with open(paths[-1], "w", encoding="utf-8") as f:
-            f.write(cells[k])  # what tracebacks and the scopes' names quote: their text, line for line
+            f.write(source)
+        # what tracebacks and the scopes' names quote: their text, line for line (no mtime: never re-read)
+        lines = cells[k].splitlines(keepends=True)
+        linecache.cache[paths[-1]] = (len(cells[k]), None, lines, paths[-1])
 
     micrograd_backward()
     backwards = Backwards()
@@ -296,10 +305,11 @@ def run_cells(cells: list[str], seconds: int, memory: int) -> dict:
                 record.active, record.turn = True, scopes.turn
                 scopes.start(namespace)
             try:
-                namespace.update(__name__="__main__", __file__=path)
-                exec(codes[k], namespace)  # their code, in this child only
+                namespace = runpy.run_path(path, namespace, "__main__")  # their code, in this child only
             except BaseException as e:  # noqa: BLE001 -- whatever their code raises is reported
                 failure, failed_at = e, k
+                if last and record.cell_globals is not None:  # stopped: its Values as they were
+                    namespace = record.cell_globals
                 break
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
@@ -392,7 +402,7 @@ class Backwards:
 
         from core.engine import Value
 
-        self.roots: dict[int, object] = {}  # id -> the Value, held so the id stays its own
+        self.roots: dict[int, object] = {}  # id -> the Value, held so the id stays its own (the last ones)
         self.undo = []
         self._wrap(Value)
         build_class = builtins.__build_class__
@@ -414,7 +424,10 @@ class Backwards:
         roots = self.roots
 
         def backward(self, *args, **kwargs):
+            roots.pop(id(self), None)
             roots[id(self)] = self
+            while len(roots) > KEEP_ROOTS:  # a training loop's earlier graphs go (they may be freed)
+                del roots[next(iter(roots))]
             return method(self, *args, **kwargs)
 
         backward.__doc__ = method.__doc__
@@ -631,9 +644,9 @@ def _graph(namespace, skip, record, tree, before, scopes):
             more = "…" if len(alone) > 5 else ""
             notes.append(f"Not drawn, as no operation uses them: {', '.join(alone[:5])}{more}.")
         roots = made
-    if len(roots) > MAX_ROOTS:
-        notes.append(f"Your code made {len(roots):,} separate graphs: the last {MAX_ROOTS} are drawn.")
-        roots = roots[-MAX_ROOTS:]
+    if len(roots) > MAX_ROOTS:  # a score per grid point (the demo's decision boundary): the last one
+        notes.append(f"Your code made {len(roots):,} separate graphs: the last one is drawn.")
+        roots = roots[-1:]
     if shown and record.shown[-1] in roots:
         output = record.shown[-1]
     elif shown:

@@ -231,7 +231,7 @@ def result_of(
     result.state = {n["id"]: (float(n["data"]), float(n["grad"])) for n in nodes}
     result.touched = [t for t in report.get("touched", []) if isinstance(t, str) and t in doc.nodes]
     result.reference = reference_grads(nodes, report["output"])
-    result.wrong = wrong_grads(result.state, result.reference, report.get("full_backward") is True)
+    result.wrong = wrong_grads(result.state, result.reference, report.get("full_backward") is True, report["output"])
     result.notes[:0] = differences(doc, report, result)  # what is wrong first
     return result
 
@@ -318,14 +318,18 @@ def reference_grads(nodes: list[dict[str, Any]], output: str) -> dict[str, float
 
 
 def wrong_grads(
-    state: dict[str, tuple[float, float]], reference: dict[str, float], full: bool = False
+    state: dict[str, tuple[float, float]], reference: dict[str, float], full: bool = False, output: str | None = None
 ) -> dict[str, tuple[float, float]]:
     """{node: (their grad, the chain rule's)} where they differ. A grad of 0 is one their
     backward has not reached yet (the lecture fills them in a cell at a time), not a wrong
     one -- unless a whole backward() ran from the output (`full`): then a 0 is a grad their
-    `_backward` never passed on (a missing `out._backward = _backward`)."""
+    `_backward` never passed on (a missing `out._backward = _backward`). Nothing is compared
+    while the output's own grad is 0: no backward started there (the grads the shared weights
+    hold then come from another graph's, like the training loss's)."""
     if not any(g != 0 for _, g in state.values()):
         return {}  # no backward yet: nothing to compare
+    if output is not None and output in state and state[output][1] == 0.0:
+        return {}
     wrong = {}
     for nid, (_, theirs) in state.items():
         ours = reference.get(nid)

@@ -5,8 +5,9 @@ from its own package and from the floors below it, so no import runs back up.
     4  lessons, notebook,      a lesson drives the debugger, documents, files, training;
        scopes                  the notebook draws documents, traces and steps learners' graphs;
                                scopes group big graphs and step them with the debugger's session
-    3  debugger, lecture       steps documents, replays a learner's recorded pass; runs
-                               lecture code in the learner-engine check's child process
+    5  lecture                 runs lecture code in the learner-engine check's child process;
+                               a big cell's graph opens collapsed by the scopes it recorded (issue 42)
+    3  debugger                steps documents, replays a learner's recorded pass
     2  foreign, files          a learner's engine; the file formats (graphs, sessions)
     1  document, training      the editable graph; the training loop
     0  the engine and its op table, nn, losses, optim, format, gradcheck, tape

@@ -171,3 +171,12 @@ def test_stop_keeps_the_values_as_they_were(window, qtbot):
     assert y.data_text == "6.0000"
     assert "You stopped your code at line" in window.editor.note_text()
     assert window.code_runner.notebook.cells == []  # a stopped cell is not kept
+
+
+def test_a_graph_laid_out_on_a_worker_shows_their_numbers_too(window, qtbot):
+    # more than layout_runner.ASYNC_LAYOUT_NODES: the numbers are set once the layout has landed
+    run_as_python(window, qtbot, cells.CLASSES + "n = MLP(3, [20, 20, 1])\nout = n([2.0, 3.0, -1.0])\n")
+    assert len(window.session.doc.nodes) > 400
+    (out,) = labelled(window, "out")
+    assert out.grad_text == "0.0000"  # no backward() in the notebook yet: the studio's would be 1
+    assert all(v.grad == 0.0 for v in window.session.values.values())

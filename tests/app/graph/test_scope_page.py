@@ -121,6 +121,10 @@ def test_a_script_dropped_on_the_window_or_chosen_in_open_goes_to_the_page(windo
     assert "*.py" in dialogs.GRAPH_FILTER.split(";;")[0]
     monkeypatch.setattr(dialogs, "ask_open_path", lambda *args: os.path.abspath(EXAMPLE))
     assert window.files.open_dialog() is not False
+    qtbot.waitUntil(lambda: not window.code_runner.running, timeout=120_000)  # run as Python (issue 42)
+    window.wait_for_layout()
+    qtbot.waitUntil(lambda: getattr(window._scope_page, "_values_job", None) is not None, timeout=120_000)
+    qtbot.waitUntil(window._scope_page._values_job.isFinished, timeout=120_000)
 
 
 def test_the_values_are_made_only_after_the_first_picture_is_painted(window, qtbot, monkeypatch):

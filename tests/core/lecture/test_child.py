@@ -115,3 +115,35 @@ def test_a_draw_dot_line_shows_its_graph_not_an_out():
     assert result.error is None, result.error
     assert result.out == ""  # the picture is the canvas, as the notebook's is under the cell
     assert result.doc.nodes[result.doc.effective_output()].label == "o"
+
+
+def test_a_training_loop_does_not_keep_every_steps_graph_alive():
+    # repro: the Values backward() ran from were all held, and micrograd's demo ran out of memory
+    code = cells.CLASSES + (
+        "n = MLP(3, [8, 8, 1])\n"
+        "for k in range(400):\n"
+        "    loss = sum((n(x) - 1.0)**2 for x in [[2.0, 3.0, -1.0]] * 20)\n"
+        "    loss.backward()\n"
+    )
+    result = run_cell(code, memory=200 << 20)  # 400 steps' graphs (~2,400 nodes each) held would not fit
+    assert result.error is None, result.error
+
+
+def test_weights_holding_another_graphs_grads_are_not_called_wrong():
+    # repro: micrograd's decision-boundary cell marked 337 weights wrong: their grads were the training loss's
+    notebook = Notebook()
+    assert notebook.run(
+        cells.CLASSES + "n = MLP(3, [4, 1])\nloss = (n([1.0, 2.0, 3.0]) - 1.0)**2\nloss.backward()\n"
+    ).ran
+    result = notebook.run("score = n([0.5, -1.0, 2.0])\n")
+    assert result.error is None, result.error
+    assert any(grad != 0 for _data, grad in result.state.values())  # the weights' grads, from the loss
+    assert result.wrong == {}
+
+
+def test_many_separate_graphs_draw_the_last_one():
+    # a score per point of a grid, as the demo's decision-boundary cell makes
+    result = run_cell("w = Value(0.5, label='w')\nscores = [w * x for x in range(50)]\n")
+    assert result.error is None, result.error
+    assert result.roots == 1 and len(result.doc.nodes) == 3
+    assert any("50 separate graphs: the last one is drawn" in note for note in result.notes)

@@ -309,6 +309,8 @@ def test_a_graph_too_big_for_one_picture_comes_collapsed_by_the_code_that_made_i
     graph = result.big
     assert graph.n > 3_000
     assert any(scope.name == "layer" for scope in graph.scopes)  # a block per call of their function
+    assert ("layer", "h = layer(xs, ws)") in [(scope.name, scope.site) for scope in graph.scopes]  # their line
+    assert not any("__studio" in scope.site for scope in graph.scopes)  # not the instrumented one
     assert any("collapsed" in note for note in result.notes)
     assert result.title == "out"
 
