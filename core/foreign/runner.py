@@ -22,27 +22,34 @@ could be compared: their class lacks the ops, or the expression's).
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import math
 import os
+import re
 import secrets
-import select
-import signal
-import subprocess
 import sys
 import tempfile
-import time
 import traceback
 from typing import Any
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+if __name__ == "__main__":  # the child, in its box: the studio's package is beside this file
+    sys.path.insert(0, ROOT)
+
+from core import sandbox  # noqa: E402
+from core.sandbox import (  # noqa: E402, F401 -- kept here for callers of the old home
+    OUTPUT,
+    child_env,
+    children_of,
+    end_descendants,
+    limit_child,
+    plain,
+    run_supervised,
+    sign,
+)
+
 TIMEOUT = 20.0  # seconds of wall time for the whole battery
-MEMORY = 1 << 30  # bytes of address space for the child
-OUTPUT = 4 << 20  # bytes the child may write to any one file
-REPORT = 64 << 20  # bytes of report the parent reads at most
-GRACE = 30.0  # seconds the supervisor may take beyond the limit to clean up
+MEMORY = sandbox.MEMORY  # bytes: address space per process, resident memory of all together
 
 
 # -----------------------------------------------------------------------------
@@ -50,13 +57,18 @@ GRACE = 30.0  # seconds the supervisor may take beyond the limit to clean up
 
 
 def check_file(
-    path: str | os.PathLike[str], timeout: float = TIMEOUT, memory: int = MEMORY, expression: str | None = None
+    path: str | os.PathLike[str],
+    timeout: float = TIMEOUT,
+    memory: int = MEMORY,
+    expression: str | None = None,
+    box: bool | None = None,
 ) -> dict[str, Any]:
     """Check the learner's engine in `path` in a child process; return the report.
 
     `expression`: their own expression too (text in the studio's syntax), checked
     first. It is parsed here, never run; one that cannot be read gives an
-    'unusable' report naming line and column, and no process starts."""
+    'unusable' report naming line and column, and no process starts. `box`: see
+    `core.sandbox.run_boxed` (None: in a box where one can be had)."""
     from core.foreign.expression import ExprError, program_of  # not at the top: the child finds core later
 
     path = os.path.abspath(path)
@@ -71,132 +83,47 @@ def check_file(
     if not os.path.isfile(path):
         return _unusable(path, f"{path}: no such file")
     with tempfile.TemporaryDirectory(prefix="bps-engine-") as tmp:
-        log_path = os.path.join(tmp, "output.txt")
         program_path = ""
         if program is not None:
             program_path = os.path.join(tmp, "expression.json")
             with open(program_path, "w", encoding="utf-8") as f:
                 json.dump(program, f, allow_nan=False)
         key = secrets.token_hex(16)
-        lines, status = _supervise(path, tmp, log_path, program_path, key, timeout, memory)
-        output = _read_text(log_path, 2000)
+        lines, result = _supervise(path, program_path, key, timeout, memory, box)
+    output = result.output[:2000]
     if lines is None:
         return _unusable(path, "the check's report was forged or cut (a line not written by the studio): refused")
     own = [f"your expression: {program['text']}"] if program else []
-    return _report(path, lines, status["code"], status["timed_out"], timeout, memory, output, own)
+    report = _report(path, lines, result, timeout, memory, output, own)
+    return _host_paths(report, os.path.basename(path), path)
 
 
-def _supervise(path, tmp, log_path, program_path, key, timeout, memory):
-    """Run the battery's child under the supervisor (`run_supervised`). Returns (report
-    lines, or None if one was forged; the supervisor's {code, timed_out})."""
-    args = [path, str(int(memory)), str(int(math.ceil(timeout))), program_path]
-    data, status = run_supervised([os.path.abspath(__file__), "--child"], args, timeout, tmp, log_path, key)
-    return _verified(data, key), status
+def _supervise(path, program_path, key, timeout, memory, box=None):
+    """Run the battery's child in a box (core/sandbox.py): the learner's file copied
+    in under its own name, the studio's `core` package bound read-only beside it.
+    Returns (report lines, or None if one was forged; the run's BoxResult)."""
+    name = os.path.basename(path) or "engine.py"
+    files = {name: path, "studio/core": os.path.join(ROOT, "core")}
+    args = [name, str(int(memory)), str(int(math.ceil(timeout)))]
+    if program_path:
+        files["expression.json"] = program_path
+    args.append("expression.json" if program_path else "")
+    result = sandbox.run_boxed(
+        os.path.abspath(__file__), args, files, stdin=key.encode() + b"\n", timeout=timeout, memory=memory,
+        box=box, flags=["--child"],
+    )  # fmt: skip
+    return sandbox.verified(result.data, key), result
 
 
-def child_env() -> dict[str, str]:
-    """The environment of a child that runs a learner's code: a fixed hash seed,
-    one BLAS thread, no .pyc files written, and nothing else of ours."""
-    return {
-        "PATH": os.environ.get("PATH", ""),
-        "PYTHONHASHSEED": "0",
-        "OPENBLAS_NUM_THREADS": "1",
-        "OMP_NUM_THREADS": "1",
-        "PYTHONDONTWRITEBYTECODE": "1",
-    }
-
-
-def run_supervised(
-    script: list[str], args: list[str], timeout: float, cwd: str, log_path: str, key: str = ""
-) -> tuple[bytes, dict[str, Any]]:
-    """Run `python -I *script FD *args` under the supervisor (this file, --supervise),
-    which waits at most `timeout` s and then, whatever happened, kills every process
-    the learner's code started. The child writes its report to the pipe FD; `key`
-    reaches it as the first line of its stdin. Returns (the bytes written to the
-    pipe, the supervisor's {code, timed_out}). Also the lecture-code runner's
-    (core/lecture/run.py), so both have one way to end what a learner's code starts."""
-    read_end, write_end = os.pipe()
-    argv = [sys.executable, "-I", os.path.abspath(__file__), "--supervise", str(timeout), str(write_end)]
-    argv += [str(len(script)), *script, *args]
-    with open(log_path, "wb") as log:
-        supervisor = subprocess.Popen(
-            argv,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=log,
-            cwd=cwd,
-            env=child_env(),
-            pass_fds=(write_end,),
-            start_new_session=True,
-        )
-    os.close(write_end)
-    assert supervisor.stdin is not None and supervisor.stdout is not None  # both PIPE above
-    try:
-        supervisor.stdin.write(key.encode() + b"\n")  # the key reaches the child through its stdin only
-        supervisor.stdin.close()
-    except OSError:
-        pass
-    data = _read_until_closed(read_end, timeout + GRACE)
-    os.close(read_end)
-    try:
-        supervisor.wait(timeout=GRACE)
-    except subprocess.TimeoutExpired:
-        _kill(supervisor)
-        supervisor.wait()
-    out = supervisor.stdout.read()  # one short line: it never fills the pipe
-    supervisor.stdout.close()
-    try:
-        status = json.loads(out.decode().strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        status = {"code": supervisor.returncode, "timed_out": True}
-    return data, status
-
-
-def _read_until_closed(fd, limit):
-    """Everything written to the pipe until every writer has closed it (the supervisor
-    has killed them all) or `limit` seconds passed; at most REPORT bytes."""
-    chunks, size = [], 0
-    deadline = time.monotonic() + limit
-    while size < REPORT:
-        left = deadline - time.monotonic()
-        if left <= 0 or not select.select([fd], [], [], left)[0]:
-            break
-        chunk = os.read(fd, 1 << 16)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        size += len(chunk)
-    return b"".join(chunks)
-
-
-def sign(key: str, text: str) -> str:
-    return hmac.new(key.encode(), text.encode(), hashlib.sha256).hexdigest()
-
-
-def _verified(data, key):
-    """The report's items, or None when any line is not signed with the key."""
-    items = []
-    for raw in data.decode("utf-8", "replace").splitlines():
-        mac, _, text = raw.partition(" ")
-        if not hmac.compare_digest(mac, sign(key, text)):
-            return None
-        items.append(json.loads(text))
-    return items
-
-
-def _kill(child):
-    try:
-        os.killpg(child.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        child.kill()
-
-
-def _read_text(path, limit):
-    try:
-        with open(path, "rb") as f:
-            return f.read(limit).decode("utf-8", "replace")
-    except OSError:
-        return ""
+def _host_paths(x, inside, path):
+    """The report with the child's path of the learner's file replaced by theirs."""
+    if isinstance(x, str):
+        return re.sub(r"(?<![\w/.-])" + re.escape(inside), lambda _: path, x)
+    if isinstance(x, dict):
+        return {k: _host_paths(v, inside, path) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_host_paths(v, inside, path) for v in x]
+    return x
 
 
 def _unusable(path, message, **extra):
@@ -225,7 +152,8 @@ def _matches_battery(start, cases, own):
     return names == expected and start.get("cases") == len(expected)
 
 
-def _report(path, lines, code, timed_out, timeout, memory, output, own=()):
+def _report(path, lines, result, timeout, memory, output, own=()):
+    code, timed_out = result.code, result.timed_out
     start = next((x for x in lines if x.get("kind") == "start"), None)
     cases = [x for x in lines if x.get("kind") == "case"]
     notes = [x["text"] for x in lines if x.get("kind") == "note"]
@@ -250,6 +178,8 @@ def _report(path, lines, code, timed_out, timeout, memory, output, own=()):
             cases=cases,
             **extra,
         )
+    if result.ended in ("memory", "processes", "lost"):  # the run was ended from outside: say why, truly
+        return _unusable(path, f"the check was stopped: your code {result.message()}.", cases=cases, **extra)
     done = bool(lines) and lines[-1].get("kind") == "done"
     if done and not _matches_battery(start, cases, own):
         return _unusable(
@@ -307,28 +237,6 @@ def _report(path, lines, code, timed_out, timeout, memory, output, own=()):
 
 # -----------------------------------------------------------------------------
 # The child side (runs the learner's code)
-
-
-def plain(x: Any) -> Any:
-    """JSON-safe plain data: inf/nan become the strings 'inf', '-inf', 'nan'."""
-    if isinstance(x, float) and not math.isfinite(x):
-        return "nan" if x != x else ("inf" if x > 0 else "-inf")
-    if isinstance(x, dict):
-        return {str(k): plain(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [plain(v) for v in x]
-    return x
-
-
-def limit_child(memory: int, seconds: int, output: int = OUTPUT) -> None:
-    """Limit this process, before a learner's code runs in it: `memory` bytes of
-    address space, `seconds` (+1) of CPU, `output` bytes in any file it writes."""
-    import resource
-
-    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-    resource.setrlimit(resource.RLIMIT_CPU, (seconds + 1, seconds + 2))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (output, output))
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an over-long write raises instead of killing
 
 
 def child_main(path: str, write_fd: int, memory: int, seconds: int, program_path: str = "") -> int:
@@ -403,109 +311,5 @@ def child_main(path: str, write_fd: int, memory: int, seconds: int, program_path
     return 0
 
 
-# -----------------------------------------------------------------------------
-# The supervisor: every process the learner's code starts ends with the check
-
-PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER = 1, 36
-
-
-def _prctl(option: int, value: int) -> bool:
-    """Linux's prctl, or False where there is none (the check then relies on the
-    child's process group alone)."""
-    try:
-        import ctypes
-
-        return ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0) == 0
-    except (OSError, AttributeError):
-        return False
-
-
-def _die_with_parent() -> None:
-    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-
-
-def children_of(pid: int) -> list[tuple[int, str]]:
-    """[(pid, state)] of the processes whose parent is `pid`, from /proc."""
-    found: list[tuple[int, str]] = []
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return found
-    for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", encoding="ascii", errors="replace") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if int(fields[1]) == pid:
-            found.append((int(name), fields[0]))
-    return found
-
-
-def end_descendants() -> int:
-    """Kill and reap every descendant of this process. As a child subreaper it
-    inherits every orphan below it -- a double fork or a setsid() included -- so
-    killing its children until none is left ends them all. Returns how many."""
-    killed = 0
-    for _ in range(100_000):
-        alive = [pid for pid, state in children_of(os.getpid()) if state != "Z"]
-        for pid in alive:
-            try:
-                os.kill(pid, signal.SIGKILL)
-                killed += 1
-            except ProcessLookupError:
-                pass
-        while True:
-            try:
-                pid, _ = os.waitpid(-1, os.WNOHANG)
-            except ChildProcessError:
-                break
-            if pid == 0:
-                break
-        if not alive and not children_of(os.getpid()):
-            break
-        time.sleep(0.005)  # let the kills land before the next look
-    return killed
-
-
-def supervise(timeout: float, write_fd: int, script: list[str], args: list[str]) -> int:
-    """Run the child (`python -I *script FD *args`), wait at most `timeout` s, then end
-    every process the learner's code started; print {code, timed_out, killed} as JSON."""
-    _prctl(PR_SET_CHILD_SUBREAPER, 1)
-    _die_with_parent()
-    key = sys.stdin.readline()
-    child = subprocess.Popen(
-        [sys.executable, "-I", *script, str(write_fd), *args],
-        stdin=subprocess.PIPE,
-        stdout=sys.stderr,
-        stderr=sys.stderr,
-        pass_fds=(write_fd,),
-        start_new_session=True,
-        preexec_fn=_die_with_parent,  # noqa: PLW1509 -- this process runs no threads
-    )
-    os.close(write_fd)
-    try:
-        assert child.stdin is not None  # stdin=PIPE
-        child.stdin.write(key.encode())
-        child.stdin.close()
-    except OSError:
-        pass
-    timed_out = False
-    try:
-        code = child.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        _kill(child)
-        code = child.wait()
-    killed = end_descendants()
-    print(json.dumps({"code": code, "timed_out": timed_out, "killed": killed}), flush=True)
-    return 0
-
-
-if __name__ == "__main__" and len(sys.argv) > 5 and sys.argv[1] == "--supervise":
-    _n = int(sys.argv[4])  # TIMEOUT FD N SCRIPT... ARGS...: the child's script is N words
-    sys.exit(supervise(float(sys.argv[2]), int(sys.argv[3]), sys.argv[5 : 5 + _n], sys.argv[5 + _n :]))
 if __name__ == "__main__" and len(sys.argv) == 7 and sys.argv[1] == "--child":
     sys.exit(child_main(sys.argv[3], int(sys.argv[2]), int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]))  # FD first

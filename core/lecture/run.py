@@ -1,9 +1,10 @@
 """Run a pasted lecture cell in a child process and get its graph as a document.
 
-`run_cell(text)` writes the cell to a fresh temporary folder and runs
-core/lecture/child.py there under core/foreign/runner.py's supervisor -- the
-same limits (memory, CPU, file size, wall time) and the same clean-up (every
-process the code starts ends with the run) as a learner's engine gets. The
+`run_cell(text)` runs core/lecture/child.py on the cell in a box
+(core/sandbox.py's `run_boxed`) -- the same box, limits (memory, processes,
+disk, wall time) and clean-up (every process the code starts ends with the
+run) as a learner's engine gets: the cell sees a scratch folder and the
+studio's `core` read-only, not the teacher's files, environment or network. The
 studio's own process never runs the cell: it reads back one line of plain JSON
 and builds a `GraphDocument` from it, node by node, checked like any file.
 
@@ -33,13 +34,14 @@ import os
 import tempfile
 from typing import Any
 
+from core import sandbox
 from core.document.compile import compile_document
 from core.document.graph import GraphDocument, GraphError, Node
-from core.foreign import runner
 
 CHILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "child.py")
 TIMEOUT = 20.0  # seconds of wall time
-MEMORY = runner.MEMORY
+MEMORY = sandbox.MEMORY
+CORE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MAX_TEXT = 200_000  # characters of code
 CLOSE = 1e-9  # relative difference below which two numbers are the same
 
@@ -69,9 +71,11 @@ class CellResult:
         self.roots, self.ran = roots, ran
 
 
-def run_cell(text: str, earlier: list[str] = (), timeout: float = TIMEOUT, memory: int = MEMORY) -> CellResult:
+def run_cell(
+    text: str, earlier: list[str] = (), timeout: float = TIMEOUT, memory: int = MEMORY, box: bool | None = None
+) -> CellResult:
     """Run `text` as Python in a child process, after the `earlier` cells (see the
-    module docstring and `Notebook`)."""
+    module docstring and `Notebook`). `box`: see `core.sandbox.run_boxed`."""
     if not isinstance(text, str) or not text.strip():
         return CellResult(None, CellError("there is no code to run"), [], "")
     cells = [*earlier, text]
@@ -82,11 +86,10 @@ def run_cell(text: str, earlier: list[str] = (), timeout: float = TIMEOUT, memor
         source = os.path.join(tmp, "cells.json")
         with open(source, "w", encoding="utf-8") as f:
             json.dump(cells, f)
-        log = os.path.join(tmp, "log.txt")
-        args = [source, str(int(memory)), str(int(math.ceil(timeout)))]
-        data, status = runner.run_supervised([CHILD], args, timeout, tmp, log)
-        log_text = _tail(log)
-    return result_of(data, status, timeout, memory, log_text)
+        args = ["cells.json", str(int(memory)), str(int(math.ceil(timeout)))]
+        files = {"cells.json": source, "studio/core": CORE}
+        result = sandbox.run_boxed(CHILD, args, files, stdin=b"\n", timeout=timeout, memory=memory, box=box)
+    return result_of(result.data, result.status(), timeout, memory, result.output[-2000:])
 
 
 class Notebook:
@@ -127,6 +130,8 @@ def result_of(data: bytes, status: dict[str, Any], timeout: float, memory: int, 
     if not isinstance(report, dict) or report.get("kind") not in ("graph", "error"):
         if status.get("timed_out"):
             message = f"your code did not finish within {timeout:g} s and was stopped: an endless loop?"
+        elif status.get("ended") in ("memory", "processes", "lost"):
+            message = f"your code {status['message']}"
         elif status.get("code") not in (0, None) and status.get("code", 0) < 0:
             message = f"your code's process was killed (out of memory? the limit is {memory >> 20} MB)"
         else:
@@ -223,11 +228,3 @@ def _show(x):
 def _int(x):
     return x if isinstance(x, int) and not isinstance(x, bool) else None
 
-
-def _tail(path, limit=2000):
-    try:
-        with open(path, "rb") as f:
-            f.seek(max(0, os.path.getsize(path) - limit))
-            return f.read().decode("utf-8", "replace")
-    except OSError:
-        return ""
