@@ -80,8 +80,9 @@ class BoxResult:
     """What a run left: `data` (the bytes written to the report channel), `code`
     (the harness's exit code, negative for a signal, None when unknown), and
     `ended`: 'exit' (the harness ended by itself), 'timeout', 'memory',
-    'processes' (a limit was reached and every process was ended) or 'lost' (the
-    supervisor itself was killed or stopped: only possible without a box).
+    'processes' (a limit was reached and every process was ended), 'stopped' (the
+    studio ended it: `stop()`) or 'lost' (the supervisor itself was killed or
+    stopped: only possible without a box).
     `output`: what the child printed (capped); `boxed`: it ran in a box;
     `killed`: processes ended after the harness; `seconds` of wall time."""
 
@@ -107,6 +108,8 @@ class BoxResult:
             return f"used more than {limits.get('memory', 0) >> 20} MB of memory (all its processes together)"
         if self.ended == "processes":
             return f"started more than {limits.get('processes', 0)} processes at once"
+        if self.ended == "stopped":
+            return "was stopped before it finished"
         if self.ended == "lost":
             return (
                 f"its supervisor was stopped or killed after {self.seconds:.1f} s (by the code it ran?): "
@@ -194,7 +197,7 @@ def _bwrap_argv(binds: list[str], box: str, disk: int) -> list[str]:
         argv += ["--ro-bind", d, d]
     argv += ["--proc", "/proc", "--dev", "/dev", "--size", str(int(disk)), "--tmpfs", box, "--symlink", box, "/tmp"]
     argv += binds
-    argv += ["--chdir", box, "--unshare-all", "--unshare-user", "--uid", "65534", "--gid", "65534"]
+    argv += ["--remount-ro", "/", "--chdir", box, "--unshare-all", "--unshare-user", "--uid", "65534", "--gid", "65534"]
     argv += ["--disable-userns", "--die-with-parent", "--new-session", "--as-pid-1", "--clearenv"]
     for key, value in {**child_env(), "PATH": "/usr/bin:/bin", "HOME": box, "TMPDIR": box}.items():
         argv += ["--setenv", key, value]
@@ -216,6 +219,38 @@ def child_env() -> dict[str, str]:
 
 # -----------------------------------------------------------------------------
 # The parent side
+
+_live: dict[subprocess.Popen, Any] = {}  # the supervisors running now -> their group
+_stopped: set[int] = set()  # pids of supervisors ended by stop()
+_lock = threading.Lock()
+_local = threading.local()
+
+
+class group:  # noqa: N801 -- used as `with sandbox.group(key):`
+    """`with group(key):` -- the runs this thread starts inside belong to `key`, and
+    `stop(key)` ends them (a class check's runs, when the teacher stops it)."""
+
+    def __init__(self, key: Any) -> None:
+        self.key = key
+
+    def __enter__(self) -> Any:
+        self.before = getattr(_local, "group", None)
+        _local.group = self.key
+        return self.key
+
+    def __exit__(self, *exc: Any) -> None:
+        _local.group = self.before
+
+
+def stop(key: Any = None) -> int:
+    """End the runs of group `key` now (every run of this process when None): their
+    BoxResult says ended='stopped'. Returns how many were running."""
+    with _lock:
+        chosen = [p for p, g in _live.items() if key is None or g is key]
+        _stopped.update(p.pid for p in chosen)
+    for process in chosen:
+        _kill(process)
+    return len(chosen)
 
 
 def run_boxed(
@@ -306,26 +341,29 @@ def run_boxed(
                     pass_fds=tuple(opened),
                     start_new_session=True,
                 )
+            with _lock:
+                _live[supervisor] = getattr(_local, "group", None)
         finally:
             for fd in opened:
                 os.close(fd)
-        feeder = threading.Thread(target=_feed, args=(supervisor.stdin, stdin), daemon=True)
-        feeder.start()
-        data, lost = _read_until_closed(read_end, supervisor, timeout + GRACE)
-        os.close(read_end)
-        if lost:  # without a box: their code stopped or killed its supervisor
-            _kill(supervisor)
         try:
-            supervisor.wait(timeout=GRACE)
-        except subprocess.TimeoutExpired:
+            data, lines, lost = _wait(supervisor, read_end, stdin, timeout)
+        except BaseException:  # Ctrl+C in this thread: nothing is left running
             _kill(supervisor)
-            supervisor.wait()
-        assert supervisor.stdout is not None  # PIPE above
-        lines = supervisor.stdout.read().decode("utf-8", "replace").splitlines()
-        supervisor.stdout.close()
+            with _lock:
+                _live.pop(supervisor, None)
+            raise
+        finally:
+            os.close(read_end)
         seconds = time.monotonic() - started
+        with _lock:
+            _live.pop(supervisor, None)
+            stopped = supervisor.pid in _stopped
+            _stopped.discard(supervisor.pid)
         status = _status(lines)
-        if not boxed and (lost or status is None):
+        if stopped:
+            status = {"ended": "stopped", "code": None, "killed": 0}
+        if not boxed and (lost or stopped or status is None):
             _sweep(token, _int(_first(lines, "harness")))
         output = read_text(log_path, 8000)
     if status is None:  # the supervisor never said how the run ended
@@ -338,6 +376,24 @@ def run_boxed(
         data, code if isinstance(code, int) else None, str(status.get("ended", "exit")), output, boxed,
         int(status.get("killed", 0)), seconds, limits,
     )  # fmt: skip
+
+
+def _wait(supervisor: subprocess.Popen, read_end: int, stdin: bytes, timeout: float) -> tuple[bytes, list[str], bool]:
+    """Feed the request, read the report until the run ends; (report, the supervisor's
+    lines, lost)."""
+    threading.Thread(target=_feed, args=(supervisor.stdin, stdin), daemon=True).start()
+    data, lost = _read_until_closed(read_end, supervisor, timeout + GRACE)
+    if lost:  # without a box: their code stopped or killed its supervisor
+        _kill(supervisor)
+    try:
+        supervisor.wait(timeout=GRACE)
+    except subprocess.TimeoutExpired:
+        _kill(supervisor)
+        supervisor.wait()
+    assert supervisor.stdout is not None  # PIPE above
+    lines = supervisor.stdout.read().decode("utf-8", "replace").splitlines()
+    supervisor.stdout.close()
+    return data, lines, lost
 
 
 def run_supervised(
@@ -392,7 +448,7 @@ def _read_until_closed(fd: int, supervisor: subprocess.Popen, limit: float) -> t
         if left <= 0:
             break
         if not select.select([fd], [], [], min(left, 0.2))[0]:
-            if supervisor.poll() is not None or _stopped(supervisor.pid):
+            if supervisor.poll() is not None or _is_stopped(supervisor.pid):
                 return b"".join(chunks) + _drain(fd), True
             continue
         chunk = os.read(fd, 1 << 16)
@@ -413,7 +469,7 @@ def _drain(fd: int) -> bytes:
     return b"".join(chunks)
 
 
-def _stopped(pid: int) -> bool:
+def _is_stopped(pid: int) -> bool:
     fields = _stat(pid)
     return bool(fields) and fields[0] in ("T", "t")
 
@@ -442,7 +498,8 @@ def _sweep(token: str, harness: int | None) -> int:
     """Without a box, after the supervisor was lost: end the processes of this run
     that are left -- those in the harness's session or process group, and those whose
     environment carries this run's token (a detached process keeps it)."""
-    killed, me = 0, os.getpid()
+    killed: list[int] = []
+    me = os.getpid()
     for pid in _pids():
         if pid == me:
             continue
@@ -457,10 +514,13 @@ def _sweep(token: str, harness: int | None) -> int:
         if ours:
             try:
                 os.kill(pid, signal.SIGKILL)
-                killed += 1
+                killed.append(pid)
             except OSError:
                 pass
-    return killed
+    deadline = time.monotonic() + 5.0
+    while time.monotonic() < deadline and any(_stat(p)[:1] not in ([], ["Z"]) for p in killed):
+        time.sleep(0.005)  # a killed process takes a moment to die
+    return len(killed)
 
 
 def _int_or(text: str) -> int | None:

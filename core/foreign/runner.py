@@ -178,7 +178,7 @@ def _report(path, lines, result, timeout, memory, output, own=()):
             cases=cases,
             **extra,
         )
-    if result.ended in ("memory", "processes", "lost"):  # the run was ended from outside: say why, truly
+    if result.ended in ("memory", "processes", "lost", "stopped"):  # the run was ended from outside: say why, truly
         return _unusable(path, f"the check was stopped: your code {result.message()}.", cases=cases, **extra)
     done = bool(lines) and lines[-1].get("kind") == "done"
     if done and not _matches_battery(start, cases, own):

@@ -130,7 +130,7 @@ def result_of(data: bytes, status: dict[str, Any], timeout: float, memory: int, 
     if not isinstance(report, dict) or report.get("kind") not in ("graph", "error"):
         if status.get("timed_out"):
             message = f"your code did not finish within {timeout:g} s and was stopped: an endless loop?"
-        elif status.get("ended") in ("memory", "processes", "lost"):
+        elif status.get("ended") in ("memory", "processes", "lost", "stopped"):
             message = f"your code {status['message']}"
         elif status.get("code") not in (0, None) and status.get("code", 0) < 0:
             message = f"your code's process was killed (out of memory? the limit is {memory >> 20} MB)"
@@ -227,4 +227,3 @@ def _show(x):
 
 def _int(x):
     return x if isinstance(x, int) and not isinstance(x, bool) else None
-
