@@ -61,6 +61,7 @@ import sys
 import tempfile
 import threading
 import time
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -222,6 +223,7 @@ def child_env() -> dict[str, str]:
 
 _live: dict[subprocess.Popen, Any] = {}  # the supervisors running now -> their group
 _stopped: set[int] = set()  # pids of supervisors ended by stop()
+_ended_groups: weakref.WeakSet = weakref.WeakSet()  # groups stopped: a run of theirs starting later ends at once
 _lock = threading.Lock()
 _local = threading.local()
 
@@ -246,6 +248,8 @@ def stop(key: Any = None) -> int:
     """End the runs of group `key` now (every run of this process when None): their
     BoxResult says ended='stopped'. Returns how many were running."""
     with _lock:
+        if key is not None:
+            _ended_groups.add(key)
         chosen = [p for p, g in _live.items() if key is None or g is key]
         _stopped.update(p.pid for p in chosen)
     for process in chosen:
@@ -342,7 +346,13 @@ def run_boxed(
                     start_new_session=True,
                 )
             with _lock:
-                _live[supervisor] = getattr(_local, "group", None)
+                key = getattr(_local, "group", None)
+                _live[supervisor] = key
+                late = key is not None and key in _ended_groups
+                if late:  # its group was stopped while this run was starting
+                    _stopped.add(supervisor.pid)
+            if late:
+                _kill(supervisor)
         finally:
             for fd in opened:
                 os.close(fd)
