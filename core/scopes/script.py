@@ -46,7 +46,8 @@ class TraceResult:
 def trace_script(path: str, timeout: float = TIMEOUT, memory: int = MEMORY, box: bool | None = None) -> TraceResult:
     """Run the script at `path` in a box (core/sandbox.py) up to its first backward(); its graph.
 
-    The box holds the studio's `core` read-only and the script's own folder
+    The box holds the studio's `core` and `resources` read-only (a script may use
+    the studio's engine and its data: names.txt) and the script's own folder
     read-only (its data files: microgpt reads names.txt beside it) -- for a
     script of the studio's resources/, that folder -- and nothing else of the
     machine. The graph comes back over the report channel; the file names it
@@ -57,14 +58,16 @@ def trace_script(path: str, timeout: float = TIMEOUT, memory: int = MEMORY, box:
     from core.sandbox import run_boxed, verified
     from core.scopes.graph import ScopedGraph
 
-    path = os.path.abspath(path)
+    path = os.path.realpath(path)
     if not os.path.isfile(path):
         return TraceResult(None, f"{path}: no such file")
-    resources = os.path.join(ROOT_DIR, "resources")
+    from core.resources import root
+
+    resources = os.path.realpath(root())
     folder = resources if path.startswith(resources + os.sep) else os.path.dirname(path)
     inside = os.path.join("work", os.path.relpath(path, folder))
     key = secrets.token_hex(16)
-    files = {"studio/core": os.path.join(ROOT_DIR, "core"), "work": folder}
+    files = {"studio/core": os.path.join(ROOT_DIR, "core"), "studio/resources": resources, "work": folder}
     args = [inside, str(int(memory)), str(int(timeout))]
     result = run_boxed(
         os.path.abspath(__file__), args, files, stdin=key.encode() + b"\n", timeout=timeout, memory=memory,
