@@ -99,7 +99,10 @@ def test_a_traced_script_sees_its_folder_and_nothing_else(tmp_path):
         "import os\n"
         "x = float(open(os.path.join(os.path.dirname(__file__), 'data.txt')).read())\n"
         f"print('secret:', os.path.exists({str(tmp_path / 'secret.txt')!r}))\n"
-        "try:\n    open(os.path.join(os.path.dirname(__file__), 'data.txt'), 'a').write('1')\nexcept OSError as e:\n    print('write:', type(e).__name__)\n"
+        "try:\n"
+        "    open(os.path.join(os.path.dirname(__file__), 'data.txt'), 'a').write('1')\n"
+        "except OSError as e:\n"
+        "    print('write:', type(e).__name__)\n"
         "raise SystemExit(0)\n"
     )
     result = trace_script(str(path), timeout=30)
