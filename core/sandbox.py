@@ -32,9 +32,9 @@ Two ways to run it, chosen at run time:
 Limits, in both ways, per submission: `timeout` seconds of wall time;
 `memory` bytes -- each process's address space (RLIMIT_AS) and, watched by
 the supervisor every few milliseconds, the resident memory of all its
-processes together; `processes` at once (RLIMIT_NPROC where the kernel counts
-it -- an unprivileged user in a box -- and the supervisor's watch
-everywhere); `output` bytes of printed text; `disk` bytes of scratch (the
+processes together; `processes` at once (the supervisor's watch everywhere;
+and, in a box, RLIMIT_NPROC -- which counts threads too -- at 4x that, where
+the kernel applies it: a user other than root); `output` bytes of printed text; `disk` bytes of scratch (the
 tmpfs's size in a box; a per-file limit without). Going over any of them ends
 every process of the submission, and `BoxResult.ended` says which.
 
@@ -616,8 +616,10 @@ STARTER = """\
 import resource, runpy, signal, sys
 memory, seconds, output, processes = map(int, sys.argv[1:5])
 for what, soft, hard in ((resource.RLIMIT_AS, memory, memory), (resource.RLIMIT_CPU, seconds + 1, seconds + 2),
-                         (resource.RLIMIT_FSIZE, output, output), (resource.RLIMIT_NPROC, processes, processes),
-                         (resource.RLIMIT_CORE, 0, 0)):
+                         (resource.RLIMIT_FSIZE, output, output), (resource.RLIMIT_CORE, 0, 0),
+                         (resource.RLIMIT_NPROC, processes, processes)):
+    if what == resource.RLIMIT_NPROC and not processes:
+        continue
     try:
         resource.setrlimit(what, (soft, hard))
     except (ValueError, OSError):
@@ -738,7 +740,10 @@ def supervise(config: dict[str, Any]) -> int:
     request = sys.stdin.buffer.read()
     fd, memory, processes = int(config["fd"]), int(config["memory"]), int(config["processes"])
     timeout = float(config["timeout"])
-    limits = [str(memory), str(int(math.ceil(timeout))), str(int(config["output"])), str(processes)]
+    # RLIMIT_NPROC counts the user's processes: per box in its user namespace, but the whole machine's
+    # without one (a teacher's browser included), so only a box sets it
+    nproc = 4 * processes if boxed else 0
+    limits = [str(memory), str(int(math.ceil(timeout))), str(int(config["output"])), str(nproc)]
     argv = [sys.executable, "-I", "-c", STARTER, *limits, *config["argv"], str(fd), *config["args"]]
     child = subprocess.Popen(
         argv,

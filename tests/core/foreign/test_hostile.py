@@ -144,3 +144,12 @@ def test_a_loop_in_mul_is_not_blamed_on_loading_the_file(tmp_path):
     report = check_file(src, timeout=5.0)
     assert report["status"] == "unusable" and "while loading the file" not in report["message"]
     assert "while trying your class's operations" in report["message"]
+
+
+def test_without_a_box_an_engine_that_kills_its_supervisor_is_named_truly(tmp_path):
+    # issue 37: the message said "did not finish within 20 s" after 1.4 s
+    path = tmp_path / "engine.py"
+    path.write_text("import os, signal, time\nos.kill(os.getppid(), signal.SIGKILL)\ntime.sleep(60)\n")
+    report = check_file(str(path), timeout=20, box=False)
+    assert report["status"] == "unusable"
+    assert "supervisor was stopped or killed after" in report["message"] and "within" not in report["message"]

@@ -232,3 +232,23 @@ def test_nothing_it_starts_outlives_the_run():
         assert result.error is None, result.error
         assert f"started {mark}" in result.printed
         assert not box_probe.running(mark)
+
+
+def test_a_cell_gets_the_same_box_as_a_submission(tmp_path, monkeypatch):
+    # issue 37: Run as Python reached the teacher's files and environment like a submission did
+    from core import sandbox
+
+    if sandbox.box_problem():  # without a box a cell runs as the user: see the README's table
+        return
+    monkeypatch.setenv("TEACHER_API_TOKEN", "sk-planted")
+    secret = tmp_path / "answers.txt"
+    secret.write_text("42")
+    code = (
+        "import os, signal\n"
+        f"print('secret:', os.path.exists({str(secret)!r}), 'token:', 'TEACHER_API_TOKEN' in os.environ)\n"
+        "try:\n    os.kill(os.getppid(), signal.SIGKILL)\nexcept OSError as e:\n    print(type(e).__name__)\n"
+        "x = Value(2.0, label='x')\ny = x * x\n"
+    )
+    result = run_cell(code, timeout=20)
+    assert result.error is None, result.error
+    assert "secret: False token: False" in result.printed
