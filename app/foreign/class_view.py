@@ -15,7 +15,6 @@ runs in its own box (core/sandbox.py).
 
 from __future__ import annotations
 
-import os
 import threading
 from typing import Any
 
@@ -143,19 +142,19 @@ class ClassCheckDialog(QDialog):
         self.table.setSortingEnabled(False)  # inserting into a sorted table scatters the cells
         r = self.table.rowCount()
         self.table.insertRow(r)
-        first = batch.words(row["diagnosis"]) if row["diagnosis"] else row["message"]
+        first = batch.printable(batch.words(row["diagnosis"]) if row["diagnosis"] else row["message"])
         if len(first) > 70:  # the whole message is the cell's tool tip
             first_tip, first = first, first[:67] + "…"
         else:
             first_tip = first
         cells = [
-            os.path.basename(row["file"]),
+            batch.printable(batch.name_of(row["file"])),
             row["category"],
             f"{row['passed']} / {row['run']}",
             f"{row['seconds']:.1f}",
             first,
             str(row["op"]),
-            row["test"],
+            batch.printable(row["test"]),
         ]
         for c, text in enumerate(cells):
             item = QTableWidgetItem(text)

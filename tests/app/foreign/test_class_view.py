@@ -74,3 +74,15 @@ def test_a_submission_that_kills_what_it_sees_leaves_the_window_and_the_run(qtbo
     qtbot.addWidget(dialog)
     qtbot.waitUntil(lambda: dialog.save_button.isEnabled(), timeout=300_000)
     assert dialog.table.rowCount() == 2 and window.isVisible() is not None
+
+
+def test_a_hostile_name_and_message_are_shown_escaped(qtbot, window, tmp_path):
+    from app.foreign.class_view import ClassCheckDialog
+    from core.foreign import batch
+
+    dialog = ClassCheckDialog(window, ["/c/=x\x1b.py"], str(tmp_path))
+    qtbot.addWidget(dialog)
+    row = batch.row_of({"file": "/c/=x\x1b.py", "status": "unusable", "message": "boom \x1b[2J\r"}, 0.1)
+    dialog.add_row(row)
+    cells = [dialog.table.item(0, c).text() for c in range(dialog.table.columnCount())]
+    assert cells[0] == "=x\\x1b.py" and "\\x1b[2J" in cells[4] and not any("\x1b" in c for c in cells)
