@@ -383,6 +383,9 @@ def run_boxed(
                     _stopped.add(supervisor.pid)
             if late:
                 _kill(supervisor)
+        except BaseException:
+            os.close(read_end)
+            raise
         finally:
             for fd in opened:
                 os.close(fd)
@@ -405,7 +408,7 @@ def run_boxed(
             status = {"ended": "stopped", "code": None, "killed": 0}
         if not boxed and (lost or stopped or status is None):
             _sweep(token, _int(_first(lines, "harness")))
-        output = read_text(log_path, 8000)
+        output = _head_and_tail(log_path)
     if status is None:  # the supervisor never said how the run ended
         ended = "timeout" if seconds >= timeout else "lost"
         if boxed and ended == "lost" and supervisor.returncode not in (0, None):
@@ -583,6 +586,20 @@ def _kill(process: subprocess.Popen) -> None:
         os.killpg(process.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         process.kill()
+
+
+def _head_and_tail(path: str, head: int = 6000, tail: int = 2000) -> str:
+    """What the child printed: all of it when short, else its start and its end."""
+    try:
+        size = os.path.getsize(path)
+        with open(path, "rb") as f:
+            if size <= head + tail:
+                return f.read().decode("utf-8", "replace")
+            start = f.read(head)
+            f.seek(size - tail)
+            return (start + b"\n...\n" + f.read()).decode("utf-8", "replace")
+    except OSError:
+        return ""
 
 
 def read_text(path: str, limit: int) -> str:
