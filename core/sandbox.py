@@ -60,6 +60,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import subprocess
+    from collections.abc import Sequence
 
 # The supervisor runs this file as a fresh `python -I -S` once per submission, so what it does
 # not need is imported where the parent uses it (subprocess, tempfile, shutil, secrets,
@@ -164,7 +165,9 @@ def box_problem() -> str | None:
     return _problem[0]
 
 
-box_problem.cache_clear = _problem.clear  # type: ignore[attr-defined] -- to ask again (tests)
+def forget_box_problem() -> None:
+    """Ask again at the next box_problem() (tests, or after installing bubblewrap)."""
+    _problem.clear()
 
 
 def _find_problem() -> str | None:
@@ -200,7 +203,7 @@ def say_once(write: Any = None) -> str | None:
 
 def _python_dirs() -> list[str]:
     """The Python installation, bound read-only into the box (a venv and its base)."""
-    dirs = []
+    dirs: list[str] = []
     for d in (sys.base_prefix, sys.prefix, os.path.dirname(os.path.realpath(sys.executable))):
         d = os.path.realpath(d)
         if not any(d == x or d.startswith(x + os.sep) for x in ["/usr", *dirs]):
@@ -284,7 +287,7 @@ def stop(key: Any = None) -> int:
 
 def run_boxed(
     harness: str,
-    args: list[str] = (),
+    args: Sequence[str] = (),
     files: dict[str, str] | None = None,
     *,
     stdin: bytes = b"",
@@ -294,7 +297,7 @@ def run_boxed(
     disk: int = DISK,
     output: int = OUTPUT,
     box: bool | None = None,
-    flags: list[str] = (),
+    flags: Sequence[str] = (),
 ) -> BoxResult:
     """Run `python -I HARNESS *flags FD *args` with the limits above; see the module docstring.
 
@@ -323,7 +326,7 @@ def run_boxed(
         read_end, write_end = os.pipe()
         opened: list[int] = [write_end]
         token = secrets.token_hex(8)
-        config = {
+        config: dict[str, Any] = {
             "timeout": float(timeout),
             "memory": int(memory),
             "processes": int(processes),
@@ -408,15 +411,15 @@ def run_boxed(
             status = {"ended": "stopped", "code": None, "killed": 0}
         if not boxed and (lost or stopped or status is None):
             _sweep(token, _int(_first(lines, "harness")))
-        output = _head_and_tail(log_path)
+        printed = _head_and_tail(log_path)
     if status is None:  # the supervisor never said how the run ended
         ended = "timeout" if seconds >= timeout else "lost"
         if boxed and ended == "lost" and supervisor.returncode not in (0, None):
-            output += f"\n(the box ended with code {supervisor.returncode})"
-        return BoxResult(data, None, ended, output, boxed, 0, seconds, limits)
+            printed += f"\n(the box ended with code {supervisor.returncode})"
+        return BoxResult(data, None, ended, printed, boxed, 0, seconds, limits)
     code = status.get("code")
     return BoxResult(
-        data, code if isinstance(code, int) else None, str(status.get("ended", "exit")), output, boxed,
+        data, code if isinstance(code, int) else None, str(status.get("ended", "exit")), printed, boxed,
         int(status.get("killed", 0)), seconds, limits,
     )  # fmt: skip
 
@@ -490,7 +493,8 @@ def _read_until_closed(fd: int, supervisor: subprocess.Popen, limit: float) -> t
     ended or stopped while writers were still alive (their code killed it)."""
     import select
 
-    chunks, size = [], 0
+    chunks: list[bytes] = []
+    size = 0
     deadline = time.monotonic() + limit
     while size < REPORT:
         left = deadline - time.monotonic()
@@ -743,7 +747,8 @@ def descendants(root: int) -> list[int]:
         fields = _stat(p)
         if len(fields) > 1 and fields[0] != "Z":
             parent[p] = int(fields[1])
-    below, frontier = [], {root}
+    below: list[int] = []
+    frontier = {root}
     while frontier:
         frontier = {p for p, pp in parent.items() if pp in frontier}
         below += frontier
@@ -853,7 +858,7 @@ def supervise(config: dict[str, Any]) -> int:
     os.close(fd)
     print(json.dumps({"harness": pid}), flush=True)
     threading.Thread(target=_feed, args=(os.fdopen(stdin, "wb"), request), daemon=True).start()
-    ended, status = "exit", None
+    ended, status = "exit", 0
     deadline = time.monotonic() + timeout
     every = 1 if boxed else 10  # looks between two scans: the machine's /proc is larger than a box's
     for turn in itertools.count():

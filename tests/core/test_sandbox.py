@@ -82,7 +82,7 @@ def test_the_harness_gets_its_request_its_files_and_a_report_channel(tmp_path, b
 
 def test_without_bwrap_there_is_no_box_and_it_is_said_once(monkeypatch, capsys):
     monkeypatch.setattr(sandbox, "bwrap_path", lambda: None)
-    sandbox.box_problem.cache_clear()
+    sandbox.forget_box_problem()
     monkeypatch.setattr(sandbox, "_said", set())
     try:
         assert "bubblewrap" in sandbox.box_problem()
@@ -91,7 +91,7 @@ def test_without_bwrap_there_is_no_box_and_it_is_said_once(monkeypatch, capsys):
         with pytest.raises(OSError, match="bubblewrap"):
             sandbox.run_boxed(__file__, box=True)
     finally:
-        sandbox.box_problem.cache_clear()
+        sandbox.forget_box_problem()
 
 
 # -- what a submission can read and write ----------------------------------------------------------

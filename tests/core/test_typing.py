@@ -81,6 +81,8 @@ ANNOTATED = [
     "core/foreign/hints.py",
     "core/foreign/their_pass.py",
     "core/foreign/topo.py",
+    "core/foreign/platforms.py",
+    "core/sandbox.py",
     "core/debugger/foreign_replay.py",
     "core/debugger/session.py",
     "core/debugger/quiz.py",
