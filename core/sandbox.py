@@ -38,10 +38,25 @@ the kernel applies it: a user other than root); `output` bytes of printed text; 
 tmpfs's size in a box; a per-file limit without). Going over any of them ends
 every process of the submission, and `BoxResult.ended` says which.
 
-The harness is run as `python -I HARNESS FD ARGS...` in the scratch folder: it
-writes its report to the pipe FD and reads its request from stdin (the bytes
-the caller gave). Everything the child prints goes to a capped log, returned
-as `BoxResult.output`.
+Memory and processes are watched by the supervisor, not by a cgroup: a cgroup
+v2 subtree can be delegated to an unprivileged user only by systemd, which
+the machines this was built on (a container on cgroup v1) do not have; the
+watch works wherever /proc does. Its price: memory is summed as resident
+pages every 10 ms, so a burst between two looks can overshoot; each process
+stays under RLIMIT_AS whatever happens.
+
+The harness runs as `python -I HARNESS FD ARGS...` would, in the scratch
+folder -- it is a fork of the supervisor's `python -I -S`, with the
+installation's site-packages on `sys.path` (no .pth files run), which saves
+a second interpreter start per run. It writes its report to the pipe FD and
+reads its request from stdin (the bytes the caller gave). Everything the
+child prints goes to a capped log, returned as `BoxResult.output` (its start
+and its end).
+
+For the checker (issue 37 item 1): `run_boxed(probe, [args], {"engine.py":
+path}, stdin=request_json, timeout=..., memory=...)` runs a probe that needs
+nothing of the studio in a box holding only the learner's file; `.data` is
+what it wrote to FD, `.ended`/`.message()` say how the run ended.
 """
 
 from __future__ import annotations
