@@ -55,14 +55,7 @@ def make_autograder(out: str) -> int:
 
 def _platform_results(args: Namespace, paths: list[str]) -> int:
     """--gradescope / --prairielearn: one submission's results file."""
-    files = []
-    try:
-        files = batch.files_of(paths)
-    except batch.FolderError as e:
-        report: dict = {"status": "unusable", "message": str(e), "cases": []}
-    if files:
-        reports = [check_file(f, expression=args.expr) for f in files[:20]]
-        report = max(reports, key=lambda r: sum(c.get("status") == "pass" for c in r.get("cases") or []))
+    report = platforms.best_report(paths, lambda path: check_file(path, expression=args.expr))
     for out, make in ((args.gradescope, platforms.gradescope), (args.prairielearn, platforms.prairielearn)):
         if out:
             try:

@@ -178,25 +178,35 @@ def autograder_zip(out: str, wheel: str | None = None) -> str:
     return out
 
 
+def best_report(paths: list[str], check: Any = None) -> dict[str, Any]:
+    """The report of one submission: every .py in `paths` (folders searched to any
+    depth, as a submission may arrive in a folder of its own), the one that checks
+    best (most tests passed); at most 20 are run. A submission with no .py gets an
+    'unusable' report saying so."""
+    if check is None:
+        from core.foreign.runner import check_file as check
+    files: list[str] = []
+    for path in paths:
+        if os.path.isdir(path):
+            for here, dirs, names in os.walk(path):
+                dirs.sort()
+                files += [os.path.join(here, n) for n in sorted(names) if n.endswith(".py") and not n.startswith(".")]
+        elif os.path.isfile(path):
+            files.append(path)
+    if not files:
+        return {"status": "unusable", "message": f"no .py file in the submission ({', '.join(paths)})", "cases": []}
+    reports = [check(f) for f in files[:20]]
+    return max(reports, key=lambda r: sum(c.get("status") == "pass" for c in r.get("cases") or []))
+
+
 def grade_submission(folder: str, results: str, check: Any = None) -> dict[str, Any]:
-    """Check the submission in `folder` (its .py that checks best, when there are
-    several) and write Gradescope's results.json to `results`. Never raises for the
-    submission's sake: a folder with no .py gets a 0 with the reason."""
+    """Check the submission in `folder` (`best_report`) and write Gradescope's
+    results.json to `results`. Never raises for the submission's sake."""
     import json
 
     from core.files.atomic import write_atomically
 
-    if check is None:
-        from core.foreign.runner import check_file as check
-    files = []
-    for here, _dirs, names in os.walk(folder):
-        files += [os.path.join(here, n) for n in sorted(names) if n.endswith(".py") and not n.startswith(".")]
-    if not files:
-        report: dict[str, Any] = {"status": "unusable", "message": f"no .py file in the submission ({folder})"}
-    else:
-        reports = [check(f) for f in sorted(files)[:20]]
-        report = max(reports, key=lambda r: sum(c.get("status") == "pass" for c in r.get("cases") or []))
-    data = gradescope(report)
+    data = gradescope(best_report([folder], check))
     write_atomically(results, json.dumps(data, indent=2, allow_nan=False))
     return data
 

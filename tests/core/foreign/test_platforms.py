@@ -124,3 +124,15 @@ def test_the_bundle_runs_in_a_gradescope_folder_layout(tmp_path):
         assert "engine.py" in data["output"]
     assert scores["tutorial"] > scores["bug_power"] > 0
     assert scores["tutorial"] == platforms.gradescope(check_file(os.path.join(ENGINES, "tutorial.py")))["score"]
+
+
+def test_a_submission_in_a_folder_of_its_own_is_found_and_the_best_file_counts(tmp_path):
+    inner = tmp_path / "sub" / "hw3"
+    inner.mkdir(parents=True)
+    (inner / "helpers.py").write_text("X = 1\n")
+    shutil.copy(os.path.join(ENGINES, "bug_power.py"), inner / "engine.py")
+    report = platforms.best_report([str(tmp_path / "sub")])
+    assert report["file"].endswith("engine.py") and report["status"] == "wrong"
+    empty = platforms.best_report([str(tmp_path / "nothing")])
+    assert empty["status"] == "unusable" and "no .py" in empty["message"]
+    valid_gradescope(platforms.gradescope(empty))
