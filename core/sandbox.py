@@ -690,23 +690,28 @@ def limit_child(memory: int, seconds: int, output: int = OUTPUT) -> None:
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an over-long write raises instead of killing
 
 
-# The first thing the harness's process runs (a fork of the supervisor): its limits, then the harness as __main__.
-STARTER = """\
-import resource, runpy, signal, sys
-memory, seconds, output, processes = map(int, sys.argv[1:5])
-for what, soft, hard in ((resource.RLIMIT_AS, memory, memory), (resource.RLIMIT_CPU, seconds + 1, seconds + 2),
-                         (resource.RLIMIT_FSIZE, output, output), (resource.RLIMIT_CORE, 0, 0),
-                         (resource.RLIMIT_NPROC, processes, processes)):
-    if what == resource.RLIMIT_NPROC and not processes:
-        continue
-    try:
-        resource.setrlimit(what, (soft, hard))
-    except (ValueError, OSError):
-        pass
-signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-sys.argv = sys.argv[5:]
-runpy.run_path(sys.argv[0], run_name="__main__")
-"""
+def _start(memory: int, seconds: int, output: int, processes: int, argv: list[str]) -> None:
+    """The first thing the harness's process (a fork of the supervisor) runs: its limits,
+    then the harness as __main__ with `argv` (argv[0] the harness's path)."""
+    import resource
+    import runpy
+
+    for what, soft, hard in (
+        (resource.RLIMIT_AS, memory, memory),
+        (resource.RLIMIT_CPU, seconds + 1, seconds + 2),
+        (resource.RLIMIT_FSIZE, output, output),
+        (resource.RLIMIT_CORE, 0, 0),
+        (resource.RLIMIT_NPROC, processes, processes),
+    ):
+        if what == resource.RLIMIT_NPROC and not processes:
+            continue
+        try:
+            resource.setrlimit(what, (soft, hard))
+        except (ValueError, OSError):
+            pass
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an over-long write raises instead of killing
+    sys.argv = list(argv)
+    runpy.run_path(argv[0], run_name="__main__")
 
 
 # -----------------------------------------------------------------------------
@@ -808,11 +813,11 @@ def end_descendants() -> int:
     return killed
 
 
-def _fork_harness(argv: list[str], fd: int, boxed: bool) -> tuple[int, int]:
+def _fork_harness(limits: list[int], argv: list[str], fd: int, boxed: bool) -> tuple[int, int]:
     """Start the harness by forking this (small, already started) interpreter rather
     than starting a new one: the child makes its own session, takes a fresh stdin
-    pipe, keeps only the report pipe FD, and runs STARTER with `argv`. Returns (its
-    pid, the write end of its stdin)."""
+    pipe, keeps only the report pipe FD, and runs `_start(*limits, argv)`. Returns
+    (its pid, the write end of its stdin)."""
     read_end, write_end = os.pipe()
     sys.stdout.flush()
     sys.stderr.flush()
@@ -834,8 +839,7 @@ def _fork_harness(argv: list[str], fd: int, boxed: bool) -> tuple[int, int]:
         import site
 
         sys.path += [p for p in site.getsitepackages() if p not in sys.path]  # as python -I would, .pth files aside
-        sys.argv = ["-c", *argv]
-        exec(compile(STARTER, "<starter>", "exec"), {"__name__": "__starter__"})  # noqa: S102 -- our own code
+        _start(*limits, argv)
         code = 0
     except SystemExit as e:
         code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
@@ -853,7 +857,7 @@ def _fork_harness(argv: list[str], fd: int, boxed: bool) -> tuple[int, int]:
 
 
 def supervise(config: dict[str, Any]) -> int:
-    """Run the harness (STARTER, then HARNESS FD ARGS, in a fork of this process),
+    """Run the harness (`_start`, then HARNESS FD ARGS, in a fork of this process),
     watch its processes' memory and number, stop them all at the time limit, then
     end every process it started. Prints {"harness": pid}, then {"ended", "code",
     "killed"}."""
@@ -868,8 +872,8 @@ def supervise(config: dict[str, Any]) -> int:
     # RLIMIT_NPROC counts the user's processes: per box in its user namespace, but the whole machine's
     # without one (a teacher's browser included), so only a box sets it
     nproc = 4 * processes if boxed else 0
-    limits = [str(memory), str(int(math.ceil(timeout))), str(int(config["output"])), str(nproc)]
-    pid, stdin = _fork_harness([*limits, *config["argv"], str(fd), *config["args"]], fd, boxed)
+    limits = [memory, int(math.ceil(timeout)), int(config["output"]), nproc]
+    pid, stdin = _fork_harness(limits, [*config["argv"], str(fd), *config["args"]], fd, boxed)
     os.close(fd)
     print(json.dumps({"harness": pid}), flush=True)
     threading.Thread(target=_feed, args=(os.fdopen(stdin, "wb"), request), daemon=True).start()
