@@ -839,7 +839,8 @@ def _fork_harness(limits: list[int], argv: list[str], fd: int, boxed: bool) -> t
         import site
 
         sys.path += [p for p in site.getsitepackages() if p not in sys.path]  # as python -I would, .pth files aside
-        _start(*limits, argv)
+        memory, seconds, output, processes = limits
+        _start(memory, seconds, output, processes, argv)
         code = 0
     except SystemExit as e:
         code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
