@@ -13,7 +13,7 @@ Two ways to run it, chosen at run time:
    harness runs under `bwrap` in new user, PID, network, IPC and UTS
    namespaces. Its file system is a private scratch folder `/box` (a tmpfs of
    `disk` bytes, holding copies of the files the caller names and nothing
-   else), the Python installation and `/usr` read-only, and nothing of `~`,
+   else; `/tmp` is another empty tmpfs of that size), the Python installation and `/usr` read-only, and nothing of `~`,
    the classmates' folder, the teacher's files or the studio's checkout. No
    network, a clean environment (no teacher's secrets), a new session (no
    terminal to write into). Our supervisor is the box's PID 1: a process in
@@ -34,8 +34,9 @@ Limits, in both ways, per submission: `timeout` seconds of wall time;
 the supervisor every few milliseconds, the resident memory of all its
 processes together; `processes` at once (the supervisor's watch everywhere;
 and, in a box, RLIMIT_NPROC -- which counts threads too -- at 4x that, where
-the kernel applies it: a user other than root); `output` bytes of printed text; `disk` bytes of scratch (the
-tmpfs's size in a box; a per-file limit without). Going over any of them ends
+the kernel applies it: a user other than root); `output` bytes of printed text; `disk` bytes of scratch (in a
+box the size of each of its two tmpfs, /box and /tmp; a per-file limit
+without). Going over any of them ends
 every process of the submission, and `BoxResult.ended` says which.
 
 Memory and processes are watched by the supervisor, not by a cgroup: a cgroup
@@ -47,7 +48,7 @@ stays under RLIMIT_AS whatever happens.
 
 The harness runs as `python -I HARNESS FD ARGS...` would, in the scratch
 folder -- it is a fork of the supervisor's `python -I -S`, with the
-installation's site-packages on `sys.path` (no .pth files run), which saves
+installation's site set up as `python -I` would (`site.main()`), which saves
 a second interpreter start per run. It writes its report to the pipe FD and
 reads its request from stdin (the bytes the caller gave). Everything the
 child prints goes to a capped log, returned as `BoxResult.output` (its start
@@ -237,9 +238,11 @@ def _bwrap_argv(binds: list[str], box: str, disk: int) -> list[str]:
     for name in ("/etc/ld.so.cache", "/etc/localtime"):
         if os.path.exists(name):
             argv += ["--ro-bind", name, name]
+    # /tmp first: a Python installed under /tmp (a test's venv) is then bound inside it
+    argv += ["--size", str(int(disk)), "--tmpfs", "/tmp"]
     for d in _python_dirs():
         argv += ["--ro-bind", d, d]
-    argv += ["--proc", "/proc", "--dev", "/dev", "--size", str(int(disk)), "--tmpfs", box, "--symlink", box, "/tmp"]
+    argv += ["--proc", "/proc", "--dev", "/dev", "--size", str(int(disk)), "--tmpfs", box]
     argv += binds
     argv += ["--remount-ro", "/", "--chdir", box, "--unshare-all", "--unshare-user", "--uid", "65534", "--gid", "65534"]
     argv += ["--disable-userns", "--die-with-parent", "--new-session", "--as-pid-1", "--clearenv"]
@@ -838,7 +841,7 @@ def _fork_harness(limits: list[int], argv: list[str], fd: int, boxed: bool) -> t
         sys.stdin = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)), encoding="utf-8")
         import site
 
-        sys.path += [p for p in site.getsitepackages() if p not in sys.path]  # as python -I would, .pth files aside
+        site.main()  # what `python -I` does at start and `-S` skipped: a venv's prefix, site-packages, .pth files
         memory, seconds, output, processes = limits
         _start(memory, seconds, output, processes, argv)
         code = 0

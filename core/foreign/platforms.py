@@ -203,11 +203,14 @@ def grade_submission(folder: str, results: str, check: Any = None) -> dict[str, 
     """Check the submission in `folder` (`best_report`) and write Gradescope's
     results.json to `results`. Never raises for the submission's sake."""
     import json
-
-    from core.files.atomic import write_atomically
+    import tempfile
 
     data = gradescope(best_report([folder], check))
-    write_atomically(results, json.dumps(data, indent=2, allow_nan=False))
+    os.makedirs(os.path.dirname(os.path.abspath(results)), exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(results)), suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:  # whole or not at all (core.files is a floor too high)
+        json.dump(data, f, indent=2, allow_nan=False)
+    os.replace(tmp, results)
     return data
 
 
