@@ -103,6 +103,20 @@ def _parse_args(argv):
         help="with --check-engine on a folder: checks at once (default: cores)",
     )
     parser.add_argument(
+        "--gradescope",
+        metavar="OUT.json",
+        help="with --check-engine: write Gradescope's results.json for this one submission "
+        "(a file, or its folder: the .py that checks best)",
+    )
+    parser.add_argument(
+        "--prairielearn", metavar="OUT.json", help="with --check-engine: write PrairieLearn's results.json"
+    )
+    parser.add_argument(
+        "--make-autograder",
+        metavar="OUT.zip",
+        help="write a Gradescope autograder bundle (setup.sh, run_autograder, the studio's checker) and exit",
+    )
+    parser.add_argument(
         "--debug-engine",
         metavar="FILE.py",
         help="open the studio, check your own Value class (in a separate process) and step its backward "
@@ -172,6 +186,10 @@ def main(argv=None):
     args = _parse_args(sys.argv[1:] if argv is None else argv)
     if args.check_lesson:  # no window: a teacher's check before the lecture
         return check_lesson_file(args.check_lesson)
+    if args.make_autograder:  # no window: a bundle for Gradescope
+        from app.foreign.cli import make_autograder
+
+        return make_autograder(args.make_autograder)
     if args.check_engine:  # no window: a report for people or autograders
         from app.foreign.cli import check_engines
 

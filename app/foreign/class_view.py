@@ -6,11 +6,16 @@ appears as its check ends. The bar chart counts the first-fault diagnoses of
 the class, most common first. Double-clicking a row opens that submission as
 File → Debug my engine… does: on the canvas, the debugger stopped at its first
 wrong gradient.
+
+Closing the dialog cancels: the checks still running are ended at once
+(`batch.check_many`'s stop), without waiting on the GUI thread; the rows done
+stay savable. A submission that kills what it can see ends only itself: each
+runs in its own box (core/sandbox.py).
 """
 
 from __future__ import annotations
 
-import os
+import threading
 from typing import Any
 
 from PySide6.QtCore import QRectF, Qt
@@ -31,6 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.jobs import Job
+from core import sandbox
 from core.foreign import batch
 from core.foreign.report import CATEGORIES
 
@@ -116,6 +122,7 @@ class ClassCheckDialog(QDialog):
         buttons.addWidget(self.save_button)
         buttons.addWidget(close)
         layout.addLayout(buttons)
+        self.stop = threading.Event()  # set when the dialog closes: the checks still running end
         self.job = Job(1, self._work, self, name="class check")
         self.job.progress.connect(self._row_done)
         self.job.done.connect(self._all_done)
@@ -124,7 +131,7 @@ class ClassCheckDialog(QDialog):
         self.job.start()
 
     def _work(self) -> list[dict[str, Any]]:
-        return batch.check_many(self.files, progress=lambda done, total, row: self.job.report(row))
+        return batch.check_many(self.files, progress=lambda done, total, row: self.job.report(row), stop=self.stop)
 
     def _row_done(self, _token: int, row: dict[str, Any]) -> None:
         self.rows[row["file"]] = row
@@ -136,19 +143,19 @@ class ClassCheckDialog(QDialog):
         self.table.setSortingEnabled(False)  # inserting into a sorted table scatters the cells
         r = self.table.rowCount()
         self.table.insertRow(r)
-        first = batch.words(row["diagnosis"]) if row["diagnosis"] else row["message"]
+        first = batch.printable(batch.words(row["diagnosis"]) if row["diagnosis"] else row["message"])
         if len(first) > 70:  # the whole message is the cell's tool tip
             first_tip, first = first, first[:67] + "…"
         else:
             first_tip = first
         cells = [
-            os.path.basename(row["file"]),
+            batch.printable(batch.name_of(row["file"])),
             row["category"],
             f"{row['passed']} / {row['run']}",
             f"{row['seconds']:.1f}",
             first,
             str(row["op"]),
-            row["test"],
+            batch.printable(row["test"]),
         ]
         for c, text in enumerate(cells):
             item = QTableWidgetItem(text)
@@ -160,6 +167,10 @@ class ClassCheckDialog(QDialog):
         self.table.setSortingEnabled(True)
 
     def _all_done(self, _token: int, outcome: Any) -> None:
+        if isinstance(outcome, batch.Stopped):
+            self.status.setText(f"Stopped: {len(outcome.rows)} of {outcome.total} submissions were checked.")
+            self.save_button.setEnabled(True)
+            return
         if isinstance(outcome, Exception):
             self.status.setText(f"The check stopped: {outcome}")
             return
@@ -192,7 +203,9 @@ class ClassCheckDialog(QDialog):
             QMessageBox.warning(self, "Save as CSV", f"Could not write {path}: {e.strerror}")
 
     def closeEvent(self, event: Any) -> None:  # noqa: N802 -- Qt's name
-        self.job.wait()  # every check is time-limited, so this ends
+        if self.job.isRunning():  # cancel: end the running checks now; the job then ends by itself
+            self.stop.set()
+            sandbox.stop(self.stop)
         super().closeEvent(event)
 
 
@@ -211,6 +224,7 @@ def check_a_class(window: Any, folder: str | None = None) -> ClassCheckDialog | 
     question = (
         f"Run the {len(files)} .py files of {folder}? Each runs in its own separate process, "
         "with time and memory limits, and everything it starts is stopped when its check ends."
+        + (f"\n\nNote: {sandbox.box_problem()}" if sandbox.box_problem() else "")
     )
     if asked and QMessageBox.question(window, "Check a class", question) != QMessageBox.Yes:
         return None

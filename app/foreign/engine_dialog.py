@@ -53,12 +53,22 @@ def choose_engine_folder(parent):
     return QFileDialog.getExistingDirectory(parent, "Debug my engine: choose your package folder (minitorch/)")
 
 
+def where():
+    """Where a learner's file runs, in the words of the question before it runs."""
+    from core import sandbox
+
+    problem = sandbox.box_problem()
+    if problem is None:
+        return "in a box of its own (no access to your files, network or environment)"
+    return f"in a separate process (no box here: {problem})"
+
+
 def confirm_run(parent, path):
     """True if the user agrees to run `path` (in a separate process)."""
     answer = QMessageBox.question(
         parent,
         "Debug my engine",
-        f"The studio will run {path} in a separate process (at most {TIMEOUT:g} s, 1 GB of memory) "
+        f"The studio will run {path} {where()} (at most {TIMEOUT:g} s, 1 GB of memory) "
         f"to build test expressions with your Value class and step its backward pass.\n\n"
         f"Your open graph is not touched unless a wrong gradient is found (or you check an expression "
         f"of your own); then that expression is shown on the canvas and the debugger steps YOUR "

@@ -643,12 +643,48 @@ def page_of(window):
     return page
 
 
-def open_script(window, path):
-    """Trace the script at path (child process) and show its step collapsed by scope."""
+def shipped_script(path):
+    """True for a script the studio ships (its resources/, in a checkout or installed)."""
+    import os
+
+    from core.resources import root
+
+    return os.path.realpath(path).startswith(os.path.realpath(root()) + os.sep)
+
+
+def confirm_script(window, path):
+    """Ask before running a script that is not the studio's own (as Debug my engine asks)."""
+    import os
+
+    from PySide6.QtWidgets import QMessageBox
+
+    from core import sandbox
+
+    where = (
+        "in a box: it sees its own folder (read-only) and nothing else of this computer, no network, "
+        "no environment; at most 120 s"
+        if sandbox.box_problem() is None
+        else f"in a separate process with time and memory limits (no box here: {sandbox.box_problem()})"
+    )
+    answer = QMessageBox.question(
+        window,
+        "Open a Python script",
+        f"To show {os.path.basename(path)}'s first training step, the studio runs the script up to its first "
+        f"backward(), {where}.\n\nRun {path}?",
+    )
+    return answer == QMessageBox.Yes
+
+
+def open_script(window, path, ask=True):
+    """Trace the script at path (in a box: core/scopes/script.py) and show its step collapsed
+    by scope. A script the studio does not ship is run only if the user agrees (`ask`)."""
     import os
 
     from core.scopes.script import trace_script
 
+    if ask and not shipped_script(path) and not confirm_script(window, path):
+        window.show_message(f"{os.path.basename(path)} was not run.")
+        return False
     budget, aspect = first_budget(window)
     columns = legible_columns(window)
 

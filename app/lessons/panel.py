@@ -46,7 +46,6 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QSizePolicy,
     QSplitter,
-    QTextBrowser,
     QVBoxLayout,
     QWidget,
 )
@@ -57,7 +56,7 @@ from app.lessons.lesson_list import LessonList, record_step
 from app.lessons.lesson_network import LessonNetworkView
 from app.lessons.moves import LessonMoves
 from app.lessons.question_box import QuestionBox
-from app.lessons.reading import TEXT_PX, TITLE_PX, set_markdown
+from app.lessons.reading import TEXT_PX, TITLE_PX, LessonBrowser, set_markdown
 from app.look.theme import set_base_font
 from core.format import parse_number
 from core.lessons.format import LessonError, load_all
@@ -161,7 +160,7 @@ class LessonsPanel(LessonMoves, StepFit, QWidget):
         col.addLayout(head)
         col.addWidget(self.step_bar)
 
-        self.text = QTextBrowser()
+        self.text = LessonBrowser()  # images only through its loader (app/lessons/reading.py)
         self.text.setOpenLinks(False)  # web links open in the browser; studio: links act here
         self.text.anchorClicked.connect(self.follow_link)
         self.text.setToolTip("")  # a long tip over the reading area only gets in the way

@@ -1,12 +1,38 @@
 """Lesson text readable from the back of a room: the sizes, and Markdown whose
-code follows them."""
+code follows them; `LessonBrowser`, the view whose one resource loader shows only
+images the studio ships (core/lessons/links.py: a lesson never reads the disk)."""
 
-from PySide6.QtGui import QTextCursor, QTextFormat
+from PySide6.QtGui import QImage, QTextCursor, QTextDocument, QTextFormat
+from PySide6.QtWidgets import QTextBrowser
 
 from app.look.theme import MONO_FAMILY
-from core.lessons.links import without_local_images
+from core.lessons.links import shipped_image, without_local_images
+from core.resources import root
 
 TEXT_PX, TITLE_PX = 16, 20
+
+
+class LessonBrowser(QTextBrowser):
+    """A QTextBrowser whose resources all come through `loadResource`: an image the
+    studio ships is read; anything else -- a device, a local path, file: or data: --
+    gets an empty picture and a note in `refused`, and is never opened (Qt would
+    otherwise read the path itself: `/dev/zero` never ends)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.refused: list[str] = []
+
+    def loadResource(self, kind, url):  # noqa: N802 -- Qt's name
+        if kind == QTextDocument.ImageResource:
+            path, why = shipped_image(url.toString(), root())
+            image = QImage(path) if path else QImage()
+            if image.isNull():
+                self.refused.append(why or f"{url.toString()!r} is not an image")
+                image = QImage(1, 1, QImage.Format_ARGB32)
+                image.fill(0)
+            return image
+        self.refused.append(f"{url.toString()!r} was not loaded: a lesson loads no style sheets or pages")
+        return ""  # not None: Qt would then read the file itself
 
 
 def set_markdown(browser, text):

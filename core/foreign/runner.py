@@ -1,47 +1,44 @@
-"""Running a learner's file in a child process, with a time and a memory limit.
+"""Checking a learner's engine file or package in a box; the verdict is made here.
 
-The learner's file is their code: it may loop forever, call `sys.exit` or
-`os._exit`, ask for 10 GB, or not even parse. So the studio never imports it.
-`check_file(path)` starts a fresh Python (`python -I this_file --child FILE
-OUT`) which
-
-    1. limits itself: address space (`RLIMIT_AS`, default 1 GiB), CPU seconds,
-       and the size of any file it writes (their prints go to a capped file);
-    2. loads their file, finds their Value class and runs the battery
-       (`check.check_class`), writing one JSON line per result to OUT as it
-       goes -- plain data only, never objects;
-
-while the parent waits at most `timeout` seconds of wall time, then kills the
-child's whole process group. Whatever happens, the parent reads the lines that
-did arrive and returns a report (a dict of plain data): `status` is 'ok',
-'wrong' (a wrong gradient: see `fault`) or 'unusable' (with a `message` that
-says why: a timeout names the test that was running), 'raised' (their code
-raised while building or running an expression) or 'unchecked' (nothing
-could be compared: their class lacks the ops, or the expression's).
+The learner's file is their code: it may loop forever, call `sys.exit`, ask for
+10 GB, read a classmate's files or not even parse. So the studio never imports
+it. `check_file(path)` sends the test programs (core/foreign/battery.py) to a
+child process in a box of its own (core/sandbox.py: bubblewrap where Linux
+gives one, else a supervisor with limits), where the only studio code is the
+harness of core/foreign/child -- the standard library, no engine, no checker.
+The child returns plain numbers; this process judges them (core/foreign/judge.py)
+and returns a report (a dict of plain data): `status` is 'ok', 'wrong' (a wrong
+gradient: see `fault`), 'unusable' (with a `message` that says why: a timeout
+names the test that was running), 'raised' (their code raised, with its line)
+or 'unchecked' (nothing could be compared: their class lacks the ops).
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import math
 import os
+import re
 import secrets
-import select
-import signal
-import subprocess
-import sys
 import tempfile
-import time
 from typing import Any
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from core import sandbox  # noqa: E402
+from core.sandbox import (  # noqa: E402, F401 -- kept here for callers of the old home
+    OUTPUT,
+    child_env,
+    children_of,
+    end_descendants,
+    limit_child,
+    plain,
+    run_supervised,
+    sign,
+)
+
 TIMEOUT = 20.0  # seconds of wall time for the whole battery
-MEMORY = 1 << 30  # bytes of address space for the child
-OUTPUT = 4 << 20  # bytes the child may write to any one file
-REPORT = 64 << 20  # bytes of report the parent reads at most
-GRACE = 30.0  # seconds the supervisor may take beyond the limit to clean up
+MEMORY = sandbox.MEMORY  # bytes: address space per process, resident memory of all together
 
 
 # -----------------------------------------------------------------------------
@@ -54,6 +51,7 @@ def check_file(
     memory: int = MEMORY,
     expression: str | None = None,
     seed: int | None = None,
+    box: bool | None = None,
 ) -> dict[str, Any]:
     """Check the learner's engine in `path` (a .py file, or a package folder such as
     MiniTorch's `minitorch/`) in a child process; return the report.
@@ -63,7 +61,8 @@ def check_file(
     'unusable' report naming line and column, and no process starts. `seed`: the
     test points are drawn afresh for this run (-1); an int draws them from that seed,
     None (the default) takes the battery's written points -- tests and the
-    debugger's examples; the command line and class grading draw (-1)."""
+    debugger's examples; the command line and class grading draw (-1). `box`: see
+    `core.sandbox.run_boxed` (None: in a box where one can be had)."""
     from core.foreign import battery  # not at the top: a module the child never imports
     from core.foreign.expression import ExprError, case_of, program_of
 
@@ -95,19 +94,25 @@ def check_file(
     known = {c.name: c for c in own + tests}
     with tempfile.TemporaryDirectory(prefix="bps-engine-") as tmp:
         launcher = install_child(tmp)
+        name = os.path.basename(path.rstrip(os.sep)) or "engine.py"
+        request["engine"] = name  # in the box's scratch folder, beside the harness
         request_path = os.path.join(tmp, "request.json")
         with open(request_path, "w", encoding="utf-8") as f:
             json.dump(request, f, allow_nan=False)
-        log_path = os.path.join(tmp, "output.txt")
         key = secrets.token_hex(16)
-        args = [request_path, str(int(memory)), str(int(math.ceil(timeout)))]
-        data, status = run_supervised([launcher], args, timeout, tmp, log_path, key)
-        lines = _verified(data, key)
-        output = _read_text(log_path, 2000)
+        files = {name: path, "bps_child": os.path.join(tmp, "bps_child"), "request.json": request_path}
+        args = ["request.json", str(int(memory)), str(int(math.ceil(timeout)))]
+        result = sandbox.run_boxed(
+            launcher, args, files, stdin=key.encode() + b"\n", timeout=timeout, memory=memory, box=box
+        )
+        lines = sandbox.verified(result.data, key)
+    output = _host_paths(result.output[:2000], name, path)
     if lines is None:
         return _unusable(path, "the check's report was forged or cut (a line not written by the studio): refused")
-    report = _report(path, lines, status["code"], status["timed_out"], timeout, memory, output, known, templates, own)
+    lines = _host_paths(lines, name, path)  # their files by the names they know, before anything quotes them
+    report = _report(path, lines, result, timeout, memory, output, known, templates, own)
     report["seed"] = seed
+    report["boxed"] = result.boxed
     return report
 
 
@@ -136,111 +141,6 @@ def install_child(folder: str) -> str:
     return launcher
 
 
-def child_env() -> dict[str, str]:
-    """The environment of a child that runs a learner's code: a fixed hash seed,
-    one BLAS thread, no .pyc files written, and nothing else of ours."""
-    return {
-        "PATH": os.environ.get("PATH", ""),
-        "PYTHONHASHSEED": "0",
-        "OPENBLAS_NUM_THREADS": "1",
-        "OMP_NUM_THREADS": "1",
-        "PYTHONDONTWRITEBYTECODE": "1",
-    }
-
-
-def run_supervised(
-    script: list[str], args: list[str], timeout: float, cwd: str, log_path: str, key: str = ""
-) -> tuple[bytes, dict[str, Any]]:
-    """Run `python -I *script FD *args` under the supervisor (this file, --supervise),
-    which waits at most `timeout` s and then, whatever happened, kills every process
-    the learner's code started. The child writes its report to the pipe FD; `key`
-    reaches it as the first line of its stdin. Returns (the bytes written to the
-    pipe, the supervisor's {code, timed_out}). Also the lecture-code runner's
-    (core/lecture/run.py), so both have one way to end what a learner's code starts."""
-    read_end, write_end = os.pipe()
-    argv = [sys.executable, "-I", os.path.abspath(__file__), "--supervise", str(timeout), str(write_end)]
-    argv += [str(len(script)), *script, *args]
-    with open(log_path, "wb") as log:
-        supervisor = subprocess.Popen(
-            argv,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=log,
-            cwd=cwd,
-            env=child_env(),
-            pass_fds=(write_end,),
-            start_new_session=True,
-        )
-    os.close(write_end)
-    assert supervisor.stdin is not None and supervisor.stdout is not None  # both PIPE above
-    try:
-        supervisor.stdin.write(key.encode() + b"\n")  # the key reaches the child through its stdin only
-        supervisor.stdin.close()
-    except OSError:
-        pass
-    data = _read_until_closed(read_end, timeout + GRACE)
-    os.close(read_end)
-    try:
-        supervisor.wait(timeout=GRACE)
-    except subprocess.TimeoutExpired:
-        _kill(supervisor)
-        supervisor.wait()
-    out = supervisor.stdout.read()  # one short line: it never fills the pipe
-    supervisor.stdout.close()
-    try:
-        status = json.loads(out.decode().strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        status = {"code": supervisor.returncode, "timed_out": True}
-    return data, status
-
-
-def _read_until_closed(fd, limit):
-    """Everything written to the pipe until every writer has closed it (the supervisor
-    has killed them all) or `limit` seconds passed; at most REPORT bytes."""
-    chunks, size = [], 0
-    deadline = time.monotonic() + limit
-    while size < REPORT:
-        left = deadline - time.monotonic()
-        if left <= 0 or not select.select([fd], [], [], left)[0]:
-            break
-        chunk = os.read(fd, 1 << 16)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        size += len(chunk)
-    return b"".join(chunks)
-
-
-def sign(key: str, text: str) -> str:
-    return hmac.new(key.encode(), text.encode(), hashlib.sha256).hexdigest()
-
-
-def _verified(data, key):
-    """The report's items, or None when any line is not signed with the key."""
-    items = []
-    for raw in data.decode("utf-8", "replace").splitlines():
-        mac, _, text = raw.partition(" ")
-        if not hmac.compare_digest(mac, sign(key, text)):
-            return None
-        items.append(json.loads(text))
-    return items
-
-
-def _kill(child):
-    try:
-        os.killpg(child.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        child.kill()
-
-
-def _read_text(path, limit):
-    try:
-        with open(path, "rb") as f:
-            return f.read(limit).decode("utf-8", "replace")
-    except OSError:
-        return ""
-
-
 def _unusable(path, message, **extra):
     return {"file": path, "status": "unusable", "message": message, "cases": [], "notes": [], "fault": None, **extra}
 
@@ -255,10 +155,12 @@ def _specificity(case):
     return 1 if fault.get("op") in ("order", "backward()", "zero_grad") else 0
 
 
-def _report(path, lines, code, timed_out, timeout, memory, output, known, templates, own=()):
-    """The report from the child's lines: each test judged here (core/foreign/judge.py)."""
+def _report(path, lines, run, timeout, memory, output, known, templates, own=()):
+    """The report from the child's lines: each test judged here (core/foreign/judge.py).
+    `run`: the run's core.sandbox.BoxResult (how it ended)."""
     from core.foreign import judge
 
+    code, timed_out = run.code, run.timed_out
     start = next((x for x in lines if x.get("kind") == "start"), None)
     problem = next((x for x in lines if x.get("kind") == "unusable"), None)
     extra = {"output": output}
@@ -357,6 +259,8 @@ def _report(path, lines, code, timed_out, timeout, memory, output, known, templa
             cases=cases,
             **extra,
         )
+    if run.ended in ("memory", "processes", "lost", "stopped"):  # the run was ended from outside: say why, truly
+        return _unusable(path, f"the check was stopped: your code {run.message()}.", cases=cases, **extra)
     done = bool(lines) and lines[-1].get("kind") == "done"
     reported = {x.get("name") for x in lines if x.get("kind") == "case"}
     if done and start is not None and set(known) - reported:
@@ -433,129 +337,13 @@ def _offered_words(start):
 # The child side (runs the learner's code)
 
 
-def plain(x: Any) -> Any:
-    """JSON-safe plain data: inf/nan become the strings 'inf', '-inf', 'nan'."""
-    if isinstance(x, float) and not math.isfinite(x):
-        return "nan" if x != x else ("inf" if x > 0 else "-inf")
+def _host_paths(x: Any, inside: str, path: str) -> Any:
+    """`x` with the box's path of the learner's file or folder (`/box/NAME`, or the
+    scratch folder's `.../box/NAME` without a box) replaced by theirs."""
+    if isinstance(x, str):
+        return re.sub(r"[^\s'\"`(]*/box/" + re.escape(inside), lambda _: path, x)
     if isinstance(x, dict):
-        return {str(k): plain(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [plain(v) for v in x]
+        return {k: _host_paths(v, inside, path) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_host_paths(v, inside, path) for v in x]
     return x
-
-
-def limit_child(memory: int, seconds: int, output: int = OUTPUT) -> None:
-    """Limit this process, before a learner's code runs in it: `memory` bytes of
-    address space, `seconds` (+1) of CPU, `output` bytes in any file it writes."""
-    import resource
-
-    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-    resource.setrlimit(resource.RLIMIT_CPU, (seconds + 1, seconds + 2))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (output, output))
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an over-long write raises instead of killing
-
-
-# -----------------------------------------------------------------------------
-# The supervisor: every process the learner's code starts ends with the check
-
-PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER = 1, 36
-
-
-def _prctl(option: int, value: int) -> bool:
-    """Linux's prctl, or False where there is none (the check then relies on the
-    child's process group alone)."""
-    try:
-        import ctypes
-
-        return ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0) == 0
-    except (OSError, AttributeError):
-        return False
-
-
-def _die_with_parent() -> None:
-    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-
-
-def children_of(pid: int) -> list[tuple[int, str]]:
-    """[(pid, state)] of the processes whose parent is `pid`, from /proc."""
-    found: list[tuple[int, str]] = []
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return found
-    for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", encoding="ascii", errors="replace") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if int(fields[1]) == pid:
-            found.append((int(name), fields[0]))
-    return found
-
-
-def end_descendants() -> int:
-    """Kill and reap every descendant of this process. As a child subreaper it
-    inherits every orphan below it -- a double fork or a setsid() included -- so
-    killing its children until none is left ends them all. Returns how many."""
-    killed = 0
-    for _ in range(100_000):
-        alive = [pid for pid, state in children_of(os.getpid()) if state != "Z"]
-        for pid in alive:
-            try:
-                os.kill(pid, signal.SIGKILL)
-                killed += 1
-            except ProcessLookupError:
-                pass
-        while True:
-            try:
-                pid, _ = os.waitpid(-1, os.WNOHANG)
-            except ChildProcessError:
-                break
-            if pid == 0:
-                break
-        if not alive and not children_of(os.getpid()):
-            break
-        time.sleep(0.005)  # let the kills land before the next look
-    return killed
-
-
-def supervise(timeout: float, write_fd: int, script: list[str], args: list[str]) -> int:
-    """Run the child (`python -I *script FD *args`), wait at most `timeout` s, then end
-    every process the learner's code started; print {code, timed_out, killed} as JSON."""
-    _prctl(PR_SET_CHILD_SUBREAPER, 1)
-    _die_with_parent()
-    key = sys.stdin.readline()
-    child = subprocess.Popen(
-        [sys.executable, "-I", *script, str(write_fd), *args],
-        stdin=subprocess.PIPE,
-        stdout=sys.stderr,
-        stderr=sys.stderr,
-        pass_fds=(write_fd,),
-        start_new_session=True,
-        preexec_fn=_die_with_parent,  # noqa: PLW1509 -- this process runs no threads
-    )
-    os.close(write_fd)
-    try:
-        assert child.stdin is not None  # stdin=PIPE
-        child.stdin.write(key.encode())
-        child.stdin.close()
-    except OSError:
-        pass
-    timed_out = False
-    try:
-        code = child.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        _kill(child)
-        code = child.wait()
-    killed = end_descendants()
-    print(json.dumps({"code": code, "timed_out": timed_out, "killed": killed}), flush=True)
-    return 0
-
-
-if __name__ == "__main__" and len(sys.argv) > 5 and sys.argv[1] == "--supervise":
-    _n = int(sys.argv[4])  # TIMEOUT FD N SCRIPT... ARGS...: the child's script is N words
-    sys.exit(supervise(float(sys.argv[2]), int(sys.argv[3]), sys.argv[5 : 5 + _n], sys.argv[5 + _n :]))

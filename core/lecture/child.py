@@ -1,10 +1,10 @@
 """The lecture-code runner's child process: run pasted cells, report the last one's graph.
 
-Started by core/lecture/run.py under core/foreign/runner.py's supervisor as
+Started by core/lecture/run.py in core/sandbox.py's box as
 
     python -I core/lecture/child.py FD CELLS MEMORY SECONDS
 
-It limits itself (memory, CPU, file sizes: `runner.limit_child`), puts the
+It limits itself (memory, CPU, file sizes: `sandbox.limit_child`), puts the
 stand-ins of core/lecture/standin first on `sys.path` (so `micrograd` is the
 studio's engine), and runs the cells of the JSON list CELLS one after the
 other in one namespace, as a notebook's kernel runs them: the earlier cells
@@ -100,12 +100,13 @@ class Printed(io.TextIOBase):
 
 
 def main(write_fd: int, cells_path: str, memory: int, seconds: int) -> int:
+    os.chdir(os.path.dirname(os.path.abspath(cells_path)))  # progress.txt and stop live beside the cells
     sys.stdin.readline()  # the supervisor's key line: this report is not signed
     sys.stdin.close()
     os.set_inheritable(write_fd, False)
     sys.path[:0] = [STANDIN, ROOT]
     sys.path.append(os.path.join(STANDIN, "fallback"))  # matplotlib, sklearn: the real ones when installed
-    from core.foreign.runner import limit_child, plain
+    from core.sandbox import limit_child, plain
 
     limit_child(memory, seconds, OUTPUT)
     _real_libraries_first()

@@ -2,8 +2,8 @@
 
 A learner's microgpt (or any script that builds a graph of Values and calls
 `backward()`) is their code, so the studio never imports it: like the checker
-(core/foreign/runner.py, whose supervisor it shares), `trace_script(path)`
-runs it in a child process with a time and a memory limit. In the child:
+(core/sandbox.py, whose box it shares), `trace_script(path)` runs it in a
+box with a time and a memory limit. In the child:
 
 1. the studio's engine is watched from the start (a script that does
    `from core.engine import Value`), and every class the script defines that
@@ -14,10 +14,10 @@ runs it in a child process with a time and a memory limit. In the child:
 2. the first call of `backward()` (or `backprop` ...) on such a Value runs to
    its end, and then the script is stopped: that output and its graph,
    grads filled, are one training step;
-3. the graph is written, as plain arrays and JSON (graph.py), into the folder
-   the parent gave; the report line is signed, as the checker's are.
+3. the graph is sent back on the report channel, as plain arrays (base64)
+   and JSON (graph.py's `to_plain`); the report line is signed.
 
-The parent reads the folder with every check `ScopedGraph.read` makes (sizes,
+The parent reads it with every check `ScopedGraph.from_plain` makes (sizes,
 operands made before their users, known ops): nothing the child writes is
 trusted as code. The script's top level is the root scope.
 """
@@ -28,7 +28,6 @@ import builtins
 import json
 import os
 import sys
-import tempfile
 from typing import Any
 
 ROOT_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -44,40 +43,74 @@ class TraceResult:
         self.graph, self.message, self.output = graph, message, output
 
 
-def trace_script(path: str, timeout: float = TIMEOUT, memory: int = MEMORY) -> TraceResult:
-    """Run the script at `path` in a child process up to its first backward(); its graph."""
+def trace_script(path: str, timeout: float = TIMEOUT, memory: int = MEMORY, box: bool | None = None) -> TraceResult:
+    """Run the script at `path` in a box (core/sandbox.py) up to its first backward(); its graph.
+
+    The box holds the studio's `core` and `resources` read-only (a script may use
+    the studio's engine and its data: names.txt) and the script's own folder
+    read-only (its data files: microgpt reads names.txt beside it) -- for a
+    script of the studio's resources/, that folder -- and nothing else of the
+    machine. The graph comes back over the report channel; the file names it
+    records are mapped back to the host's."""
+    import base64
     import secrets
 
-    from core.foreign.runner import _read_text, _verified, run_supervised
+    from core.sandbox import run_boxed, verified
     from core.scopes.graph import ScopedGraph
 
-    path = os.path.abspath(path)
+    path = os.path.realpath(path)
     if not os.path.isfile(path):
         return TraceResult(None, f"{path}: no such file")
-    with tempfile.TemporaryDirectory(prefix="bps-scopes-") as tmp:
-        out = os.path.join(tmp, "graph")
-        os.mkdir(out)
-        log = os.path.join(tmp, "output.txt")
-        key = secrets.token_hex(16)
-        args = [path, str(int(memory)), str(int(timeout)), out]
-        data, status = run_supervised([os.path.abspath(__file__), "--child"], args, timeout, tmp, log, key)
-        lines = _verified(data, key)
-        output = _read_text(log, 2000)
-        if lines is None:
-            return TraceResult(None, "the trace's report was forged or cut: refused", output)
-        done = next((x for x in lines if x.get("kind") == "traced"), None)
-        if done is None:
-            problem = next((x["message"] for x in lines if x.get("kind") == "unusable"), None)
-            if problem is None:
-                problem = "the script stopped before its first backward()"
-                if status.get("timed_out"):
-                    problem = f"the script did not finish its first backward() within {timeout:.0f} s"
-            return TraceResult(None, problem, output)
-        try:
-            graph = ScopedGraph.read(out)
-        except (OSError, ValueError, KeyError, TypeError) as e:
-            return TraceResult(None, f"the traced graph could not be read: {e}", output)
+    from core.resources import root
+
+    resources = os.path.realpath(root())
+    folder = resources if path.startswith(resources + os.sep) else os.path.dirname(path)
+    inside = os.path.join("work", os.path.relpath(path, folder))
+    key = secrets.token_hex(16)
+    files = {"studio/core": os.path.join(ROOT_DIR, "core"), "studio/resources": resources, "work": folder}
+    args = [inside, str(int(memory)), str(int(timeout))]
+    result = run_boxed(
+        os.path.abspath(__file__), args, files, stdin=key.encode() + b"\n", timeout=timeout, memory=memory,
+        output=64 << 20, box=box, flags=["--child"],
+    )  # fmt: skip
+    lines = verified(result.data, key)
+    output = result.output[:2000]
+    if lines is None:
+        return TraceResult(None, "the trace's report was forged or cut: refused", output)
+    done = next((x for x in lines if x.get("kind") == "traced"), None)
+    if done is None:
+        problem = next((x["message"] for x in lines if x.get("kind") == "unusable"), None)
+        if problem is None:
+            problem = "the script stopped before its first backward()"
+            if result.timed_out:
+                problem = f"the script did not finish its first backward() within {timeout:.0f} s"
+            elif result.message():
+                problem = f"the script {result.message()}"
+        return TraceResult(None, problem.replace(inside, path), output)
+    try:
+        meta = _host_files(done["meta"], inside, path, folder)
+        blobs = {k: base64.b64decode(v, validate=True) for k, v in done["blobs"].items()}
+        graph = ScopedGraph.from_plain(meta, blobs)
+    except (ValueError, KeyError, TypeError, AttributeError) as e:
+        return TraceResult(None, f"the traced graph could not be read: {e}", output)
     return TraceResult(graph, f"traced {graph.n:,} nodes in {len(graph.scopes):,} scopes ({graph.engine})", output)
+
+
+def _host_files(meta: dict[str, Any], inside: str, path: str, folder: str) -> dict[str, Any]:
+    """The graph's file names as the host knows them (the child saw the box's)."""
+
+    def host(name: Any) -> Any:
+        if not isinstance(name, str) or not name:
+            return name
+        for prefix in (os.path.join(os.sep, "box", "work") + os.sep, "work" + os.sep):
+            if name.startswith(prefix):
+                return os.path.join(folder, name[len(prefix) :])
+        return name if name != inside else path
+
+    meta = dict(meta)
+    meta["scopes"] = [[*s[:4], host(s[4]), *s[5:]] if isinstance(s, list) and len(s) > 4 else s for s in meta["scopes"]]
+    meta["sources"] = {host(k): v for k, v in meta.get("sources", {}).items()}
+    return meta
 
 
 # -----------------------------------------------------------------------------
@@ -96,10 +129,10 @@ def looks_like_value(cls: type) -> bool:
     return "__add__" in names and "__mul__" in names and any(b in names for b in BACKWARD)
 
 
-def child_main(write_fd: int, path: str, memory: int, seconds: int, out_dir: str) -> int:
+def child_main(write_fd: int, path: str, memory: int, seconds: int) -> int:
     import runpy
 
-    from core.foreign.runner import limit_child, plain, sign
+    from core.sandbox import limit_child, plain, sign
 
     key = sys.stdin.readline().strip()
     sys.stdin.close()
@@ -180,11 +213,14 @@ def child_main(write_fd: int, path: str, memory: int, seconds: int, out_dir: str
         from core.scopes.foreign import from_foreign
 
         graph = from_foreign(root, rec)
-    graph.write(out_dir)
-    report({"kind": "traced", "n": graph.n})
+    import base64
+
+    meta, blobs = graph.to_plain()
+    blobs64 = {k: base64.b64encode(v).decode("ascii") for k, v in blobs.items()}
+    report({"kind": "traced", "n": graph.n, "meta": meta, "blobs": blobs64})
     return 0
 
 
-if __name__ == "__main__" and len(sys.argv) == 7 and sys.argv[1] == "--child":
+if __name__ == "__main__" and len(sys.argv) == 6 and sys.argv[1] == "--child":
     sys.path.insert(0, ROOT_DIR)
-    sys.exit(child_main(int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]))
+    sys.exit(child_main(int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), int(sys.argv[5])))

@@ -80,6 +80,8 @@ ANNOTATED = [
     "core/foreign/shapes.py",
     "core/foreign/batch.py",
     "core/foreign/hints.py",
+    "core/foreign/platforms.py",
+    "core/sandbox.py",
     "core/debugger/foreign_replay.py",
     "core/debugger/session.py",
     "core/debugger/quiz.py",

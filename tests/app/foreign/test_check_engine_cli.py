@@ -104,3 +104,86 @@ def test_a_reader_that_stops_reading_is_no_error(tmp_path):
     assert child.returncode == 0, err
     assert "Traceback" not in err and "BrokenPipe" not in err
     assert len(out.read_text(encoding="utf-8").splitlines()) == 3  # the gradebook is still written
+
+
+# -- a hostile class (issue 37): the run and its CSV survive; Ctrl+C stops at once
+
+KILLER = """
+import os, signal
+if os.getcwd() != "/box" or os.getppid() != 1:  # not in a box: this test's payload must never run on the host
+    raise SystemExit("not in a box")
+for pid in [os.getppid(), *[int(p) for p in os.listdir("/proc") if p.isdigit()]]:
+    if pid != os.getpid():
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+"""
+
+
+@pytest.mark.skipif(__import__("core.sandbox").sandbox.box_problem() is not None, reason="no box here")
+def test_a_submission_that_kills_every_process_it_sees_does_not_end_the_run(tmp_path):
+    folder = tmp_path / "class"
+    folder.mkdir()
+    (folder / "a_killer.py").write_text(KILLER)
+    for name in ("tutorial", "bug_power"):
+        (folder / f"{name}.py").write_text(open(os.path.join(ENGINES, f"{name}.py")).read())
+    done = run(str(folder), "--csv", str(tmp_path / "out.csv"), "--jobs", "1")
+    assert done.returncode == 0, done.stderr
+    lines = (tmp_path / "out.csv").read_text().splitlines()
+    assert len(lines) == 4 and lines[3].startswith("tutorial.py,ok")
+
+
+def test_gradescope_and_prairielearn_files(tmp_path):
+    gs, pl = tmp_path / "gs.json", tmp_path / "pl.json"
+    done = run(os.path.join(ENGINES, "bug_power.py"), "--gradescope", str(gs), "--prairielearn", str(pl))
+    assert done.returncode == 1, done.stderr
+    g, p = json.loads(gs.read_text()), json.loads(pl.read_text())
+    assert 0 < g["score"] < len(g["tests"]) and all({"name", "score", "max_score"} <= set(t) for t in g["tests"])
+    assert p["gradable"] and 0 < p["score"] < 1
+
+
+def test_make_autograder_writes_the_bundle(tmp_path):
+    out = tmp_path / "ag.zip"
+    done = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "main.py"), "--make-autograder", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+    import zipfile
+
+    assert {"setup.sh", "run_autograder"} <= set(zipfile.ZipFile(out).namelist())
+
+
+def test_ctrl_c_stops_at_once_and_writes_what_it_has(tmp_path):
+    import signal
+
+    folder = tmp_path / "class"
+    folder.mkdir()
+    (folder / "a_right.py").write_text(open(os.path.join(ENGINES, "tutorial.py")).read())
+    for i in range(4):
+        (folder / f"loop{i}.py").write_text("while True:\n    pass\n")
+    csv_path = tmp_path / "out.csv"
+    cli = subprocess.Popen(
+        [sys.executable, os.path.join(ROOT, "main.py"), "--check-engine", str(folder), "--csv", str(csv_path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as a terminal starts it (not ignored)
+    )
+    seen = ""
+    while "[1/5]" not in seen:  # the first row is in (the loops run for 20 s each)
+        line = cli.stderr.readline()
+        assert line, "the run ended before its first row"
+        seen += line
+    cli.send_signal(signal.SIGINT)
+    out, err = cli.communicate(timeout=15)  # at once, not after the loops' 20 s
+    assert cli.returncode == 130, err
+    assert "Traceback" not in err and "Stopped: 1 of 5" in err
+    assert csv_path.read_text().splitlines()[1].startswith("a_right.py,ok")
+    assert "1 submissions: 1 ok" in out

@@ -44,3 +44,47 @@ def test_a_class_is_checked_and_a_row_opens_in_the_debugger(qtbot, window, tmp_p
 
 def test_the_hint_button_is_hidden_without_a_learners_fault(window):
     assert not window.debugger._hint_slot.isVisible()  # our own graph: nothing to hint at
+
+
+def test_closing_the_dialog_cancels_the_checks_without_waiting(qtbot, window, tmp_path):
+    shutil.copy(os.path.join(ENGINES, "tutorial.py"), tmp_path / "a_right.py")
+    for i in range(4):
+        (tmp_path / f"loop{i}.py").write_text("while True:\n    pass\n")  # 20 s each, if nothing stopped them
+    dialog = check_a_class(window, str(tmp_path))
+    qtbot.addWidget(dialog)
+    qtbot.waitUntil(lambda: dialog.table.rowCount() == 1, timeout=300_000)
+    dialog.close()
+    assert dialog.job.isRunning()  # close did not wait for the job on the GUI thread...
+    qtbot.waitUntil(lambda: not dialog.job.isRunning(), timeout=15_000)  # ...which ends as soon as its boxes do
+    assert "Stopped: 1 of 5" in dialog.status.text() and dialog.save_button.isEnabled()
+
+
+def test_a_submission_that_kills_what_it_sees_leaves_the_window_and_the_run(qtbot, window, tmp_path):
+    from core import sandbox
+
+    if sandbox.box_problem():  # without a box, a learner's code runs as the teacher: see the README's table
+        return
+    (tmp_path / "a_killer.py").write_text(
+        "import os, signal\n"
+        "if os.getcwd() != '/box' or os.getppid() != 1:\n"  # never on the host, whatever happens
+        "    raise SystemExit('not in a box')\n"
+        "for pid in [os.getppid(), *[int(p) for p in os.listdir('/proc') if p.isdigit()]]:\n"
+        "    try:\n        os.kill(pid, signal.SIGKILL)\n    except OSError:\n        pass\n"
+    )
+    shutil.copy(os.path.join(ENGINES, "tutorial.py"), tmp_path / "tutorial.py")
+    dialog = check_a_class(window, str(tmp_path))
+    qtbot.addWidget(dialog)
+    qtbot.waitUntil(lambda: dialog.save_button.isEnabled(), timeout=300_000)
+    assert dialog.table.rowCount() == 2 and window.isVisible() is not None
+
+
+def test_a_hostile_name_and_message_are_shown_escaped(qtbot, window, tmp_path):
+    from app.foreign.class_view import ClassCheckDialog
+    from core.foreign import batch
+
+    dialog = ClassCheckDialog(window, ["/c/=x\x1b.py"], str(tmp_path))
+    qtbot.addWidget(dialog)
+    row = batch.row_of({"file": "/c/=x\x1b.py", "status": "unusable", "message": "boom \x1b[2J\r"}, 0.1)
+    dialog.add_row(row)
+    cells = [dialog.table.item(0, c).text() for c in range(dialog.table.columnCount())]
+    assert cells[0] == "=x\\x1b.py" and "\\x1b[2J" in cells[4] and not any("\x1b" in c for c in cells)

@@ -65,7 +65,10 @@ def test_find_opens_the_way_to_a_block(window, qtbot):
     assert any(item.current and item.lines[0][1] == "h = 2" for item in page.items.values())
 
 
-def test_a_script_that_cannot_be_traced_says_why(window, qtbot, tmp_path):
+def test_a_script_that_cannot_be_traced_says_why(window, qtbot, tmp_path, monkeypatch):
+    from app.graph import scope_page
+
+    monkeypatch.setattr(scope_page, "confirm_script", lambda *args: True)
     bad = tmp_path / "bad.py"
     bad.write_text("raise SystemExit(3)\n")
     assert window.open_file(str(bad))  # run as Python, as a pasted cell would be (issue 42 item 3)
@@ -150,3 +153,28 @@ def test_the_values_are_made_only_after_the_first_picture_is_painted(window, qtb
     page = open_example(window, qtbot)
     assert "values" in events and "paint" in events[: events.index("values")]
     assert page._values_job.isFinished()
+
+
+def test_a_script_not_shipped_is_run_only_when_the_user_agrees(window, qtbot, tmp_path, monkeypatch):
+    # issue 37: opening or dropping a .py ran it with no warning (File -> Open, drop, command line)
+    from PySide6.QtCore import QMimeData, QPointF, QUrl
+    from PySide6.QtGui import QDropEvent
+
+    from app.files import dialogs
+    from app.graph import scope_page
+
+    script = tmp_path / "theirs.py"
+    script.write_text("open('ran', 'w')\n")
+    asked = []
+    monkeypatch.setattr(scope_page, "confirm_script", lambda w, path: asked.append(path) or False)
+    messages = []
+    window.show_message = messages.append
+    assert window.open_file(str(script)) is False  # the command line opens files this way
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(script))])
+    window.dropEvent(QDropEvent(QPointF(20, 20), Qt.CopyAction, mime, Qt.LeftButton, Qt.NoModifier))
+    monkeypatch.setattr(dialogs, "ask_open_path", lambda *args: str(script))
+    assert window.files.open_dialog() is False
+    assert len(asked) == 3 and all(os.path.samefile(p, script) for p in asked)
+    assert "theirs.py was not run." in messages[-1] and getattr(window, "_scope_page", None) is None
+    assert not scope_page.shipped_script(str(script)) and scope_page.shipped_script(EXAMPLE)

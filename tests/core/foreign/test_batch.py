@@ -12,7 +12,9 @@ import pytest
 
 from core.foreign import batch
 from core.foreign.runner import check_file, children_of
+from tests.core import box_probe
 
+MARK = box_probe.marker()
 ENGINES = os.path.join(os.path.dirname(__file__), "..", "..", "data", "engines")
 SLOW_OK = 300.0
 
@@ -47,17 +49,13 @@ FORKER = (
     open(os.path.join(ENGINES, "tutorial.py"), encoding="utf-8").read()
     + '''
 
-import os as _os, time as _time
-
 _original = Value.backward
 
 
-def _forking_backward(self, _pidfile=PIDFILE):
-    if _os.fork() == 0:
-        with open(_pidfile, "a") as f:
-            f.write(f"{_os.getpid()}\\n")
-        _time.sleep(600)
-        _os._exit(0)
+def _forking_backward(self):
+    if not getattr(_forking_backward, "done", False):
+        _forking_backward.done = True
+        exec(SLEEPER, {})
     return _original(self)
 
 
@@ -77,7 +75,7 @@ def graded(tmp_path_factory):
     folder = tmp_path_factory.mktemp("class")
     for name in CLASS:
         shutil.copy(os.path.join(ENGINES, f"{name}.py"), folder / f"{os.path.basename(name)}.py")
-    (folder / "forker.py").write_text(FORKER.replace("PIDFILE", repr(str(folder / "pids"))), encoding="utf-8")
+    (folder / "forker.py").write_text(FORKER.replace("SLEEPER", repr(box_probe.sleeper(MARK))), encoding="utf-8")
     (folder / "raiser.py").write_text(RAISER, encoding="utf-8")
     (folder / "notes.txt").write_text("not a submission", encoding="utf-8")
     seen = []
@@ -104,13 +102,10 @@ def test_every_submission_gets_its_category_and_diagnosis(graded):
 
 @pytest.mark.slow
 def test_nothing_any_submission_started_is_left_running(graded):
-    folder, _, _ = graded
-    pids = [int(p) for p in (folder / "pids").read_text().split()]
-    assert pids  # ...but every process it forked is gone
-    for pid in pids:
-        assert (
-            not os.path.exists(f"/proc/{pid}") or open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] == "Z"
-        )
+    _, rows, _ = graded
+    forker = next(r for r in rows if os.path.basename(r["file"]) == "forker.py")
+    assert f"started {MARK}" in forker["output"]  # ...but every process it forked is gone
+    assert not box_probe.running(MARK)
     assert not [p for p, state in children_of(os.getpid()) if state != "Z"]
 
 
@@ -143,3 +138,76 @@ def test_a_folder_that_cannot_be_read_is_named(tmp_path):
         batch.files_of([str(tmp_path / "nope")])
     with pytest.raises(batch.FolderError, match="no .py files"):
         batch.files_of([str(tmp_path)])
+
+
+# -- a hostile class: names, cells, control characters, a check that fails, a stop
+
+
+def test_a_file_name_that_is_not_utf8_is_written_with_escapes(tmp_path):
+    folder = os.fsencode(str(tmp_path))
+    with open(os.path.join(folder, b"\xff\xfe.py"), "wb") as f:
+        f.write(open(os.path.join(ENGINES, "tutorial.py"), "rb").read())
+    (files,) = [batch.files_of([str(tmp_path)])]
+    rows = batch.check_many(files, jobs=1)
+    assert rows[0]["category"] == "ok"  # the box takes the name as it is
+    text, table = batch.to_csv(rows), batch.to_text(rows)
+    assert "\\xff\\xfe.py" in text and "\\xff\\xfe.py" in table
+    text.encode("utf-8"), table.encode("utf-8"), batch.to_json(rows).encode("utf-8")  # no surrogate left
+
+
+def fake(status="ok", message="", file="x.py"):
+    return {"file": file, "status": status, "message": message, "cases": [{"name": "t", "status": "pass"}]}
+
+
+@pytest.mark.parametrize("start", ["=", "+", "-", "@", "\t", "\r"])
+def test_a_cell_that_looks_like_a_formula_is_text_in_the_csv(start):
+    rows = [batch.row_of(fake("unusable", f"{start}HYPERLINK(1)", file=f"/c/{start}cmd.py"), 0.1)]
+    out = list(csv.DictReader(io.StringIO(batch.to_csv(rows))))[0]
+    assert out["file"].startswith("'") and out["message"].startswith("'")
+    assert out["seconds"] == "0.1"  # numbers stay numbers
+
+
+def test_control_characters_are_escaped_in_the_text_table():
+    rows = [batch.row_of(fake("unusable", "raised \x1b[2J\x1b[31mred\r\x07", file="/c/\x1b]0;x\x07.py"), 0.1)]
+    text = batch.to_text(rows)
+    assert "\x1b" not in text and "\x07" not in text and "\r" not in text
+    assert "\\x1b[2J" in text
+
+
+def test_a_check_that_fails_or_returns_nonsense_is_one_row(tmp_path):
+    def check(path, timeout):
+        if path.endswith("a.py"):
+            raise RuntimeError("the checker broke")
+        if path.endswith("b.py"):
+            return ["not", "a", "report"]
+        return {"status": "wrong", "fault": "not a dict", "cases": [None, {"status": "pass"}]}
+
+    rows = batch.check_many(["/c/a.py", "/c/b.py", "/c/c.py"], jobs=2, check=check)
+    assert [r["category"] for r in rows] == ["unusable", "unusable", "wrong"]
+    assert "the checker broke" in rows[0]["message"] and rows[2]["passed"] == 1
+    batch.to_csv(rows), batch.to_text(rows), batch.to_json(rows)
+
+
+def test_stop_ends_the_running_checks_at_once_and_keeps_the_rows_done(tmp_path):
+    import threading
+    import time
+
+    folder = tmp_path / "class"
+    folder.mkdir()
+    shutil.copy(os.path.join(ENGINES, "tutorial.py"), folder / "a_right.py")
+    for i in range(3):
+        (folder / f"loop{i}.py").write_text("while True:\n    pass\n")
+    stop = threading.Event()
+
+    def progress(done, total, row):
+        stop.set()  # the teacher closes the dialog once the first row is in
+
+    started = time.monotonic()
+    with pytest.raises(batch.Stopped) as stopped:
+        batch.check_many(batch.files_of([str(folder)]), jobs=2, timeout=600, progress=progress, stop=stop)
+    assert time.monotonic() - started < 600  # the loops were ended, not waited for
+    assert [os.path.basename(r["file"]) for r in stopped.value.rows] == ["a_right.py"]
+    assert stopped.value.total == 4
+    from core import sandbox
+
+    assert not sandbox._live

@@ -9,6 +9,7 @@ import pytest
 
 from core.foreign.report import exit_code, to_text
 from core.foreign.runner import check_file, children_of
+from tests.core import box_probe
 
 ENGINES = os.path.join(os.path.dirname(__file__), "..", "..", "data", "engines")
 SLOW_OK = 300.0
@@ -41,34 +42,23 @@ def pids_in(tmp_path):
 
 
 FORK = """
-import os, time
-def _spawn_once(pidfile={pidfile!r}, detach={detach!r}):
+def _spawn_once():
     if getattr(_spawn_once, "done", False):
         return
     _spawn_once.done = True
-    pid = os.fork()
-    if pid == 0:
-        if detach:
-            os.setsid()
-            if os.fork() != 0:
-                os._exit(0)
-        with open(pidfile, "a") as f:
-            f.write(f"{{os.getpid()}}\\n")
-        time.sleep(600)
-        os._exit(0)
-    if detach:
-        os.waitpid(pid, 0)
+    exec({code!r}, {{}})
 """
 
 
+@pytest.mark.parametrize("box", [None, False], ids=["box", "no-box"])
 @pytest.mark.parametrize("detach", [False, True], ids=["fork", "setsid-double-fork"])
-def test_a_process_forked_in_backward_does_not_outlive_the_check(tmp_path, detach):
-    code = FORK.format(pidfile=str(tmp_path / "pids"), detach=detach)
-    report = check_file(engine_with(tmp_path, code, "_spawn_once()\n"), timeout=SLOW_OK)
+def test_a_process_forked_in_backward_does_not_outlive_the_check(tmp_path, detach, box):
+    mark = box_probe.marker()
+    code = FORK.format(code=box_probe.sleeper(mark, detach))
+    report = check_file(engine_with(tmp_path, code, "_spawn_once()\n"), timeout=SLOW_OK, box=box)
     assert report["status"] == "ok", to_text(report)  # the engine is right: forking is not a wrong gradient
-    pids = pids_in(tmp_path)
-    assert pids, "the engine's child did not start"
-    assert not [p for p in pids if alive(p)]
+    assert f"started {mark}" in report["output"], "the engine's child did not start"
+    assert not box_probe.running(mark)
 
 
 def test_a_forged_report_is_refused(tmp_path):
@@ -92,10 +82,12 @@ def test_a_report_that_skips_the_battery_is_refused():
     from core.foreign import battery
     from core.foreign.runner import _report
 
+    from core.sandbox import BoxResult
+
     tests, templates = battery.cases()
     start = {"kind": "start", "class": "Value", "offered": ["__add__", "__mul__"], "unknown_methods": []}
     known = {c.name: c for c in tests}
-    report = _report("engine.py", [start, {"kind": "done"}], 0, False, 20.0, 1 << 30, "", known, templates)
+    report = _report("engine.py", [start, {"kind": "done"}], BoxResult(b"", 0, "exit"), 20.0, 1 << 30, "", known, templates)
     assert report["status"] == "unusable" and "does not match" in report["message"]
 
 
@@ -155,3 +147,12 @@ def test_a_loop_in_mul_is_not_blamed_on_loading_the_file(tmp_path):
     report = check_file(src, timeout=5.0)
     assert report["status"] == "unusable" and "while loading the file" not in report["message"]
     assert "while trying your class's operations" in report["message"]
+
+
+def test_without_a_box_an_engine_that_kills_its_supervisor_is_named_truly(tmp_path):
+    # issue 37: the message said "did not finish within 20 s" after 1.4 s
+    path = tmp_path / "engine.py"
+    path.write_text("import os, signal, time\nos.kill(os.getppid(), signal.SIGKILL)\ntime.sleep(60)\n")
+    report = check_file(str(path), timeout=20, box=False)
+    assert report["status"] == "unusable"
+    assert "supervisor was stopped or killed after" in report["message"] and "within" not in report["message"]

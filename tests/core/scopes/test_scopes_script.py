@@ -83,3 +83,28 @@ def test_a_script_that_makes_no_step_gets_a_message(tmp_path, text, says):
     path.write_text(text)
     result = trace_script(str(path), timeout=30)
     assert result.graph is None and says in result.message
+
+
+def test_a_traced_script_sees_its_folder_and_nothing_else(tmp_path):
+    from core import sandbox
+
+    if sandbox.box_problem():  # without a box it runs as the user: see the README's table
+        return
+    (tmp_path / "secret.txt").write_text("the teacher's answers")
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "data.txt").write_text("2.5")
+    path = folder / "s.py"
+    path.write_text(
+        "import os\n"
+        "x = float(open(os.path.join(os.path.dirname(__file__), 'data.txt')).read())\n"
+        f"print('secret:', os.path.exists({str(tmp_path / 'secret.txt')!r}))\n"
+        "try:\n"
+        "    open(os.path.join(os.path.dirname(__file__), 'data.txt'), 'a').write('1')\n"
+        "except OSError as e:\n"
+        "    print('write:', type(e).__name__)\n"
+        "raise SystemExit(0)\n"
+    )
+    result = trace_script(str(path), timeout=30)
+    assert "secret: False" in result.output and "write: " in result.output
+    assert (folder / "data.txt").read_text() == "2.5"

@@ -1,0 +1,121 @@
+"""Grading throughput: a synthetic class of N submissions, checked three ways side by side.
+
+    python bench/bench_grading.py [N=200] [--jobs J] [--rounds R]
+
+The class is N copies of the engines in tests/data/engines (right ones, the classic
+bugs, the world's engines; the endless loops left out: each costs its time limit
+whatever the grader does), named s000_<engine>.py, ... The same folder is checked
+
+    before   the checker as it was before issue 37 (commit BEFORE, exported to a temporary
+             folder and run in its own process): a supervisor and a child per file, no box
+    no box   today's core/sandbox.py with box=False: the same supervisor, the watch added
+    box      today's default: each submission in its own bubblewrap box
+
+each with `batch.check_many(jobs=J)` (J = cores by default). Printed per way: wall
+seconds, submissions per second, and the CPU seconds all the children used per
+submission (getrusage of the children: the figure that does not swing with the
+machine's load); and whether the three ways gave every submission the same
+category. Rounds alternate the order of the ways.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ENGINES = os.path.join(ROOT, "tests", "data", "engines")
+sys.path.insert(0, ROOT)  # this checkout's core, not an installed one
+BEFORE = "4515b80"  # the last commit before core/sandbox.py
+
+RUN = r"""
+import json, os, resource, sys, time
+sys.path.insert(0, sys.argv[1])
+from core.foreign import batch
+from core.foreign import runner
+kwargs = json.loads(sys.argv[4])
+files = batch.files_of([sys.argv[2]])
+before = resource.getrusage(resource.RUSAGE_CHILDREN)
+t = time.perf_counter()
+check = (lambda path, timeout: runner.check_file(path, timeout=timeout, **kwargs)) if kwargs else runner.check_file
+rows = batch.check_many(files, jobs=int(sys.argv[3]), check=check)
+wall = time.perf_counter() - t
+after = resource.getrusage(resource.RUSAGE_CHILDREN)
+cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+print(json.dumps({"wall": wall, "cpu": cpu, "categories": {os.path.basename(r["file"]): r["category"] for r in rows}}))
+"""
+
+
+def make_class(folder: str, n: int) -> None:
+    names = sorted(
+        os.path.join(d, f)
+        for d in (ENGINES, os.path.join(ENGINES, "world"))
+        for f in os.listdir(d)
+        if f.endswith(".py") and "loop" not in f
+    )
+    for i in range(n):
+        src = names[i % len(names)]
+        shutil.copy(src, os.path.join(folder, f"s{i:03d}_{os.path.basename(src)}"))
+
+
+def export_before(into: str) -> str:
+    """The checker as it was at BEFORE, in its own folder."""
+    os.makedirs(into)
+    archive = subprocess.run(["git", "-C", ROOT, "archive", BEFORE, "core"], capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", into], input=archive, check=True)
+    return into
+
+
+def run_way(code_root: str, folder: str, jobs: int, kwargs: dict) -> dict:
+    done = subprocess.run(
+        [sys.executable, "-c", RUN, code_root, folder, str(jobs), json.dumps(kwargs)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main(argv: list[str]) -> None:
+    n = int(argv[0]) if argv and argv[0].isdigit() else 200
+    jobs = int(argv[argv.index("--jobs") + 1]) if "--jobs" in argv else (os.cpu_count() or 1)
+    rounds = int(argv[argv.index("--rounds") + 1]) if "--rounds" in argv else 1
+    from core import sandbox
+
+    print(f"{n} submissions, jobs={jobs}, box: {sandbox.box_problem() or 'bubblewrap ' + str(sandbox.bwrap_path())}")
+    with tempfile.TemporaryDirectory(prefix="bps-bench-grading-") as tmp:
+        folder = os.path.join(tmp, "class")
+        os.mkdir(folder)
+        make_class(folder, n)
+        before = export_before(os.path.join(tmp, "before"))
+        ways = [("before", before, {}), ("no box", ROOT, {"box": False}), ("box", ROOT, {})]
+        results: dict[str, list[dict]] = {name: [] for name, _, _ in ways}
+        for r in range(rounds):
+            order = ways if r % 2 == 0 else ways[::-1]
+            for name, code_root, kwargs in order:
+                t = time.perf_counter()
+                out = run_way(code_root, folder, jobs, kwargs)
+                out["total"] = time.perf_counter() - t
+                results[name].append(out)
+                print(
+                    f"  round {r + 1} {name:>7}: {out['wall']:6.1f} s wall, {n / out['wall']:5.2f} submissions/s, "
+                    f"{out['cpu'] / n * 1000:5.0f} ms CPU per submission",
+                    flush=True,
+                )
+        same = all(res[-1]["categories"] == results["before"][-1]["categories"] for res in results.values())
+        print(f"every submission in the same category all three ways: {same}")
+        if not same:
+            for name, res in results.items():
+                diff = {k: v for k, v in res[-1]["categories"].items() if results["before"][-1]["categories"][k] != v}
+                print(f"  {name}: {diff}")
+        load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+        print(f"load average at the end: {load:.1f} on {os.cpu_count()} cores")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

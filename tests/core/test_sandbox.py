@@ -1,0 +1,362 @@
+"""core/sandbox.py: hostile code, run boxed and (where the README says so) unboxed.
+
+Each test is one of the attacks a submission can try; it ends as the README's
+"what holds where" table says. A `box` parameter runs the same attack in a
+bubblewrap box (`BOX`) and with today's supervisor (`NO_BOX`, forced by
+box=False); the boxed runs are skipped only where no box can be had here
+(sandbox.box_problem() says why)."""
+
+import json
+import os
+import signal
+import socket
+import sys
+import textwrap
+
+import pytest
+
+from core import sandbox
+from tests.core import box_probe
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BOX = pytest.param(True, id="box", marks=pytest.mark.skipif(sandbox.box_problem() is not None, reason="no box here"))
+NO_BOX = pytest.param(False, id="no-box")
+SLOW_OK = 120.0
+
+
+def harness(tmp_path, code):
+    """A harness whose body is `code`; `report(x)` writes x as JSON to the report channel."""
+    path = tmp_path / "harness.py"
+    path.write_text(
+        "import json, os, sys\n"
+        "_fd = int(sys.argv[1])\n"
+        "def report(x):\n"
+        "    os.write(_fd, (json.dumps(x) + '\\n').encode())\n" + textwrap.dedent(code),
+        encoding="utf-8",
+    )
+    return str(path)
+
+
+def reports(result):
+    return [json.loads(line) for line in result.data.decode().splitlines()]
+
+
+def run(tmp_path, code, box, **kwargs):
+    kwargs.setdefault("timeout", SLOW_OK)
+    return sandbox.run_boxed(harness(tmp_path, code), box=box, **kwargs)
+
+
+TRY_READ = """
+    def try_read(path):
+        try:
+            with open(path, encoding="utf-8", errors="replace") as f:
+                return f.read()
+        except OSError as e:
+            return type(e).__name__
+"""
+
+
+# -- the report channel, the request, the output ------------------------------------------------
+
+
+@pytest.mark.parametrize("box", [BOX, NO_BOX])
+def test_the_harness_gets_its_request_its_files_and_a_report_channel(tmp_path, box):
+    engine = tmp_path / "alice.py"
+    engine.write_text("x = 1\n")
+    code = """
+    req = json.loads(sys.stdin.read())
+    print("printed by the harness")
+    report({"req": req, "args": sys.argv[2:], "files": sorted(os.listdir(".")), "engine": open("alice.py").read()})
+    """
+    result = run(tmp_path, code, box, args=["a", "b"], files={"alice.py": str(engine)}, stdin=b'{"points": [1.5]}')
+    assert result.ended == "exit" and result.code == 0 and result.boxed is box
+    (got,) = reports(result)
+    assert got == {
+        "req": {"points": [1.5]},
+        "args": ["a", "b"],
+        "files": ["alice.py", "harness.py"],
+        "engine": "x = 1\n",
+    }
+    assert "printed by the harness" in result.output and result.message() == ""
+
+
+def test_without_bwrap_there_is_no_box_and_it_is_said_once(monkeypatch, capsys):
+    monkeypatch.setattr(sandbox, "bwrap_path", lambda: None)
+    sandbox.forget_box_problem()
+    monkeypatch.setattr(sandbox, "_said", set())
+    try:
+        assert "bubblewrap" in sandbox.box_problem()
+        assert sandbox.say_once() == sandbox.say_once()
+        assert capsys.readouterr().err.count("bubblewrap") == 1
+        with pytest.raises(OSError, match="bubblewrap"):
+            sandbox.run_boxed(__file__, box=True)
+    finally:
+        sandbox.forget_box_problem()
+
+
+# -- what a submission can read and write ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("box", [BOX])
+def test_a_submission_reads_no_classmate_no_teacher_file_no_home_no_studio(tmp_path, box):
+    klass = tmp_path / "class"
+    klass.mkdir()
+    (klass / "alice.py").write_text("# alice's engine\n")
+    (klass / "bob.py").write_text("SECRET_BOB = 1\n")
+    (tmp_path / "answers.txt").write_text("the teacher's answers\n")
+    code = (
+        TRY_READ
+        + f"""
+    found = {{
+        "classmate": try_read({str(klass / "bob.py")!r}),
+        "classmate_relative": try_read("../bob.py"),
+        "teacher": try_read({str(tmp_path / "answers.txt")!r}),
+        "studio": try_read({os.path.join(ROOT, "README.md")!r}),
+        "studio_core": try_read({os.path.join(ROOT, "core", "sandbox.py")!r}),
+        "home": sorted(os.listdir(os.path.expanduser("~"))),
+        "host_home": try_read({os.path.join(os.path.expanduser("~"), ".bashrc")!r}),
+        "passwd": try_read("/etc/passwd"),
+    }}
+    try:
+        found["root_home"] = sorted(os.listdir({os.path.expanduser("~")!r}))
+    except OSError as e:
+        found["root_home"] = type(e).__name__
+    report(found)
+    """
+    )
+    result = run(tmp_path, code, box, files={"alice.py": str(klass / "alice.py")})
+    (found,) = reports(result)
+    for key in ("classmate", "classmate_relative", "teacher", "studio", "studio_core", "host_home", "passwd"):
+        assert found[key] in ("FileNotFoundError", "PermissionError"), (key, found[key])
+    assert found["home"] == ["alice.py", "harness.py"]  # ~ in the box is the scratch folder
+    python_parts = {p for d in sandbox._python_dirs() for p in d.split(os.sep)}  # only the path to Python shows
+    assert found["root_home"] == "FileNotFoundError" or set(found["root_home"]) <= python_parts
+
+
+@pytest.mark.parametrize("box", [BOX])
+def test_a_submission_cannot_change_a_classmate_the_studio_or_home(tmp_path, box):
+    klass = tmp_path / "class"
+    klass.mkdir()
+    (klass / "alice.py").write_text("# alice\n")
+    (klass / "bob.py").write_text("# bob's right engine\n")
+    studio = tmp_path / "studio_core"  # a copy stands in for the studio's core, bound read-only as the checker does
+    studio.mkdir()
+    (studio / "battery.py").write_text("CASES = []\n")
+    home_file = os.path.join(os.path.expanduser("~"), f"bps-pwned-{os.getpid()}.txt")
+    code = f"""
+    out = {{}}
+    for name, path in [("classmate", {str(klass / "bob.py")!r}), ("studio", "studio/core/battery.py"),
+                       ("studio_host", {str(studio / "battery.py")!r}), ("home", {home_file!r}),
+                       ("own", "alice.py")]:
+        try:
+            with open(path, "a") as f:
+                f.write("import os; os.system('echo pwned')\\n")
+            out[name] = "written"
+        except OSError as e:
+            out[name] = type(e).__name__
+    report(out)
+    """
+    try:
+        result = run(tmp_path, code, box, files={"alice.py": str(klass / "alice.py"), "studio/core": str(studio)})
+        (out,) = reports(result)
+        assert out["own"] == "written"  # its own copy, in its scratch folder
+        assert out["classmate"] != "written" and out["studio"] != "written" and out["studio_host"] != "written"
+        assert out["home"] != "written"
+        assert (klass / "bob.py").read_text() == "# bob's right engine\n"
+        assert (klass / "alice.py").read_text() == "# alice\n"  # the host's file is not its copy
+        assert (studio / "battery.py").read_text() == "CASES = []\n"
+        assert not os.path.exists(home_file)
+    finally:
+        if os.path.exists(home_file):
+            os.remove(home_file)
+
+
+@pytest.mark.parametrize("box", [BOX, NO_BOX])
+def test_the_teachers_environment_does_not_reach_a_submission(tmp_path, box, monkeypatch):
+    monkeypatch.setenv("TEACHER_API_TOKEN", "sk-planted-secret")
+    result = run(tmp_path, "report(dict(os.environ))\n", box)
+    (env,) = reports(result)
+    assert "TEACHER_API_TOKEN" not in env and "sk-planted-secret" not in json.dumps(env)
+    assert set(env) <= set(sandbox.child_env()) | {"HOME", "TMPDIR", "PWD", "BPS_BOX"}
+
+
+@pytest.mark.parametrize("box", [BOX])
+def test_a_submission_opens_no_socket(tmp_path, box):
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    listener.settimeout(0.05)
+    port = listener.getsockname()[1]
+    code = f"""
+    import socket
+    out = {{}}
+    for name, addr in [("local", ("127.0.0.1", {port})), ("web", ("1.1.1.1", 80))]:
+        try:
+            socket.create_connection(addr, timeout=3).close()
+            out[name] = "connected"
+        except OSError as e:
+            out[name] = type(e).__name__
+    report(out)
+    """
+    try:
+        result = run(tmp_path, code, box)
+        (out,) = reports(result)
+        assert out == {"local": "ConnectionRefusedError", "web": "OSError"}
+        with pytest.raises(TimeoutError):
+            listener.accept()
+    finally:
+        listener.close()
+
+
+# -- killing and stopping --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGSTOP], ids=["kill", "stop"])
+@pytest.mark.parametrize("box", [BOX])
+def test_a_submission_cannot_kill_or_stop_its_supervisor_or_the_studio(tmp_path, box, sig):
+    mark = box_probe.marker()
+    code = box_probe.sleeper(mark) + textwrap.dedent(f"""
+    if os.getcwd() != "/box" or os.getppid() != 1:  # never on the host, whatever happens
+        raise SystemExit("not in a box")
+    done = {{}}
+    for pid in [os.getppid(), 1, {os.getpid()}, {os.getppid()}, *[int(p) for p in os.listdir("/proc") if p.isdigit()]]:
+        if pid == os.getpid():
+            continue
+        try:
+            os.kill(pid, {int(sig)})
+            done[pid] = "sent"
+        except OSError as e:
+            done[pid] = type(e).__name__
+    report({{"ppid": os.getppid(), "done": done}})
+    """)
+    result = run(tmp_path, code, box, timeout=30)
+    (got,) = reports(result)
+    assert got["ppid"] == 1  # its supervisor is its box's PID 1 ...
+    assert result.ended == "exit" and result.code == 0, result  # ... which the kernel does not let it kill or stop
+    assert got["done"][str(os.getpid())] == "ProcessLookupError"  # the studio's PID means nothing in the box
+    assert f"started {mark}" in result.output and not box_probe.running(mark)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGSTOP], ids=["kill", "stop"])
+def test_without_a_box_a_killed_supervisor_is_said_truly_and_what_it_left_is_ended(tmp_path, sig):
+    mark = box_probe.marker()
+    code = box_probe.sleeper(mark) + f"os.kill(os.getppid(), {int(sig)})\nimport time\ntime.sleep(60)\n"
+    result = run(tmp_path, code, False, timeout=20)
+    assert result.ended == "lost" and result.seconds < 20, result
+    assert "supervisor was stopped or killed after" in result.message()
+    assert "within" not in result.message()
+    assert f"started {mark}" in result.output
+    assert not box_probe.running(mark)
+
+
+@pytest.mark.parametrize("detach", [False, True], ids=["fork", "setsid-double-fork"])
+@pytest.mark.parametrize("box", [BOX, NO_BOX])
+def test_no_process_outlives_the_run(tmp_path, box, detach):
+    mark = box_probe.marker()
+    result = run(tmp_path, box_probe.sleeper(mark, detach) + "report('done')\n", box)
+    assert reports(result) == ["done"] and f"started {mark}" in result.output
+    assert not box_probe.running(mark)
+
+
+# -- limits per submission -------------------------------------------------------------------------
+
+ALLOCATE = """
+import time
+held = []
+pids = []
+for i in range({n}):
+    pid = os.fork()
+    if pid == 0:
+        held.append(bytearray({each}))  # touched: resident
+        time.sleep(30)
+        os._exit(0)
+    pids.append(pid)
+for pid in pids:
+    os.waitpid(pid, 0)
+report("all held")
+"""
+
+
+@pytest.mark.parametrize("box", [BOX, NO_BOX])
+def test_six_processes_each_allocating_are_bounded_together(tmp_path, box):
+    code = ALLOCATE.format(n=6, each=200 << 20)  # 1.2 GB together; 200 MB each is under the per-process limit
+    result = run(tmp_path, code, box, memory=512 << 20, timeout=60)
+    assert result.ended == "memory", result
+    assert "512 MB" in result.message() and "all held" not in result.data.decode()
+
+
+@pytest.mark.parametrize("box", [BOX, NO_BOX])
+def test_processes_are_counted_per_submission(tmp_path, box):
+    code = ALLOCATE.format(n=30, each=1)
+    result = run(tmp_path, code, box, processes=8, timeout=60)
+    assert result.ended == "processes", result
+    assert "more than 8 processes" in result.message()
+
+
+@pytest.mark.parametrize("box", [BOX])
+def test_filling_the_disk_is_bounded_and_leaves_nothing(tmp_path, box):
+    code = """
+    written = 0
+    chunk = b"x" * (1 << 20)
+    for place in ("fill-a.bin", "/tmp/fill-b.bin", os.path.expanduser("~/fill-c.bin")):
+        try:
+            with open(place, "wb") as f:
+                for _ in range(200):
+                    f.write(chunk)
+                    written += len(chunk)
+        except OSError as e:
+            report({"place": place, "error": type(e).__name__})
+    report({"written": written})
+    """
+    result = run(tmp_path, code, box, disk=16 << 20, output=1 << 30)
+    got = reports(result)
+    assert got[-1]["written"] <= 2 * (16 << 20)  # /box and /tmp: two tmpfs of `disk` bytes; ~ is /box
+    assert {g.get("error") for g in got[:-1]} == {"OSError"}  # ENOSPC
+    leftovers = [n for n in os.listdir("/tmp") if n.startswith("fill-")] + [
+        n for n in os.listdir(os.path.expanduser("~")) if n.startswith("fill-")
+    ]
+    assert not leftovers
+
+
+def test_without_a_box_one_file_is_capped_and_the_scratch_folder_is_removed(tmp_path):
+    code = """
+    try:
+        with open("fill.bin", "wb") as f:
+            for _ in range(200):
+                f.write(b"x" * (1 << 20))
+    except OSError as e:
+        report({"error": type(e).__name__, "at": os.path.getsize("fill.bin"), "cwd": os.getcwd()})
+    """
+    result = run(tmp_path, code, False, output=8 << 20)
+    (got,) = reports(result)
+    assert got["error"] == "OSError" and got["at"] <= 8 << 20  # EFBIG
+    assert not os.path.exists(got["cwd"])
+
+
+@pytest.mark.parametrize("box", [BOX, NO_BOX])
+def test_a_sleep_is_stopped_at_the_time_limit_and_named(tmp_path, box):
+    result = run(tmp_path, "import time\ntime.sleep(60)\n", box, timeout=1)
+    assert result.ended == "timeout" and "within 1 s" in result.message()
+
+
+@pytest.mark.parametrize("box", [BOX, NO_BOX])
+def test_the_report_channel_is_capped_and_a_flood_of_prints_too(tmp_path, box):
+    code = "import sys\nsys.stdout.write('p' * (50 << 20))\nsys.stdout.flush()\nreport('after')\n"
+    result = run(tmp_path, code, box, output=1 << 20)
+    assert len(result.output) <= 8100 and result.output.startswith("ppp")
+
+
+def test_run_supervised_keeps_its_old_shape(tmp_path):
+    log = tmp_path / "log.txt"
+    path = harness(tmp_path, "report(sys.stdin.readline().strip())\nprint('hi')\n")
+    data, status = sandbox.run_supervised([path], [], 20.0, str(tmp_path), str(log), key="k3y")
+    assert data == b'"k3y"\n' and status["code"] == 0 and not status["timed_out"]
+    assert log.read_text() == "hi\n"
+
+
+def test_the_runner_keeps_its_old_names():
+    from core.foreign import runner
+
+    for name in ("run_supervised", "limit_child", "plain", "sign", "children_of", "end_descendants", "child_env"):
+        assert getattr(runner, name) is getattr(sandbox, name)
+    assert sys.modules["core.sandbox"] is sandbox
