@@ -1,10 +1,9 @@
 """Run a pasted lecture cell in a child process and get its graph as a document.
 
-`run_cell(text)` runs core/lecture/child.py on the cell in a box
-(core/sandbox.py's `run_boxed`) -- the same box, limits (memory, processes,
-disk, wall time) and clean-up (every process the code starts ends with the
-run) as a learner's engine gets: the cell sees a scratch folder and the
-studio's `core` read-only, not the teacher's files, environment or network. The
+`run_cell(text)` writes the cell to a fresh temporary folder and runs
+core/lecture/child.py there under core/foreign/runner.py's supervisor -- the
+same limits (memory, CPU, file size, wall time) and the same clean-up (every
+process the code starts ends with the run) as a learner's engine gets. The
 studio's own process never runs the cell: it reads back one line of plain JSON
 and builds a `GraphDocument` from it, node by node, checked like any file.
 
@@ -52,6 +51,7 @@ from typing import Any
 from core import ops
 from core.document.compile import compile_document
 from core.document.graph import GraphDocument, GraphError, Node
+from core.foreign import runner
 
 CHILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "child.py")
 TIMEOUT = 600.0  # seconds of wall time: micrograd's demo trains ~2 min after its earlier cells
@@ -204,8 +204,6 @@ def result_of(
     if not isinstance(report, dict) or report.get("kind") not in ("graph", "error"):
         if status.get("timed_out"):
             message = f"your code did not finish within {timeout:g} s and was stopped: an endless loop?"
-        elif status.get("ended") in ("memory", "processes", "lost", "stopped"):
-            message = f"your code {status['message']}"
         elif status.get("code") not in (0, None) and status.get("code", 0) < 0:
             message = f"your code's process was killed (out of memory? the limit is {memory >> 20} MB)"
         else:
@@ -390,3 +388,12 @@ def _show(x):
 
 def _int(x):
     return x if isinstance(x, int) and not isinstance(x, bool) else None
+
+
+def _tail(path, limit=2000):
+    try:
+        with open(path, "rb") as f:
+            f.seek(max(0, os.path.getsize(path) - limit))
+            return f.read().decode("utf-8", "replace")
+    except OSError:
+        return ""

@@ -81,13 +81,14 @@ for name in ("results.jsonl", "report.jsonl"):
 def test_a_report_that_skips_the_battery_is_refused():
     from core.foreign import battery
     from core.foreign.runner import _report
-
     from core.sandbox import BoxResult
 
     tests, templates = battery.cases()
     start = {"kind": "start", "class": "Value", "offered": ["__add__", "__mul__"], "unknown_methods": []}
     known = {c.name: c for c in tests}
-    report = _report("engine.py", [start, {"kind": "done"}], BoxResult(b"", 0, "exit"), 20.0, 1 << 30, "", known, templates)
+    report = _report(
+        "engine.py", [start, {"kind": "done"}], BoxResult(b"", 0, "exit"), 20.0, 1 << 30, "", known, templates
+    )
     assert report["status"] == "unusable" and "does not match" in report["message"]
 
 

@@ -2,6 +2,7 @@
 learner's names and the right numbers (issue 29 item 1)."""
 
 import math
+import os
 import random
 
 import pytest
@@ -9,7 +10,6 @@ import pytest
 from core.document.compile import compile_document
 from core.engine import Value
 from core.lecture.run import Notebook, run_cell
-from tests.core import box_probe
 from tests.core.lecture import cells
 
 
@@ -224,32 +224,21 @@ def test_the_code_never_runs_in_the_studio():
     assert not hasattr(builtins, "RAN_HERE")
 
 
-def test_nothing_it_starts_outlives_the_run():
-    mark = box_probe.marker()
-    code = box_probe.sleeper(mark) + "x = Value(2.0, label='x')\ny = x * x\nimport time\ntime.sleep(0.5)\n"
-    for box in (None, False):
-        result = run_cell(code, timeout=10, box=box)
-        assert result.error is None, result.error
-        assert f"started {mark}" in result.printed
-        assert not box_probe.running(mark)
-
-
-def test_a_cell_gets_the_same_box_as_a_submission(tmp_path, monkeypatch):
-    # issue 37: Run as Python reached the teacher's files and environment like a submission did
-    from core import sandbox
-
-    if sandbox.box_problem():  # without a box a cell runs as the user: see the README's table
-        return
-    monkeypatch.setenv("TEACHER_API_TOKEN", "sk-planted")
-    secret = tmp_path / "answers.txt"
-    secret.write_text("42")
+def test_nothing_it_starts_outlives_the_run(tmp_path):
+    marker = tmp_path / "pid.txt"
     code = (
-        "import os, signal\n"
-        f"print('secret:', os.path.exists({str(secret)!r}), 'token:', 'TEACHER_API_TOKEN' in os.environ)\n"
-        "try:\n    os.kill(os.getppid(), signal.SIGKILL)\nexcept OSError as e:\n    print(type(e).__name__)\n"
-        "x = Value(2.0, label='x')\ny = x * x\n"
+        "import os, time\n"
+        "pid = os.fork()\n"
+        "if pid == 0:\n"
+        "    os.setsid()\n"
+        f"    open({str(marker)!r}, 'w').write(str(os.getpid()))\n"
+        "    time.sleep(120)\n"
+        "    os._exit(0)\n"
+        "x = Value(2.0, label='x')\n"
+        "y = x * x\n"
+        "time.sleep(0.5)\n"
     )
-    result = run_cell(code, timeout=20)
+    result = run_cell(code, timeout=10)
     assert result.error is None, result.error
     pid = int(marker.read_text())
     with pytest.raises(ProcessLookupError):
