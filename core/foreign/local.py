@@ -54,7 +54,9 @@ def check_class(V: type, namespace: dict[str, Any] | None = None, seed: int | No
     run_class(V, request, lambda item: lines.append(_round_trip(item)), namespace or {})
     lines.append({"kind": "done"})
     known = {c.name: c for c in tests}
-    return _report(V.__name__, lines, 0, False, 0.0, 0, "", known, templates)
+    from core.sandbox import BoxResult
+
+    return _report(V.__name__, lines, BoxResult(b"", 0, "exit"), 0.0, 0, "", known, templates)
 
 
 def run_class(V: type, request: dict[str, Any], report: Any, namespace: dict[str, Any]) -> None:

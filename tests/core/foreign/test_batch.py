@@ -175,7 +175,7 @@ def test_control_characters_are_escaped_in_the_text_table():
 
 
 def test_a_check_that_fails_or_returns_nonsense_is_one_row(tmp_path):
-    def check(path, timeout):
+    def check(path, timeout, seed=None):
         if path.endswith("a.py"):
             raise RuntimeError("the checker broke")
         if path.endswith("b.py"):
