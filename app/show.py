@@ -26,6 +26,7 @@ import sys
 from PySide6.QtCore import QEventLoop, Qt, QThread
 from PySide6.QtWidgets import QApplication
 
+from app.display import require_display
 from core.engine import Value
 from core.foreign.document import differences_text, grad_differences, their_grads, to_document
 from core.foreign.trace import TraceError, trace
@@ -51,6 +52,8 @@ def show(value, block=None, scopes=None):
     if block is None and in_notebook() and not loop_running():  # Jupyter, Colab, VS Code without %gui qt
         return show_inline(value)  # drawn inline by core (core/notebook/): no window to block the kernel
     doc = None if isinstance(value, Value) else foreign_document(value)
+    if QApplication.instance() is None:
+        require_display(in_kernel=in_notebook())  # a Python error to catch, not Qt's abort without a display
     app = QApplication.instance() or QApplication(sys.argv[:1] or ["backprop-studio"])  # noqa: F841 (kept alive)
     if block is None:
         block = not loop_running()

@@ -16,6 +16,7 @@ from PySide6.QtCore import QCoreApplication, QEvent
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QApplication
 
+from app.display import display_problem
 from app.look.theme import DARK, DEFAULT, FONT_FAMILY
 
 
@@ -143,6 +144,13 @@ def main(argv=None):
         return check_engines(args)
     if args.screenshot and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    if QApplication.instance() is None and (problem := display_problem()) is not None:
+        print(
+            f"backprop-studio: the window needs a display: {problem}. Use --screenshot OUT.png to render "
+            "off screen, or --check-engine FILE for a report.",
+            file=sys.stderr,
+        )  # not Qt's abort (SIGABRT)
+        return 2
     app = _application()
     from app.main_window import MainWindow  # here, not at the top: app.main_window re-exports main
 

@@ -31,14 +31,34 @@ __all__ = [
 def show(value, window=None):
     """Show the graph that produced `value`: inline in a notebook (Jupyter, Colab, VS Code:
     no Qt needed), else in the studio's window (a script; or a notebook after `%gui qt`,
-    or with window=True). Any Value graph: ours, micrograd's, a class you wrote."""
+    or with window=True). Any Value graph: ours, micrograd's, a class you wrote.
+
+    Never a dead end: without a display the window raises NoDisplay (a RuntimeError saying
+    what to do instead), and window=True in a kernel without `%gui qt` says to run it first."""
     if window is None:
         window = not in_notebook() or qt_loop_in_kernel()
     if not window:
         return show_inline(value)
-    from app.show import show as show_window  # Qt: only once a window is wanted
+    from app.display import display_problem, no_display_error
 
-    return show_window(value)
+    kernel = in_notebook()
+    problem = display_problem()
+    if problem is not None:
+        raise no_display_error(problem, in_kernel=kernel)
+    if kernel and not qt_loop_in_kernel():
+        raise RuntimeError(
+            "show(value, window=True) in a notebook needs the kernel to run Qt's event loop, so that the window "
+            "and the notebook both stay usable: run %gui qt in a cell, then this cell again. "
+            "(Without window=True the graph is drawn inline.)"
+        )
+    try:
+        from app.show import show as show_window  # Qt: only once a window is wanted
+    except ImportError as e:
+        raise ImportError(
+            f"the studio's window needs Qt, which is not installed ({e}): pip install 'backprop-studio[app]'. "
+            "Without it, show(value) in a notebook and draw(value).save('graph.svg') still draw the graph."
+        ) from e
+    return show_window(value, block=None if not kernel else False)
 
 
 class Report(dict):
