@@ -29,6 +29,7 @@ from core.document.compile import compile_document, trace
 from core.document.graph import GraphDocument
 from core.engine import Value
 from core.format import format_number
+from core.notebook.sketch import Sketch, sketch_of
 from core.notebook.svg import Marks, graph_svg
 from core.palette import PALETTES, Palette
 
@@ -90,12 +91,14 @@ def is_value(value: Any) -> bool:
     return isinstance(value, Value) or not isinstance(value, plain)
 
 
-def document_of(value: Any) -> tuple[GraphDocument, dict[str, tuple[float, float]], Marks, list[str]]:
+def document_of(value: Any) -> tuple[GraphDocument | Sketch, dict[str, tuple[float, float]], Marks, list[str]]:
     """(doc, {node id: (data, grad)}, marks, notes) of the graph that produced `value`.
 
     The studio's Value: its own numbers. A learner's: the trace's document with
     the numbers their objects hold, and ✗ chips where their grads differ from the
-    chain rule's. ValueError saying why when the graph cannot be read."""
+    chain rule's; a graph with an op the studio does not know is a Sketch
+    (core/notebook/sketch.py), drawn with their numbers and not checked.
+    ValueError saying why when the graph cannot be read."""
     if not is_value(value):
         raise TypeError(
             f"draw() needs a Value (an object with data, grad and its operands), "
@@ -121,13 +124,20 @@ def _foreign(value):
         traced = trace_foreign(value)
     except TraceError as e:
         raise ValueError(f"could not read the graph: {e}") from None
-    doc, problem = to_document([node.as_dict() for node in traced.nodes])
-    if doc is None:
-        raise ValueError(f"cannot draw this graph: {problem}")
+    plain = [node.as_dict() for node in traced.nodes]
+    doc, problem = to_document(plain)
     theirs = their_grads(traced.objects)
     numbers = {n.id: (n.data, theirs.get(n.id)) for n in traced.nodes}
     notes = list(traced.notes)
     marks = Marks()
+    if doc is None:  # an op the studio does not know (sin, softplus ...): drawn as written, not checked
+        sketch = sketch_of(plain)
+        ops = ", ".join(map(repr, sketch.unknown))
+        why = f"it does not know the op{'s' if len(sketch.unknown) > 1 else ''} {ops}" if sketch.unknown else problem
+        notes.insert(0, f"Drawn with your numbers; the studio cannot check these grads: {why}.")
+        if not any(theirs.values()):
+            notes.insert(0, NO_GRADS)
+        return sketch, numbers, marks, notes
     if not any(theirs.values()):
         notes.insert(0, NO_GRADS)
         return doc, numbers, marks, notes

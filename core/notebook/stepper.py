@@ -32,6 +32,7 @@ from core.debugger.session import DebugSession
 from core.debugger.step_names import headline
 from core.document.compile import compile_document
 from core.notebook.draw import MAX_INLINE_NODES, Graph, TooBig, document_of, palette_of, too_big
+from core.notebook.sketch import Sketch
 from core.notebook.svg import Marks, graph_svg
 from core.palette import Palette
 
@@ -43,6 +44,9 @@ class Stepper:
         if too_big(value):
             raise ValueError(TooBig(MAX_INLINE_NODES + 1).text)
         doc, _numbers, _marks, notes = document_of(value)
+        if isinstance(doc, Sketch):  # drawn, but the studio cannot run an op it does not know
+            raise ValueError(f"cannot step this graph: the studio's engine does not know the op {doc.unknown[0]!r}"
+                             if doc.unknown else f"cannot step this graph: {notes[0]}")  # fmt: skip
         self.palette = palette_of(palette)
         self.doc = doc
         self.notes = [n for n in notes if not n.startswith("Every grad is 0")]  # the stepper computes them

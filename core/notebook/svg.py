@@ -32,6 +32,7 @@ from core.document.graph import GraphDocument, op_symbol
 from core.document.layout import sugiyama
 from core.document.names import node_names
 from core.format import format_number, full_number
+from core.notebook.sketch import Sketch, names_of
 from core.palette import LIGHT, METRICS, Palette, grad_hex, mix
 
 FONT = "'DejaVu Sans', Verdana, 'Bitstream Vera Sans', sans-serif"
@@ -120,7 +121,7 @@ def grad_scale(grads) -> float:
 
 
 def graph_svg(
-    doc: GraphDocument,
+    doc: GraphDocument | Sketch,
     numbers: Mapping[str, tuple[float | None, float | None]],
     *,
     names: Mapping[str, str] | None = None,
@@ -132,13 +133,14 @@ def graph_svg(
     """The SVG text of `doc` with {node id: (data, grad)}, laid out as the canvas lays it out.
     grad_max: the colour scale's end (the debugger passes the finished pass's, so
     that no step re-tints every node); the largest |grad| shown by default."""
-    names = node_names(doc) if names is None else names
+    if names is None:
+        names = names_of(doc) if isinstance(doc, Sketch) else node_names(doc)
     marks = marks or Marks()
     output = doc.effective_output()
     boxes = {}
     for nid, node in doc.nodes.items():
         data, grad = numbers.get(nid, (None, None))
-        op_text = op_symbol(node.op, node.param) if node.op is not None else None
+        op_text = _op_text(node)
         boxes[nid] = Box(
             node.kind, op_text, names.get(nid, ""), format_number(data), format_number(grad), nid == output
         )
@@ -380,6 +382,14 @@ class _Picture:
             y += px * 1.45
             self.parts.append(_text(x, y - px * 0.5, line, px, self.p.label_text, mono=False))
         return y
+
+
+def _op_text(node) -> str | None:
+    """The text in a node's circle; a Sketch's node (core/notebook/sketch.py) carries its learner's own."""
+    if node.op is None:
+        return None
+    symbol = getattr(node, "symbol", None)  # a SketchNode: an op the studio may not know, named as written
+    return symbol if symbol is not None else op_symbol(node.op, node.param)
 
 
 def _rect(x, y, w, h, **attrs):

@@ -186,3 +186,84 @@ def test_the_window_palettes_by_name():
     assert HIGH_CONTRAST.grad_positive in draw(y, palette="high-contrast").svg  # the projector's
     with pytest.raises(ValueError, match="choose one of 'light', 'dark', 'high-contrast'"):
         draw(y, palette="sepia")
+
+
+class OwnOps:
+    """A learner's Value with ops the studio does not know (issue 39 item 5)."""
+
+    def __init__(self, data, _children=(), _op="", label=""):
+        self.data, self.grad, self.label = data, 0.0, label
+        self._prev, self._op = tuple(_children), _op
+        self._backward = lambda: None
+
+    def __mul__(self, other):
+        out = OwnOps(self.data * other.data, (self, other), "*")
+
+        def _backward():
+            self.grad += other.data * out.grad
+            other.grad += self.data * out.grad
+
+        out._backward = _backward
+        return out
+
+    def sin(self):
+        import math
+
+        out = OwnOps(math.sin(self.data), (self,), "sin")
+
+        def _backward():
+            self.grad += math.cos(self.data) * out.grad
+
+        out._backward = _backward
+        return out
+
+    def softplus(self):
+        import math
+
+        out = OwnOps(math.log1p(math.exp(self.data)), (self,), "softplus")
+
+        def _backward():
+            self.grad += out.grad / (1 + math.exp(-self.data))
+
+        out._backward = _backward
+        return out
+
+    def backward(self):
+        order, seen = [], set()
+
+        def build(v):
+            if id(v) not in seen:
+                seen.add(id(v))
+                for c in v._prev:
+                    build(c)
+                order.append(v)
+
+        build(self)
+        self.grad = 1.0
+        for v in reversed(order):
+            v._backward()
+
+
+def test_an_op_the_studio_does_not_know_is_drawn_with_its_own_name():
+    """The repro: a learner's sin/softplus raised ValueError, though data, grad and children are all a picture needs."""
+    x, y = OwnOps(2.0, label="x"), OwnOps(-1.0, label="y")
+    f = (x * y).sin().softplus()
+    f.label = "f"
+    f.backward()
+    picture = draw(f)
+    words = texts(picture.svg)
+    assert "sin" in words and "softplus" in words and "×" in words  # each op in its circle, as written
+    assert "sin(x·y)" in words and "f" in words and "output" in words
+    assert "0.3385" in words and "0.1195" in words and "-0.2390" in words  # their data and grads
+    assert picture.nodes == 5
+    assert any("does not know the ops 'sin', 'softplus'" in n for n in picture.notes)
+    with pytest.raises(ValueError, match="does not know the op 'sin'"):
+        stepper(f)  # drawn, never run: the studio cannot step an op it does not know
+
+
+def test_an_unknown_ops_long_name_is_cut_in_its_circle():
+    from core.notebook.sketch import symbol_of
+
+    assert symbol_of("my_very_long_activation", None, None) == "my_very_l…"
+    assert symbol_of("", None, None) == "?"
+    assert symbol_of("*", "mul", None) == "×"
