@@ -6,8 +6,9 @@
     f.backward()
     show(f)          # in a notebook: the graph drawn inline, as the canvas draws it
 
-`draw(value)` returns a `Graph`, which a notebook shows by itself (it has
-`_repr_svg_` and `_repr_html_`) and which holds the picture's text (`.svg`).
+`draw(value)` returns a `Graph`, which a notebook shows by itself (its
+`_repr_html_`: an <img> of the SVG in a scroll box, core/notebook/inline.py)
+and which holds the picture's text (`.svg`).
 Any Value graph works: the studio's own, micrograd's, or a learner's class --
 anything with `data`, `grad` and `_prev` (or `_children`), read through the
 same trace as `show()` in the window (core/foreign/trace.py), never run. A
@@ -29,6 +30,7 @@ from core.document.compile import compile_document, trace
 from core.document.graph import GraphDocument
 from core.engine import Value
 from core.format import format_number
+from core.notebook.inline import picture_html
 from core.notebook.sketch import Sketch, sketch_of
 from core.notebook.svg import Marks, graph_svg
 from core.palette import PALETTES, Palette
@@ -44,14 +46,10 @@ class Graph:
         self.nodes = nodes
         self.notes = list(notes or [])
 
-    def _repr_svg_(self) -> str:
-        return self.svg
-
     def _repr_html_(self) -> str:
-        # at the canvas's sizes, never shrunk to the cell's width (a wide graph's 16 px digits would
-        # become 5 px ones): a graph wider than the cell scrolls sideways, a tall one within 80% of the window
-        style = "overflow:auto;max-width:100%;max-height:80vh"
-        return f'<div class="backprop-studio-graph" style="{style}">{self.svg}</div>'
+        # an <img> of the SVG, at its own size in a scroll box, shrunk to the cell at most until its digits are
+        # 11 px; it survives the sanitizer of an untrusted notebook, and is stored once (core/notebook/inline.py)
+        return picture_html(self.svg, f"computation graph of {self.nodes} nodes")
 
     def save(self, path: str) -> None:
         """Write the picture to an .svg file."""
@@ -71,9 +69,6 @@ class TooBig(Graph):
             f"This graph has more than {MAX_INLINE_NODES:,} nodes: too many to read inline. "
             "Open it in the studio's window, which collapses it into blocks: show(value, window=True)."
         )
-
-    def _repr_svg_(self) -> str | None:  # type: ignore[override]
-        return None  # nothing to draw: the notebook shows the HTML's sentence
 
     def _repr_html_(self) -> str:
         return f"<p>{self.text}</p>"
@@ -222,15 +217,10 @@ def _value_html(self: Value) -> str:
     return draw(self)._repr_html_()
 
 
-def _value_svg(self: Value) -> str:
-    return draw(self)._repr_svg_()
-
-
 def inline_values(on: bool = True) -> None:
     """From now on a Value that is a cell's result shows its graph inline
     (`inline_values(False)` goes back to the text repr)."""
-    for name, method in (("_repr_html_", _value_html), ("_repr_svg_", _value_svg)):
-        if on:
-            setattr(Value, name, method)
-        elif name in Value.__dict__:
-            delattr(Value, name)
+    if on:
+        Value._repr_html_ = _value_html  # type: ignore[attr-defined]
+    elif "_repr_html_" in Value.__dict__:
+        del Value._repr_html_  # type: ignore[attr-defined]
