@@ -32,6 +32,7 @@ from typing import Any
 from core.debugger.session import DebugSession
 from core.debugger.step_names import headline
 from core.document.compile import compile_document
+from core.document.graph import GraphDocument
 from core.notebook.draw import MAX_INLINE_NODES, Graph, TooBig, document_of, palette_of, too_big
 from core.notebook.inline import svg_size
 from core.notebook.page import frame_html, stepper_page
@@ -50,12 +51,27 @@ class Stepper:
         if isinstance(doc, Sketch):  # drawn, but the studio cannot run an op it does not know
             raise ValueError(f"cannot step this graph: the studio's engine does not know the op {doc.unknown[0]!r}"
                              if doc.unknown else f"cannot step this graph: {notes[0]}")  # fmt: skip
+        self._start(doc, palette, [n for n in notes if not n.startswith("Every grad is 0")])  # it computes them
+        self.title = getattr(value, "label", "") or ""
+
+    @classmethod
+    def from_document(cls, doc: GraphDocument, palette: str | Palette = "light", title: str = "") -> Stepper:
+        """A Stepper of a document as the app holds it (File → Export as Interactive Page): its names,
+        its inputs' numbers. ValueError when it has no single output to step back from."""
+        st = cls.__new__(cls)
+        st._start(doc, palette, [])
+        st.title = title
+        return st
+
+    def _start(self, doc: GraphDocument, palette: str | Palette, notes: list[str]) -> None:
         self.palette = palette_of(palette)
         self.doc = doc
-        self.notes = [n for n in notes if not n.startswith("Every grad is 0")]  # the stepper computes them
-        self.session = DebugSession(doc, compile_document(doc))
+        self.notes = notes
+        compiled = compile_document(doc)
+        if compiled.output is None:
+            raise ValueError("the graph has no single output to step the backward pass from (wire it, or pick one)")
+        self.session = DebugSession(doc, compiled)
         self.session.start()
-        self.title = getattr(value, "label", "") or ""
         self._widget: Any = None
 
     # -- moves: each is the app's debugger move of the same name ------------------------
