@@ -6,7 +6,10 @@
     f = x * y + y**2
     f.backward()
     show(f)                      # a notebook: drawn inline; a script: the studio's window
-    stepper(f)                   # a notebook: step the backward pass (the [notebook] extra: ipywidgets)
+    stepper(f)                   # a notebook: step the backward pass (a page: stepper(f).save("f.html"))
+    with recording() as rec:     # a big graph: record the code that builds it ...
+        loss = model_loss()
+    draw(loss, scopes=rec)       # ... and it is drawn collapsed, a block per call
     check_engine("my_value.py")  # grade your own Value class (a report; runs it in a child process)
 
 In a checkout the same names are `core.engine.Value`, `app.show.show`, `core.notebook.stepper`
@@ -19,12 +22,13 @@ that core.resources finds, installed or not.
 from core.engine import Value
 from core.nn import MLP, Neuron
 from core.notebook import Stepper, draw, in_notebook, inline_values, qt_loop_in_kernel, show_inline, stepper
+from core.scopes.record import recording
 
 draw_dot = draw  # the lecture's name for it: `draw_dot(o)` ends a cell, the graph shows
 
 __all__ = [
-    "MLP", "Neuron", "Stepper", "Value", "check_engine", "draw", "draw_dot", "inline_values", "main", "show",
-    "stepper",
+    "MLP", "Neuron", "Stepper", "Value", "check_engine", "draw", "draw_dot", "inline_values", "main", "recording",
+    "show", "stepper",
 ]  # fmt: skip
 
 

@@ -24,6 +24,7 @@ before). `Stepper` (core/notebook/stepper.py) steps the backward pass.
 from __future__ import annotations
 
 import sys
+from html import escape
 from typing import Any
 
 from core.document.compile import compile_document, trace
@@ -61,17 +62,20 @@ class Graph:
 
 
 class TooBig(Graph):
-    """What a notebook shows for a graph too large to read inline."""
+    """What a notebook shows for a graph too large to read op by op, with no scopes to collapse it by:
+    how to get a picture that reads (recorded scopes), and the window where there is a display."""
 
     def __init__(self, nodes: int) -> None:
         super().__init__("", nodes)
         self.text = (
-            f"This graph has more than {MAX_INLINE_NODES:,} nodes: too many to read inline. "
-            "Open it in the studio's window, which collapses it into blocks: show(value, window=True)."
+            f"This graph has more than {nodes - 1:,} nodes: too many to read op by op. Record the code "
+            "that builds it and it is drawn collapsed, a block per call and loop turn of your code: "
+            "with recording() as rec: (build it there), then draw(value, scopes=rec) -- "
+            "recording is in backprop_studio (a checkout: core.scopes.record)."
         )
 
     def _repr_html_(self) -> str:
-        return f"<p>{self.text}</p>"
+        return f"<p>{escape(self.text)}</p>"
 
     def __repr__(self) -> str:
         return self.text
@@ -147,15 +151,36 @@ def _foreign(value):
     return doc, numbers, marks, notes
 
 
-def draw(value: Any, legend: bool = True, palette: str | Palette = "light") -> Graph:
+def draw(value: Any, legend: bool = True, palette: str | Palette = "light", scopes: Any = None) -> Graph:
     """The graph that produced `value`, drawn as the canvas draws it (see the module docstring).
-    palette: "light", "dark" or "high-contrast" (the projector's), as in the window's View menu."""
+    palette: "light", "dark" or "high-contrast" (the projector's), as in the window's View menu.
+    scopes: the Recorder of a `with recording() as rec:` block that built `value`: the graph is
+    drawn collapsed by the code that made it, a block per call (core/notebook/blocks.py), as a graph
+    over MAX_INLINE_NODES must be to be read."""
+    if scopes is not None:
+        return draw_blocks(value, scopes, palette_of(palette))
     if too_big(value):
         return TooBig(MAX_INLINE_NODES + 1)
     doc, numbers, marks, notes = document_of(value)
     marks.lines = notes
     svg = graph_svg(doc, numbers, marks=marks, legend=legend, palette=palette_of(palette))
     return Graph(svg, len(doc.nodes), notes)
+
+
+def draw_blocks(value: Any, scopes: Any, palette: Palette) -> Graph:
+    """The graph collapsed by its recorded scopes (core/notebook/blocks.py)."""
+    from core.notebook.blocks import blocks_svg
+
+    if isinstance(value, Value):
+        from core.scopes.graph import ScopedGraph
+
+        graph = ScopedGraph.from_values(value, scopes)
+    else:
+        from core.scopes.foreign import from_foreign
+
+        graph = from_foreign(value, scopes)
+    svg, _units = blocks_svg(graph, palette)
+    return Graph(svg, graph.n)
 
 
 def too_big(value: Any, limit: int = MAX_INLINE_NODES) -> bool:

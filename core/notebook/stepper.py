@@ -44,9 +44,9 @@ from core.palette import Palette
 class Stepper:
     """A backward pass to step, with its picture (see the module docstring)."""
 
-    def __init__(self, value: Any, palette: str | Palette = "light") -> None:
-        if too_big(value):
-            raise ValueError(TooBig(MAX_INLINE_NODES + 1).text)
+    def __init__(self, value: Any, palette: str | Palette = "light", max_nodes: int = MAX_INLINE_NODES) -> None:
+        if too_big(value, max_nodes):
+            raise ValueError(TooBig(max_nodes + 1).text)
         doc, _numbers, _marks, notes = document_of(value)
         if isinstance(doc, Sketch):  # drawn, but the studio cannot run an op it does not know
             raise ValueError(f"cannot step this graph: the studio's engine does not know the op {doc.unknown[0]!r}"
@@ -183,12 +183,13 @@ class Stepper:
         return f"<Stepper at step {self.position} of {self.total}>"
 
 
-def stepper(value: Any, palette: str | Palette = "light") -> Stepper | TooBig:
+def stepper(value: Any, palette: str | Palette = "light", max_nodes: int = MAX_INLINE_NODES) -> Stepper | TooBig:
     """A Stepper of the graph that produced `value`: a cell's result shows it (a graph
-    too large to read inline shows a sentence saying so)."""
-    if too_big(value):
-        return TooBig(MAX_INLINE_NODES + 1)
-    return Stepper(value, palette)
+    over `max_nodes` shows a sentence saying how to draw it collapsed instead; a larger
+    max_nodes steps it all the same: a 3,354-node MLP's page is 10 MB, made in ~2.5 s)."""
+    if too_big(value, max_nodes):
+        return TooBig(max_nodes + 1)
+    return Stepper(value, palette, max_nodes)
 
 
 def _controls(st: Stepper) -> Any:

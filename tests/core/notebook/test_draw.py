@@ -9,6 +9,7 @@ import pytest
 
 from core import notebook
 from core.engine import Value
+from core.format import format_number
 from core.notebook import MAX_INLINE_NODES, Graph, Stepper, TooBig, draw, in_notebook, inline_values, stepper
 from core.notebook.inline import decode_pictures
 from core.palette import DARK, HIGH_CONTRAST, LIGHT
@@ -141,10 +142,13 @@ def test_a_graph_too_large_to_read_says_so():
     for _ in range(MAX_INLINE_NODES):
         out = out + 1
     picture = draw(out)
-    assert isinstance(picture, TooBig) and "more than 2,000 nodes: too many to read inline" in picture._repr_html_()
+    assert isinstance(picture, TooBig) and "more than 2,000 nodes: too many to read op by op" in picture._repr_html_()
+    assert "draw(value, scopes=rec)" in picture.text  # advice that leads to a picture (issue 39 item 4) ...
+    assert "window=True" not in picture.text  # ... not to a window a display-less kernel cannot open
     assert isinstance(stepper(out), TooBig)
-    with pytest.raises(ValueError, match="too many to read inline"):
+    with pytest.raises(ValueError, match="too many to read op by op"):
         Stepper(out)
+    assert stepper(out, max_nodes=5000).total == MAX_INLINE_NODES  # asked for, it steps all the same
     fits = x
     for _ in range(MAX_INLINE_NODES // 2 - 1):  # 1 + 2 * 999 = 1,999 nodes: drawn
         fits = fits + 1
@@ -269,3 +273,27 @@ def test_an_unknown_ops_long_name_is_cut_in_its_circle():
     assert symbol_of("my_very_long_activation", None, None) == "my_very_l…"
     assert symbol_of("", None, None) == "?"
     assert symbol_of("*", "mul", None) == "×"
+
+
+def test_a_big_graph_recorded_is_drawn_collapsed_by_its_code():
+    """Issue 39 item 3: over the limit, the collapsed-by-scope view inline instead of a refusal."""
+    from core.nn import MLP
+    from core.scopes.record import recording
+
+    model = MLP(3, [8, 8, 1])
+
+    def squared_error(x, y):
+        return (model(x) - y) ** 2
+
+    with recording() as rec:
+        losses = [squared_error([0.1 * i, -0.2, 0.3], 1.0 if i % 2 else -1.0) for i in range(12)]
+        loss = sum(losses, Value(0.0))
+    loss.backward()
+    assert isinstance(draw(loss), TooBig)  # more than 2,000 nodes
+    picture = draw(loss, scopes=rec)
+    assert picture.nodes > MAX_INLINE_NODES and not isinstance(picture, TooBig)
+    words = texts(picture.svg)
+    assert words.count("squared_error") == 12  # a block per call, named as the code names it
+    assert sum(bool(w and w.endswith("in → 1 out") and " nodes · " in w) for w in words) >= 12  # size, wires
+    assert f"∇ {format_number(loss.grad)}" in words  # the output's numbers
+    assert decode_pictures(picture._repr_html_()) == [picture.svg]
