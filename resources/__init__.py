@@ -19,8 +19,18 @@ the files the studio ships (lessons, examples, engines, icons): package data
 that core.resources finds, installed or not.
 """
 
-from core.engine import Value
-from core.nn import MLP, Neuron
+import os as _os
+import sys as _sys
+
+if not _os.path.isdir(_os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "core")):
+    # a checkout (an editable install): core/ and app/ sit beside this folder, imported by those names
+    # (a wheel has them inside this package, its imports rewritten to backprop_studio.core: setup.py)
+    _checkout = _os.path.dirname(_os.path.dirname(_os.path.abspath(__file__)))
+    if _checkout not in _sys.path:
+        _sys.path.insert(0, _checkout)
+
+from core.engine import Value  # noqa: E402
+from core.nn import MLP, Neuron  # noqa: E402
 from core.notebook import Stepper, draw, in_notebook, inline_values, qt_loop_in_kernel, show_inline, stepper
 from core.scopes.record import recording
 
@@ -84,7 +94,8 @@ def check_engine(path, expression=None):
 
 
 def main(argv=None):
-    """The `backprop-studio` command (also `python -m backprop_studio`)."""
-    from app.startup import main as start
+    """The `backprop-studio` command (also `python -m backprop_studio`): the window, or without Qt
+    (the core install) --check-engine and --copy-notebook, and a sentence on how to get the window."""
+    from app.cli import main as start
 
     return start(argv)
