@@ -147,14 +147,21 @@ def stepper_page(st: Stepper, title: str = "") -> str:
     )
 
 
-def frame_html(page: str, picture_height: float) -> str:
+def frame_html(page: str, picture_height: float, fallback: str = "") -> str:
     """The page inline in a notebook's output: an <iframe srcdoc> (its scripts run in the frame,
-    sandboxed, reaching nothing of the notebook), as tall as its content up to FRAME_MAX_HEIGHT."""
+    sandboxed, reaching nothing of the notebook), as tall as its content up to FRAME_MAX_HEIGHT.
+
+    fallback: the HTML of the step as a picture (core/notebook/inline.py), under the frame. Where the
+    frame shows (a trusted notebook, nbconvert's HTML, VS Code, Colab) it covers the picture; where a
+    sanitizer strips it (JupyterLab's, for a notebook someone else ran) the picture is what is left."""
     height = min(FRAME_MAX_HEIGHT, int(picture_height) + 190)
+    frame = (
+        f'<iframe srcdoc="{escape(page, quote=True)}" sandbox="allow-scripts" title="backward pass stepper" '
+        'style="position:absolute;top:0;left:0;width:100%;height:100%;border:0"></iframe>'
+    )
     return (
-        f'<iframe class="backprop-studio-stepper" srcdoc="{escape(page, quote=True)}" '
-        f'sandbox="allow-scripts" title="backward pass stepper" '
-        f'style="width:100%;height:{height}px;border:1px solid #d0d7de;border-radius:6px"></iframe>'
+        f'<div class="backprop-studio-stepper" style="position:relative;min-height:{height}px;'
+        f'border:1px solid #d0d7de;border-radius:6px;overflow:hidden">{fallback}{frame}</div>'
     )
 
 

@@ -40,6 +40,11 @@ from core.notebook.sketch import Sketch
 from core.notebook.svg import Marks, graph_svg
 from core.palette import Palette
 
+UNTRUSTED = (
+    "(A picture of this step: the page that steps it was removed here -- a notebook run by someone else is "
+    "not trusted. Trust it, or run the cell, to step.)"
+)
+
 
 class Stepper:
     """A backward pass to step, with its picture (see the module docstring)."""
@@ -139,8 +144,10 @@ class Stepper:
         compiled = self.session.compiled
         return {nid: (v.data, v.grad) for nid, v in compiled.values.items()} if compiled is not None else {}
 
-    def picture(self) -> Graph:
+    def picture(self, note: str = "") -> Graph:
         marks = self.marks()
+        if note:
+            marks.lines.append(note)
         svg = graph_svg(self.doc, self.numbers(), marks=marks, grad_max=self.session.grad_max, palette=self.palette)
         return Graph(svg, len(self.doc.nodes), marks.lines)
 
@@ -164,7 +171,7 @@ class Stepper:
     def _repr_html_(self) -> str:
         page = self.page()
         _w, height = svg_size(page[page.index("<svg") :])
-        return frame_html(page, height)
+        return frame_html(page, height, fallback=self.picture(UNTRUSTED)._repr_html_())
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         """A notebook shows the page, inline in an <iframe srcdoc>: it steps without a kernel, in a live
