@@ -62,8 +62,11 @@ class Browser:
 
         self.process = subprocess.Popen(
             [chromium_path(), *FLAGS, f"--user-data-dir={self.profile}", "about:blank"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            pass_fds=(3, 4, to_child_r, from_child_w), preexec_fn=fds,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            pass_fds=(3, 4, to_child_r, from_child_w),
+            preexec_fn=fds,
         )  # fmt: skip (fds 3 and 4 are kept open past the child's close of the others, which runs after fds())
         os.close(to_child_r)
         os.close(from_child_w)
@@ -188,13 +191,18 @@ class Tab:
             time.sleep(0.05)
 
     def click(self, selector: str, frame: str | None = None) -> None:
-        """A real mouse click (pressed and released) at the middle of the element."""
+        """A real mouse click (pressed and released) at the middle of the element, scrolled into view."""
+        if frame is not None:
+            self.js(f"document.querySelector({json.dumps(frame)}).scrollIntoView({{block: 'center'}})")
+        self.js(f"document.querySelector({json.dumps(selector)}).scrollIntoView({{block: 'nearest'}})", frame)
         where = f"document.querySelector({json.dumps(selector)}).getBoundingClientRect()"
         box = self.js(f"(function(){{const r = {where}; return [r.left, r.top, r.width, r.height];}})()", frame)
         x, y = box[0] + box[2] / 2, box[1] + box[3] / 2
         if frame is not None:  # the frame's own place on the page, inside its border
-            fr = self.js(f"(function(){{const f = document.querySelector({json.dumps(frame)}), r = "
-                         "f.getBoundingClientRect(); return [r.left + f.clientLeft, r.top + f.clientTop];})()")  # fmt: skip
+            fr = self.js(
+                f"(function(){{const f = document.querySelector({json.dumps(frame)}), r = f.getBoundingClientRect();"
+                "return [r.left + f.clientLeft, r.top + f.clientTop];})()"
+            )
             x, y = x + fr[0], y + fr[1]
         for kind in ("mousePressed", "mouseReleased"):
             self.send("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1})
