@@ -40,6 +40,8 @@ from core.notebook.sketch import Sketch
 from core.notebook.svg import Marks, graph_svg
 from core.palette import Palette
 
+MAX_PAGE_NODES = 20_000  # File → Export as Interactive Page: past this, a page is tens of MB
+
 UNTRUSTED = (
     "(A picture of this step: the page that steps it was removed here -- a notebook run by someone else is "
     "not trusted. Trust it, or run the cell, to step.)"
@@ -63,6 +65,11 @@ class Stepper:
     def from_document(cls, doc: GraphDocument, palette: str | Palette = "light", title: str = "") -> Stepper:
         """A Stepper of a document as the app holds it (File → Export as Interactive Page): its names,
         its inputs' numbers. ValueError when it has no single output to step back from."""
+        if len(doc.nodes) > MAX_PAGE_NODES:
+            raise ValueError(
+                f"the graph has {len(doc.nodes):,} nodes: one page steps at most {MAX_PAGE_NODES:,} "
+                "(a 3,354-node page is already 10 MB)"
+            )
         st = cls.__new__(cls)
         st._start(doc, palette, [])
         st.title = title

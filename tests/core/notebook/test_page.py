@@ -99,3 +99,16 @@ def test_save_writes_the_page(tmp_path):
 def test_save_into_a_missing_folder_says_why(tmp_path):
     with pytest.raises(OSError, match="does not exist"):
         stepper(tutorial()).save(str(tmp_path / "nowhere" / "f.html"))
+
+
+def test_a_document_too_big_for_one_page_says_so(monkeypatch):
+    import importlib
+
+    from core.document.compile import trace
+
+    module = importlib.import_module("core.notebook.stepper")  # the module (the package exports the function)
+
+    doc, _values = trace(tutorial())
+    monkeypatch.setattr(module, "MAX_PAGE_NODES", 4)
+    with pytest.raises(ValueError, match="the graph has 5 nodes: one page steps at most 4"):
+        module.Stepper.from_document(doc)
