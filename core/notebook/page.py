@@ -19,8 +19,11 @@ repaints only the nodes touched between them: a click costs the same on a toy an
 on a 400-node MLP. The chain-rule line of the step is written above the picture, and
 the scroll box follows the node whose `_backward` runs.
 
-The step travels in the page's address: `f.html#step=5` opens at step 5, so a
-teacher can link "step 5 of this graph"; the address follows each move.
+The state travels in the page's address: `f.html#step=5` opens at step 5, so a
+teacher can link "step 5 of this graph", and `&theme=dark` shows it dark (the page's
+colours turned round with their hues kept -- blue stays negative, orange positive --
+an approximation of the app's dark palette; `stepper(f, palette="dark")` makes the
+real one); the address follows each move.
 """
 
 from __future__ import annotations
@@ -106,6 +109,7 @@ def steps_data(st: Stepper) -> tuple[dict, dict[str, str]]:
         "start": was,
         "h": history,
         "steps": steps,
+        "theme": "dark" if p.name == "dark" else "light",
         "wire": [p.edge, 1.4],
         "lit": [p.highlight, 3.0],
     }
@@ -194,6 +198,7 @@ html,body{{margin:0;padding:0;background:{background};color:{text};
 <button id="end" title="Run every remaining _backward call (End)">Run to end &#9654;&#9654;</button>
 <input id="slider" type="range" min="0" max="{total}" value="0" aria-label="step">
 <span id="count" aria-live="polite">step 0 of {total}</span>
+<button id="theme" title="Light or dark page (kept in the address: #theme=dark)">Dark</button>
 </div>
 <pre id="line" aria-live="polite"></pre>
 <div id="box">{svg}</div>
@@ -260,10 +265,21 @@ function go(k, keepAddress) {
   buttons.reset.disabled = buttons.back.disabled = k === 0;
   buttons.step.disabled = buttons.end.disabled = k === D.total;
   follow(k);
-  if (!keepAddress) { try { history.replaceState(null, "", "#step=" + k); } catch (e) { /* a sandboxed frame */ } }
+  if (!keepAddress) remember();
+}
+function remember() {  // the state in the address: #step=5, and &theme=dark when not the page's own
+  var address = "#step=" + pos + (theme !== D.theme ? "&theme=" + theme : "");
+  try { history.replaceState(null, "", address); } catch (e) { /* a sandboxed frame */ }
+}
+var theme = D.theme;
+function setTheme(t) {  // the other theme: the page's colours turned round, hues kept (blue stays negative)
+  theme = t === "dark" ? "dark" : "light";
+  document.documentElement.style.filter = theme === D.theme ? "" : "invert(0.92) hue-rotate(180deg)";
+  document.getElementById("theme").textContent = theme === "dark" ? "Light" : "Dark";
 }
 function fromAddress() {
-  var m = /(?:^#|&)step=(\d+)/.exec(location.hash || "");
+  var m = /(?:^#|&)step=(\d+)/.exec(location.hash || ""), t = /(?:^#|&)theme=(\w+)/.exec(location.hash || "");
+  if (t) setTheme(t[1]);
   return m ? +m[1] : null;
 }
 Object.keys(buttons).forEach(function (id) { buttons[id] = document.getElementById(id); });
@@ -272,6 +288,8 @@ buttons.back.onclick = function () { go(pos - 1); };
 buttons.step.onclick = function () { go(pos + 1); };
 buttons.end.onclick = function () { go(D.total); };
 slider.oninput = function () { go(+slider.value); };
+document.getElementById("theme").onclick = function () { setTheme(theme === "dark" ? "light" : "dark"); remember(); };
+setTheme(D.theme);
 document.addEventListener("keydown", function (e) {
   if (e.target === slider) return;
   var to = {ArrowRight: pos + 1, ArrowLeft: pos - 1, Home: 0, End: D.total}[e.key];

@@ -71,6 +71,20 @@ def test_the_address_opens_a_step(browser, tmp_path):
     tab.wait(f"{COUNT} === 'step 3 of 3'")
 
 
+def test_the_theme_travels_in_the_address(browser, tmp_path):
+    stepper(tutorial()).save(str(tmp_path / "f.html"))
+    tab = browser.open((tmp_path / "f.html").as_uri() + "#step=1&theme=dark", 1000, 700)
+    tab.wait(f"{COUNT} === 'step 1 of 3'")
+    assert "invert" in tab.js("document.documentElement.style.filter")  # the light page, shown dark
+    assert tab.js("document.getElementById('theme').textContent") == "Light"
+    tab.click("#step")
+    tab.wait(f"{COUNT} === 'step 2 of 3'")
+    assert tab.js("location.hash") == "#step=2&theme=dark"  # a link to this step keeps the theme
+    tab.click("#theme")
+    tab.wait("document.documentElement.style.filter === ''")
+    assert tab.js("location.hash") == "#step=2"
+
+
 def test_the_page_inline_in_a_notebooks_output_steps(browser, tmp_path):
     html = stepper(tutorial())._repr_html_()
     (tmp_path / "nb.html").write_text(f"<html><head>{NOTEBOOK_CSS % 900}</head><body>{html}</body></html>")
