@@ -25,6 +25,7 @@ class CodeAndGraphExports:
     name: str
     path: str | None
     detach: Callable[[], None]
+    _page_job: Job | None = None  # File → Export as Interactive Page, while it is being written
     # -- code in and out --------------------------------------------------------------------
 
     def export_code(self, kind: str, path: str) -> bool:
