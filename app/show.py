@@ -26,6 +26,7 @@ import sys
 from PySide6.QtCore import QEventLoop, Qt, QThread
 from PySide6.QtWidgets import QApplication
 
+from app.display import require_display
 from core.engine import Value
 from core.foreign.document import differences_text, grad_differences, their_grads, to_document
 from core.foreign.shapes import is_value_like
@@ -55,6 +56,8 @@ def show(value, block=None, scopes=None):
     scoped = scoped_graph(value, scopes) if scopes is not None else None  # before any window: errors raise
     big = _big_graph(value) if scoped is None else None  # too big to read op by op: opens collapsed
     doc = None if isinstance(value, Value) or scoped is not None or big is not None else foreign_document(value)
+    if QApplication.instance() is None:
+        require_display(in_kernel=in_notebook())  # a Python error to catch, not Qt's abort without a display
     app = QApplication.instance() or QApplication(sys.argv[:1] or ["backprop-studio"])  # noqa: F841 (kept alive)
     if block is None:
         block = not loop_running()

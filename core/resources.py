@@ -37,3 +37,18 @@ def root() -> str:
 def shipped(*parts: str) -> str:
     """The path of a shipped file or folder: shipped("examples", "tutorial.json")."""
     return os.path.join(root(), *parts)
+
+
+def copy_tutorial(folder: str = ".") -> str:
+    """Copy the tutorial notebook out of an installed studio into `folder`; returns the copy's path.
+    Never over a file already there (FileExistsError names it). `backprop-studio --copy-notebook`."""
+    source = shipped("notebooks", "backprop_tutorial.ipynb")
+    target = os.path.join(folder, os.path.basename(source))
+    with open(source, "rb") as f:
+        payload = f.read()
+    try:
+        with open(target, "xb") as f:  # exclusive: a learner's edited copy is never overwritten
+            f.write(payload)
+    except FileExistsError:
+        raise FileExistsError(f"{target} is already there (yours is kept): copy into another folder") from None
+    return os.path.abspath(target)

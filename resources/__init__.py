@@ -6,7 +6,10 @@
     f = x * y + y**2
     f.backward()
     show(f)                      # a notebook: drawn inline; a script: the studio's window
-    stepper(f)                   # a notebook: step the backward pass (the [notebook] extra: ipywidgets)
+    stepper(f)                   # a notebook: step the backward pass (a page: stepper(f).save("f.html"))
+    with recording() as rec:     # a big graph: record the code that builds it ...
+        loss = model_loss()
+    draw(loss, scopes=rec)       # ... and it is drawn collapsed, a block per call
     check_engine("my_value.py")  # grade your own Value class (a report; runs it in a child process)
 
 In a checkout the same names are `core.engine.Value`, `app.show.show`, `core.notebook.stepper`
@@ -16,8 +19,18 @@ the files the studio ships (lessons, examples, engines, icons): package data
 that core.resources finds, installed or not.
 """
 
-from core.engine import Value
-from core.nn import MLP, Neuron
+import os as _os
+import sys as _sys
+
+if not _os.path.isdir(_os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "core")):
+    # a checkout (an editable install): core/ and app/ sit beside this folder, imported by those names
+    # (a wheel has them inside this package, its imports rewritten to backprop_studio.core: setup.py)
+    _checkout = _os.path.dirname(_os.path.dirname(_os.path.abspath(__file__)))
+    if _checkout not in _sys.path:
+        _sys.path.insert(0, _checkout)
+
+from core.engine import Value  # noqa: E402
+from core.nn import MLP, Neuron  # noqa: E402
 from core.notebook import Stepper, draw, in_notebook, inline_values, qt_loop_in_kernel, show_inline, stepper
 from core.scopes.record import recording
 
@@ -36,14 +49,34 @@ def show(value, window=None, scopes=None):
 
     scopes: the `rec` of `with recording() as rec:` (or `recording(YourValue)` for your
     own class) around the code that built `value`: the window opens the graph collapsed
-    by the code that made it, a block per call and loop turn -- for a big graph."""
+    by the code that made it, a block per call and loop turn -- for a big graph.
+
+    Never a dead end: without a display the window raises NoDisplay (a RuntimeError saying
+    what to do instead), and window=True in a kernel without `%gui qt` says to run it first."""
     if window is None:
         window = scopes is not None or not in_notebook() or qt_loop_in_kernel()
     if not window:
         return show_inline(value)
-    from app.show import show as show_window  # Qt: only once a window is wanted
+    from app.display import display_problem, no_display_error
 
-    return show_window(value, scopes=scopes)
+    kernel = in_notebook()
+    problem = display_problem()
+    if problem is not None:
+        raise no_display_error(problem, in_kernel=kernel)
+    if kernel and not qt_loop_in_kernel():
+        raise RuntimeError(
+            "show(value, window=True) in a notebook needs the kernel to run Qt's event loop, so that the window "
+            "and the notebook both stay usable: run %gui qt in a cell, then this cell again. "
+            "(Without window=True the graph is drawn inline.)"
+        )
+    try:
+        from app.show import show as show_window  # Qt: only once a window is wanted
+    except ImportError as e:
+        raise ImportError(
+            f"the studio's window needs Qt, which is not installed ({e}): pip install 'backprop-studio[app]'. "
+            "Without it, show(value) in a notebook and draw(value).save('graph.svg') still draw the graph."
+        ) from e
+    return show_window(value, block=None if not kernel else False, scopes=scopes)
 
 
 class Report(dict):
@@ -65,7 +98,8 @@ def check_engine(path, expression=None):
 
 
 def main(argv=None):
-    """The `backprop-studio` command (also `python -m backprop_studio`)."""
-    from app.startup import main as start
+    """The `backprop-studio` command (also `python -m backprop_studio`): the window, or without Qt
+    (the core install) --check-engine and --copy-notebook, and a sentence on how to get the window."""
+    from app.cli import main as start
 
     return start(argv)

@@ -3,20 +3,24 @@ Jupyter kernel, and its inline pictures hold every node's data and grad (issue 3
 
 nbclient starts an ipykernel (the notebook extra's packages are in the test extra),
 executes every cell as a user's Jupyter would, and the outputs are read back: the
-SVG each picture sent, the widget state of the stepper, the printed numbers, the
+SVG each picture sent, the stepper's one-file page, the printed numbers, the
 checker's report. `backprop_studio` is the checkout's resources/ folder, as an
 install maps it (pyproject.toml): a link to it on the kernel's path.
 """
 
+import json
 import os
 import re
 import xml.etree.ElementTree as ET
+from html import unescape
 
 import pytest
 
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 pytest.importorskip("ipykernel")
+
+from core.notebook.inline import decode_pictures  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NOTEBOOK = os.path.join(ROOT, "resources", "notebooks", "backprop_tutorial.ipynb")
@@ -46,15 +50,20 @@ def executed(tmp_path_factory):
 
 
 def pictures(cell):
-    """The SVG pictures a cell displayed (its display_data and execute_result outputs)."""
+    """The SVG pictures a cell displayed (its display_data and execute_result outputs): each an <img> of
+    the SVG in the output's HTML (core/notebook/inline.py), stored once (no image/svg+xml beside it)."""
     found = []
     for out in cell.outputs:
         data = out.get("data", {})
-        if "image/svg+xml" in data:
-            found.append(data["image/svg+xml"])
-        elif "<svg" in data.get("text/html", ""):
-            found.append(data["text/html"][data["text/html"].index("<svg") : data["text/html"].rindex("</svg>") + 6])
+        assert "image/svg+xml" not in data  # stored once per output
+        found.extend(decode_pictures(data.get("text/html", "")))
     return found
+
+
+def page_of(cell):
+    """The one-file stepper page a cell shows, from its <iframe srcdoc>."""
+    (html,) = [out["data"]["text/html"] for out in cell.outputs if "text/html" in out.get("data", {})]
+    return unescape(html[html.index('srcdoc="') + 8 : html.index('" sandbox')])
 
 
 def nodes(svg):
@@ -109,22 +118,12 @@ def test_karpathys_neuron(executed):
 
 
 def test_the_stepper(executed):
-    nb, cells = executed
-    cell = cells["stepper"]
-    views = [out["data"]["application/vnd.jupyter.widget-view+json"]["model_id"] for out in cell.outputs
-             if "application/vnd.jupyter.widget-view+json" in out.get("data", {})]  # fmt: skip
-    assert len(views) == 1  # the ipywidgets controls
-    (fallback,) = pictures(cell)  # and for a page without widgets (GitHub, nbviewer): the step as a picture
-    assert "Step 0 of 3" in " ".join(t.text or "" for t in ET.fromstring(fallback).iter(SVG + "text"))
-    state = nb.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
-    html = [
-        m["state"]["value"] for m in state.values() if m["model_name"] == "HTMLModel" and "<svg" in m["state"]["value"]
-    ]
-    assert len(html) == 1 and "Step 0 of 3" in html[0]
-    buttons = sorted(m["state"]["description"] for m in state.values() if m["model_name"] == "ButtonModel")
-    assert buttons == ["Reset", "Run to end ▶▶", "Step ▶", "◀ Back"]
-    slider = [m["state"] for m in state.values() if m["model_name"] == "IntSliderModel"]
-    assert slider[0]["max"] == 3 and slider[0]["value"] == 0
+    _nb, cells = executed
+    page = page_of(cells["stepper"])  # the one-file page: every step in it, stepped without a kernel
+    data = json.loads(re.search(r'id="bps-steps">(.*?)</script>', page, re.S).group(1))
+    assert data["total"] == 3 and data["start"] == 0
+    assert "y.grad += 2·y.data · (y^2).grad = -4.0000 · 1.0000 = -4.0000" in data["steps"][2]["L"]
+    assert "step 0 of 3" in page and "<script>" in page
     (svg,) = pictures(cells["step-2"])
     shown = nodes(svg)
     assert shown["y"][shown["y"].index("grad") + 1] == "-4.0000"  # after (y^2)._backward() only

@@ -170,6 +170,14 @@ class FileActions(RecentFiles, CodeAndGraphExports, Recovery, WindowLayoutMemory
             key="export dot",
             tip="Save the graph for Graphviz and other graph viewers (.dot)",
         )
+        a(
+            "File",
+            "Export as I&nteractive Page (HTML)…",
+            self.export_page_dialog,
+            key="export page",
+            tip="One web page that steps the backward pass in any browser, offline: Step, Back, a slider; "
+            "link page.html#step=5 to open it at step 5",
+        )
         menu.addSeparator()
         self.update_title()
 

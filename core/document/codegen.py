@@ -264,7 +264,8 @@ def to_python(doc: GraphDocument) -> str:
 # A script that runs: python graph.py prints the canvas's numbers
 
 ENGINES = {
-    "studio": ("core.engine", "Backprop Studio's engine: run this where the studio is installed"),
+    # the installed name (a checkout: `pip install -e .` makes it importable; core.engine is its inside)
+    "studio": ("backprop_studio", "Backprop Studio's engine: pip install backprop-studio"),
     "micrograd": ("micrograd.engine", "micrograd's engine: pip install micrograd"),
 }
 # what micrograd's Value (0.1.0: + * ** relu, and - / neg made of them) cannot compute

@@ -29,7 +29,8 @@ What is understood
 * statements, one per line (or `;`): `name = expr`, `name += expr` (also `-= *=
   /= **=`), `name.label = 'text'` (as in the lecture), a bare expression,
   `o.backward()` (o becomes the output), and `from micrograd.engine import Value`
-  or `from core.engine import Value` (the studio's), accepted and ignored. Any
+  or the studio's `from backprop_studio import Value` (`from core.engine import Value`
+  in a checkout), accepted and ignored. Any
   other import is refused. A script's docstring and its `if __name__ == "__main__":`
   block (what it does when run: print the numbers) are not the graph: skipped,
   so a script exported by the studio reads back.
@@ -269,8 +270,8 @@ class _Builder:
         elif isinstance(s, (ast.Import, ast.ImportFrom)):
             self.fail(
                 s,
-                "imports are not allowed (only 'from micrograd.engine import Value' and 'from core.engine import "
-                "Value', the studio's, are accepted, and ignored)",
+                "imports are not allowed (only 'from micrograd.engine import Value' and the studio's "
+                "'from backprop_studio import Value' or 'from core.engine import Value' are accepted, and ignored)",
                 True,
             )
         else:
@@ -619,9 +620,10 @@ def _is_script_only(s):
 
 
 def _is_micrograd_import(s):
-    """`from micrograd.engine import Value`, or the studio's own `from core.engine import Value`."""
+    """`from micrograd.engine import Value`, or the studio's own: `from backprop_studio import Value`
+    (what Export as Python writes) or, in a checkout, `from core.engine import Value`."""
     return (
-        s.module in ("micrograd.engine", "core.engine")
+        s.module in ("micrograd.engine", "core.engine", "backprop_studio")
         and s.level == 0
         and len(s.names) == 1
         and s.names[0].name == "Value"

@@ -2,7 +2,11 @@
 
     svg.py      a document and its numbers as an SVG picture, drawn as the canvas draws it
     draw.py     a Value graph (ours or a learner's) -> that picture; show_inline, inline_values
-    stepper.py  the backward pass stepped with the app's debugger session, with ipywidgets controls
+    stepper.py  the backward pass stepped with the app's debugger session: the one-file page, or ipywidgets
+    page.py     that page: the graph, every step, plain JavaScript (stepper(f).save('f.html'))
+    inline.py   a picture in a notebook's output: an <img> of the SVG, at a readable size
+    sketch.py   a graph with ops the studio does not know, for the picture only
+    blocks.py   a big graph collapsed by the code that made it
 
 The floor above the debugger (tests/core/test_layers.py): it draws documents,
 traces learners' graphs and steps them, and nothing in core imports it.

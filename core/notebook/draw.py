@@ -6,8 +6,9 @@
     f.backward()
     show(f)          # in a notebook: the graph drawn inline, as the canvas draws it
 
-`draw(value)` returns a `Graph`, which a notebook shows by itself (it has
-`_repr_svg_` and `_repr_html_`) and which holds the picture's text (`.svg`).
+`draw(value)` returns a `Graph`, which a notebook shows by itself (its
+`_repr_html_`: an <img> of the SVG in a scroll box, core/notebook/inline.py)
+and which holds the picture's text (`.svg`).
 Any Value graph works: the studio's own, micrograd's, or a learner's class --
 anything with `data`, `grad` and `_prev` (or `_children`), read through the
 same trace as `show()` in the window (core/foreign/trace.py), never run. A
@@ -23,12 +24,15 @@ before). `Stepper` (core/notebook/stepper.py) steps the backward pass.
 from __future__ import annotations
 
 import sys
+from html import escape
 from typing import Any
 
 from core.document.compile import compile_document, trace
 from core.document.graph import GraphDocument
 from core.engine import Value
 from core.format import format_number
+from core.notebook.inline import picture_html
+from core.notebook.sketch import Sketch, sketch_of
 from core.notebook.svg import Marks, graph_svg
 from core.palette import PALETTES, Palette
 
@@ -43,14 +47,10 @@ class Graph:
         self.nodes = nodes
         self.notes = list(notes or [])
 
-    def _repr_svg_(self) -> str:
-        return self.svg
-
     def _repr_html_(self) -> str:
-        # at the canvas's sizes, never shrunk to the cell's width (a wide graph's 16 px digits would
-        # become 5 px ones): a graph wider than the cell scrolls sideways, a tall one within 80% of the window
-        style = "overflow:auto;max-width:100%;max-height:80vh"
-        return f'<div class="backprop-studio-graph" style="{style}">{self.svg}</div>'
+        # an <img> of the SVG, at its own size in a scroll box, shrunk to the cell at most until its digits are
+        # 11 px; it survives the sanitizer of an untrusted notebook, and is stored once (core/notebook/inline.py)
+        return picture_html(self.svg, f"computation graph of {self.nodes} nodes")
 
     def save(self, path: str) -> None:
         """Write the picture to an .svg file."""
@@ -62,20 +62,20 @@ class Graph:
 
 
 class TooBig(Graph):
-    """What a notebook shows for a graph too large to read inline."""
+    """What a notebook shows for a graph too large to read op by op, with no scopes to collapse it by:
+    how to get a picture that reads (recorded scopes), and the window where there is a display."""
 
     def __init__(self, nodes: int) -> None:
         super().__init__("", nodes)
         self.text = (
-            f"This graph has more than {MAX_INLINE_NODES:,} nodes: too many to read inline. "
-            "Open it in the studio's window, which collapses it into blocks: show(value, window=True)."
+            f"This graph has more than {nodes - 1:,} nodes: too many to read op by op. Record the code "
+            "that builds it and it is drawn collapsed, a block per call and loop turn of your code: "
+            "with recording() as rec: (build it there), then draw(value, scopes=rec) -- "
+            "recording is in backprop_studio (a checkout: core.scopes.record)."
         )
 
-    def _repr_svg_(self) -> str | None:  # type: ignore[override]
-        return None  # nothing to draw: the notebook shows the HTML's sentence
-
     def _repr_html_(self) -> str:
-        return f"<p>{self.text}</p>"
+        return f"<p>{escape(self.text)}</p>"
 
     def __repr__(self) -> str:
         return self.text
@@ -90,12 +90,14 @@ def is_value(value: Any) -> bool:
     return isinstance(value, Value) or not isinstance(value, plain)
 
 
-def document_of(value: Any) -> tuple[GraphDocument, dict[str, tuple[float, float]], Marks, list[str]]:
+def document_of(value: Any) -> tuple[GraphDocument | Sketch, dict[str, tuple[float, float]], Marks, list[str]]:
     """(doc, {node id: (data, grad)}, marks, notes) of the graph that produced `value`.
 
     The studio's Value: its own numbers. A learner's: the trace's document with
     the numbers their objects hold, and ✗ chips where their grads differ from the
-    chain rule's. ValueError saying why when the graph cannot be read."""
+    chain rule's; a graph with an op the studio does not know is a Sketch
+    (core/notebook/sketch.py), drawn with their numbers and not checked.
+    ValueError saying why when the graph cannot be read."""
     if not is_value(value):
         raise TypeError(
             f"draw() needs a Value (an object with data, grad and its operands), "
@@ -121,13 +123,20 @@ def _foreign(value):
         traced = trace_foreign(value)
     except TraceError as e:
         raise ValueError(f"could not read the graph: {e}") from None
-    doc, problem = to_document([node.as_dict() for node in traced.nodes])
-    if doc is None:
-        raise ValueError(f"cannot draw this graph: {problem}")
+    plain = [node.as_dict() for node in traced.nodes]
+    doc, problem = to_document(plain)
     theirs = their_grads(traced.objects)
     numbers = {n.id: (n.data, theirs.get(n.id)) for n in traced.nodes}
     notes = list(traced.notes)
     marks = Marks()
+    if doc is None:  # an op the studio does not know (sin, softplus ...): drawn as written, not checked
+        sketch = sketch_of(plain)
+        ops = ", ".join(map(repr, sketch.unknown))
+        why = f"it does not know the op{'s' if len(sketch.unknown) > 1 else ''} {ops}" if sketch.unknown else problem
+        notes.insert(0, f"Drawn with your numbers; the studio cannot check these grads: {why}.")
+        if not any(theirs.values()):
+            notes.insert(0, NO_GRADS)
+        return sketch, numbers, marks, notes
     if not any(theirs.values()):
         notes.insert(0, NO_GRADS)
         return doc, numbers, marks, notes
@@ -142,15 +151,36 @@ def _foreign(value):
     return doc, numbers, marks, notes
 
 
-def draw(value: Any, legend: bool = True, palette: str | Palette = "light") -> Graph:
+def draw(value: Any, legend: bool = True, palette: str | Palette = "light", scopes: Any = None) -> Graph:
     """The graph that produced `value`, drawn as the canvas draws it (see the module docstring).
-    palette: "light", "dark" or "high-contrast" (the projector's), as in the window's View menu."""
+    palette: "light", "dark" or "high-contrast" (the projector's), as in the window's View menu.
+    scopes: the Recorder of a `with recording() as rec:` block that built `value`: the graph is
+    drawn collapsed by the code that made it, a block per call (core/notebook/blocks.py), as a graph
+    over MAX_INLINE_NODES must be to be read."""
+    if scopes is not None:
+        return draw_blocks(value, scopes, palette_of(palette))
     if too_big(value):
         return TooBig(MAX_INLINE_NODES + 1)
     doc, numbers, marks, notes = document_of(value)
     marks.lines = notes
     svg = graph_svg(doc, numbers, marks=marks, legend=legend, palette=palette_of(palette))
     return Graph(svg, len(doc.nodes), notes)
+
+
+def draw_blocks(value: Any, scopes: Any, palette: Palette) -> Graph:
+    """The graph collapsed by its recorded scopes (core/notebook/blocks.py)."""
+    from core.notebook.blocks import blocks_svg
+
+    if isinstance(value, Value):
+        from core.scopes.graph import ScopedGraph
+
+        graph = ScopedGraph.from_values(value, scopes)
+    else:
+        from core.scopes.foreign import from_foreign
+
+        graph = from_foreign(value, scopes)
+    svg, _units = blocks_svg(graph, palette)
+    return Graph(svg, graph.n)
 
 
 def too_big(value: Any, limit: int = MAX_INLINE_NODES) -> bool:
@@ -212,15 +242,10 @@ def _value_html(self: Value) -> str:
     return draw(self)._repr_html_()
 
 
-def _value_svg(self: Value) -> str:
-    return draw(self)._repr_svg_()
-
-
 def inline_values(on: bool = True) -> None:
     """From now on a Value that is a cell's result shows its graph inline
     (`inline_values(False)` goes back to the text repr)."""
-    for name, method in (("_repr_html_", _value_html), ("_repr_svg_", _value_svg)):
-        if on:
-            setattr(Value, name, method)
-        elif name in Value.__dict__:
-            delattr(Value, name)
+    if on:
+        Value._repr_html_ = _value_html  # type: ignore[attr-defined]
+    elif "_repr_html_" in Value.__dict__:
+        del Value._repr_html_  # type: ignore[attr-defined]

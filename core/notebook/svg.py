@@ -32,6 +32,7 @@ from core.document.graph import GraphDocument, op_symbol
 from core.document.layout import sugiyama
 from core.document.names import node_names
 from core.format import format_number, full_number
+from core.notebook.sketch import Sketch, names_of
 from core.palette import LIGHT, METRICS, Palette, grad_hex, mix
 
 FONT = "'DejaVu Sans', Verdana, 'Bitstream Vera Sans', sans-serif"
@@ -90,7 +91,9 @@ class Marks:
 class Box:
     """Where a node's parts go, relative to its centre (as app/graph/node_geometry.py)."""
 
-    def __init__(self, kind: str, op_text: str | None, name: str, data: str, grad: str, output: bool) -> None:
+    def __init__(
+        self, kind: str, op_text: str | None, name: str, data: str, grad: str, output: bool, room: str = ""
+    ) -> None:
         m = METRICS
         self.name = elide_middle(name, m.label_px, m.label_max - 2 * m.pad) if name else ""
         name_w = max(text_width(self.name, m.label_px, True), m.label_min) if name else 0.0
@@ -98,7 +101,7 @@ class Box:
             name_w = text_width("const", m.caption_px)
         caption = text_width("data", m.caption_px)
         number_w = caption + 6 + text_width(m.number_template, m.number_px, True)
-        longer = [t for t in (data, grad) if len(t) > len(m.number_template)]  # as the canvas: only a
+        longer = [t for t in (data, grad, room) if len(t) > len(m.number_template)]  # as the canvas: only a
         if longer:  # number longer than the template widens its box (2.850e-07 does, -13.8834 does not)
             number_w = max(number_w, caption + 10 + max(text_width(t, m.number_px, True) for t in longer))
         record_w = 2 * m.pad + max(name_w, number_w)
@@ -120,7 +123,7 @@ def grad_scale(grads) -> float:
 
 
 def graph_svg(
-    doc: GraphDocument,
+    doc: GraphDocument | Sketch,
     numbers: Mapping[str, tuple[float | None, float | None]],
     *,
     names: Mapping[str, str] | None = None,
@@ -128,20 +131,26 @@ def graph_svg(
     palette: Palette = LIGHT,
     legend: bool = True,
     grad_max: float | None = None,
+    live: bool = False,
+    room: Mapping[str, str] | None = None,
 ) -> str:
     """The SVG text of `doc` with {node id: (data, grad)}, laid out as the canvas lays it out.
     grad_max: the colour scale's end (the debugger passes the finished pass's, so
-    that no step re-tints every node); the largest |grad| shown by default."""
-    names = node_names(doc) if names is None else names
+    that no step re-tints every node); the largest |grad| shown by default.
+    live: every part a step changes is there, hidden or not, with a class a page's script
+    finds it by (core/notebook/page.py); room: {node id: the longest grad text it will show}."""
+    if names is None:
+        names = names_of(doc) if isinstance(doc, Sketch) else node_names(doc)
     marks = marks or Marks()
     output = doc.effective_output()
     boxes = {}
     for nid, node in doc.nodes.items():
         data, grad = numbers.get(nid, (None, None))
-        op_text = op_symbol(node.op, node.param) if node.op is not None else None
+        op_text = _op_text(node)
         boxes[nid] = Box(
-            node.kind, op_text, names.get(nid, ""), format_number(data), format_number(grad), nid == output
-        )
+            node.kind, op_text, names.get(nid, ""), format_number(data), format_number(grad), nid == output,
+            (room or {}).get(nid, ""),
+        )  # fmt: skip
     edges = [(e.src, e.dst) for e in doc.edges]
     layout = sugiyama(
         list(doc.nodes), edges, sizes={n: (b.width, b.height) for n, b in boxes.items()},
@@ -149,7 +158,7 @@ def graph_svg(
     )  # fmt: skip
     pos = layout.positions
     gmax = grad_max or grad_scale(numbers.get(n, (None, None))[1] for n in doc.nodes)
-    pic = _Picture(palette, f"bps{_RUN}-{next(_ids)}-")
+    pic = _Picture(palette, f"bps{_RUN}-{next(_ids)}-", live)
     # the frame: every box with its halo and chip, then room for the legend below
     margin = 16.0
     for e in doc.edges:
@@ -182,13 +191,17 @@ def graph_svg(
 class _Picture:
     """The SVG elements, in paint order (wires under the nodes)."""
 
-    def __init__(self, palette: Palette, prefix: str) -> None:
+    def __init__(self, palette: Palette, prefix: str, live: bool = False) -> None:
         self.p = palette
+        self.live = live  # a page steps this picture: every changing part is there, with a class
         self.prefix = prefix
         self.defs: list[str] = []
         self.parts: list[str] = []
         self.clips = 0
         self.extents: list[tuple[float, float, float, float]] = []  # what each node covers: box, halo, chip
+
+    def _class(self, name: str) -> str:
+        return f' class="{name}"' if self.live else ""
 
     def defs_and_parts(self):
         yield "<defs>" + "".join(self.defs) + "</defs>"
@@ -207,7 +220,7 @@ class _Picture:
         d.append(f"M{x1 - a:.1f},{y1 - a * 0.75:.1f} L{x1:.1f},{y1:.1f} L{x1 - a:.1f},{y1 + a * 0.75:.1f}")
         colour, width = (self.p.highlight, 3.0) if lit else (self.p.edge, 1.4)
         self.parts.append(
-            f'<path d="{" ".join(d)}" fill="none" stroke="{colour}" stroke-width="{width}" '
+            f'<path{self._class("w")} d="{" ".join(d)}" fill="none" stroke="{colour}" stroke-width="{width}" '
             'stroke-linecap="round" stroke-linejoin="round"/>'
         )
 
@@ -220,7 +233,11 @@ class _Picture:
         halo = 6.0  # half the current node's halo
         self.extents.append((cx + box.x0 - halo, top - halo, cx + box.x0 + box.width + halo, top + h + halo))
         out.append(f'<g class="node" data-id="{escape(nid)}"><title>{escape(tip)}</title>')
-        if marks.current == nid:  # the halo of the node whose _backward runs
+        if self.live:  # hidden until its step
+            shown = "visible" if marks.current == nid else "hidden"
+            halo_parts = self._halo(rx, top, rw, h, cx + box.x0, cy, box, 12.0, 210 / 255)
+            out.append(f'<g class="halo" visibility="{shown}">{halo_parts}</g>')
+        elif marks.current == nid:  # the halo of the node whose _backward runs
             out.append(self._halo(rx, top, rw, h, cx + box.x0, cy, box, 12.0, 210 / 255))
         if box.op_text:
             c0 = cx + box.x0
@@ -246,15 +263,20 @@ class _Picture:
             f'<rect x="{rx:.1f}" y="{top:.1f}" width="{rw:.1f}" height="{h:.1f}" rx="{m.corner}" fill="{p.node_fill}"/>'
         )
         out.append(f'<g clip-path="url(#{clip})">')
+        live = ' class="cell"' if self.live else ""
         out.append(
-            f'<rect x="{rx:.1f}" y="{grad_top:.1f}" width="{rw:.1f}" height="{m.number_row:.1f}" fill="{cell}"/>'
+            f'<rect{live} x="{rx:.1f}" y="{grad_top:.1f}" width="{rw:.1f}" height="{m.number_row:.1f}" fill="{cell}"/>'
         )
-        if edge != p.grad_zero:  # the full colour along the cell's right edge
-            out.append(_rect(rx + rw - 5, grad_top, 5, m.number_row - 1, fill=edge))
+        if edge != p.grad_zero or self.live:  # the full colour along the cell's right edge
+            fill = edge if edge != p.grad_zero else "none"
+            out.append(
+                _rect(rx + rw - 5, grad_top, 5, m.number_row - 1, fill=fill, **({"class": "edge"} if self.live else {}))
+            )
         status = marks.status.get(nid)
-        if status:
-            colour = getattr(p, f"status_{status}")
-            out.append(f'<rect x="{rx:.1f}" y="{top:.1f}" width="5" height="{h:.1f}" fill="{colour}"/>')
+        if status or self.live:
+            colour = getattr(p, f"status_{status}") if status else "none"
+            live = ' class="st"' if self.live else ""
+            out.append(f'<rect{live} x="{rx:.1f}" y="{top:.1f}" width="5" height="{h:.1f}" fill="{colour}"/>')
         out.append("</g>")
         for y in (top + m.name_row, grad_top):
             out.append(
@@ -279,14 +301,23 @@ class _Picture:
         out.append(_text(rx + rw - pad, data_y, format_number(data), m.number_px, p.number_text, "end", bold=True))
         on_grad = _text_on(cell)
         grad_y = grad_top + m.number_row / 2
-        out.append(_text(rx + pad, grad_y, "grad", m.caption_px, on_grad, opacity=170 / 255))
-        out.append(_text(rx + rw - pad - 6, grad_y, format_number(grad), m.number_px, on_grad, "end", bold=True))
-        if nid in marks.targets:  # the cell this step's += writes into
+        caption_class, grad_class = ("gc", "gt") if self.live else (None, None)
+        out.append(_text(rx + pad, grad_y, "grad", m.caption_px, on_grad, opacity=170 / 255, cls=caption_class))
+        out.append(
+            _text(
+                rx + rw - pad - 6, grad_y, format_number(grad), m.number_px, on_grad, "end", bold=True, cls=grad_class
+            )
+        )
+        if nid in marks.targets or self.live:  # the cell this step's += writes into
+            shown = (
+                {"class": "frame", "visibility": "visible" if nid in marks.targets else "hidden"} if self.live else {}
+            )
             out.append(
                 _rect(
-                    rx + 1.5, grad_top + 1.5, rw - 3, m.number_row - 3, fill="none", stroke=p.highlight, stroke_width=3
+                    rx + 1.5, grad_top + 1.5, rw - 3, m.number_row - 3, fill="none", stroke=p.highlight, stroke_width=3,
+                    **shown,
                 )
-            )
+            )  # fmt: skip
         if nonfinite:
             bx, by = rx + rw - 2, top + 1
             out.append(
@@ -382,6 +413,14 @@ class _Picture:
         return y
 
 
+def _op_text(node) -> str | None:
+    """The text in a node's circle; a Sketch's node (core/notebook/sketch.py) carries its learner's own."""
+    if node.op is None:
+        return None
+    symbol = getattr(node, "symbol", None)  # a SketchNode: an op the studio may not know, named as written
+    return symbol if symbol is not None else op_symbol(node.op, node.param)
+
+
 def _rect(x, y, w, h, **attrs):
     extra = "".join(f' {k.replace("_", "-")}="{v}"' for k, v in attrs.items())
     return f'<rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}"{extra}/>'
@@ -399,9 +438,9 @@ def _port(box: Box, node, port: int) -> tuple[float, float]:
     return c0, 0.0
 
 
-def _text(x, y, text, px, colour, anchor="start", bold=False, opacity=None, mono=False):
+def _text(x, y, text, px, colour, anchor="start", bold=False, opacity=None, mono=False, cls=None):
     """A text whose middle sits at y (dominant-baseline is not honoured everywhere: the baseline is set)."""
-    weight = ' font-weight="bold"' if bold else ""
+    weight = (f' class="{cls}"' if cls else "") + (' font-weight="bold"' if bold else "")
     fade = f' fill-opacity="{opacity:.2f}"' if opacity is not None else ""
     return (
         f'<text x="{x:.1f}" y="{y + px * 0.36:.1f}" font-size="{px:g}" fill="{colour}" text-anchor="{anchor}"'

@@ -9,6 +9,7 @@ import networkx as nx
 import pytest
 
 from core.files.interchange import OP
+from tests.core.document.test_scripts import installed_path
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 EXAMPLES = sorted(f for f in os.listdir(os.path.join(ROOT, "resources", "examples")) if f.endswith(".json"))
@@ -27,7 +28,7 @@ def test_export_as_python_runs_and_prints_what_the_canvas_shows(window, tmp_path
         capture_output=True,
         text=True,
         cwd=tmp_path,
-        env=dict(os.environ, PYTHONPATH=ROOT),
+        env=dict(os.environ, PYTHONPATH=installed_path(tmp_path)),
         timeout=120,
     )
     assert done.returncode == 0, done.stderr
@@ -65,7 +66,7 @@ def run_script(path, cwd):
         capture_output=True,
         text=True,
         cwd=cwd,
-        env=dict(os.environ, PYTHONPATH=ROOT),
+        env=dict(os.environ, PYTHONPATH=installed_path(cwd)),
         timeout=120,
     )
 

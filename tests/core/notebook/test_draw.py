@@ -9,7 +9,9 @@ import pytest
 
 from core import notebook
 from core.engine import Value
+from core.format import format_number
 from core.notebook import MAX_INLINE_NODES, Graph, Stepper, TooBig, draw, in_notebook, inline_values, stepper
+from core.notebook.inline import decode_pictures
 from core.palette import DARK, HIGH_CONTRAST, LIGHT
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
@@ -49,9 +51,9 @@ def test_the_studios_value_is_drawn_with_its_numbers():
         assert name in shown and grad in shown
     assert "0.7071" in shown and "output" in shown
     assert graph.nodes == 10 and graph.notes == []
-    assert graph._repr_svg_() == graph.svg
-    html = graph._repr_html_()  # the canvas's sizes, scrolled when wider than the cell: never shrunk
-    assert "overflow:auto" in html and graph.svg in html and "<svg style" not in html
+    assert not hasattr(graph, "_repr_svg_")  # stored once per output: the HTML's <img> only (issue 39 item 6)
+    html = graph._repr_html_()  # at its own size in a scroll box (core/notebook/inline.py)
+    assert "overflow:auto" in html and decode_pictures(html) == [graph.svg] and "<svg" not in html
 
 
 def test_no_backward_yet_is_said():
@@ -126,7 +128,8 @@ def test_inline_values_is_opt_in():
     try:
         y = x * x
         y.backward()
-        assert "4.0000" in y._repr_html_() and y._repr_svg_().startswith("<svg")
+        (svg,) = decode_pictures(y._repr_html_())
+        assert svg.startswith("<svg") and "4.0000" in texts(svg)
         assert repr(y).startswith("Value(")  # the text repr is untouched
     finally:
         inline_values(False)
@@ -139,10 +142,13 @@ def test_a_graph_too_large_to_read_says_so():
     for _ in range(MAX_INLINE_NODES):
         out = out + 1
     picture = draw(out)
-    assert isinstance(picture, TooBig) and "more than 2,000 nodes: too many to read inline" in picture._repr_html_()
+    assert isinstance(picture, TooBig) and "more than 2,000 nodes: too many to read op by op" in picture._repr_html_()
+    assert "draw(value, scopes=rec)" in picture.text  # advice that leads to a picture (issue 39 item 4) ...
+    assert "window=True" not in picture.text  # ... not to a window a display-less kernel cannot open
     assert isinstance(stepper(out), TooBig)
-    with pytest.raises(ValueError, match="too many to read inline"):
+    with pytest.raises(ValueError, match="too many to read op by op"):
         Stepper(out)
+    assert stepper(out, max_nodes=5000).total == MAX_INLINE_NODES  # asked for, it steps all the same
     fits = x
     for _ in range(MAX_INLINE_NODES // 2 - 1):  # 1 + 2 * 999 = 1,999 nodes: drawn
         fits = fits + 1
@@ -186,3 +192,108 @@ def test_the_window_palettes_by_name():
     assert HIGH_CONTRAST.grad_positive in draw(y, palette="high-contrast").svg  # the projector's
     with pytest.raises(ValueError, match="choose one of 'light', 'dark', 'high-contrast'"):
         draw(y, palette="sepia")
+
+
+class OwnOps:
+    """A learner's Value with ops the studio does not know (issue 39 item 5)."""
+
+    def __init__(self, data, _children=(), _op="", label=""):
+        self.data, self.grad, self.label = data, 0.0, label
+        self._prev, self._op = tuple(_children), _op
+        self._backward = lambda: None
+
+    def __mul__(self, other):
+        out = OwnOps(self.data * other.data, (self, other), "*")
+
+        def _backward():
+            self.grad += other.data * out.grad
+            other.grad += self.data * out.grad
+
+        out._backward = _backward
+        return out
+
+    def sin(self):
+        import math
+
+        out = OwnOps(math.sin(self.data), (self,), "sin")
+
+        def _backward():
+            self.grad += math.cos(self.data) * out.grad
+
+        out._backward = _backward
+        return out
+
+    def softplus(self):
+        import math
+
+        out = OwnOps(math.log1p(math.exp(self.data)), (self,), "softplus")
+
+        def _backward():
+            self.grad += out.grad / (1 + math.exp(-self.data))
+
+        out._backward = _backward
+        return out
+
+    def backward(self):
+        order, seen = [], set()
+
+        def build(v):
+            if id(v) not in seen:
+                seen.add(id(v))
+                for c in v._prev:
+                    build(c)
+                order.append(v)
+
+        build(self)
+        self.grad = 1.0
+        for v in reversed(order):
+            v._backward()
+
+
+def test_an_op_the_studio_does_not_know_is_drawn_with_its_own_name():
+    """The repro: a learner's sin/softplus raised ValueError, though data, grad and children are all a picture needs."""
+    x, y = OwnOps(2.0, label="x"), OwnOps(-1.0, label="y")
+    f = (x * y).sin().softplus()
+    f.label = "f"
+    f.backward()
+    picture = draw(f)
+    words = texts(picture.svg)
+    assert "sin" in words and "softplus" in words and "×" in words  # each op in its circle, as written
+    assert "sin(x·y)" in words and "f" in words and "output" in words
+    assert "0.3385" in words and "0.1195" in words and "-0.2390" in words  # their data and grads
+    assert picture.nodes == 5
+    assert any("does not know the ops 'sin', 'softplus'" in n for n in picture.notes)
+    with pytest.raises(ValueError, match="does not know the op 'sin'"):
+        stepper(f)  # drawn, never run: the studio cannot step an op it does not know
+
+
+def test_an_unknown_ops_long_name_is_cut_in_its_circle():
+    from core.notebook.sketch import symbol_of
+
+    assert symbol_of("my_very_long_activation", None, None) == "my_very_l…"
+    assert symbol_of("", None, None) == "?"
+    assert symbol_of("*", "mul", None) == "×"
+
+
+def test_a_big_graph_recorded_is_drawn_collapsed_by_its_code():
+    """Issue 39 item 3: over the limit, the collapsed-by-scope view inline instead of a refusal."""
+    from core.nn import MLP
+    from core.scopes.record import recording
+
+    model = MLP(3, [8, 8, 1])
+
+    def squared_error(x, y):
+        return (model(x) - y) ** 2
+
+    with recording() as rec:
+        losses = [squared_error([0.1 * i, -0.2, 0.3], 1.0 if i % 2 else -1.0) for i in range(12)]
+        loss = sum(losses, Value(0.0))
+    loss.backward()
+    assert isinstance(draw(loss), TooBig)  # more than 2,000 nodes
+    picture = draw(loss, scopes=rec)
+    assert picture.nodes > MAX_INLINE_NODES and not isinstance(picture, TooBig)
+    words = texts(picture.svg)
+    assert words.count("squared_error") == 12  # a block per call, named as the code names it
+    assert sum(bool(w and w.endswith("in → 1 out") and " nodes · " in w) for w in words) >= 12  # size, wires
+    assert f"∇ {format_number(loss.grad)}" in words  # the output's numbers
+    assert decode_pictures(picture._repr_html_()) == [picture.svg]

@@ -1,0 +1,142 @@
+"""A big graph inline, collapsed by the code that made it: a block per call, as the app shows it.
+
+A graph of thousands of nodes drawn op by op is a wall of boxes nobody reads in
+a notebook's cell. Recorded with its scopes (core/scopes/record.py), it reads
+like its code instead:
+
+    from backprop_studio import draw, recording
+    with recording() as rec:
+        loss = sum((model(x) - y) ** 2 for x, y in data)
+    loss.backward()
+    draw(loss, scopes=rec)     # a block per call and loop turn: `model`, `for x, y in data` ...
+
+The picture is the app's first collapsed picture of the same graph
+(core/scopes: `ScopedGraph.from_values`, `ScopeView.first`, `layout.picture`):
+each block says what it is (its title and the line that made it), its size
+(nodes, inner blocks), its wires in and out and the numbers of its output
+(data and grad, the grad cell tinted as the canvas tints it); a node shown on
+its own has its name, data and grad; a dashed frame holds what an opened block
+shows. Only core/scopes' public functions are used here.
+"""
+
+from __future__ import annotations
+
+import math
+from html import escape
+from typing import Any
+
+from core.format import format_number
+from core.notebook.svg import FONT, _text, _text_on, elide_middle, grad_scale
+from core.palette import Palette, grad_hex
+from core.scopes.graph import ScopedGraph
+from core.scopes.layout import picture, size_of
+from core.scopes.view import ScopeView
+
+KIND_WORD = {"inputs": "values made before the step", "root": "your code"}
+
+
+def scoped_graph(value: Any, scopes: Any = None) -> ScopedGraph:
+    """The ScopedGraph of the studio's Value `value`, its scopes from the Recorder `scopes` (or none)."""
+    return ScopedGraph.from_values(value, scopes)
+
+
+def blocks_svg(graph: ScopedGraph, palette: Palette, note: str = "") -> tuple[str, int]:
+    """(the SVG of the graph's first collapsed picture, how many units it shows)."""
+    view = ScopeView.first(graph)
+    units, pos, summaries, frames = picture(view, aspect=2.2)
+    p = palette
+    grads = [s.grad for s in summaries.values()] + [
+        float(graph.grad[int(units.node[u])]) for u in range(len(units)) if not units.is_block(u)
+    ]
+    gmax = grad_scale(g for g in grads if not math.isnan(g))
+    parts: list[str] = []
+    extents = []
+    for e, (x0, y0, x1, y1) in frames.items():  # what an opened block shows, framed, its title above
+        pad = 12.0
+        title = elide_middle(graph.title(e), 12, max(x1 - x0, 120))
+        parts.append(
+            f'<rect x="{x0 - pad:.1f}" y="{y0 - pad - 16:.1f}" width="{x1 - x0 + 2 * pad:.1f}" '
+            f'height="{y1 - y0 + 2 * pad + 16:.1f}" rx="10" fill="{p.selection}" fill-opacity="0.04" '
+            f'stroke="{p.selection}" stroke-opacity="0.5" stroke-dasharray="6 4"/>'
+            + _text(x0 - pad + 8, y0 - pad - 5, title, 12, p.caption_text, bold=True)
+        )
+        extents.append((x0 - pad, y0 - pad - 16, x1 + pad, y1 + pad))
+    for a, b, count in zip(units.src.tolist(), units.dst.tolist(), units.count.tolist()):
+        (ax, ay), (bx, by) = pos[a], pos[b]
+        aw, bw = size_of(units, a)[0], size_of(units, b)[0]
+        x0, x1 = ax + aw / 2, bx - bw / 2
+        dx = max(abs(x1 - x0) * 0.5, 30.0)
+        width = 1.2 + min(3.0, math.log10(count)) if count > 1 else 1.2
+        parts.append(
+            f'<path d="M{x0:.1f},{ay:.1f} C{x0 + dx:.1f},{ay:.1f} {x1 - dx:.1f},{by:.1f} {x1:.1f},{by:.1f}" '
+            f'fill="none" stroke="{p.edge}" stroke-width="{width:.1f}"><title>{count:,} wires</title></path>'
+        )
+    for u in range(len(units)):
+        x, y = pos[u]
+        w, h = size_of(units, u)
+        left, top = x - w / 2, y - h / 2
+        extents.append((left, top, left + w, top + h))
+        if units.is_block(u):
+            s = summaries[int(units.scope[u])]
+            inner = f" · {s.blocks} blocks" if s.blocks else ""
+            rows = [
+                (elide_middle(s.title, 13, w - 16), 13, p.label_text, True),
+                (elide_middle(s.site if s.kind != "inputs" else KIND_WORD["inputs"], 10, w - 16), 10,
+                 p.caption_text, False),
+                (f"{s.nodes:,} nodes{inner} · {s.ins:,} in → {s.outs:,} out", 10, p.caption_text, False),
+            ]  # fmt: skip
+            data, grad, tip = s.data, s.grad, f"{s.path}: {s.nodes:,} nodes"
+        else:
+            i = int(units.node[u])
+            rows = [(elide_middle(graph.name(i), 13, w - 16), 13, p.label_text, True)]
+            data, grad, tip = float(graph.data[i]), float(graph.grad[i]), graph.name(i)
+        cell = grad_hex(p, 0.0 if math.isnan(grad) else grad, gmax, cell=True)
+        dash = "" if units.is_block(u) else ""
+        parts.append(
+            f'<g class="{"block" if units.is_block(u) else "node"}"><title>{escape(tip)}</title>'
+            f'<rect x="{left:.1f}" y="{top:.1f}" width="{w:.1f}" height="{h:.1f}" rx="8" fill="{p.node_fill}" '
+            f'stroke="{p.node_border}" stroke-width="{1.6 if units.is_block(u) else 1.0}"{dash}/>'
+        )
+        ty = top + 13
+        for text, px, colour, bold in rows:
+            parts.append(_text(left + 8, ty, text, px, colour, bold=bold))
+            ty += px + 6
+        row_h = 22.0
+        gy = top + h - row_h
+        parts.append(
+            f'<rect x="{left + 1:.1f}" y="{gy:.1f}" width="{w - 2:.1f}" height="{row_h - 1:.1f}" fill="{cell}"/>'
+            + _text(left + 8, gy + row_h / 2, format_number(data), 14, p.number_text, bold=True)
+            + _text(left + w - 8, gy + row_h / 2, "∇ " + format_number(grad), 14, _text_on(cell), "end", bold=True)
+        )
+        parts.append("</g>")
+    margin = 16.0
+    left = min((e[0] for e in extents), default=0.0) - margin
+    top = min((e[1] for e in extents), default=0.0) - margin
+    right = max((e[2] for e in extents), default=0.0) + margin
+    bottom = max((e[3] for e in extents), default=0.0) + margin
+    lines = [
+        f"{graph.n:,} nodes, collapsed by the code that made them: {len(units)} blocks and nodes shown. "
+        "Each block: its title, the line that made it, its size, wires in → out, its output's data and ∇ grad.",
+    ] + ([note] if note else [])
+    width = max(right - left, 480.0)
+    for line in lines:
+        for piece in _wrap_words(line, 14, width - 2 * margin):
+            bottom += 21
+            parts.append(_text(left + margin, bottom - 7, piece, 14, p.label_text))
+    bottom += margin
+    height = bottom - top
+    svg = (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
+        f'viewBox="{left:.1f} {top:.1f} {width:.1f} {height:.1f}" font-family="{escape(FONT)}" role="img" '
+        f'aria-label="computation graph of {graph.n} nodes, collapsed into {len(units)} blocks">'
+        f'<rect x="{left:.1f}" y="{top:.1f}" width="{width:.1f}" height="{height:.1f}" fill="{p.background}"/>'
+        + "".join(parts)
+        + "</svg>"
+    )
+    return svg, len(units)
+
+
+def _wrap_words(text: str, px: float, width: float) -> list[str]:
+    from core.notebook.svg import _wrap
+
+    return _wrap(text, px, width)

@@ -1,0 +1,302 @@
+"""The one-file stepper: a backward pass as one HTML page that steps in any browser.
+
+    from backprop_studio import stepper
+    st = stepper(f)
+    st                      # a notebook shows the page inline (an <iframe srcdoc>)
+    st.save("f.html")       # the same page as a file: open it, put it on a course site, mail it
+
+The page holds everything: the graph drawn as the canvas draws it (core/notebook/svg.py,
+its `live` parts), every step of the backward pass computed beforehand by the app's
+debugger session, and a few KB of plain JavaScript for Reset / Back / Step / Run to end,
+a slider and the arrow keys. No CDN, no kernel, no widget manager: it steps in a live
+notebook, in nbconvert's HTML, on a static site and opened from disk alike.
+
+What a step changes is small -- the grad cells the `+=` writes, the node whose
+`_backward` runs, the lit wires -- so the page stores each node's history once
+([step, grad text, cell colour, text colour, edge colour, status colour] each time
+it changes) and each step's list of the nodes it touches. Going from step j to k
+repaints only the nodes touched between them: a click costs the same on a toy and
+on a 400-node MLP. The chain-rule line of the step is written above the picture, and
+the scroll box follows the node whose `_backward` runs.
+
+The state travels in the page's address: `f.html#step=5` opens at step 5, so a
+teacher can link "step 5 of this graph", and `&theme=dark` shows it dark (the page's
+colours turned round with their hues kept -- blue stays negative, orange positive --
+an approximation of the app's dark palette; `stepper(f, palette="dark")` makes the
+real one); the address follows each move.
+"""
+
+from __future__ import annotations
+
+import json
+from html import escape
+from typing import TYPE_CHECKING
+
+from core.format import format_number
+from core.notebook.inline import MIN_DIGIT_PX, svg_size
+from core.notebook.svg import _text_on, graph_svg
+from core.palette import METRICS, grad_hex
+
+if TYPE_CHECKING:
+    from core.notebook.stepper import Stepper
+
+FRAME_MAX_HEIGHT = 720  # px: an inline page taller than this scrolls inside its frame
+
+
+def steps_data(st: Stepper) -> tuple[dict, dict[str, str]]:
+    """(the page's data, {node id: its longest grad text}) for every step of `st`'s backward pass.
+    Walks the session from step 0 to the end and back to where it was. A step changes only the
+    nodes it writes into (their grad and status) and the node whose `_backward` runs, so only
+    those are looked at: a 3,000-node graph's 2,900 steps cost 2,900 small looks, not 9 million."""
+    p, session = st.palette, st.session
+    ids = list(st.doc.nodes)
+    index = {nid: i for i, nid in enumerate(ids)}
+    wires: dict[tuple[str, str], list[int]] = {}
+    for w, e in enumerate(st.doc.edges):
+        wires.setdefault((e.src, e.dst), []).append(w)
+    was = st.position
+    st.reset()
+    gmax = session.grad_max
+    stepper = session.stepper
+    values = session.compiled.values if session.compiled is not None else {}
+    in_graph = set(stepper.topo) if stepper is not None else set()
+    history: list[list[list]] = [[] for _ in ids]
+    longest = {nid: "" for nid in ids}
+    last: list[tuple | None] = [None] * len(ids)
+
+    def look(i: int, nid: str, k: int) -> bool:
+        v = values.get(nid)
+        grad = v.grad if v is not None else None
+        g = grad if grad is not None else 0.0
+        cell, edge = grad_hex(p, g, gmax, cell=True), grad_hex(p, g, gmax)
+        status = stepper.status(v) if stepper is not None and v in in_graph else None
+        state = (
+            format_number(grad),
+            cell,
+            _text_on(cell),
+            edge if edge != p.grad_zero else "none",
+            getattr(p, f"status_{status}") if status else "none",
+        )
+        if state == last[i]:
+            return False
+        last[i] = state
+        history[i].append([k, *state])
+        if len(state[0]) > len(longest[nid]):
+            longest[nid] = state[0]
+        return True
+
+    for i, nid in enumerate(ids):
+        look(i, nid, 0)
+    steps = [{"c": -1, "t": [], "w": [], "ch": [], "L": "\n".join([st.line(), *st.notes])}]
+    for k in range(1, st.total + 1):
+        st.step()
+        record = session.last_record
+        current = session.nid(record.node) if record is not None else None
+        targets = session.ids_of(record.children) if record is not None else []
+        looked = {nid for nid in (current, *targets) if nid in index}
+        steps.append(
+            {
+                "c": index[current] if current in index else -1,
+                "t": sorted({index[t] for t in targets if t in index}),
+                "w": sorted(w for t in set(targets) for w in wires.get((t, current), ())),  # type: ignore[arg-type]
+                "ch": sorted(index[nid] for nid in looked if look(index[nid], nid, k)),
+                "L": "\n".join([st.line(), *st.notes]),
+            }
+        )
+    st.seek(was)
+    data = {
+        "total": st.total,
+        "start": was,
+        "h": history,
+        "steps": steps,
+        "theme": "dark" if p.name == "dark" else "light",
+        "wire": [p.edge, 1.4],
+        "lit": [p.highlight, 3.0],
+    }
+    return data, longest
+
+
+def stepper_page(st: Stepper, title: str = "") -> str:
+    """The self-contained HTML page of `st`'s backward pass (see the module docstring)."""
+    data, longest = steps_data(st)
+    was = st.position
+    st.seek(0)
+    marks = st.marks()
+    marks.lines = []  # the step's text is the page's, above the picture
+    svg = graph_svg(
+        st.doc, st.numbers(), marks=marks, grad_max=st.session.grad_max, palette=st.palette, live=True, room=longest
+    )
+    st.seek(was)
+    width, _height = svg_size(svg)
+    smallest = width * min(1.0, MIN_DIGIT_PX / METRICS.number_px)
+    p = st.palette
+    name = title or "the backward pass"
+    # every "<" as \u003c: nothing in a label (</script>, <!--) can end or bend the data's script element
+    payload = json.dumps(data, separators=(",", ":"), ensure_ascii=False).replace("<", "\\u003c")
+    return PAGE.format(
+        title=escape(f"{name}: step through the backward pass (Backprop Studio)"),
+        heading=escape(name),
+        total=st.total,
+        background=p.background,
+        text=p.label_text,
+        muted=p.caption_text,
+        panel=p.overlay_fill[:7],
+        border=p.overlay_border,
+        highlight=p.highlight,
+        width=f"{width:.0f}",
+        smallest=f"{smallest:.0f}",
+        svg=svg,
+        data=payload,
+        script=SCRIPT,
+    )
+
+
+def frame_html(page: str, picture_height: float, fallback: str = "") -> str:
+    """The page inline in a notebook's output: an <iframe srcdoc> (its scripts run in the frame,
+    sandboxed, reaching nothing of the notebook), as tall as its content up to FRAME_MAX_HEIGHT.
+
+    fallback: the HTML of the step as a picture (core/notebook/inline.py), under the frame. Where the
+    frame shows (a trusted notebook, nbconvert's HTML, VS Code, Colab) it covers the picture; where a
+    sanitizer strips it (JupyterLab's, for a notebook someone else ran) the picture is what is left."""
+    height = min(FRAME_MAX_HEIGHT, int(picture_height) + 190)
+    frame = (
+        f'<iframe srcdoc="{escape(page, quote=True)}" sandbox="allow-scripts" title="backward pass stepper" '
+        'style="position:absolute;top:0;left:0;width:100%;height:100%;border:0"></iframe>'
+    )
+    return (
+        f'<div class="backprop-studio-stepper" style="position:relative;min-height:{height}px;'
+        f'border:1px solid #d0d7de;border-radius:6px;overflow:hidden">{fallback}{frame}</div>'
+    )
+
+
+PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="Backprop Studio">
+<title>{title}</title>
+<style>
+html,body{{margin:0;padding:0;background:{background};color:{text};
+  font:14px/1.45 'DejaVu Sans',Verdana,sans-serif}}
+#bar{{display:flex;flex-wrap:wrap;gap:6px;align-items:center;padding:8px 10px;position:sticky;top:0;
+  background:{panel};border-bottom:1px solid {border};z-index:1}}
+#bar button{{font:inherit;padding:3px 10px;border:1px solid {border};border-radius:5px;background:{background};
+  color:{text};cursor:pointer}}
+#bar button:disabled{{opacity:.45;cursor:default}}
+#bar button#step{{border-color:{highlight};font-weight:bold}}
+#bar input{{flex:1 1 160px;min-width:120px}}
+#count{{min-width:7em;color:{muted}}}
+#line{{margin:0;padding:6px 10px;min-height:4.4em;white-space:pre-wrap;font:14px/1.45 'DejaVu Sans Mono',Menlo,
+  Consolas,monospace;border-bottom:1px solid {border}}}
+#box{{overflow:auto;max-height:calc(100vh - 9.5em)}}
+#box svg{{display:block;width:100%;max-width:{width}px;min-width:{smallest}px;height:auto}}
+</style></head>
+<body>
+<div id="bar" role="toolbar" aria-label="{heading}">
+<button id="reset" title="Every grad 0, the output's 1 (Home)">Reset</button>
+<button id="back" title="Undo the last _backward call (Left arrow)">&#9664; Back</button>
+<button id="step" title="Run one _backward call (Right arrow)">Step &#9654;</button>
+<button id="end" title="Run every remaining _backward call (End)">Run to end &#9654;&#9654;</button>
+<input id="slider" type="range" min="0" max="{total}" value="0" aria-label="step">
+<span id="count" aria-live="polite">step 0 of {total}</span>
+<button id="theme" title="Light or dark page (kept in the address: #theme=dark)">Dark</button>
+</div>
+<pre id="line" aria-live="polite"></pre>
+<div id="box">{svg}</div>
+<script type="application/json" id="bps-steps">{data}</script>
+<script>{script}</script>
+</body></html>
+"""
+
+SCRIPT = r"""(function () {
+"use strict";
+var D = JSON.parse(document.getElementById("bps-steps").textContent);
+var box = document.getElementById("box"), svg = box.querySelector("svg");
+var line = document.getElementById("line"), count = document.getElementById("count");
+var slider = document.getElementById("slider");
+var buttons = {reset: 0, back: 0, step: 0, end: 0};
+var wires = svg.querySelectorAll("path.w"), parts = [];
+Array.prototype.forEach.call(svg.querySelectorAll("g.node"), function (g) {
+  parts.push({g: g, cell: g.querySelector(".cell"), edge: g.querySelector(".edge"), st: g.querySelector(".st"),
+    gc: g.querySelector(".gc"), gt: g.querySelector(".gt"), halo: g.querySelector(".halo"),
+    frame: g.querySelector(".frame")});
+});
+var pos = -1;
+function stateAt(i, k) {  // the last change of node i at or before step k (its history is in step order)
+  var h = D.h[i], lo = 0, hi = h.length - 1;
+  while (lo < hi) { var mid = (lo + hi + 1) >> 1; if (h[mid][0] <= k) lo = mid; else hi = mid - 1; }
+  return h[lo];
+}
+function paint(i, k) {
+  var s = stateAt(i, k), p = parts[i];
+  p.gt.textContent = s[1]; p.cell.setAttribute("fill", s[2]); p.gt.setAttribute("fill", s[3]);
+  p.gc.setAttribute("fill", s[3]); p.edge.setAttribute("fill", s[4]); p.st.setAttribute("fill", s[5]);
+}
+function marks(k, on) {
+  var s = D.steps[k], look = on ? D.lit : D.wire, seen = on ? "visible" : "hidden";
+  if (s.c >= 0) parts[s.c].halo.setAttribute("visibility", seen);
+  s.t.forEach(function (t) { parts[t].frame.setAttribute("visibility", seen); });
+  s.w.forEach(function (w) {
+    wires[w].setAttribute("stroke", look[0]); wires[w].setAttribute("stroke-width", look[1]);
+  });
+}
+function follow(k) {  // keep the node whose _backward runs in view
+  var s = D.steps[k], i = s.c >= 0 ? s.c : (s.t.length ? s.t[0] : -1);
+  if (i < 0) return;
+  var r = parts[i].g.getBoundingClientRect(), b = box.getBoundingClientRect();
+  if (r.left < b.left || r.right > b.right) box.scrollLeft += (r.left + r.right - b.left - b.right) / 2;
+  if (r.top < b.top || r.bottom > b.bottom) box.scrollTop += (r.top + r.bottom - b.top - b.bottom) / 2;
+}
+function go(k, keepAddress) {
+  k = Math.max(0, Math.min(D.total, k | 0));
+  if (k === pos) return;
+  if (pos >= 0) {
+    marks(pos, false);
+    var a = Math.min(pos, k) + 1, b = Math.max(pos, k), touched = {};
+    for (var j = a; j <= b; j++) D.steps[j].ch.forEach(function (i) { touched[i] = 1; });
+    Object.keys(touched).forEach(function (i) { paint(+i, k); });
+  } else {
+    for (var i = 0; i < parts.length; i++) paint(i, k);
+  }
+  pos = k;
+  marks(k, true);
+  line.textContent = D.steps[k].L;
+  count.textContent = "step " + k + " of " + D.total;
+  slider.value = k;
+  buttons.reset.disabled = buttons.back.disabled = k === 0;
+  buttons.step.disabled = buttons.end.disabled = k === D.total;
+  follow(k);
+  if (!keepAddress) remember();
+}
+function remember() {  // the state in the address: #step=5, and &theme=dark when not the page's own
+  var address = "#step=" + pos + (theme !== D.theme ? "&theme=" + theme : "");
+  try { history.replaceState(null, "", address); } catch (e) { /* a sandboxed frame */ }
+}
+var theme = D.theme;
+function setTheme(t) {  // the other theme: the page's colours turned round, hues kept (blue stays negative)
+  theme = t === "dark" ? "dark" : "light";
+  document.documentElement.style.filter = theme === D.theme ? "" : "invert(0.92) hue-rotate(180deg)";
+  document.getElementById("theme").textContent = theme === "dark" ? "Light" : "Dark";
+}
+function fromAddress() {
+  var m = /(?:^#|&)step=(\d+)/.exec(location.hash || ""), t = /(?:^#|&)theme=(\w+)/.exec(location.hash || "");
+  if (t) setTheme(t[1]);
+  return m ? +m[1] : null;
+}
+Object.keys(buttons).forEach(function (id) { buttons[id] = document.getElementById(id); });
+buttons.reset.onclick = function () { go(0); };
+buttons.back.onclick = function () { go(pos - 1); };
+buttons.step.onclick = function () { go(pos + 1); };
+buttons.end.onclick = function () { go(D.total); };
+slider.oninput = function () { go(+slider.value); };
+document.getElementById("theme").onclick = function () { setTheme(theme === "dark" ? "light" : "dark"); remember(); };
+setTheme(D.theme);
+document.addEventListener("keydown", function (e) {
+  if (e.target === slider) return;
+  var to = {ArrowRight: pos + 1, ArrowLeft: pos - 1, Home: 0, End: D.total}[e.key];
+  if (to !== undefined) { go(to); e.preventDefault(); }
+});
+window.addEventListener("hashchange", function () { var k = fromAddress(); if (k !== null) go(k, true); });
+var first = fromAddress();
+go(first !== null ? first : D.start, first !== null);
+})();
+"""

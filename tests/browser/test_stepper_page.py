@@ -1,0 +1,136 @@
+"""The one-file stepper page and the inline pictures, in headless Chromium (issue 39 items 1, 2, 7)."""
+
+import json
+
+from core.engine import Value
+from core.nn import MLP
+from core.notebook import draw, stepper
+from core.notebook.inline import MIN_DIGIT_PX
+from core.palette import METRICS
+
+COUNT = "document.getElementById('count').textContent"
+LINE = "document.getElementById('line').textContent"
+GRADS = "Array.from(document.querySelectorAll('g.node .gt')).map(t => t.textContent)"
+
+# a notebook's stylesheet, as JupyterLab, Notebook 7 and nbconvert's HTML have it: every image fits the cell
+NOTEBOOK_CSS = "<style>body{margin:0;width:%dpx} img, svg {max-width:100%%; height:auto}</style>"
+
+
+def tutorial():
+    x, y = Value(3.0, label="x"), Value(-2.0, label="y")
+    f = x * y + y**2
+    f.label = "f"
+    f.backward()
+    return f
+
+
+def karpathy_mlp():
+    """The lecture's MLP(3, [4, 4, 1]) on its four examples: the loss's graph (394 nodes here)."""
+    model = MLP(3, [4, 4, 1])
+    xs = [[2.0, 3.0, -1.0], [3.0, -1.0, 0.5], [0.5, 1.0, 1.0], [1.0, 1.0, -1.0]]
+    ys = [1.0, -1.0, -1.0, 1.0]
+    loss = sum(((model(x) - y) ** 2 for x, y in zip(xs, ys)), Value(0.0))
+    loss.label = "loss"
+    loss.backward()
+    return loss
+
+
+def test_the_page_opened_from_disk_steps(browser, tmp_path):
+    stepper(tutorial()).save(str(tmp_path / "f.html"))
+    tab = browser.open((tmp_path / "f.html").as_uri(), 1000, 700)
+    tab.wait(f"{COUNT} === 'step 0 of 3'")
+    before_grads, before_png = tab.js(GRADS), tab.screenshot(str(tmp_path / "step0.png"))
+    assert "every grad is 0" in tab.js(LINE)
+    tab.click("#step")  # the mouse, pressed and released on the button
+    tab.wait(f"{COUNT} === 'step 1 of 3'")
+    assert "(x·y).grad += 1 · f.grad = 1.0000 · 1.0000 = 1.0000" in tab.js(LINE)  # the step's text changed
+    after = tab.js(GRADS)
+    assert after != before_grads and after.count("1.0000") == 3  # x·y and y^2 got f's grad: the picture changed
+    assert tab.js("document.querySelector('g.halo[visibility=visible]') !== null")  # the running node lit
+    assert tab.screenshot(str(tmp_path / "step1.png")) != before_png
+    assert tab.js("location.hash") == "#step=1"  # the address follows
+    tab.click("#step")
+    tab.wait(f"{COUNT} === 'step 2 of 3'")
+    assert "y.grad += 2·y.data · (y^2).grad = -4.0000" in tab.js(LINE)
+    tab.click("#back")
+    tab.wait(f"{COUNT} === 'step 1 of 3'")
+    assert tab.js(GRADS) == after  # Back undoes exactly
+    tab.click("#end")
+    tab.wait(f"{COUNT} === 'step 3 of 3'")
+    assert tab.js("document.getElementById('step').disabled")
+    assert sorted(tab.js(GRADS)) == sorted(["-2.0000", "-1.0000", "1.0000", "1.0000", "1.0000"])
+
+
+def test_the_address_opens_a_step(browser, tmp_path):
+    """A teacher links "step 2 of this graph": f.html#step=2."""
+    stepper(tutorial()).save(str(tmp_path / "f.html"))
+    tab = browser.open((tmp_path / "f.html").as_uri() + "#step=2", 1000, 700)
+    tab.wait(f"{COUNT} === 'step 2 of 3'")
+    assert "-4.0000" in tab.js(GRADS) and "(y^2)._backward()" in tab.js(LINE)
+    tab.js("location.hash = '#step=3'")
+    tab.wait(f"{COUNT} === 'step 3 of 3'")
+
+
+def test_the_theme_travels_in_the_address(browser, tmp_path):
+    stepper(tutorial()).save(str(tmp_path / "f.html"))
+    tab = browser.open((tmp_path / "f.html").as_uri() + "#step=1&theme=dark", 1000, 700)
+    tab.wait(f"{COUNT} === 'step 1 of 3'")
+    assert "invert" in tab.js("document.documentElement.style.filter")  # the light page, shown dark
+    assert tab.js("document.getElementById('theme').textContent") == "Light"
+    tab.click("#step")
+    tab.wait(f"{COUNT} === 'step 2 of 3'")
+    assert tab.js("location.hash") == "#step=2&theme=dark"  # a link to this step keeps the theme
+    tab.click("#theme")
+    tab.wait("document.documentElement.style.filter === ''")
+    assert tab.js("location.hash") == "#step=2"
+
+
+def test_the_page_inline_in_a_notebooks_output_steps(browser, tmp_path):
+    html = stepper(tutorial())._repr_html_()
+    (tmp_path / "nb.html").write_text(f"<html><head>{NOTEBOOK_CSS % 900}</head><body>{html}</body></html>")
+    tab = browser.open((tmp_path / "nb.html").as_uri(), 1000, 800)
+    frame = ".backprop-studio-stepper iframe"
+    tab.wait(f"document.getElementById('count') && {COUNT} === 'step 0 of 3'", frame=frame)
+    tab.click("#step", frame=frame)
+    tab.wait(f"{COUNT} === 'step 1 of 3'", frame=frame)
+    assert "f._backward()" in tab.js(LINE, frame=frame)
+
+
+def test_a_wide_graph_inline_keeps_digits_of_11_px_and_scrolls(browser, tmp_path):
+    """The repro: a notebook's max-width:100% shrank the MLP's picture to 19 % (3 px digits)."""
+    picture = draw(karpathy_mlp())
+    assert picture.nodes > 300
+    page = f"<html><head>{NOTEBOOK_CSS % 700}</head><body>{picture._repr_html_()}</body></html>"
+    (tmp_path / "mlp.html").write_text(page)
+    tab = browser.open((tmp_path / "mlp.html").as_uri(), 900, 700)
+    tab.wait("document.querySelector('img').complete && document.querySelector('img').naturalWidth > 0")
+    shown, natural = tab.js("(function(){const i = document.querySelector('img');"
+                            "return [i.getBoundingClientRect().width, i.naturalWidth];})()")  # fmt: skip
+    digits = METRICS.number_px * shown / natural
+    assert digits >= MIN_DIGIT_PX - 0.05, f"digits drawn {digits:.1f} px tall"
+    box = "document.querySelector('.backprop-studio-graph')"
+    assert tab.js(f"{box}.scrollWidth > {box}.clientWidth")  # the rest is a scroll away, not shrunk
+    tab.screenshot(str(tmp_path / "mlp.png"))
+
+
+def test_a_big_page_steps(browser, tmp_path):
+    """The 394-node MLP's page: a click repaints only what the step changed; the step text follows."""
+    st = stepper(karpathy_mlp())
+    st.save(str(tmp_path / "mlp.html"))
+    tab = browser.open((tmp_path / "mlp.html").as_uri(), 1200, 800)
+    tab.wait(f"{COUNT} === 'step 0 of {st.total}'")
+    for k in range(1, 4):
+        tab.click("#step")
+        tab.wait(f"{COUNT} === 'step {k} of {st.total}'")
+    assert f"Step 3 of {st.total}" in tab.js(LINE)
+    current = tab.js(
+        "(function(){const h = document.querySelector('g.halo[visibility=visible]').parentNode"
+        ".getBoundingClientRect(), b = document.getElementById('box').getBoundingClientRect();"
+        "return [h.left >= b.left - 1, h.right <= b.right + 1, h.top >= b.top - 1, h.bottom <= b.bottom + 1];})()"
+    )
+    assert current == [True, True, True, True]  # the box followed the node whose _backward runs
+    tab.js("(function(){const s = document.getElementById('slider'); s.value = s.max;"
+           "s.dispatchEvent(new Event('input'));})()")  # fmt: skip
+    tab.wait(f"{COUNT} === 'step {st.total} of {st.total}'")
+    data = json.loads(tab.js("document.getElementById('bps-steps').textContent"))
+    assert data["total"] == st.total
