@@ -30,6 +30,7 @@ from typing import Any
 from core.document.compile import compile_document, trace
 from core.document.graph import GraphDocument
 from core.engine import Value
+from core.foreign.shapes import is_value_like
 from core.format import format_number
 from core.notebook.inline import picture_html
 from core.notebook.sketch import Sketch, sketch_of
@@ -82,12 +83,11 @@ class TooBig(Graph):
 
 
 def is_value(value: Any) -> bool:
-    """Could it be a node of a Value graph? Ours, or any object (not a plain number,
-    string or collection): the trace (core/foreign/trace.py) reads the many shapes
-    learners write -- `_prev`, `_children`, `_kids`, `.d`, `.derivative` ... -- and
-    says what it cannot read."""
-    plain = (int, float, complex, str, bytes, list, tuple, dict, set, frozenset, type(None))
-    return isinstance(value, Value) or not isinstance(value, plain)
+    """Could it be a node of a Value graph? Ours, or a learner's object the checker reads
+    as one (core/foreign/shapes.is_value_like: the one test show(), the lecture runner, the
+    pytest plugin and the notebook share); the trace (core/foreign/trace.py) then reads the
+    many shapes learners write and says what it cannot read."""
+    return isinstance(value, Value) or is_value_like(value)
 
 
 def document_of(value: Any) -> tuple[GraphDocument | Sketch, dict[str, tuple[float, float]], Marks, list[str]]:

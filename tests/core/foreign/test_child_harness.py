@@ -49,8 +49,13 @@ def test_a_report_is_plain_numbers(tmp_path):
 
 def test_one_reading_of_what_a_value_is():
     # show(), the lecture runner, the pytest plugin and the checker share the shapes table's test
+    import sys
+
     import app.show
     import core.lecture.collect
+    import core.notebook.draw  # noqa: F401 -- the module, read from sys.modules (the package's `draw` is a function)
+
+    notebook = sys.modules["core.notebook.draw"]
     from core.foreign.shapes import is_value_like
     from tests.core.foreign.rule_values import Base
 
@@ -63,5 +68,6 @@ def test_one_reading_of_what_a_value_is():
 
     for value in (Base(1.0), Scalar(2.0)):
         assert is_value_like(value) and app.show.is_value(value) and core.lecture.collect.is_value(value)
+        assert notebook.is_value(value)
     for value in (3.0, "x", [Base(1.0)], __import__("numpy").float64(2.0)):
-        assert not is_value_like(value) and not app.show.is_value(value)
+        assert not is_value_like(value) and not app.show.is_value(value) and not notebook.is_value(value)
