@@ -13,7 +13,7 @@ import os
 import sys
 
 
-def parse_args(argv):
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """The command line of `backprop-studio` and `python main.py`."""
     parser = argparse.ArgumentParser(prog="backprop-studio", description="Backprop Studio")
     parser.add_argument("file", nargs="?", help="a saved graph (.json) to open")

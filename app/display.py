@@ -47,7 +47,7 @@ def display_problem(environ: dict[str, str] | None = None, platform: str | None 
     return "this process has no display (neither DISPLAY nor WAYLAND_DISPLAY is set)"
 
 
-def _x11_ok(env) -> bool:
+def _x11_ok(env: os._Environ[str] | dict[str, str]) -> bool:
     display = env.get("DISPLAY", "")
     if not display:
         return False
@@ -58,7 +58,7 @@ def _x11_ok(env) -> bool:
     return not number.isdigit() or os.path.exists(f"/tmp/.X11-unix/X{number}")
 
 
-def _wayland_ok(env) -> bool:
+def _wayland_ok(env: os._Environ[str] | dict[str, str]) -> bool:
     name = env.get("WAYLAND_DISPLAY", "")
     if not name:
         return False

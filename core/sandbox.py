@@ -471,9 +471,7 @@ def run_supervised(
     del cwd  # the harness runs in a scratch folder; paths in args are absolute
     studio = os.path.dirname(os.path.dirname(HERE))  # a harness of the studio's runs in place: it finds its package
     files = {"studio": studio} if os.path.abspath(script[0]).startswith(studio + os.sep) else {}
-    result = run_boxed(
-        script[0], args, files, stdin=key.encode() + b"\n", timeout=timeout, box=False, flags=script[1:]
-    )
+    result = run_boxed(script[0], args, files, stdin=key.encode() + b"\n", timeout=timeout, box=False, flags=script[1:])
     with open(log_path, "w", encoding="utf-8") as f:
         f.write(result.output)
     return result.data, result.status()

@@ -61,7 +61,7 @@ def check_class(V: type, namespace: dict[str, Any] | None = None, seed: int | No
 
 def run_class(V: type, request: dict[str, Any], report: Any, namespace: dict[str, Any]) -> None:
     """The child's run (core/foreign/child/probe.py) on a class already loaded."""
-    import core.foreign.child.probe as child
+    from core.foreign.child import probe as child
 
     loaded = child.load
     try:

@@ -56,7 +56,7 @@ def steps_data(st: Stepper) -> tuple[dict, dict[str, str]]:
         wires.setdefault((e.src, e.dst), []).append(w)
     was = st.position
     st.reset()
-    gmax = session.grad_max
+    gmax = session.grad_max or 0.0
     stepper = session.stepper
     values = session.compiled.values if session.compiled is not None else {}
     in_graph = set(stepper.topo) if stepper is not None else set()

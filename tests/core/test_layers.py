@@ -29,7 +29,7 @@ FLOORS = {
     "scopes": 4,  # issue 31: scopes read a learner's class (foreign); issue 40: step with DebugSession
     "lecture": 5,  # issue 42: a big cell's graph opens collapsed by the scopes it recorded
     "lessons": 4,
-    "notebook": 4,
+    "notebook": 5,  # issue 39: big graphs inline, collapsed by the scopes recorded
     "microgpt": 5,  # trains on the recorded graph (scopes)
 }
 
