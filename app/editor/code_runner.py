@@ -87,6 +87,11 @@ class CodeRunner:
         if self.running:
             window.show_message("Your code is still running: Stop it first, then open the script.")
             return False
+        from app.graph.scope_page import confirm_script, shipped_script  # issue 37: never run unasked
+
+        if not shipped_script(path) and not confirm_script(window, path):
+            window.show_message(f"{os.path.basename(path)} was not run.")
+            return False
         try:
             with open(path, encoding="utf-8") as f:
                 text = f.read(MAX_TEXT + 1)

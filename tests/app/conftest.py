@@ -84,3 +84,12 @@ def window(qtbot):
     from app.look.ui_scale import apply_to_application
 
     apply_to_application(DEFAULT)  # a theme or presenter scale the test chose is application-wide
+
+
+@pytest.fixture(autouse=True)
+def scripts_run_when_opened(monkeypatch):
+    """Opening a .py asks first (issue 37): tests that open one answer yes, unless a test
+    answers for itself (its own monkeypatch comes later and wins); never a modal dialog."""
+    from app.graph import scope_page
+
+    monkeypatch.setattr(scope_page, "confirm_script", lambda window, path: True)
