@@ -467,6 +467,12 @@ class MainWindow(QMainWindow):
 
         return open_scoped(self, graph, title)
 
+    def may_run_script(self, path):
+        """A .py the studio does not ship runs only if the user agrees (issue 37), as Debug my engine asks."""
+        from app.graph.scope_page import confirm_script, shipped_script
+
+        return shipped_script(path) or confirm_script(self, path)
+
     def open_file(self, path):
         """Open a saved graph (app/files/actions.py); on any fault the graph shown stays.
         A .py script runs as Python, by the rules of a pasted cell (app/editor/code_runner.py):

@@ -87,9 +87,7 @@ class CodeRunner:
         if self.running:
             window.show_message("Your code is still running: Stop it first, then open the script.")
             return False
-        from app.graph.scope_page import confirm_script, shipped_script  # issue 37: never run unasked
-
-        if not shipped_script(path) and not confirm_script(window, path):
+        if not window.may_run_script(path):  # issue 37: never run unasked (the window asks)
             window.show_message(f"{os.path.basename(path)} was not run.")
             return False
         try:
