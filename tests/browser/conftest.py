@@ -13,8 +13,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cdp import Browser, NoBrowser  # noqa: E402
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
+    """One Chromium per test module, closed after it: no process of a test outlives its module
+    (the checker's tests assert that nothing is left under the test process)."""
     try:
         started = Browser()
     except NoBrowser as e:
