@@ -95,7 +95,7 @@ def test_every_submission_gets_its_category_and_diagnosis(graded):
     assert len(rows) == len(CLASS) + 2 >= 20  # notes.txt is not a submission
     for name, (category, diagnosis) in CLASS.items():
         row = by_name[os.path.basename(name)]
-        assert (row["category"], row["diagnosis"]) == (category, diagnosis), (name, row)
+        assert (row["category"], row["diagnosis"]) == (category, diagnosis), (name, row["message"], row["seconds"])
     assert by_name["forker"]["category"] == "ok"  # forking is no wrong gradient...
     assert by_name["raiser"]["category"] == "raised" and by_name["raiser"]["diagnosis"] == "raised"
 
