@@ -46,6 +46,7 @@ from PySide6.QtWidgets import (
 
 from app.editor.input_table import InputTableModel
 from app.look.theme import MONO_FAMILY
+from core import pyast
 
 ERROR_COLOR = "#d42a3c"
 
@@ -89,7 +90,7 @@ def free_values(text, table):
     A name assigned in the text (`x = 2`, `x = Value(...)`) gets its number from
     the text; only free names keep what the user typed into the table."""
     try:
-        tree = ast.parse(text)
+        tree = pyast.parse(text)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return {}
     assigned = set()

@@ -70,6 +70,7 @@ import warnings
 from collections.abc import Mapping
 from typing import Any, NoReturn
 
+from core import pyast
 from core.document.expr_text import (  # noqa: F401 (ExprError and the limits are read as expr's)
     LINE_BREAK,
     MAX_NESTING,
@@ -178,7 +179,7 @@ def read(text: str, values: Mapping[str, float] | None = None) -> tuple[GraphDoc
     try:
         with warnings.catch_warnings():  # e.g. an invalid escape in a label: not our concern
             warnings.simplefilter("ignore")
-            tree = ast.parse(text, mode="exec")
+            tree = pyast.parse(text)
     except SyntaxError as error:  # IndentationError is one too
         raise ExprError(error.msg, *_syntax_position(error)) from None
     except (MemoryError, RecursionError):  # the prescan should make this unreachable

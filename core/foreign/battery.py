@@ -30,6 +30,8 @@ import random
 from collections.abc import Collection
 from typing import Any, NamedTuple
 
+from core import pyast
+
 
 class Case(NamedTuple):
     """One test: its name in reports, its program (plain data), its text."""
@@ -55,7 +57,7 @@ def program(text: str, name: str = "") -> dict[str, Any]:
     """The program of `text`: `name = number` lines make leaves, `name = expr` lines
     name a step, the last line is the output. Raises ProgramError."""
     try:
-        tree = ast.parse("\n".join(part.strip() for part in text.replace(";", "\n").splitlines()))
+        tree = pyast.parse("\n".join(part.strip() for part in text.replace(";", "\n").splitlines()))
     except SyntaxError as e:
         raise ProgramError(f"{text!r}: {e.msg}") from None
     steps: list[dict[str, Any]] = []

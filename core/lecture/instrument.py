@@ -43,6 +43,8 @@ import ast
 import re
 import warnings
 
+from core import pyast
+
 BIND = "__studio_bind__"
 SHOW = "__studio_show__"
 LOOP = "__studio_loop__"
@@ -113,7 +115,7 @@ def _parse(text):
 def _ast(text):
     with warnings.catch_warnings():  # an invalid escape in a string: theirs to keep
         warnings.simplefilter("ignore")
-        return ast.parse(text, "<your code>")
+        return pyast.parse(text, "<your code>")
 
 
 def _column(lines, line, byte_offset):

@@ -23,6 +23,8 @@ import ast
 import linecache
 from collections.abc import Iterable, Mapping, Sequence
 
+from core import pyast
+
 MAX_TEXT = 28  # characters of code shown in a node's name row
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "pow"}
 _METHODS = {"exp", "log", "relu", "tanh", "sigmoid"}
@@ -65,7 +67,7 @@ class CodeNames:
     def _tree(self, filename: str) -> ast.Module | None:
         if filename not in self._trees:
             try:
-                self._trees[filename] = ast.parse("".join(self.lines(filename)))
+                self._trees[filename] = pyast.parse("".join(self.lines(filename)))
             except (SyntaxError, ValueError):
                 self._trees[filename] = None
         return self._trees[filename]

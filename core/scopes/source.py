@@ -28,6 +28,8 @@ import re
 from types import CodeType
 from typing import NamedTuple
 
+from core import pyast
+
 SECTION = re.compile(r"^\s*#\s*(\d+\s*[.)]\s*\S.*?)\s*$")
 
 
@@ -56,7 +58,7 @@ def _tree(filename: str) -> ast.Module | None:
     if filename not in _trees:
         lines = linecache.getlines(filename)
         try:
-            _trees[filename] = ast.parse("".join(lines)) if lines else None
+            _trees[filename] = pyast.parse("".join(lines)) if lines else None
         except (SyntaxError, ValueError):
             _trees[filename] = None
     return _trees[filename]
