@@ -97,6 +97,9 @@ DIAGNOSES = (
               "zero_grad() must set the grad of EVERY node of the graph to 0, not only the leaves"),
     Diagnosis("topo-sort", "topological sort wrong", "in your topological sort, visit every child BEFORE appending "
               "the node itself, and skip a node already visited: then each node comes once, after all its inputs"),
+    Diagnosis("grad-node", "a grad that is a Value", "keep plain numbers in .grad: in _backward use the numbers "
+              "`other.data`, `out.data`, never the Value `other` itself (a Value in .grad builds a new graph at "
+              "every step and breaks `p.data -= lr * p.grad`)"),
     Diagnosis("raised", "code raised",
               "read the error: your code raised while computing the gradient -- the line it names is the bug"),
     Diagnosis("wrong-result", "wrong result", "step your backward pass node by node (python main.py --debug-engine "

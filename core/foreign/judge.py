@@ -103,7 +103,29 @@ def line_text(line: list[Any] | None) -> str | None:
 
 
 def judge(case: battery.Case, got: dict[str, Any], eps: float, keep: bool = False) -> dict[str, Any]:
-    """The result of `case` from the child's numbers `got` (see the module docstring)."""
+    """The result of `case` from the child's numbers `got` (see the module docstring).
+    A grad that was a node of their class (the child read its number through) is a
+    fault of its own where the numbers alone would pass."""
+    result = _judge(case, got, eps, keep)
+    if got.get("node_grad") and result["status"] == "pass":
+        result.update(
+            status="fail",
+            fault={
+                "node": None,
+                "op": None,
+                "studio_op": None,
+                "diagnosis": "grad-node",
+                "cause": (
+                    "after your backward() a .grad holds a Value (a node of your class), not a number: "
+                    "its number is right here, but a _backward that multiplies by the Value `other` "
+                    "(not `other.data`) stores a Value"
+                ),
+            },
+        )
+    return result
+
+
+def _judge(case: battery.Case, got: dict[str, Any], eps: float, keep: bool = False) -> dict[str, Any]:
     result: dict[str, Any] = {"name": case.name, "status": "pass", "steps": 0, "notes": [], "fault": None}
     result["text"] = case.text
     if "error" in got:

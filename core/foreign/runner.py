@@ -237,8 +237,8 @@ def _report(path, lines, run, timeout, memory, output, known, templates, own=())
         return _unusable(
             path,
             f"your {start['class']} has no backward() and no gradient code on its nodes (no _backward closure, "
-            "no local grads, no chain_rule): nothing of yours computes a gradient yet -- is a method indented "
-            "outside the class?",
+            "no local grads, no chain_rule): nothing of yours computes a gradient yet -- write them, or, if you "
+            "did, check that they are indented inside the class",
             **extra,
         )
     if timed_out:

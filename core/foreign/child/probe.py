@@ -210,28 +210,75 @@ def find_value_class(namespace: dict[str, Any]) -> type:
     )
 
 
-def leaf_maker(V: type) -> tuple[Callable[[float], Any], str]:
+PYTORCH_FLAG = "requires_grad"
+OFF = ("no", "not", "stop", "detach", "disable", "freeze", "frozen", "skip", "zero", "done", "computed")
+
+
+def opt_in_flag(V: type, grad: str = "grad") -> str | None:
+    """The name of the switch their leaves need before they take gradients, or None.
+    PyTorch's `requires_grad` when a fresh leaf has it False; else an attribute False
+    on a fresh leaf that names gradients (`require_grad`, `needs_grad`, `grad_on` ...;
+    never the gradient itself, never a name that switches them off, `no_grad`) --
+    taken only where their own pass shows it: with it False `x * x` gives x no
+    gradient, with it True it does."""
+    leaf = V(1.0)
+    if getattr(leaf, PYTORCH_FLAG, None) is False:  # an attribute, a property or a slot
+        return PYTORCH_FLAG
+    names = vars(leaf) if hasattr(leaf, "__dict__") else {}
+    for name in sorted(names):
+        words = name.lower().strip("_").split("_")
+        if names[name] is not False or name == grad or "grad" not in name.lower() or set(words) & set(OFF):
+            continue
+        if _only_with(V, name, grad):
+            return name
+    return None
+
+
+def _only_with(V: type, flag: str, grad: str) -> bool:
+    """Does x * x give x a gradient with `flag` set True on x, and none without it?"""
+
+    def grad_of_square(on: bool) -> float:
+        x = V(2.0)
+        if on:
+            setattr(x, flag, True)
+        out = x * x
+        backward = backward_of(out)
+        if backward is None:
+            raise TypeError("no backward()")
+        backward()
+        g = getattr(x, grad, None)
+        return 0.0 if g is None else number(g)
+
+    try:
+        return grad_of_square(False) == 0.0 and grad_of_square(True) != 0.0
+    except Exception:  # noqa: BLE001 -- their pass cannot tell: not taken
+        return False
+
+
+def leaf_maker(V: type, grad: str = "grad") -> tuple[Callable[[float], Any], str]:
     """(make(x) -> a leaf that takes gradients, a note). A class whose leaves need an
-    opt-in flag (`requires_grad=True`, as PyTorch's) gets it, and the report says so."""
-    probe = V(1.0)
-    if getattr(probe, "requires_grad", None) is not False:
+    opt-in flag (`requires_grad=True`, as PyTorch's; see `opt_in_flag`) gets it -- by
+    the constructor's keyword where it takes one, else set on the leaf -- and the
+    report says so."""
+    flag = opt_in_flag(V, grad)
+    if flag is None:
         return V, ""
     try:
-        if V(1.0, requires_grad=True).requires_grad is True:
-            return (lambda x: V(x, requires_grad=True)), "leaves made with requires_grad=True"
+        if getattr(V(1.0, **{flag: True}), flag) is True:
+            return (lambda x: V(x, **{flag: True})), f"leaves made with {flag}=True"
     except Exception:  # noqa: BLE001 -- their constructor takes no such keyword
         pass
 
     def make(x: float) -> Any:
         value = V(x)
-        setter = getattr(value, "requires_grad_", None)
+        setter = getattr(value, f"{flag}_", None)  # PyTorch's requires_grad_(True)
         if callable(setter):
             setter(True)
         else:
-            value.requires_grad = True
+            setattr(value, flag, True)
         return value
 
-    return make, "leaves marked requires_grad = True"
+    return make, f"leaves marked {flag} = True"
 
 
 def offered(V: type, shape: Shape, make: Callable[[float], Any]) -> tuple[list[str], list[str]]:
@@ -316,13 +363,20 @@ class Probe:
         self.V = V
         self.roots = roots
         self.shape = Shape.of(V)
-        self.make, self.leaf_note = leaf_maker(V)
+        self.make, self.leaf_note = leaf_maker(V, self.shape.grad)
         sample = getattr(self.make(1.0), self.shape.data)
         self.eps = eps_of(sample)
         self.style = "closures"
+        self.node_grad = False  # a grad that was a node of their class, in this test
 
     def grad(self, value: Any) -> float | None:
+        """Their grad as a float (None if never set). A grad that is a node of their
+        class (`self.grad = other * ...` with `other` a Value) is read through its
+        number and remembered: the judge names it (core/foreign/judge.py)."""
         g = self.shape.raw_grad(value)
+        if isinstance(g, self.V):
+            self.node_grad = True
+            g = getattr(g, self.shape.data, None)
         return None if g is None else number(g)
 
     def build(self, program: dict[str, Any], at: dict[str, float] | None = None) -> tuple[dict, dict[int, str]]:
@@ -367,6 +421,15 @@ class Probe:
     def run(self, case: dict[str, Any], repeats: int = REPEATS) -> dict[str, Any]:
         program = case["program"]
         out: dict[str, Any] = {"name": case["name"]}
+        self.node_grad = False
+        try:
+            self._run(program, out, repeats)
+        finally:
+            if self.node_grad:
+                out["node_grad"] = True
+        return out
+
+    def _run(self, program: dict[str, Any], out: dict[str, Any], repeats: int) -> None:
         try:
             made, names = self.build(program)
             for step in program["steps"]:
@@ -377,19 +440,19 @@ class Probe:
                     )
                     out["error"] = their_error("building the expression", error, self.roots)
                     out["error"]["at"] = self._method_line(step)
-                    return out
+                    return
             out["forward"] = {sid: self.shape.read_data(v) for sid, v in made.items()}
         except BaseException as e:  # noqa: BLE001 -- their code
             if isinstance(e, (KeyboardInterrupt, SystemExit)):
                 raise
             out["error"] = their_error("building the expression", e, self.roots)
-            return out
+            return
         root = made[program["output"]]
         try:
             nodes, objects = read(root, names, self.roots, self.shape.data)
         except ReadError as e:
             out["error"] = {"where": "reading your graph", "type": "ReadError", "message": str(e), "at": None}
-            return out
+            return
         ids = {id(obj): n["id"] for n, obj in zip(nodes, objects)}
         default = _code(backward_code(self.make(1.0)))  # a leaf's do-nothing closure
         for node, obj in zip(nodes, objects):
@@ -405,7 +468,6 @@ class Probe:
             out["runs"] = self.their_runs(program, repeats)
         out["fd"] = self.fd(program, out["forward"])
         out["local_fd"] = self.local_fd(program, out["forward"])
-        return out
 
     # -- their gradient code, one node at a time --------------------------------
 
@@ -857,11 +919,19 @@ def run(request: dict[str, Any], report: Callable[[dict[str, Any]], None]) -> No
 def _has_gradient_code(probe: Probe) -> bool:
     """Can anything of theirs compute a gradient: a backward() pass, or per-node code
     (a closure, local grads, MiniTorch's chain_rule) on the result of an op?"""
-    out = probe.make(2.0) * probe.make(3.0)
+    a, b = probe.make(2.0), probe.make(3.0)
+    try:
+        out = a * b
+    except Exception:  # noqa: BLE001 -- a class with + only (a forward-only start)
+        out = a + b
+    if out is None:
+        return True  # an op that returns nothing: each test names it, at its line (`return out` missing?)
+    default = _code(backward_code(probe.make(1.0)))  # a leaf's do-nothing closure is no gradient code
+    own = default is None or _code(backward_code(out)) is not default
     return (
         backward_of(out) is not None
-        or closure_name(out) is not None
-        or callable(getattr(out, "_backward", None))
+        or (closure_name(out) is not None and own)
+        or (callable(getattr(out, "_backward", None)) and own)
         or getattr(out, "_local_grads", None) is not None
         or callable(getattr(out, "chain_rule", None))
     )

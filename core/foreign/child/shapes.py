@@ -96,6 +96,9 @@ class Shape:
                         return cls(data, a, grad_is_method=True)
                 except Exception:  # noqa: BLE001 -- a method that needs arguments is no gradient
                     continue
+        found = _grad_by_behaviour(V, data)
+        if found is not None:
+            return cls(data, found)
         raise ValueError("its Value(2.0) has no gradient in .grad (or .derivative, .d)")
 
     def read_data(self, value: Any) -> float:
@@ -110,6 +113,29 @@ class Shape:
         """Their grad as a float; a grad never set (MiniTorch's None) reads 0."""
         g = self.raw_grad(value)
         return 0.0 if g is None else number(g)
+
+
+def _grad_by_behaviour(V: type, data: str) -> str | None:
+    """Where their gradient lives when the table's names miss it (`self._grad`,
+    `self.gradient`): of the attributes of a fresh leaf that name gradients and hold
+    a number (or None), the one their own backward() of x * x fills -- found by what
+    their code does, not by its name alone. None when no single one does."""
+    leaf = V(2.0)
+    fields = vars(leaf) if hasattr(leaf, "__dict__") else {}
+    names = [a for a, v in fields.items() if a != data and "grad" in a.lower() and _grad_like(v)]
+    if not names:
+        return None
+    try:
+        x = V(2.0)
+        out = x * x
+        backward = backward_of(out)
+        if backward is None:
+            return None
+        backward()
+        filled = [a for a in names if _is_number(getattr(x, a, None)) and number(getattr(x, a)) != 0]
+    except Exception:  # noqa: BLE001 -- their pass cannot tell
+        return None
+    return filled[0] if len(filled) == 1 else None
 
 
 def _is_number(x: Any) -> bool:

@@ -327,3 +327,130 @@ class NoReturn(Base):
     def relu(self):
         out = Base(max(0.0, self.data), (self,), "ReLU")
         out._backward = lambda: None
+
+
+class OptInOtherName(Base):
+    """Gradients only where `require_grad` (singular) is set: a constructor keyword whose
+    leaf default is False, the op's output on when an operand is. Correct."""
+
+    def __init__(self, data, _children=(), _op="", require_grad=False):
+        super().__init__(data, _children, _op)
+        self.require_grad = require_grad
+
+    def _out(self, data, children, op, backward):
+        out = super()._out(data, children, op, backward)
+        out.require_grad = any(getattr(c, "require_grad", False) for c in children)
+        if not out.require_grad:
+            out._backward = lambda: None
+        return out
+
+
+class OptInAttribute(OptInOtherName):
+    """The same switch as an attribute only: `__init__` takes no keyword for it. Correct."""
+
+    def __init__(self, data, _children=(), _op=""):
+        super().__init__(data, _children, _op)
+
+
+class SwitchedOff(Base):
+    """A False attribute that names gradients but switches them OFF (`no_grad`): never
+    to be set by the checker. Correct as it is."""
+
+    def __init__(self, data, _children=(), _op=""):
+        super().__init__(data, _children, _op)
+        self.no_grad = False
+
+    def backward(self):
+        if not self.no_grad:
+            super().backward()
+
+
+class PrivateGrad:
+    """The gradient kept as `self._grad`, no `.grad` at all: every closure and backward()
+    use `_grad`. Correct."""
+
+    def __init__(self, data, _children=(), _op=""):
+        self.data = data
+        self._grad = 0.0
+        self._backward = lambda: None
+        self._prev = tuple(_children)
+        self._op = _op
+
+    def __add__(self, other):
+        other = other if isinstance(other, PrivateGrad) else PrivateGrad(other)
+        out = PrivateGrad(self.data + other.data, (self, other), "+")
+
+        def _backward():
+            self._grad += out._grad
+            other._grad += out._grad
+
+        out._backward = _backward
+        return out
+
+    def __mul__(self, other):
+        other = other if isinstance(other, PrivateGrad) else PrivateGrad(other)
+        out = PrivateGrad(self.data * other.data, (self, other), "*")
+
+        def _backward():
+            self._grad += other.data * out._grad
+            other._grad += self.data * out._grad
+
+        out._backward = _backward
+        return out
+
+    def backward(self):
+        topo, seen = [], set()
+
+        def build(v):
+            if id(v) not in seen:
+                seen.add(id(v))
+                for child in v._prev:
+                    build(child)
+                topo.append(v)
+
+        build(self)
+        self._grad = 1.0
+        for v in reversed(topo):
+            v._backward()
+
+
+class GradIsAValue(Base):
+    """`__pow__` wraps its exponent in a Value and its closure multiplies by that Value:
+    x.grad becomes a Value whose number is right. A bug of its own (a Value in .grad)."""
+
+    def __pow__(self, k):
+        k = self.wrap(k)
+        out = type(self)(self.data**k.data, (self,), "**")
+
+        def _backward():
+            self.grad += (k * self.data ** (k.data - 1)) * out.grad
+
+        out._backward = _backward
+        return out
+
+
+class ForwardOnly:
+    """A start: + and * compute values, the constructor's do-nothing `_backward` is never
+    replaced, there is no backward(). Nothing computes a gradient yet: unusable."""
+
+    def __init__(self, data, _children=(), _op=""):
+        self.data = data
+        self.grad = 0.0
+        self._backward = lambda: None
+        self._prev = set(_children)
+        self._op = _op
+
+    def __add__(self, other):
+        other = other if isinstance(other, ForwardOnly) else ForwardOnly(other)
+        return ForwardOnly(self.data + other.data, (self, other), "+")
+
+    def __mul__(self, other):
+        other = other if isinstance(other, ForwardOnly) else ForwardOnly(other)
+        return ForwardOnly(self.data * other.data, (self, other), "*")
+
+
+class AddReturnsNothing(Base):
+    """`__add__` builds `out` and its closure but never returns it: x + y is None."""
+
+    def __add__(self, other):
+        super().__add__(other)

@@ -203,3 +203,39 @@ def test_an_op_without_return_out_names_its_method():
     assert report["status"] == "raised", text
     assert "`return out` missing?" in report["message"]
     assert report["fault"]["line"].endswith("def relu(self):")
+
+
+@pytest.mark.parametrize("V, flag", [(rv.OptInOtherName, "require_grad"), (rv.OptInAttribute, "require_grad")])
+def test_an_opt_in_switch_under_another_name_is_found_by_what_it_does(V, flag):
+    report, text = verdict(V)
+    assert report["status"] == "ok", text
+    assert any(flag in note for note in report["notes"]), report["notes"]
+
+
+def test_a_switch_that_turns_gradients_off_is_never_set():
+    report, text = verdict(rv.SwitchedOff)
+    assert report["status"] == "ok", text
+    assert not any("opt-in" in note for note in report["notes"]), report["notes"]
+
+
+def test_a_grad_under_a_private_name_is_found_by_what_backward_fills():
+    report, text = verdict(rv.PrivateGrad)
+    assert report["status"] == "ok", text
+
+
+def test_a_value_stored_in_grad_is_their_fault_not_the_checkers_error():
+    result = check_case(rv.GradIsAValue, "x = 1.5; x**3")
+    assert result["status"] == "fail" and result["fault"]["diagnosis"] == "grad-node", result
+    assert "float() argument" not in str(result)
+
+
+def test_a_do_nothing_closure_from_the_constructor_is_no_gradient_code():
+    report, text = verdict(rv.ForwardOnly)
+    assert report["status"] == "unusable", text
+    assert "no backward() and no gradient code" in report["message"] and "your backward()" not in text
+
+
+def test_an_operator_that_returns_nothing_is_named_at_its_line():
+    report, text = verdict(rv.AddReturnsNothing)
+    assert report["status"] == "raised", text
+    assert "`return out` missing?" in report["message"] and report["fault"]["line"]
