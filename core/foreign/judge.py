@@ -642,9 +642,15 @@ def expected_changes(
                 return out
     if node.op is None:
         return None
+    if step is not None and battery.studio_op(step)[0] == node.op:
+        operands = {made.get(a) for a in step["args"] if isinstance(a, str)}
+        if operands != set(node.children):
+            return None  # `_op` names the whole step (x - y made as x + (-y), then `out._op = "-"`), not this node
     row = ops.BY_NAME[node.op]
     data = [tr.by_id[c].data for c in node.children]
     try:
+        if not node.ambiguous and not _computes(row, node, data):
+            return None  # their `_op` names an op the node does not compute (a label): no reference
         local = [float(f(node.data, *data, *ops.params_of(row, node.param))) for f in row.local]
     except (ArithmeticError, ValueError, TypeError):
         return None
@@ -662,6 +668,14 @@ def expected_changes(
             [local[p] for p in ports],
         )
     return out
+
+
+def _computes(row: Any, node: Any, data: list[Any]) -> bool:
+    """Does the node's own number come from its children by the op its `_op` names? An
+    add node relabelled "-" (out = x + (-y), then `out._op = "-"`) does not: x − (−y) is
+    not its number, so the studio's d(a−b)/db = −1 is no truth for it."""
+    ours = float(row.forward(*data, *ops.params_of(row, node.param)))
+    return math.isclose(ours, float(node.data), rel_tol=1e-6, abs_tol=1e-9)
 
 
 def _table_changes(

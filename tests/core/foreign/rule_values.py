@@ -454,3 +454,22 @@ class AddReturnsNothing(Base):
 
     def __add__(self, other):
         super().__add__(other)
+
+
+class RelabelledSub(Base):
+    """x - y made as x + (-y), then the result's `_op` set to "-": a label for the whole
+    step, not what the node computes. Correct."""
+
+    def __sub__(self, other):
+        out = self + (-self.wrap(other))
+        out._op = "-"
+        return out
+
+
+class RelabelledSubRootOnly(RelabelledSub):
+    """The same, with a backward() whose topological sort drops its recursive results:
+    only the output's closure ever runs."""
+
+    def backward(self):
+        self.grad = 1.0
+        self._backward()

@@ -239,3 +239,11 @@ def test_an_operator_that_returns_nothing_is_named_at_its_line():
     report, text = verdict(rv.AddReturnsNothing)
     assert report["status"] == "raised", text
     assert "`return out` missing?" in report["message"] and report["fault"]["line"]
+
+
+def test_an_op_label_for_a_whole_step_is_no_truth_for_its_node():
+    # at x = 0 the add node's number happens to be (-y) - x too: the label must still not be taken for its op
+    for text in ("x = 0.0; y = 3.0; x - y", "x = -1.5; y = 2.0; x - y"):
+        assert check_case(rv.RelabelledSub, text)["status"] == "pass", text
+    result = check_case(rv.RelabelledSubRootOnly, "x = 0.0; y = 3.0; x - y")
+    assert result["status"] == "fail" and result["fault"]["diagnosis"] != "sign", result["fault"]
