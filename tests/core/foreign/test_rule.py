@@ -247,3 +247,8 @@ def test_an_op_label_for_a_whole_step_is_no_truth_for_its_node():
         assert check_case(rv.RelabelledSub, text)["status"] == "pass", text
     result = check_case(rv.RelabelledSubRootOnly, "x = 0.0; y = 3.0; x - y")
     assert result["status"] == "fail" and result["fault"]["diagnosis"] != "sign", result["fault"]
+
+
+def test_gradient_code_hung_on_the_operands_is_gradient_code():
+    report, text = verdict(rv.ClosuresOnOperands)
+    assert report["status"] == "wrong", text
