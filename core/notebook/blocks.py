@@ -115,7 +115,13 @@ def blocks_svg(graph: ScopedGraph, palette: Palette, note: str = "") -> tuple[st
     right = max((e[2] for e in extents), default=0.0) + margin
     bottom = max((e[3] for e in extents), default=0.0) + margin
     lines = [
-        f"{graph.n:,} nodes, collapsed by the code that made them: {len(units)} blocks and nodes shown. "
+        f"{graph.n:,} nodes, collapsed "
+        + (
+            "by the structure the graph shows (no scopes were recorded)"
+            if getattr(graph, "inferred", False)
+            else "by the code that made them"
+        )
+        + f": {len(units)} blocks and nodes shown. "
         "Each block: its title, the line that made it, its size, wires in → out, its output's data and ∇ grad.",
     ] + ([note] if note else [])
     width = max(right - left, 480.0)
