@@ -35,7 +35,7 @@ from core.format import format_number
 from core.notebook.inline import picture_html
 from core.notebook.sketch import Sketch, sketch_of
 from core.notebook.svg import Marks, graph_svg
-from core.palette import PALETTES, Palette
+from core.palette import METRICS, PALETTES, Palette
 
 MAX_INLINE_NODES = 2_000  # a larger graph is not legible inline: the window's collapsed views are for it
 
@@ -43,15 +43,16 @@ MAX_INLINE_NODES = 2_000  # a larger graph is not legible inline: the window's c
 class Graph:
     """A drawn graph: a notebook shows it (SVG, or HTML around it); `.svg` is its text."""
 
-    def __init__(self, svg: str, nodes: int, notes: list[str] | None = None) -> None:
+    def __init__(self, svg: str, nodes: int, notes: list[str] | None = None, digit_px: float = 0.0) -> None:
         self.svg = svg
         self.nodes = nodes
         self.notes = list(notes or [])
+        self.digit_px = digit_px or METRICS.number_px  # its smallest digits: shrunk to the cell no further
 
     def _repr_html_(self) -> str:
         # an <img> of the SVG, at its own size in a scroll box, shrunk to the cell at most until its digits are
         # 11 px; it survives the sanitizer of an untrusted notebook, and is stored once (core/notebook/inline.py)
-        return picture_html(self.svg, f"computation graph of {self.nodes} nodes")
+        return picture_html(self.svg, f"computation graph of {self.nodes} nodes", self.digit_px)
 
     def save(self, path: str) -> None:
         """Write the picture to an .svg file."""
@@ -175,7 +176,7 @@ RECORD_HINT = (
 def draw_blocks(value: Any, scopes: Any, palette: Palette, note: str = "") -> Graph:
     """The graph collapsed as the app opens it: core/scopes/infer.py's `collapsed` (by the recorded
     scopes, else by the graph's own structure), its first view drawn by core/notebook/blocks.py."""
-    from core.notebook.blocks import blocks_svg
+    from core.notebook.blocks import SMALL_PX, blocks_svg
     from core.scopes.infer import collapsed
 
     if not is_value(value):
@@ -183,7 +184,7 @@ def draw_blocks(value: Any, scopes: Any, palette: Palette, note: str = "") -> Gr
     graph = collapsed(value, scopes)
     notes = ([note] if note else []) + ([RECORD_HINT] if getattr(graph, "inferred", False) else [])
     svg, _units = blocks_svg(graph, palette, " ".join(notes))
-    return Graph(svg, graph.n, notes)
+    return Graph(svg, graph.n, notes, digit_px=SMALL_PX)
 
 
 def too_big(value: Any, limit: int = MAX_INLINE_NODES) -> bool:

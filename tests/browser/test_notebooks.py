@@ -63,6 +63,7 @@ def test_nbconvert_html_shows_the_pictures_and_steps(browser, executed, tmp_path
     tab.wait(f"{COUNT} === 'step 2 of 3'", frame=frame)
     assert "y.grad += 2·y.data · (y^2).grad = -4.0000" in tab.js("document.getElementById('line').textContent",
                                                                  frame=frame)  # fmt: skip
+    tab.screenshot(str(tmp_path / "nbconvert-step2.png"))
 
 
 def program(name: str, package: str) -> str:
