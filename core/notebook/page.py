@@ -208,7 +208,7 @@ def page_from_inline(html: str) -> str:
 
 
 LOADER = r"""(function () {
-var root = document.getElementById("@ID@");
+var here = document.currentScript, root = here ? here.parentNode : document.getElementById("@ID@");
 if (!root || root.querySelector("iframe")) return;
 var shell = @SHELL@;
 var img = root.querySelector(".bps-fallback img"), data = root.querySelector("script.bps-steps").textContent;
