@@ -25,8 +25,6 @@ def tutorial():
     return f
 
 
-
-
 def mlp_loss(sizes, examples):
     """An MLP(3, sizes)'s squared-error loss, built without recording()."""
     model = MLP(3, list(sizes))
