@@ -12,7 +12,6 @@ import json
 import os
 import re
 import xml.etree.ElementTree as ET
-from html import unescape
 
 import pytest
 
@@ -21,6 +20,7 @@ nbclient = pytest.importorskip("nbclient")
 pytest.importorskip("ipykernel")
 
 from core.notebook.inline import decode_pictures  # noqa: E402
+from core.notebook.page import page_from_inline  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NOTEBOOK = os.path.join(ROOT, "resources", "notebooks", "backprop_tutorial.ipynb")
@@ -61,9 +61,9 @@ def pictures(cell):
 
 
 def page_of(cell):
-    """The one-file stepper page a cell shows, from its <iframe srcdoc>."""
+    """The one-file stepper page a cell shows, as its output's loader builds it (core/notebook/page.py)."""
     (html,) = [out["data"]["text/html"] for out in cell.outputs if "text/html" in out.get("data", {})]
-    return unescape(html[html.index('srcdoc="') + 8 : html.index('" sandbox')])
+    return page_from_inline(html)
 
 
 def nodes(svg):

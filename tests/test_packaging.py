@@ -349,7 +349,7 @@ text = json.dumps([out.get("data", {}) for out in outputs], ensure_ascii=False) 
 text += " ".join(pictures)
 print(json.dumps({
     "errors": [out.get("ename") for out in outputs if out.output_type == "error"],
-    "pages": sum("<iframe" in h for h in html),
+    "pages": sum('class="backprop-studio-stepper"' in h and "srcdoc" in h for h in html),
     "found": [t for t in ("0.7071", "-1.5000", "✗ should be -1.0000", "Step 2 of 3") if t in text],
 }))
 """

@@ -26,12 +26,14 @@ from html import escape
 from typing import Any
 
 from core.format import format_number
-from core.notebook.svg import FONT, _text, _text_on, elide_middle, grad_scale
+from core.notebook.svg import FONT, _text, _text_on, elide_middle, grad_scale, text_width
 from core.palette import Palette, grad_hex
 from core.scopes.graph import ScopedGraph
 from core.scopes.layout import picture, size_of
 from core.scopes.view import ScopeView
 
+SMALL_PX = 11  # the smallest text of a block (its line, its counts): a notebook never shrinks it below this
+NUMBER_PX = 14  # a block's data and grad
 KIND_WORD = {"inputs": "values made before the step", "root": "your code"}
 
 
@@ -79,11 +81,14 @@ def blocks_svg(graph: ScopedGraph, palette: Palette, note: str = "") -> tuple[st
         if units.is_block(u):
             s = summaries[int(units.scope[u])]
             inner = f" · {s.blocks} blocks" if s.blocks else ""
+            size = f"{s.nodes:,} nodes{inner} · {s.ins:,} in → {s.outs:,} out"
+            if text_width(size, SMALL_PX, True) > w - 16:  # the counts whole, the inner blocks' count dropped
+                size = f"{s.nodes:,} nodes · {s.ins:,} in → {s.outs:,} out"
             rows = [
                 (elide_middle(s.title, 13, w - 16), 13, p.label_text, True),
-                (elide_middle(s.site if s.kind != "inputs" else KIND_WORD["inputs"], 10, w - 16), 10,
+                (elide_middle(s.site if s.kind != "inputs" else KIND_WORD["inputs"], SMALL_PX, w - 16), SMALL_PX,
                  p.caption_text, False),
-                (f"{s.nodes:,} nodes{inner} · {s.ins:,} in → {s.outs:,} out", 10, p.caption_text, False),
+                (elide_middle(size, SMALL_PX, w - 16), SMALL_PX, p.caption_text, False),
             ]  # fmt: skip
             data, grad, tip = s.data, s.grad, f"{s.path}: {s.nodes:,} nodes"
         else:
@@ -105,8 +110,10 @@ def blocks_svg(graph: ScopedGraph, palette: Palette, note: str = "") -> tuple[st
         gy = top + h - row_h
         parts.append(
             f'<rect x="{left + 1:.1f}" y="{gy:.1f}" width="{w - 2:.1f}" height="{row_h - 1:.1f}" fill="{cell}"/>'
-            + _text(left + 8, gy + row_h / 2, format_number(data), 14, p.number_text, bold=True)
-            + _text(left + w - 8, gy + row_h / 2, "∇ " + format_number(grad), 14, _text_on(cell), "end", bold=True)
+            + _text(left + 8, gy + row_h / 2, format_number(data), NUMBER_PX, p.number_text, bold=True)
+            + _text(
+                left + w - 8, gy + row_h / 2, "∇ " + format_number(grad), NUMBER_PX, _text_on(cell), "end", bold=True
+            )
         )
         parts.append("</g>")
     margin = 16.0
@@ -115,7 +122,13 @@ def blocks_svg(graph: ScopedGraph, palette: Palette, note: str = "") -> tuple[st
     right = max((e[2] for e in extents), default=0.0) + margin
     bottom = max((e[3] for e in extents), default=0.0) + margin
     lines = [
-        f"{graph.n:,} nodes, collapsed by the code that made them: {len(units)} blocks and nodes shown. "
+        f"{graph.n:,} nodes, collapsed "
+        + (
+            "by the structure the graph shows (no scopes were recorded)"
+            if getattr(graph, "inferred", False)
+            else "by the code that made them"
+        )
+        + f": {len(units)} blocks and nodes shown. "
         "Each block: its title, the line that made it, its size, wires in → out, its output's data and ∇ grad.",
     ] + ([note] if note else [])
     width = max(right - left, 480.0)

@@ -35,7 +35,7 @@ from core.format import format_number
 from core.notebook.inline import picture_html
 from core.notebook.sketch import Sketch, sketch_of
 from core.notebook.svg import Marks, graph_svg
-from core.palette import PALETTES, Palette
+from core.palette import METRICS, PALETTES, Palette
 
 MAX_INLINE_NODES = 2_000  # a larger graph is not legible inline: the window's collapsed views are for it
 
@@ -43,15 +43,16 @@ MAX_INLINE_NODES = 2_000  # a larger graph is not legible inline: the window's c
 class Graph:
     """A drawn graph: a notebook shows it (SVG, or HTML around it); `.svg` is its text."""
 
-    def __init__(self, svg: str, nodes: int, notes: list[str] | None = None) -> None:
+    def __init__(self, svg: str, nodes: int, notes: list[str] | None = None, digit_px: float = 0.0) -> None:
         self.svg = svg
         self.nodes = nodes
         self.notes = list(notes or [])
+        self.digit_px = digit_px or METRICS.number_px  # its smallest digits: shrunk to the cell no further
 
     def _repr_html_(self) -> str:
         # an <img> of the SVG, at its own size in a scroll box, shrunk to the cell at most until its digits are
         # 11 px; it survives the sanitizer of an untrusted notebook, and is stored once (core/notebook/inline.py)
-        return picture_html(self.svg, f"computation graph of {self.nodes} nodes")
+        return picture_html(self.svg, f"computation graph of {self.nodes} nodes", self.digit_px)
 
     def save(self, path: str) -> None:
         """Write the picture to an .svg file."""
@@ -154,33 +155,36 @@ def _foreign(value):
 def draw(value: Any, legend: bool = True, palette: str | Palette = "light", scopes: Any = None) -> Graph:
     """The graph that produced `value`, drawn as the canvas draws it (see the module docstring).
     palette: "light", "dark" or "high-contrast" (the projector's), as in the window's View menu.
-    scopes: the Recorder of a `with recording() as rec:` block that built `value`: the graph is
-    drawn collapsed by the code that made it, a block per call (core/notebook/blocks.py), as a graph
-    over MAX_INLINE_NODES must be to be read."""
-    if scopes is not None:
+    A graph over MAX_INLINE_NODES is drawn collapsed, a block per piece of the code that made it
+    (core/notebook/blocks.py), as the window opens it: by `scopes`, the Recorder of a
+    `with recording() as rec:` block that built `value`, where there is one, else by the
+    structure the graph itself shows (sums, neurons, repeated pieces, the learner's labels)."""
+    if scopes is not None or too_big(value):
         return draw_blocks(value, scopes, palette_of(palette))
-    if too_big(value):
-        return TooBig(MAX_INLINE_NODES + 1)
     doc, numbers, marks, notes = document_of(value)
     marks.lines = notes
     svg = graph_svg(doc, numbers, marks=marks, legend=legend, palette=palette_of(palette))
     return Graph(svg, len(doc.nodes), notes)
 
 
-def draw_blocks(value: Any, scopes: Any, palette: Palette) -> Graph:
-    """The graph collapsed by its recorded scopes (core/notebook/blocks.py)."""
-    from core.notebook.blocks import blocks_svg
+RECORD_HINT = (
+    "Blocks named by your own code: build it inside `with recording() as rec:` and draw(value, scopes=rec) "
+    "(recording is in backprop_studio; a checkout: core.scopes.record)."
+)
 
-    if isinstance(value, Value):
-        from core.scopes.graph import ScopedGraph
 
-        graph = ScopedGraph.from_values(value, scopes)
-    else:
-        from core.scopes.foreign import from_foreign
+def draw_blocks(value: Any, scopes: Any, palette: Palette, note: str = "") -> Graph:
+    """The graph collapsed as the app opens it: core/scopes/infer.py's `collapsed` (by the recorded
+    scopes, else by the graph's own structure), its first view drawn by core/notebook/blocks.py."""
+    from core.notebook.blocks import SMALL_PX, blocks_svg
+    from core.scopes.infer import collapsed
 
-        graph = from_foreign(value, scopes)
-    svg, _units = blocks_svg(graph, palette)
-    return Graph(svg, graph.n)
+    if not is_value(value):
+        raise TypeError(f"draw() needs a Value, got {type(value).__name__}: {value!r:.60}")
+    graph = collapsed(value, scopes)
+    notes = ([note] if note else []) + ([RECORD_HINT] if getattr(graph, "inferred", False) else [])
+    svg, _units = blocks_svg(graph, palette, " ".join(notes))
+    return Graph(svg, graph.n, notes, digit_px=SMALL_PX)
 
 
 def too_big(value: Any, limit: int = MAX_INLINE_NODES) -> bool:

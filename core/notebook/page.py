@@ -29,11 +29,13 @@ real one); the address follows each move.
 from __future__ import annotations
 
 import json
+import re
+import secrets
 from html import escape
 from typing import TYPE_CHECKING
 
 from core.format import format_number
-from core.notebook.inline import MIN_DIGIT_PX, svg_size
+from core.notebook.inline import MIN_DIGIT_PX, decode_pictures, picture_html, svg_size
 from core.notebook.svg import _text_on, graph_svg
 from core.palette import METRICS, grad_hex
 
@@ -116,24 +118,26 @@ def steps_data(st: Stepper) -> tuple[dict, dict[str, str]]:
     return data, longest
 
 
-def stepper_page(st: Stepper, title: str = "") -> str:
-    """The self-contained HTML page of `st`'s backward pass (see the module docstring)."""
+SVG_MARK, DATA_MARK = "<!--bps-svg-->", "<!--bps-data-->"  # where the inline output's loader puts them back
+
+
+def page_parts(st: Stepper, title: str = "") -> tuple[str, str, str]:
+    """(the page with SVG_MARK and DATA_MARK in place of its picture and its data, the picture, the data).
+    The picture is drawn at the stepper's step with its marks, so that it is also that step's still picture
+    (the inline output's fallback); the page's script undoes those marks before it paints a step."""
     data, longest = steps_data(st)
-    was = st.position
-    st.seek(0)
     marks = st.marks()
     marks.lines = []  # the step's text is the page's, above the picture
     svg = graph_svg(
         st.doc, st.numbers(), marks=marks, grad_max=st.session.grad_max, palette=st.palette, live=True, room=longest
     )
-    st.seek(was)
     width, _height = svg_size(svg)
     smallest = width * min(1.0, MIN_DIGIT_PX / METRICS.number_px)
     p = st.palette
     name = title or "the backward pass"
     # every "<" as \u003c: nothing in a label (</script>, <!--) can end or bend the data's script element
     payload = json.dumps(data, separators=(",", ":"), ensure_ascii=False).replace("<", "\\u003c")
-    return PAGE.format(
+    shell = PAGE.format(
         title=escape(f"{name}: step through the backward pass (Backprop Studio)"),
         heading=escape(name),
         total=st.total,
@@ -145,28 +149,82 @@ def stepper_page(st: Stepper, title: str = "") -> str:
         highlight=p.highlight,
         width=f"{width:.0f}",
         smallest=f"{smallest:.0f}",
-        svg=svg,
-        data=payload,
+        svg=SVG_MARK,
+        data=DATA_MARK,
         script=SCRIPT,
     )
+    return shell, svg, payload
 
 
-def frame_html(page: str, picture_height: float, fallback: str = "") -> str:
-    """The page inline in a notebook's output: an <iframe srcdoc> (its scripts run in the frame,
-    sandboxed, reaching nothing of the notebook), as tall as its content up to FRAME_MAX_HEIGHT.
+def stepper_page(st: Stepper, title: str = "") -> str:
+    """The self-contained HTML page of `st`'s backward pass (see the module docstring)."""
+    shell, svg, payload = page_parts(st, title)
+    return _filled(shell, svg, payload)
 
-    fallback: the HTML of the step as a picture (core/notebook/inline.py), under the frame. Where the
-    frame shows (a trusted notebook, nbconvert's HTML, VS Code, Colab) it covers the picture; where a
-    sanitizer strips it (JupyterLab's, for a notebook someone else ran) the picture is what is left."""
-    height = min(FRAME_MAX_HEIGHT, int(picture_height) + 190)
-    frame = (
-        f'<iframe srcdoc="{escape(page, quote=True)}" sandbox="allow-scripts" title="backward pass stepper" '
-        'style="position:absolute;top:0;left:0;width:100%;height:100%;border:0"></iframe>'
+
+def _filled(shell: str, svg: str, payload: str) -> str:
+    return shell.replace(DATA_MARK, payload, 1).replace(SVG_MARK, svg, 1)  # the data holds no "<": no mark
+
+
+def inline_html(st: Stepper, line: str, note: str) -> str:
+    """The page inline in a notebook's output, every part of it stored once: the picture as an <img> of
+    the SVG (core/notebook/inline.py), the steps as JSON, the page around them and a loader script.
+
+    Where the output's scripts run (a live or trusted notebook, nbconvert's HTML, VS Code, Colab) the
+    loader builds the page from these parts in an <iframe srcdoc> (its scripts run in the frame,
+    sandboxed, reaching nothing of the notebook) and hides the rest. Where a sanitizer strips scripts
+    and frames (JupyterLab's or Notebook 7's, for a notebook someone else ran) what is left is the step
+    as a picture with its chain-rule `line` and `note`. Before, the page sat escaped in a srcdoc beside
+    a second copy of the picture: a 1,986-node MLP's stepper was 14.5 MB in the notebook."""
+    shell, svg, payload = page_parts(st, getattr(st, "title", ""))
+    _w, height = svg_size(svg)
+    frame_height = min(FRAME_MAX_HEIGHT, int(height) + 190)
+    uid = "bps-" + secrets.token_hex(6)
+    loader = (
+        LOADER.replace("@ID@", uid)
+        .replace("@SHELL@", json.dumps(shell, ensure_ascii=False).replace("<", "\\u003c"))
+        .replace("@HEIGHT@", str(frame_height))
     )
     return (
-        f'<div class="backprop-studio-stepper" style="position:relative;min-height:{height}px;'
-        f'border:1px solid #d0d7de;border-radius:6px;overflow:hidden">{fallback}{frame}</div>'
+        f'<div class="backprop-studio-stepper" id="{uid}" style="position:relative;'
+        f'border:1px solid #d0d7de;border-radius:6px;overflow:hidden">'
+        f'<div class="bps-fallback"><pre style="margin:0;padding:6px 10px;white-space:pre-wrap">{escape(line)}</pre>'
+        f"<p style=\"margin:0;padding:0 10px 6px\"><em>{escape(note)}</em></p>"
+        f"{picture_html(svg, 'the graph at this step of the backward pass')}</div>"
+        f'<script type="application/json" class="bps-steps">{payload}</script>'
+        f"<script>{loader}</script></div>"
     )
+
+
+def page_from_inline(html: str) -> str:
+    """The one-file page an inline stepper output builds in the browser (what its loader does; for tests
+    and tools): ValueError if `html` holds none."""
+    shell = re.search(r"var shell = (.*?);\n", html)
+    data = re.search(r'<script type="application/json" class="bps-steps">(.*?)</script>', html, re.S)
+    pictures = decode_pictures(html)
+    if not (shell and data and pictures):
+        raise ValueError("no inline stepper in this HTML")
+    return _filled(json.loads(shell.group(1)), pictures[0], data.group(1))
+
+
+LOADER = r"""(function () {
+var here = document.currentScript, root = here ? here.parentNode : document.getElementById("@ID@");
+if (!root || root.querySelector("iframe")) return;
+var shell = @SHELL@;
+var img = root.querySelector(".bps-fallback img"), data = root.querySelector("script.bps-steps").textContent;
+var b = atob(img.getAttribute("src").split(",")[1]), bytes = new Uint8Array(b.length);
+for (var i = 0; i < b.length; i++) bytes[i] = b.charCodeAt(i);
+var svg = new TextDecoder("utf-8").decode(bytes);
+var frame = document.createElement("iframe");
+frame.setAttribute("sandbox", "allow-scripts");
+frame.title = "backward pass stepper";
+frame.style.cssText = "display:block;width:100%;height:@HEIGHT@px;border:0";
+frame.srcdoc = shell.replace("<!--bps-data-->", function () { return data; })
+                    .replace("<!--bps-svg-->", function () { return svg; });
+root.querySelector(".bps-fallback").style.display = "none";
+root.appendChild(frame);
+})();
+"""
 
 
 PAGE = """<!DOCTYPE html>
@@ -254,7 +312,8 @@ function go(k, keepAddress) {
     var a = Math.min(pos, k) + 1, b = Math.max(pos, k), touched = {};
     for (var j = a; j <= b; j++) D.steps[j].ch.forEach(function (i) { touched[i] = 1; });
     Object.keys(touched).forEach(function (i) { paint(+i, k); });
-  } else {
+  } else {  // the picture came drawn at D.start with its marks: take them off, then paint every node
+    marks(D.start, false);
     for (var i = 0; i < parts.length; i++) paint(i, k);
   }
   pos = k;

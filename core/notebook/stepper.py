@@ -17,7 +17,8 @@ of the step is written with it, as in the app's explanation:
 
 What a notebook shows is the one-file page (core/notebook/page.py): every step
 computed here once, stepped in the browser by a few KB of JavaScript, inline in an
-`<iframe srcdoc>`. It needs no kernel and no widget manager, so it steps in a live
+`<iframe srcdoc>` its output builds from the picture and the steps, each stored once
+in the notebook. It needs no kernel and no widget manager, so it steps in a live
 notebook, in a saved one reopened, in nbconvert's HTML and on a static site, and a
 click costs a millisecond where a round trip through the kernel resent the whole
 picture (2.3-3.4 s a click on a 400-node MLP). `.widget()` still gives ipywidgets
@@ -33,13 +34,16 @@ from core.debugger.session import DebugSession
 from core.debugger.step_names import headline
 from core.document.compile import compile_document
 from core.document.graph import GraphDocument
-from core.notebook.draw import MAX_INLINE_NODES, Graph, TooBig, document_of, palette_of, too_big
-from core.notebook.inline import svg_size
-from core.notebook.page import frame_html, stepper_page
+from core.notebook.draw import MAX_INLINE_NODES, Graph, TooBig, document_of, draw_blocks, palette_of, too_big
+from core.notebook.page import inline_html, stepper_page
 from core.notebook.sketch import Sketch
 from core.notebook.svg import Marks, graph_svg
 from core.palette import Palette
 
+NOT_STEPPED = (
+    "Not stepped here: more than {:,} nodes. stepper(value, max_nodes=...) steps it op by op in a bigger page; "
+    "show(value) in the desktop app steps it block by block."
+)
 MAX_PAGE_NODES = 20_000  # File → Export as Interactive Page: past this, a page is tens of MB
 
 UNTRUSTED = (
@@ -176,9 +180,7 @@ class Stepper:
         write_atomically(path, self.page(title).encode("utf-8"))
 
     def _repr_html_(self) -> str:
-        page = self.page()
-        _w, height = svg_size(page[page.index("<svg") :])
-        return frame_html(page, height, fallback=self.picture(UNTRUSTED)._repr_html_())
+        return inline_html(self, "\n".join([self.line(), *self.notes]), UNTRUSTED)
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         """A notebook shows the page, inline in an <iframe srcdoc>: it steps without a kernel, in a live
@@ -197,12 +199,13 @@ class Stepper:
         return f"<Stepper at step {self.position} of {self.total}>"
 
 
-def stepper(value: Any, palette: str | Palette = "light", max_nodes: int = MAX_INLINE_NODES) -> Stepper | TooBig:
-    """A Stepper of the graph that produced `value`: a cell's result shows it (a graph
-    over `max_nodes` shows a sentence saying how to draw it collapsed instead; a larger
-    max_nodes steps it all the same: a 3,354-node MLP's page is 10 MB, made in ~2.5 s)."""
+def stepper(value: Any, palette: str | Palette = "light", max_nodes: int = MAX_INLINE_NODES) -> Stepper | Graph:
+    """A Stepper of the graph that produced `value`: a cell's result shows it. A graph over
+    `max_nodes` is shown collapsed instead, as draw() shows it (a block per piece of the code that
+    made it), saying how to step it op by op: a larger max_nodes (a 3,354-node MLP's page is 10 MB,
+    made in ~2.5 s), or the window's debugger, which steps it block by block."""
     if too_big(value, max_nodes):
-        return TooBig(max_nodes + 1)
+        return draw_blocks(value, None, palette_of(palette), NOT_STEPPED.format(max_nodes))
     return Stepper(value, palette, max_nodes)
 
 

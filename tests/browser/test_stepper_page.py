@@ -5,6 +5,7 @@ import json
 from core.engine import Value
 from core.nn import MLP
 from core.notebook import draw, stepper
+from core.notebook.blocks import SMALL_PX
 from core.notebook.inline import MIN_DIGIT_PX
 from core.palette import METRICS
 
@@ -22,6 +23,16 @@ def tutorial():
     f.label = "f"
     f.backward()
     return f
+
+
+def mlp_loss(sizes, examples):
+    """An MLP(3, sizes)'s squared-error loss, built without recording()."""
+    model = MLP(3, list(sizes))
+    xs = [[0.1 * i, -0.2 + 0.05 * i, 0.3] for i in range(examples)]
+    loss = sum(((model(x) - (1.0 if i % 2 else -1.0)) ** 2 for i, x in enumerate(xs)), Value(0.0))
+    loss.label = "loss"
+    loss.backward()
+    return loss
 
 
 def karpathy_mlp():
@@ -113,6 +124,22 @@ def test_a_wide_graph_inline_keeps_digits_of_11_px_and_scrolls(browser, tmp_path
     tab.screenshot(str(tmp_path / "mlp.png"))
 
 
+def test_a_graph_over_the_inline_limit_is_drawn_collapsed_with_legible_digits(browser, tmp_path):
+    """Issue 39 item 3 / 40 item 1: a 3,000-node MLP loss, no recording(): the app's collapsed blocks, inline."""
+    loss = mlp_loss((16, 16, 1), 4)
+    picture = draw(loss)
+    assert picture.nodes > 2_500
+    page = f"<html><head>{NOTEBOOK_CSS % 700}</head><body>{picture._repr_html_()}</body></html>"
+    (tmp_path / "big.html").write_text(page, encoding="utf-8")
+    tab = browser.open((tmp_path / "big.html").as_uri(), 900, 900)
+    tab.wait("document.querySelector('img').complete && document.querySelector('img').naturalWidth > 0")
+    shown, natural = tab.js("(function(){const i = document.querySelector('img');"
+                            "return [i.getBoundingClientRect().width, i.naturalWidth];})()")  # fmt: skip
+    digits = SMALL_PX * shown / natural
+    assert digits >= MIN_DIGIT_PX - 0.05, f"a block's numbers drawn {digits:.1f} px tall"
+    tab.screenshot(str(tmp_path / "big-inline.png"))
+
+
 def test_a_big_page_steps(browser, tmp_path):
     """The 394-node MLP's page: a click repaints only what the step changed; the step text follows."""
     st = stepper(karpathy_mlp())
@@ -129,6 +156,10 @@ def test_a_big_page_steps(browser, tmp_path):
         "return [h.left >= b.left - 1, h.right <= b.right + 1, h.top >= b.top - 1, h.bottom <= b.bottom + 1];})()"
     )
     assert current == [True, True, True, True]  # the box followed the node whose _backward runs
+    line = tab.js("(function(){const r = document.getElementById('line').getBoundingClientRect();"
+                  "return [r.top >= 0, r.bottom <= innerHeight, r.height > 20];})()")  # fmt: skip
+    assert line == [True, True, True]  # and its chain-rule line is on screen above it
+    tab.screenshot(str(tmp_path / "mlp-page-step3.png"))
     tab.js("(function(){const s = document.getElementById('slider'); s.value = s.max;"
            "s.dispatchEvent(new Event('input'));})()")  # fmt: skip
     tab.wait(f"{COUNT} === 'step {st.total} of {st.total}'")
