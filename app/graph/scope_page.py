@@ -769,14 +769,15 @@ def open_collapsed(window, value, count):
 
 
 def install_scopes(window):
-    """File → Open microgpt Step: the example, traced and collapsed by scope."""
+    """File → Open microgpt Step: the example, opened as `python main.py FILE` and File › Open
+    open it -- run as Python (app/editor/code_runner.py), its big graph collapsed by scope here."""
     from core.resources import shipped
 
     example = shipped("examples", "microgpt_step.py")
     window.add_action(
         "File",
         "Open &microgpt Step",
-        lambda: open_script(window, example),
+        lambda: window.open_file(example),
         key="open microgpt",
         tip="One training step of a GPT built of scalar Values (43,021 nodes), collapsed by scope",
     )

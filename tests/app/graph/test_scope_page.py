@@ -3,6 +3,7 @@
 import os
 
 import numpy as np
+import pytest
 from PySide6.QtCore import QPoint, Qt
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..", "..")
@@ -178,3 +179,20 @@ def test_a_script_not_shipped_is_run_only_when_the_user_agrees(window, qtbot, tm
     assert len(asked) == 3 and all(os.path.samefile(p, script) for p in asked)
     assert "theirs.py was not run." in messages[-1] and getattr(window, "_scope_page", None) is None
     assert not scope_page.shipped_script(str(script)) and scope_page.shipped_script(EXAMPLE)
+
+
+def test_the_menu_opens_the_microgpt_step_as_the_command_line_does(window, qtbot, monkeypatch):
+    # repro: File > Open microgpt Step traced the script to its first backward() (core/scopes/script.py),
+    # `python main.py resources/examples/microgpt_step.py` ran it as Python: two pictures of one example
+    from core.scopes import script
+
+    monkeypatch.setattr(script, "trace_script", lambda *args, **kwargs: pytest.fail("the old tracing path"))
+    window.actions["open microgpt"].trigger()
+    assert window.code_runner.running  # run as Python, as the command line and File > Open do
+    with open(EXAMPLE, encoding="utf-8") as f:
+        assert window.editor.text() == f.read()
+    qtbot.waitUntil(lambda: not window.code_runner.running, timeout=120_000)
+    window.wait_for_layout()
+    page = window._scope_page
+    assert "microgpt_step.py, by scope" in page.title.text() and page.items
+    qtbot.waitUntil(lambda: page._values_job.isFinished(), timeout=120_000)
