@@ -51,6 +51,7 @@ MAX_FIT_ZOOM = 1.2
 READABLE_PX = 24  # presenter mode: a number's pixels on screen at least
 SLICE_UNITS = 250  # a picture of more units is built in slices
 MAX_FRAMES = 40
+REFIT_MS = 150  # a resized page chooses its first picture again once the size has held this long
 LEGIBLE_PX = 11  # a title's pixels on screen at least, when a block opens
 
 
@@ -103,6 +104,7 @@ class ScopeCanvas(QGraphicsView):
         super().resizeEvent(event)
         if not self.page.user_zoomed:
             self.fit()
+            self.page.fit_to_size()
         self.page.minimap.follow()
 
     def fit(self):
@@ -126,8 +128,11 @@ class ScopeCanvas(QGraphicsView):
             view = self.viewport().rect()
             if rect.width() * zoom <= view.width() and rect.height() * zoom <= view.height():
                 self.centerOn(rect.center())
-            else:  # the start of the picture, read like a page: its top left
+            else:  # the start of the picture, read like a page: its top left -- moved as little as
                 self.centerOn(rect.left() + view.width() / zoom / 2 - 20, rect.top() + view.height() / zoom / 2 - 20)
+                output = self.page.output_item()  # shows the output whole: the backward pass starts there
+                if output is not None:
+                    self.ensureVisible(output, 20, 20)
 
 
 class ScopePage(QWidget):
@@ -146,6 +151,12 @@ class ScopePage(QWidget):
         self.user_zoomed = False
         self.moves = 0  # the units stepped (minus those stepped back)
         self._dock_state = None  # the docks as they were before this page hid them
+        self._closed = False  # the window closed: nothing more is started
+        self._made_for = None  # (budget, columns) the first picture was chosen for
+        self._refit = QTimer(self)  # the window's size settled: the first picture chosen again for it
+        self._refit.setSingleShot(True)
+        self._refit.setInterval(REFIT_MS)
+        self._refit.timeout.connect(self._refit_now)
         self.scene = QGraphicsScene(self)
         self.canvas = ScopeCanvas(self)
         self.canvas.setScene(self.scene)
@@ -201,12 +212,18 @@ class ScopePage(QWidget):
 
     # -- showing -------------------------------------------------------------------
 
-    def show_graph(self, graph, first_view, made, title):
-        """A traced graph and its first picture (made on the worker: picture(first_view))."""
+    def show_graph(self, graph, first_view, made, title, made_for=None):
+        """A traced graph and its first picture (made on the worker: picture(first_view)),
+        chosen for `made_for`, the window's (budget, columns) then: if the window has another
+        size now (it was opened before the window took its saved or final size), the first
+        picture is chosen again for this one."""
         self.graph, self.view, self.stepper = graph, first_view, None
+        self._made_for = made_for or self._fitting()
         self._first_expanded = set(first_view.expanded)
         self.title.setText(f"<b>{title}</b> — {graph.n:,} nodes, {len(graph.scopes):,} scopes ({graph.engine})")
         self.user_zoomed = False
+        self.said.setText(f"Double-click a block to open it; Step runs the backward pass block by block, from the "
+                          f"output: {graph.name(graph.root)}.")  # fmt: skip
         # the engine's Values, to step: made on a worker, but started only once the first picture
         # is on the screen -- a worker making 139k Values while the canvas paints its Python items
         # made each paint wait for the interpreter (a 137-163 ms turn, 28-44 ms of it CPU)
@@ -217,6 +234,7 @@ class ScopePage(QWidget):
         self._show(first_view, made)
         self.canvas.fit()
         QTimer.singleShot(0, lambda: self.user_zoomed or self.canvas.fit())  # at the page's final size
+        self.fit_to_size()
         if self._building is not None:
             self._building.finished.connect(self._after_first_paint)
         else:
@@ -228,7 +246,7 @@ class ScopePage(QWidget):
         viewport = self.canvas.viewport()
 
         def start(_event=None):
-            if not job.isRunning() and not job.isFinished():
+            if not self._closed and not job.isRunning() and not job.isFinished():
                 job.start()
 
         self.canvas.painted = start
@@ -241,15 +259,59 @@ class ScopePage(QWidget):
         first picture is chosen again for it, if nothing was opened since)."""
         if self.graph is None:
             return
-        first = getattr(self, "_first_expanded", None) == self.view.expanded
+        self._refit.stop()
+        first = self._showing_first()
         if first:
             budget, _aspect = first_budget(self.window)
             view = ScopeView.first(self.graph, budget)
             self._first_expanded = set(view.expanded)
         else:
             view = ScopeView(self.graph, self.view.expanded)
+        self._made_for = self._fitting()
         self.user_zoomed = False
         self._request(view, then=self.canvas.fit)
+
+    def _showing_first(self):
+        return self.view is not None and getattr(self, "_first_expanded", None) == self.view.expanded
+
+    def _fitting(self):
+        """(budget, columns): what the first picture is chosen for in the window as it is now."""
+        return first_budget(self.window)[0], legible_columns(self.window)
+
+    def fit_to_size(self):
+        """The page's size changed: if the first picture (nothing opened, nothing zoomed) was
+        chosen for another size, choose it again once the size has settled (REFIT_MS)."""
+        if self.graph is None or self.user_zoomed or not self._showing_first():
+            return
+        if self._made_for is not None and self._made_for != self._fitting():
+            self._refit.start()
+
+    def settle(self, timeout_s=60.0):
+        """For scripts and tests: a first picture waiting for the size to hold is chosen now, and
+        this returns once it (and any picture being built in slices) is on the canvas."""
+        from PySide6.QtCore import QDeadlineTimer, QEventLoop
+        from PySide6.QtWidgets import QApplication
+
+        if self._refit.isActive():
+            self._refit.stop()
+            self._refit_now()
+        deadline = QDeadlineTimer(int(timeout_s * 1000))
+        while (self.window.layout_pending or self.building) and not deadline.hasExpired():
+            QApplication.processEvents(QEventLoop.AllEvents, 50)
+        return not (self.window.layout_pending or self.building)
+
+    def _refit_now(self):
+        if not self.user_zoomed and self._showing_first() and self._made_for != self._fitting():
+            self.restyle()
+
+    def output_item(self):
+        """The unit on the canvas that holds the graph's output (the loss): a node, or the block
+        that hands it on. The backward pass, and the debugger's first step, start there."""
+        root = self.graph.root if self.graph is not None else -1
+        for item in self.items.values():
+            if getattr(item, "node", None) == root or (item.block and item.summary.out_node == root):
+                return item
+        return None
 
     def _request(self, view, then=None, focus=None):
         """Lay out `view` on the worker, then show it (and run `then`); `focus`: a scope
@@ -445,6 +507,16 @@ class ScopePage(QWidget):
         job = getattr(self, "_values_job", None)
         if job is not None:
             job.wait()
+
+    def shutdown(self):
+        """The window closes: no more slices; the worker making the Values ends before the page
+        goes (a QThread destroyed while it runs aborts the process)."""
+        if self._building is not None:
+            self._building.cancel()
+            self._building = None
+        self._refit.stop()
+        self._closed = True  # a paint still queued starts no worker now
+        self.wait_ready()
 
     def _stepper(self):
         """The debugger (core/scopes/debug.py), once the worker has made it (None until then)."""
@@ -705,7 +777,7 @@ def open_script(window, path, ask=True):
         result, first, made = outcome
         page = page_of(window)
         page.enter()
-        page.show_graph(result.graph, first, made, os.path.basename(path))
+        page.show_graph(result.graph, first, made, os.path.basename(path), (budget, columns))
         window.show_message(f"{os.path.basename(path)}: {result.message}")
         return True
 
@@ -731,7 +803,7 @@ def open_scoped(window, graph, title):
         first, made = outcome
         page = page_of(window)
         page.enter()
-        page.show_graph(graph, first, made, title)
+        page.show_graph(graph, first, made, title, (budget, columns))
         return True
 
     window.run_in_background(job, then, f"Grouping {title} by scope…")
@@ -760,7 +832,7 @@ def open_collapsed(window, value, count):
         graph, first, made = outcome
         page = page_of(window)
         page.enter()
-        page.show_graph(graph, first, made, f"{title}, collapsed")
+        page.show_graph(graph, first, made, f"{title}, collapsed", (budget, columns))
         window.show_message("; ".join(graph.notes[-1:]), timeout=0)
         return True
 

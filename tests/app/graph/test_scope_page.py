@@ -196,3 +196,83 @@ def test_the_menu_opens_the_microgpt_step_as_the_command_line_does(window, qtbot
     page = window._scope_page
     assert "microgpt_step.py, by scope" in page.title.text() and page.items
     qtbot.waitUntil(lambda: page._values_job.isFinished(), timeout=120_000)
+
+
+def output_whole_and_legible(window, page):
+    """The loss (the output, where the backward pass and the debugger's first step start) is whole
+    in the view, its name not cut, its numbers READABLE_PX high in presenter mode."""
+    from app.graph.scope_page import LEGIBLE_PX, READABLE_PX
+
+    item = page.output_item()
+    assert item is not None
+    canvas = page.canvas
+    seen = canvas.mapToScene(canvas.viewport().rect()).boundingRect()
+    assert seen.contains(item.sceneBoundingRect())
+    title, pixels = item.shown_title()
+    assert title == page.graph.name(page.graph.root) == "(1 / n) * sum(losses)"
+    theme, zoom = window.scene.theme, canvas.transform().m11()
+    assert pixels * zoom >= 0.8 * LEGIBLE_PX  # a long name's font a little smaller than a label's, no less
+    if window.appearance.presenting:
+        assert theme.font("number").pixelSize() * zoom >= READABLE_PX - 0.5
+    assert "from the output: (1 / n) * sum(losses)" in page.said.text()
+
+
+@pytest.mark.parametrize("scale", [2, 3])
+def test_the_loss_node_is_whole_and_legible_in_presenter_mode(window, qtbot, scale):
+    # repro: at presenter 2x the first view showed the top left of a picture taller than the view, the
+    # loss cut off its bottom; the node's name was elided to "(1 / n) * su..."
+    window.resize(1920, 1080)
+    window.appearance.set_presenter(True, scale, full_screen=False)
+    page = open_example(window, qtbot)
+    assert page.settle()
+    output_whole_and_legible(window, page)
+    assert page.minimap.width() == 240  # not scaled with the rest: a 3x overview took a third of the width
+
+
+def test_the_example_opens_in_a_clean_layout_whatever_the_last_run_left(qtbot, monkeypatch):
+    # repro: after an ordinary run (docks shown, one floating) the command line's microgpt example opened
+    # squeezed between the Editor and Debugger docks (the saved docks were restored after the page set them
+    # aside), the debugger talking about the small canvas's hidden f, the picture laid out for a window
+    # size it no longer had
+    from PySide6.QtWidgets import QApplication
+
+    from app import startup
+    from app.main_window import MainWindow
+
+    last = MainWindow()  # the last run
+    qtbot.addWidget(last)
+    last.resize(1400, 900)
+    last.show()
+    for key in ("editor", "debugger"):
+        last.docks[key].show()
+    last.docks["inspector"].setFloating(True)
+    last.docks["inspector"].show()
+    last.close()
+
+    class NoLoop:  # main() up to the event loop, which the test then is
+        def exec(self):
+            return 0
+
+    app = startup._application()
+    monkeypatch.setattr(startup, "_application", lambda: app and NoLoop())
+    before = set(QApplication.topLevelWidgets())
+    assert startup.main([EXAMPLE, "--no-welcome"]) == 0
+    (window,) = [w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow) and w not in before]
+    qtbot.addWidget(window)
+    qtbot.waitUntil(lambda: bool(getattr(window, "_scope_page", None) and window._scope_page.items), timeout=120_000)
+    page = window._scope_page
+    qtbot.waitUntil(lambda: page._values_job.isFinished(), timeout=120_000)
+    assert page.settle()
+    assert window.training.stack.currentWidget() is page
+    assert [k for k, dock in window.docks.items() if dock.isVisible()] == []  # floating ones too
+    assert page.canvas.width() >= window.width() - 300  # the page has the window's width, but the overview
+    output_whole_and_legible(window, page)
+    window.close()  # closed on the page: the docks the page set aside are what the next run restores
+    again = MainWindow()
+    qtbot.addWidget(again)
+    again.files.restore_ui_state()
+    again.show()
+    assert again.docks["editor"].isVisible() and again.docks["debugger"].isVisible()
+    again.close()
+    for dock in [*last.docks.values(), *again.docks.values()]:
+        dock.close()  # a floating one is a window of its own
