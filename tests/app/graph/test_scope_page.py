@@ -52,8 +52,9 @@ def test_a_block_opens_in_place_and_the_backward_pass_steps_into_it(window, qtbo
     (current,) = [item for item in page.items.values() if item.current]
     assert scope in graph.path(int(graph.scope[current.node]))  # the step ran one op inside softmax
     assert page.said.text().startswith("Step 9: the backward of e / total (div): 1 step")
-    page.run_to_end()
-    assert page.stepper.done
+    assert page.run_to_end() is None and page.moving  # 43k steps: on the worker, the window answering
+    assert page.wait_moved()
+    assert page.stepper.done and page.said.text() == "Ran the backward pass to its end."
     assert np.isfinite(graph.grad).all() and graph.grad[graph.root] == 1.0
     page.back()
     assert window.training.stack.currentWidget() is not page
@@ -276,3 +277,43 @@ def test_the_example_opens_in_a_clean_layout_whatever_the_last_run_left(qtbot, m
     again.close()
     for dock in [*last.docks.values(), *again.docks.values()]:
         dock.close()  # a floating one is a window of its own
+
+
+def test_a_long_move_runs_on_a_worker_and_the_picture_gets_its_grads(window, qtbot):
+    # issue 40: Run to end and Reset of a big step ran on the GUI thread (109 and 52 ms CPU in one turn
+    # for the 138k step, 176 and 137 ms wall); they run on a worker, one move at a time
+    page = open_example(window, qtbot)
+    graph = page.graph
+    assert page.run_to_end() is None and page.moving
+    assert page.step() is None and page.said.text() == "Still running the backward pass… (a moment)"
+    assert page.wait_moved() and page.stepper.done and page.moves == 0
+    values = graph.values()
+    np.testing.assert_array_equal(graph.grad, [v.grad for v in values])  # every grad the move changed, copied
+    assert page.reset() is None and page.wait_moved()
+    assert graph.grad[graph.root] == 1.0 and not graph.grad[np.arange(graph.n) != graph.root].any()
+    assert page.said.text().startswith("Reset: every grad is 0")
+    first = page.step()  # the output's own op: one step, here
+    assert first is not None and first.ops == 1 and not page.moving
+
+
+def test_the_wires_are_drawn_once_under_the_boxes_a_step_repaints(window, qtbot, monkeypatch):
+    # a step repainted every box and the 100-odd wire curves under them (8-20 ms of the GUI thread);
+    # the wires are the canvas's cached background now, drawn again only when the picture or view changes
+    from app.graph import scope_page
+    from core.scopes.layout import drawn_wires
+
+    drawn = []
+    background = scope_page.ScopeCanvas.drawBackground  # patched before the canvas exists: Qt keeps what it found
+    monkeypatch.setattr(scope_page.ScopeCanvas, "drawBackground", lambda *a: drawn.append(1) or background(*a))
+    page = open_example(window, qtbot)
+    kinds = {k: page.graph.scopes[k].kind for k in range(len(page.graph.scopes))}
+    assert len(page.canvas._wires) == len(drawn_wires(page._units, kinds)) > 10
+    page.canvas.viewport().repaint()
+    drawn.clear()
+    page.canvas.viewport().repaint()
+    page.canvas.viewport().repaint()
+    assert not drawn  # drawn into the cache by the first paint, then taken from it
+    drawn.clear()
+    assert page.step() is not None
+    page.canvas.viewport().repaint()
+    assert not drawn
