@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app import collector
 from app.graph.scope_items import FrameItem, UnitItem, block_lines, node_lines
 from app.graph.scope_minimap import ScopeMinimap
 from app.jobs import Job
@@ -267,6 +268,7 @@ class ScopePage(QWidget):
 
         def start(_event=None):
             if not self._closed and not job.isRunning() and not job.isFinished():
+                self._collector_held_for(job, tidying=False)  # made_debugger freezes what it made
                 job.start()
 
         self.canvas.painted = start
@@ -693,8 +695,21 @@ class ScopePage(QWidget):
             self._moved(result, said)
 
         job.done.connect(done)
+        self._collector_held_for(job)
         job.start()
         return None
+
+    def _collector_held_for(self, job, tidying=True):
+        """No automatic collection while a worker makes or moves the graph's Values: a full one
+        walks them all holding the interpreter (73 ms on the 138k step: a GUI turn as long), as
+        while a graph opens (app/collector.py); released when the job ends."""
+        collector.hold(tidying)
+
+        def release():
+            if not self.window.layout_pending:  # else the open releases it when done
+                collector.release()
+
+        job.finished.connect(release)
 
     def _moved(self, result, said):
         outcome, changed, grads = result
@@ -795,8 +810,11 @@ class ScopePage(QWidget):
 
 def made_debugger(graph, view):
     """(on the worker) the debugger of the graph and its grads as its session starts."""
+    import gc
+
     debugger = BlockDebugger(graph, view)
     start = np.fromiter((v.grad for v in graph.values()), dtype=np.float64, count=graph.n)
+    gc.freeze()  # the Values live as long as the page: never walked by a collection (app/collector.py)
     return {"debugger": debugger, "start": start}
 
 
