@@ -228,13 +228,11 @@ class EngineCheckDialog(QDialog):
                 "open it collapsed."
             )
             return False
-        from app.graph.scope_page import open_scoped
-
         self.finding.appendPlainText(
             f"\nYour file builds {name}: {graph.n:,} nodes, too many for one picture -- opened collapsed by "
             "its structure (double-click a block to open it; Step runs its backward pass block by block)."
         )
-        return open_scoped(self.window_, graph, f"{name} ({os.path.basename(report['file'])}), collapsed")
+        return self.window_.open_scoped(graph, f"{name} ({os.path.basename(report['file'])}), collapsed")
 
     def case_to_show(self, report):
         """Their own expression when it could be built, else the failing case."""
