@@ -43,8 +43,11 @@ _held = False
 _tidy_timer = None  # the QTimer of the tidy-ups while held (made at the first hold)
 
 
-def hold() -> None:
-    """Pause automatic collections (idempotent) until `release`; tidy up meanwhile."""
+def hold(tidying: bool = True) -> None:
+    """Pause automatic collections (idempotent) until `release`; tidy up meanwhile -- unless
+    `tidying` is False: a worker that makes objects meant to live (the big-graph page's Values)
+    freezes them itself when done (`gc.freeze()`, no walk), and a tidy-up walking them on the
+    GUI thread meanwhile would be a long turn (83 ms on the 138k step)."""
     global _held, _tidy_timer
     if not _held:
         _held = True
@@ -53,7 +56,7 @@ def hold() -> None:
             _tidy_timer = QTimer()
             _tidy_timer.setInterval(TIDY_MS)
             _tidy_timer.timeout.connect(tidy)
-        if _tidy_timer is not None:
+        if _tidy_timer is not None and tidying:
             _tidy_timer.start()
 
 

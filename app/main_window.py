@@ -250,6 +250,8 @@ class MainWindow(QMainWindow):
             return  # the user chose Cancel: unsaved work stays open
         self.training.shutdown()  # stop the run and join its thread
         self.code_runner.shutdown()
+        if getattr(self, "_scope_page", None) is not None:
+            self._scope_page.shutdown()  # the big-graph page's worker ends first
         self.debugger.controller.pause()
         self.lessons.shutdown()
         self.arranger.shutdown()  # any running layout is now stale

@@ -63,7 +63,14 @@ def show(value, block=None, scopes=None):
         block = not loop_running()
 
     from app.main_window import MainWindow  # heavy: only once a window is wanted
+    from app.training.tuning import SWITCH_INTERVAL
 
+    # the window's workers (grouping a big graph, its layout, the debugger's long moves) run Python
+    # beside the GUI thread: switching the interpreter every 0.5 ms, not 5, gives the GUI thread a
+    # paint's worth of turns in time (as the studio's own start does: app/training/tuning.py). The
+    # longest GUI turn opening a 138k step: 94 -> 30 ms wall (bench/README.md)
+    if sys.getswitchinterval() > SWITCH_INTERVAL:
+        sys.setswitchinterval(SWITCH_INTERVAL)
     window = MainWindow(load_example=False)
     if block:
         # A loop of our own, ended when this window is closed (and so deleted):

@@ -100,6 +100,10 @@ def main(argv=None):
 
     started = time.perf_counter()
     window = MainWindow(theme=DEFAULT.with_(palette=DARK) if args.dark else DEFAULT)
+    if args.screenshot:  # the picture's size first: a file then opens into it (a big graph's page
+        window.resize(*args.size)  # lays out its first picture for the window's size)
+    else:  # the last run's size and docks first, for the same reason
+        window.files.restore_ui_state()
     if args.file:
         window.open_file(args.file)
         window.code_runner.wait()  # a .py runs as Python: its graph comes when the run ends
@@ -143,6 +147,9 @@ def main(argv=None):
             window.view.fit()
         window.lessons.follow()
         app.processEvents()
+        page = getattr(window, "_scope_page", None)
+        if page is not None:  # a big graph's page: its first picture for the final size
+            page.settle()
         window.view.minimap.finish_drawing()  # a large graph's overview is drawn in slices
         ok = window.grab().save(args.screenshot, "PNG")
         window.close()
@@ -153,7 +160,6 @@ def main(argv=None):
     from app import errors
 
     errors.install_excepthook()  # a bug we did not foresee is reported, the work stays open
-    window.files.restore_ui_state()
     _start_training(window, args)  # after the saved layout: the Training workspace hides the docks
     if args.presenter is not None:
         window.appearance.set_presenter(True, args.presenter)

@@ -11,8 +11,18 @@ class WindowLayoutMemory:
 
     def save_ui_state(self) -> None:
         self.settings.setValue("window/geometry", self.window.saveGeometry())
-        self.settings.setValue("window/state", self.window.saveState())
+        self.settings.setValue("window/state", self._docks_to_keep())
         self.settings.sync()
+
+    def _docks_to_keep(self) -> Any:
+        """The docks as the user arranged them: those a page set aside (the big-graph page, the
+        Training workspace) rather than none, so that the next run does not start without them."""
+        window = self.window
+        for holder in (getattr(window, "_scope_page", None), getattr(window, "training", None)):
+            aside = getattr(holder, "_dock_state", None)
+            if aside is not None:
+                return aside
+        return window.saveState()
 
     def restore_ui_state(self) -> bool:
         geometry = self.settings.value("window/geometry")

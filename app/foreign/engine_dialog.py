@@ -165,7 +165,16 @@ class EngineCheckDialog(QDialog):
         return True
 
     def _run_check(self):  # on the worker's thread
-        return check_file(self.path, timeout=self.timeout, expression=self.expression_text)
+        report = check_file(self.path, timeout=self.timeout, expression=self.expression_text, big=True)
+        big = report.get("big")
+        if big and big.get("rows"):  # the big graph their file built: grouped here, off the GUI thread,
+            from core.scopes.infer import collapsed_rows  # by the function show(loss) uses
+
+            try:
+                report["big_graph"] = collapsed_rows(big.pop("rows"), report.get("class") or "")
+            except Exception as e:  # noqa: BLE001 -- a graph we cannot group is named, not drawn
+                big["error"] = f"could not be grouped: {e}"
+        return report
 
     def _checked(self, _token, outcome):
         self.show_report(unusable_report(self.path, outcome) if isinstance(outcome, Exception) else outcome)
@@ -201,6 +210,29 @@ class EngineCheckDialog(QDialog):
                 self.show_on_canvas(report)
         if own is not None and own.get("error"):
             self.finding.appendPlainText(f"\nYour expression: {own['error']}")
+        self.show_big(report)
+
+    def show_big(self, report):
+        """The big graph their file built (`loss` of a whole MLP), opened collapsed on the
+        big-graph page (app/graph/scope_page.py) -- unless the canvas shows a wrong gradient."""
+        big, graph = report.get("big"), report.get("big_graph")
+        if not big:
+            return False
+        name = big.get("name", "your graph")
+        if graph is None:
+            self.finding.appendPlainText(f"\nYour file builds {name}: not drawn ({big.get('error', 'unreadable')}).")
+            return False
+        if self.shown_case is not None:  # the wrong gradient is on the canvas: that comes first
+            self.finding.appendPlainText(
+                f"\nYour file builds {name} ({graph.n:,} nodes): fix the gradient above, then check again to "
+                "open it collapsed."
+            )
+            return False
+        self.finding.appendPlainText(
+            f"\nYour file builds {name}: {graph.n:,} nodes, too many for one picture -- opened collapsed by "
+            "its structure (double-click a block to open it; Step runs its backward pass block by block)."
+        )
+        return self.window_.open_scoped(graph, f"{name} ({os.path.basename(report['file'])}), collapsed")
 
     def case_to_show(self, report):
         """Their own expression when it could be built, else the failing case."""

@@ -18,7 +18,7 @@ mode enlarges boxes and text together.
 """
 
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QColor, QPen
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPen
 from PySide6.QtWidgets import QGraphicsItem
 
 from app.look.theme import format_number
@@ -93,19 +93,40 @@ class UnitItem(QGraphicsItem):
         pad = 8 * s
         x, y, width = r.left() + pad, r.top() + 4 * s, r.width() - 2 * pad
         for row, (role, text, color) in enumerate(self.lines):
-            if role == "op":  # the op's name in the top right corner
+            if role == "op":  # the op's name at the right of the data row: the name gets the width
                 painter.setFont(theme.font("caption"))
                 painter.setPen(theme.color(color))
-                painter.drawText(r.adjusted(pad, 4 * s, -pad, 0), Qt.AlignRight | Qt.AlignTop, text)
+                top = r.top() + 4 * s + theme.font_metrics("label").height() + 1 * s
+                painter.drawText(QRectF(x, top, width, theme.font_metrics("number").height()),
+                                 Qt.AlignRight | Qt.AlignVCenter, text)  # fmt: skip
                 continue
-            font = theme.font(role)
+            height = theme.font_metrics(role).height()
+            font = node_title_font(theme, text, width) if row == 0 and not self.block else theme.font(role)
             painter.setFont(font)
             painter.setPen(theme.color(color))
-            height = theme.font_metrics(role).height()
-            room = width - (40 * s if row == 0 and not self.block else 0)  # the op's name sits right of it
-            painter.drawText(QRectF(x, y, room, height), Qt.AlignLeft | Qt.AlignVCenter,
-                             _elide(theme, role, text, room))  # fmt: skip
+            painter.drawText(QRectF(x, y, width, height), Qt.AlignLeft | Qt.AlignVCenter,
+                             QFontMetricsF(font).elidedText(text, Qt.ElideRight, width))  # fmt: skip
             y += height + 1 * s
+
+    def shown_title(self):
+        """(the title as painted -- elided where it does not fit --, its font's pixel size)."""
+        role, text = self.lines[0][0], self.lines[0][1]
+        width = self._rect.width() - 16 * self.theme.scale
+        font = node_title_font(self.theme, text, width) if not self.block else self.theme.font(role)
+        return QFontMetricsF(font).elidedText(text, Qt.ElideRight, width), font.pixelSize()
+
+
+def node_title_font(theme, text, width):
+    """The font of a single op's name: the label's, made smaller where the name is too long
+    for the box (the loss's `(1 / n) * sum(losses)`) so that it shows whole -- never smaller
+    than the caption's (a longer name is elided)."""
+    font = theme.font("label")
+    wide = theme.font_metrics("label").horizontalAdvance(text)
+    if wide <= width:
+        return font
+    font = QFont(font)
+    font.setPixelSize(max(theme.font("caption").pixelSize(), int(font.pixelSize() * width / wide)))
+    return font
 
 
 def block_lines(summary):

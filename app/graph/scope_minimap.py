@@ -8,9 +8,9 @@ into a pixmap when the picture changes, and the canvas's visible area as a
 frame on top at every scroll. Click or drag in it to move the view there.
 """
 
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPen, QPixmap
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from app.graph.scope_items import KIND_TINT
 
@@ -22,13 +22,18 @@ class ScopeMinimap(QWidget):
         super().__init__(parent)
         self.canvas = canvas
         self.setObjectName("scope-minimap")
-        self.setFixedSize(*SIZE)
+        # its size from the hint, not fixed limits: presenter mode scales fixed sizes (app/look/ui_scale.py),
+        # and a 3x overview took a third of the canvas's width
+        self.setSizePolicy(QSizePolicy.Fixed, QSizePolicy.Fixed)
         self._pixmap = None
         self._bounds = QRectF()
         self._scale = 1.0
         self.setCursor(Qt.PointingHandCursor)
         canvas.horizontalScrollBar().valueChanged.connect(self.follow)
         canvas.verticalScrollBar().valueChanged.connect(self.follow)
+
+    def sizeHint(self):
+        return QSize(*SIZE)
 
     def refresh(self, items):
         """Draw the picture's units (a dict unit -> UnitItem) into the pixmap."""
@@ -40,7 +45,7 @@ class ScopeMinimap(QWidget):
             self._pixmap = None
             self.follow()
             return
-        w, h = SIZE
+        w, h = self.width(), self.height()  # SIZE, times the presenter's scale (app/look/ui_scale.py)
         self._scale = min(w / self._bounds.width(), h / self._bounds.height())
         pixmap = QPixmap(w, h)
         pixmap.fill(QColor(255, 255, 255, 215))
@@ -81,7 +86,8 @@ class ScopeMinimap(QWidget):
         painter = QPainter(self)
         painter.drawPixmap(0, 0, self._pixmap)
         painter.setPen(QPen(QColor("#5b5bd6"), 2))
-        painter.drawRect(self._to_map(self.visible_area()).intersected(QRectF(1, 1, SIZE[0] - 2, SIZE[1] - 2)))
+        inside = QRectF(1, 1, self.width() - 2, self.height() - 2)
+        painter.drawRect(self._to_map(self.visible_area()).intersected(inside))
 
     def _go(self, pos):
         s = self._scale

@@ -26,7 +26,6 @@ from PySide6.QtCore import QPointF, QRectF, Qt, QTimer
 from PySide6.QtGui import QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import (
     QCheckBox,
-    QGraphicsPathItem,
     QGraphicsScene,
     QGraphicsView,
     QHBoxLayout,
@@ -38,6 +37,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app import collector
 from app.graph.scope_items import FrameItem, UnitItem, block_lines, node_lines
 from app.graph.scope_minimap import ScopeMinimap
 from app.jobs import Job
@@ -51,6 +51,8 @@ MAX_FIT_ZOOM = 1.2
 READABLE_PX = 24  # presenter mode: a number's pixels on screen at least
 SLICE_UNITS = 250  # a picture of more units is built in slices
 MAX_FRAMES = 40
+SYNC_OPS = 1_500  # a move of the debugger running more `_backward` steps runs on a worker
+REFIT_MS = 150  # a resized page chooses its first picture again once the size has held this long
 LEGIBLE_PX = 11  # a title's pixels on screen at least, when a block opens
 
 
@@ -62,6 +64,25 @@ class ScopeCanvas(QGraphicsView):
         self.setDragMode(QGraphicsView.ScrollHandDrag)
         self.setTransformationAnchor(QGraphicsView.AnchorUnderMouse)
         self.setViewportUpdateMode(QGraphicsView.SmartViewportUpdate)
+        # the wires are drawn in the background, kept as a pixmap of the view: a step repaints its
+        # boxes over it, not the 100-odd curves under them (a full repaint: ~8-20 ms, two thirds wires)
+        self.setCacheMode(QGraphicsView.CacheBackground)
+        self._wires = []  # [(path, its bounding box)] in scene coordinates
+        self._pen = QPen()
+
+    def set_wires(self, wires, pen):
+        self._wires, self._pen = wires, pen
+        self.resetCachedContent()
+        self.viewport().update()
+
+    def drawBackground(self, painter, rect):
+        super().drawBackground(painter, rect)
+        if self._wires:
+            painter.setPen(self._pen)
+            painter.setBrush(Qt.NoBrush)
+            for path, box in self._wires:
+                if box.intersects(rect):
+                    painter.drawPath(path)
 
     def wheelEvent(self, event):
         factor = 1.2 if event.angleDelta().y() > 0 else 1 / 1.2
@@ -103,6 +124,7 @@ class ScopeCanvas(QGraphicsView):
         super().resizeEvent(event)
         if not self.page.user_zoomed:
             self.fit()
+            self.page.fit_to_size()
         self.page.minimap.follow()
 
     def fit(self):
@@ -126,8 +148,11 @@ class ScopeCanvas(QGraphicsView):
             view = self.viewport().rect()
             if rect.width() * zoom <= view.width() and rect.height() * zoom <= view.height():
                 self.centerOn(rect.center())
-            else:  # the start of the picture, read like a page: its top left
+            else:  # the start of the picture, read like a page: its top left -- moved as little as
                 self.centerOn(rect.left() + view.width() / zoom / 2 - 20, rect.top() + view.height() / zoom / 2 - 20)
+                output = self.page.output_item()  # shows the output whole: the backward pass starts there
+                if output is not None:
+                    self.ensureVisible(output, 20, 20)
 
 
 class ScopePage(QWidget):
@@ -146,6 +171,13 @@ class ScopePage(QWidget):
         self.user_zoomed = False
         self.moves = 0  # the units stepped (minus those stepped back)
         self._dock_state = None  # the docks as they were before this page hid them
+        self._closed = False  # the window closed: nothing more is started
+        self._moving = None  # the Job running a long move of the debugger
+        self._made_for = None  # (budget, columns) the first picture was chosen for
+        self._refit = QTimer(self)  # the window's size settled: the first picture chosen again for it
+        self._refit.setSingleShot(True)
+        self._refit.setInterval(REFIT_MS)
+        self._refit.timeout.connect(self._refit_now)
         self.scene = QGraphicsScene(self)
         self.canvas = ScopeCanvas(self)
         self.canvas.setScene(self.scene)
@@ -201,22 +233,29 @@ class ScopePage(QWidget):
 
     # -- showing -------------------------------------------------------------------
 
-    def show_graph(self, graph, first_view, made, title):
-        """A traced graph and its first picture (made on the worker: picture(first_view))."""
+    def show_graph(self, graph, first_view, made, title, made_for=None):
+        """A traced graph and its first picture (made on the worker: picture(first_view)),
+        chosen for `made_for`, the window's (budget, columns) then: if the window has another
+        size now (it was opened before the window took its saved or final size), the first
+        picture is chosen again for this one."""
         self.graph, self.view, self.stepper = graph, first_view, None
+        self._made_for = made_for or self._fitting()
         self._first_expanded = set(first_view.expanded)
         self.title.setText(f"<b>{title}</b> — {graph.n:,} nodes, {len(graph.scopes):,} scopes ({graph.engine})")
         self.user_zoomed = False
+        self.said.setText(f"Double-click a block to open it; Step runs the backward pass block by block, from the "
+                          f"output: {graph.name(graph.root)}.")  # fmt: skip
         # the engine's Values, to step: made on a worker, but started only once the first picture
         # is on the screen -- a worker making 139k Values while the canvas paints its Python items
         # made each paint wait for the interpreter (a 137-163 ms turn, 28-44 ms of it CPU)
         holder = self._made = {}  # the debugger, made on the worker (its Values, a full pass for grad_max)
-        self._values_job = Job(0, lambda: holder.setdefault("debugger", BlockDebugger(graph, first_view)), self,
+        self._values_job = Job(0, lambda: holder.update(made_debugger(graph, first_view)), self,
                                name="scope-values")  # fmt: skip
         self._synced = False  # the canvas shows the script's grads until the first move
         self._show(first_view, made)
         self.canvas.fit()
         QTimer.singleShot(0, lambda: self.user_zoomed or self.canvas.fit())  # at the page's final size
+        self.fit_to_size()
         if self._building is not None:
             self._building.finished.connect(self._after_first_paint)
         else:
@@ -228,7 +267,8 @@ class ScopePage(QWidget):
         viewport = self.canvas.viewport()
 
         def start(_event=None):
-            if not job.isRunning() and not job.isFinished():
+            if not self._closed and not job.isRunning() and not job.isFinished():
+                self._collector_held_for(job, tidying=False)  # made_debugger freezes what it made
                 job.start()
 
         self.canvas.painted = start
@@ -241,15 +281,59 @@ class ScopePage(QWidget):
         first picture is chosen again for it, if nothing was opened since)."""
         if self.graph is None:
             return
-        first = getattr(self, "_first_expanded", None) == self.view.expanded
+        self._refit.stop()
+        first = self._showing_first()
         if first:
             budget, _aspect = first_budget(self.window)
             view = ScopeView.first(self.graph, budget)
             self._first_expanded = set(view.expanded)
         else:
             view = ScopeView(self.graph, self.view.expanded)
+        self._made_for = self._fitting()
         self.user_zoomed = False
         self._request(view, then=self.canvas.fit)
+
+    def _showing_first(self):
+        return self.view is not None and getattr(self, "_first_expanded", None) == self.view.expanded
+
+    def _fitting(self):
+        """(budget, columns): what the first picture is chosen for in the window as it is now."""
+        return first_budget(self.window)[0], legible_columns(self.window)
+
+    def fit_to_size(self):
+        """The page's size changed: if the first picture (nothing opened, nothing zoomed) was
+        chosen for another size, choose it again once the size has settled (REFIT_MS)."""
+        if self.graph is None or self.user_zoomed or not self._showing_first():
+            return
+        if self._made_for is not None and self._made_for != self._fitting():
+            self._refit.start()
+
+    def settle(self, timeout_s=60.0):
+        """For scripts and tests: a first picture waiting for the size to hold is chosen now, and
+        this returns once it (and any picture being built in slices) is on the canvas."""
+        from PySide6.QtCore import QDeadlineTimer, QEventLoop
+        from PySide6.QtWidgets import QApplication
+
+        if self._refit.isActive():
+            self._refit.stop()
+            self._refit_now()
+        deadline = QDeadlineTimer(int(timeout_s * 1000))
+        while (self.window.layout_pending or self.building) and not deadline.hasExpired():
+            QApplication.processEvents(QEventLoop.AllEvents, 50)
+        return not (self.window.layout_pending or self.building)
+
+    def _refit_now(self):
+        if not self.user_zoomed and self._showing_first() and self._made_for != self._fitting():
+            self.restyle()
+
+    def output_item(self):
+        """The unit on the canvas that holds the graph's output (the loss): a node, or the block
+        that hands it on. The backward pass, and the debugger's first step, start there."""
+        root = self.graph.root if self.graph is not None else -1
+        for item in self.items.values():
+            if getattr(item, "node", None) == root or (item.block and item.summary.out_node == root):
+                return item
+        return None
 
     def _request(self, view, then=None, focus=None):
         """Lay out `view` on the worker, then show it (and run `then`); `focus`: a scope
@@ -293,6 +377,7 @@ class ScopePage(QWidget):
             self._building.cancel()
             self._building = None
         self.scene.clear()
+        self.canvas.set_wires([], QPen())
         self.items = {}
         self._units = made[0]
         steps = self._build(made)
@@ -346,14 +431,14 @@ class ScopePage(QWidget):
         self.minimap.refresh(self.items)
 
     def _wires(self, units, pos, s, theme):
-        """A path item per drawn wire (a generator; core/scopes/layout.py says which wires and
-        where they run): only the wires in view are painted, and a box that changes repaints
-        the wires under it, not every wire of the picture."""
+        """The drawn wires' paths (a generator; core/scopes/layout.py says which wires and where
+        they run), handed to the canvas's background at the end (ScopeCanvas.drawBackground)."""
         color = theme.color("edge")
         color.setAlpha(150)
         pen = QPen(color, 1.3 * s)
         g = self.graph
         kinds = {k: g.scopes[k].kind for k in range(len(g.scopes))}
+        wires = []
         for w in drawn_wires(units, kinds).tolist():
             points = [QPointF(x * s, y * s) for x, y in route(units, pos, w)]
             start, end = points[0], points[-1]
@@ -366,11 +451,9 @@ class ScopePage(QWidget):
                 path.cubicTo(out, QPointF(out.x(), down.y()), QPointF(out.x() - 30 * s, down.y()))
                 path.lineTo(QPointF(along.x() + 30 * s, along.y()))
                 path.cubicTo(QPointF(into.x(), along.y()), QPointF(into.x(), end.y()), end)
-            item = QGraphicsPathItem(path)
-            item.setPen(pen)
-            item.setZValue(-2)
-            self.scene.addItem(item)
+            wires.append((path, path.controlPointRect().adjusted(-2 * s, -2 * s, 2 * s, 2 * s)))
             yield
+        self.canvas.set_wires(wires, pen)
 
     # -- opening and closing ---------------------------------------------------------
 
@@ -446,6 +529,18 @@ class ScopePage(QWidget):
         if job is not None:
             job.wait()
 
+    def shutdown(self):
+        """The window closes: no more slices; the worker making the Values ends before the page
+        goes (a QThread destroyed while it runs aborts the process)."""
+        if self._building is not None:
+            self._building.cancel()
+            self._building = None
+        self._refit.stop()
+        self._closed = True  # a paint still queued starts no worker now
+        self.wait_ready()
+        if self._moving is not None:
+            self._moving.wait()
+
     def _stepper(self):
         """The debugger (core/scopes/debug.py), once the worker has made it (None until then)."""
         job = getattr(self, "_values_job", None)
@@ -458,35 +553,39 @@ class ScopePage(QWidget):
                 self.said.setText("The graph's Values could not be made: it cannot be stepped.")
                 return None
             self.stepper = made
+            self._start_grads = self._made["start"]
             made.view = self.view
         return self.stepper
 
     def step(self):
-        """One unit of the picture: a whole block's backward, or one op's (the small debugger's step)."""
+        """One unit of the picture: a whole block's backward, or one op's (the small debugger's step).
+        Returns the UnitStep -- or None when it runs on the worker (`moving`; see `_move`)."""
         if self.graph is None or self._stepper() is None:
             return None
-        record = self.stepper.step()
-        if record is None:
-            self.said.setText("The backward pass is done: every gradient is in.")
-        else:
-            self.moves += 1
-            explain = f"  —  {record.explain}" if record.explain else ""
-            self.said.setText(f"Step {self.moves}: {record.text}{explain}")
-            self._after_move(record.move)
-        return record
+
+        def said(record):
+            if record is None:
+                self.said.setText("The backward pass is done: every gradient is in.")
+            else:
+                self.moves += 1
+                explain = f"  —  {record.explain}" if record.explain else ""
+                self.said.setText(f"Step {self.moves}: {record.text}{explain}")
+
+        return self._move(self.stepper.step, self.stepper.ops_of("step"), said)
 
     def step_back(self):
         """Undo the last unit run: its grads back to what they were before it."""
         if self.graph is None or self._stepper() is None:
             return None
-        record = self.stepper.back()
-        if record is None:
-            self.said.setText("At the start: nothing to step back.")
-            return None
-        self.moves = max(0, self.moves - 1)
-        self.said.setText(f"Step back: {record.text}")
-        self._after_move(record.move)
-        return record
+
+        def said(record):
+            if record is None:
+                self.said.setText("At the start: nothing to step back.")
+            else:
+                self.moves = max(0, self.moves - 1)
+                self.said.setText(f"Step back: {record.text}")
+
+        return self._move(self.stepper.back, self.stepper.ops_of("back"), said)
 
     def step_into(self):
         """Open the block the next step would run, then step inside it."""
@@ -503,22 +602,26 @@ class ScopePage(QWidget):
 
     def run_to_end(self):
         if self.graph is None or self._stepper() is None:
-            return
-        move = self.stepper.run_to_end()
-        reason = self.stepper.session.stop_reason
-        self.said.setText(f"Stopped: {reason}" if reason else "Ran the backward pass to its end.")
-        self._after_move(move)
+            return None
+        return self._move(
+            self.stepper.run_to_end, self.stepper.ops_of("end"), self._said_stopped("Ran the backward pass to its end.")
+        )
 
     def run_to_unit(self, u):
         if self.graph is None or self._stepper() is None:
-            return
-        move = self.stepper.run_to_unit(u)
-        reason = self.stepper.session.stop_reason
-        self.said.setText(f"Stopped: {reason}" if reason else "Ran up to the block: it runs next.")
-        self._after_move(move)
+            return None
+        work = lambda: self.stepper.run_to_unit(u)  # noqa: E731
+        return self._move(work, self.stepper.ops_of("to", u), self._said_stopped("Ran up to the block: it runs next."))
+
+    def _said_stopped(self, ran):
+        def said(_move):
+            reason = self.stepper.session.stop_reason
+            self.said.setText(f"Stopped: {reason}" if reason else ran)
+
+        return said
 
     def toggle_breakpoint(self, u):
-        if self.graph is None or self._stepper() is None:
+        if self.graph is None or self._stepper() is None or self.moving:
             return False
         on = self.stepper.toggle_breakpoint(u)
         self.said.setText("A breakpoint before this block: a run stops there." if on else "Breakpoint removed.")
@@ -526,13 +629,13 @@ class ScopePage(QWidget):
         return on
 
     def set_quiz(self, on):
-        if self._stepper() is None:
+        if self._stepper() is None or self.moving:
             return
         self.stepper.session.set_quiz_mode(bool(on))
         self._after_move(None)
 
     def answer_quiz(self, text):
-        if self.stepper is None:
+        if self.stepper is None or self.moving:
             return None
         move = self.stepper.session.answer_quiz(text)
         self.said.setText(move.answer[1] if move.answer else move.message or "Type a number.")
@@ -540,22 +643,115 @@ class ScopePage(QWidget):
         return move
 
     def reset(self):
-        if self._stepper() is not None:
+        if self._stepper() is None:
+            return None
+
+        def said(_move):
             self.moves = 0
-            move = self.stepper.reset()
             self.said.setText("Reset: every grad is 0, the output's is 1. Step runs the first block.")
-            self._after_move(move)
+
+        return self._move(self.stepper.reset, self.stepper.ops_of("reset"), said)
+
+    # -- a move, here or on the worker ---------------------------------------------------
+
+    @property
+    def moving(self):
+        """True while a long move of the debugger runs on the worker."""
+        return self._moving is not None
+
+    def _move(self, work, ops, said):
+        """Run `work()` -- a move of the debugger: a UnitStep, a Move or None -- and the copy of
+        the grads it changed into the picture's arrays; then say it (`said(outcome)`) and repaint.
+        A move of at most SYNC_OPS steps (~5 ms) runs here and returns its outcome; a longer one
+        (a whole position's block, Run to end and Reset of a 138k step: 25-110 ms) runs on a
+        worker and returns None, the window answering meanwhile (`moving`, `wait_moved`)."""
+        if self.moving:
+            self.said.setText("Still running the backward pass… (a moment)")
+            return None
+        graph, debugger = self.graph, self.stepper
+
+        def run():  # on the worker for a long move: the Values and the session are its alone meanwhile
+            outcome = work()
+            move = getattr(outcome, "move", outcome)
+            if move is None:
+                return outcome, None, None
+            changed = debugger.changed_nodes(move)
+            values = graph.values()
+            grads = np.fromiter((values[i].grad for i in changed.tolist()), dtype=np.float64, count=len(changed))
+            return outcome, changed, grads
+
+        if ops <= SYNC_OPS:
+            return self._moved(run(), said)
+        self.said.setText("Running the backward pass… (the window keeps answering)")
+        job = self._moving = Job(0, run, self, name="scope-move")
+
+        def done(_token, result):
+            job.wait()
+            job.deleteLater()
+            self._moving = None
+            if isinstance(result, Exception):  # a bug of ours, said, never a lost window
+                self.said.setText(f"Could not run the backward pass: {result}")
+                return
+            self._moved(result, said)
+
+        job.done.connect(done)
+        self._collector_held_for(job)
+        job.start()
+        return None
+
+    def _collector_held_for(self, job, tidying=True):
+        """No automatic collection while a worker makes or moves the graph's Values: a full one
+        walks them all holding the interpreter (73 ms on the 138k step: a GUI turn as long), as
+        while a graph opens (app/collector.py); released when the job ends."""
+        collector.hold(tidying)
+
+        def release():
+            if not self.window.layout_pending:  # else the open releases it when done
+                collector.release()
+
+        job.finished.connect(release)
+
+    def _moved(self, result, said):
+        outcome, changed, grads = result
+        self._sync()
+        if changed is not None and len(changed):
+            self.graph.grad[changed] = grads
+        said(outcome)
+        self._repaint_units(getattr(outcome, "move", outcome))
+        return outcome
+
+    def wait_moved(self, timeout_s=120.0):
+        """For scripts and tests: return once a move running on the worker is shown."""
+        from PySide6.QtCore import QDeadlineTimer, QEventLoop
+        from PySide6.QtWidgets import QApplication
+
+        deadline = QDeadlineTimer(int(timeout_s * 1000))
+        while self.moving and not deadline.hasExpired():
+            QApplication.processEvents(QEventLoop.AllEvents, 50)
+        return not self.moving
 
     def _after_move(self, move):
-        """Copy into the picture the grads the move changed (all of them the first time: until
-        then the canvas shows the script's own pass), then repaint the units."""
+        """A small move made here (the quiz's): copy the grads it changed, repaint the units."""
+        g = self.graph
+        self._sync()
+        if move is not None:
+            values = g.values()
+            changed = self.stepper.changed_nodes(move)
+            if len(changed):
+                g.grad[changed] = np.fromiter((values[i].grad for i in changed.tolist()), dtype=np.float64,
+                                              count=len(changed))  # fmt: skip
+        self._repaint_units(move)
+
+    def _sync(self):
+        """Before the first move the picture shows the script's own grads; from then on the
+        debugger's, which start where its session started (made with the Values, on the worker)."""
+        if not self._synced:
+            self.graph.grad[:] = self._start_grads
+            self._synced = True
+
+    def _repaint_units(self, move):
+        """The units' numbers from the picture's arrays, the quiz's question, the marks."""
         g, debugger = self.graph, self.stepper
-        values = g.values()
-        changed = debugger.changed_nodes(move) if move is not None and self._synced else np.arange(g.n)
-        self._synced = True
-        if len(changed):
-            g.grad[changed] = np.fromiter((values[i].grad for i in changed.tolist()), dtype=np.float64,
-                                          count=len(changed))  # fmt: skip
         hidden = {node_of(k) for k in debugger.session.ids_of(debugger.session.quiz_hidden())}
         question = debugger.session.quiz_question()
         self.answer.setVisible(bool(question))
@@ -566,10 +762,12 @@ class ScopePage(QWidget):
                 summary = item.summary
                 if summary.out_node >= 0:
                     item.summary = summary = replace(summary, grad=float(g.grad[summary.out_node]))
-                item.lines = block_lines(summary)
+                lines = block_lines(summary)
             else:
-                item.lines = node_lines(g, item.node, hidden=item.node in hidden)
-            item.update()
+                lines = node_lines(g, item.node, hidden=item.node in hidden)
+            if lines != item.lines:  # only what changed is painted again (a whole view: ~8-18 ms)
+                item.lines = lines
+                item.update()
         self._mark()
 
     def _mark(self):
@@ -608,6 +806,16 @@ class ScopePage(QWidget):
             window.restoreState(self._dock_state)
             self._dock_state = None
             window.training._set_graph_chrome(True)
+
+
+def made_debugger(graph, view):
+    """(on the worker) the debugger of the graph and its grads as its session starts."""
+    import gc
+
+    debugger = BlockDebugger(graph, view)
+    start = np.fromiter((v.grad for v in graph.values()), dtype=np.float64, count=graph.n)
+    gc.freeze()  # the Values live as long as the page: never walked by a collection (app/collector.py)
+    return {"debugger": debugger, "start": start}
 
 
 def first_budget(window):
@@ -705,7 +913,7 @@ def open_script(window, path, ask=True):
         result, first, made = outcome
         page = page_of(window)
         page.enter()
-        page.show_graph(result.graph, first, made, os.path.basename(path))
+        page.show_graph(result.graph, first, made, os.path.basename(path), (budget, columns))
         window.show_message(f"{os.path.basename(path)}: {result.message}")
         return True
 
@@ -731,7 +939,7 @@ def open_scoped(window, graph, title):
         first, made = outcome
         page = page_of(window)
         page.enter()
-        page.show_graph(graph, first, made, title)
+        page.show_graph(graph, first, made, title, (budget, columns))
         return True
 
     window.run_in_background(job, then, f"Grouping {title} by scope…")
@@ -760,7 +968,7 @@ def open_collapsed(window, value, count):
         graph, first, made = outcome
         page = page_of(window)
         page.enter()
-        page.show_graph(graph, first, made, f"{title}, collapsed")
+        page.show_graph(graph, first, made, f"{title}, collapsed", (budget, columns))
         window.show_message("; ".join(graph.notes[-1:]), timeout=0)
         return True
 
@@ -769,14 +977,15 @@ def open_collapsed(window, value, count):
 
 
 def install_scopes(window):
-    """File → Open microgpt Step: the example, traced and collapsed by scope."""
+    """File → Open microgpt Step: the example, opened as `python main.py FILE` and File › Open
+    open it -- run as Python (app/editor/code_runner.py), its big graph collapsed by scope here."""
     from core.resources import shipped
 
     example = shipped("examples", "microgpt_step.py")
     window.add_action(
         "File",
         "Open &microgpt Step",
-        lambda: open_script(window, example),
+        lambda: window.open_file(example),
         key="open microgpt",
         tip="One training step of a GPT built of scalar Values (43,021 nodes), collapsed by scope",
     )

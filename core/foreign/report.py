@@ -43,6 +43,9 @@ def exit_code(report: dict[str, Any]) -> int:
 
 def to_json(report: dict[str, Any]) -> str:
     categorised = {**report, "category": exit_code(report)}
+    if report.get("big"):  # the graph's rows are for the window, not for a report
+        categorised["big"] = {k: v for k, v in report["big"].items() if k != "rows"}
+    categorised.pop("big_graph", None)
     return json.dumps(plain(categorised), indent=2, sort_keys=True, allow_nan=False)
 
 

@@ -52,6 +52,7 @@ def check_file(
     expression: str | None = None,
     seed: int | None = None,
     box: bool | None = None,
+    big: bool = False,
 ) -> dict[str, Any]:
     """Check the learner's engine in `path` (a .py file, or a package folder such as
     MiniTorch's `minitorch/`) in a child process; return the report.
@@ -62,7 +63,9 @@ def check_file(
     test points are drawn afresh for this run (-1); an int draws them from that seed,
     None (the default) takes the battery's written points -- tests and the
     debugger's examples; the command line and class grading draw (-1). `box`: see
-    `core.sandbox.run_boxed` (None: in a box where one can be had)."""
+    `core.sandbox.run_boxed` (None: in a box where one can be had). `big`: the report's "big"
+    also holds the biggest graph their file built at module level, when it is too big to read op by
+    op (core/foreign/child/probe.py `big_graph`; Debug my engine opens it collapsed)."""
     from core.foreign import battery  # not at the top: a module the child never imports
     from core.foreign.expression import ExprError, case_of, program_of
 
@@ -90,6 +93,7 @@ def check_file(
         "cases": [{"name": c.name, "program": c.program} for c in own + tests],
         "each_method": [{"name": c.name, "program": c.program} for c in templates],
         "topo": [{"name": c.name, "program": c.program} for c in battery.topo_cases()],
+        "big": bool(big),
     }
     known = {c.name: c for c in own + tests}
     with tempfile.TemporaryDirectory(prefix="bps-engine-") as tmp:
@@ -315,6 +319,7 @@ def _report(path, lines, run, timeout, memory, output, known, templates, own=())
         "notes": notes,
         "fault": fault,
         "message": message,
+        "big": next((x for x in lines if x.get("kind") == "big"), None),  # the big graph their file built
         **extra,
     }
 

@@ -204,6 +204,28 @@ class BlockDebugger:
         p = self.next_op()
         return int(self.view.units().node_unit[p]) if p >= 0 else -1
 
+    def ops_of(self, move: str, u: int = -1) -> int:
+        """How many `_backward` steps a move would run or undo from here -- 'step', 'back',
+        'end', 'to' (unit u), 'reset' -- at most (a breakpoint may stop a run sooner). The page
+        runs a long move on a worker rather than in one turn of the window's event loop."""
+        g, units, p = self.graph, self.view.units(), self.position
+        if move == "step":
+            u = self.next_unit()
+            if u < 0:
+                return 0
+            return self._position_above(unit_range(g, units, u)[0]) - p if units.is_block(u) else 1
+        if move == "back":
+            last = self.last_op()
+            hi = unit_range(g, units, int(units.node_unit[last]))[1] if last >= 0 else 0
+            return p - self._position_above(hi) if last >= 0 else 0
+        if move == "end":
+            return len(self.op_desc) - p
+        if move == "to":
+            return max(0, self._position_above(unit_range(g, units, u)[1]) - p)
+        if move == "reset":
+            return max(p, g.n)  # every grad zeroed
+        raise ValueError(f"no move {move!r}")
+
     # -- moving --------------------------------------------------------------------------
 
     def step(self) -> UnitStep | None:

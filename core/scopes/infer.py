@@ -519,6 +519,43 @@ def collapsed(value, recorder=None) -> ScopedGraph:
         from core.foreign.trace import trace
         from core.scopes.foreign import from_foreign, from_trace
 
-        graph = from_foreign(value, recorder) if recorder is not None else from_trace(trace(value))
+        if recorder is None:
+            return _by_structure(from_trace(trace(value)))
+        graph = from_foreign(value, recorder)
     graph._values = None  # stepped on copies: the learner's Values keep their grads
     return infer_scopes(graph) if recorder is None else graph
+
+
+def _by_structure(graph: ScopedGraph) -> ScopedGraph:
+    graph._values = None  # stepped on copies: the learner's Values keep their grads
+    return infer_scopes(graph)
+
+
+class _Read:
+    """A node of a graph read in another process: its numbers and label, as a Value shows them."""
+
+    __slots__ = ("data", "grad", "label")
+
+    def __init__(self, data, grad, label):
+        self.data, self.grad, self.label = data, grad, label or ""
+
+
+def collapsed_rows(rows, engine: str = "") -> ScopedGraph:
+    """`collapsed` of a graph read in the engine checker's child process (core/foreign/child/
+    probe.py `big_graph`: rows [label, data, grad, op, [operand rows], ordered], each after its
+    operands, the last the output): the same reading (core/foreign/trace.py) and grouping
+    by structure as show(loss) of the same graph in this process."""
+    from core.foreign.trace import interpret
+    from core.scopes.foreign import from_trace
+
+    def number(x):
+        return None if x is None else float(x)  # 'inf', '-inf', 'nan' written as text
+
+    raw = [
+        {"id": f"n{i}", "label": label, "data": number(data), "raw_op": op, "ordered": bool(ordered),
+         "children": [f"n{int(k)}" for k in kids]}
+        for i, (label, data, _grad, op, kids, ordered) in enumerate(rows)
+    ]  # fmt: skip
+    found = interpret(raw)
+    found.objects = {f"n{i}": _Read(number(row[1]), number(row[2]), row[0]) for i, row in enumerate(rows)}
+    return _by_structure(from_trace(found, engine))

@@ -372,8 +372,10 @@ def test_show_of_a_graph_too_big_to_read_op_by_op_opens_collapsed_without_record
     page.toggle_breakpoint(target)
     assert page.items[target].breakpoint
     page.run_to_end()
+    assert page.wait_moved()  # a long run goes to a worker
     assert page.stepper.next_unit() == target and "breakpoint" in page.said.text()
     page.run_to_end()
+    assert page.wait_moved()
     assert page.stepper.done
     assert loss.grad == grads_before  # the learner's Values were not stepped: copies were
     window.close()

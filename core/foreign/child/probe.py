@@ -35,9 +35,20 @@ from collections.abc import Callable
 from typing import Any
 
 from .build import apply, build
-from .graph import ReadError, backward_code, closure_name, read
+from .graph import (
+    ReadError,
+    backward_code,
+    closure_name,
+    raw_op_of,
+    read,
+    read_children,
+    stable_children,
+    topological,
+)
 from .shapes import Shape, backward_of, children, eps_of, number, one_like, zero_like
 
+BIG = 1_500  # nodes: a graph their file built, larger, is sent to open collapsed (core/scopes/infer.py BIG)
+MAX_BIG = 400_000  # nodes: a larger one is only named
 REPEATS = 8  # runs of their backward() per test: a set-order walk shows in some of them
 KNOWN = ("relu", "tanh", "exp", "log", "sigmoid")  # methods the parent has tests for
 DUNDERS = (
@@ -914,6 +925,52 @@ def run(request: dict[str, Any], report: Callable[[dict[str, Any]], None]) -> No
             report({"kind": "topo", "result": their_topo(probe, namespace, topo)})
         except Exception as e:  # noqa: BLE001
             report({"kind": "topo", "error": their_error("your topological sort", e, roots)})
+    if request.get("big"):
+        try:
+            big = big_graph(namespace, probe)
+        except Exception as e:  # noqa: BLE001 -- their objects, read: a graph we cannot read is not drawn
+            big = {"kind": "big", "error": f"{type(e).__name__}: {e}"}
+        if big is not None:
+            report(big)
+
+
+def big_graph(namespace: dict[str, Any], probe: Probe) -> dict[str, Any] | None:
+    """The biggest graph their file built (a module-level Value of their class: `loss` after
+    `loss = sum(...)`), when it has more than BIG nodes: as plain rows, each node after its
+    operands -- [label, data, grad, their op, [operand rows], operands in order?]. The studio
+    opens it collapsed (core/scopes/infer.py `collapsed_rows`); a small one is not sent (the
+    tests' graphs are what the debugger steps)."""
+    V, shape = probe.V, probe.shape
+    best: tuple[int, str, list[Any]] | None = None
+    for name, value in list(namespace.items()):
+        if name.startswith("__") or not isinstance(value, V) or not read_children(value)[0]:
+            continue
+        order = topological(value, {})
+        if len(order) > BIG and (best is None or len(order) > best[0]):
+            best = (len(order), name, order)
+    if best is None:
+        return None
+    n, name, order = best
+    if n > MAX_BIG:
+        return {"kind": "big", "name": name, "n": n, "error": f"{n:,} nodes: more than the studio reads ({MAX_BIG:,})"}
+    row = {id(v): i for i, v in enumerate(order)}
+    rows = []
+    for value in order:
+        kids, ordered = stable_children(value, {}), read_children(value)[1]  # a set in the order read() gives
+        label = getattr(value, "label", None)
+        rows.append(
+            [
+                label.strip() if isinstance(label, str) and label.strip() else None,
+                number(getattr(value, shape.data)),
+                probe.grad(value),
+                raw_op_of(value) if kids else "",
+                [row[id(k)] for k in kids],
+                ordered,
+            ]
+        )
+    if rows[-1][0] is None:
+        rows[-1][0] = name  # the output, by the name their file gave it (`loss`)
+    return {"kind": "big", "name": name, "n": n, "rows": rows}
 
 
 def _has_gradient_code(probe: Probe) -> bool:

@@ -235,3 +235,32 @@ def test_each_classic_bug_stops_the_debugger_at_its_node_with_their_grad(window,
     if fault.get("operand_id"):
         item = window.scene.node_items()[fault["operand_id"]]
         assert item.grad == window.session.values[fault["operand_id"]].grad == fault["after"]
+
+
+def test_a_learners_big_graph_opens_collapsed_from_the_command_line_and_the_menu(window, qtbot, tmp_path, monkeypatch):
+    # issue 40: --debug-engine (and Debug my engine) with a file that builds a ~50k-node MLP graph showed the
+    # studio's own f: the graph was never looked at. It opens collapsed, grouped as show(loss) groups it.
+    from tests.core.foreign.learner_values import big_mlp_file
+
+    path = str(big_mlp_file(tmp_path, 70))
+    dialog = engine_dialog.open_engine_check(window, path, wait=True)
+    assert dialog.report["status"] == "ok"
+    qtbot.waitUntil(lambda: bool(getattr(window, "_scope_page", None) and window._scope_page.items), timeout=120_000)
+    page = window._scope_page
+    assert window.training.stack.currentWidget() is page
+    assert page.graph.inferred and page.graph.n > 50_000 and page.graph.name(page.graph.root) == "loss"
+    assert page.title.text().startswith("<b>loss (my_engine.py), collapsed</b> — ")
+    assert len(page.items) <= 2_000  # a first view of blocks, not 50k boxes
+    assert "opened collapsed" in dialog.finding.toPlainText()
+    qtbot.waitUntil(lambda: page._values_job.isFinished(), timeout=120_000)
+    assert page.step().text  # its backward pass, block by block
+    dialog.close()
+    monkeypatch.setattr(engine_dialog, "choose_engine_file", lambda parent: path)
+    monkeypatch.setattr(engine_dialog, "confirm_run", lambda parent, p: True)
+    page.back()
+    dialog = engine_dialog.debug_my_engine(window)  # the menu's way
+    qtbot.waitUntil(lambda: dialog.report is not None, timeout=300_000)
+    qtbot.waitUntil(lambda: window.training.stack.currentWidget() is window._scope_page, timeout=120_000)
+    window.wait_for_layout()
+    qtbot.waitUntil(lambda: window._scope_page._values_job.isFinished(), timeout=120_000)
+    dialog.close()

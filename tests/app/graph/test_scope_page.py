@@ -3,6 +3,7 @@
 import os
 
 import numpy as np
+import pytest
 from PySide6.QtCore import QPoint, Qt
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..", "..")
@@ -51,8 +52,9 @@ def test_a_block_opens_in_place_and_the_backward_pass_steps_into_it(window, qtbo
     (current,) = [item for item in page.items.values() if item.current]
     assert scope in graph.path(int(graph.scope[current.node]))  # the step ran one op inside softmax
     assert page.said.text().startswith("Step 9: the backward of e / total (div): 1 step")
-    page.run_to_end()
-    assert page.stepper.done
+    assert page.run_to_end() is None and page.moving  # 43k steps: on the worker, the window answering
+    assert page.wait_moved()
+    assert page.stepper.done and page.said.text() == "Ran the backward pass to its end."
     assert np.isfinite(graph.grad).all() and graph.grad[graph.root] == 1.0
     page.back()
     assert window.training.stack.currentWidget() is not page
@@ -178,3 +180,140 @@ def test_a_script_not_shipped_is_run_only_when_the_user_agrees(window, qtbot, tm
     assert len(asked) == 3 and all(os.path.samefile(p, script) for p in asked)
     assert "theirs.py was not run." in messages[-1] and getattr(window, "_scope_page", None) is None
     assert not scope_page.shipped_script(str(script)) and scope_page.shipped_script(EXAMPLE)
+
+
+def test_the_menu_opens_the_microgpt_step_as_the_command_line_does(window, qtbot, monkeypatch):
+    # repro: File > Open microgpt Step traced the script to its first backward() (core/scopes/script.py),
+    # `python main.py resources/examples/microgpt_step.py` ran it as Python: two pictures of one example
+    from core.scopes import script
+
+    monkeypatch.setattr(script, "trace_script", lambda *args, **kwargs: pytest.fail("the old tracing path"))
+    window.actions["open microgpt"].trigger()
+    assert window.code_runner.running  # run as Python, as the command line and File > Open do
+    with open(EXAMPLE, encoding="utf-8") as f:
+        assert window.editor.text() == f.read()
+    qtbot.waitUntil(lambda: not window.code_runner.running, timeout=120_000)
+    window.wait_for_layout()
+    page = window._scope_page
+    assert "microgpt_step.py, by scope" in page.title.text() and page.items
+    qtbot.waitUntil(lambda: page._values_job.isFinished(), timeout=120_000)
+
+
+def output_whole_and_legible(window, page):
+    """The loss (the output, where the backward pass and the debugger's first step start) is whole
+    in the view, its name not cut, its numbers READABLE_PX high in presenter mode."""
+    from app.graph.scope_page import LEGIBLE_PX, READABLE_PX
+
+    item = page.output_item()
+    assert item is not None
+    canvas = page.canvas
+    seen = canvas.mapToScene(canvas.viewport().rect()).boundingRect()
+    assert seen.contains(item.sceneBoundingRect())
+    title, pixels = item.shown_title()
+    assert title == page.graph.name(page.graph.root) == "(1 / n) * sum(losses)"
+    theme, zoom = window.scene.theme, canvas.transform().m11()
+    assert pixels * zoom >= 0.8 * LEGIBLE_PX  # a long name's font a little smaller than a label's, no less
+    if window.appearance.presenting:
+        assert theme.font("number").pixelSize() * zoom >= READABLE_PX - 0.5
+    assert "from the output: (1 / n) * sum(losses)" in page.said.text()
+
+
+@pytest.mark.parametrize("scale", [2, 3])
+def test_the_loss_node_is_whole_and_legible_in_presenter_mode(window, qtbot, scale):
+    # repro: at presenter 2x the first view showed the top left of a picture taller than the view, the
+    # loss cut off its bottom; the node's name was elided to "(1 / n) * su..."
+    window.resize(1920, 1080)
+    window.appearance.set_presenter(True, scale, full_screen=False)
+    page = open_example(window, qtbot)
+    assert page.settle()
+    output_whole_and_legible(window, page)
+    assert page.minimap.width() == 240  # not scaled with the rest: a 3x overview took a third of the width
+
+
+def test_the_example_opens_in_a_clean_layout_whatever_the_last_run_left(qtbot, monkeypatch):
+    # repro: after an ordinary run (docks shown, one floating) the command line's microgpt example opened
+    # squeezed between the Editor and Debugger docks (the saved docks were restored after the page set them
+    # aside), the debugger talking about the small canvas's hidden f, the picture laid out for a window
+    # size it no longer had
+    from PySide6.QtWidgets import QApplication
+
+    from app import startup
+    from app.main_window import MainWindow
+
+    last = MainWindow()  # the last run
+    qtbot.addWidget(last)
+    last.resize(1400, 900)
+    last.show()
+    for key in ("editor", "debugger"):
+        last.docks[key].show()
+    last.docks["inspector"].setFloating(True)
+    last.docks["inspector"].show()
+    last.close()
+
+    class NoLoop:  # main() up to the event loop, which the test then is
+        def exec(self):
+            return 0
+
+    app = startup._application()
+    monkeypatch.setattr(startup, "_application", lambda: app and NoLoop())
+    before = set(QApplication.topLevelWidgets())
+    assert startup.main([EXAMPLE, "--no-welcome"]) == 0
+    (window,) = [w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow) and w not in before]
+    qtbot.addWidget(window)
+    qtbot.waitUntil(lambda: bool(getattr(window, "_scope_page", None) and window._scope_page.items), timeout=120_000)
+    page = window._scope_page
+    qtbot.waitUntil(lambda: page._values_job.isFinished(), timeout=120_000)
+    assert page.settle()
+    assert window.training.stack.currentWidget() is page
+    assert [k for k, dock in window.docks.items() if dock.isVisible()] == []  # floating ones too
+    assert page.canvas.width() >= window.width() - 300  # the page has the window's width, but the overview
+    output_whole_and_legible(window, page)
+    window.close()  # closed on the page: the docks the page set aside are what the next run restores
+    again = MainWindow()
+    qtbot.addWidget(again)
+    again.files.restore_ui_state()
+    again.show()
+    assert again.docks["editor"].isVisible() and again.docks["debugger"].isVisible()
+    again.close()
+    for dock in [*last.docks.values(), *again.docks.values()]:
+        dock.close()  # a floating one is a window of its own
+
+
+def test_a_long_move_runs_on_a_worker_and_the_picture_gets_its_grads(window, qtbot):
+    # issue 40: Run to end and Reset of a big step ran on the GUI thread (109 and 52 ms CPU in one turn
+    # for the 138k step, 176 and 137 ms wall); they run on a worker, one move at a time
+    page = open_example(window, qtbot)
+    graph = page.graph
+    assert page.run_to_end() is None and page.moving
+    assert page.step() is None and page.said.text() == "Still running the backward pass… (a moment)"
+    assert page.wait_moved() and page.stepper.done and page.moves == 0
+    values = graph.values()
+    np.testing.assert_array_equal(graph.grad, [v.grad for v in values])  # every grad the move changed, copied
+    assert page.reset() is None and page.wait_moved()
+    assert graph.grad[graph.root] == 1.0 and not graph.grad[np.arange(graph.n) != graph.root].any()
+    assert page.said.text().startswith("Reset: every grad is 0")
+    first = page.step()  # the output's own op: one step, here
+    assert first is not None and first.ops == 1 and not page.moving
+
+
+def test_the_wires_are_drawn_once_under_the_boxes_a_step_repaints(window, qtbot, monkeypatch):
+    # a step repainted every box and the 100-odd wire curves under them (8-20 ms of the GUI thread);
+    # the wires are the canvas's cached background now, drawn again only when the picture or view changes
+    from app.graph import scope_page
+    from core.scopes.layout import drawn_wires
+
+    drawn = []
+    background = scope_page.ScopeCanvas.drawBackground  # patched before the canvas exists: Qt keeps what it found
+    monkeypatch.setattr(scope_page.ScopeCanvas, "drawBackground", lambda *a: drawn.append(1) or background(*a))
+    page = open_example(window, qtbot)
+    kinds = {k: page.graph.scopes[k].kind for k in range(len(page.graph.scopes))}
+    assert len(page.canvas._wires) == len(drawn_wires(page._units, kinds)) > 10
+    page.canvas.viewport().repaint()
+    drawn.clear()
+    page.canvas.viewport().repaint()
+    page.canvas.viewport().repaint()
+    assert not drawn  # drawn into the cache by the first paint, then taken from it
+    drawn.clear()
+    assert page.step() is not None
+    page.canvas.viewport().repaint()
+    assert not drawn

@@ -3,10 +3,12 @@ is found at the right node with the right diagnosis, hostile files get a clear m
 
 import os
 
+import numpy as np
 import pytest
 
 from core.foreign.report import exit_code, to_json, to_text
 from core.foreign.runner import check_file
+from tests.core.foreign.learner_values import big_mlp_file
 
 ENGINES = os.path.join(os.path.dirname(__file__), "..", "..", "data", "engines")
 SLOW_OK = 300.0  # a generous wall limit for files that finish: the machine may be busy
@@ -109,3 +111,41 @@ def test_json_is_strict():
     report = check_file(engine("bug_tanh"), timeout=SLOW_OK)
     data = json.loads(to_json(report), parse_constant=lambda c: pytest.fail(f"non-JSON constant {c}"))
     assert data["fault"]["op"] == "tanh"
+
+
+def test_a_big_graph_the_file_builds_comes_back_and_collapses_as_show_would(tmp_path, monkeypatch):
+    # issue 40: --debug-engine ignored the ~50k-node graph a learner's file builds; it comes back from the
+    # child as rows and is grouped by the function show(loss) uses, with the same blocks and their grads
+    import importlib.util
+
+    from core.scopes import infer
+
+    grouped = []
+    by_structure = infer.infer_scopes
+    monkeypatch.setattr(infer, "infer_scopes", lambda graph: grouped.append(graph.n) or by_structure(graph))
+    path = big_mlp_file(tmp_path, 70)
+    assert check_file(path)["big"] is None  # the command line and class grading do not ask for it
+    report = check_file(path, big=True)
+    assert report["status"] == "ok"
+    big = report["big"]
+    assert big["name"] == "loss" and big["n"] == len(big["rows"]) > 50_000
+    graph = infer.collapsed_rows(big["rows"], report["class"])
+    spec = importlib.util.spec_from_file_location("their_engine", path)  # the same file, in this process
+    theirs = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(theirs)
+    here = infer.collapsed(theirs.loss)  # what show(loss) opens
+    assert grouped == [big["n"], big["n"]]  # both through infer_scopes
+    assert graph.inferred and graph.n == here.n == big["n"]
+    assert graph.name(graph.root) == "loss" and graph.grad[graph.root] == 1.0
+    # the same blocks, but for ties a set's order leaves open (relu outputs of 0.0): it varies run to run here too
+    assert abs(len(graph.scopes) - len(here.scopes)) <= 0.01 * len(here.scopes)
+    assert graph.title(1) == here.title(1) == "constants" and graph.title(2) == here.title(2)
+    assert '"rows"' not in to_json(report)  # a report names it, the window draws it
+    # their grads, as their backward() left them (summed in a set's order: equal to rounding)
+    np.testing.assert_allclose(np.sort(graph.grad), np.sort(here.grad), rtol=1e-9, atol=1e-12)
+
+
+def test_a_small_graph_the_file_builds_is_not_sent(tmp_path):
+    # a few hundred nodes: the tests' graphs are what the debugger steps
+    report = check_file(big_mlp_file(tmp_path, 1), big=True)
+    assert report["status"] == "ok" and report["big"] is None

@@ -127,3 +127,23 @@ def test_marks_is_a_pure_function_of_the_position(debugger):
     before = marks(graph, units, debugger.next_op(), debugger.last_op())
     again = marks(graph, units, debugger.next_op(), debugger.last_op())
     assert (before[0] == again[0]).all() and before[1] == again[1]
+
+
+def test_ops_of_says_how_many_steps_each_move_runs(debugger):
+    # the page runs a long move on a worker: it asks first how long (issue 40: a 138k step's Run to end
+    # took 109-176 ms in one turn of the window's event loop)
+    units = debugger.view.units()
+    total = len(debugger.op_desc)
+    assert debugger.ops_of("end") == total and debugger.ops_of("back") == 0
+    expected = debugger.ops_of("step")
+    assert debugger.step().ops == expected >= 1
+    assert debugger.ops_of("back") == expected and debugger.ops_of("end") == total - expected
+    blocks = [u for u in range(len(units)) if units.is_block(u) and u != debugger.next_unit()]
+    target = max(blocks, key=lambda u: debugger.ops_of("to", u))
+    before = debugger.position
+    ops = debugger.ops_of("to", target)
+    debugger.run_to_unit(target)
+    assert debugger.position - before == ops
+    assert debugger.ops_of("reset") >= debugger.graph.n
+    with pytest.raises(ValueError):
+        debugger.ops_of("sideways")
