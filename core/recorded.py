@@ -96,10 +96,11 @@ class Recorded:
         return level
 
 
-def record(roots: Iterable[Value], inputs: Iterable[Value] = ()) -> Recorded:
+def record(roots: Iterable[Value], inputs: Iterable[Value] = (), also: Iterable[Value] = ()) -> Recorded:
     """The graphs of `roots` as arrays, every node once, each after its operands (the
-    roots' own topological orders, one after another). A leaf in `inputs` (or with a
-    label) is INPUT, any other leaf CONST."""
+    roots' own topological orders, one after another), then each node of `also` not
+    in them yet (nodes no root reads, whose operands are in: microgpt's unread
+    probabilities). A leaf in `inputs` (or with a label) is INPUT, any other leaf CONST."""
     seen: set[int] = set()
     nodes: list[Value] = []
     for root in roots:
@@ -107,6 +108,10 @@ def record(roots: Iterable[Value], inputs: Iterable[Value] = ()) -> Recorded:
             if id(v) not in seen:
                 seen.add(id(v))
                 nodes.append(v)
+    for v in also:
+        if id(v) not in seen:
+            seen.add(id(v))
+            nodes.append(v)
     n = len(nodes)
     index = {id(v): i for i, v in enumerate(nodes)}
     named = {id(v) for v in inputs}

@@ -1,0 +1,96 @@
+"""The recorded graph's numpy replay, this tree against a reference commit, side by side.
+
+    python bench/bench_replay.py [--ref COMMIT] [--rounds N]
+
+Issue 41 item 3 moved training's batched replay (core/training/batched.py) and
+microgpt's trainer (core/microgpt/train.py) onto one recorded-graph format and
+one replay (core/recorded.py). This bench says whether they kept their speed:
+the reference commit is exported (`git archive`) to a temporary folder, and
+each round runs one fresh process per tree, alternating which goes first. Each
+process measures, in CPU seconds (`time.process_time`):
+
+* training: `Trainer.step()` of bench_training.py's two cases (Playground 2-8-8-1 tanh
+  MSE 250 points; micrograd's demo 2-16-16-1 relu hinge + L2 100 points), the median
+  of 5 samples of 30 steps, per step;
+* microgpt: recording the longest name's tape (`Trainer.tape`), then 100 training
+  steps (`Trainer.step`), per step.
+
+The figure is this tree / the reference, the median over the rounds (< 1: faster).
+"""
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+CHILD = r"""
+import json, statistics, sys, time
+sys.path.insert(0, sys.argv[1])
+from core.training.config import MICROGRAD_DEMO, TrainConfig
+from core.training.trainer import Trainer
+from core.microgpt.train import Trainer as GPTTrainer
+
+cases = {
+    "training: Playground 2-8-8-1": TrainConfig(dataset="moons", n_samples=250, hidden_sizes=(8, 8),
+        activation="tanh", loss="mse", l2_alpha=0.0, optimizer="sgd", lr=0.01, lr_decay=0.0, steps=10**6),
+    "training: micrograd demo 2-16-16-1": MICROGRAD_DEMO.replace(lr_decay=0.0, lr=0.05, steps=10**6),
+}
+out = {}
+for name, cfg in cases.items():
+    trainer = Trainer(cfg)
+    trainer.step()
+    samples = []
+    for _ in range(5):
+        t0 = time.process_time()
+        for _ in range(30):
+            trainer.step()
+        samples.append((time.process_time() - t0) / 30)
+    out[name] = statistics.median(samples)
+gpt = GPTTrainer(steps=100)
+t0 = time.process_time()
+gpt.tape(1)
+out["microgpt: record the tape"] = time.process_time() - t0
+t0 = time.process_time()
+for step in range(100):
+    gpt.step(step)
+out["microgpt: a training step"] = (time.process_time() - t0) / 100
+print(json.dumps(out))
+"""
+
+
+def run(tree):
+    done = subprocess.run([sys.executable, "-c", CHILD, tree], capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main(argv):
+    ref = argv[argv.index("--ref") + 1] if "--ref" in argv else "main"
+    rounds = int(argv[argv.index("--rounds") + 1]) if "--rounds" in argv else 5
+    with tempfile.TemporaryDirectory() as tmp:
+        archive = subprocess.run(["git", "-C", ROOT, "archive", ref], capture_output=True, check=True).stdout
+        subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
+        ours, theirs = [], []
+        for r in range(rounds):
+            if r % 2:
+                theirs.append(run(tmp))
+                ours.append(run(ROOT))
+            else:
+                ours.append(run(ROOT))
+                theirs.append(run(tmp))
+            print(f"round {r + 1}/{rounds} done", file=sys.stderr)
+    print(f"this tree / {ref}, {rounds} rounds alternating (CPU seconds, medians)")
+    print(f"{'measure':40} {'this tree':>12} {'reference':>12} {'ratio':>7} {'ratios min-max':>16}")
+    for key in ours[0]:
+        a = statistics.median(o[key] for o in ours)
+        b = statistics.median(t[key] for t in theirs)
+        ratios = [o[key] / t[key] for o, t in zip(ours, theirs)]
+        spread = f"{min(ratios):.2f}-{max(ratios):.2f}"
+        print(f"{key:40} {a * 1e3:10.2f}ms {b * 1e3:10.2f}ms {statistics.median(ratios):7.2f} {spread:>16}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
