@@ -1,6 +1,6 @@
 """The recorded graph's numpy replay, this tree against a reference commit, side by side.
 
-    python bench/bench_replay.py [--ref COMMIT] [--rounds N]
+    python bench/bench_replay.py [--ref COMMIT] [--this COMMIT] [--rounds N]
 
 Issue 41 item 3 moved training's batched replay (core/training/batched.py) and
 microgpt's trainer (core/microgpt/train.py) onto one recorded-graph format and
@@ -15,7 +15,9 @@ process measures, in CPU seconds (`time.process_time`):
 * microgpt: recording the longest name's tape (`Trainer.tape`), then 100 training
   steps (`Trainer.step`), per step.
 
-The figure is this tree / the reference, the median over the rounds (< 1: faster).
+`--this COMMIT` measures that commit (exported too) instead of the working tree, so
+that editing the tree meanwhile cannot change the figures. The figure is this tree /
+the reference, the median over the rounds (< 1: faster).
 """
 
 import json
@@ -67,20 +69,27 @@ def run(tree):
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def export(commit, folder):
+    archive = subprocess.run(["git", "-C", ROOT, "archive", commit], capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", folder], input=archive, check=True)
+    return folder
+
+
 def main(argv):
     ref = argv[argv.index("--ref") + 1] if "--ref" in argv else "main"
+    this = argv[argv.index("--this") + 1] if "--this" in argv else None
     rounds = int(argv[argv.index("--rounds") + 1]) if "--rounds" in argv else 5
-    with tempfile.TemporaryDirectory() as tmp:
-        archive = subprocess.run(["git", "-C", ROOT, "archive", ref], capture_output=True, check=True).stdout
-        subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
+    with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory() as tmp_this:
+        reference = export(ref, tmp)
+        tree = export(this, tmp_this) if this else ROOT
         ours, theirs = [], []
         for r in range(rounds):
             if r % 2:
-                theirs.append(run(tmp))
-                ours.append(run(ROOT))
+                theirs.append(run(reference))
+                ours.append(run(tree))
             else:
-                ours.append(run(ROOT))
-                theirs.append(run(tmp))
+                ours.append(run(tree))
+                theirs.append(run(reference))
             print(f"round {r + 1}/{rounds} done", file=sys.stderr)
     print(f"this tree / {ref}, {rounds} rounds alternating (CPU seconds, medians)")
     print(f"{'measure':40} {'this tree':>12} {'reference':>12} {'ratio':>7} {'ratios min-max':>16}")

@@ -47,7 +47,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 import numpy as np
 
@@ -60,7 +60,7 @@ OP_NAMES = ("input", "const") + tuple(op.name for op in ops.TABLE)
 OP_CODE = {name: i for i, name in enumerate(OP_NAMES)}
 ROWS: tuple[ops.Op | None, ...] = (None, None) + ops.TABLE  # code -> its row of the op table
 
-Index = Union[slice, np.ndarray]
+Index = slice | np.ndarray
 
 
 # -----------------------------------------------------------------------------
@@ -208,7 +208,13 @@ class Block:
 
     @classmethod
     def laid_out(
-        cls, op: ops.Op, param: float | None, out: Sequence[int], a: Sequence[int], b: Sequence[int], ranks: Sequence[int]
+        cls,
+        op: ops.Op,
+        param: float | None,
+        out: Sequence[int],
+        a: Sequence[int],
+        b: Sequence[int],
+        ranks: Sequence[int],
     ) -> Block:
         """A block whose output rows are consecutive, its operand rows read as slices where they
         can be and their grads summed in the engine's order (`ranks`: each node's topological
