@@ -39,7 +39,6 @@ from .graph import ReadError, backward_code, closure_name, read
 from .shapes import Shape, backward_of, children, eps_of, number, one_like, zero_like
 
 REPEATS = 8  # runs of their backward() per test: a set-order walk shows in some of them
-KNOWN = ("relu", "tanh", "exp", "log", "sigmoid")  # methods the parent has tests for
 DUNDERS = (
     "__add__",
     "__radd__",
@@ -234,11 +233,14 @@ def leaf_maker(V: type) -> tuple[Callable[[float], Any], str]:
     return make, "leaves marked requires_grad = True"
 
 
-def offered(V: type, shape: Shape, make: Callable[[float], Any]) -> tuple[list[str], list[str]]:
-    """(the operations their class has: dunders, known methods, 'numbers' when a Value
-    and a plain number mix; their other unary methods -- sin, abs, softplus ...)."""
+def offered(
+    V: type, shape: Shape, make: Callable[[float], Any], known: tuple[str, ...] = ()
+) -> tuple[list[str], list[str]]:
+    """(the operations their class has: dunders, `known` methods (those the parent has tests
+    for: the request's "methods", the studio's op table), 'numbers' when a Value and a plain
+    number mix; their other unary methods -- sin, abs, softplus ...)."""
     found = [d for d in DUNDERS if callable(getattr(V, d, None))]
-    found += [m for m in KNOWN if _takes_no_argument(V, m)]  # one that raises is tested, and its error shown
+    found += [m for m in known if _takes_no_argument(V, m)]  # one that raises is tested, and its error shown
     try:
         if shape.read_data(make(1.0) + 2.0) == 3.0 and shape.read_data(make(1.0) * 2.0) == 2.0:
             found.append("numbers")
@@ -247,7 +249,7 @@ def offered(V: type, shape: Shape, make: Callable[[float], Any]) -> tuple[list[s
     unknown = [
         name
         for name in sorted({n for base in V.__mro__[:-1] for n in vars(base)})
-        if not (name.startswith("_") or name in KNOWN or name in NOT_OPS or name in (shape.data, shape.grad))
+        if not (name.startswith("_") or name in known or name in NOT_OPS or name in (shape.data, shape.grad))
         and _unary_op(V, name, make)
     ]
     return found, unknown
@@ -814,7 +816,7 @@ def run(request: dict[str, Any], report: Callable[[dict[str, Any]], None]) -> No
     except Exception as e:  # noqa: BLE001 -- their constructor
         report({"kind": "unusable", "message": f"making a leaf of your class raised {type(e).__name__}: {e}"})
         return
-    found, unknown = offered(V, probe.shape, probe.make)
+    found, unknown = offered(V, probe.shape, probe.make, tuple(request.get("methods", ())))
     report(
         {
             "kind": "start",
