@@ -111,6 +111,8 @@ class Tape:
     wte: int = 0  # where wte starts among the flat parameters
     sums: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # the k-th partial sum's node
     bos: int = 0
+    # per name length n: its blocks of the replay, None where a block reads what the targets pick
+    blocks: dict[int, list[tuple[Level, Block | None]]] = field(default_factory=dict)
 
     @classmethod
     def record(cls, length: int, model: MicroGPT) -> Tape:
@@ -220,7 +222,10 @@ class Tape:
         V[leaf[embed]] = params[embed_index]
         targets = np.asarray(tokens[1 : self.positions + 1])
         picked_by_position = self.probs[np.arange(self.positions), targets]
-        blocks = [block for lv in self.levels if (block := lv.block(n, picked_by_position)) is not None]
+        blocks = [
+            block if block is not None else lv.block(n, picked_by_position)  # type: ignore[misc]
+            for lv, block in self._blocks(n)
+        ]
         recorded.forward(blocks, V)
         G = np.zeros(self.n)
         if len(self.sums):  # (1/n) * the n-th partial sum: d loss / d sum = 1/n
@@ -235,6 +240,21 @@ class Tape:
         np.add.at(grads, where[is_param], G[leaf[is_param]])
         np.add.at(grads, embed_index, G[leaf[embed]])
         return loss, grads
+
+
+    def _blocks(self, n: int) -> list[tuple[Level, Block | None]]:
+        """The levels a name of n positions runs, each with its block when the block is the same
+        for every name of that length (made once); the log nodes of the loss read what each
+        name's targets pick, so their block is made per step."""
+        made = self.blocks.get(n)
+        if made is None:
+            empty = np.zeros(0, dtype=np.int64)
+            made = self.blocks[n] = [
+                (lv, lv.block(n, empty) if lv.logs is None else None)
+                for lv in self.levels
+                if (lv.cut[n] if lv.cut is not None else len(lv.out))
+            ]
+        return made
 
 
 def _partial_sums(loss: Value, logs: list[Value], index: dict[int, int]) -> np.ndarray:
