@@ -21,6 +21,7 @@ writes it. Each of those reads this table, so they cannot disagree:
     method   'tanh'              the method a learner calls (x.tanh()): parser, checker, scopes
     points, definition, forward_slips, slips, fix   what the checker needs to test it and to
                                  name a learner's classic slips (core/foreign/judge.py, diagnosis.py)
+    tip, words   'max(0, a)'     the palette's line on it and the words its search knows
 
 Every other place that knows about ops -- the checker's tests, hints and diagnoses,
 the scopes of a learner's graph, the numpy replay (core/recorded.py) -- reads
@@ -164,7 +165,7 @@ class Op(NamedTuple):
     call: Callable  # the op on Values, as a learner writes it: call(*operands, *param)
     infix: str = ""  # binary ops: the operator between the operands: '·'
     param: str = ""  # 'k' (pow) or 'c' (rpow): the number the op carries
-    # the same op on arrays, for batched replay (core/training/numpy_ops.py hands them numpy as `xp`):
+    # the same op on arrays, for replaying a recorded graph (core/recorded.py hands them numpy as `xp`):
     array_forward: Callable | None = None  # array_forward(xp, a, b, param, out): writes the output into out
     array_backward: Callable | None = None  # array_backward(xp, out, a, b, g, param) -> (da, db), added to the grads
     question: str = ""  # the hint ladder's question on this op's derivative (core/foreign/hints.py)
@@ -178,6 +179,9 @@ class Op(NamedTuple):
     forward_slips: tuple = ()  # ((what a learner wrote, f(x)), ...): a wrong forward that fits is named
     slips: tuple = ()  # ((what a learner wrote, f(x, out) -> their local derivative), ...): named likewise
     fix: str = ""  # with slips: the fix for a wrong derivative, its code (the `{name}-derivative` diagnosis)
+    # the palette (core/document/blocks.py): what it computes in one line, and more words search knows it by
+    tip: str = ""
+    words: str = ""
 
 
 def add_array(xp: Any, a: Any, b: Any, param: Any, out: Any) -> None:
@@ -208,6 +212,8 @@ ADD = Op(
     answer="both are 1",
     python="{a} + {b}",
     dunders=("__add__", "__radd__"),
+    tip="a + b",
+    words="plus sum",
 )
 
 
@@ -239,6 +245,8 @@ SUB = Op(
     answer="1 and −1",
     python="{a} - {b}",
     dunders=("__sub__",),
+    tip="a − b",
+    words="minus subtract difference",
 )
 
 
@@ -270,6 +278,8 @@ MUL = Op(
     answer="d(a·b)/da = b and d(a·b)/db = a",
     python="{a} * {b}",
     dunders=("__mul__", "__rmul__"),
+    tip="a · b",
+    words="times multiply product",
 )
 
 
@@ -302,6 +312,8 @@ DIV = Op(
     answer="1/b and −a/b²",
     python="{a} / {b}",
     dunders=("__truediv__",),
+    tip="a / b",
+    words="divide quotient over",
 )
 
 
@@ -332,6 +344,8 @@ NEG = Op(
     answer="−1",
     python="-{a}",
     dunders=("__neg__",),
+    tip="−a",
+    words="negate minus",
 )
 
 
@@ -371,6 +385,8 @@ POW = Op(
     answer="k·x^(k−1)",
     python="{a}**{k}",
     dunders=("__pow__",),
+    tip="a to the power k (k is a fixed number)",
+    words="power square exponent",
 )
 
 
@@ -405,6 +421,8 @@ RPOW = Op(
     question="what is d(c^x)/dx, written with out = c^x?",
     answer="c^x·ln c (out.data times ln c)",
     python="{c}**{a}",
+    tip="c to the power a (c is a fixed number)",
+    words="power base exponential",
 )
 
 
@@ -445,6 +463,8 @@ RELU = Op(
         ("1 whatever the sign of x", lambda x, out: 1.0),
     ),
     fix="`self.grad += (out.data > 0) * out.grad`: the step is 1 where the output is positive, else 0",
+    tip="max(0, a)",
+    words="rectifier activation",
 )
 
 
@@ -484,6 +504,8 @@ TANH = Op(
         ("1 + tanh(x)²", lambda x, out: 1 + out * out),
     ),
     fix="`self.grad += (1 - t**2) * out.grad` with t = out.data (the tanh, not its input)",
+    tip="tanh(a), squashes to (−1, 1)",
+    words="hyperbolic tangent activation",
 )
 
 
@@ -521,6 +543,8 @@ EXP = Op(
         ("1 (the exp(x) factor missing)", lambda x, out: 1.0),
     ),
     fix="`self.grad += out.data * out.grad`: exp is its own derivative",
+    tip="e to the power a",
+    words="exponential",
 )
 
 
@@ -552,6 +576,8 @@ LOG = Op(
     python="{a}.log()",
     method="log",
     points=(0.5, 2.0),  # positive numbers only
+    tip="natural logarithm of a",
+    words="ln logarithm",
 )
 
 
@@ -589,6 +615,8 @@ SIGMOID = Op(
         ("1/(1 + eˣ) (the sign of x lost)", lambda x: 1 / (1 + math.exp(x))),
         ("eˣ/(1 + eˣ)… with e⁻ˣ", lambda x: math.exp(-x) / (1 + math.exp(-x))),
     ),
+    tip="1 / (1 + e^−a), squashes to (0, 1)",
+    words="logistic activation sigma",
 )
 
 TABLE = (ADD, SUB, MUL, DIV, NEG, POW, RPOW, RELU, TANH, EXP, LOG, SIGMOID)

@@ -241,7 +241,6 @@ class Tape:
         np.add.at(grads, embed_index, G[leaf[embed]])
         return loss, grads
 
-
     def _blocks(self, n: int) -> list[tuple[Level, Block | None]]:
         """The levels a name of n positions runs, each with its block when the block is the same
         for every name of that length (made once); the log nodes of the loss read what each
