@@ -182,6 +182,7 @@ class Op(NamedTuple):
     # the palette (core/document/blocks.py): what it computes in one line, and more words search knows it by
     tip: str = ""
     words: str = ""
+    spellings: tuple = ()  # how else a learner's `_op` may name it: ('×', '·'), ('ln',) -- read lowercased
 
 
 def add_array(xp: Any, a: Any, b: Any, param: Any, out: Any) -> None:
@@ -211,6 +212,7 @@ ADD = Op(
     question="what is d(a + b)/da, and d(a + b)/db?",
     answer="both are 1",
     python="{a} + {b}",
+    spellings=("+",),
     dunders=("__add__", "__radd__"),
     tip="a + b",
     words="plus sum",
@@ -277,6 +279,7 @@ MUL = Op(
     question="what is d(a·b)/da, and d(a·b)/db?",
     answer="d(a·b)/da = b and d(a·b)/db = a",
     python="{a} * {b}",
+    spellings=("*", "×", "·"),
     dunders=("__mul__", "__rmul__"),
     tip="a · b",
     words="times multiply product",
@@ -311,6 +314,7 @@ DIV = Op(
     question="what is d(a/b)/da, and d(a/b)/db?",
     answer="1/b and −a/b²",
     python="{a} / {b}",
+    spellings=("/", "truediv"),
     dunders=("__truediv__",),
     tip="a / b",
     words="divide quotient over",
@@ -574,6 +578,7 @@ LOG = Op(
     question="what is d log(x)/dx?",
     answer="1/x",
     python="{a}.log()",
+    spellings=("ln",),
     method="log",
     points=(0.5, 2.0),  # positive numbers only
     tip="natural logarithm of a",
@@ -609,6 +614,7 @@ SIGMOID = Op(
     question="what is d σ(x)/dx, written with s = σ(x)?",
     answer="s·(1 − s)",
     python="{a}.sigmoid()",
+    spellings=("σ",),
     method="sigmoid",
     definition="1/(1 + e^(−x))",
     forward_slips=(

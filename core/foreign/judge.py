@@ -243,8 +243,8 @@ def forward_fault(
         if op is None:
             continue
         values = [_arg(a, forward) for a in step["args"]]
-        xs = [values[i] for i in operands] if op not in ("pow", "rpow") else [values[operands[0]]]
         row = ops.BY_NAME[op]
+        xs = [values[i] for i in operands] if not row.param else [values[operands[0]]]
         try:
             ours = float(row.forward(*xs, *ops.params_of(row, param)))
         except (ArithmeticError, ValueError, TypeError):
