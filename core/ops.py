@@ -183,6 +183,7 @@ class Op(NamedTuple):
     tip: str = ""
     words: str = ""
     spellings: tuple = ()  # how else a learner's `_op` may name it: ('×', '·'), ('ln',) -- read lowercased
+    micrograd: bool = False  # micrograd's own Value (0.1.0) computes it: code export may target micrograd
 
 
 def add_array(xp: Any, a: Any, b: Any, param: Any, out: Any) -> None:
@@ -216,6 +217,7 @@ ADD = Op(
     dunders=("__add__", "__radd__"),
     tip="a + b",
     words="plus sum",
+    micrograd=True,
 )
 
 
@@ -249,6 +251,7 @@ SUB = Op(
     dunders=("__sub__",),
     tip="a − b",
     words="minus subtract difference",
+    micrograd=True,
 )
 
 
@@ -283,6 +286,7 @@ MUL = Op(
     dunders=("__mul__", "__rmul__"),
     tip="a · b",
     words="times multiply product",
+    micrograd=True,
 )
 
 
@@ -318,6 +322,7 @@ DIV = Op(
     dunders=("__truediv__",),
     tip="a / b",
     words="divide quotient over",
+    micrograd=True,
 )
 
 
@@ -350,6 +355,7 @@ NEG = Op(
     dunders=("__neg__",),
     tip="−a",
     words="negate minus",
+    micrograd=True,
 )
 
 
@@ -391,6 +397,7 @@ POW = Op(
     dunders=("__pow__",),
     tip="a to the power k (k is a fixed number)",
     words="power square exponent",
+    micrograd=True,
 )
 
 
@@ -469,6 +476,7 @@ RELU = Op(
     fix="`self.grad += (out.data > 0) * out.grad`: the step is 1 where the output is positive, else 0",
     tip="max(0, a)",
     words="rectifier activation",
+    micrograd=True,
 )
 
 
