@@ -25,7 +25,8 @@ Replaying it needs no Value at all. A node's *level* is 1 + its operands'
 highest level (leaves are 0): nodes of one level never read each other, so all
 the nodes of one op (and one param) at one level form a `Block` that runs as ONE
 numpy call -- the op table's own array forms (`Op.array_forward`,
-`Op.array_backward`, written beside each op's float form in core/ops.py):
+`Op.array_backward`, written beside each op's float form in core/ops.py, bound
+to numpy in core/numpy_ops.py):
 
     forward:   for each block, level by level:   out = op(a, b)
     backward:  for each block, in reverse:       grad[a] += d out/d a * grad[out]   (and b)
@@ -53,6 +54,7 @@ import numpy as np
 
 from core import ops
 from core.engine import Value, topological_order
+from core.numpy_ops import NUMPY_OPS
 
 # op codes: the two kinds of leaf, then the op table in its order
 INPUT, CONST = 0, 1
@@ -202,9 +204,9 @@ class Block:
     b_adder: Adder | GatherAdder | None
 
     def __post_init__(self) -> None:
-        # the row's array forms, looked up once: a block runs thousands of times
-        self.array_forward: Callable = self.op.array_forward  # type: ignore[assignment]
-        self.array_backward: Callable = self.op.array_backward  # type: ignore[assignment]
+        # the row's array forms bound to numpy (core/numpy_ops.py), looked up once: a block runs thousands of times
+        self.array_forward: Callable = NUMPY_OPS[self.op.name].forward
+        self.array_backward: Callable = NUMPY_OPS[self.op.name].backward
         self.gather = isinstance(self.a_adder, GatherAdder)
 
     @classmethod
@@ -233,20 +235,20 @@ class Block:
     def forward(self, D: np.ndarray) -> None:
         b = D[self.b] if self.b is not None else None
         if isinstance(self.out, slice):  # a view: the op writes straight into the table
-            self.array_forward(np, D[self.a], b, self.param, D[self.out])
+            self.array_forward(D[self.a], b, self.param, D[self.out])
         else:
             a = D[self.a]
             out = np.empty_like(a)
-            self.array_forward(np, a, b, self.param, out)
+            self.array_forward(a, b, self.param, out)
             D[self.out] = out
 
     def backward(self, D: np.ndarray, G: np.ndarray) -> None:
         b = D[self.b] if self.b is not None else None
-        da, db = self.array_backward(np, D[self.out], D[self.a], b, G[self.out], self.param)
+        da, db = self.array_backward(D[self.out], D[self.a], b, G[self.out], self.param)
         if self.gather:  # (np.add.at called here: one Python call less per block, thousands a step)
-            np.add.at(G, self.a, da)
+            np.add.at(G, self.a, da)  # type: ignore[arg-type]  # (a gathered block reads index arrays)
             if db is not None:
-                np.add.at(G, self.b, db)
+                np.add.at(G, self.b, db)  # type: ignore[arg-type]
             return
         self.a_adder.add(G, da)
         if db is not None and self.b_adder is not None:

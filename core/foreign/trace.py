@@ -271,8 +271,8 @@ def _raw_name(item, op, param, raw, args):
 
 # the ops tried, in this order, on a node without an op name: where two fit the same numbers the first
 # wins (x·1 = x/1: mul), then any other method of the op table (x.sin()) in the table's order
-INFER = ("add", "mul", "sub", "div", "tanh", "exp", "relu", "log", "sigmoid")
-INFER += tuple(op.name for op in ops.TABLE if op.method and op.name not in INFER)
+_FIRST = ("add", "mul", "sub", "div", "tanh", "exp", "relu", "log", "sigmoid")
+INFER: tuple[str, ...] = _FIRST + tuple(op.name for op in ops.TABLE if op.method and op.name not in _FIRST)
 
 
 def _recover(raw, children, child_data, ordered, out, local):

@@ -8,7 +8,7 @@ import pytest
 
 from core import ops, recorded
 from core.engine import Value
-from core.recorded import CONST, INPUT, OP_CODE, OP_NAMES, ROWS, Block, record, reader
+from core.recorded import CONST, INPUT, OP_CODE, OP_NAMES, ROWS, Block, reader, record
 
 
 def test_the_docstrings_example_as_arrays():

@@ -59,7 +59,7 @@ ANNOTATED = [
     "core/training/datasets.py",
     "core/training/network_edits.py",
     "core/training/presets.py",
-    "core/training/numpy_ops.py",
+    "core/numpy_ops.py",
     "core/training/batched.py",
     "core/training/replay.py",
     "core/training/trainer.py",
