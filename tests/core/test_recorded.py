@@ -70,11 +70,16 @@ def _blocks(graph, gathered):
 
 
 def every_op():
+    """A graph with every row of the op table, each called as a learner writes it (`Op.call`),
+    plus a node read twice by one block."""
     x, y = Value(0.7, label="x"), Value(-1.3, label="y")
-    a = x * y + y * x  # one node read twice by one block
-    b = (a - 0.5).tanh() * (x / y)
-    c = (b * b + 1.0).log() + (-a).exp() + a.sigmoid() + (a**2 + 2.0**b).relu() + x**0.5
-    return c, [x, y]
+    a = x * y + y * x
+    terms = []
+    for op in ops.TABLE:
+        operands = [(a * 0.3).tanh() + 1.2, y][: op.arity]  # positive first operand: log and x**0.5 defined
+        param = [2] if op.param == "k" else [2.0] if op.param == "c" else []
+        terms.append(op.call(*operands, *param))
+    return sum(terms[1:], terms[0]) * a, [x, y]
 
 
 @pytest.mark.parametrize("gathered", [True, False], ids=["gathered", "laid out"])
