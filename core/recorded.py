@@ -80,13 +80,14 @@ class Recorded:
     param: np.ndarray  # float64, nan for none
     data: np.ndarray
     grad: np.ndarray
+    at: dict[int, int]  # id(Value) -> its entry
 
     def __len__(self) -> int:
         return len(self.nodes)
 
     def index(self) -> dict[int, int]:
         """id(Value) -> its entry."""
-        return {id(v): i for i, v in enumerate(self.nodes)}
+        return self.at
 
     def levels(self) -> list[int]:
         """Each node's level: 0 for a leaf, else 1 + its operands' highest."""
@@ -136,7 +137,7 @@ def record(roots: Iterable[Value], inputs: Iterable[Value] = (), also: Iterable[
             b[i] = index[id(v._b)]
     data = np.array([v.data for v in nodes], dtype=float)
     grad = np.array([v.grad for v in nodes], dtype=float)
-    return Recorded(nodes, op, a, b, param, data, grad)
+    return Recorded(nodes, op, a, b, param, data, grad, index)
 
 
 # -----------------------------------------------------------------------------
@@ -208,6 +209,7 @@ class Block:
         self.array_forward: Callable = NUMPY_OPS[self.op.name].forward
         self.array_backward: Callable = NUMPY_OPS[self.op.name].backward
         self.gather = isinstance(self.a_adder, GatherAdder)
+        self.in_place = isinstance(self.out, slice)  # out a view: the op writes straight into the table
 
     @classmethod
     def laid_out(
@@ -232,39 +234,35 @@ class Block:
         """A block read and written through index arrays: cheap to make, for blocks that change."""
         return cls(op, param, out, a, b, GatherAdder(a), GatherAdder(b) if b is not None else None)
 
-    def forward(self, D: np.ndarray) -> None:
-        b = D[self.b] if self.b is not None else None
-        if isinstance(self.out, slice):  # a view: the op writes straight into the table
-            self.array_forward(D[self.a], b, self.param, D[self.out])
-        else:
-            a = D[self.a]
-            out = np.empty_like(a)
-            self.array_forward(a, b, self.param, out)
-            D[self.out] = out
-
-    def backward(self, D: np.ndarray, G: np.ndarray) -> None:
-        b = D[self.b] if self.b is not None else None
-        da, db = self.array_backward(D[self.out], D[self.a], b, G[self.out], self.param)
-        if self.gather:  # (np.add.at called here: one Python call less per block, thousands a step)
-            np.add.at(G, self.a, da)  # type: ignore[arg-type]  # (a gathered block reads index arrays)
-            if db is not None:
-                np.add.at(G, self.b, db)  # type: ignore[arg-type]
-            return
-        self.a_adder.add(G, da)
-        if db is not None and self.b_adder is not None:
-            self.b_adder.add(G, db)
-
 
 def forward(blocks: Iterable[Block], D: np.ndarray) -> None:
-    """Every block's output from its operands' rows of D, in order (leaves filled in before).
-    Numpy's warnings are off: the engine returns inf and nan silently (core/ops.py)."""
+    """Every block's output from its operands' rows of D, in order (leaves filled in before):
+    out = op(a, b). Numpy's warnings are off: the engine returns inf and nan silently (core/ops.py).
+    (The loop is written out here, not as a method per block: a step runs thousands of blocks.)"""
     with np.errstate(all="ignore"):
         for block in blocks:
-            block.forward(D)
+            b = D[block.b] if block.b is not None else None
+            if block.in_place:
+                block.array_forward(D[block.a], b, block.param, D[block.out])
+            else:
+                a = D[block.a]
+                out = np.empty_like(a)
+                block.array_forward(a, b, block.param, out)
+                D[block.out] = out
 
 
 def backward(blocks: Sequence[Block], D: np.ndarray, G: np.ndarray) -> None:
-    """Each block, last first, adds its share to its operands' grads in G (seeded before)."""
+    """Each block, last first, adds its share to its operands' grads in G (seeded before):
+    grad[a] += d out/d a * grad[out], and b's likewise."""
     with np.errstate(all="ignore"):
         for block in reversed(blocks):
-            block.backward(D, G)
+            b = D[block.b] if block.b is not None else None
+            da, db = block.array_backward(D[block.out], D[block.a], b, G[block.out], block.param)
+            if block.gather:  # index arrays, repeats summed by np.add.at
+                np.add.at(G, block.a, da)  # type: ignore[arg-type]
+                if db is not None:
+                    np.add.at(G, block.b, db)  # type: ignore[arg-type]
+                continue
+            block.a_adder.add(G, da)
+            if db is not None and block.b_adder is not None:
+                block.b_adder.add(G, db)

@@ -1,6 +1,7 @@
 """core/recorded.py: a graph as arrays, and its blocks replayed with the op table's array forms,
 laid out (slices, sums planned) or gathered (index arrays), equal to the engine."""
 
+import dataclasses
 import math
 
 import numpy as np
@@ -64,8 +65,7 @@ def _blocks(graph, gathered):
             blocks.append(Block.gathered(op, param, np.array(nodes), a, b))
         else:  # (the graph's rows are not consecutive per block: gathered reads, planned sums)
             block = Block.laid_out(op, param, nodes, a.tolist(), [] if b is None else b.tolist(), nodes)
-            block.out = np.array(nodes)
-            blocks.append(block)
+            blocks.append(dataclasses.replace(block, out=np.array(nodes)))
     return blocks
 
 
