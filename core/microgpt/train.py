@@ -10,15 +10,18 @@ letters, and the letters only pick *which* numbers go in:
 
 So `Tape.record(length, model)` builds the step once with the studio's engine
 for a made-up name of that length whose letters are all different (so every
-embedding row used belongs to one position), and keeps the graph as arrays:
+embedding row used belongs to one position), and keeps the graph as arrays
+(core/recorded.py's format, the one batched training records too):
 each node's op, its operands, the leaf it reads (a parameter, a constant, or
 "the embedding of the token at position p, entry j"), and for each position
 the 27 probability nodes the loss can read. `Tape.step(tokens, params)` then
 runs the graph for any name of that length with numpy, a *level* at a time
 (all nodes whose operands are ready, grouped by op: one vectorised call per
-op per level), forward then backward, and returns the loss and the grads of
-all 4,192 parameters. The numbers are the same as the scalar engine's (same
-ops in the same order per node; sums of grads differ in the last bits).
+op per level -- the recorded graph's one replay, core/recorded.py, with the op
+table's array forms), forward then backward, and returns the loss and the grads of
+all 4,192 parameters. The numbers are the scalar engine's (same ops in the
+same order per node, up to the ulp by which numpy's exp, log and power differ
+from the C library's; sums of grads differ in the last bits).
 
 One recording serves every length. Position p's nodes read only positions
 0..p (attention is causal), and the loss is `(1/n) * sum(losses)`, a chain of
