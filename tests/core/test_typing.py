@@ -60,6 +60,7 @@ ANNOTATED = [
     "core/training/network_edits.py",
     "core/training/presets.py",
     "core/numpy_ops.py",
+    "core/recorded.py",
     "core/training/batched.py",
     "core/training/replay.py",
     "core/training/trainer.py",
