@@ -13,11 +13,20 @@ writes it. Each of those reads this table, so they cannot disagree:
     forward  a * b               the output from its operands' data
     local    b, a                d out / d a and d out / d b, one function each
     math     'b', 'a'            the same derivatives in math notation
-    array_forward, array_backward   the op on numpy arrays, for batched replay
-                                    (core/training/numpy_ops.py binds them to numpy)
+    array_forward, array_backward   the op on numpy arrays, for replaying a recorded graph
+                                    (core/recorded.py hands them numpy)
     question, answer   the hint ladder's question on its derivative (core/foreign/hints.py)
+    python   '{a} * {b}'         how a learner writes it: the checker's tests (core/foreign/battery.py)
+    dunders  '__mul__', '__rmul__'   the special methods of a learner's class that make it
+    method   'tanh'              the method a learner calls (x.tanh()): parser, checker, scopes
+    points, definition, forward_slips, slips, fix   what the checker needs to test it and to
+                                 name a learner's classic slips (core/foreign/judge.py, diagnosis.py)
+    tip, words   'max(0, a)'     the palette's line on it and the words its search knows
 
-so that `d(a·b)/da = b` is `notation(MUL)[0]`. The `Value` methods in
+Every other place that knows about ops -- the checker's tests, hints and diagnoses,
+the scopes of a learner's graph, the numpy replay (core/recorded.py) -- reads
+these rows, so adding an op is one row here, its `Value` method in
+core/engine.py, and their tests. `d(a·b)/da = b` is `notation(MUL)[0]`. The `Value` methods in
 `core/engine.py` stay written out one by one -- that is where a learner looks for
 `__mul__` and its `_backward` -- and `tests/core/test_ops.py` proves, op by op,
 that each method computes exactly what its row here says. (The forward functions
@@ -156,11 +165,25 @@ class Op(NamedTuple):
     call: Callable  # the op on Values, as a learner writes it: call(*operands, *param)
     infix: str = ""  # binary ops: the operator between the operands: '·'
     param: str = ""  # 'k' (pow) or 'c' (rpow): the number the op carries
-    # the same op on arrays, for batched replay (core/training/numpy_ops.py hands them numpy as `xp`):
+    # the same op on arrays, for replaying a recorded graph (core/recorded.py hands them numpy as `xp`):
     array_forward: Callable | None = None  # array_forward(xp, a, b, param, out): writes the output into out
     array_backward: Callable | None = None  # array_backward(xp, out, a, b, g, param) -> (da, db), added to the grads
     question: str = ""  # the hint ladder's question on this op's derivative (core/foreign/hints.py)
     answer: str = ""  # and its answer
+    # how a learner's own Value class spells it (the engine checker, core/foreign; their graphs, core/scopes):
+    python: str = ""  # as Python source: '{a} * {b}', '-{a}', '{a}**{k}', '{a}.tanh()'
+    dunders: tuple = ()  # their special methods that make it, operands in order: ('__mul__', '__rmul__')
+    method: str = ""  # the method they call for it: 'tanh' (x.tanh())
+    points: tuple = ()  # where the checker tests a unary op, away from kinks and off its domain's edge
+    definition: str = ""  # its forward in words, for a wrong forward's hint: 'max(0, x)'
+    forward_slips: tuple = ()  # ((what a learner wrote, f(x)), ...): a wrong forward that fits is named
+    slips: tuple = ()  # ((what a learner wrote, f(x, out) -> their local derivative), ...): named likewise
+    fix: str = ""  # with slips: the fix for a wrong derivative, its code (the `{name}-derivative` diagnosis)
+    # the palette (core/document/blocks.py): what it computes in one line, and more words search knows it by
+    tip: str = ""
+    words: str = ""
+    spellings: tuple = ()  # how else a learner's `_op` may name it: ('×', '·'), ('ln',) -- read lowercased
+    micrograd: bool = False  # micrograd's own Value (0.1.0) computes it: code export may target micrograd
 
 
 def add_array(xp: Any, a: Any, b: Any, param: Any, out: Any) -> None:
@@ -189,6 +212,12 @@ ADD = Op(
     array_backward=add_array_backward,
     question="what is d(a + b)/da, and d(a + b)/db?",
     answer="both are 1",
+    python="{a} + {b}",
+    spellings=("+",),
+    dunders=("__add__", "__radd__"),
+    tip="a + b",
+    words="plus sum",
+    micrograd=True,
 )
 
 
@@ -218,6 +247,11 @@ SUB = Op(
     array_backward=sub_array_backward,
     question="what is d(a − b)/da, and d(a − b)/db?",
     answer="1 and −1",
+    python="{a} - {b}",
+    dunders=("__sub__",),
+    tip="a − b",
+    words="minus subtract difference",
+    micrograd=True,
 )
 
 
@@ -247,6 +281,12 @@ MUL = Op(
     array_backward=mul_array_backward,
     question="what is d(a·b)/da, and d(a·b)/db?",
     answer="d(a·b)/da = b and d(a·b)/db = a",
+    python="{a} * {b}",
+    spellings=("*", "×", "·"),
+    dunders=("__mul__", "__rmul__"),
+    tip="a · b",
+    words="times multiply product",
+    micrograd=True,
 )
 
 
@@ -277,6 +317,12 @@ DIV = Op(
     array_backward=div_array_backward,
     question="what is d(a/b)/da, and d(a/b)/db?",
     answer="1/b and −a/b²",
+    python="{a} / {b}",
+    spellings=("/", "truediv"),
+    dunders=("__truediv__",),
+    tip="a / b",
+    words="divide quotient over",
+    micrograd=True,
 )
 
 
@@ -305,6 +351,11 @@ NEG = Op(
     array_backward=neg_array_backward,
     question="what is d(−a)/da?",
     answer="−1",
+    python="-{a}",
+    dunders=("__neg__",),
+    tip="−a",
+    words="negate minus",
+    micrograd=True,
 )
 
 
@@ -342,6 +393,11 @@ POW = Op(
     array_backward=pow_array_backward,
     question="what is d(x^k)/dx?",
     answer="k·x^(k−1)",
+    python="{a}**{k}",
+    dunders=("__pow__",),
+    tip="a to the power k (k is a fixed number)",
+    words="power square exponent",
+    micrograd=True,
 )
 
 
@@ -375,6 +431,9 @@ RPOW = Op(
     array_backward=rpow_array_backward,
     question="what is d(c^x)/dx, written with out = c^x?",
     answer="c^x·ln c (out.data times ln c)",
+    python="{c}**{a}",
+    tip="c to the power a (c is a fixed number)",
+    words="power base exponential",
 )
 
 
@@ -404,6 +463,20 @@ RELU = Op(
     array_backward=relu_array_backward,
     question="what is d relu(x)/dx, for x > 0 and for x < 0?",
     answer="1 for x > 0, 0 for x < 0",
+    python="{a}.relu()",
+    method="relu",
+    points=(-1.5, 0.5, 2.0),  # never at the kink, 0
+    definition="max(0, x)",
+    forward_slips=(("max(0, −x)", lambda x: max(0.0, -x)), ("x whatever its sign", lambda x: x)),
+    slips=(
+        ("x (the input) instead of the step (x > 0)", lambda x, out: x),
+        ("relu(x) instead of (x > 0)", lambda x, out: out),
+        ("1 whatever the sign of x", lambda x, out: 1.0),
+    ),
+    fix="`self.grad += (out.data > 0) * out.grad`: the step is 1 where the output is positive, else 0",
+    tip="max(0, a)",
+    words="rectifier activation",
+    micrograd=True,
 )
 
 
@@ -432,6 +505,19 @@ TANH = Op(
     array_backward=tanh_array_backward,
     question="what is d tanh(x)/dx, written with t = tanh(x)?",
     answer="1 − t²",
+    python="{a}.tanh()",
+    method="tanh",
+    definition="(e^(2x) − 1)/(e^(2x) + 1)",
+    forward_slips=(("(e²ˣ + 1)/(e²ˣ − 1) (upside down)", lambda x: (math.exp(2 * x) + 1) / (math.exp(2 * x) - 1)),),
+    slips=(
+        ("1 − x² (the input, not tanh(x))", lambda x, out: 1 - x * x),
+        ("1 − tanh(x) (not squared)", lambda x, out: 1 - out),
+        ("tanh(x)²", lambda x, out: out * out),
+        ("1 + tanh(x)²", lambda x, out: 1 + out * out),
+    ),
+    fix="`self.grad += (1 - t**2) * out.grad` with t = out.data (the tanh, not its input)",
+    tip="tanh(a), squashes to (−1, 1)",
+    words="hyperbolic tangent activation",
 )
 
 
@@ -460,6 +546,17 @@ EXP = Op(
     array_backward=exp_array_backward,
     question="what is d exp(x)/dx?",
     answer="exp(x) itself (out.data)",
+    python="{a}.exp()",
+    method="exp",
+    definition="e^x",
+    forward_slips=(("x (no exp)", lambda x: x),),
+    slips=(
+        ("x (the input) instead of exp(x)", lambda x, out: x),
+        ("1 (the exp(x) factor missing)", lambda x, out: 1.0),
+    ),
+    fix="`self.grad += out.data * out.grad`: exp is its own derivative",
+    tip="e to the power a",
+    words="exponential",
 )
 
 
@@ -488,6 +585,12 @@ LOG = Op(
     array_backward=log_array_backward,
     question="what is d log(x)/dx?",
     answer="1/x",
+    python="{a}.log()",
+    spellings=("ln",),
+    method="log",
+    points=(0.5, 2.0),  # positive numbers only
+    tip="natural logarithm of a",
+    words="ln logarithm",
 )
 
 
@@ -518,6 +621,16 @@ SIGMOID = Op(
     array_backward=sigmoid_array_backward,
     question="what is d σ(x)/dx, written with s = σ(x)?",
     answer="s·(1 − s)",
+    python="{a}.sigmoid()",
+    spellings=("σ",),
+    method="sigmoid",
+    definition="1/(1 + e^(−x))",
+    forward_slips=(
+        ("1/(1 + eˣ) (the sign of x lost)", lambda x: 1 / (1 + math.exp(x))),
+        ("eˣ/(1 + eˣ)… with e⁻ˣ", lambda x: math.exp(-x) / (1 + math.exp(-x))),
+    ),
+    tip="1 / (1 + e^−a), squashes to (0, 1)",
+    words="logistic activation sigma",
 )
 
 TABLE = (ADD, SUB, MUL, DIV, NEG, POW, RPOW, RELU, TANH, EXP, LOG, SIGMOID)
@@ -529,7 +642,9 @@ BY_ENGINE = {op.engine: op for op in TABLE if not op.param}
 # calls it once per node, so it is one dict lookup away
 FORWARD = {op.engine: op.forward for op in TABLE if not op.param}
 # the ops written as a method call in micrograd code: x.tanh()
-METHODS = tuple(op.name for op in TABLE if op.arity == 1 and not op.param and op is not NEG)
+METHODS = tuple(op.method for op in TABLE if op.method)
+# the special methods of a learner's class that make an op, its operands in order: '__rmul__' -> 'mul'
+DUNDERS = {dunder: op.name for op in TABLE for dunder in op.dunders}
 
 
 # -----------------------------------------------------------------------------

@@ -146,7 +146,6 @@ UNANNOTATED = [
     "core.scopes.names",
     "core.scopes.record",
     "core.training.batched",
-    "core.training.numpy_ops",
     # merged the same day as this check (issues 40, 42)
     "app.editor.code_runner",
     "app.editor.plots",

@@ -37,6 +37,7 @@ from core.document.commands import AddNode, Connect, Macro
 from core.document.graph import OPS, GraphError, Node, op_symbol
 from core.document.layout import sugiyama
 from core.nn import ACTIVATIONS, Neuron
+from core.ops import BY_NAME
 
 if TYPE_CHECKING:
     from core.document.graph import GraphDocument
@@ -61,21 +62,6 @@ class Entry:
     words: str = ""  # more words the search knows it by
 
 
-_OP_TIPS = {
-    "add": ("a + b", "plus sum"),
-    "sub": ("a − b", "minus subtract difference"),
-    "mul": ("a · b", "times multiply product"),
-    "div": ("a / b", "divide quotient over"),
-    "neg": ("−a", "negate minus"),
-    "pow": ("a to the power k (k is a fixed number)", "power square exponent"),
-    "rpow": ("c to the power a (c is a fixed number)", "power base exponential"),
-    "relu": ("max(0, a)", "rectifier activation"),
-    "tanh": ("tanh(a), squashes to (−1, 1)", "hyperbolic tangent activation"),
-    "exp": ("e to the power a", "exponential"),
-    "log": ("natural logarithm of a", "ln logarithm"),
-    "sigmoid": ("1 / (1 + e^−a), squashes to (0, 1)", "logistic activation sigma"),
-}
-
 CATALOGUE = (
     Entry(
         "input",
@@ -91,9 +77,9 @@ CATALOGUE = (
             op,
             op,
             "Operations",
-            op_symbol(op, 2 if op in ("pow", "rpow") else None),
-            f"{_OP_TIPS[op][0]}",
-            _OP_TIPS[op][1],
+            op_symbol(op, 2 if BY_NAME[op].param else None),
+            BY_NAME[op].tip,  # the op table's words for the palette
+            BY_NAME[op].words,
         )
         for op in OPS
     ),

@@ -59,7 +59,7 @@ from typing import TYPE_CHECKING
 
 from core.document.graph import GraphError
 from core.document.names import node_names
-from core.ops import BY_NAME, METHODS
+from core.ops import BY_NAME, METHODS, TABLE
 
 if TYPE_CHECKING:
     from core.document.graph import GraphDocument
@@ -268,8 +268,9 @@ ENGINES = {
     "studio": ("backprop_studio", "Backprop Studio's engine: pip install backprop-studio"),
     "micrograd": ("micrograd.engine", "micrograd's engine: pip install micrograd"),
 }
-# what micrograd's Value (0.1.0: + * ** relu, and - / neg made of them) cannot compute
-MICROGRAD_LACKS = ("tanh", "exp", "log", "sigmoid", "rpow")
+# what micrograd's Value (0.1.0: + * ** relu, and - / neg made of them) cannot compute: the op table's
+# rows without `micrograd`, those with a number last (rpow is written `c ** x`)
+MICROGRAD_LACKS = tuple(op.name for op in sorted(TABLE, key=lambda op: bool(op.param)) if not op.micrograd)
 
 
 def micrograd_lacks(doc: GraphDocument) -> list[str]:

@@ -30,7 +30,7 @@ import random
 from collections.abc import Collection
 from typing import Any, NamedTuple
 
-from core import pyast
+from core import ops, pyast
 
 
 class Case(NamedTuple):
@@ -49,8 +49,10 @@ class ProgramError(ValueError):
     """The text is not one of the forms a test program may take."""
 
 
+# Python's operators, as a program's "call" (the special method's name without underscores)
 CALLS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.Pow: "pow"}
-STUDIO_OP = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "div", "pow": "pow", "neg": "neg"}
+# a call -> the studio's op: 'truediv' -> 'div', from the op table's first special method of each op
+STUDIO_OP = {op.dunders[0].strip("_"): op.name for op in ops.TABLE if op.dunders}
 
 
 def program(text: str, name: str = "") -> dict[str, Any]:
@@ -133,7 +135,7 @@ def studio_op(step: dict[str, Any]) -> tuple[str | None, float | None, list[int]
     args = step.get("args", [])
     if "method" in step:
         name = step["method"]
-        return (name if name in ("relu", "tanh", "exp", "log", "sigmoid") else None), None, [0]
+        return (name if name in ops.METHODS else None), None, [0]
     call = step["call"]
     if call == "pow":
         if isinstance(args[1], dict):
@@ -158,12 +160,16 @@ def needs_of(prog: dict[str, Any]) -> list[str]:
 # The tests
 
 BINARY_POINTS = ((-1.5, 2.0), (0.0, 3.0), (2.0, -0.5))
-UNARY_POINTS = {  # away from kinks; log on positive numbers only
-    "relu": (-1.5, 0.5, 2.0),
-    "log": (0.5, 2.0),
-}
-DEFAULT_POINTS = (-1.5, 0.0, 0.5, 2.0)
-SYMBOL = {"add": "+", "mul": "*", "sub": "-", "div": "/"}
+DEFAULT_POINTS = (-1.5, 0.0, 0.5, 2.0)  # a unary op's, unless its row says where (relu: away from 0)
+SYMBOL = {"add": "+", "mul": "*", "sub": "-", "div": "/"}  # Python's binary operators, in the tests' order
+# the unary ops without a number, each tested alone, scaled and reused: -x, x.relu(), x.tanh() ...
+UNARY = tuple(op for op in ops.TABLE if op.arity == 1 and not op.param)
+
+
+def unary_text(op: ops.Op, grouped: bool = False) -> str:
+    """The op on x as a learner writes it: '-x', 'x.tanh()'; `grouped`: ready for `* s`: '(-x)'."""
+    text = op.python.format(a="x")
+    return f"({text})" if grouped and not op.method else text
 
 
 def op_texts() -> list[tuple[str, str]]:
@@ -176,9 +182,9 @@ def op_texts() -> list[tuple[str, str]]:
         points = (0.5, 2.0) if k != int(k) else (-1.5, 0.5, 2.0)
         for x in points:
             out.append((f"x**{k} at x={{x}}", f"x = {x}; x**{k}"))
-    for op in ("neg", "relu", "tanh", "exp", "log", "sigmoid"):
-        for x in UNARY_POINTS.get(op, DEFAULT_POINTS):
-            out.append((f"{op}(x) at x={{x}}", f"x = {x}; -x" if op == "neg" else f"x = {x}; x.{op}()"))
+    for op in UNARY:
+        for x in op.points or DEFAULT_POINTS:
+            out.append((f"{op.name}(x) at x={{x}}", f"x = {x}; {unary_text(op)}"))
     for c, sym in ((2.5, "+"), (1.0, "-"), (3.0, "*"), (3.0, "/")):  # a number first: their __radd__ ...
         out.append((f"{c} {sym} x at x={{x}}", f"x = 0.5; {c} {sym} x"))
         out.append((f"{c} {sym} x at x={{x}}", f"x = -2.0; {c} {sym} x"))
@@ -188,9 +194,8 @@ def op_texts() -> list[tuple[str, str]]:
     for sym in SYMBOL.values():
         out.append((f"(x {sym} y)*s at x={{x}}, y={{y}}, s={{s}}", f"x = 2.0; y = -0.5; s = -2.0; (x {sym} y)*s"))
     out.append(("x**2*s at x={x}, s={s}", "x = 1.5; s = -2.0; x**2*s"))
-    for op in ("neg", "relu", "tanh", "exp", "log", "sigmoid"):
-        body = "(-x)" if op == "neg" else f"x.{op}()"
-        out.append((f"{op}(x)*s at x={{x}}, s={{s}}", f"x = 0.5; s = -2.0; {body}*s"))
+    for op in UNARY:
+        out.append((f"{op.name}(x)*s at x={{x}}, s={{s}}", f"x = 0.5; s = -2.0; {unary_text(op, True)}*s"))
     return out
 
 
@@ -198,9 +203,8 @@ def reuse_texts() -> list[tuple[str, str]]:
     """x used again after each op: `=` instead of `+=` shows only where a value has two
     uses (run after the classic expressions, which name the simplest case first)."""
     out: list[tuple[str, str]] = []
-    for op in ("neg", "relu", "tanh", "exp", "log", "sigmoid"):  # x used again: `=` for `+=` shows here
-        body = "(-x)" if op == "neg" else f"x.{op}()"
-        out.append((f"{op}(x)*x at x={{x}} (x used twice)", f"x = 0.7; {body}*x"))
+    for op in UNARY:  # x used again: `=` for `+=` shows here
+        out.append((f"{op.name}(x)*x at x={{x}} (x used twice)", f"x = 0.7; {unary_text(op, True)}*x"))
     for sym in SYMBOL.values():  # an operand used again after the op
         out.append((f"(x {sym} y) + x at x={{x}}, y={{y}} (x used twice)", f"x = 1.3; y = -0.6; (x {sym} y) + x"))
     out.append(("x**3 + x at x={x} (x used twice)", "x = 1.2; x**3 + x"))
@@ -325,6 +329,18 @@ def cases(seed: int | None = None) -> tuple[list[Case], list[Case]]:
     tests = [case(n, t, rng) for n, t in texts]
     templates = [case(n, t, rng) for n, t in EACH_METHOD]
     return tests, templates
+
+
+def request(tests: list[Case], templates: list[Case]) -> dict[str, Any]:
+    """What the child harness is asked to run (core/foreign/child/probe.py `run`): the tests, the
+    templates for their other methods, the topological-sort tests, and the op table's methods
+    (the child, which never imports the studio, learns from this which methods have tests)."""
+    return {
+        "cases": [{"name": c.name, "program": c.program} for c in tests],
+        "each_method": [{"name": c.name, "program": c.program} for c in templates],
+        "topo": [{"name": c.name, "program": c.program} for c in topo_cases()],
+        "methods": list(ops.METHODS),
+    }
 
 
 def topo_cases() -> list[Case]:

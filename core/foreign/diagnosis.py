@@ -75,11 +75,8 @@ DIAGNOSES = (
     Diagnosis("sign", "wrong sign", "mind the sign: d(a − b)/db = −1 and d(−a)/da = −1, so that operand's grad goes "
               "DOWN by out.grad"),
     Diagnosis("power-rule", "power rule", "the power rule: `self.grad += k * self.data ** (k - 1) * out.grad`"),
-    Diagnosis("relu-derivative", "relu derivative", "`self.grad += (out.data > 0) * out.grad`: the step is 1 where "
-              "the output is positive, else 0"),
-    Diagnosis("tanh-derivative", "tanh derivative",
-              "`self.grad += (1 - t**2) * out.grad` with t = out.data (the tanh, not its input)"),
-    Diagnosis("exp-derivative", "exp derivative", "`self.grad += out.data * out.grad`: exp is its own derivative"),
+    # relu-derivative, tanh-derivative, exp-derivative: each op whose row names its classic slips
+    *(Diagnosis(f"{op.name}-derivative", f"{op.name} derivative", op.fix) for op in ops.TABLE if op.slips),
     Diagnosis("no-backward", "_backward never attached", "attach the closure: `out._backward = _backward` before "
               "`return out` (and make it write to the operands, not to copies of them)"),
     Diagnosis("wrong-derivative", "wrong local derivative",
@@ -202,7 +199,7 @@ def diagnose(
                     f"power rule off: the {raw} op computes {text} = {fmt(got / g if g else got)}; "
                     f"d(x^k)/dx = k·x^(k−1) = {fmt(expected / g if g else expected)}"
                 )
-    if op in ("relu", "tanh", "exp"):
+    if op in SLIPPED:
         guess = _unary_guess(op, x, node.data, g, got, close)
         if guess:
             return f"{op}-derivative", _unary_cause(op, raw, name, guess, expected, got)
@@ -213,7 +210,7 @@ def diagnose(
             f"{ref(node.name)}'s _backward added nothing to {ref(name)}.grad: is `out._backward = "
             f"_backward` missing in the {raw} op, or does it write to a copy?"
         )
-    if op in ("relu", "tanh", "exp"):
+    if op in SLIPPED:
         return f"{op}-derivative", _unary_cause(op, raw, name, None, expected, got)
     return "wrong-derivative", (
         f"the {raw} op added {fmt(got)} to {ref(name)}.grad; the chain rule says "
@@ -221,25 +218,14 @@ def diagnose(
     )
 
 
-RIGHT = {"relu": "1 if x > 0 else 0", "tanh": "1 − tanh(x)²", "exp": "exp(x)"}
+# the unary ops whose classic slips the op table names, and their right derivative: '1 − tanh(x)²'
+SLIPPED = tuple(op.name for op in ops.TABLE if op.slips)
+RIGHT = {name: ops.BY_NAME[name].math[0].format(a="x") for name in SLIPPED}
 
 
 def _unary_guess(op, x, out, g, got, close=None):
-    """Which classic slip explains `got` for a relu/tanh/exp step, or None."""
-    guesses = {
-        "relu": (
-            ("x (the input) instead of the step (x > 0)", x),
-            ("relu(x) instead of (x > 0)", out),
-            ("1 whatever the sign of x", 1.0),
-        ),
-        "tanh": (
-            ("1 − x² (the input, not tanh(x))", 1 - x * x),
-            ("1 − tanh(x) (not squared)", 1 - out),
-            ("tanh(x)²", out * out),
-            ("1 + tanh(x)²", 1 + out * out),
-        ),
-        "exp": (("x (the input) instead of exp(x)", x), ("1 (the exp(x) factor missing)", 1.0)),
-    }[op]
+    """Which classic slip (its op table row's `slips`) explains `got` for the op's step, or None."""
+    guesses = [(text, slip(x, out)) for text, slip in ops.BY_NAME[op].slips]
     near = close or globals()["close"]
     for text, local in guesses:
         if near(got, local * g):

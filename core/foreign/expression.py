@@ -109,16 +109,15 @@ def case_of(program: dict[str, Any]) -> battery.Case:
 
 
 def _call(op: str, param: Any, args: list[str]) -> dict[str, Any]:
-    """One op of the studio's documents as a step of a test program."""
-    if op in ("add", "sub", "mul"):
-        return {"call": op, "args": args}
-    if op == "div":
-        return {"call": "truediv", "args": args}
-    if op == "neg":
-        return {"call": "neg", "args": args}
-    if op == "pow":
+    """One op of the studio's documents as a step of a test program, as its op table row
+    says a learner writes it: a method (x.tanh()), or the operator of its first special
+    method ('__truediv__': a / b); the number of x ** k after x, the base of c ** x first."""
+    row = ops.BY_NAME[op]
+    if row.param == "k":
         k = float(param)
         return {"call": "pow", "args": [args[0], {"n": int(k) if k.is_integer() else k}]}
-    if op == "rpow":
+    if row.param == "c":
         return {"call": "pow", "args": [{"n": float(param)}, args[0]]}
-    return {"method": op, "args": args}
+    if row.method or not row.dunders:
+        return {"method": row.method or op, "args": args}
+    return {"call": row.dunders[0].strip("_"), "args": args}

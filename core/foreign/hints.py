@@ -57,8 +57,9 @@ def forward_ladder(fault: dict[str, Any]) -> list[str]:
     op = fault.get("studio_op") or fault.get("op")
     where = f"In the test {fault.get('case', 'a test')!r}, look at the VALUE your {op} computes, not its gradient."
     what = f"It is {fault.get('node')}: {fault.get('cause', '')}"
-    formula = {"sigmoid": "1/(1 + e^(−x))", "tanh": "(e^(2x) − 1)/(e^(2x) + 1)", "relu": "max(0, x)", "exp": "e^x"}
-    ask = f"Question: what is the formula of {op}" + (f"? (It is {formula[op]}.)" if op in formula else "?")
+    row = ops.BY_NAME.get(op or "")
+    formula = row.definition if row else ""  # the op table's words for its forward: 'max(0, x)'
+    ask = f"Question: what is the formula of {op}" + (f"? (It is {formula}.)" if formula else "?")
     return [where, what, ask, f"Fix: {FIX['forward']}."]
 
 

@@ -250,15 +250,8 @@ def _name_nodes(tr: Trace, prog: dict[str, Any], made: dict[str, str]) -> None:
 # 1. Their forward
 
 
-FORWARD_SLIPS = {  # op: [(what they wrote, f(x))] -- named when their number fits
-    "sigmoid": [
-        ("1/(1 + eˣ) (the sign of x lost)", lambda x: 1 / (1 + math.exp(x))),
-        ("eˣ/(1 + eˣ)… with e⁻ˣ", lambda x: math.exp(-x) / (1 + math.exp(-x))),
-    ],
-    "tanh": [("(e²ˣ + 1)/(e²ˣ − 1) (upside down)", lambda x: (math.exp(2 * x) + 1) / (math.exp(2 * x) - 1))],
-    "relu": [("max(0, −x)", lambda x: max(0.0, -x)), ("x whatever its sign", lambda x: x)],
-    "exp": [("x (no exp)", lambda x: x)],
-}
+# op: ((what they wrote, f(x)), ...) -- named when their number fits; from the op table's rows
+FORWARD_SLIPS = {op.name: op.forward_slips for op in ops.TABLE if op.forward_slips}
 
 
 def forward_fault(
@@ -272,8 +265,8 @@ def forward_fault(
         if op is None:
             continue
         values = [_arg(a, forward) for a in step["args"]]
-        xs = [values[i] for i in operands] if op not in ("pow", "rpow") else [values[operands[0]]]
         row = ops.BY_NAME[op]
+        xs = [values[i] for i in operands] if not row.param else [values[operands[0]]]
         try:
             ours = float(row.forward(*xs, *ops.params_of(row, param)))
         except (ArithmeticError, ValueError, TypeError):

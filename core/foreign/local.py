@@ -45,11 +45,7 @@ def check_class(V: type, namespace: dict[str, Any] | None = None, seed: int | No
     from core.foreign.runner import _report
 
     tests, templates = battery.cases(seed)
-    request = {
-        "cases": [{"name": c.name, "program": c.program} for c in tests],
-        "each_method": [{"name": c.name, "program": c.program} for c in templates],
-        "topo": [{"name": c.name, "program": c.program} for c in battery.topo_cases()],
-    }
+    request = battery.request(tests, templates)
     lines: list[dict[str, Any]] = [{"kind": "loaded"}]
     run_class(V, request, lambda item: lines.append(_round_trip(item)), namespace or {})
     lines.append({"kind": "done"})

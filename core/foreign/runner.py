@@ -87,14 +87,7 @@ def check_file(
     if seed == -1:
         seed = secrets.randbelow(1 << 31)
     tests, templates = battery.cases(seed)
-    request = {
-        "engine": path,
-        "memory": int(memory),
-        "cases": [{"name": c.name, "program": c.program} for c in own + tests],
-        "each_method": [{"name": c.name, "program": c.program} for c in templates],
-        "topo": [{"name": c.name, "program": c.program} for c in battery.topo_cases()],
-        "big": bool(big),
-    }
+    request = {"engine": path, "memory": int(memory), "big": bool(big), **battery.request(own + tests, templates)}
     known = {c.name: c for c in own + tests}
     with tempfile.TemporaryDirectory(prefix="bps-engine-") as tmp:
         launcher = install_child(tmp)

@@ -39,14 +39,7 @@ from core.foreign.child import graph
 
 SPELLINGS = {
     **{op.name: op.name for op in ops.TABLE if not op.param},  # each op's own name ('**k' forms: normalize_op)
-    "+": "add",
-    "*": "mul",
-    "×": "mul",
-    "·": "mul",
-    "/": "div",
-    "truediv": "div",
-    "ln": "log",
-    "σ": "sigmoid",
+    **{spelling: op.name for op in ops.TABLE for spelling in op.spellings},  # '×' -> 'mul', 'ln' -> 'log'
 }
 
 
@@ -276,7 +269,10 @@ def _raw_name(item, op, param, raw, args):
 # -----------------------------------------------------------------------------
 # Recovering the op and the operand order from the data
 
-INFER = ("add", "mul", "sub", "div", "tanh", "exp", "relu", "log", "sigmoid")
+# the ops tried, in this order, on a node without an op name: where two fit the same numbers the first
+# wins (x·1 = x/1: mul), then any other method of the op table (x.sin()) in the table's order
+_FIRST = ("add", "mul", "sub", "div", "tanh", "exp", "relu", "log", "sigmoid")
+INFER: tuple[str, ...] = _FIRST + tuple(op.name for op in ops.TABLE if op.method and op.name not in _FIRST)
 
 
 def _recover(raw, children, child_data, ordered, out, local):

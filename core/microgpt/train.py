@@ -10,15 +10,18 @@ letters, and the letters only pick *which* numbers go in:
 
 So `Tape.record(length, model)` builds the step once with the studio's engine
 for a made-up name of that length whose letters are all different (so every
-embedding row used belongs to one position), and keeps the graph as arrays:
+embedding row used belongs to one position), and keeps the graph as arrays
+(core/recorded.py's format, the one batched training records too):
 each node's op, its operands, the leaf it reads (a parameter, a constant, or
 "the embedding of the token at position p, entry j"), and for each position
 the 27 probability nodes the loss can read. `Tape.step(tokens, params)` then
 runs the graph for any name of that length with numpy, a *level* at a time
 (all nodes whose operands are ready, grouped by op: one vectorised call per
-op per level), forward then backward, and returns the loss and the grads of
-all 4,192 parameters. The numbers are the same as the scalar engine's (same
-ops in the same order per node; sums of grads differ in the last bits).
+op per level -- the recorded graph's one replay, core/recorded.py, with the op
+table's array forms), forward then backward, and returns the loss and the grads of
+all 4,192 parameters. The numbers are the scalar engine's (same ops in the
+same order per node, up to the ulp by which numpy's exp, log and power differ
+from the C library's; sums of grads differ in the last bits).
 
 One recording serves every length. Position p's nodes read only positions
 0..p (attention is causal), and the loss is `(1/n) * sum(losses)`, a chain of
@@ -45,11 +48,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from core.engine import Value, topological_order
+from core import ops, recorded
+from core.engine import Value
 from core.microgpt import model as gpt_model
 from core.microgpt.data import Tokenizer, load_names
 from core.microgpt.model import Config, MicroGPT
-from core.scopes.graph import OP_CODE, OP_NAMES
+from core.recorded import Block
 
 LEAF_PARAM, LEAF_CONST, LEAF_EMBED = 0, 1, 2
 
@@ -72,15 +76,25 @@ def _forward(tokens: list[int], model: MicroGPT) -> tuple[Value, list[list[Value
 
 @dataclass
 class Level:
-    """The nodes of one op at one level: out = f(a[, b])."""
+    """The nodes of one op (and one param) at one level: out = f(a[, b])."""
 
-    op: str
+    op: ops.Op
+    param: float | None
     out: np.ndarray
     a: np.ndarray
     b: np.ndarray | None
-    param: np.ndarray | None
     logs: np.ndarray | None = None  # for the log nodes of the loss: which position each reads
     cut: np.ndarray | None = None  # cut[n]: how many of its nodes (sorted by position) a name of n positions runs
+
+    def block(self, n: int, picked: np.ndarray) -> Block | None:
+        """This level's nodes of a name of n positions as a block of the replay
+        (core/recorded.py); a log node reads the probability its target `picked`."""
+        k = self.cut[n] if self.cut is not None else len(self.out)
+        if not k:
+            return None
+        a = self.a[:k] if self.logs is None else picked[self.logs[:k]]
+        b = self.b[:k] if self.b is not None else None
+        return Block.gathered(self.op, self.param, self.out[:k], a, b)
 
 
 @dataclass
@@ -100,6 +114,8 @@ class Tape:
     wte: int = 0  # where wte starts among the flat parameters
     sums: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # the k-th partial sum's node
     bos: int = 0
+    # per name length n: its blocks of the replay, None where a block reads what the targets pick
+    blocks: dict[int, list[tuple[Level, Block | None]]] = field(default_factory=dict)
 
     @classmethod
     def record(cls, length: int, model: MicroGPT) -> Tape:
@@ -110,61 +126,43 @@ class Tape:
         bos = cfg.vocab_size - 1
         tokens = [bos] + letters + [bos]
         loss, probs_at, logs = _forward(tokens, model)
-        order = topological_order(loss)
-        index = {id(v): i for i, v in enumerate(order)}
-        # every probability the loss may read (another name, another target): after the graph
-        for x in (x for probs in probs_at for x in probs):
-            if id(x) not in index:
-                index[id(x)] = len(order)
-                order.append(x)
-        n = len(order)
+        # the step as arrays (core/recorded.py), then every probability the loss may read
+        # (another name, another target) after the graph
+        graph = recorded.record([loss], also=[x for probs in probs_at for x in probs])
+        index = graph.index()
+        n = len(graph)
         flat = {id(p): k for k, p in enumerate(model.params)}
         wte_rows = {id(v): (r, j) for r, row in enumerate(model.state_dict["wte"]) for j, v in enumerate(row)}
         position_of = {t: p for p, t in enumerate(tokens[:-1]) if p == 0 or t != bos}
-        op = np.full(n, -1, dtype=np.int64)
-        a = np.full(n, -1, dtype=np.int64)
-        b = np.full(n, -1, dtype=np.int64)
-        param = np.full(n, np.nan)
+        op, a, b, param = graph.op, graph.a, graph.b, graph.param
         leaves, kinds, where = [], [], []
-        for i, v in enumerate(order):
-            if v._a is None:
-                leaves.append(i)
-                if id(v) in wte_rows:
-                    r, j = wte_rows[id(v)]
-                    kinds.append(LEAF_EMBED)
-                    where.append(position_of[r] * cfg.n_embd + j)
-                elif id(v) in flat:
-                    kinds.append(LEAF_PARAM)
-                    where.append(flat[id(v)])
-                else:
-                    kinds.append(LEAF_CONST)
-                    where.append(-1)
-                continue
-            from core import ops
-
-            row, p = ops.lookup(v._op)
-            op[i] = OP_CODE[row.name]
-            if p is not None:
-                param[i] = float(p)
-            a[i] = index[id(v._a)]
-            if v._b is not None:
-                b[i] = index[id(v._b)]
+        for i in np.nonzero(a < 0)[0].tolist():
+            v = graph.nodes[i]
+            leaves.append(i)
+            if id(v) in wte_rows:
+                r, j = wte_rows[id(v)]
+                kinds.append(LEAF_EMBED)
+                where.append(position_of[r] * cfg.n_embd + j)
+            elif id(v) in flat:
+                kinds.append(LEAF_PARAM)
+                where.append(flat[id(v)])
+            else:
+                kinds.append(LEAF_CONST)
+                where.append(-1)
         positions = len(probs_at)
         # each node's level (after its operands) and last position read (its operands' latest; the loss's
         # own node after all): plain lists in one pass, operands first
         a_list, b_list, kinds_at = a.tolist(), b.tolist(), dict(zip(leaves, kinds))
         where_at = dict(zip(leaves, where))
-        lev, pos = [0] * n, [-1] * n
+        lev, pos = graph.levels(), [-1] * n
         for i in range(n):
             ai, bi = a_list[i], b_list[i]
             if ai < 0:
                 if kinds_at.get(i) == LEAF_EMBED:
                     pos[i] = where_at[i] // cfg.n_embd
-                continue
-            if bi < 0:
-                lev[i], pos[i] = lev[ai] + 1, pos[ai]
+            elif bi < 0:
+                pos[i] = pos[ai]
             else:
-                lev[i] = max(lev[ai], lev[bi]) + 1
                 pos[i] = max(pos[ai], pos[bi])
         log_nodes = {index[id(x)]: p for p, x in enumerate(logs)}
         for i, p in log_nodes.items():
@@ -172,27 +170,32 @@ class Tape:
         root = index[id(loss)]
         pos[root] = positions  # (1/n) * sum: computed by step() for each n
         level, position = np.array(lev), np.array(pos)
-        tape = cls(length, n, root, np.array(leaves), np.array(kinds), np.array(where),
-                   np.array([v.data for v in order]), n_embd=cfg.n_embd)  # fmt: skip
+        tape = cls(length, n, root, np.array(leaves), np.array(kinds), np.array(where), graph.data.copy(),
+                   n_embd=cfg.n_embd)  # fmt: skip
         tape.bos = bos
         tape.probs = np.array([[index[id(x)] for x in probs] for probs in probs_at])
         tape.sums = _partial_sums(loss, logs, index)
         is_log = np.zeros(n, dtype=bool)
         is_log[list(log_nodes)] = True
+        no_param = np.isnan(param)
         for lv in range(1, int(level.max()) + 1):
             at = level == lv
             for code in np.unique(op[at]):
-                for picked in (False, True):
-                    nodes = np.nonzero(at & (op == code) & (is_log == picked))[0]
-                    if not len(nodes):
-                        continue
-                    nodes = nodes[np.argsort(position[nodes], kind="stable")]
-                    name = OP_NAMES[code]
-                    bs = b[nodes] if b[nodes[0]] >= 0 else None
-                    ps = param[nodes] if name in ("pow", "rpow") else None
-                    logs_p = np.array([log_nodes[i] for i in nodes]) if picked else None
-                    cut = np.searchsorted(position[nodes], np.arange(positions + 1), side="left")
-                    tape.levels.append(Level(name, nodes, a[nodes], bs, ps, logs_p, cut))
+                row = recorded.ROWS[code]
+                assert row is not None  # (a node above the leaves is an op)
+                of_op = at & (op == code)
+                for p in np.unique(param[of_op]) if row.param else [math.nan]:
+                    same = of_op & (no_param if math.isnan(p) else (param == p))
+                    for picked in (False, True):
+                        nodes = np.nonzero(same & (is_log == picked))[0]
+                        if not len(nodes):
+                            continue
+                        nodes = nodes[np.argsort(position[nodes], kind="stable")]
+                        bs = b[nodes] if b[nodes[0]] >= 0 else None
+                        logs_p = np.array([log_nodes[i] for i in nodes]) if picked else None
+                        cut = np.searchsorted(position[nodes], np.arange(positions + 1), side="left")
+                        level_param = float(p) if row.param else None
+                        tape.levels.append(Level(row, level_param, nodes, a[nodes], bs, logs_p, cut))
         return tape
 
     @classmethod
@@ -222,17 +225,11 @@ class Tape:
         V[leaf[embed]] = params[embed_index]
         targets = np.asarray(tokens[1 : self.positions + 1])
         picked_by_position = self.probs[np.arange(self.positions), targets]
-        runs = []
-        for lv in self.levels:
-            k = lv.cut[n] if lv.cut is not None else len(lv.out)
-            if not k:
-                continue
-            out = lv.out[:k]
-            a = lv.a[:k] if lv.logs is None else picked_by_position[lv.logs[:k]]
-            b = lv.b[:k] if lv.b is not None else None
-            p = lv.param[:k] if lv.param is not None else None
-            runs.append((lv.op, out, a, b, p))
-            V[out] = _FORWARD[lv.op](V[a], V[b] if b is not None else None, p)
+        blocks = [
+            block if block is not None else lv.block(n, picked_by_position)  # type: ignore[misc]
+            for lv, block in self._blocks(n)
+        ]
+        recorded.forward(blocks, V)
         G = np.zeros(self.n)
         if len(self.sums):  # (1/n) * the n-th partial sum: d loss / d sum = 1/n
             scale = 1 / n
@@ -241,17 +238,25 @@ class Tape:
         else:
             loss = float(V[self.root])
             G[self.root] = 1.0
-        for op, out, a, b, p in reversed(runs):
-            g = G[out]
-            y = V[b] if b is not None else None
-            da, db = _LOCAL[op](V[a], y, V[out], p)
-            np.add.at(G, a, da * g)
-            if db is not None:
-                np.add.at(G, b, db * g)
+        recorded.backward(blocks, V, G)
         grads = np.zeros(len(params))
         np.add.at(grads, where[is_param], G[leaf[is_param]])
         np.add.at(grads, embed_index, G[leaf[embed]])
         return loss, grads
+
+    def _blocks(self, n: int) -> list[tuple[Level, Block | None]]:
+        """The levels a name of n positions runs, each with its block when the block is the same
+        for every name of that length (made once); the log nodes of the loss read what each
+        name's targets pick, so their block is made per step."""
+        made = self.blocks.get(n)
+        if made is None:
+            empty = np.zeros(0, dtype=np.int64)
+            made = self.blocks[n] = [
+                (lv, lv.block(n, empty) if lv.logs is None else None)
+                for lv in self.levels
+                if (lv.cut[n] if lv.cut is not None else len(lv.out))
+            ]
+        return made
 
 
 def _partial_sums(loss: Value, logs: list[Value], index: dict[int, int]) -> np.ndarray:
@@ -266,34 +271,6 @@ def _partial_sums(loss: Value, logs: list[Value], index: dict[int, int]) -> np.n
     if len(chain) != len(logs):
         return np.zeros(0, dtype=np.int64)  # another shape of loss: the root is the loss, one length a tape
     return np.array([index[id(c)] for c in chain])
-
-
-def _pow(x, k):
-    return np.array([math.pow(u, e) if math.isfinite(u) else u**e for u, e in zip(x.tolist(), k.tolist())])
-
-
-_FORWARD = {
-    "add": lambda x, y, p: x + y,
-    "sub": lambda x, y, p: x - y,
-    "mul": lambda x, y, p: x * y,
-    "div": lambda x, y, p: x / y,
-    "neg": lambda x, y, p: -x,
-    "exp": lambda x, y, p: np.exp(x),
-    "log": lambda x, y, p: np.log(x),
-    "relu": lambda x, y, p: np.maximum(x, 0.0),
-    "pow": lambda x, y, p: _pow(x, p),
-}
-_LOCAL = {
-    "add": lambda x, y, out, p: (1.0, 1.0),
-    "sub": lambda x, y, out, p: (1.0, -1.0),
-    "mul": lambda x, y, out, p: (y, x),
-    "div": lambda x, y, out, p: (1.0 / y, -(x / y) / y),
-    "neg": lambda x, y, out, p: (-1.0, None),
-    "exp": lambda x, y, out, p: (out, None),
-    "log": lambda x, y, out, p: (1.0 / x, None),
-    "relu": lambda x, y, out, p: ((x > 0).astype(float), None),
-    "pow": lambda x, y, out, p: (p * _pow(x, p - 1), None),
-}
 
 
 # -----------------------------------------------------------------------------

@@ -20,16 +20,14 @@ from typing import Any
 
 import numpy as np
 
+from core import ops
 from core.foreign.trace import Trace, TracedNode, fits, read_children, read_float, read_local_grads, trace
 from core.scopes.graph import ARRAYS, CONST, DTYPES, INPUT, OP_CODE, ScopedGraph, label_stem
 from core.scopes.record import ROOT, ROOT_SCOPE, Recorder, Scope
 
-# the op a method of the learner's class makes, when the node's operands are its children in order
-MAKERS = {
-    "__add__": "add", "__radd__": "add", "__mul__": "mul", "__rmul__": "mul", "__sub__": "sub",
-    "__truediv__": "div", "__neg__": "neg", "__pow__": "pow", "exp": "exp", "log": "log",
-    "relu": "relu", "tanh": "tanh", "sigmoid": "sigmoid",
-}  # fmt: skip
+# the op a method of the learner's class makes, when the node's operands are its children in order:
+# its special methods ('__rmul__' -> 'mul') and its method ('tanh'), from the op table
+MAKERS = {**ops.DUNDERS, **{op.method: op.name for op in ops.TABLE if op.method}}
 
 
 def fast_trace(root: Any, recorder: Recorder) -> Trace | None:

@@ -43,13 +43,11 @@ import numpy as np
 
 from core import ops
 from core.engine import Value, topological_order
+from core.recorded import CONST, INPUT, OP_CODE, OP_NAMES
 from core.scopes.names import CodeNames
 from core.scopes.record import ROOT, ROOT_SCOPE, Recorder, Scope
 
-# op codes: the two kinds of leaf, then the op table in its order
-INPUT, CONST = 0, 1
-OP_NAMES = ("input", "const") + tuple(op.name for op in ops.TABLE)
-OP_CODE = {name: i for i, name in enumerate(OP_NAMES)}
+# op codes: the two kinds of leaf, then the op table in its order -- the recorded graph's (core/recorded.py)
 ARRAYS = ("op", "a", "b", "param", "data", "grad", "scope", "line")
 DTYPES = {"op": np.int8, "a": np.int32, "b": np.int32, "param": np.float64, "data": np.float64,
           "grad": np.float64, "scope": np.int32, "line": np.int32}  # fmt: skip

@@ -23,11 +23,11 @@ import ast
 import linecache
 from collections.abc import Iterable, Mapping, Sequence
 
-from core import pyast
+from core import ops, pyast
 
 MAX_TEXT = 28  # characters of code shown in a node's name row
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "pow"}
-_METHODS = {"exp", "log", "relu", "tanh", "sigmoid"}
+_METHODS = set(ops.METHODS)  # x.tanh(): the op table's methods
 
 
 def shorten(text: str, limit: int = MAX_TEXT) -> str:

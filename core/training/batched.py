@@ -12,7 +12,8 @@ node's `data` and `grad`: entry i of every array belongs to sample i.
     graph.backward({score: dscore})
     grads = graph.param_grads()  # each parameter's grad, summed over the samples
 
-1. The tape. Every node gets a row in a table D of shape (nodes, batch); leaves
+1. The tape. The graph is recorded as arrays (core/recorded.py: op, operands,
+   param, data per node). Every node gets a row in a table D of shape (nodes, batch); leaves
    are filled in (inputs from X, parameters and constants repeated along the
    row), then every op node is computed from its operands' rows, in a
    topological order: the same op, the same operands, for all samples at once.
@@ -22,7 +23,8 @@ node's `data` and `grad`: entry i of every array belongs to sample i.
    numpy call over a block of rows. Their rows are next to each other, and
    operand rows are laid out so that most operands are a slice of D too.
 3. Backward. A second table G holds the grads. The root's row is seeded, then
-   the levels run in reverse, each op adding its `(da, db)` (numpy_ops.py) to
+   the levels run in reverse, each op adding its `(da, db)` (its row's
+   `array_backward` in core/ops.py, run by core/recorded.py's `Block`) to
    its operands' rows, `+=` as in the engine. A node read twice in one block
    (x is multiplied by every neuron's weight) gets its contributions summed
    first, in the order the scalar engine would add them.
@@ -40,83 +42,25 @@ parameter's grad to 1e-12.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from core import ops
-from core.engine import Value, topological_order
-from core.training.numpy_ops import NUMPY_OPS
+from core import recorded
+from core.engine import Value
+from core.recorded import Block, reader
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike, NDArray
 
-# -----------------------------------------------------------------------------
-# recording: which rows each op reads and writes
+__all__ = ["BatchedGraph", "graph_order", "reader"]
 
 
 def graph_order(roots: Iterable[Value]) -> list[Value]:
     """Every node of the roots' graphs once, each after its operands."""
-    seen: set[Value] = set()
-    order: list[Value] = []
-    for root in roots:
-        for node in topological_order(root):
-            if node not in seen:
-                seen.add(node)
-                order.append(node)
-    return order
-
-
-def _reader(rows: Sequence[int]) -> slice | NDArray[np.intp]:
-    """How to read these rows of a table: a slice (a view, no copy) when they are
-    evenly spaced upwards, else an index array (a gathered copy)."""
-    if len(rows) == 1:
-        return slice(rows[0], rows[0] + 1)
-    step = rows[1] - rows[0]
-    if step > 0 and all(b - a == step for a, b in zip(rows, rows[1:])):
-        return slice(rows[0], rows[-1] + 1, step)
-    return np.array(rows, dtype=np.intp)
-
-
-class _Adder:
-    """How a block's contributions (one per node of the block) are added to its operands' grads.
-
-    Distinct operands: in place, `G[rows] += c`. An operand read by several
-    nodes of the block: its contributions are first summed in reverse
-    topological order (as the scalar engine adds them), then added.
-    """
-
-    def __init__(self, rows, ranks):
-        self.index = _reader(rows)
-        self.perm = None
-        if len(set(rows)) < len(rows):
-            # the node latest in topological order adds first, as in the engine's reverse pass
-            perm = sorted(range(len(rows)), key=lambda i: (rows[i], -ranks[i]))
-            targets = [rows[i] for i in perm]
-            starts = [k for k in range(len(targets)) if k == 0 or targets[k] != targets[k - 1]]
-            self.perm = np.array(perm, dtype=np.intp)
-            self.starts = np.array(starts, dtype=np.intp)
-            self.index = np.array([targets[k] for k in starts], dtype=np.intp)
-
-    def add(self, G, contribution):
-        if self.perm is not None:
-            contribution = np.add.reduceat(contribution[self.perm], self.starts, axis=0)
-        G[self.index] += contribution
-
-
-class _Block:
-    """All the nodes of one op at one level: out rows a slice, operand rows readers."""
-
-    def __init__(self, op, param, out_rows, a_rows, b_rows, ranks):
-        self.forward = NUMPY_OPS[op.name].forward
-        self.backward = NUMPY_OPS[op.name].backward
-        self.param = param
-        self.out = slice(out_rows[0], out_rows[-1] + 1)
-        self.a = _reader(a_rows)
-        self.b = _reader(b_rows) if b_rows else None
-        self.a_adder = _Adder(a_rows, ranks)
-        self.b_adder = _Adder(b_rows, ranks) if b_rows else None
+    return recorded.record(roots).nodes
 
 
 # -----------------------------------------------------------------------------
@@ -130,81 +74,80 @@ class BatchedGraph:
     backward from). `inputs`: leaves that differ per sample, in the order of X's
     rows. `params`: leaves shared by all samples, in the order of P. Any other
     leaf is a constant, kept at the number it had when the graph was recorded.
-    The Values are only read here; none is kept.
+    The Values are only read here (recorded as arrays, core/recorded.py); none is kept
+    but in `row`.
     """
 
     def __init__(self, roots: Sequence[Value], inputs: Sequence[Value] = (), params: Sequence[Value] = ()) -> None:
-        order = graph_order(roots)
-        in_graph = set(order)
-        missing = [v for v in list(inputs) + list(params) if v not in in_graph]
+        graph = recorded.record(roots)
+        at = graph.index()
+        missing = [v for v in list(inputs) + list(params) if id(v) not in at]
         if missing:
             raise ValueError(f"{len(missing)} input or parameter Values are not in the graph (first: {missing[0]!r})")
-        # 1. levels, and the blocks: one per (level, op)
-        level: dict[Value, int] = {}
-        blocks: dict[tuple[int, str], list[Value]] = {}
-        for node in order:
-            a, b = node._a, node._b
-            if a is None:
-                level[node] = 0
-                continue
-            level[node] = 1 + max(level[a], level[b] if b is not None else 0)
-            blocks.setdefault((level[node], node._op), []).append(node)
-        keys = sorted(blocks, key=lambda key: key[0])
+        a_of, b_of, codes = graph.a.tolist(), graph.b.tolist(), graph.op.tolist()
+        params_of = graph.param.tolist()
+        # 1. levels, and the blocks: one per (level, op, param), in the order first met
+        level = graph.levels()
+        groups: dict[tuple[int, int, float], list[int]] = {}
+        for i, code in enumerate(codes):
+            if a_of[i] >= 0:
+                p = params_of[i]
+                groups.setdefault((level[i], code, -math.inf if p != p else p), []).append(i)
+        keys = sorted(groups, key=lambda key: key[0])
         # 2. the order of nodes inside a block: by where their first reader sits (the last
         #    block first), so that an operand block is read as a slice, e.g. the k-th products
         #    of all the neurons of a layer, which one step of their sums adds
-        topo = {node: i for i, node in enumerate(order)}
-        reader: dict[Value, tuple[int, int]] = {}
-        for k in range(len(keys) - 1, -1, -1):
-            nodes = sorted(blocks[keys[k]], key=lambda n: reader.get(n, (len(keys), topo[n])))
-            blocks[keys[k]] = nodes
-            for position, node in enumerate(nodes):
-                for operand in (node._a, node._b):
-                    if operand is not None and (operand not in reader or reader[operand] > (k, position)):
-                        reader[operand] = (k, position)
+        n_keys = len(keys)
+        first_reader: dict[int, tuple[int, int]] = {}
+        for k in range(n_keys - 1, -1, -1):
+            nodes = sorted(groups[keys[k]], key=lambda i: first_reader.get(i, (n_keys, i)))
+            groups[keys[k]] = nodes
+            for position, i in enumerate(nodes):
+                for operand in (a_of[i], b_of[i]):
+                    if operand >= 0 and (operand not in first_reader or first_reader[operand] > (k, position)):
+                        first_reader[operand] = (k, position)
         # 3. rows: inputs first (so X is one slice), then each leaf when first read, each block's
         #    outputs together
-        row: dict[Value, int] = {}
-        for node in inputs:
-            row[node] = len(row)
-        self.blocks = []
+        row_of: dict[int, int] = {}
+        for v in inputs:
+            row_of[at[id(v)]] = len(row_of)
+        self.blocks: list[Block] = []
         for key in keys:
-            nodes = blocks[key]
-            for side in ("_a", "_b"):
-                for node in nodes:
-                    operand = getattr(node, side)
-                    if operand is not None and operand not in row:
-                        row[operand] = len(row)
-            out_rows = []
-            for node in nodes:
-                row[node] = len(row)
-                out_rows.append(row[node])
-            op, param = ops.lookup(key[1])
-            ranks = [topo[n] for n in nodes]
+            nodes = groups[key]
+            for operands in (a_of, b_of):
+                for i in nodes:
+                    operand = operands[i]
+                    if operand >= 0 and operand not in row_of:
+                        row_of[operand] = len(row_of)
+            for i in nodes:
+                row_of[i] = len(row_of)
+            op = recorded.ROWS[key[1]]
+            assert op is not None  # (an op node's code names a row)
             self.blocks.append(
-                _Block(
+                Block.laid_out(
                     op,
-                    param,
-                    out_rows,
-                    [row[n._a] for n in nodes if n._a is not None],  # (an op node has one)
-                    [row[n._b] for n in nodes if n._b is not None],
-                    ranks,
+                    params_of[nodes[0]] if op.param else None,
+                    [row_of[i] for i in nodes],
+                    [row_of[a_of[i]] for i in nodes],  # (an op node has one)
+                    [row_of[b_of[i]] for i in nodes if b_of[i] >= 0],
+                    nodes,  # an entry's index is its topological position
                 )
             )
-        for node in order:  # leaves that no op reads (a root that is a leaf)
-            if node not in row:
-                row[node] = len(row)
-        self.n_rows = len(row)
+        for i in range(len(graph)):  # leaves that no op reads (a root that is a leaf)
+            if i not in row_of:
+                row_of[i] = len(row_of)
+        self.n_rows = len(row_of)
         self.n_inputs = len(inputs)
-        self.root_rows = [row[r] for r in roots]
-        self.param_rows = np.array([row[p] for p in params], dtype=np.intp)
-        params_set, inputs_set = set(params), set(inputs)
-        constants = [n for n in order if n._a is None and n not in params_set and n not in inputs_set]
-        self.const_rows = np.array([row[c] for c in constants], dtype=np.intp)
-        self.const_values = np.array([c.data for c in constants], dtype=float)
+        self.root_rows = [row_of[at[id(r)]] for r in roots]
+        self.param_rows = np.array([row_of[at[id(p)]] for p in params], dtype=np.intp)
+        shared = {at[id(v)] for v in list(params) + list(inputs)}
+        constants = [i for i in range(len(graph)) if a_of[i] < 0 and i not in shared]
+        self.const_rows = np.array([row_of[i] for i in constants], dtype=np.intp)
+        self.const_values = graph.data[constants] if constants else np.zeros(0)
         self.D: NDArray[np.float64] | None = None  # the last batch's data, one row per node
         self.G: NDArray[np.float64] | None = None  # and grads
-        self.row = row  # Value -> its row; for tests and for asking about a node (e.g. a neuron's output)
+        # Value -> its row; for tests and for asking about a node (e.g. a neuron's output)
+        self.row = {v: row_of[i] for i, v in enumerate(graph.nodes)}
 
     def __len__(self) -> int:
         return self.n_rows
@@ -230,10 +173,7 @@ class BatchedGraph:
             D[self.param_rows] = np.asarray(P, dtype=float)[:, None]
         if len(self.const_rows):
             D[self.const_rows] = self.const_values[:, None]
-        with np.errstate(all="ignore"):
-            for block in self.blocks:
-                b = D[block.b] if block.b is not None else None
-                block.forward(D[block.a], b, block.param, D[block.out])
+        recorded.forward(self.blocks, D)
 
     def evaluate(
         self, X: ArrayLike, P: ArrayLike = (), rows: Iterable[int] | None = None, chunk: int = 2048
@@ -268,13 +208,7 @@ class BatchedGraph:
         G.fill(0.0)
         for r, seed in seeds.items():
             G[r] = seed
-        with np.errstate(all="ignore"):
-            for block in reversed(self.blocks):
-                b = D[block.b] if block.b is not None else None
-                da, db = block.backward(D[block.out], D[block.a], b, G[block.out], block.param)
-                block.a_adder.add(G, da)
-                if db is not None:
-                    block.b_adder.add(G, db)
+        recorded.backward(self.blocks, D, G)
         return G
 
     def param_grads(self, first: ArrayLike | None = None) -> NDArray[np.float64]:

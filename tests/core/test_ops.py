@@ -293,7 +293,7 @@ def test_every_op_of_the_table_says_how_a_value_computes_it():
 def test_every_row_carries_its_array_forms_and_the_numpy_table_is_made_from_them():
     import numpy as np
 
-    from core.training.numpy_ops import NUMPY_OPS
+    from core.numpy_ops import NUMPY_OPS
 
     assert list(NUMPY_OPS) == [op.name for op in ops.TABLE]
     for op in ops.TABLE:

@@ -50,7 +50,6 @@ from .shapes import Shape, backward_of, children, eps_of, number, one_like, zero
 BIG = 1_500  # nodes: a graph their file built, larger, is sent to open collapsed (core/scopes/infer.py BIG)
 MAX_BIG = 400_000  # nodes: a larger one is only named
 REPEATS = 8  # runs of their backward() per test: a set-order walk shows in some of them
-KNOWN = ("relu", "tanh", "exp", "log", "sigmoid")  # methods the parent has tests for
 DUNDERS = (
     "__add__",
     "__radd__",
@@ -292,11 +291,14 @@ def leaf_maker(V: type, grad: str = "grad") -> tuple[Callable[[float], Any], str
     return make, f"leaves marked {flag} = True"
 
 
-def offered(V: type, shape: Shape, make: Callable[[float], Any]) -> tuple[list[str], list[str]]:
-    """(the operations their class has: dunders, known methods, 'numbers' when a Value
-    and a plain number mix; their other unary methods -- sin, abs, softplus ...)."""
+def offered(
+    V: type, shape: Shape, make: Callable[[float], Any], known: tuple[str, ...] = ()
+) -> tuple[list[str], list[str]]:
+    """(the operations their class has: dunders, `known` methods (those the parent has tests
+    for: the request's "methods", the studio's op table), 'numbers' when a Value and a plain
+    number mix; their other unary methods -- sin, abs, softplus ...)."""
     found = [d for d in DUNDERS if callable(getattr(V, d, None))]
-    found += [m for m in KNOWN if _takes_no_argument(V, m)]  # one that raises is tested, and its error shown
+    found += [m for m in known if _takes_no_argument(V, m)]  # one that raises is tested, and its error shown
     try:
         if shape.read_data(make(1.0) + 2.0) == 3.0 and shape.read_data(make(1.0) * 2.0) == 2.0:
             found.append("numbers")
@@ -305,7 +307,7 @@ def offered(V: type, shape: Shape, make: Callable[[float], Any]) -> tuple[list[s
     unknown = [
         name
         for name in sorted({n for base in V.__mro__[:-1] for n in vars(base)})
-        if not (name.startswith("_") or name in KNOWN or name in NOT_OPS or name in (shape.data, shape.grad))
+        if not (name.startswith("_") or name in known or name in NOT_OPS or name in (shape.data, shape.grad))
         and _unary_op(V, name, make)
     ]
     return found, unknown
@@ -887,7 +889,7 @@ def run(request: dict[str, Any], report: Callable[[dict[str, Any]], None]) -> No
     except Exception as e:  # noqa: BLE001 -- their constructor
         report({"kind": "unusable", "message": f"making a leaf of your class raised {type(e).__name__}: {e}"})
         return
-    found, unknown = offered(V, probe.shape, probe.make)
+    found, unknown = offered(V, probe.shape, probe.make, tuple(request.get("methods", ())))
     report(
         {
             "kind": "start",
@@ -900,7 +902,7 @@ def run(request: dict[str, Any], report: Callable[[dict[str, Any]], None]) -> No
             "style": _guarded(lambda: _style(probe.make(1.0) * probe.make(2.0)), "closures"),
             "backward_line": _guarded(lambda: _backward_line(probe), None),
             "stand_ins": list(STAND_INS),
-            "gradient_code": _guarded(lambda: _has_gradient_code(probe), True),
+            "gradient_code": _guarded(lambda: _has_gradient_code(probe, tuple(request.get("methods", ()))), True),
         }
     )
     cases = list(request["cases"])
@@ -973,7 +975,7 @@ def big_graph(namespace: dict[str, Any], probe: Probe) -> dict[str, Any] | None:
     return {"kind": "big", "name": name, "n": n, "rows": rows}
 
 
-def _has_gradient_code(probe: Probe) -> bool:
+def _has_gradient_code(probe: Probe, methods: tuple[str, ...] = ()) -> bool:
     """Can anything of theirs compute a gradient: a backward() pass, or per-node code
     (a closure, local grads, MiniTorch's chain_rule) on the result of ANY of their ops?
     A leaf's do-nothing closure, kept by every node of a forward-only start, is none."""
@@ -986,7 +988,7 @@ def _has_gradient_code(probe: Probe) -> bool:
         lambda a, b: a / b,
         lambda a, b: a**2,
         lambda a, b: -a,
-        *[lambda a, b, name=name: getattr(a, name)() for name in KNOWN],
+        *[lambda a, b, name=name: getattr(a, name)() for name in methods],  # the op table's (the request)
     ):
         a, b = probe.make(2.0), probe.make(3.0)
         try:

@@ -49,3 +49,28 @@ def test_the_battery_covers_every_op_and_never_draws_relu_at_zero():
     for word in ("+", "*", "-", "/", "**", "tanh", "exp", "log", "relu", "sigmoid"):
         assert word in names, word
     assert templates and not any(c.name.startswith("relu") and c.name.endswith("x=0.0") for c in tests)
+
+
+def test_every_unary_op_of_the_table_is_tested_alone_scaled_and_reused():
+    """The battery's unary tests are generated from the op table (issue 41): a row added
+    there is tested without a line here."""
+    from core import ops
+
+    names = [c.name for c in battery.cases()[0]]
+    for op in ops.TABLE:
+        if op.arity == 1 and not op.param:
+            assert any(n.startswith(f"{op.name}(x) at x=") for n in names), op.name
+            assert any(n.startswith(f"{op.name}(x)*s at") for n in names), op.name
+            assert any(n.startswith(f"{op.name}(x)*x at") for n in names), op.name
+    assert battery.request([], [])["methods"] == list(ops.METHODS)  # the child learns them from the request
+
+
+def test_studio_op_reads_the_table():
+    from core import ops
+
+    for op in ops.TABLE:
+        if op.method:
+            assert battery.studio_op({"method": op.method, "args": ["x"]})[0] == op.name
+        elif op.dunders and not op.param:
+            call = op.dunders[0].strip("_")
+            assert battery.studio_op({"call": call, "args": ["x", "y"][: op.arity]})[0] == op.name

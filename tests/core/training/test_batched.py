@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from core.engine import Value, topological_order
-from core.training.batched import BatchedGraph, _reader
+from core.recorded import reader as _reader
+from core.training.batched import BatchedGraph
 
 
 def every_op(x, y, w, v):

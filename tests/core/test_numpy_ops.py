@@ -9,7 +9,7 @@ import pytest
 
 from core import ops
 from core.engine import Value
-from core.training.numpy_ops import NUMPY_OPS
+from core.numpy_ops import NUMPY_OPS
 
 NUMBERS = [
     0.0,

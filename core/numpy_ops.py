@@ -6,8 +6,9 @@ much its output moves per nudge of each operand (its local derivative), and
 
     a.grad += local * out.grad
 
-Batched replay (batched.py) runs one sample's graph over many samples at once,
-so each node's `data` and `grad` are numpy arrays with one entry per sample.
+Replaying a recorded graph (core/recorded.py) runs it over many samples at once
+(core/training/batched.py) or over a whole microgpt step (core/microgpt/train.py),
+so each op is applied to numpy arrays: one entry per sample, or per node.
 Each row of the op table carries the same op for arrays, written beside its
 float form: an `array_forward(xp, a, b, param, out)` that writes the output into
 `out`, and an `array_backward(xp, out, a, b, g, param)` that returns what the op
@@ -21,11 +22,11 @@ amount here: IEEE defines x - y as x + (-y), so the numbers are the same.
 The numbers: +, -, *, /, neg and relu are IEEE arithmetic, equal to the
 engine bit for bit. tanh, exp, log, sigmoid and ** come from numpy's vectorised
 routines, which differ from the C library the engine calls by at most an ulp or
-two (about 2e-16 relative). tests/core/training/test_numpy_ops.py checks every
+two (about 2e-16 relative). tests/core/test_numpy_ops.py checks every
 op against the table, edge cases (0, inf, nan) included.
 
 Numpy warns where the engine silently returns inf or nan (log(0), overflow);
-batched.py runs every op inside `np.errstate(all="ignore")`.
+core/recorded.py runs every op inside `np.errstate(all="ignore")`.
 """
 
 from collections.abc import Callable
