@@ -1,6 +1,6 @@
 """Grading throughput: a synthetic class of N submissions, checked three ways side by side.
 
-    python bench/bench_grading.py [N=200] [--jobs J] [--rounds R]
+    python bench/bench_grading.py [N=200] [--jobs J] [--rounds R] [--no-before]
 
 The class is N copies of the engines in tests/data/engines (right ones, the classic
 bugs, the world's engines; the endless loops left out: each costs its time limit
@@ -8,8 +8,10 @@ whatever the grader does), named s000_<engine>.py, ... The same folder is checke
 
     before   the checker as it was before issue 37 (commit BEFORE, exported to a temporary
              folder and run in its own process): a supervisor and a child per file, no box
-    no box   today's core/sandbox.py with box=False: the same supervisor, the watch added
-    box      today's default: each submission in its own bubblewrap box
+    no box   today's core/sandbox.py with box=False: a supervisor and a child per file, the watch added
+    cold box the checker at COLD: each submission in its own bubblewrap box, started for it
+    warm box today's default: one long-lived box per worker, its harness and numpy imported
+             once, a fresh fork per submission (sandbox.WarmBox)
 
 each with `batch.check_many(jobs=J)` (J = cores by default). Printed per way: wall
 seconds, submissions per second, and the CPU seconds all the children used per
@@ -32,6 +34,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ENGINES = os.path.join(ROOT, "tests", "data", "engines")
 sys.path.insert(0, ROOT)  # this checkout's core, not an installed one
 BEFORE = "4515b80"  # the last commit before core/sandbox.py
+COLD = "4cb6a4a"  # the last commit with a cold box per submission (before the warm boxes)
 
 RUN = r"""
 import json, os, resource, sys, time
@@ -42,7 +45,8 @@ kwargs = json.loads(sys.argv[4])
 files = batch.files_of([sys.argv[2]])
 before = resource.getrusage(resource.RUSAGE_CHILDREN)
 t = time.perf_counter()
-check = (lambda path, timeout: runner.check_file(path, timeout=timeout, **kwargs)) if kwargs else runner.check_file
+def check(path, timeout, **kw):
+    return runner.check_file(path, timeout=timeout, **kw, **kwargs)
 rows = batch.check_many(files, jobs=int(sys.argv[3]), check=check)
 wall = time.perf_counter() - t
 after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -63,10 +67,10 @@ def make_class(folder: str, n: int) -> None:
         shutil.copy(src, os.path.join(folder, f"s{i:03d}_{os.path.basename(src)}"))
 
 
-def export_before(into: str) -> str:
-    """The checker as it was at BEFORE, in its own folder."""
+def export_before(into: str, commit: str = BEFORE) -> str:
+    """The checker as it was at `commit`, in its own folder."""
     os.makedirs(into)
-    archive = subprocess.run(["git", "-C", ROOT, "archive", BEFORE, "core"], capture_output=True, check=True).stdout
+    archive = subprocess.run(["git", "-C", ROOT, "archive", commit, "core"], capture_output=True, check=True).stdout
     subprocess.run(["tar", "-x", "-C", into], input=archive, check=True)
     return into
 
@@ -92,8 +96,10 @@ def main(argv: list[str]) -> None:
         folder = os.path.join(tmp, "class")
         os.mkdir(folder)
         make_class(folder, n)
-        before = export_before(os.path.join(tmp, "before"))
-        ways = [("before", before, {}), ("no box", ROOT, {"box": False}), ("box", ROOT, {})]
+        ways = [("no box", ROOT, {"box": False}), ("cold box", export_before(os.path.join(tmp, "cold"), COLD), {})]
+        ways.append(("warm box", ROOT, {}))
+        if "--no-before" not in argv:
+            ways.insert(0, ("before", export_before(os.path.join(tmp, "before")), {}))
         results: dict[str, list[dict]] = {name: [] for name, _, _ in ways}
         for r in range(rounds):
             order = ways if r % 2 == 0 else ways[::-1]
@@ -103,15 +109,16 @@ def main(argv: list[str]) -> None:
                 out["total"] = time.perf_counter() - t
                 results[name].append(out)
                 print(
-                    f"  round {r + 1} {name:>7}: {out['wall']:6.1f} s wall, {n / out['wall']:5.2f} submissions/s, "
+                    f"  round {r + 1} {name:>8}: {out['wall']:6.1f} s wall, {n / out['wall']:5.2f} submissions/s, "
                     f"{out['cpu'] / n * 1000:5.0f} ms CPU per submission",
                     flush=True,
                 )
-        same = all(res[-1]["categories"] == results["before"][-1]["categories"] for res in results.values())
-        print(f"every submission in the same category all three ways: {same}")
+        first = results[ways[0][0]][-1]["categories"]
+        same = all(res[-1]["categories"] == first for res in results.values())
+        print(f"every submission in the same category every way: {same}")
         if not same:
             for name, res in results.items():
-                diff = {k: v for k, v in res[-1]["categories"].items() if results["before"][-1]["categories"][k] != v}
+                diff = {k: v for k, v in res[-1]["categories"].items() if first[k] != v}
                 print(f"  {name}: {diff}")
         load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
         print(f"load average at the end: {load:.1f} on {os.cpu_count()} cores")

@@ -164,6 +164,8 @@ def check_many(
         return row
 
     pool = ThreadPoolExecutor(max_workers=jobs)
+    warm = sandbox.warm()  # one warm box per worker, its harness imported once (sandbox.WarmBox)
+    warm.__enter__()
     try:
         futures = [pool.submit(one, path) for path in paths]
         for future in as_completed(futures):
@@ -176,6 +178,7 @@ def check_many(
         if stop.is_set():
             sandbox.stop(stop)
         pool.shutdown(wait=True, cancel_futures=True)  # the runs were ended: this is quick
+        warm.__exit__(None, None, None)  # the warm boxes end
     done = [rows[p] for p in paths if p in rows]
     if stop.is_set():
         raise Stopped(done, len(paths))
