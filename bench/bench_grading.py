@@ -35,6 +35,7 @@ ENGINES = os.path.join(ROOT, "tests", "data", "engines")
 sys.path.insert(0, ROOT)  # this checkout's core, not an installed one
 BEFORE = "4515b80"  # the last commit before core/sandbox.py
 COLD = "4cb6a4a"  # the last commit with a cold box per submission (before the warm boxes)
+GIT = os.environ.get("BPS_BENCH_GIT", ROOT)  # the repository holding BEFORE and COLD (when run from an export)
 
 RUN = r"""
 import json, os, resource, sys, time
@@ -70,7 +71,7 @@ def make_class(folder: str, n: int) -> None:
 def export_before(into: str, commit: str = BEFORE) -> str:
     """The checker as it was at `commit`, in its own folder."""
     os.makedirs(into)
-    archive = subprocess.run(["git", "-C", ROOT, "archive", commit, "core"], capture_output=True, check=True).stdout
+    archive = subprocess.run(["git", "-C", GIT, "archive", commit, "core"], capture_output=True, check=True).stdout
     subprocess.run(["tar", "-x", "-C", into], input=archive, check=True)
     return into
 

@@ -318,6 +318,7 @@ def run_boxed(
     flags: Sequence[str] = (),
     shared: dict[str, str] | None = None,
     preload: Sequence[str] = (),
+    writable: dict[str, str] | None = None,
 ) -> BoxResult:
     """Run `python -I HARNESS *flags FD *args` with the limits above; see the module docstring.
 
@@ -332,7 +333,12 @@ def run_boxed(
     `shared`: name -> a folder of the studio's own (a harness package) the same for
     every run: read-only in the box beside their files, importable as `name`. Inside
     `with warm():` a boxed run with `shared` goes to this thread's warm box (see
-    WarmBox), whose supervisor imported the modules named in `preload` once."""
+    WarmBox), whose supervisor imported the modules named in `preload` once.
+
+    `writable`: name -> a host folder bound read-write into the scratch folder, for
+    exactly what the caller must see while the run goes on (a lecture cell's
+    progress line, its Stop file, its big graph): each file there is capped at
+    `output` bytes, the folder is the caller's to empty."""
     files = dict(files or {})
     problem = box_problem() if box is not False else "asked for no box"
     if box is True and problem:
@@ -340,7 +346,7 @@ def run_boxed(
     boxed = problem is None
     harness = os.path.abspath(harness)
     limits = {"timeout": timeout, "memory": int(memory), "processes": int(processes), "disk": int(disk)}
-    if boxed and shared and _warm_depth > 0:
+    if boxed and shared and _warm_depth > 0 and not writable:
         warm_box = _warm_box(shared, preload, int(disk))
         return warm_box.run(harness, [*flags], [*args], files, stdin, limits, int(output))
     files.update(shared or {})
@@ -369,6 +375,8 @@ def run_boxed(
         try:
             if boxed:
                 binds: list[str] = ["--ro-bind", HERE, "/.sandbox/sandbox.py"]
+                for name, host in (writable or {}).items():
+                    binds += ["--bind", os.path.abspath(host), os.path.join(BOX_DIR, name)]
                 for name, host in files.items():
                     target = os.path.join(BOX_DIR, name)
                     if os.path.isdir(host):
@@ -387,7 +395,7 @@ def run_boxed(
             else:
                 scratch = os.path.join(tmp, "box")
                 os.mkdir(scratch)
-                for name, host in files.items():
+                for name, host in {**files, **(writable or {})}.items():
                     _place(host, os.path.join(scratch, name))
                 if inside == os.path.basename(harness):
                     shutil.copyfile(harness, os.path.join(scratch, inside))
@@ -716,6 +724,8 @@ class warm:  # noqa: N801 -- used as `with sandbox.warm():`
             if _warm_depth == 0:
                 _warm_all.clear()
         for b in boxes:
+            b.finish()  # all at once: each ends in parallel
+        for b in boxes:
             b.close()
 
 
@@ -764,13 +774,20 @@ class WarmBox:
     def alive(self) -> bool:
         return self.process.poll() is None
 
+    def finish(self) -> None:
+        """No more requests: the supervisor's loop ends, and the box with it."""
+        try:
+            self.process.stdin.close()  # type: ignore[union-attr]
+        except (OSError, ValueError):
+            pass
+
     def close(self) -> None:
         import shutil
         import subprocess
 
         try:  # no more requests: the supervisor ends its loop and the box ends with it
-            self.process.stdin.close()  # type: ignore[union-attr]
-            self.process.wait(timeout=2.0)
+            self.finish()
+            self.process.wait(timeout=GRACE)
         except (OSError, ValueError, subprocess.TimeoutExpired):
             _kill(self.process)
             try:

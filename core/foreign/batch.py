@@ -177,8 +177,10 @@ def check_many(
     finally:
         if stop.is_set():
             sandbox.stop(stop)
+        # the warm boxes end before their worker threads do: bwrap's --die-with-parent is tied to
+        # the thread that started it, and a box killed so loses what its children's CPU time says
+        warm.__exit__(None, None, None)
         pool.shutdown(wait=True, cancel_futures=True)  # the runs were ended: this is quick
-        warm.__exit__(None, None, None)  # the warm boxes end
     done = [rows[p] for p in paths if p in rows]
     if stop.is_set():
         raise Stopped(done, len(paths))
