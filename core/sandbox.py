@@ -54,6 +54,11 @@ reads its request from stdin (the bytes the caller gave). Everything the
 child prints goes to a capped log, returned as `BoxResult.output` (its start
 and its end).
 
+A class is graded in warm boxes (`with warm():`, below): one box per worker
+thread stays up, its supervisor with the harness imported, and forks a fresh
+child per submission -- a box start and an interpreter start saved each time,
+nothing of one submission left for the next (WarmBox says how).
+
 For the checker (issue 37 item 1): `run_boxed(probe, [args], {"engine.py":
 path}, stdin=request_json, timeout=..., memory=...)` runs a probe that needs
 nothing of the studio in a box holding only the learner's file; `.data` is

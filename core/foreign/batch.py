@@ -7,7 +7,8 @@ right, what each got wrong, and which mistake the class makes most. So:
     check_many(...)   each file checked exactly as `--check-engine FILE` checks
                       one (runner.check_file: its own child process, the same
                       limits and categories), several at once -- one thread per
-                      check waiting on its child, as many as there are cores
+                      check waiting on its child, as many as there are cores,
+                      each thread's checks in one warm box (core/sandbox.WarmBox)
     row_of(report)    one row per submission: file, category, the first fault's
                       test, op and diagnosis, expressions passed / run, seconds
     histogram(rows)   how many submissions share each first-fault diagnosis
