@@ -1282,28 +1282,39 @@ def _clean() -> tuple[int, bool]:
     writable places (/box, /tmp, /dev/shm, /dev/mqueue) and remove the box's System V
     shared memory, queues and semaphores. Returns (how many processes it ended,
     whether all is gone: when not, the box ends and the next run gets a new one)."""
-    import shutil
 
     killed = end_descendants()
-    clean = True
-    for top in (BOX_DIR, "/tmp", "/dev/shm", "/dev/mqueue"):
-        try:
-            names = os.listdir(top)
-        except OSError:
-            continue
-        for name in names:
-            path = os.path.join(top, name)
-            _unlock(path)
-            if os.path.isdir(path) and not os.path.islink(path):
-                shutil.rmtree(path, ignore_errors=True)
-            else:
-                try:
-                    os.unlink(path)
-                except OSError:
-                    pass
-            clean = clean and not os.path.lexists(path)
+    keep = _python_dirs()  # a Python installed under /tmp (a venv) is bound read-only inside it
+    clean = all([_empty(top, keep) for top in (BOX_DIR, "/tmp", "/dev/shm", "/dev/mqueue")])  # each emptied
     _remove_ipc()
     return killed, clean
+
+
+def _empty(top: str, keep: list[str]) -> bool:
+    """Remove everything in the folder `top` but the folders in `keep` (and the way to
+    them); True when nothing else is left."""
+    import shutil
+
+    try:
+        names = os.listdir(top)
+    except OSError:
+        return True
+    clean = True
+    for name in names:
+        path = os.path.join(top, name)
+        if any(k == path or k.startswith(path + os.sep) for k in keep):
+            clean = (path in keep or _empty(path, keep)) and clean
+            continue
+        _unlock(path)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+        clean = clean and not os.path.lexists(path)
+    return clean
 
 
 def _unlock(path: str) -> None:

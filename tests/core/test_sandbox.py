@@ -444,3 +444,20 @@ def test_the_runner_keeps_its_old_names():
     for name in ("run_supervised", "limit_child", "plain", "sign", "children_of", "end_descendants", "child_env"):
         assert getattr(runner, name) is getattr(sandbox, name)
     assert sys.modules["core.sandbox"] is sandbox
+
+
+def test_a_warm_box_empties_its_folders_but_keeps_a_python_installed_under_tmp(tmp_path):
+    # a venv under /tmp is bound read-only inside the box's /tmp: emptying /tmp between two
+    # submissions removes everything else, the way to it included, and keeps it
+    venv = tmp_path / "a" / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "python").write_text("#")
+    (tmp_path / "a" / "left.txt").write_text("x")
+    locked = tmp_path / "locked" / "inner"
+    locked.mkdir(parents=True)
+    (locked / "x").write_text("x")
+    locked.chmod(0)
+    (tmp_path / "link").symlink_to(venv)
+    assert sandbox._empty(str(tmp_path), [str(venv)])
+    assert sorted(os.listdir(tmp_path)) == ["a"] and os.listdir(tmp_path / "a") == ["venv"]
+    assert (venv / "bin" / "python").read_text() == "#"
