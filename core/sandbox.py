@@ -1249,7 +1249,8 @@ def _serve_one(request: dict[str, Any]) -> dict[str, Any]:
 
 def _read_all(fd: int, limit: int) -> bytes:
     """What is written to the pipe until its writers close it; the first `limit` bytes kept."""
-    chunks, size = [], 0
+    chunks: list[bytes] = []
+    size = 0
     while True:
         chunk = os.read(fd, 1 << 16)
         if not chunk:
