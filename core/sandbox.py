@@ -54,6 +54,11 @@ reads its request from stdin (the bytes the caller gave). Everything the
 child prints goes to a capped log, returned as `BoxResult.output` (its start
 and its end).
 
+A class is graded in warm boxes (`with warm():`, below): one box per worker
+thread stays up, its supervisor with the harness imported, and forks a fresh
+child per submission -- a box start and an interpreter start saved each time,
+nothing of one submission left for the next (WarmBox says how).
+
 For the checker (issue 37 item 1): `run_boxed(probe, [args], {"engine.py":
 path}, stdin=request_json, timeout=..., memory=...)` runs a probe that needs
 nothing of the studio in a box holding only the learner's file; `.data` is
@@ -316,6 +321,9 @@ def run_boxed(
     output: int = OUTPUT,
     box: bool | None = None,
     flags: Sequence[str] = (),
+    shared: dict[str, str] | None = None,
+    preload: Sequence[str] = (),
+    writable: dict[str, str] | None = None,
 ) -> BoxResult:
     """Run `python -I HARNESS *flags FD *args` with the limits above; see the module docstring.
 
@@ -325,15 +333,29 @@ def run_boxed(
     lies inside one of the folders named -- run from there (a harness that
     imports its package). `box`: None uses a box where one can be had, False
     never does (today's supervisor), True insists (raises OSError when none can be
-    had). The request goes to the harness's stdin; `flags` come before FD."""
+    had). The request goes to the harness's stdin; `flags` come before FD.
+
+    `shared`: name -> a folder of the studio's own (a harness package) the same for
+    every run: read-only in the box beside their files, importable as `name`. Inside
+    `with warm():` a boxed run with `shared` goes to this thread's warm box (see
+    WarmBox), whose supervisor imported the modules named in `preload` once.
+
+    `writable`: name -> a host folder bound read-write into the scratch folder, for
+    exactly what the caller must see while the run goes on (a lecture cell's
+    progress line, its Stop file, its big graph): each file there is capped at
+    `output` bytes, the folder is the caller's to empty."""
     files = dict(files or {})
     problem = box_problem() if box is not False else "asked for no box"
     if box is True and problem:
         raise OSError(problem)
     boxed = problem is None
     harness = os.path.abspath(harness)
-    inside = _harness_name(harness, files)
     limits = {"timeout": timeout, "memory": int(memory), "processes": int(processes), "disk": int(disk)}
+    if boxed and shared and _warm_depth > 0 and not writable:
+        warm_box = _warm_box(shared, preload, int(disk))
+        return warm_box.run(harness, [*flags], [*args], files, stdin, limits, int(output))
+    files.update(shared or {})
+    inside = _harness_name(harness, files)
     import secrets
     import shutil
     import subprocess
@@ -358,6 +380,8 @@ def run_boxed(
         try:
             if boxed:
                 binds: list[str] = ["--ro-bind", HERE, "/.sandbox/sandbox.py"]
+                for name, host in (writable or {}).items():
+                    binds += ["--bind", os.path.abspath(host), os.path.join(BOX_DIR, name)]
                 for name, host in files.items():
                     target = os.path.join(BOX_DIR, name)
                     if os.path.isdir(host):
@@ -376,7 +400,7 @@ def run_boxed(
             else:
                 scratch = os.path.join(tmp, "box")
                 os.mkdir(scratch)
-                for name, host in files.items():
+                for name, host in {**files, **(writable or {})}.items():
                     _place(host, os.path.join(scratch, name))
                 if inside == os.path.basename(harness):
                     shutil.copyfile(harness, os.path.join(scratch, inside))
@@ -671,6 +695,233 @@ def plain(x: Any) -> Any:
 
 
 # -----------------------------------------------------------------------------
+# Warm boxes: a class graded without a box start and an interpreter start per submission
+#
+# A box costs a bwrap start, a Python start and the harness's imports (numpy's alone
+# is ~0.1 s of CPU) before their code runs. Grading a class, `with warm():` keeps one
+# box per worker thread alive instead: its supervisor (the box's PID 1) imported the
+# harness once and forks a fresh child for each submission. What one submission
+# leaves cannot reach the next: the child is a fork of a supervisor that never ran
+# their code (their modules, patched builtins and globals die with it); before and
+# after each run the supervisor ends every process in the box and empties /box,
+# /tmp, /dev/shm and the box's System V IPC; each run gets its own limits, report
+# channel and output pipe.
+
+_warm_depth = 0  # how many `with warm():` are open in this process
+_warm_all: list[WarmBox] = []  # every warm box started, to close at the end
+
+
+class warm:  # noqa: N801 -- used as `with sandbox.warm():`
+    """`with warm():` -- boxed runs with `shared` harness folders (the checker's) reuse
+    one warm box per thread until the outermost `warm` closes, then every box ends."""
+
+    def __enter__(self) -> warm:
+        global _warm_depth
+        with _lock:
+            _warm_depth += 1
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        global _warm_depth
+        with _lock:
+            _warm_depth -= 1
+            boxes = list(_warm_all) if _warm_depth == 0 else []
+            if _warm_depth == 0:
+                _warm_all.clear()
+        for b in boxes:
+            b.finish()  # all at once: each ends in parallel
+        for b in boxes:
+            b.close()
+
+
+def _warm_box(shared: dict[str, str], preload: Sequence[str], disk: int) -> WarmBox:
+    key = (tuple(sorted((k, os.path.abspath(v)) for k, v in shared.items())), tuple(preload), disk)
+    boxes = getattr(_local, "warm", None)
+    if boxes is None:
+        boxes = _local.warm = {}
+    found = boxes.get(key)
+    if found is None or not found.alive():
+        found = boxes[key] = WarmBox(shared, preload, disk)
+        with _lock:
+            _warm_all.append(found)
+    return found
+
+
+class WarmBox:
+    """One long-lived bubblewrap box whose supervisor (`serve`) runs submissions one at
+    a time, each in a fresh fork with its own scratch folder and limits. The box's
+    `shared` folders are read-only at /.harness/NAME; the supervisor imported the
+    modules named in `preload` (those that import) before the first submission."""
+
+    def __init__(self, shared: dict[str, str], preload: Sequence[str], disk: int) -> None:
+        import subprocess
+        import tempfile
+
+        self.tmp = tempfile.mkdtemp(prefix="bps-warm-")
+        binds: list[str] = ["--ro-bind", HERE, "/.sandbox/sandbox.py"]
+        for name, host in shared.items():
+            binds += ["--ro-bind", os.path.abspath(host), f"/.harness/{name}"]
+        config = {"preload": list(preload), "path": "/.harness"}
+        argv = [*_bwrap_argv(binds, BOX_DIR, disk), "--", sys.executable, "-I", "-S", "/.sandbox/sandbox.py"]
+        self.log = open(os.path.join(self.tmp, "box.txt"), "wb", buffering=0)  # noqa: SIM115 -- the box's own errors
+        self.process = subprocess.Popen(
+            [*argv, "--serve", json.dumps(config)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.log,
+            cwd=self.tmp,
+            env={},
+            start_new_session=True,
+        )
+        self.buffer = b""
+        self.runs = 0
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def finish(self) -> None:
+        """No more requests: the supervisor's loop ends, and the box with it."""
+        try:
+            self.process.stdin.close()  # type: ignore[union-attr]
+        except (OSError, ValueError):
+            pass
+
+    def close(self) -> None:
+        import shutil
+        import subprocess
+
+        try:  # no more requests: the supervisor ends its loop and the box ends with it
+            self.finish()
+            self.process.wait(timeout=GRACE)
+        except (OSError, ValueError, subprocess.TimeoutExpired):
+            _kill(self.process)
+            try:
+                self.process.wait(timeout=GRACE)
+            except subprocess.TimeoutExpired:
+                pass
+        for pipe in (self.process.stdin, self.process.stdout):
+            try:
+                pipe.close()  # type: ignore[union-attr]
+            except OSError:
+                pass
+        self.log.close()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def run(
+        self, harness: str, flags: list[str], args: list[str], files: dict[str, str], stdin: bytes,
+        limits: dict[str, Any], output: int,
+    ) -> BoxResult:  # fmt: skip
+        """One submission: their `files` (copied in by content), the harness (a file
+        sent too, or a path under a shared folder), the limits; as run_boxed returns."""
+        import base64
+
+        timeout = float(limits["timeout"])
+        sent = _contents(files, int(limits["disk"]))
+        inside = _harness_name(harness, files)
+        if inside == os.path.basename(harness):
+            with open(harness, "rb") as f:
+                sent.append([inside, base64.b64encode(f.read()).decode()])
+        request = {
+            "files": sent,
+            "argv": [os.path.join(BOX_DIR, inside), *flags],
+            "args": args,
+            "stdin": base64.b64encode(stdin).decode(),
+            "timeout": timeout,
+            "memory": int(limits["memory"]),
+            "processes": int(limits["processes"]),
+            "output": int(output),
+        }
+        started = time.monotonic()
+        with _lock:
+            key = getattr(_local, "group", None)
+            late = key is not None and key in _ended_groups
+            if not late:
+                _live[self.process] = key
+        if late:
+            return BoxResult(b"", None, "stopped", "", True, 0, 0.0, limits)
+        answer = None
+        try:
+            assert self.process.stdin is not None  # PIPE above
+            self.process.stdin.write(json.dumps(request).encode() + b"\n")
+            self.process.stdin.flush()
+            answer = self._answer(timeout + GRACE)
+        except (OSError, ValueError):
+            pass
+        except BaseException:  # Ctrl+C in this thread: nothing is left running
+            _kill(self.process)
+            raise
+        finally:
+            with _lock:
+                _live.pop(self.process, None)
+                stopped = self.process.pid in _stopped
+                _stopped.discard(self.process.pid)
+        seconds = time.monotonic() - started
+        self.runs += 1
+        if stopped:
+            return BoxResult(b"", None, "stopped", "", True, 0, seconds, limits)
+        if answer is None:  # the box never answered: it is ended, the next run starts another
+            _kill(self.process)
+            ended = "timeout" if seconds >= timeout else "lost"
+            said = _head_and_tail(self.log.name)
+            printed = f"(the warm box ended without an answer)\n{said}".strip()
+            return BoxResult(b"", None, ended, printed, True, 0, seconds, limits)
+        data = base64.b64decode(answer.get("data", ""))
+        code = answer.get("code")
+        return BoxResult(
+            data, code if isinstance(code, int) else None, str(answer.get("ended", "exit")),
+            str(answer.get("output", "")), True, int(answer.get("killed", 0)), seconds, limits,
+        )  # fmt: skip
+
+    def _answer(self, limit: float) -> dict[str, Any] | None:
+        """The supervisor's one-line answer, or None when the box ended or `limit` passed."""
+        import select
+
+        assert self.process.stdout is not None  # PIPE above
+        fd = self.process.stdout.fileno()
+        deadline = time.monotonic() + limit
+        while b"\n" not in self.buffer:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                return None
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                return None
+            self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        try:
+            found = json.loads(line)
+        except ValueError:
+            return None
+        return found if isinstance(found, dict) else None
+
+
+def _contents(files: dict[str, str], limit: int) -> list[list[str]]:
+    """[[name in the box, base64 of the bytes]] of their files (a folder's files under
+    its name, caches left out), at most `limit` bytes in all: a warm box is not bound
+    to any folder of the host, so what a run needs is sent."""
+    import base64
+
+    sent, size = [], 0
+    for name, host in files.items():
+        if os.path.isdir(host):
+            found = []
+            for top, dirs, names in os.walk(host):
+                dirs[:] = sorted(d for d in dirs if d != "__pycache__" and not d.startswith("."))
+                found += [os.path.join(top, n) for n in sorted(names) if not n.endswith(".pyc")]
+            pairs = [(os.path.join(name, os.path.relpath(p, host)), p) for p in found]
+        else:
+            pairs = [(name, host)]
+        for inside, path in pairs:
+            with open(path, "rb") as f:
+                data = f.read(limit - size + 1)
+            size += len(data)
+            if size > limit:
+                raise OSError(f"{name}: more than {limit >> 20} MB to copy into the box")
+            sent.append([inside, base64.b64encode(data).decode()])
+    return sent
+
+
+# -----------------------------------------------------------------------------
 # The child side
 
 
@@ -818,7 +1069,9 @@ def end_descendants() -> int:
     return killed
 
 
-def _fork_harness(limits: list[int], argv: list[str], fd: int, boxed: bool) -> tuple[int, int]:
+def _fork_harness(
+    limits: list[int], argv: list[str], fd: int, boxed: bool, out: int = 2, warm: bool = False
+) -> tuple[int, int]:
     """Start the harness by forking this (small, already started) interpreter rather
     than starting a new one: the child makes its own session, takes a fresh stdin
     pipe, keeps only the report pipe FD, and runs `_start(*limits, argv)`. Returns
@@ -837,13 +1090,18 @@ def _fork_harness(limits: list[int], argv: list[str], fd: int, boxed: bool) -> t
             _die_with_parent()
         _prctl(PR_SET_DUMPABLE, 1)  # its own /proc/self is its own again
         os.dup2(read_end, 0)
-        os.dup2(2, 1)  # what it prints goes to the capped log, never to our status line
+        os.dup2(out, 1)  # what it prints goes to the capped log, never to our status line
+        os.dup2(out, 2)
         os.closerange(3, fd)
         os.closerange(fd + 1, 4096)
         sys.stdin = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)), encoding="utf-8")
-        import site
+        if warm:  # a warm box's supervisor set up site and ignores SIGINT (it is PID 1): the child does not
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            os.chdir(BOX_DIR)
+        else:
+            import site
 
-        site.main()  # what `python -I` does at start and `-S` skipped: a venv's prefix, site-packages, .pth files
+            site.main()  # what `python -I` does at start and `-S` skipped: a venv's prefix, site-packages, .pth files
         memory, seconds, output, processes = limits
         _start(memory, seconds, output, processes, argv)
         code = 0
@@ -862,27 +1120,9 @@ def _fork_harness(limits: list[int], argv: list[str], fd: int, boxed: bool) -> t
     raise AssertionError("unreachable")
 
 
-def supervise(config: dict[str, Any]) -> int:
-    """Run the harness (`_start`, then HARNESS FD ARGS, in a fork of this process),
-    watch its processes' memory and number, stop them all at the time limit, then
-    end every process it started. Prints {"harness": pid}, then {"ended", "code",
-    "killed"}."""
-    boxed = bool(config["boxed"])
-    _prctl(PR_SET_DUMPABLE, 0)  # the code we run cannot ptrace us
-    if not boxed:
-        _prctl(PR_SET_CHILD_SUBREAPER, 1)
-        _die_with_parent()
-    request = sys.stdin.buffer.read()
-    fd, memory, processes = int(config["fd"]), int(config["memory"]), int(config["processes"])
-    timeout = float(config["timeout"])
-    # RLIMIT_NPROC counts the user's processes: per box in its user namespace, but the whole machine's
-    # without one (a teacher's browser included), so only a box sets it
-    nproc = 4 * processes if boxed else 0
-    limits = [memory, int(math.ceil(timeout)), int(config["output"]), nproc]
-    pid, stdin = _fork_harness(limits, [*config["argv"], str(fd), *config["args"]], fd, boxed)
-    os.close(fd)
-    print(json.dumps({"harness": pid}), flush=True)
-    threading.Thread(target=_feed, args=(os.fdopen(stdin, "wb"), request), daemon=True).start()
+def _watch(pid: int, timeout: float, memory: int, processes: int, boxed: bool) -> tuple[str, int]:
+    """Wait for the harness `pid`, looking at its processes' number and memory every
+    WATCH seconds; at a limit, kill its group. Returns (how it ended, wait status)."""
     ended, status = "exit", 0
     deadline = time.monotonic() + timeout
     every = 1 if boxed else 10  # looks between two scans: the machine's /proc is larger than a box's
@@ -908,11 +1148,215 @@ def supervise(config: dict[str, Any]) -> int:
         except OSError:
             os.kill(pid, signal.SIGKILL)
         _, status = os.waitpid(pid, 0)
+    return ended, status
+
+
+def supervise(config: dict[str, Any]) -> int:
+    """Run the harness (`_start`, then HARNESS FD ARGS, in a fork of this process),
+    watch its processes' memory and number, stop them all at the time limit, then
+    end every process it started. Prints {"harness": pid}, then {"ended", "code",
+    "killed"}."""
+    boxed = bool(config["boxed"])
+    _prctl(PR_SET_DUMPABLE, 0)  # the code we run cannot ptrace us
+    if not boxed:
+        _prctl(PR_SET_CHILD_SUBREAPER, 1)
+        _die_with_parent()
+    request = sys.stdin.buffer.read()
+    fd, memory, processes = int(config["fd"]), int(config["memory"]), int(config["processes"])
+    timeout = float(config["timeout"])
+    # RLIMIT_NPROC counts the user's processes: per box in its user namespace, but the whole machine's
+    # without one (a teacher's browser included), so only a box sets it
+    nproc = 4 * processes if boxed else 0
+    limits = [memory, int(math.ceil(timeout)), int(config["output"]), nproc]
+    pid, stdin = _fork_harness(limits, [*config["argv"], str(fd), *config["args"]], fd, boxed)
+    os.close(fd)
+    print(json.dumps({"harness": pid}), flush=True)
+    threading.Thread(target=_feed, args=(os.fdopen(stdin, "wb"), request), daemon=True).start()
+    ended, status = _watch(pid, timeout, memory, processes, boxed)
     code = os.waitstatus_to_exitcode(status)
     killed = end_descendants()
     print(json.dumps({"ended": ended, "code": code, "killed": killed}), flush=True)
     return 0
 
 
+def serve(config: dict[str, Any]) -> int:
+    """A warm box's supervisor (its PID 1): import the harness once, then for each
+    request line on stdin run one submission in a fresh fork and answer one line.
+    See WarmBox. Nothing of one run is left for the next (`_clean`)."""
+    import base64
+    import importlib
+    import site
+
+    _prctl(PR_SET_DUMPABLE, 0)  # the code we run cannot ptrace us
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # PID 1 gets only the signals it handles: none
+    os.chdir("/")
+    site.main()
+    sys.path.insert(0, str(config["path"]))
+    for name in config["preload"]:
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001, S112 -- a library not installed: their code imports it or fails
+            continue
+    answers = sys.stdout.buffer
+    for line in sys.stdin.buffer:
+        request = json.loads(line)
+        for name, data in request["files"]:
+            path = os.path.join(BOX_DIR, name)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "wb") as f:
+                f.write(base64.b64decode(data))
+        answer = _serve_one(request)
+        killed, clean = _clean()
+        answer["killed"] += killed
+        answer["data"] = base64.b64encode(answer["data"]).decode()
+        answers.write(json.dumps(answer).encode() + b"\n")
+        answers.flush()
+        if not clean:  # something of theirs could not be removed: no one else runs in this box
+            return 1
+    return 0
+
+
+def _serve_one(request: dict[str, Any]) -> dict[str, Any]:
+    import base64
+
+    timeout, memory, processes = float(request["timeout"]), int(request["memory"]), int(request["processes"])
+    output = int(request["output"])
+    report_r, report_w = os.pipe()
+    out_r, out_w = os.pipe()
+    limits = [memory, int(math.ceil(timeout)), output, 4 * processes]
+    pid, stdin = _fork_harness(limits, [*request["argv"], str(report_w), *request["args"]], report_w, True, out_w, True)
+    os.close(report_w)
+    os.close(out_w)
+    got: dict[str, bytes] = {}
+    readers = [
+        threading.Thread(target=lambda: got.__setitem__("data", _read_all(report_r, REPORT))),
+        threading.Thread(target=lambda: got.__setitem__("output", _read_head_tail(out_r, 6000, 2000))),
+        threading.Thread(target=_feed, args=(os.fdopen(stdin, "wb"), base64.b64decode(request["stdin"]))),
+    ]
+    for t in readers:
+        t.daemon = True
+        t.start()
+    ended, status = _watch(pid, timeout, memory, processes, True)
+    code = os.waitstatus_to_exitcode(status)
+    killed = end_descendants()  # every writer of the two pipes is gone: the readers see their ends
+    for t in readers:
+        t.join(GRACE)
+    os.close(report_r)
+    os.close(out_r)
+    printed = got.get("output", b"").decode("utf-8", "replace")
+    return {"ended": ended, "code": code, "killed": killed, "data": got.get("data", b""), "output": printed}
+
+
+def _read_all(fd: int, limit: int) -> bytes:
+    """What is written to the pipe until its writers close it; the first `limit` bytes kept."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            return b"".join(chunks)
+        if size < limit:
+            chunks.append(chunk[: limit - size])
+            size += len(chunks[-1])
+
+
+def _read_head_tail(fd: int, head: int, tail: int) -> bytes:
+    """What is printed, all of it when short, else its start and its end (as _head_and_tail)."""
+    start, end = b"", b""
+    cut = False
+    while True:
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            break
+        if len(start) < head:
+            take = head - len(start)
+            start, chunk = start + chunk[:take], chunk[take:]
+        if chunk:
+            end = (end + chunk)[-(tail + 1) :]
+    if len(end) > tail:
+        end, cut = end[-tail:], True
+    return start + (b"\n...\n" if cut else b"") + end
+
+
+def _clean() -> tuple[int, bool]:
+    """Between two runs in a warm box: end every process but this one, then empty the
+    writable places (/box, /tmp, /dev/shm, /dev/mqueue) and remove the box's System V
+    shared memory, queues and semaphores. Returns (how many processes it ended,
+    whether all is gone: when not, the box ends and the next run gets a new one)."""
+
+    killed = end_descendants()
+    keep = _python_dirs()  # a Python installed under /tmp (a venv) is bound read-only inside it
+    clean = all([_empty(top, keep) for top in (BOX_DIR, "/tmp", "/dev/shm", "/dev/mqueue")])  # each emptied
+    _remove_ipc()
+    return killed, clean
+
+
+def _empty(top: str, keep: list[str]) -> bool:
+    """Remove everything in the folder `top` but the folders in `keep` (and the way to
+    them); True when nothing else is left."""
+    import shutil
+
+    try:
+        names = os.listdir(top)
+    except OSError:
+        return True
+    clean = True
+    for name in names:
+        path = os.path.join(top, name)
+        if any(k == path or k.startswith(path + os.sep) for k in keep):
+            clean = (path in keep or _empty(path, keep)) and clean
+            continue
+        _unlock(path)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+        clean = clean and not os.path.lexists(path)
+    return clean
+
+
+def _unlock(path: str) -> None:
+    """Make a folder their code made unreadable or unwritable ours to remove again (the
+    same user: chmod is allowed), all the way down."""
+    if os.path.islink(path) or not os.path.isdir(path):
+        return
+    try:
+        os.chmod(path, 0o700)
+        names = os.listdir(path)
+    except OSError:
+        return
+    for name in names:
+        _unlock(os.path.join(path, name))
+
+
+def _remove_ipc() -> None:
+    """Remove every System V IPC object of the box (its own IPC namespace, shared by
+    the runs of a warm box): /proc/sysvipc lists them, IPC_RMID (0) removes one."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+    except (OSError, AttributeError):
+        return
+    for kind, call in (("shm", "shmctl"), ("msg", "msgctl"), ("sem", "semctl")):
+        try:
+            with open(f"/proc/sysvipc/{kind}", encoding="ascii") as f:
+                rows = f.read().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            fields = row.split()
+            if len(fields) > 1:
+                if kind == "sem":
+                    libc.semctl(int(fields[1]), 0, 0)
+                else:
+                    getattr(libc, call)(int(fields[1]), 0, None)
+
+
 if __name__ == "__main__" and len(sys.argv) == 3 and sys.argv[1] == "--supervise":
     sys.exit(supervise(json.loads(sys.argv[2])))
+if __name__ == "__main__" and len(sys.argv) == 3 and sys.argv[1] == "--serve":
+    sys.exit(serve(json.loads(sys.argv[2])))

@@ -7,7 +7,8 @@ right, what each got wrong, and which mistake the class makes most. So:
     check_many(...)   each file checked exactly as `--check-engine FILE` checks
                       one (runner.check_file: its own child process, the same
                       limits and categories), several at once -- one thread per
-                      check waiting on its child, as many as there are cores
+                      check waiting on its child, as many as there are cores,
+                      each thread's checks in one warm box (core/sandbox.WarmBox)
     row_of(report)    one row per submission: file, category, the first fault's
                       test, op and diagnosis, expressions passed / run, seconds
     histogram(rows)   how many submissions share each first-fault diagnosis
@@ -164,6 +165,8 @@ def check_many(
         return row
 
     pool = ThreadPoolExecutor(max_workers=jobs)
+    warm = sandbox.warm()  # one warm box per worker, its harness imported once (sandbox.WarmBox)
+    warm.__enter__()
     try:
         futures = [pool.submit(one, path) for path in paths]
         for future in as_completed(futures):
@@ -175,6 +178,9 @@ def check_many(
     finally:
         if stop.is_set():
             sandbox.stop(stop)
+        # the warm boxes end before their worker threads do: bwrap's --die-with-parent is tied to
+        # the thread that started it, and a box killed so loses what its children's CPU time says
+        warm.__exit__(None, None, None)
         pool.shutdown(wait=True, cancel_futures=True)  # the runs were ended: this is quick
     done = [rows[p] for p in paths if p in rows]
     if stop.is_set():

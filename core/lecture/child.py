@@ -100,7 +100,8 @@ class Printed(io.TextIOBase):
 
 
 def main(write_fd: int, cells_path: str, memory: int, seconds: int) -> int:
-    os.chdir(os.path.dirname(os.path.abspath(cells_path)))  # progress.txt and stop live beside the cells
+    cells_path = os.path.abspath(cells_path)  # given relative to the box's scratch folder
+    os.chdir(os.path.dirname(cells_path))  # progress.txt and stop live beside the cells
     sys.stdin.readline()  # the supervisor's key line: this report is not signed
     sys.stdin.close()
     os.set_inheritable(write_fd, False)
@@ -115,7 +116,7 @@ def main(write_fd: int, cells_path: str, memory: int, seconds: int) -> int:
         given = json.load(f)
     cells = given["cells"]
     if given.get("folder"):  # an opened script's folder: its own modules import
-        sys.path.insert(1, given["folder"])
+        sys.path.insert(1, os.path.abspath(given["folder"]))  # `../work` beside the cells' folder
     report = run_cells(cells, seconds, memory)
     out.write(json.dumps(plain(report), allow_nan=False) + "\n")
     out.flush()

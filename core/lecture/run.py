@@ -1,9 +1,12 @@
 """Run a pasted lecture cell in a child process and get its graph as a document.
 
 `run_cell(text)` writes the cell to a fresh temporary folder and runs
-core/lecture/child.py there under core/foreign/runner.py's supervisor -- the
-same limits (memory, CPU, file size, wall time) and the same clean-up (every
-process the code starts ends with the run) as a learner's engine gets. The
+core/lecture/child.py in a box (core/sandbox.py: the studio's core and
+resources and the opened script's folder read-only, that temporary folder
+read-write for the progress line, the Stop file and a big graph, nothing else
+of the machine, no network) -- the same limits (memory, CPU, file size, wall
+time) and the same clean-up (every process the code starts ends with the run)
+as a learner's engine gets. The
 studio's own process never runs the cell: it reads back one line of plain JSON
 and builds a `GraphDocument` from it, node by node, checked like any file.
 
@@ -48,12 +51,13 @@ import os
 import tempfile
 from typing import Any
 
-from core import ops
+from core import ops, sandbox
 from core.document.compile import compile_document
 from core.document.graph import GraphDocument, GraphError, Node
 from core.foreign import runner
 
 CHILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "child.py")
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TIMEOUT = 600.0  # seconds of wall time: micrograd's demo trains ~2 min after its earlier cells
 MEMORY = runner.MEMORY
 MAX_TEXT = 200_000  # characters of code
@@ -140,18 +144,29 @@ def run_cell(
     if size > MAX_TEXT:
         return CellResult(None, CellError(f"the code is too long: {size:,} characters (at most {MAX_TEXT:,})"), [], "")
     with tempfile.TemporaryDirectory(prefix="bps-cell-") as tmp:
-        source = os.path.join(tmp, "cells.json")
-        with open(source, "w", encoding="utf-8") as f:
-            json.dump({"cells": cells, "folder": folder or ""}, f)
-        log = os.path.join(tmp, "log.txt")
-        args = [source, str(int(memory)), str(int(math.ceil(timeout)))]
+        # the box (core/sandbox.py) holds the studio's core and resources read-only, the opened
+        # script's folder read-only as `work`, and `run` -- this folder -- read-write: the cells,
+        # progress.txt, the Stop file and a big graph pass through it, nothing else of the machine
+        run = os.path.join(tmp, "run")
+        os.mkdir(run)
+        with open(os.path.join(run, "cells.json"), "w", encoding="utf-8") as f:
+            json.dump({"cells": cells, "folder": "../work" if folder else ""}, f)
+        from core.resources import root as resources_root
+
+        files = {"studio/core": os.path.join(ROOT, "core"), "studio/resources": resources_root()}
+        if folder:
+            files["work"] = folder
+        args = ["run/cells.json", str(int(memory)), str(int(math.ceil(timeout)))]
         if progress is not None:
-            progress.folder = tmp
-        data, status = runner.run_supervised([CHILD], args, timeout, tmp, log)
+            progress.folder = run
+        boxed = sandbox.run_boxed(
+            CHILD, args, files, stdin=b"\n", timeout=timeout, output=64 << 20, writable={"run": run}
+        )  # a big graph may take 64 MB a file (child.OUTPUT)
         if progress is not None:
             progress.folder = None
-        log_text = _tail(log)
-        result = result_of(data, status, timeout, memory, log_text, tmp)
+        data, status = boxed.data, boxed.status()
+        log_text = _tail_of(boxed.output)
+        result = result_of(data, status, timeout, memory, log_text, run)
     if progress is not None and progress.stopped and result.error is not None:
         result.stopped = True  # stopped before it made any graph
     return result
@@ -390,10 +405,5 @@ def _int(x):
     return x if isinstance(x, int) and not isinstance(x, bool) else None
 
 
-def _tail(path, limit=2000):
-    try:
-        with open(path, "rb") as f:
-            f.seek(max(0, os.path.getsize(path) - limit))
-            return f.read().decode("utf-8", "replace")
-    except OSError:
-        return ""
+def _tail_of(text: str, limit: int = 2000) -> str:
+    return text[-limit:]

@@ -21,6 +21,8 @@ from tests.core import box_probe
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BOX = pytest.param(True, id="box", marks=pytest.mark.skipif(sandbox.box_problem() is not None, reason="no box here"))
 NO_BOX = pytest.param(False, id="no-box")
+# the same attack as the second submission of a warm box (sandbox.WarmBox), a third run after it
+WARM = pytest.param("warm", id="warm", marks=pytest.mark.skipif(sandbox.box_problem() is not None, reason="no box"))
 SLOW_OK = 120.0
 
 
@@ -43,7 +45,50 @@ def reports(result):
 
 def run(tmp_path, code, box, **kwargs):
     kwargs.setdefault("timeout", SLOW_OK)
-    return sandbox.run_boxed(harness(tmp_path, code), box=box, **kwargs)
+    if box != "warm":
+        return sandbox.run_boxed(harness(tmp_path, code), box=box, **kwargs)
+    return run_warm(tmp_path, code, **kwargs)
+
+
+LOOK = """
+import ctypes
+found = {"pids": sorted(int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid())}
+for top in ("/box", "/tmp", "/dev/shm"):
+    found[top] = sorted(os.listdir(top))
+for kind in ("shm", "msg", "sem"):
+    with open("/proc/sysvipc/" + kind) as f:
+        found[kind] = f.read().splitlines()[1:]
+found["modules"] = sorted(m for m in sys.modules if m.startswith(("attack", "evil", "alice")))
+found["print"] = repr(print)
+found["dumps"] = json.dumps([1])
+found["shared"] = sys.modules["bps_shared"].VALUE
+report(found)
+"""
+
+
+def run_warm(tmp_path, code, **kwargs):
+    """`code` as the second of three submissions in one warm box; the third sees nothing of it."""
+    shared = tmp_path / "shared"
+    shared.mkdir(exist_ok=True)
+    (shared / "__init__.py").write_text("VALUE = 'ours'\n")
+    first, third = tmp_path / "first", tmp_path / "third"
+    first.mkdir(exist_ok=True)
+    third.mkdir(exist_ok=True)
+    with sandbox.warm():
+        opts = {"box": True, "shared": {"bps_shared": str(shared)}, "preload": ["bps_shared"], "timeout": SLOW_OK}
+        opts["disk"] = kwargs.get("disk", sandbox.DISK)  # the size of the box: one box for the three
+        before = sandbox.run_boxed(harness(first, "report(os.getpid())\n"), **opts)
+        result = sandbox.run_boxed(harness(tmp_path, code), **{**opts, **kwargs})
+        after = sandbox.run_boxed(harness(third, LOOK), **opts)
+        (warm_box,) = [b for b in sandbox._local.warm.values() if b.alive()]
+        assert warm_box.runs == 3  # one box served the three
+    assert before.ended == "exit" and after.ended == "exit", (before, after)
+    (seen,) = reports(after)
+    assert seen == {
+        "pids": [1], "/box": ["harness.py"], "/tmp": [], "/dev/shm": [], "shm": [], "msg": [], "sem": [],
+        "modules": [], "print": "<built-in function print>", "dumps": "[1]", "shared": "ours",
+    }, seen  # fmt: skip
+    return result
 
 
 TRY_READ = """
@@ -59,7 +104,7 @@ TRY_READ = """
 # -- the report channel, the request, the output ------------------------------------------------
 
 
-@pytest.mark.parametrize("box", [BOX, NO_BOX])
+@pytest.mark.parametrize("box", [BOX, WARM, NO_BOX])
 def test_the_harness_gets_its_request_its_files_and_a_report_channel(tmp_path, box):
     engine = tmp_path / "alice.py"
     engine.write_text("x = 1\n")
@@ -69,7 +114,7 @@ def test_the_harness_gets_its_request_its_files_and_a_report_channel(tmp_path, b
     report({"req": req, "args": sys.argv[2:], "files": sorted(os.listdir(".")), "engine": open("alice.py").read()})
     """
     result = run(tmp_path, code, box, args=["a", "b"], files={"alice.py": str(engine)}, stdin=b'{"points": [1.5]}')
-    assert result.ended == "exit" and result.code == 0 and result.boxed is box
+    assert result.ended == "exit" and result.code == 0 and result.boxed is (box is not False)
     (got,) = reports(result)
     assert got == {
         "req": {"points": [1.5]},
@@ -94,10 +139,47 @@ def test_without_bwrap_there_is_no_box_and_it_is_said_once(monkeypatch, capsys):
         sandbox.forget_box_problem()
 
 
+POISON = """
+import builtins, ctypes, stat, subprocess
+for place in ("/box/left.txt", "/tmp/left.txt", "/dev/shm/left.txt"):
+    with open(place, "w") as f:
+        f.write("for the next one")
+os.makedirs("/tmp/locked/inner")
+open("/tmp/locked/inner/x", "w").close()
+os.chmod("/tmp/locked/inner", 0)
+os.chmod("/tmp/locked", stat.S_IRUSR | stat.S_IXUSR)
+with open("attack_mod.py", "w") as f:
+    f.write("X = 1\\n")
+sys.path.insert(0, os.getcwd())
+import attack_mod
+sys.modules["evil"] = attack_mod
+builtins.print = lambda *a, **k: None
+json.dumps = lambda *a, **k: "forged"
+sys.modules["bps_shared"].VALUE = "theirs"
+libc = ctypes.CDLL(None)
+ids = [libc.shmget(0, 4096, 0o1666), libc.msgget(0, 0o1666), libc.semget(0, 1, 0o1666)]
+subprocess.Popen(["/bin/sh", "-c", "sleep 300 &"], start_new_session=True)
+subprocess.Popen(["sleep", "300"])
+os.write(_fd, ("%s\\n" % ids).encode())
+"""
+
+
+@pytest.mark.skipif(sandbox.box_problem() is not None, reason="no box here")
+def test_a_warm_box_carries_nothing_of_one_submission_to_the_next(tmp_path):
+    # files in every writable place (one in a folder made unwritable), a module imported, builtins and a
+    # library patched, the studio's shared module changed, System V IPC objects, processes left behind:
+    # run_warm's third submission (same box) sees none of it, and the box is the same one
+    result = run_warm(tmp_path, POISON, timeout=60)
+    assert result.ended == "exit" and result.code == 0, result
+    ids = json.loads(result.data.decode())
+    assert all(i >= 0 for i in ids), ids  # each IPC object was made
+    assert result.killed >= 2  # the two sleeps
+
+
 # -- what a submission can read and write ----------------------------------------------------------
 
 
-@pytest.mark.parametrize("box", [BOX])
+@pytest.mark.parametrize("box", [BOX, WARM])
 def test_a_submission_reads_no_classmate_no_teacher_file_no_home_no_studio(tmp_path, box):
     klass = tmp_path / "class"
     klass.mkdir()
@@ -133,7 +215,7 @@ def test_a_submission_reads_no_classmate_no_teacher_file_no_home_no_studio(tmp_p
     assert found["root_home"] == "FileNotFoundError" or set(found["root_home"]) <= python_parts
 
 
-@pytest.mark.parametrize("box", [BOX])
+@pytest.mark.parametrize("box", [BOX, WARM])
 def test_a_submission_cannot_change_a_classmate_the_studio_or_home(tmp_path, box):
     klass = tmp_path / "class"
     klass.mkdir()
@@ -143,9 +225,11 @@ def test_a_submission_cannot_change_a_classmate_the_studio_or_home(tmp_path, box
     studio.mkdir()
     (studio / "battery.py").write_text("CASES = []\n")
     home_file = os.path.join(os.path.expanduser("~"), f"bps-pwned-{os.getpid()}.txt")
+    # a warm box sends their folders as copies; the studio's own folder is its `shared`, bound read-only
+    inside = "/.harness/bps_shared/__init__.py" if box == "warm" else "studio/core/battery.py"
     code = f"""
     out = {{}}
-    for name, path in [("classmate", {str(klass / "bob.py")!r}), ("studio", "studio/core/battery.py"),
+    for name, path in [("classmate", {str(klass / "bob.py")!r}), ("studio", {inside!r}),
                        ("studio_host", {str(studio / "battery.py")!r}), ("home", {home_file!r}),
                        ("own", "alice.py")]:
         try:
@@ -171,7 +255,7 @@ def test_a_submission_cannot_change_a_classmate_the_studio_or_home(tmp_path, box
             os.remove(home_file)
 
 
-@pytest.mark.parametrize("box", [BOX, NO_BOX])
+@pytest.mark.parametrize("box", [BOX, WARM, NO_BOX])
 def test_the_teachers_environment_does_not_reach_a_submission(tmp_path, box, monkeypatch):
     monkeypatch.setenv("TEACHER_API_TOKEN", "sk-planted-secret")
     result = run(tmp_path, "report(dict(os.environ))\n", box)
@@ -180,7 +264,7 @@ def test_the_teachers_environment_does_not_reach_a_submission(tmp_path, box, mon
     assert set(env) <= set(sandbox.child_env()) | {"HOME", "TMPDIR", "PWD", "BPS_BOX"}
 
 
-@pytest.mark.parametrize("box", [BOX])
+@pytest.mark.parametrize("box", [BOX, WARM])
 def test_a_submission_opens_no_socket(tmp_path, box):
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
@@ -212,7 +296,7 @@ def test_a_submission_opens_no_socket(tmp_path, box):
 
 
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGSTOP], ids=["kill", "stop"])
-@pytest.mark.parametrize("box", [BOX])
+@pytest.mark.parametrize("box", [BOX, WARM])
 def test_a_submission_cannot_kill_or_stop_its_supervisor_or_the_studio(tmp_path, box, sig):
     mark = box_probe.marker()
     code = box_probe.sleeper(mark) + textwrap.dedent(f"""
@@ -250,7 +334,7 @@ def test_without_a_box_a_killed_supervisor_is_said_truly_and_what_it_left_is_end
 
 
 @pytest.mark.parametrize("detach", [False, True], ids=["fork", "setsid-double-fork"])
-@pytest.mark.parametrize("box", [BOX, NO_BOX])
+@pytest.mark.parametrize("box", [BOX, WARM, NO_BOX])
 def test_no_process_outlives_the_run(tmp_path, box, detach):
     mark = box_probe.marker()
     result = run(tmp_path, box_probe.sleeper(mark, detach) + "report('done')\n", box)
@@ -277,7 +361,7 @@ report("all held")
 """
 
 
-@pytest.mark.parametrize("box", [BOX, NO_BOX])
+@pytest.mark.parametrize("box", [BOX, WARM, NO_BOX])
 def test_six_processes_each_allocating_are_bounded_together(tmp_path, box):
     code = ALLOCATE.format(n=6, each=200 << 20)  # 1.2 GB together; 200 MB each is under the per-process limit
     result = run(tmp_path, code, box, memory=512 << 20, timeout=60)
@@ -285,7 +369,7 @@ def test_six_processes_each_allocating_are_bounded_together(tmp_path, box):
     assert "512 MB" in result.message() and "all held" not in result.data.decode()
 
 
-@pytest.mark.parametrize("box", [BOX, NO_BOX])
+@pytest.mark.parametrize("box", [BOX, WARM, NO_BOX])
 def test_processes_are_counted_per_submission(tmp_path, box):
     code = ALLOCATE.format(n=30, each=1)
     result = run(tmp_path, code, box, processes=8, timeout=60)
@@ -293,7 +377,7 @@ def test_processes_are_counted_per_submission(tmp_path, box):
     assert "more than 8 processes" in result.message()
 
 
-@pytest.mark.parametrize("box", [BOX])
+@pytest.mark.parametrize("box", [BOX, WARM])
 def test_filling_the_disk_is_bounded_and_leaves_nothing(tmp_path, box):
     code = """
     written = 0
@@ -333,13 +417,13 @@ def test_without_a_box_one_file_is_capped_and_the_scratch_folder_is_removed(tmp_
     assert not os.path.exists(got["cwd"])
 
 
-@pytest.mark.parametrize("box", [BOX, NO_BOX])
+@pytest.mark.parametrize("box", [BOX, WARM, NO_BOX])
 def test_a_sleep_is_stopped_at_the_time_limit_and_named(tmp_path, box):
     result = run(tmp_path, "import time\ntime.sleep(60)\n", box, timeout=1)
     assert result.ended == "timeout" and "within 1 s" in result.message()
 
 
-@pytest.mark.parametrize("box", [BOX, NO_BOX])
+@pytest.mark.parametrize("box", [BOX, WARM, NO_BOX])
 def test_the_report_channel_is_capped_and_a_flood_of_prints_too(tmp_path, box):
     code = "import sys\nsys.stdout.write('p' * (50 << 20))\nsys.stdout.flush()\nreport('after')\n"
     result = run(tmp_path, code, box, output=1 << 20)
@@ -360,3 +444,20 @@ def test_the_runner_keeps_its_old_names():
     for name in ("run_supervised", "limit_child", "plain", "sign", "children_of", "end_descendants", "child_env"):
         assert getattr(runner, name) is getattr(sandbox, name)
     assert sys.modules["core.sandbox"] is sandbox
+
+
+def test_a_warm_box_empties_its_folders_but_keeps_a_python_installed_under_tmp(tmp_path):
+    # a venv under /tmp is bound read-only inside the box's /tmp: emptying /tmp between two
+    # submissions removes everything else, the way to it included, and keeps it
+    venv = tmp_path / "a" / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "python").write_text("#")
+    (tmp_path / "a" / "left.txt").write_text("x")
+    locked = tmp_path / "locked" / "inner"
+    locked.mkdir(parents=True)
+    (locked / "x").write_text("x")
+    locked.chmod(0)
+    (tmp_path / "link").symlink_to(venv)
+    assert sandbox._empty(str(tmp_path), [str(venv)])
+    assert sorted(os.listdir(tmp_path)) == ["a"] and os.listdir(tmp_path / "a") == ["venv"]
+    assert (venv / "bin" / "python").read_text() == "#"
