@@ -36,6 +36,8 @@ class StepPages:
         self._page_room = None  # (width, height) the pages were cut for
         self._text_factor = 1.0
         self._measure = LessonDocument()  # measures a page at the text's font and width
+        self._measured = None  # the Markdown it holds
+        self._heights = {}  # (markdown, px, family, width) -> height
 
     # -- measuring -------------------------------------------------------------------
 
@@ -47,12 +49,24 @@ class StepPages:
         return font
 
     def markdown_height(self, markdown, factor=None, width=None):
-        """Height (px) `markdown` takes in the text's viewport at `factor` of its font."""
+        """Height (px) `markdown` takes in the text's viewport at `factor` of its font
+        (remembered: a fit asks the same a few times over while the layout settles)."""
+        font = self.text_font(factor)
+        width = width if width is not None else self.text.viewport().width()
+        key = (markdown, font.pixelSize(), font.family(), width)
+        known = self._heights.get(key)
+        if known is not None:
+            return known
         doc = self._measure
-        set_document_markdown(doc, markdown)
-        doc.setDefaultFont(self.text_font(factor))
-        doc.setTextWidth(width if width is not None else self.text.viewport().width())
-        return int(doc.size().height()) + MARGIN
+        if self._measured != markdown:
+            set_document_markdown(doc, markdown)
+            self._measured = markdown
+        doc.setDefaultFont(font)
+        doc.setTextWidth(width)
+        if len(self._heights) > 4000:
+            self._heights.clear()
+        self._heights[key] = height = int(doc.size().height()) + MARGIN
+        return height
 
     # -- showing ---------------------------------------------------------------------
 
@@ -166,7 +180,7 @@ class StepPages:
             pages = [lines]
         else:
             pages, page = [], []
-            for line in lines:
+            for line in self._verdict_pieces(lines, height):
                 first = not pages
                 if page and self.question_box.result_height(page + [line], True, first) > height:
                     pages.append(page)
@@ -179,10 +193,27 @@ class StepPages:
             self._show_verdict_page()
             self._update_controls()
 
+    def _verdict_pieces(self, lines, height):
+        """The verdict's lines, one too tall for a part alone cut between words."""
+        box = self.question_box
+        for k, line in enumerate(lines):
+            if box.result_height([line], True, k == 0) <= height:
+                yield line
+                continue
+            words = []
+            for word in line.split():
+                if words and box.result_height([" ".join(words + [word])], True, k == 0) > height:
+                    yield " ".join(words)
+                    words = []
+                words.append(word)
+            if words:
+                yield " ".join(words)
+
     def _show_verdict_page(self):
         n = len(self.verdict_lines)
         lines = self.verdict_lines[self.verdict_page] if n else None
-        more = f"▼ more: part {self.verdict_page + 2} of {n} (More ▼)" if self.verdict_page + 1 < n else None
+        k = self.verdict_page + 1
+        more = f"▼ part {k} of {n}: More ▼ shows the rest" if k < n else None
         self.question_box.show_lines(lines, more, self.verdict_page == 0)
         self.pageShown.emit()
 

@@ -95,7 +95,7 @@ class QuestionBox(QFrame):
         probe = QLabel()
         probe.setWordWrap(True)
         probe.setFont(self.result.font())
-        probe.setText(self._html(lines, first, "▼ more: Next ▶ shows part 9 of 9" if more else None))
+        probe.setText(self._html(lines, first, "▼ part 9 of 9: More ▼ shows the rest" if more else None))
         width = max(1, self.result_area.viewport().width())
         return probe.heightForWidth(width) + 2 * self.result_area.frameWidth() + 12
 

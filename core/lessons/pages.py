@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 FENCE = re.compile(r"^\s*(```+|~~~+)(.*)$")
+ITEM = re.compile(r"^\s*([-*+]|\d+[.)])\s")
 SENTENCE = re.compile(r"(?<=[.!?:])\s+(?=\S)")
 
 
@@ -35,7 +36,7 @@ class Unit:
     paragraph or one code block again; `fence` is a code block's opening line."""
 
     group: int
-    kind: str  # "heading", "prose", "code"
+    kind: str  # "heading", "prose", "item" (of a list), "code"
     text: str
     fence: str = "```"
 
@@ -51,7 +52,8 @@ def units(markdown: str) -> list[Unit]:
         nonlocal group
         if para:
             text = "\n".join(para)
-            out.append(Unit(group, "heading" if text.lstrip().startswith("#") else "prose", text))
+            kind = "heading" if text.lstrip().startswith("#") else "item" if ITEM.match(text) else "prose"
+            out.append(Unit(group, kind, text))
             group += 1
             para.clear()
 
@@ -70,6 +72,13 @@ def units(markdown: str) -> list[Unit]:
             continue
         if not line.strip():
             flush()
+        elif ITEM.match(line):  # a list: each item a unit of its own, the list one group
+            if para and not ITEM.match(para[0]):
+                flush()
+            if para:
+                out.append(Unit(group, "item", "\n".join(para)))
+                para.clear()
+            para.append(line)
         elif line.lstrip().startswith("#"):
             flush()
             para.append(line)
@@ -101,7 +110,7 @@ def join(page: list[Unit]) -> str:
             else:
                 chunks.append(f"{unit.fence}\n{unit.text}\n```")
         elif same:
-            chunks[-1] += " " + unit.text
+            chunks[-1] += ("\n" if unit.kind == "item" else " ") + unit.text
         else:
             chunks.append(unit.text)
         previous = unit

@@ -81,3 +81,14 @@ def test_the_page_an_answer_changed():
     k = page_of(pages, before, after)
     assert "4.0000" in pages[k]
     assert page_of(pages, after, after) is None  # nothing changed: stay where you are
+
+
+def test_a_list_is_cut_between_its_items():
+    text = "Intro:\n\n- one\n- two\n- three\n\nAfter."
+    assert [u.kind for u in units(text)] == ["prose", "item", "item", "item", "prose"]
+    assert join(units(text)) == text
+    pages = paginate(text, lines_fit(2))
+    assert all(len(page.splitlines()) <= 2 for page in pages)
+    assert [line for page in pages for line in page.splitlines() if line] == [
+        line for line in text.splitlines() if line
+    ]
