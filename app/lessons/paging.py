@@ -12,6 +12,9 @@ text's, then the next step; Back the page before. After an answer the text shows
 the page holding what the answer revealed.
 """
 
+from collections.abc import Iterator
+from typing import Any
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
 
@@ -26,29 +29,44 @@ HEADING = "####"  # a paged step's headings: bold, the text's size (a title-size
 
 
 class StepPages:
-    def _init_pages(self):
+    # what LessonsPanel provides
+    text: Any
+    where: Any
+    title: Any
+    snapshot: Any
+    runner: Any
+    verdict: Any
+    question_box: Any
+    metrics_label: Any
+    network_view: Any
+    page_layout: Any
+    pageShown: Any
+    metrics_text: Any
+    _update_controls: Any
+
+    def _init_pages(self) -> None:
         self.markdown = ""  # the step's whole text, as the runner renders it
         self.pages = [""]
         self.page = 0
-        self.verdict_lines = []  # the verdict's pages: lists of its lines
+        self.verdict_lines: list[list[str]] = []  # the verdict's pages: lists of its lines
         self.verdict_page = 0
-        self.heading = None  # a paged step's opening heading, shown as the title
-        self._page_room = None  # (width, height) the pages were cut for
+        self.heading: str | None = None  # a paged step's opening heading, shown as the title
+        self._page_room: tuple[int, int] | None = None  # (width, height) the pages were cut for
         self._text_factor = 1.0
         self._measure = LessonDocument()  # measures a page at the text's font and width
-        self._measured = None  # the Markdown it holds
-        self._heights = {}  # (markdown, px, family, width) -> height
+        self._measured: str | None = None  # the Markdown it holds
+        self._heights: dict[tuple, int] = {}  # (markdown, px, family, width) -> height
 
     # -- measuring -------------------------------------------------------------------
 
-    def text_font(self, factor=None):
+    def text_font(self, factor: float | None = None) -> QFont:
         factor = self._text_factor if factor is None else factor
         font = QFont(self.text.font())
         if factor < 1.0 and font.pixelSize() > 0:
             font.setPixelSize(max(1, round(font.pixelSize() * factor)))
         return font
 
-    def markdown_height(self, markdown, factor=None, width=None):
+    def markdown_height(self, markdown: str, factor: float | None = None, width: int | None = None) -> int:
         """Height (px) `markdown` takes in the text's viewport at `factor` of its font
         (remembered: a fit asks the same a few times over while the layout settles)."""
         font = self.text_font(factor)
@@ -70,7 +88,7 @@ class StepPages:
 
     # -- showing ---------------------------------------------------------------------
 
-    def set_step_text(self, markdown, keep_page=False):
+    def set_step_text(self, markdown: str, keep_page: bool = False) -> None:
         """The step's text, whole until `paginate` cuts it; `keep_page` (the same step
         after an answer): cut for the same room, at the page holding what changed."""
         before = self.markdown
@@ -88,11 +106,11 @@ class StepPages:
             self.page = min(page if changed is None else changed, len(self.pages) - 1)
         self._show_page()
 
-    def set_text_factor(self, factor):
+    def set_text_factor(self, factor: float) -> None:
         self._text_factor = factor
         self.text.document().setDefaultFont(self.text_font())
 
-    def show_metrics(self):
+    def show_metrics(self) -> None:
         """The network's numbers; in pages at PAGE_FONT of their size, like the text,
         one a line beside the boundary (`LessonNetworkView.set_compact`)."""
         text = self.metrics_text()
@@ -106,7 +124,7 @@ class StepPages:
             text = f"<span style='font-size:{round(px * PAGE_FONT)}px'>{lines}</span>"
         self.metrics_label.setText(text)
 
-    def _show_page(self):
+    def _show_page(self) -> None:
         set_markdown(self.text, self.pages[self.page])
         if self.snapshot is not None and self.snapshot.kind == "network":
             self.show_metrics()
@@ -114,7 +132,7 @@ class StepPages:
         self.text.verticalScrollBar().setValue(0)
         self._show_where()
 
-    def _show_where(self):
+    def _show_where(self) -> None:
         """ "Step k of n" (", page p of q" when paged); a paged step's title on one line."""
         if self.snapshot is None or self.runner is None:
             return
@@ -129,15 +147,15 @@ class StepPages:
         self.page_layout.invalidate()
         if presenting:  # the room under the canvas is the text's: the title one line, the rest elided
             width = max(1, self.title.width())
-            title = self.title.fontMetrics().elidedText(title, Qt.ElideRight, width)
+            title = self.title.fontMetrics().elidedText(title, Qt.TextElideMode.ElideRight, width)
         self.title.setText(title)
         self._update_controls()
         self.pageShown.emit()
 
-    def paged(self):
+    def paged(self) -> bool:
         return len(self.pages) > 1 or len(self.verdict_lines) > 1
 
-    def paginate(self, height):
+    def paginate(self, height: int | None) -> None:
         """Presenter mode: cut the step's text into pages of `height` px of the
         viewport (None: show it whole) at PAGE_FONT of the scale's size."""
         if height is None:
@@ -156,8 +174,8 @@ class StepPages:
         self.page = min(page, len(self.pages) - 1)
         self._show_page()
 
-    def _cut(self, width, height):
-        def fits(markdown):
+    def _cut(self, width: int, height: int) -> None:
+        def fits(markdown: str) -> bool:
             return self.markdown_height(markdown, self._text_factor, width) <= height
 
         if fits(self.markdown):
@@ -168,7 +186,7 @@ class StepPages:
 
     # -- the verdict's pages -------------------------------------------------------------
 
-    def paginate_verdict(self, height):
+    def paginate_verdict(self, height: int | None) -> None:
         """The verdict's lines in pages of `height` px (None: whole)."""
         shown = getattr(self.question_box, "_shown", None)
         if shown is None or not self.verdict.isVisibleTo(self):
@@ -176,10 +194,11 @@ class StepPages:
             return
         explanation, _ = shown
         lines = explanation.splitlines()
+        pages: list[list[str]] = []
         if height is None:
             pages = [lines]
         else:
-            pages, page = [], []
+            page: list[str] = []
             for line in self._verdict_pieces(lines, height):
                 first = not pages
                 if page and self.question_box.result_height(page + [line], True, first) > height:
@@ -193,14 +212,14 @@ class StepPages:
             self._show_verdict_page()
             self._update_controls()
 
-    def _verdict_pieces(self, lines, height):
+    def _verdict_pieces(self, lines: list[str], height: int) -> Iterator[str]:
         """The verdict's lines, one too tall for a part alone cut between words."""
         box = self.question_box
         for k, line in enumerate(lines):
             if box.result_height([line], True, k == 0) <= height:
                 yield line
                 continue
-            words = []
+            words: list[str] = []
             for word in line.split():
                 if words and box.result_height([" ".join(words + [word])], True, k == 0) > height:
                     yield " ".join(words)
@@ -209,7 +228,7 @@ class StepPages:
             if words:
                 yield " ".join(words)
 
-    def _show_verdict_page(self):
+    def _show_verdict_page(self) -> None:
         n = len(self.verdict_lines)
         lines = self.verdict_lines[self.verdict_page] if n else None
         k = self.verdict_page + 1
@@ -219,11 +238,11 @@ class StepPages:
 
     # -- moving through the pages --------------------------------------------------------
 
-    def next_page_left(self):
+    def next_page_left(self) -> bool:
         """Has the step a page (of its text or verdict) after the one shown?"""
         return self.verdict_page + 1 < len(self.verdict_lines) or self.page + 1 < len(self.pages)
 
-    def next_page(self):
+    def next_page(self) -> bool:
         """Next within the step: the verdict's next page, else the text's. False at the end."""
         if not self.next_page_left():
             return False
@@ -238,7 +257,7 @@ class StepPages:
             return True
         return False
 
-    def back_page(self):
+    def back_page(self) -> bool:
         if self.verdict_page > 0:
             self.verdict_page -= 1
             self._show_verdict_page()

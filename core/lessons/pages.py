@@ -166,7 +166,7 @@ def _pack(pieces: list[Unit], fits: Callable[[str], bool], render: Callable[[lis
     page: list[Unit] = []
     for unit in pieces:
         if page and not fits(render(page + [unit])):
-            tail = []
+            tail: list[Unit] = []
             while len(page) > 1 and page[-1].kind == "heading":  # a heading goes with what it heads
                 tail.insert(0, page.pop())
             pages.append(page)
