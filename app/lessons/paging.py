@@ -51,6 +51,7 @@ class StepPages:
         self.verdict_lines: list[list[str]] = []  # the verdict's pages: lists of its lines
         self.verdict_page = 0
         self.heading: str | None = None  # a paged step's opening heading, shown as the title
+        self.revealed: str | None = None  # the word the last answer revealed (paging shows its page)
         self._page_room: tuple[int, int] | None = None  # (width, height) the pages were cut for
         self._text_factor = 1.0
         self._measure = LessonDocument()  # measures a page at the text's font and width
@@ -100,11 +101,25 @@ class StepPages:
         if not keep_page:
             self._text_factor = 1.0
             self._page_room = None
+        if keep_page:
+            self.revealed = cut.changed_word(before, markdown) or self.revealed
+        else:
+            self.revealed = None
         if room is not None:
             self._cut(*room)
-            changed = cut.page_of(self.pages, before, markdown)
-            self.page = min(page if changed is None else changed, len(self.pages) - 1)
+            self.page = min(page, len(self.pages) - 1)
+            self._to_revealed()
         self._show_page()
+
+    def _to_revealed(self) -> None:
+        """After an answer: the page holding what it revealed (its `+=` line, its value)."""
+        found = cut.page_of(self.pages, self.revealed)
+        if found is not None:
+            self.page = found
+
+    def revealed_in_view(self) -> bool:
+        """Is what the last answer revealed on the page shown (or nothing revealed)?"""
+        return not self.revealed or self.revealed in self.pages[self.page]
 
     def set_text_factor(self, factor: float) -> None:
         self._text_factor = factor
@@ -172,6 +187,7 @@ class StepPages:
         page = self.page
         self._cut(*room)
         self.page = min(page, len(self.pages) - 1)
+        self._to_revealed()
         self._show_page()
 
     def _cut(self, width: int, height: int) -> None:

@@ -186,7 +186,7 @@ def teach(window, quiz=False, wrong_every=2, lessons=None):
                 answered += 1
             if answered:
                 settle(window)
-                yield lesson, index, "answered", facts(window)
+                yield lesson, index, "answered", dict(facts(window), answered=True)
                 if panel.next_page_left():  # the page with what the answer revealed: the rest after it
                     panel.next_button.click()
                     settle(window)
@@ -241,6 +241,7 @@ def facts(window):
     result["part"], result["parts"] = panel.verdict_page + 1, max(1, len(panel.verdict_lines))
     result["more"] = panel.next_button.isVisible() and panel.next_button.text().startswith("More")
     result["where_says"] = panel.where.text()
+    result["revealed_seen"] = panel.revealed_in_view()  # what the last answer revealed is on the page shown
     return result
 
 
@@ -290,6 +291,8 @@ def page_problems(facts, where):
         )
     if facts["pages"] > 1 and f"page {facts['page']} of {facts['pages']}" not in facts["where_says"]:
         bad.append(f"{where}: page {facts['page']} of {facts['pages']} unsaid ({facts['where_says']!r})")
+    if facts.get("answered") and not facts["revealed_seen"]:
+        bad.append(f"{where}: what the answer revealed is not on the page shown")
     return bad
 
 

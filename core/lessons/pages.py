@@ -187,14 +187,13 @@ def split_heading(markdown: str) -> tuple[str | None, str]:
     return lines[0].lstrip("#").strip(), (lines[1] if len(lines) > 1 else "").lstrip("\n")
 
 
-def page_of(pages: list[str], before: str, after: str) -> int | None:
-    """The page of `pages` (made from `after`) holding the first line that differs
-    from `before`: after an answer, the page showing what it revealed (None: the
-    text did not change)."""
+def changed_word(before: str, after: str) -> str | None:
+    """The first word of `after` that differs from `before` (None: the same text):
+    what an answer revealed, to find on a page."""
     old, new = before.splitlines(), after.splitlines()
     first = next((i for i, (a, b) in enumerate(zip(old, new)) if a != b), None)
     if first is None:
-        return None if len(old) == len(new) else len(pages) - 1
+        return None if len(old) == len(new) else (new[len(old)] if len(new) > len(old) else None)
     line = new[first]
     at = next((i for i, (a, b) in enumerate(zip(old[first], line)) if a != b), min(len(line), len(old[first])))
     start, end = at, at
@@ -202,6 +201,11 @@ def page_of(pages: list[str], before: str, after: str) -> int | None:
         start -= 1
     while end < len(line) and not line[end].isspace():
         end += 1
-    word = line[start:end] or line.strip()  # the changed word, whole (pages rejoin lines at spaces)
-    found = [k for k, page in enumerate(pages) if word and word in page]
-    return found[0] if found else 0
+    return line[start:end] or line.strip() or None  # the changed word, whole (pages rejoin lines at spaces)
+
+
+def page_of(pages: list[str], word: str | None) -> int | None:
+    """The first page holding `word` (None: no word, or on no page)."""
+    if not word:
+        return None
+    return next((k for k, page in enumerate(pages) if word in page), None)

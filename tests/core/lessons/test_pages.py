@@ -1,7 +1,7 @@
 """A step's text in pages (core/lessons/pages.py): cut only where a reader pauses,
 nothing lost, each page fitting the room the screen answers for."""
 
-from core.lessons.pages import Unit, join, page_of, paginate, split, split_heading, units
+from core.lessons.pages import Unit, changed_word, join, page_of, paginate, split, split_heading, units
 
 STEP = """# backward()
 
@@ -78,9 +78,10 @@ def test_the_page_an_answer_changed():
     before = "# T\n\nfirst x = ?\n\nsecond y = ?"
     after = "# T\n\nfirst x = ?\n\nsecond y = 4.0000"
     pages = paginate(after, lines_fit(2))
-    k = page_of(pages, before, after)
+    assert changed_word(before, after) == "4.0000"
+    k = page_of(pages, changed_word(before, after))
     assert "4.0000" in pages[k]
-    assert page_of(pages, after, after) is None  # nothing changed: stay where you are
+    assert changed_word(after, after) is None and page_of(pages, None) is None  # nothing changed: stay
 
 
 def test_a_list_is_cut_between_its_items():
