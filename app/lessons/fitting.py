@@ -8,7 +8,6 @@ much text is out of view (`text_cut`) -- and, for a step longer than the room,
 steps its text down a little (`fit_text`) rather than cutting it.
 """
 
-from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QBoxLayout, QSizePolicy
 
 
@@ -29,9 +28,7 @@ class StepFit:
         spacing = 6
         title_w = max(1, self.title.width())
         head = max(self.title.heightForWidth(title_w), self.title.sizeHint().height(), self.where.sizeHint().height())
-        doc = self.text.document()
-        doc.setTextWidth(self.text.viewport().width())
-        text = int(doc.size().height() + 2 * self.text.frameWidth() + 12)
+        text = self.markdown_height(self.markdown, 1.0) + 2 * self.text.frameWidth()  # whole, not a page
         wide = self.body.direction() == QBoxLayout.LeftToRight
         body = text
         if self.verdict.isVisibleTo(self):  # beside the text when wide, under it when tall
@@ -52,47 +49,53 @@ class StepFit:
     def fit_text(self, height, floor=0.75):
         """Presenter mode, a step whose text is longer than `height` px of reading room:
         its text a little smaller (down to `floor` of the scale's size) rather than cut.
-        Returns the factor, or 0.0 when even `floor` does not fit (it is left there).
-        The widget's own font is the size to come back to: a new step starts from it."""
-        doc = self.text.document()
-        base = self.text.font()
-        doc.setDefaultFont(base)
-        doc.setTextWidth(self.text.viewport().width())
-        px = base.pixelSize()
+        Returns the factor, or 0.0 when even `floor` does not fit (the text is then
+        left at the scale's size: presenter mode shows it in pages, `paginate`)."""
         height -= 24  # the room is foretold before the dock's resize: keep a margin
         verdict = self.verdict.isVisibleTo(self)
-        if verdict:
-            self.question_box.scale_result(1.0)
+        lines = self.question_box._shown[0].splitlines() if verdict else []
 
-        def too_tall():
-            return doc.size().height() + 12 > height or (verdict and self.verdict_height() > height)
-
-        if px <= 0 or not too_tall():
-            return 1.0
-        factor = 1.0
-        while factor > floor and too_tall():
-            factor = max(floor, factor - 0.05)
-            font = QFont(base)
-            font.setPixelSize(max(1, round(px * factor)))
-            doc.setDefaultFont(font)
+        def too_tall(factor):
+            if self.markdown_height(self.markdown, factor) > height:
+                return True
             if verdict:  # the working beside the text steps down with it
                 self.question_box.scale_result(factor)
-        return 0.0 if too_tall() else factor
+                return self.question_box.result_height(lines) > height
+            return False
+
+        factor = 1.0
+        while factor > floor and too_tall(factor):
+            factor = max(floor, factor - 0.05)
+        if too_tall(factor):
+            return 0.0
+        self.set_text_factor(factor)
+        return factor
 
     def set_presenting(self, on):
         """Presenter mode: the step takes the panel's whole width (the class reads the
         text, not the list of lessons; Help → Lessons and Page Down still move on)."""
         self.list.setVisible(not on)
         self._presenting = on
+        if not on:  # a laptop's panel scrolls; pages are for the room
+            self.paginate(None)
+            self.paginate_verdict(None)
+            self.set_text_factor(1.0)
         self.share_text()
+        self._show_where()
 
     def share_text(self):
         """The text's vertical size policy. Presenter mode sizes the panel to its text
         (wanted_height): no 192 px floor of its own. In a side dock it keeps that floor,
         or the network's picture would leave it two lines; but with a verdict shown the
         text and the verdict share the room (the verdict used to push the text out)."""
-        shared = getattr(self, "_presenting", False) or self.verdict.isVisibleTo(self)
+        presenting = getattr(self, "_presenting", False)
+        shared = presenting or self.verdict.isVisibleTo(self)
         self.text.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Ignored if shared else QSizePolicy.Expanding)
+        # presenter mode: the network's numbers and picture take the body's height, no
+        # floor of their own (a wrapped label's floor made the step's page scroll, 105 px)
+        self.network_view.setSizePolicy(
+            QSizePolicy.Preferred, QSizePolicy.Ignored if presenting else QSizePolicy.Preferred
+        )
 
     def text_cut(self):
         """How many pixels of the step's text are out of view (0: all of it shows)."""

@@ -80,6 +80,7 @@ def install_classroom(window):
     window.actions["lesson back"].setIconText("◀ Back")
     window.lessons.busyChanged.connect(lambda busy: window._lesson_controls())
     window.lessons.stepShown.connect(lambda _i: window._lesson_controls())
+    window.lessons.pageShown.connect(window._lesson_controls)
     window.lessons.stepShown.connect(lambda _i: window._presenter_canvas())
     # the lesson's room follows the step, the window's size and the scale
     window._presenter_fit = PresenterFit(window)

@@ -5,7 +5,7 @@ import math
 
 from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QImage, QPainter, QPen
-from PySide6.QtWidgets import QFrame, QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QBoxLayout, QFrame, QLabel, QSizePolicy, QWidget
 
 from app.lessons.reading import TEXT_PX
 from app.look.theme import set_base_font
@@ -83,8 +83,9 @@ class LessonNetworkView(QFrame):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setFrameShape(QFrame.StyledPanel)
-        net = QVBoxLayout(self)
+        net = QBoxLayout(QBoxLayout.TopToBottom, self)
         net.setContentsMargins(8, 6, 8, 6)
+        self.compact = False
         self.metrics_label = QLabel()
         self.metrics_label.setWordWrap(True)
         self.metrics_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
@@ -95,3 +96,10 @@ class LessonNetworkView(QFrame):
         self.boundary_view = BoundaryView()
         net.addWidget(self.metrics_label)
         net.addWidget(self.boundary_view, 1)
+
+    def set_compact(self, on):
+        """Presenter mode on a small screen (a step in pages, three lines high): the
+        numbers beside the boundary, one a line, and the boundary as tall as the
+        panel (above it, they left it 67 px at 2x on 1280x720)."""
+        self.compact = bool(on)
+        self.layout().setDirection(QBoxLayout.LeftToRight if on else QBoxLayout.TopToBottom)

@@ -47,9 +47,14 @@ class LessonMoves:
         return True
 
     def next(self):
-        """The next step; at the end of a lesson, the first step of the next one."""
+        """The next page of the step (presenter mode on a small screen,
+        app/lessons/paging.py), else the next step; at the end of a lesson, the first
+        step of the next one."""
         if self.busy or self.runner is None:
             return False
+        if self.next_page():
+            self._update_controls()
+            return True
         if self.runner.at_end:
             following = self._following_lesson()
             if following is None:
@@ -58,7 +63,12 @@ class LessonMoves:
         return self.goto(self.runner.index + 1)
 
     def back(self):
-        if self.busy or self.runner is None or self.runner.at_start:
+        if self.busy or self.runner is None:
+            return False
+        if self.back_page():
+            self._update_controls()
+            return True
+        if self.runner.at_start:
             return False
         return self.goto(self.runner.index - 1)
 

@@ -55,8 +55,9 @@ from app.lessons.graph_bridge import GraphBridge
 from app.lessons.lesson_list import LessonList, record_step
 from app.lessons.lesson_network import LessonNetworkView
 from app.lessons.moves import LessonMoves
+from app.lessons.paging import StepPages
 from app.lessons.question_box import QuestionBox
-from app.lessons.reading import TEXT_PX, TITLE_PX, LessonBrowser, set_markdown
+from app.lessons.reading import TEXT_PX, TITLE_PX, LessonBrowser
 from app.look.theme import set_base_font
 from core.format import parse_number
 from core.lessons.format import LessonError, load_all
@@ -90,13 +91,26 @@ def _check_box_style(theme):
     )
 
 
+class PageLayout(QVBoxLayout):
+    """The column of title, text and network. `fixed` (presenter mode, its title on
+    one line): its height is the room the dock gives, not what its wrapped labels
+    would like at this width -- the scroll area around it made it that tall and the
+    step scrolled (mlp-loss-graph at 3x: 105 px, at 2x on 1280x720: 85 px)."""
+
+    fixed = False
+
+    def hasHeightForWidth(self):  # noqa: N802 -- Qt's name
+        return False if self.fixed else super().hasHeightForWidth()
+
+
 # -----------------------------------------------------------------------------
 # The panel
 
 
-class LessonsPanel(LessonMoves, StepFit, QWidget):
+class LessonsPanel(LessonMoves, StepFit, StepPages, QWidget):
     stepShown = Signal(int)  # a step is on screen (its index)
     roomChanged = Signal()  # the step needs another height (a verdict shown)
+    pageShown = Signal()  # another page of the step's text or verdict (app/lessons/paging.py)
     busyChanged = Signal(bool)  # a move started / ended
     engineCheckAsked = Signal(str)  # a lesson's "check this engine" link: a bundled engine's path
 
@@ -126,6 +140,7 @@ class LessonsPanel(LessonMoves, StepFit, QWidget):
         self.quiz = LessonQuiz()
         self.flags = {}  # lesson id -> {step index: [problem text]} (a teacher's lesson, core/lessons/check.py)
         self._build()
+        self._init_pages()
         self._fill_list()
         self._update_controls()
 
@@ -142,7 +157,8 @@ class LessonsPanel(LessonMoves, StepFit, QWidget):
         split.addWidget(self.list)
 
         page = QWidget()
-        col = QVBoxLayout(page)
+        col = PageLayout(page)
+        self.page_layout = col
         col.setContentsMargins(0, 0, 0, 0)
         col.setSpacing(6)
         self.title = QLabel("Choose a lesson")
@@ -321,7 +337,7 @@ class LessonsPanel(LessonMoves, StepFit, QWidget):
         # a network's numbers
         self.network_view.setVisible(snapshot.kind == "network")
         if snapshot.kind == "network":
-            self.metrics_label.setText(self.metrics_text())
+            self.show_metrics()
             self.boundary_view.set_boundary(snapshot.boundary, snapshot.points)
             if snapshot.diverged:
                 self._show_error(diverged_message(snapshot.diverged))
@@ -364,13 +380,14 @@ class LessonsPanel(LessonMoves, StepFit, QWidget):
                 masks[nid] = (data if data == PENDING else None, grad if grad == PENDING else None, pending)
         return masks
 
-    def _show_text(self):
-        """The step's text, with the values the quiz keeps back as '?'."""
-        self.text.document().setDefaultFont(self.text.font())  # a long step's smaller text ends with it
+    def _show_text(self, keep_page=False):
+        """The step's text, with the values the quiz keeps back as '?' (in pages where
+        presenter mode's room is short: app/lessons/paging.py; `keep_page` after an
+        answer: the page holding what it revealed)."""
         text = self.runner.render_text(self.quiz.hidden())
         if self.snapshot is not None and self.snapshot.canvas_note:
             text += "\n\n*" + self.snapshot.canvas_note + "*"
-        set_markdown(self.text, text)
+        self.set_step_text(text, keep_page)
 
     def _ask(self):
         """The question box: the quiz's current item, or the step's answered question."""
@@ -379,6 +396,7 @@ class LessonsPanel(LessonMoves, StepFit, QWidget):
         prompt = item.prompt if item is not None else (self.snapshot.prompt if self.snapshot else None)
         self.question_box.setVisible(prompt is not None)
         self.verdict.hide()
+        self.verdict_lines, self.verdict_page = [], 0
         sizes = getattr(self, "_list_sizes", None)
         if sizes is not None and not self.list.isVisible() and not getattr(self, "_presenting", False):
             self.list.show()  # put away while a verdict showed: back at the height it had
@@ -387,6 +405,7 @@ class LessonsPanel(LessonMoves, StepFit, QWidget):
         self._cap_list()
         self.body.setStretchFactor(self.text, 3)  # beside the network's picture, as built
         self.body.setStretchFactor(self.verdict, 2)
+        self.body.setStretchFactor(self.network_view, 3)
         self.share_text()
         if prompt is not None:
             self.question_box.ask(prompt)
@@ -442,10 +461,16 @@ class LessonsPanel(LessonMoves, StepFit, QWidget):
     def _update_controls(self):
         idle = not self.busy
         has = self.runner is not None and self.snapshot is not None
-        self.back_button.setEnabled(idle and has and not self.runner.at_start)
+        paging = has and (self.page > 0 or self.verdict_page > 0)
+        self.back_button.setEnabled(idle and has and (paging or not self.runner.at_start))
         more = has and (not self.runner.at_end or self._following_lesson() is not None)
-        self.next_button.setEnabled(idle and more)
-        if has and self.runner.at_end and self._following_lesson() is not None:
+        left = has and (self.page + 1 < len(self.pages) or self.verdict_page + 1 < len(self.verdict_lines))
+        self.next_button.setEnabled(idle and (more or left))
+        if left:  # presenter mode on a small screen: the step's text (or verdict) goes on
+            part = "verdict" if self.verdict_page + 1 < len(self.verdict_lines) else "text"
+            self.next_button.setText("More ▼")
+            self.next_button.setToolTip(f"The rest of this step's {part} (Page Down / Alt+Right)")
+        elif has and self.runner.at_end and self._following_lesson() is not None:
             self.next_button.setText("Next lesson ▶")
             self.next_button.setToolTip(f"Start “{self._following_lesson().title}” (Page Down / Alt+Right)")
         else:
@@ -482,11 +507,15 @@ class LessonsPanel(LessonMoves, StepFit, QWidget):
     def _show_verdict(self, explanation, ok):
         # beside the text, each gets the width its length asks (a short step and a long
         # working: the working wide, rather than both small)
-        text, verdict = len(self.text.toPlainText()), len(explanation)
+        text, verdict = len(self.markdown), len(explanation)  # the whole step's, not a page's
         share = min(8, max(3, round(10 * text / max(1, text + verdict))))
+        if self.network_view.isVisibleTo(self):  # three columns: the numbers need two lines, the working its own
+            share = 5
         self.body.setStretchFactor(self.text, share)
         self.body.setStretchFactor(self.verdict, 10 - share)
+        self.body.setStretchFactor(self.network_view, 6)  # its numbers on two lines beside both
         self.question_box.show_result(explanation, self._colors["right" if ok else "wrong"])
+        self.verdict_lines, self.verdict_page = [], 0  # presenter mode cuts it again if it must
         # never squeezed below two lines (a tall panel with a network's picture left it 0 px)
         self.verdict.setMinimumHeight(min(self.verdict_height(), 2 * self.result.fontMetrics().height() + 12))
         self.share_text()
@@ -531,7 +560,7 @@ class LessonsPanel(LessonMoves, StepFit, QWidget):
     def _answered(self, verdict, ok, explanation):
         self._last_answer = (ok, explanation)
         if verdict in ("first", "hint", "revealed"):  # the item is done: its value may show now
-            self._show_text()
+            self._show_text(keep_page=True)
             if self.bridge is not None and self.bridge.showing_runner:
                 self.bridge.set_masks(self.masks())
             following = self.quiz.current

@@ -10,6 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, Qt, QTimer
+from PySide6.QtWidgets import QBoxLayout
+
+from app.lessons.paging import PAGE_FONT
 
 
 class PresenterFit(QObject):
@@ -89,16 +92,33 @@ def size_presenter_docks(window: Any) -> None:
         floor = 0.2 * height if network else 120 * scale
         most = int(total - max(keep, floor, 0 if network else _graph_room(window)))
         room = max(least, min(wanted, most))
+        paged = False
         if wanted > most:  # a long step: its text (and verdict) a little smaller rather than cut
             fitted = panel.fit_text(panel.text.viewport().height() + (room - lessons.height()), floor=0.75)
             if not fitted:  # still too long: the text comes first, the canvas keeps one node's room
                 most = int(total - max(0.2 * height, floor, _node_room(window)))
                 room = max(least, min(wanted, most))
-                panel.fit_text(panel.text.viewport().height() + (room - lessons.height()), floor=0.65)
+                fitted = panel.fit_text(panel.text.viewport().height() + (room - lessons.height()), floor=0.65)
+                paged = not fitted  # even so: in pages, each whole (app/lessons/paging.py)
+        else:
+            panel.set_text_factor(1.0)
         # the canvas never less than one of the step's nodes at a readable size (at 2x on
         # 1280x720 the question's room left it 156 px: no node whole); the text gives way
         room = max(panel.fixed_height() + chrome + int(40 * scale), min(room, total - _node_room(window)))
         window.resizeDocks([lessons], [room], Qt.Vertical)
+        grow = room - lessons.height()  # the dock's resize lands later: what the text will have
+        outer = panel.scroller.verticalScrollBar().maximum()  # what the page around the text overflows
+        if paged:
+            panel.question_box.scale_result(PAGE_FONT)
+            text = panel.text.viewport().height() + grow - outer
+            panel.paginate(text)
+            # beside the text the verdict has the text's height (its own viewport may not
+            # have it yet: it was shown a moment ago); under it, its own
+            wide = panel.body.direction() == QBoxLayout.LeftToRight
+            panel.paginate_verdict(text if wide else panel.verdict.viewport().height() + grow - outer)
+        else:
+            panel.paginate(None)
+            panel.paginate_verdict(None)
     if window.appearance.presenting:  # a late timer after leaving must not re-fit the restored view
         if not readable_zoom(window):
             frame_step(window)

@@ -66,24 +66,58 @@ class QuestionBox(QFrame):
         the text: smaller rather than cut; the label's own font, which the scale
         manages, stays as it is)."""
         self._shown = (explanation, color)
-        head, _, rest = explanation.partition("\n")
-        body = "<br>".join(_html(line) for line in rest.splitlines())
+        self._factor = factor
+        self._part = None
+        self.result.setText(self._html(explanation.splitlines(), True))
+        self.result_area.show()
+        self.result_area.verticalScrollBar().setValue(0)
+
+    def _html(self, lines, first, more=None):
+        """The verdict's `lines` as shown: the first line of the whole in bold and its
+        colour (`first`: these lines start it), the working in monospace, a `more` line."""
+        _explanation, color = self._shown
+        head = f"<b style='color:{color}'>{_html(lines[0])}</b>" if first and lines else ""
+        rest = lines[1:] if first else lines
         mono = "font-family:'DejaVu Sans Mono'"
-        html = f"<b style='color:{color}'>{_html(head)}</b>" + (
-            f"<br><span style='{mono}'>{body}</span>" if body else ""
-        )
+        body = "<br>".join(_html(line) for line in rest)
+        html = head + ("<br>" if head and body else "") + (f"<span style='{mono}'>{body}</span>" if body else "")
+        if more:
+            html += f"<br><i>{_html(more)}</i>"
+        factor = getattr(self, "_factor", 1.0)
         if factor < 1.0:
             px = max(1, round(self.result.font().pixelSize() * factor))
             html = f"<div style='font-size:{px}px'>{html}</div>"
-        self.result.setText(html)
-        self.result_area.show()
+        return html
+
+    def result_height(self, lines, more=False, first=True):
+        """Height the verdict's `lines` (a page of them; `first`: the first page) take
+        at the area's width."""
+        probe = QLabel()
+        probe.setWordWrap(True)
+        probe.setFont(self.result.font())
+        probe.setText(self._html(lines, first, "▼ part 9 of 9: More ▼ shows the rest" if more else None))
+        width = max(1, self.result_area.viewport().width())
+        return probe.heightForWidth(width) + 2 * self.result_area.frameWidth() + 12
+
+    def show_lines(self, lines, more=None, first=True):
+        """A page of the verdict (None: the whole of it; `first`: its first page), with
+        its `more` line."""
+        shown = getattr(self, "_shown", None)
+        if shown is None:
+            return
+        lines = shown[0].splitlines() if lines is None else lines
+        self._part = (lines, more, first)
+        self.result.setText(self._html(lines, first, more))
         self.result_area.verticalScrollBar().setValue(0)
 
     def scale_result(self, factor):
         """The verdict shown again at `factor` of its size (1.0: as the scale sets it)."""
         shown = getattr(self, "_shown", None)
         if shown is not None and self.result_area.isVisible():
+            part = self._part
             self.show_result(*shown, factor=factor)
+            if part is not None:
+                self.show_lines(*part)
 
 
 def _html(text):

@@ -35,13 +35,36 @@ class LessonBrowser(QTextBrowser):
         return ""  # not None: Qt would then read the file itself
 
 
+class LessonDocument(QTextDocument):
+    """A lesson's text outside a view (measuring a page, app/lessons/paging.py): its
+    resources come through a `LessonBrowser`'s loader, never from the disk by Qt."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._loader = LessonBrowser()
+
+    def loadResource(self, kind, url):  # noqa: N802 -- Qt's name
+        return self._loader.loadResource(kind, url)
+
+
 def set_markdown(browser, text):
     """Markdown in `browser`, readable from the back of a room: code takes the
     body's size (Qt's importer fixes it at the system's small monospace size, which
     would not follow the scale) and long code lines wrap instead of scrolling."""
     text, _notes = without_local_images(text)  # a lesson file never reads the disk
     browser.setMarkdown(text)
-    doc = browser.document()
+    format_markdown(browser.document())
+
+
+def set_document_markdown(doc, text):
+    """`set_markdown` for a `LessonDocument`."""
+    text, _notes = without_local_images(text)
+    doc.setMarkdown(text)
+    format_markdown(doc)
+
+
+def format_markdown(doc):
+    """Code at the body's size, long code lines wrapping (see `set_markdown`)."""
     cursor = QTextCursor(doc)
     block = doc.begin()
     while block.isValid():

@@ -4,9 +4,10 @@ or put in a lecture -- a PNG per step, one PDF of them all, and an animated GIF.
 File → Export Lesson Slides… asks for the PDF's name; `NAME-01.png`, `NAME-02.png`,
 … and `NAME.gif` go beside it. What is exported:
 
-* a lesson on screen: its deck -- every step, paged as in class, and for a step that
-  asks something a second slide with every question answered (the verdict and the
-  values the quiz revealed); the class's scores and the step on screen are kept;
+* a lesson on screen: its deck -- every step, paged as in class (a step in pages,
+  presenter mode on a small screen: a slide a page), and for a step that asks
+  something a slide with every question answered (the verdict, a slide a part, and
+  the values the quiz revealed); the class's scores and the step on screen are kept;
 * a graph of at most MAX_SLIDES nodes outside a lesson, or a lesson's graph the
   debugger is stepping: the whole backward pass, stepped from the start -- one
   slide before the first `_backward`, one after each, with the canvas's glow and
@@ -121,6 +122,11 @@ def lesson_slides(window):
             settle(window)
             _settle(window)
             yield slide_image(window)
+            while panel.next_page_left():  # presenter mode on a small screen: every page of the step
+                panel.next_page()
+                settle(window)
+                _settle(window)
+                yield slide_image(window)
             asked = 0
             while panel.quiz.current is not None and asked < 100:
                 panel.answer.setText(repr(panel.quiz.current.truth))
@@ -130,6 +136,11 @@ def lesson_slides(window):
                 settle(window)
                 _settle(window)
                 yield slide_image(window)
+                while panel.verdict_page + 1 < len(panel.verdict_lines):  # a verdict in parts: each
+                    panel.next_page()
+                    settle(window)
+                    _settle(window)
+                    yield slide_image(window)
     finally:
         panel.quiz.scores = scores
         if panel.runner is not None and panel.runner.lesson is lesson and panel.runner.index != start:

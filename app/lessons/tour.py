@@ -167,12 +167,15 @@ def teach(window, quiz=False, wrong_every=2, lessons=None):
     from_welcome(window)
     wanted = set(lessons) if lessons else None
     asked = 0
+    step = None
     while panel.runner is not None:
         lesson, index = panel.runner.lesson, panel.runner.index
+        last_page = not panel.next_page_left()
         if wanted is None or lesson.id in wanted:
-            yield lesson, index, "shown", facts(window)
+            yield lesson, index, "shown" if (lesson.id, index) != step else "page", facts(window)
+            step = (lesson.id, index)
             answered = 0
-            while panel.quiz.current is not None and answered < 50:
+            while last_page and panel.quiz.current is not None and answered < 50:  # read to the end, then ask
                 item = panel.quiz.current
                 asked += 1
                 if asked % wrong_every == 0:
@@ -183,7 +186,15 @@ def teach(window, quiz=False, wrong_every=2, lessons=None):
                 answered += 1
             if answered:
                 settle(window)
-                yield lesson, index, "answered", facts(window)
+                yield lesson, index, "answered", dict(facts(window), answered=True)
+                if panel.next_page_left():  # the page with what the answer revealed: the rest after it
+                    panel.next_button.click()
+                    settle(window)
+                    continue
+        if panel.next_page_left():  # the step's next page (presenter mode on a small screen)
+            panel.next_button.click()
+            settle(window)
+            continue
         if wanted is not None and index == len(lesson.steps) - 1:
             wanted.discard(lesson.id)
             if not wanted:
@@ -224,6 +235,13 @@ def facts(window):
     result["first_in_view"] = item is not None and seen.contains(item.sceneBoundingRect())
     note = _frame_note(window)
     result["note"] = note.text() if note.isVisible() else ""
+    # a step in pages (presenter mode on a small screen, app/lessons/paging.py): which
+    # page of its text and part of its verdict, and whether Next says there is more
+    result["page"], result["pages"] = panel.page + 1, len(panel.pages)
+    result["part"], result["parts"] = panel.verdict_page + 1, max(1, len(panel.verdict_lines))
+    result["more"] = panel.next_button.isVisible() and panel.next_button.text().startswith("More")
+    result["where_says"] = panel.where.text()
+    result["revealed_seen"] = panel.revealed_in_view()  # what the last answer revealed is on the page shown
     return result
 
 
@@ -243,6 +261,7 @@ def problems(facts, where, whole=True):
             bad.append(f"{where}: {facts['verdict_seen']} px of the verdict in view")
         if whole and facts["presenting"] and facts["verdict_cut"] > 0:
             bad.append(f"{where}: {facts['verdict_cut']} px of the verdict cut")
+    bad += page_problems(facts, where)
     if facts["presenting"]:
         if whole and facts["text_cut"] > 0:
             bad.append(f"{where}: {facts['text_cut']} px of the text cut")
@@ -258,6 +277,22 @@ def problems(facts, where, whole=True):
                 bad.append(f"{where}: {facts['focus'] - facts['in_view']} of the step's nodes off the canvas, unsaid")
     if facts["presenting"] and facts["network"] and facts["boundary"] < BOUNDARY_PX:  # a side dock scrolls to it
         bad.append(f"{where}: the decision boundary is {facts['boundary']} px")
+    return bad
+
+
+def page_problems(facts, where):
+    """A step in pages (presenter mode on a small screen): each page but the last says
+    there is more (Next reads "More ▼"), and which page it is ("page 2 of 3")."""
+    bad = []
+    if (facts["page"] < facts["pages"] or facts["part"] < facts["parts"]) and not facts["more"]:
+        bad.append(
+            f"{where}: page {facts['page']} of {facts['pages']} (verdict {facts['part']} of "
+            f"{facts['parts']}) and Next does not say More"
+        )
+    if facts["pages"] > 1 and f"page {facts['page']} of {facts['pages']}" not in facts["where_says"]:
+        bad.append(f"{where}: page {facts['page']} of {facts['pages']} unsaid ({facts['where_says']!r})")
+    if facts.get("answered") and not facts["revealed_seen"]:
+        bad.append(f"{where}: what the answer revealed is not on the page shown")
     return bad
 
 
@@ -293,6 +328,8 @@ def main(argv=None):
     for lesson, index, phase, seen in teach(window, args.quiz, lessons=args.lesson):
         views += 1
         name = f"{lesson.order:02d}-{lesson.id}-{index + 1}-{phase}"
+        if seen["pages"] > 1 or seen["parts"] > 1:
+            name += f"-p{seen['page']}v{seen['part']}"
         window.grab().save(os.path.join(args.out, name + ".png"), "PNG")
         found = problems(seen, name)
         bad += bool(found)
