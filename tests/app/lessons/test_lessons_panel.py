@@ -170,18 +170,35 @@ def test_an_edit_detaches_the_canvas_and_the_next_step_brings_the_lesson_back(wi
     check_screen(window, panel)
 
 
-def test_a_long_step_runs_in_a_worker_and_can_be_stopped(window, qtbot):
+def test_a_long_step_runs_in_a_worker_and_can_be_stopped(window, qtbot, monkeypatch):
+    import threading
+
     panel = window.lessons
-    panel.train_limit = None  # train as written: the 80-step move takes a while
+    panel.train_limit = None  # train as written: the 80-step move
     window.show_lessons("training-moons", 2)
     wait(qtbot, panel)
     steps_before = panel.runner.trainer.steps_done
+    # the move's second training step waits until Stop was pressed: the move cannot end first,
+    # however fast the worker runs (it once did, under load: the lesson moved on to step 3)
+    stopped = threading.Event()
+    trainer_class = type(panel.runner.trainer)
+    step = trainer_class.step
+    taken = []
+
+    def held_step(trainer, *args, **kwargs):
+        taken.append(1)
+        if len(taken) > 1:
+            stopped.wait(120)
+        return step(trainer, *args, **kwargs)
+
+    monkeypatch.setattr(trainer_class, "step", held_step)
     with qtbot.waitSignal(panel.busyChanged, timeout=5000):
         panel.next()
     assert panel.busy and not panel.next_button.isEnabled() and not panel.back_button.isEnabled()
     assert panel.busy_box.isVisibleTo(panel)
     qtbot.waitUntil(lambda: "training step" in panel.busy_label.text().lower(), timeout=20000)
     panel.stop()
+    stopped.set()
     wait(qtbot, panel)
     assert panel.runner.index == 2 and panel.runner.trainer.steps_done == steps_before
     check_screen(window, panel)
