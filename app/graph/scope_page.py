@@ -863,11 +863,20 @@ def shipped_script(path):
 def confirm_script(window, path):
     """Ask before running a script that is not the studio's own (as Debug my engine asks)."""
     import os
+    import sys
 
-    from PySide6.QtWidgets import QMessageBox
+    from PySide6.QtWidgets import QApplication, QMessageBox
 
     from core import sandbox
 
+    if QApplication.platformName() == "offscreen":  # a --screenshot run: nobody can answer, never wait for one
+        note = (
+            f"Not run: {path} -- a script that is not the studio's own runs only when you agree, and there is "
+            "nobody to ask here (offscreen). To run it, say so: --run-python FILE.py"
+        )
+        print(note, file=sys.stderr)
+        window.show_message(note)
+        return False
     where = (
         "in a box: it sees its own folder (read-only) and nothing else of this computer, no network, "
         "no environment; at most 120 s"

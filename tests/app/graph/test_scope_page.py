@@ -317,3 +317,12 @@ def test_the_wires_are_drawn_once_under_the_boxes_a_step_repaints(window, qtbot,
     assert page.step() is not None
     page.canvas.viewport().repaint()
     assert not drawn
+
+
+from app.graph.scope_page import confirm_script as _asking  # noqa: E402 -- before the app tests' autouse "yes"
+
+
+def test_an_offscreen_run_never_waits_for_an_answer_nobody_can_give(window, capsys):
+    # `main.py their.py --screenshot OUT.png` once hung on the question "Run their.py?" (issue 37's ask)
+    assert _asking(window, "/tmp/their_script.py") is False
+    assert "--run-python" in capsys.readouterr().err
