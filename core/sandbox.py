@@ -94,6 +94,7 @@ OUTPUT = 4 << 20  # bytes of printed text (and of any one file written without a
 DISK = 64 << 20  # bytes of scratch space in a box
 REPORT = 64 << 20  # bytes of report the parent reads at most
 GRACE = 10.0  # seconds the supervisor may take beyond the time limit to end everything
+DISK_EVERY = 20  # looks between two sums of a writable folder's files (every 0.2 s in a box)
 WATCH = 0.01  # seconds between two looks at the box's processes (0.1 without a box: /proc is the machine's)
 BOX_DIR = "/box"
 
@@ -141,6 +142,8 @@ class BoxResult:
             return f"used more than {limits.get('memory', 0) >> 20} MB of memory (all its processes together)"
         if self.ended == "processes":
             return f"started more than {limits.get('processes', 0)} processes at once"
+        if self.ended == "disk":
+            return f"wrote more than {limits.get('folder', 0) >> 20} MB into its folder"
         if self.ended == "stopped":
             return "was stopped before it finished"
         if self.ended == "lost":
@@ -350,7 +353,13 @@ def run_boxed(
         raise OSError(problem)
     boxed = problem is None
     harness = os.path.abspath(harness)
-    limits = {"timeout": timeout, "memory": int(memory), "processes": int(processes), "disk": int(disk)}
+    limits = {
+        "timeout": timeout,
+        "memory": int(memory),
+        "processes": int(processes),
+        "disk": int(disk),
+        "folder": max(int(disk), 2 * int(output)),
+    }
     if boxed and shared and _warm_depth > 0 and not writable:
         warm_box = _warm_box(shared, preload, int(disk))
         return warm_box.run(harness, [*flags], [*args], files, stdin, limits, int(output))
@@ -376,6 +385,7 @@ def run_boxed(
             "args": list(args),
             "boxed": boxed,
             "token": token,
+            "folder": max(int(disk), 2 * int(output)),  # bytes the `writable` folders may hold together
         }
         try:
             if boxed:
@@ -395,6 +405,7 @@ def run_boxed(
                     opened.append(fd)
                     binds += ["--perms", "0644", "--file", str(fd), os.path.join(BOX_DIR, inside)]
                 config["argv"][0] = os.path.join(BOX_DIR, inside)
+                config["watched"] = [os.path.join(BOX_DIR, name) for name in writable or {}]
                 argv = [*_bwrap_argv(binds, BOX_DIR, disk), "--", sys.executable, "-I", "-S", "/.sandbox/sandbox.py"]
                 cwd, env = tmp, {}
             else:
@@ -405,6 +416,7 @@ def run_boxed(
                 if inside == os.path.basename(harness):
                     shutil.copyfile(harness, os.path.join(scratch, inside))
                 config["argv"][0] = os.path.join(scratch, inside)
+                config["watched"] = [os.path.abspath(host) for host in (writable or {}).values()]
                 argv = [sys.executable, "-I", "-S", HERE]
                 cwd, env = scratch, {**child_env(), "BPS_BOX": token}
             argv += ["--supervise", json.dumps(config)]
@@ -1120,9 +1132,28 @@ def _fork_harness(
     raise AssertionError("unreachable")
 
 
-def _watch(pid: int, timeout: float, memory: int, processes: int, boxed: bool) -> tuple[str, int]:
+def _folder_bytes(folders: Sequence[str]) -> int:
+    """Bytes of the files under `folders` together (links not followed; a file that
+    goes away meanwhile counts nothing)."""
+    total = 0
+    for folder in folders:
+        for where, _dirs, names in os.walk(folder):
+            for name in names:
+                try:
+                    total += os.lstat(os.path.join(where, name)).st_size
+                except OSError:
+                    pass
+    return total
+
+
+def _watch(
+    pid: int, timeout: float, memory: int, processes: int, boxed: bool, watched: Sequence[str] = (), disk: int = 0
+) -> tuple[str, int]:
     """Wait for the harness `pid`, looking at its processes' number and memory every
-    WATCH seconds; at a limit, kill its group. Returns (how it ended, wait status)."""
+    WATCH seconds, and at what the `watched` host-visible folders hold every
+    DISK_EVERY looks (a lecture cell's own folder: each file there is capped by
+    RLIMIT_FSIZE, their total by `disk`); at a limit, kill its group. Returns (how it
+    ended, wait status)."""
     ended, status = "exit", 0
     deadline = time.monotonic() + timeout
     every = 1 if boxed else 10  # looks between two scans: the machine's /proc is larger than a box's
@@ -1141,6 +1172,9 @@ def _watch(pid: int, timeout: float, memory: int, processes: int, boxed: bool) -
             if resident(pids) > memory:
                 ended = "memory"
                 break
+        if watched and disk and turn % DISK_EVERY == 0 and _folder_bytes(watched) > disk:
+            ended = "disk"
+            break
         time.sleep(min(WATCH, max(0.0, deadline - time.monotonic())))
     if ended != "exit":
         try:
@@ -1172,7 +1206,8 @@ def supervise(config: dict[str, Any]) -> int:
     os.close(fd)
     print(json.dumps({"harness": pid}), flush=True)
     threading.Thread(target=_feed, args=(os.fdopen(stdin, "wb"), request), daemon=True).start()
-    ended, status = _watch(pid, timeout, memory, processes, boxed)
+    watched, disk = list(config.get("watched") or ()), int(config.get("folder") or 0)
+    ended, status = _watch(pid, timeout, memory, processes, boxed, watched, disk)
     code = os.waitstatus_to_exitcode(status)
     killed = end_descendants()
     print(json.dumps({"ended": ended, "code": code, "killed": killed}), flush=True)

@@ -402,6 +402,27 @@ def test_filling_the_disk_is_bounded_and_leaves_nothing(tmp_path, box):
     assert not leftovers
 
 
+@pytest.mark.parametrize("box", [BOX, NO_BOX])
+def test_a_writable_folder_is_capped_in_total_not_only_per_file(tmp_path, box):
+    # a lecture cell's own folder is on the host's disk: many files under the per-file cap must not fill it
+    shared = tmp_path / "run"
+    shared.mkdir()
+    code = """
+    import time
+    chunk = b"x" * (1 << 20)
+    for k in range(400):
+        with open(os.path.join("run", f"part{k}.bin"), "wb") as f:
+            for _ in range(2):
+                f.write(chunk)
+        time.sleep(0.02)  # at most ~100 MB/s: the supervisor looks every 0.2 s
+    report({"wrote": "everything"})
+    """
+    result = run(tmp_path, code, box, disk=16 << 20, output=4 << 20, writable={"run": str(shared)})
+    assert result.ended == "disk" and "MB into its folder" in result.message(), result
+    assert not reports(result)  # ended before it could write its 800 MB
+    assert sum(f.stat().st_size for f in shared.iterdir()) < 200 << 20  # the 32 MB cap, give or take one look
+
+
 def test_without_a_box_one_file_is_capped_and_the_scratch_folder_is_removed(tmp_path):
     code = """
     try:
