@@ -99,6 +99,33 @@ class Recorded:
         return level
 
 
+def fill_rows(
+    nodes: Sequence[Value],
+    index: dict[int, int],
+    named: set[int],
+    op: np.ndarray,
+    a: np.ndarray,
+    b: np.ndarray,
+    param: np.ndarray,
+) -> None:
+    """Write each node's row into the arrays: its op code and param (the op table's, one
+    lookup per kind of op), the rows of its operands (-1: none); a leaf is INPUT when it
+    has a label or its id is in `named`, else CONST. `index`: id(node) -> row."""
+    codes: dict[str, tuple[int, float]] = {}  # engine `_op` -> (code, param)
+    for i, v in enumerate(nodes):
+        if v._a is None:
+            op[i] = INPUT if (v.label or id(v) in named) else CONST
+            continue
+        code = codes.get(v._op)
+        if code is None:
+            row, p = ops.lookup(v._op)
+            code = codes[v._op] = (OP_CODE[row.name], math.nan if p is None else float(p))
+        op[i], param[i] = code
+        a[i] = index[id(v._a)]
+        if v._b is not None:
+            b[i] = index[id(v._b)]
+
+
 def record(roots: Iterable[Value], inputs: Iterable[Value] = (), also: Iterable[Value] = ()) -> Recorded:
     """The graphs of `roots` as arrays, every node once, each after its operands (the
     roots' own topological orders, one after another), then each node of `also` not
@@ -117,24 +144,11 @@ def record(roots: Iterable[Value], inputs: Iterable[Value] = (), also: Iterable[
             nodes.append(v)
     n = len(nodes)
     index = {id(v): i for i, v in enumerate(nodes)}
-    named = {id(v) for v in inputs}
     op = np.empty(n, dtype=np.int64)
     a = np.full(n, -1, dtype=np.int64)
     b = np.full(n, -1, dtype=np.int64)
     param = np.full(n, math.nan)
-    codes: dict[str, tuple[int, float]] = {}  # engine `_op` -> (code, param): one lookup per kind of op
-    for i, v in enumerate(nodes):
-        if v._a is None:
-            op[i] = INPUT if (v.label or id(v) in named) else CONST
-            continue
-        code = codes.get(v._op)
-        if code is None:
-            row, p = ops.lookup(v._op)
-            code = codes[v._op] = (OP_CODE[row.name], math.nan if p is None else float(p))
-        op[i], param[i] = code
-        a[i] = index[id(v._a)]
-        if v._b is not None:
-            b[i] = index[id(v._b)]
+    fill_rows(nodes, index, {id(v) for v in inputs}, op, a, b, param)
     data = np.array([v.data for v in nodes], dtype=float)
     grad = np.array([v.grad for v in nodes], dtype=float)
     return Recorded(nodes, op, a, b, param, data, grad, index)

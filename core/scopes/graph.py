@@ -43,7 +43,7 @@ import numpy as np
 
 from core import ops
 from core.engine import Value, topological_order
-from core.recorded import CONST, INPUT, OP_CODE, OP_NAMES
+from core.recorded import CONST, INPUT, OP_CODE, OP_NAMES, fill_rows  # noqa: F401 (OP_CODE is read as graph's too)
 from core.scopes.names import CodeNames
 from core.scopes.record import ROOT, ROOT_SCOPE, Recorder, Scope
 
@@ -157,25 +157,8 @@ class ScopedGraph:
         arrays["a"][:] = -1
         arrays["b"][:] = -1
         arrays["param"][:] = math.nan
-        labels: dict[int, str] = {}
-        params = set(map(id, parameters))
-        codes: dict[str, tuple[int, float]] = {}
-        op_a, op_b, op_p, op_c = arrays["a"], arrays["b"], arrays["param"], arrays["op"]
-        for i, v in enumerate(nodes):
-            if v.label:
-                labels[i] = v.label
-            a = v._a
-            if a is None:
-                op_c[i] = INPUT if (v.label or id(v) in params) else CONST
-                continue
-            code = codes.get(v._op)
-            if code is None:
-                op, param = ops.lookup(v._op)
-                code = codes[v._op] = (OP_CODE[op.name], math.nan if param is None else float(param))
-            op_c[i], op_p[i] = code
-            op_a[i] = index[id(a)]
-            if v._b is not None:
-                op_b[i] = index[id(v._b)]
+        labels = {i: v.label for i, v in enumerate(nodes) if v.label}
+        fill_rows(nodes, index, set(map(id, parameters)), arrays["op"], arrays["a"], arrays["b"], arrays["param"])
         arrays["data"][:] = [v.data for v in nodes]
         arrays["grad"][:] = [v.grad for v in nodes]
         for i, s in scope_of.items():
