@@ -8,7 +8,7 @@ whatever the grader does), named s000_<engine>.py, ... The same folder is checke
 
     before   the checker as it was before issue 37 (commit BEFORE, exported to a temporary
              folder and run in its own process): a supervisor and a child per file, no box
-    no box   today's core/sandbox.py with box=False: a supervisor and a child per file, the watch added
+    no box   today's core/sandbox with box=False: a supervisor and a child per file, the watch added
     cold box the checker at COLD: each submission in its own bubblewrap box, started for it
     warm box today's default: one long-lived box per worker, its harness and numpy imported
              once, a fresh fork per submission (sandbox.WarmBox)

@@ -10,7 +10,7 @@ wrong gradient.
 Closing the dialog cancels: the checks still running are ended at once
 (`batch.check_many`'s stop), without waiting on the GUI thread; the rows done
 stay savable. A submission that kills what it can see ends only itself: each
-runs in its own box (core/sandbox.py).
+runs in its own box (core/sandbox/).
 """
 
 from __future__ import annotations

@@ -42,7 +42,8 @@ from core import sandbox
 from core.foreign import hints
 from core.foreign.diagnosis import DIAGNOSES
 from core.foreign.report import exit_code
-from core.foreign.runner import TIMEOUT, check_file, plain
+from core.foreign.runner import TIMEOUT, check_file
+from core.sandbox import plain
 
 # a diagnosis code in words, for the histogram and the table (the one table: core/foreign/diagnosis.py)
 WORDS = {d.code: d.words for d in DIAGNOSES}

@@ -13,7 +13,7 @@ import json
 from typing import Any, NamedTuple
 
 from core.foreign.agree import pair
-from core.foreign.runner import plain
+from core.sandbox import plain
 
 
 class Category(NamedTuple):

@@ -3,7 +3,7 @@
 The learner's file is their code: it may loop forever, call `sys.exit`, ask for
 10 GB, read a classmate's files or not even parse. So the studio never imports
 it. `check_file(path)` sends the test programs (core/foreign/battery.py) to a
-child process in a box of its own (core/sandbox.py: bubblewrap where Linux
+child process in a box of its own (core/sandbox/: bubblewrap where Linux
 gives one, else a supervisor with limits), where the only studio code is the
 harness of core/foreign/child -- the standard library, no engine, no checker.
 The child returns plain numbers; this process judges them (core/foreign/judge.py)
@@ -26,16 +26,6 @@ from typing import Any
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from core import sandbox  # noqa: E402
-from core.sandbox import (  # noqa: E402, F401 -- kept here for callers of the old home
-    OUTPUT,
-    child_env,
-    children_of,
-    end_descendants,
-    limit_child,
-    plain,
-    run_supervised,
-    sign,
-)
 
 TIMEOUT = 20.0  # seconds of wall time for the whole battery
 MEMORY = sandbox.MEMORY  # bytes: address space per process, resident memory of all together

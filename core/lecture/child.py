@@ -4,7 +4,7 @@ Started by core/lecture/run.py under core/foreign/runner.py's supervisor as
 
     python -I core/lecture/child.py FD CELLS MEMORY SECONDS
 
-It limits itself (memory, CPU, file sizes: `runner.limit_child`), puts the
+It limits itself (memory, CPU, file sizes: `core.sandbox.limit_child`), puts the
 stand-ins of core/lecture/standin first on `sys.path` (so `micrograd` is the
 studio's engine), and runs the cells of the JSON list CELLS one after the
 other in one namespace, as a notebook's kernel runs them: the earlier cells
@@ -107,7 +107,7 @@ def main(write_fd: int, cells_path: str, memory: int, seconds: int) -> int:
     os.set_inheritable(write_fd, False)
     sys.path[:0] = [STANDIN, ROOT]
     sys.path.append(os.path.join(STANDIN, "fallback"))  # matplotlib, sklearn: the real ones when installed
-    from core.foreign.runner import limit_child, plain
+    from core.sandbox import limit_child, plain
 
     limit_child(memory, seconds, OUTPUT)
     _real_libraries_first()

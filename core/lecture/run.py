@@ -1,7 +1,7 @@
 """Run a pasted lecture cell in a child process and get its graph as a document.
 
 `run_cell(text)` writes the cell to a fresh temporary folder and runs
-core/lecture/child.py in a box (core/sandbox.py: the studio's core and
+core/lecture/child.py in a box (core/sandbox/: the studio's core and
 resources and the opened script's folder read-only, that temporary folder
 read-write for the progress line, the Stop file and a big graph, nothing else
 of the machine, no network) -- the same limits (memory, CPU, file size, wall
@@ -144,7 +144,7 @@ def run_cell(
     if size > MAX_TEXT:
         return CellResult(None, CellError(f"the code is too long: {size:,} characters (at most {MAX_TEXT:,})"), [], "")
     with tempfile.TemporaryDirectory(prefix="bps-cell-") as tmp:
-        # the box (core/sandbox.py) holds the studio's core and resources read-only, the opened
+        # the box (core/sandbox/) holds the studio's core and resources read-only, the opened
         # script's folder read-only as `work`, and `run` -- this folder -- read-write: the cells,
         # progress.txt, the Stop file and a big graph pass through it, nothing else of the machine
         run = os.path.join(tmp, "run")

@@ -2,7 +2,7 @@
 
 A learner's microgpt (or any script that builds a graph of Values and calls
 `backward()`) is their code, so the studio never imports it: like the checker
-(core/sandbox.py, whose box it shares), `trace_script(path)` runs it in a
+(core/sandbox/, whose box it shares), `trace_script(path)` runs it in a
 box with a time and a memory limit. In the child:
 
 1. the studio's engine is watched from the start (a script that does
@@ -44,7 +44,7 @@ class TraceResult:
 
 
 def trace_script(path: str, timeout: float = TIMEOUT, memory: int = MEMORY, box: bool | None = None) -> TraceResult:
-    """Run the script at `path` in a box (core/sandbox.py) up to its first backward(); its graph.
+    """Run the script at `path` in a box (core/sandbox/) up to its first backward(); its graph.
 
     The box holds the studio's `core` and `resources` read-only (a script may use
     the studio's engine and its data: names.txt) and the script's own folder

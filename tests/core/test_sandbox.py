@@ -1,4 +1,4 @@
-"""core/sandbox.py: hostile code, run boxed and (where the README says so) unboxed.
+"""core/sandbox/: hostile code, run boxed and (where the README says so) unboxed.
 
 Each test is one of the attacks a submission can try; it ends as the README's
 "what holds where" table says. A `box` parameter runs the same attack in a
@@ -16,6 +16,8 @@ import textwrap
 import pytest
 
 from core import sandbox
+from core.sandbox import box as sandbox_box
+from core.sandbox import supervisor, warm_boxes
 from tests.core import box_probe
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -80,7 +82,7 @@ def run_warm(tmp_path, code, **kwargs):
         before = sandbox.run_boxed(harness(first, "report(os.getpid())\n"), **opts)
         result = sandbox.run_boxed(harness(tmp_path, code), **{**opts, **kwargs})
         after = sandbox.run_boxed(harness(third, LOOK), **opts)
-        (warm_box,) = [b for b in sandbox._local.warm.values() if b.alive()]
+        (warm_box,) = [b for b in warm_boxes._local.warm.values() if b.alive()]
         assert warm_box.runs == 3  # one box served the three
     assert before.ended == "exit" and after.ended == "exit", (before, after)
     (seen,) = reports(after)
@@ -126,9 +128,9 @@ def test_the_harness_gets_its_request_its_files_and_a_report_channel(tmp_path, b
 
 
 def test_without_bwrap_there_is_no_box_and_it_is_said_once(monkeypatch, capsys):
-    monkeypatch.setattr(sandbox, "bwrap_path", lambda: None)
+    monkeypatch.setattr(sandbox_box, "bwrap_path", lambda: None)
     sandbox.forget_box_problem()
-    monkeypatch.setattr(sandbox, "_said", set())
+    monkeypatch.setattr(sandbox_box, "_said", set())
     try:
         assert "bubblewrap" in sandbox.box_problem()
         assert sandbox.say_once() == sandbox.say_once()
@@ -211,7 +213,7 @@ def test_a_submission_reads_no_classmate_no_teacher_file_no_home_no_studio(tmp_p
     for key in ("classmate", "classmate_relative", "teacher", "studio", "studio_core", "host_home", "passwd"):
         assert found[key] in ("FileNotFoundError", "PermissionError"), (key, found[key])
     assert found["home"] == ["alice.py", "harness.py"]  # ~ in the box is the scratch folder
-    python_parts = {p for d in sandbox._python_dirs() for p in d.split(os.sep)}  # only the path to Python shows
+    python_parts = {p for d in supervisor.python_dirs() for p in d.split(os.sep)}  # only the path to Python shows
     assert found["root_home"] == "FileNotFoundError" or set(found["root_home"]) <= python_parts
 
 
@@ -459,12 +461,27 @@ def test_run_supervised_keeps_its_old_shape(tmp_path):
     assert log.read_text() == "hi\n"
 
 
-def test_the_runner_keeps_its_old_names():
+def test_the_sandbox_has_one_home_and_a_public_api():
+    """Its names are imported from core.sandbox, never through the checker's runner (their old
+    home), and every name the package lists resolves."""
     from core.foreign import runner
 
-    for name in ("run_supervised", "limit_child", "plain", "sign", "children_of", "end_descendants", "child_env"):
-        assert getattr(runner, name) is getattr(sandbox, name)
+    for name in ("run_supervised", "limit_child", "children_of", "end_descendants"):
+        assert not hasattr(runner, name)
+    for name in sandbox.__all__:
+        assert getattr(sandbox, name) is not None
     assert sys.modules["core.sandbox"] is sandbox
+
+
+def test_the_supervisor_imports_only_the_standard_library():
+    """The box's PID 1 runs as `python -I -S supervisor.py` in a box that holds only the Python
+    installation: an import of the studio (or of site-packages) there would end every run."""
+    import ast
+
+    tree = ast.parse(open(supervisor.__file__, encoding="utf-8").read())
+    names = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    names |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+    assert names - {"__future__"} <= sys.stdlib_module_names, names - sys.stdlib_module_names
 
 
 def test_a_warm_box_empties_its_folders_but_keeps_a_python_installed_under_tmp(tmp_path):
@@ -479,6 +496,6 @@ def test_a_warm_box_empties_its_folders_but_keeps_a_python_installed_under_tmp(t
     (locked / "x").write_text("x")
     locked.chmod(0)
     (tmp_path / "link").symlink_to(venv)
-    assert sandbox._empty(str(tmp_path), [str(venv)])
+    assert supervisor._empty(str(tmp_path), [str(venv)])
     assert sorted(os.listdir(tmp_path)) == ["a"] and os.listdir(tmp_path / "a") == ["venv"]
     assert (venv / "bin" / "python").read_text() == "#"

@@ -11,7 +11,8 @@ import shutil
 import pytest
 
 from core.foreign import batch
-from core.foreign.runner import check_file, children_of
+from core.foreign.runner import check_file
+from core.sandbox import children_of
 from tests.core import box_probe
 
 MARK = box_probe.marker()
@@ -208,6 +209,6 @@ def test_stop_ends_the_running_checks_at_once_and_keeps_the_rows_done(tmp_path):
     assert time.monotonic() - started < 600  # the loops were ended, not waited for
     assert [os.path.basename(r["file"]) for r in stopped.value.rows] == ["a_right.py"]
     assert stopped.value.total == 4
-    from core import sandbox
+    from core.sandbox import runs
 
-    assert not sandbox._live
+    assert not runs.running()

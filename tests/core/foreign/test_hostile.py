@@ -8,7 +8,8 @@ import textwrap
 import pytest
 
 from core.foreign.report import exit_code, to_text
-from core.foreign.runner import check_file, children_of
+from core.foreign.runner import check_file
+from core.sandbox import children_of
 from tests.core import box_probe
 
 ENGINES = os.path.join(os.path.dirname(__file__), "..", "..", "data", "engines")
