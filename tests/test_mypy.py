@@ -119,7 +119,6 @@ UNANNOTATED = [
     "core.files.strict_json",
     "core.files.training_session",
     "core.foreign.agree",
-    "core.foreign.child.probe",
     "core.foreign.diagnosis",
     "core.foreign.expression",
     "core.foreign.judge",

@@ -7,7 +7,7 @@ class without trusting it, in three parts:
   reads the shapes of their class (`child/shapes.py`: data/value, grad/derivative,
   children under any name, the pass's name), builds each test program with it
   (`child/build.py`), runs their forward and backward and writes back plain
-  numbers (`child/probe.py`). It never imports the studio's engine or op table.
+  numbers (`child/run.py`). It never imports the studio's engine or op table.
 - in the studio, `battery` writes the test programs, `runner` runs the child
   under a supervisor with time and memory limits (nothing it starts outlives the
   check), `judge` decides each test from the numbers alone, by the one rule of

@@ -150,8 +150,8 @@ def studio_op(step: dict[str, Any]) -> tuple[str | None, float | None, list[int]
 
 def needs_of(prog: dict[str, Any]) -> list[str]:
     """What a program asks of the class: '__rsub__' for `1 - x`, 'tanh', 'numbers' ...
-    (the same reading as the child's, core/foreign/child/probe.py)."""
-    from core.foreign.child.probe import needs_of as child_needs
+    (the same reading as the child's, core/foreign/child/run.py)."""
+    from core.foreign.child.run import needs_of as child_needs
 
     return child_needs(prog)
 
@@ -332,7 +332,7 @@ def cases(seed: int | None = None) -> tuple[list[Case], list[Case]]:
 
 
 def request(tests: list[Case], templates: list[Case]) -> dict[str, Any]:
-    """What the child harness is asked to run (core/foreign/child/probe.py `run`): the tests, the
+    """What the child harness is asked to run (core/foreign/child/run.py `run`): the tests, the
     templates for their other methods, the topological-sort tests, and the op table's methods
     (the child, which never imports the studio, learns from this which methods have tests)."""
     return {

@@ -1,6 +1,6 @@
 """Judging one test from the numbers the learner's engine computed.
 
-The child (core/foreign/child/probe.py) ran their class and sent back plain
+The child (core/foreign/child/run.py) ran their class and sent back plain
 numbers; this module, in the studio's own process, decides. For one test:
 
     1. their forward, op by op: at each step the studio knows (+, *, tanh ...),

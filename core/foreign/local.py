@@ -17,7 +17,8 @@ from typing import Any
 
 from core.foreign import battery, judge
 from core.foreign.child.main import plain
-from core.foreign.child.probe import Probe, run
+from core.foreign.child.probe import Probe
+from core.foreign.child.run import run
 
 
 def _roots(V: type) -> tuple[str, ...]:
@@ -56,12 +57,5 @@ def check_class(V: type, namespace: dict[str, Any] | None = None, seed: int | No
 
 
 def run_class(V: type, request: dict[str, Any], report: Any, namespace: dict[str, Any]) -> None:
-    """The child's run (core/foreign/child/probe.py) on a class already loaded."""
-    from core.foreign.child import probe as child
-
-    loaded = child.load
-    try:
-        child.load = lambda path: (namespace or {V.__name__: V}, _roots(V))
-        run({**request, "engine": "<in process>"}, report)
-    finally:
-        child.load = loaded
+    """The child's run (core/foreign/child/run.py) on a class already loaded."""
+    run({**request, "engine": "<in process>"}, report, (namespace or {V.__name__: V}, _roots(V)))

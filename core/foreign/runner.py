@@ -55,7 +55,7 @@ def check_file(
     debugger's examples; the command line and class grading draw (-1). `box`: see
     `core.sandbox.run_boxed` (None: in a box where one can be had). `big`: the report's "big"
     also holds the biggest graph their file built at module level, when it is too big to read op by
-    op (core/foreign/child/probe.py `big_graph`; Debug my engine opens it collapsed)."""
+    op (core/foreign/child/habits.py `big_graph`; Debug my engine opens it collapsed)."""
     from core.foreign import battery  # not at the top: a module the child never imports
     from core.foreign.child.main import LAUNCHER
     from core.foreign.expression import ExprError, case_of, program_of
@@ -116,7 +116,7 @@ def _package_in(path: str) -> bool:
 CHILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "child")
 # what a warm box's supervisor imports once for every submission it runs (sandbox.warm): the
 # harness, and numpy, which engines import (its import alone is ~0.1 s of CPU a submission)
-PRELOAD = ("bps_child.main", "bps_child.probe", "numpy")
+PRELOAD = ("bps_child.main", "bps_child.run", "numpy")
 
 
 def install_child(folder: str) -> str:

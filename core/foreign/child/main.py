@@ -49,7 +49,7 @@ def limit(memory: int, seconds: int, output: int = OUTPUT) -> None:
 
 
 def main(argv: list[str]) -> int:
-    from .probe import run
+    from .run import run
 
     write_fd, request_path, memory, seconds = int(argv[0]), argv[1], int(argv[2]), int(argv[3])
     key = sys.stdin.readline().strip()

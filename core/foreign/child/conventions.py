@@ -1,0 +1,221 @@
+"""What their class offers and how its leaves are made: found by what their code does.
+
+Learners name things their own way. So the harness does not trust names: an
+opt-in switch (`requires_grad`, `require_grad`, `needs_grad` ...) is taken only
+where their own pass shows that gradients need it (`opt_in_flag`); an op is any
+method that, called on a leaf, returns one of their Values made from it
+(`offered`); gradient code is whatever per-node code or backward() their ops
+leave on a result (`has_gradient_code`), never a constructor's do-nothing default.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from .graph import backward_code, closure_name
+from .shapes import Shape, backward_of, children, number
+
+DUNDERS = (
+    "__add__",
+    "__radd__",
+    "__sub__",
+    "__rsub__",
+    "__mul__",
+    "__rmul__",
+    "__truediv__",
+    "__rtruediv__",
+    "__pow__",
+    "__rpow__",
+    "__neg__",
+    "__abs__",
+)
+NOT_OPS = {  # methods that are no unary op, never called to find out
+    "backward", "backprop", "back_prop", "backpropagate", "zero_grad", "zero", "build_topo",
+    "topological_sort", "topo_sort", "topological_order", "toposort", "draw", "draw_dot", "plot", "show",
+    "item", "numpy", "tolist", "parameters", "params", "requires_grad_", "accumulate_derivative",
+    "chain_rule", "is_leaf", "is_constant", "detach", "clone", "copy", "deepcopy", "graph", "trace",
+    "children", "parents", "history", "to", "cpu", "cuda", "float", "double", "half", "int",
+}  # fmt: skip
+
+PYTORCH_FLAG = "requires_grad"
+OFF = ("no", "not", "stop", "detach", "disable", "freeze", "frozen", "skip", "zero", "done", "computed")
+
+
+def opt_in_flag(V: type, grad: str = "grad") -> str | None:
+    """The name of the switch their leaves need before they take gradients, or None.
+    PyTorch's `requires_grad` when a fresh leaf has it False; else an attribute False
+    on a fresh leaf that names gradients (`require_grad`, `needs_grad`, `grad_on` ...;
+    never the gradient itself, never a name that switches them off, `no_grad`) --
+    taken only where their own pass shows it: with it False `x * x` gives x no
+    gradient, with it True it does."""
+    leaf = V(1.0)
+    if getattr(leaf, PYTORCH_FLAG, None) is False:  # an attribute, a property or a slot
+        return PYTORCH_FLAG
+    names = vars(leaf) if hasattr(leaf, "__dict__") else {}
+    for name in sorted(names):
+        words = name.lower().strip("_").split("_")
+        if names[name] is not False or name == grad or "grad" not in name.lower() or set(words) & set(OFF):
+            continue
+        if _only_with(V, name, grad):
+            return name
+    return None
+
+
+def _only_with(V: type, flag: str, grad: str) -> bool:
+    """Does x * x give x a gradient with `flag` set True on x, and none without it?"""
+
+    def grad_of_square(on: bool) -> float:
+        x = V(2.0)
+        if on:
+            setattr(x, flag, True)
+        out = x * x
+        backward = backward_of(out)
+        if backward is None:
+            raise TypeError("no backward()")
+        backward()
+        g = getattr(x, grad, None)
+        return 0.0 if g is None else number(g)
+
+    try:
+        return grad_of_square(False) == 0.0 and grad_of_square(True) != 0.0
+    except Exception:  # noqa: BLE001 -- their pass cannot tell: not taken
+        return False
+
+
+def leaf_maker(V: type, grad: str = "grad") -> tuple[Callable[[float], Any], str]:
+    """(make(x) -> a leaf that takes gradients, a note). A class whose leaves need an
+    opt-in flag (`requires_grad=True`, as PyTorch's; see `opt_in_flag`) gets it -- by
+    the constructor's keyword where it takes one, else set on the leaf -- and the
+    report says so."""
+    flag = opt_in_flag(V, grad)
+    if flag is None:
+        return V, ""
+    try:
+        if getattr(V(1.0, **{flag: True}), flag) is True:
+            return (lambda x: V(x, **{flag: True})), f"leaves made with {flag}=True"
+    except Exception:  # noqa: BLE001 -- their constructor takes no such keyword
+        pass
+
+    def make(x: float) -> Any:
+        value = V(x)
+        setter = getattr(value, f"{flag}_", None)  # PyTorch's requires_grad_(True)
+        if callable(setter):
+            setter(True)
+        else:
+            setattr(value, flag, True)
+        return value
+
+    return make, f"leaves marked {flag} = True"
+
+
+def offered(
+    V: type, shape: Shape, make: Callable[[float], Any], known: tuple[str, ...] = ()
+) -> tuple[list[str], list[str]]:
+    """(the operations their class has: dunders, `known` methods (those the parent has tests
+    for: the request's "methods", the studio's op table), 'numbers' when a Value and a plain
+    number mix; their other unary methods -- sin, abs, softplus ...)."""
+    found = [d for d in DUNDERS if callable(getattr(V, d, None))]
+    found += [m for m in known if _takes_no_argument(V, m)]  # one that raises is tested, and its error shown
+    try:
+        if shape.read_data(make(1.0) + 2.0) == 3.0 and shape.read_data(make(1.0) * 2.0) == 2.0:
+            found.append("numbers")
+    except Exception:  # noqa: BLE001 -- their code, any failure means "no"
+        pass
+    unknown = [
+        name
+        for name in sorted({n for base in V.__mro__[:-1] for n in vars(base)})
+        if not (name.startswith("_") or name in known or name in NOT_OPS or name in (shape.data, shape.grad))
+        and _unary_op(V, name, make)
+    ]
+    return found, unknown
+
+
+def _takes_no_argument(V: type, name: str) -> bool:
+    method = getattr(V, name, None)
+    if not inspect.isfunction(method):
+        return False
+    try:
+        params = list(inspect.signature(method).parameters.values())[1:]
+    except (TypeError, ValueError):
+        return False
+    return not any(p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
+
+
+def _unary_op(V: type, name: str, make: Callable[[float], Any]) -> bool:
+    """Is `name` an op of one Value: a method that takes no argument and, called on a
+    leaf, returns one of their Values made from it? (`sigmoid(self, x)` is not.)"""
+    if not _takes_no_argument(V, name):
+        return False
+    try:
+        x = make(0.7)
+        out = getattr(x, name)()
+        return isinstance(out, V) and _reaches(out, x)
+    except Exception:  # noqa: BLE001 -- not an op of one Value
+        return False
+
+
+def _reaches(out: Any, x: Any, limit: int = 50) -> bool:
+    """Is `x` among the values `out` was made from (a fused op may hide it a few nodes down)?"""
+    seen: set[int] = set()
+    stack = [out]
+    while stack and len(seen) < limit:
+        v = stack.pop()
+        if v is x:
+            return True
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
+        stack.extend(children(v)[0])
+    return False
+
+
+def code_of(fn: Any) -> Any:
+    """The code object of a function or bound method (None for anything else)."""
+    return getattr(getattr(fn, "__func__", fn), "__code__", None)
+
+
+def style_of(root: Any) -> str:
+    """How their nodes carry gradient code: 'closures' (micrograd), 'local-grads', 'minitorch'."""
+    if getattr(root, "_local_grads", None) is not None and getattr(root, "_children", None) is not None:
+        return "local-grads"
+    if callable(getattr(root, "chain_rule", None)) and getattr(root, "history", None) is not None:
+        return "minitorch"
+    return "closures"
+
+
+def has_gradient_code(make: Callable[[float], Any], methods: tuple[str, ...] = ()) -> bool:
+    """Can anything of theirs compute a gradient: a backward() pass, or per-node code
+    (a closure, local grads, MiniTorch's chain_rule) on the result of ANY of their ops?
+    A leaf's do-nothing closure, kept by every node of a forward-only start, is none."""
+    default = code_of(backward_code(make(1.0)))
+    results = []
+    for op in (
+        lambda a, b: a * b,
+        lambda a, b: a + b,
+        lambda a, b: a - b,
+        lambda a, b: a / b,
+        lambda a, b: a**2,
+        lambda a, b: -a,
+        *[lambda a, b, name=name: getattr(a, name)() for name in methods],  # the op table's (the request)
+    ):
+        a, b = make(2.0), make(3.0)
+        try:
+            out = op(a, b)
+        except Exception:  # noqa: BLE001 -- an op their class does not have
+            continue
+        results += [out, a, b]  # some classes hang the closures on the operands
+    if any(out is None for out in results[::3]):
+        return True  # an op that returns nothing: each test names it, at its line (`return out` missing?)
+    for out in results:
+        own = default is None or code_of(backward_code(out)) is not default
+        if (
+            backward_of(out) is not None
+            or (closure_name(out) is not None and own)
+            or (callable(getattr(out, "_backward", None)) and own)
+            or getattr(out, "_local_grads", None) is not None
+            or callable(getattr(out, "chain_rule", None))
+        ):
+            return True
+    return not results  # no op works at all: the tests say what breaks
