@@ -152,7 +152,7 @@ def _specificity(case):
 def _report(path, lines, run, timeout, memory, output, known, templates, own=()):
     """The report from the child's lines: each test judged here (core/foreign/judge.py).
     `run`: the run's core.sandbox.BoxResult (how it ended)."""
-    from core.foreign import judge
+    from core.foreign import judge, quoting, whole_pass
 
     code, timed_out = run.code, run.timed_out
     start = next((x for x in lines if x.get("kind") == "start"), None)
@@ -195,20 +195,20 @@ def _report(path, lines, run, timeout, memory, output, known, templates, own=())
             result = judge.judge(case, item, eps, keep=case.name in own_names)
             fault = result.get("fault") or {}
             if fault.get("op") in ("order", "backward()") and start and start.get("backward_line"):
-                fault["line"] = judge.line_text(start["backward_line"])
+                fault["line"] = quoting.line_text(start["backward_line"])
             if case.name in own_names:
                 result["own"] = True
             cases.append(result)
     for item in lines:
         if item.get("kind") == "zeroing" and "result" in item:
-            extra_item = judge.zeroing_item(item["result"])
+            extra_item = whole_pass.zeroing_item(item["result"])
             if extra_item and extra_item["kind"] == "note":
                 notes.append(extra_item["text"])
             elif extra_item:
                 cases.append(extra_item)
         if item.get("kind") == "topo" and "result" in item:
             failed = any(c["status"] == "fail" for c in cases)
-            extra_item = judge.topo_item(item["result"], failed)
+            extra_item = whole_pass.topo_item(item["result"], failed)
             if extra_item and extra_item["kind"] == "note" and not any(c["status"] == "pass" for c in cases):
                 extra_item = None  # "your grads came out right anyway" needs grads that came out right
             if extra_item and extra_item["kind"] == "note":

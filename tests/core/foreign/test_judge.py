@@ -5,7 +5,7 @@ and whole verdicts from numbers a hand-made class produced (core/foreign/local.p
 
 import pytest
 
-from core.foreign import battery, judge
+from core.foreign import battery, judge, stepping
 from core.foreign.agree import FLOAT64, Derivative
 from core.foreign.child.probe import Probe
 from core.foreign.local import _round_trip, check_case
@@ -19,7 +19,7 @@ def table_wants(out, operand, out_grad, **leaves):
     tr = trace(out, {id(v): name for name, v in leaves.items()})
     root = tr.by_id[tr.root]
     child = next(i for i, obj in tr.objects.items() if obj is operand)
-    wants = judge.expected_changes(root, None, {}, {}, {}, out_grad, tr)
+    wants = stepping.expected_changes(root, None, {}, {}, {}, out_grad, tr)
     return wants[child]
 
 
@@ -46,12 +46,12 @@ def test_an_operand_used_twice_wants_both_ports():
 def test_a_node_whose_op_the_studio_does_not_know_has_no_table():
     x = V(0.5)
     tr = trace(V(0.48, (x,), "sin"), {id(x): "x"})
-    assert judge.expected_changes(tr.by_id[tr.root], None, {}, {}, {}, 1.0, tr) is None
+    assert stepping.expected_changes(tr.by_id[tr.root], None, {}, {}, {}, 1.0, tr) is None
 
 
 def test_their_derivative_stands_beside_the_exact_one_only_within_one_percent():
-    assert judge.near(Derivative(2.0 * (1 + 5e-3), 1e-9, 2.0 * (1 + 5e-3), 2.0 * (1 + 5e-3)), 2.0, FLOAT64)
-    assert not judge.near(Derivative(2.0 * 1.05, 1e-9, 2.1, 2.1), 2.0, FLOAT64)
+    assert stepping.near(Derivative(2.0 * (1 + 5e-3), 1e-9, 2.0 * (1 + 5e-3), 2.0 * (1 + 5e-3)), 2.0, FLOAT64)
+    assert not stepping.near(Derivative(2.0 * 1.05, 1e-9, 2.1, 2.1), 2.0, FLOAT64)
 
 
 def judged(V_, name, text):

@@ -1,10 +1,10 @@
 """A learner's own topological sort checked as a function: the child lists it as node
-ids (core/foreign/child/habits.py), the parent checks the list (judge.check_listing)."""
+ids (core/foreign/child/habits.py), the parent checks the list (whole_pass.check_listing)."""
 
 from core.foreign.child.graph import read
 from core.foreign.child.habits import find_topo
-from core.foreign.judge import check_listing
 from core.foreign.trace import interpret
+from core.foreign.whole_pass import check_listing
 
 
 def check_topo(name, fn, root, names, case):
