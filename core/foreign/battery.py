@@ -284,6 +284,21 @@ def case(name: str, text: str, rng: random.Random | None = None) -> Case:
 
 def source(prog: dict[str, Any]) -> str:
     """The program as text again (with its drawn points): `--expr` and the debugger take it."""
+    lines, names = _written(prog)
+    out = names[prog["output"]]
+    lines.append(out[1:-1] if out.startswith("(") and out.endswith(")") else out)
+    return "; ".join(lines)
+
+
+def step_texts(prog: dict[str, Any]) -> dict[str, str]:
+    """Each step's id -> how the program writes it: a leaf's or a named step's name, an
+    unnamed step's expression over them ('x * y + 2'), as a learner reads it."""
+    _, names = _written(prog)
+    return {k: v[1:-1] if v.startswith("(") and v.endswith(")") else v for k, v in names.items()}
+
+
+def _written(prog: dict[str, Any]) -> tuple[list[str], dict[str, str]]:
+    """(the program's lines, each step's id -> its name or its parenthesised expression)."""
     names: dict[str, str] = {}
     lines = []
 
@@ -312,9 +327,7 @@ def source(prog: dict[str, Any]) -> str:
             names[step["id"]] = step["name"]
         else:
             names[step["id"]] = f"({text})"
-    out = names[prog["output"]]
-    lines.append(out[1:-1] if out.startswith("(") and out.endswith(")") else out)
-    return "; ".join(lines)
+    return lines, names
 
 
 def _paren(text: str) -> str:

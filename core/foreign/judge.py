@@ -135,7 +135,8 @@ def _judge(case: battery.Case, got: dict[str, Any], eps: float, keep: bool = Fal
 
     runs = got.get("runs")
     if not got.get("steps") and any(n["children"] for n in got["graph"]):
-        result["stepped"] = False  # the report says it once (core/foreign/runner.py)
+        result["stepped"] = False  # the report says it once, with why (core/foreign/runner.py)
+        result["unstepped"] = got.get("unstepped", "")
     if runs is None:  # no backward(): their steps, and the grads they leave, are the verdict
         if step_fault is not None:
             result.update(status="fail", fault=step_fault, records=records)
@@ -232,7 +233,10 @@ FORWARD_SLIPS = {op.name: op.forward_slips for op in ops.TABLE if op.forward_sli
 def forward_fault(
     prog: dict[str, Any], forward: dict[str, float], made: dict[str, str], tr: Trace, eps: float
 ) -> dict[str, Any] | None:
-    """The first step whose output their class computes wrongly, or None."""
+    """The first step whose output their class computes wrongly, or None. The step is
+    written as the program writes it, over the leaves (`x / (y + 2)`), its operands named
+    the same way, whether they are leaves or steps before it."""
+    written = battery.step_texts(prog)
     for step in prog["steps"]:
         if "leaf" in step:
             continue
@@ -251,11 +255,10 @@ def forward_fault(
             continue
         nid = made.get(step["id"])
         node = tr.by_id.get(nid) if nid else None
-        shown = battery.source({"steps": [s for s in prog["steps"] if "leaf" in s] + [step], "output": step["id"]})
-        text = shown.split("; ")[-1]
+        text = written[step["id"]]
         a, b = pair(theirs, ours)
         slip = _forward_slip(op, xs, theirs)
-        at = ", ".join(f"{k} = {v:g}" for k, v in zip(_arg_names(step), xs))
+        at = ", ".join(f"{k} = {v:g}" for k, v in zip(_arg_names(step, written), xs))
         return {
             "node": node.name if node else text,
             "node_id": nid,
@@ -271,8 +274,8 @@ def forward_fault(
     return None
 
 
-def _arg_names(step: dict[str, Any]) -> list[str]:
-    return [a if isinstance(a, str) else "c" for a in step["args"]]
+def _arg_names(step: dict[str, Any], written: dict[str, str]) -> list[str]:
+    return [written.get(a, a) if isinstance(a, str) else "c" for a in step["args"]]
 
 
 def _forward_slip(op: str, xs: list[float], theirs: float) -> str | None:

@@ -28,6 +28,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 from core import sandbox  # noqa: E402
 
 TIMEOUT = 20.0  # seconds of wall time for the whole battery
+UNSTEPPED = {  # why the child could not step their code node by node (core/foreign/child/probe.py step_all)
+    "grad-method": "your grad is computed by a method, so it cannot be zeroed and seeded from outside",
+    "read-only": "your grad cannot be set from outside",
+    "no-node-code": "your nodes carry no gradient code of their own -- no _backward closure, local grads or "
+    "chain_rule -- your backward pass computes every grad itself",
+}
 MEMORY = sandbox.MEMORY  # bytes: address space per process, resident memory of all together
 
 
@@ -218,10 +224,11 @@ def _report(path, lines, run, timeout, memory, output, known, templates, own=())
     if start and start.get("stand_ins"):
         names = ", ".join(start["stand_ins"])
         notes.append(f"not installed here, replaced by an inert stand-in while your code loaded: {names}")
-    if any(c.get("stepped") is False for c in cases):
+    unstepped = [c.get("unstepped", "") for c in cases if c.get("stepped") is False]
+    if unstepped:
+        why = UNSTEPPED.get(unstepped[0], UNSTEPPED["read-only"])
         notes.append(
-            "your gradient code could not be stepped node by node (your grad cannot be set from outside): "
-            "judged by your backward()'s results"
+            f"your gradient code could not be stepped node by node ({why}): judged by your backward()'s results"
         )
     if start and start.get("leaf_note"):
         notes.append(f"your class's leaves need an opt-in flag: {start['leaf_note']}")

@@ -168,10 +168,11 @@ def read(
     order = topological(root, names)
     for value in order:
         if not isinstance(value, type(root)) and not _holds_number(value, data):
-            users = [raw_op_of(v) or "an op" for v in order if any(k is value for k in read_children(v)[0])]
+            users = [raw_op_of(v) for v in order if any(k is value for k in read_children(v)[0])]
+            whose = f"your {users[0]} node" if users and users[0] else "your node"
             raise ReadError(
-                f"your {users[0] if users else 'graph'} node keeps {value!r} (a {type(value).__name__}) among its "
-                "children: only Values belong there -- your own backward() will stumble on it too"
+                f"{whose} keeps {value!r} (a {type(value).__name__}) among its children: the studio reads only "
+                f"Values of your class there"
             )
     ids = {id(v): f"n{i}" for i, v in enumerate(order, start=1)}
     nodes = []

@@ -43,6 +43,9 @@ class _Inert:
     def __getitem__(self, key: Any) -> Any:
         return _Inert()
 
+    def __bool__(self) -> bool:
+        return False  # `if numba.cuda.is_available():` -- a library that is not here offers nothing
+
     def __mro_entries__(self, bases: tuple) -> tuple:
         return (object,)
 
@@ -133,16 +136,17 @@ def _load(path: str) -> tuple[dict[str, Any], tuple[str, ...]]:
     module = importlib.import_module(name)
     namespace: dict[str, Any] = {}
     for sub in ("autodiff", "scalar_functions", "scalar"):  # MiniTorch's modules, if the package has them
-        if os.path.isfile(os.path.join(package, sub + ".py")):
-            try:
-                namespace.update(vars(importlib.import_module(f"{name}.{sub}")))
-            except ImportError:
-                pass
+        for dotted, file in ((sub, sub + ".py"), (f"{sub}.{sub}", os.path.join(sub, sub + ".py"))):
+            if os.path.isfile(os.path.join(package, file)):  # minitorch/scalar.py, or minitorch/scalar/scalar.py
+                try:
+                    namespace.update(vars(importlib.import_module(f"{name}.{dotted}")))
+                except ImportError:
+                    pass
     namespace.update(vars(module))
     return namespace, (package + os.sep,)
 
 
-def find_value_class(namespace: dict[str, Any]) -> type:
+def find_value_class(namespace: dict[str, Any], path: str = "") -> type:
     """Their Value class: `Value` (or MiniTorch's `Scalar`) if it is a class, else the
     one class that has a number and a gradient on an instance and `__add__`/`__mul__`."""
     classes = [obj for name, obj in namespace.items() if isinstance(obj, type) and not name.startswith("_")]
@@ -155,6 +159,12 @@ def find_value_class(namespace: dict[str, Any]) -> type:
         except Exception:  # noqa: BLE001 -- their constructor: any failure rules it out
             continue
         return cls
+    if path and os.path.isdir(path):  # a MiniTorch package
+        raise EngineError(
+            f"no Scalar class: the package in {os.path.basename(os.path.normpath(path))} gives no class whose "
+            "instances hold a number and a derivative and that can be added or multiplied -- is your Scalar "
+            "importable as minitorch.Scalar, or from minitorch/scalar.py?"
+        )
     raise EngineError(
         "no Value class: the file defines no class whose instances have .data and "
         ".grad and that can be added or multiplied (micrograd's Value(2.0) must work)"

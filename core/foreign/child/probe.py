@@ -39,6 +39,7 @@ class Probe:
         self.eps = eps_of(sample)
         self.style = "closures"
         self.node_grad = False  # a grad that was a node of their class, in this test
+        self.unstepped = ""  # why their code could not be stepped node by node, in this test ('' when it was)
 
     def grad(self, value: Any) -> float | None:
         """Their grad as a float (None if never set). A grad that is a node of their
@@ -133,7 +134,10 @@ class Probe:
         out["made"] = {sid: ids.get(id(v)) for sid, v in made.items()}
         self.style = style_of(root)
         out["style"] = self.style
+        self.unstepped = ""
         out["steps"] = self.step_all(nodes, objects)
+        if self.unstepped:
+            out["unstepped"] = self.unstepped
         if backward_of(root) is not None:
             out["watched"] = self.watch(nodes, objects)
             out["runs"] = self.their_runs(program, repeats)
@@ -147,6 +151,7 @@ class Probe:
         correct reverse topological order; one record per node."""
         by_id = {n["id"]: obj for n, obj in zip(nodes, objects)}
         if self.shape.grad_is_method:
+            self.unstepped = "grad-method"
             return []  # their grad is computed by a method: it cannot be zeroed and seeded from outside
         mine: dict[str, float] = {}  # MiniTorch keeps no interior derivative: the studio holds them
         try:
@@ -158,12 +163,14 @@ class Probe:
                     setattr(obj, self.shape.grad, zero_like(getattr(obj, self.shape.grad, None)))
                 setattr(objects[-1], self.shape.grad, one_like(getattr(objects[-1], self.shape.grad, None)))
         except Exception:  # noqa: BLE001 -- a read-only grad (a property): their code cannot be stepped
+            self.unstepped = "read-only"
             return []
         if self.style == "closures" and not any(
             closure_name(by_id[n["id"]]) or callable(getattr(by_id[n["id"]], "_backward", None))
             for n in nodes
             if n["children"]
         ):
+            self.unstepped = "no-node-code"
             return []  # no per-node gradient code to step (a recursive backward(grad)): judged by results
         records = []
         for node in reversed(nodes):

@@ -38,7 +38,7 @@ from .conventions import has_gradient_code, offered, style_of
 from .habits import big_graph, their_topo, zeroing
 from .load import STAND_INS, EngineError, find_value_class, load, their_error
 from .probe import REPEATS, Probe
-from .shapes import backward_of
+from .shapes import backward_of, pass_function, use_pass_function
 
 
 def needs_of(program: dict[str, Any]) -> list[str]:
@@ -74,8 +74,9 @@ def run(
             return
     namespace, roots = loaded
     report({"kind": "loaded"})
+    use_pass_function(pass_function(namespace, roots), namespace)
     try:
-        V = find_value_class(namespace)
+        V = find_value_class(namespace, request["engine"])
         probe = Probe(V, roots)
     except EngineError as e:
         report({"kind": "unusable", "message": str(e)})
@@ -175,7 +176,8 @@ def _backward_line(probe: Probe) -> list[Any] | None:
     from .graph import line_of
 
     method = backward_of(probe.make(1.0))
-    return line_of(getattr(method, "__func__", method), probe.roots) if method is not None else None
+    fn = getattr(method, "__func__", None) or getattr(method, "func", None) or method  # a method, their pass function
+    return line_of(fn, probe.roots) if method is not None else None
 
 
 def _instantiate(template: dict[str, Any], method: str) -> dict[str, Any]:

@@ -19,6 +19,8 @@ their class. Nothing here runs their methods except the constructor.
 
 from __future__ import annotations
 
+import functools
+import os
 from typing import Any
 
 DATA = ("data", "value", "val", "v", "x")
@@ -159,7 +161,7 @@ def children(value: Any) -> tuple[list[Any], bool, str]:
     for name in CHILDREN:
         found = getattr(value, name, None)
         if isinstance(found, (set, frozenset, tuple, list)):
-            return list(found), not isinstance(found, (set, frozenset)), name
+            return _unpaired(list(found), type(value)), not isinstance(found, (set, frozenset)), name
     history = getattr(value, "history", None)
     inputs = getattr(history, "inputs", None)
     if isinstance(inputs, (tuple, list)):
@@ -169,17 +171,79 @@ def children(value: Any) -> tuple[list[Any], bool, str]:
     for name in names:
         found = getattr(value, name, None)
         if isinstance(found, (set, frozenset, tuple, list)) and found:
-            if all(isinstance(x, type(value)) for x in found):
-                return list(found), not isinstance(found, (set, frozenset)), name
+            kids = _unpaired(list(found), type(value))
+            if all(isinstance(x, type(value)) for x in kids):
+                return kids, not isinstance(found, (set, frozenset)), name
     return [], True, ""
 
 
+def _unpaired(found: list[Any], cls: type) -> list[Any]:
+    """The children of a list of (child, local derivative) pairs -- `parents = [(x, y.v),
+    (y, x.v)]`, as some engines keep them beside a recursive backward -- else `found`."""
+    if found and all(_is_pair(x, cls) for x in found):
+        return [x[0] for x in found]
+    return found
+
+
+def _is_pair(x: Any, cls: type) -> bool:
+    return isinstance(x, (tuple, list)) and len(x) == 2 and isinstance(x[0], cls) and _is_number(x[1])
+
+
 def backward_of(value: Any) -> Any:
-    """Their backward pass as a bound method of `value` (`backward`, `backprop` ...), or None."""
+    """Their backward pass as a bound method of `value` (`backward`, `backprop` ...), else
+    their module's pass function bound to it (`backward(root)`, see `use_pass_function`), or None."""
     for name in BACKWARD:
         method = getattr(value, name, None)
         if callable(method):
             return method
+    for cls in type(value).__mro__:
+        fn = _PASS.get(cls)
+        if fn is not None:
+            return functools.partial(fn, value)
+    return None
+
+
+_PASS: dict[type, Any] = {}  # their class -> their module-level pass function
+
+
+def use_pass_function(fn: Any, namespace: dict[str, Any]) -> None:
+    """Take `fn(root)` as the backward pass of the classes written beside it in `namespace`
+    (their module) that have no method for it: some engines keep the pass beside the class
+    (`def backward(variable): ...`). None: their classes have none."""
+    for obj in list(namespace.values()):
+        if not isinstance(obj, type):
+            continue
+        _PASS.pop(obj, None)
+        if fn is not None and any(getattr(f, "__globals__", None) is fn.__globals__ for f in vars(obj).values()):
+            _PASS[obj] = fn
+
+
+def pass_function(namespace: dict[str, Any], roots: tuple[str, ...]) -> Any:
+    """Their module-level pass: a function of THEIR file named as a pass (`backward`,
+    `backprop` ...) that takes one argument, the output; None when there is none."""
+    import inspect
+
+    for name in BACKWARD:
+        fn = namespace.get(name)
+        code = getattr(fn, "__code__", None)
+        if not inspect.isfunction(fn) or code is None:
+            continue
+        if roots and not any(code.co_filename.startswith(r.rstrip(os.sep)) for r in roots):
+            continue  # a library's (torch.autograd.backward), not theirs
+        try:
+            params = list(inspect.signature(fn).parameters.values())
+        except (TypeError, ValueError):
+            continue
+        required = [
+            p for p in params if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        ]
+        first = params[0] if params else None
+        if (
+            first is not None
+            and len(required) <= 1
+            and first.kind in (first.POSITIONAL_ONLY, first.POSITIONAL_OR_KEYWORD)
+        ):
+            return fn
     return None
 
 

@@ -492,3 +492,75 @@ class ClosuresOnOperands(ForwardOnly):
 
         self._backward = _self_grad
         return out
+
+
+class ReluForwardDoubled(Base):
+    """relu's forward gives twice its input: wrong at a step whose operand is itself a step."""
+
+    def relu(self):
+        def back(out):
+            self.grad += (self.data > 0) * out.grad
+
+        return self._out(2 * max(0.0, self.data), (self,), "ReLU", back)
+
+
+class PairParents:
+    """No closures: each node keeps its operands as (node, local derivative) pairs, and a
+    recursive backprop() adds every path's contribution (right, if slow on a deep graph)."""
+
+    def __init__(self, value, parents=()):
+        self.value = value
+        self.grad = 0.0
+        self.parents = list(parents)
+
+    def wrap(self, x):
+        return x if isinstance(x, PairParents) else type(self)(x)
+
+    def __add__(self, other):
+        other = self.wrap(other)
+        return type(self)(self.value + other.value, [(self, 1.0), (other, 1.0)])
+
+    def __mul__(self, other):
+        other = self.wrap(other)
+        return type(self)(self.value * other.value, [(self, other.value), (other, self.value)])
+
+    def __pow__(self, k):
+        return type(self)(self.value**k, [(self, k * self.value ** (k - 1))])
+
+    def __neg__(self):
+        return self * -1
+
+    def __sub__(self, other):
+        return self + (-self.wrap(other))
+
+    def __truediv__(self, other):
+        return self * self.wrap(other) ** -1
+
+    def __radd__(self, other):
+        return self + other
+
+    def __rmul__(self, other):
+        return self * other
+
+    def __rsub__(self, other):
+        return self.wrap(other) - self
+
+    def __rtruediv__(self, other):
+        return self.wrap(other) / self
+
+    def tanh(self):
+        t = math.tanh(self.value)
+        return type(self)(t, [(self, 1 - t * t)])
+
+    def backprop(self, bp=1.0):
+        self.grad += bp
+        for parent, local in self.parents:
+            parent.backprop(local * bp)
+
+
+class PairParentsBug(PairParents):
+    """The same, with mul's local derivatives swapped."""
+
+    def __mul__(self, other):
+        other = self.wrap(other)
+        return type(self)(self.value * other.value, [(self, self.value), (other, other.value)])

@@ -252,3 +252,45 @@ def test_an_op_label_for_a_whole_step_is_no_truth_for_its_node():
 def test_gradient_code_hung_on_the_operands_is_gradient_code():
     report, text = verdict(rv.ClosuresOnOperands)
     assert report["status"] == "wrong", text
+
+
+def test_a_forward_bug_at_a_step_over_a_step_is_named_without_the_checker_failing():
+    # the step's operand is x*y, not a leaf: its text once missed the operand's name (KeyError 't8')
+    result = check_case(rv.ReluForwardDoubled, "x = 0.5; y = 2.0; (x*y).relu()")
+    assert result["status"] == "fail" and result["fault"]["diagnosis"] == "forward", result
+    assert "(x * y).relu() at x * y = 1 gives 2" in result["fault"]["cause"], result["fault"]["cause"]
+    report, text = verdict(rv.ReluForwardDoubled)
+    assert report["status"] == "wrong", text
+
+
+def test_children_kept_as_pairs_with_their_local_derivatives_are_read():
+    report, text = verdict(rv.PairParents)
+    assert report["status"] == "ok", text
+    bad, text = verdict(rv.PairParentsBug)
+    assert bad["status"] == "wrong", text
+    assert "Only Values belong" not in text and "among its children" not in text
+
+
+def test_a_pass_written_as_a_module_function_is_their_backward():
+    from tests.core.foreign import pass_function_values as pf
+
+    namespace = {"Variable": pf.Variable, "AddOp": pf.AddOp, "MulOp": pf.MulOp, "backward": pf.backward}
+    report = check_class(pf.Variable, namespace)
+    assert report["status"] == "ok", to_text(report)
+    bad = check_class(pf.Variable, {**namespace, "backward": _renamed(pf.backward_by_stack, "backward")})
+    text = to_text(bad)
+    assert bad["status"] == "wrong", text
+    assert "no gradient code of their own" in text  # said why their code was not stepped node by node
+
+
+def _renamed(fn, name):
+    import types
+
+    return types.FunctionType(fn.__code__, fn.__globals__, name, fn.__defaults__, fn.__closure__)
+
+
+def test_without_a_pass_function_the_same_classes_have_no_backward():
+    from tests.core.foreign import pass_function_values as pf
+
+    report = check_class(pf.Variable, {"Variable": pf.Variable, "AddOp": pf.AddOp, "MulOp": pf.MulOp})
+    assert report["status"] == "unusable", to_text(report)

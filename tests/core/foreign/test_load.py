@@ -1,0 +1,62 @@
+"""core/foreign/child/load.py: their file or MiniTorch package loaded, their class found."""
+
+import sys
+import textwrap
+
+import pytest
+
+from core.foreign.child import load
+
+
+@pytest.fixture
+def forget_modules():
+    before = set(sys.modules)
+    yield
+    for name in set(sys.modules) - before:
+        del sys.modules[name]
+    load.STAND_INS.clear()
+
+
+def test_a_missing_library_is_a_stand_in_that_offers_nothing(tmp_path, forget_modules):
+    # MiniTorch's nn.py: `if numba.cuda.is_available(): from .cuda_ops import ...` (a .so loaded by ctypes)
+    path = tmp_path / "engine.py"
+    path.write_text(
+        textwrap.dedent(
+            """
+            import bps_not_installed_numba as numba
+
+            @numba.njit
+            def double(x):
+                return 2 * x
+
+            if numba.cuda.is_available():
+                raise OSError("took the GPU branch: cuda_kernels/combine.so")
+            """
+        )
+    )
+    namespace, _ = load.load(str(path))
+    assert namespace["double"](3) == 6  # the decorator gave the function back
+    assert "bps_not_installed_numba" in load.STAND_INS
+
+
+def test_a_scalar_in_a_subpackage_is_found(tmp_path, forget_modules, monkeypatch):
+    package = tmp_path / "hw" / "bps_minitorch_sub"
+    (package / "scalar").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "scalar" / "__init__.py").write_text("")  # Scalar not re-exported
+    (package / "scalar" / "scalar.py").write_text(
+        "class Scalar:\n    def __init__(self, v):\n        self.data, self.derivative = v, None\n"
+        "    def __add__(self, o):\n        return Scalar(self.data + o.data)\n"
+    )
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    namespace, _ = load.load(str(tmp_path / "hw"))
+    assert load.find_value_class(namespace, str(tmp_path / "hw")).__name__ == "Scalar"
+
+
+def test_no_class_in_a_package_is_said_in_a_packages_words(tmp_path):
+    (tmp_path / "hw").mkdir()
+    with pytest.raises(load.EngineError, match="no Scalar class: the package in hw") as raised:
+        load.find_value_class({}, str(tmp_path / "hw"))
+    assert "file" not in str(raised.value)
+    with pytest.raises(load.EngineError, match="no Value class: the file"):
+        load.find_value_class({}, str(tmp_path / "engine.py"))
