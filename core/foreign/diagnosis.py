@@ -88,6 +88,9 @@ DIAGNOSES = (
               "its children), then call `_backward` on `reversed(topo)`, each node once"),
     Diagnosis("set-order", "order depends on a set", "a set's order is arbitrary: build `topo` by visiting every "
               "child before the node itself (depth first), so the order is right whatever order the set gives"),
+    Diagnosis("pass-shadowed", "closure hides backward()", "store each op's closure as `out._backward`: an "
+              "attribute `backward` on a node hides the class's backward() method, so `loss.backward()` runs only "
+              "the output's closure"),
     Diagnosis("no-seed", "output grad never set to 1",
               "start the pass with `self.grad = 1` on the output, before the loop over the nodes"),
     Diagnosis("not-zeroed", "zero_grad leaves grads",
@@ -251,6 +254,14 @@ def order_fault(tr: Trace, calls: list[str]) -> dict[str, Any] | None:
     passed their gradient down; None if the order is right."""
     users = tr.consumers()
     done = set()
+    if not calls and any(n.children for n in tr.nodes):
+        return _order(
+            tr,
+            tr.by_id[tr.root],
+            "your backward() ran no node's _backward at all: after building the topological order, walk it "
+            "(`self.grad = 1`, then `for node in reversed(topo): node._backward()`), and check that "
+            "`build_topo(self)` is called once, outside build_topo itself",
+        )
     for call, nid in enumerate(calls):
         node = tr.by_id[nid]
         if nid in done:
@@ -297,7 +308,7 @@ def backward_fault(tr: Trace, want: dict[str, float], got: dict[str, float]) -> 
     """The grads their backward() left (`got`, by node id) against the right ones
     (`want`, from the checked steps): None if they agree, else a fault at the first
     wrong node -- no seed, a forward walk, or a walk that is wrong some other way."""
-    wrong = [nid for nid in tr.objects if not close(got[nid], want[nid])]
+    wrong = [nid for nid in got if nid in want and not close(got[nid], want[nid])]  # ids: the parent has no objects
     if not wrong:
         return None
     first = next(n for n in tr.nodes if n.id in wrong)

@@ -101,6 +101,22 @@ def judge(case: battery.Case, got: dict[str, Any], eps: float, keep: bool = Fals
                 ),
             },
         )
+    shadowing = got.get("pass_shadowed")
+    fault = result.get("fault") or {}
+    if shadowing and result["status"] == "fail" and fault.get("diagnosis") not in ("forward", "raised"):
+        result["fault"] = {
+            "node": fault.get("node"),
+            "node_id": fault.get("node_id"),
+            "op": f"{shadowing}()",
+            "studio_op": None,
+            "diagnosis": "pass-shadowed",
+            "cause": (
+                f"your ops store their closure as `out.{shadowing}`, which hides your {shadowing}() method on every "
+                f"node they make: `loss.{shadowing}()` then runs only the output's closure, with no grad seeded "
+                "-- store it as `out._backward`"
+            ),
+            "wrong": fault.get("wrong", []),
+        }
     return result
 
 

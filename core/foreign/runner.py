@@ -234,14 +234,20 @@ def _report(path, lines, run, timeout, memory, output, known, templates, own=())
         notes.append(f"your class's leaves need an opt-in flag: {start['leaf_note']}")
     if problem:
         return _unusable(path, problem["message"], cases=cases, **extra)
+    misspelt = [
+        f"`{theirs}` (the studio looks for `{meant}`)" for theirs, meant in (start or {}).get("near_misses", [])
+    ]
     if start and start.get("gradient_code") is False:
+        found = f" Your class has {', '.join(misspelt)}: is it misspelt?" if misspelt else ""
         return _unusable(
             path,
             f"your {start['class']} has no backward() and no gradient code on its nodes (no _backward closure, "
             "no local grads, no chain_rule): nothing of yours computes a gradient yet -- write them, or, if you "
-            "did, check that they are indented inside the class",
+            f"did, check that they are indented inside the class.{found}",
             **extra,
         )
+    if misspelt:
+        notes.append(f"your class has {', '.join(misspelt)}: misspelt? The check used only the names it knows")
     if timed_out:
         where = "while loading the file"
         if any(x.get("kind") == "loaded" for x in lines):  # their file ran; their class's methods did not return

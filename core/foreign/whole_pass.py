@@ -38,7 +38,8 @@ def pass_fault(
     calls = [c["node_id"] for c in watched.get("calls", [])]
     their_records = None
     fault = None
-    if calls and tr.style != "local-grads":
+    stepped = any(r.get("operands") for r in records)  # their per-node code ran, so their pass could call it
+    if (calls or (stepped and watched.get("watched_all"))) and tr.style != "local-grads":
         fault = order_fault(tr, calls)
         if fault is not None and watched.get("watched_all"):
             their_records = []

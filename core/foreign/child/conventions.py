@@ -14,8 +14,8 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from .graph import backward_code, closure_name
-from .shapes import Shape, backward_of, children, number
+from .graph import CLOSURES, backward_code, closure_name
+from .shapes import BACKWARD, Shape, backward_of, children, number
 
 DUNDERS = (
     "__add__",
@@ -219,3 +219,30 @@ def has_gradient_code(make: Callable[[float], Any], methods: tuple[str, ...] = (
         ):
             return True
     return not results  # no op works at all: the tests say what breaks
+
+
+MEANT = ("backward", "_backward")  # the names a misspelling is read against
+
+
+def near_misses(V: type, make: Callable[[float], Any]) -> list[list[str]]:
+    """[[their name, the name meant]] for a method of their class or an attribute of an op's
+    result spelled like micrograd's pass or closure but not as it (`backaward`,
+    `_backwards`, `_backword`): the studio looks for the names it knows, so the learner
+    is told which of theirs was passed over."""
+    import difflib
+
+    known = {*BACKWARD, *CLOSURES}
+    names = {n for base in V.__mro__[:-1] for n in vars(base) if callable(vars(base)[n])}
+    try:
+        out = make(1.0) * make(2.0)
+        names |= {n for n, v in getattr(out, "__dict__", {}).items() if callable(v)}
+    except Exception:  # noqa: BLE001 -- no * with two Values: the class's own names are enough
+        pass
+    found = []
+    for name in sorted(names - known):
+        if name.startswith("__"):
+            continue
+        meant = difflib.get_close_matches(name.lower(), MEANT, n=1, cutoff=0.8)
+        if meant:
+            found.append([name, meant[0]])
+    return found

@@ -22,7 +22,7 @@ from .graph import (
     read,
 )
 from .load import their_error
-from .shapes import Shape, backward_of, children, eps_of, number, one_like, zero_like
+from .shapes import BACKWARD, Shape, backward_of, children, eps_of, number, one_like, zero_like
 
 REPEATS = 8  # runs of their backward() per test: a set-order walk shows in some of them
 
@@ -134,6 +134,9 @@ class Probe:
         out["made"] = {sid: ids.get(id(v)) for sid, v in made.items()}
         self.style = style_of(root)
         out["style"] = self.style
+        shadowing = [n for n in BACKWARD if callable(getattr(root, "__dict__", {}).get(n))]
+        if shadowing and nodes[-1]["children"]:  # an op's closure kept under the pass's name, on the node
+            out["pass_shadowed"] = shadowing[0]
         self.unstepped = ""
         out["steps"] = self.step_all(nodes, objects)
         if self.unstepped:

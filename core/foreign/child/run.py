@@ -34,7 +34,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from .conventions import has_gradient_code, offered, style_of
+from .conventions import has_gradient_code, near_misses, offered, style_of
 from .habits import big_graph, their_topo, zeroing
 from .load import STAND_INS, EngineError, find_value_class, load, their_error
 from .probe import REPEATS, Probe
@@ -98,6 +98,7 @@ def run(
             "backward_line": _guarded(lambda: _backward_line(probe), None),
             "stand_ins": list(STAND_INS),
             "gradient_code": _guarded(lambda: has_gradient_code(probe.make, tuple(request.get("methods", ()))), True),
+            "near_misses": _guarded(lambda: near_misses(V, probe.make), []),
         }
     )
     cases = list(request["cases"])

@@ -564,3 +564,47 @@ class PairParentsBug(PairParents):
     def __mul__(self, other):
         other = self.wrap(other)
         return type(self)(self.value * other.value, [(self, self.value), (other, other.value)])
+
+
+class ClosureAsBackward(Base):
+    """Each op stores its closure as `out.backward`, hiding the class's backward() method."""
+
+    def _out(self, data, children, op, backward):
+        out = type(self)(data, children, op)
+        out.backward = lambda: backward(out)
+        return out
+
+
+class NeverWalks(Base):
+    """backward() builds its topological order and never walks it."""
+
+    def backward(self):
+        topo, seen = [], set()
+
+        def build(v):
+            if v not in seen:
+                seen.add(v)
+                for child in v._prev:
+                    build(child)
+                topo.append(v)
+
+        build(self)
+        self.grad = 1.0
+
+
+class MisspeltPass(ForwardOnly):
+    """Closures named `_backwards`, a pass named `backaward`: nothing under the names micrograd uses."""
+
+    def __mul__(self, other):
+        other = other if isinstance(other, MisspeltPass) else MisspeltPass(other)
+        out = MisspeltPass(self.data * other.data, (self, other), "*")
+
+        def _backwards():
+            self.grad += other.data * out.grad
+            other.grad += self.data * out.grad
+
+        out._backwards = _backwards
+        return out
+
+    def backaward(self):
+        self.grad = 1.0

@@ -294,3 +294,43 @@ def test_without_a_pass_function_the_same_classes_have_no_backward():
 
     report = check_class(pf.Variable, {"Variable": pf.Variable, "AddOp": pf.AddOp, "MulOp": pf.MulOp})
     assert report["status"] == "unusable", to_text(report)
+
+
+def test_a_closure_stored_as_out_backward_is_named_as_hiding_the_pass():
+    result = check_case(rv.ClosureAsBackward, "x = 1.5; y = 2.0; x + y")
+    assert result["status"] == "fail" and result["fault"]["diagnosis"] == "pass-shadowed", result["fault"]
+    assert "store it as `out._backward`" in result["fault"]["cause"]
+
+
+def test_a_pass_that_never_walks_its_order_is_an_order_fault_not_the_ops():
+    # once: "in a test of add alone, so your add computes the wrong gradient"
+    result = check_case(rv.NeverWalks, "x = 1.5; y = 2.0; x + y")
+    assert result["status"] == "fail" and result["fault"]["diagnosis"] == "order", result["fault"]
+    assert "ran no node's _backward at all" in result["fault"]["cause"]
+
+
+def test_a_pass_that_seeds_nothing_is_named_so():
+    class NoSeed(rv.Base):
+        def backward(self):
+            topo, seen = [], set()
+
+            def build(v):
+                if v not in seen:
+                    seen.add(v)
+                    for child in v._prev:
+                        build(child)
+                    topo.append(v)
+
+            build(self)
+            for v in reversed(topo):
+                v._backward()
+
+    result = check_case(NoSeed, "x = 1.5; y = 2.0; x * y")
+    assert result["status"] == "fail" and result["fault"]["diagnosis"] == "no-seed", result["fault"]
+
+
+def test_a_misspelt_pass_or_closure_is_named():
+    report, text = verdict(rv.MisspeltPass)
+    assert report["status"] == "unusable", text
+    assert "`_backwards` (the studio looks for `_backward`)" in report["message"]
+    assert "`backaward` (the studio looks for `backward`)" in report["message"]
