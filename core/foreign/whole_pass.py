@@ -62,8 +62,8 @@ def pass_fault(
     if fault is None:
         want = final_grads(records, tr)
         grads = {k: as_number(v) for k, v in (watched.get("grads") or {}).items() if v is not None}
-        if want and grads:
-            fault = backward_fault(tr, {k: want.get(k, 0.0) for k in grads}, grads)
+        if grads and all(k in want for k in grads):  # only a pass stepped whole says what every grad should be
+            fault = backward_fault(tr, want, grads)
     if fault is not None and fault.get("node_id") in lines and not fault.get("line"):
         fault["line"] = line_text(lines.get(fault["node_id"]))
     return fault, their_records

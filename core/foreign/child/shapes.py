@@ -179,7 +179,9 @@ def children(value: Any) -> tuple[list[Any], bool, str]:
 
 def _unpaired(found: list[Any], cls: type) -> list[Any]:
     """The children of a list of (child, local derivative) pairs -- `parents = [(x, y.v),
-    (y, x.v)]`, as some engines keep them beside a recursive backward -- else `found`."""
+    (y, x.v)]`, as some engines keep them beside a recursive backward -- else `found`.
+    A None is no child: `(self, None)` keeps a unary op's children in a binary op's shape."""
+    found = [x for x in found if x is not None]
     if found and all(_is_pair(x, cls) for x in found):
         return [x[0] for x in found]
     return found

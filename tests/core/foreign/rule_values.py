@@ -608,3 +608,55 @@ class MisspeltPass(ForwardOnly):
 
     def backaward(self):
         self.grad = 1.0
+
+
+class NoneChild(Base):
+    """Unary ops keep `(self, None)` as children: a binary op's shape, None for no operand."""
+
+    def relu(self):
+        def back(out):
+            self.grad += (self.data > 0) * out.grad
+
+        return self._out(max(0.0, self.data), (self, None), "relu", back)
+
+    def tanh(self):
+        t = math.tanh(self.data)
+
+        def back(out):
+            self.grad += (1 - t * t) * out.grad
+
+        return self._out(t, (self, None), "tanh", back)
+
+    def backward(self):
+        topo, seen = [], set()
+
+        def build(v):
+            if v is not None and id(v) not in seen:  # their walk skips the None
+                seen.add(id(v))
+                for child in v._prev:
+                    build(child)
+                topo.append(v)
+
+        build(self)
+        self.grad = 1.0
+        for v in reversed(topo):
+            v._backward()
+
+
+class SqrtMethod(Base):
+    """A method the studio does not know, defined only for x >= 0 (`math.sqrt`): right."""
+
+    def sqrt(self):
+        s = math.sqrt(self.data)
+
+        def back(out):
+            self.grad += 0.5 / s * out.grad
+
+        return self._out(s, (self,), "sqrt", back)
+
+
+class SqrtAsPower(Base):
+    """The same method written `self ** 0.5`: a complex number at a negative x."""
+
+    def sqrt(self):
+        return self**0.5
