@@ -84,7 +84,7 @@ class Shape:
     def of(cls, V: type) -> Shape:
         """Read one leaf V(2.0). Raises ValueError naming what is missing."""
         leaf = V(2.0)
-        data = next((a for a in DATA if _is_number(getattr(leaf, a, None))), None)
+        data = next((a for a in DATA if _is_number(getattr(leaf, a, None))), None) or _data_by_value(leaf)
         if data is None:
             raise ValueError("its Value(2.0) has no number in .data (or .value)")
         grad = next((a for a in GRAD if a != data and hasattr(leaf, a) and _grad_like(getattr(leaf, a))), None)
@@ -115,6 +115,19 @@ class Shape:
         """Their grad as a float; a grad never set (MiniTorch's None) reads 0."""
         g = self.raw_grad(value)
         return 0.0 if g is None else number(g)
+
+
+def _data_by_value(leaf: Any) -> str | None:
+    """The one attribute of V(2.0) that holds 2.0, under a name of their own (`_data`,
+    `_value`, `number`): their number, wherever they keep it."""
+    slots = [s for c in type(leaf).__mro__ for s in getattr(c, "__slots__", ()) if isinstance(s, str)]
+    names = [*getattr(leaf, "__dict__", {}), *slots]
+    found = []
+    for name in dict.fromkeys(names):
+        value = getattr(leaf, name, None)
+        if _is_number(value) and number(value) == 2.0:
+            found.append(name)
+    return found[0] if len(found) == 1 else None
 
 
 def _grad_by_behaviour(V: type, data: str) -> str | None:

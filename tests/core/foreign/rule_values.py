@@ -660,3 +660,76 @@ class SqrtAsPower(Base):
 
     def sqrt(self):
         return self**0.5
+
+
+class PrivateData:
+    """micrograd's Value with its number and gradient kept as `_data` and `_grad`."""
+
+    def __init__(self, data, _children=(), _op=""):
+        self._data = data
+        self._grad = 0.0
+        self._backward = lambda: None
+        self._prev = tuple(_children)
+        self._op = _op
+
+    def wrap(self, x):
+        return x if isinstance(x, PrivateData) else PrivateData(x)
+
+    def _out(self, data, children, op, backward):
+        out = PrivateData(data, children, op)
+        out._backward = lambda: backward(out)
+        return out
+
+    def __add__(self, other):
+        other = self.wrap(other)
+
+        def back(out):
+            self._grad += out._grad
+            other._grad += out._grad
+
+        return self._out(self._data + other._data, (self, other), "+", back)
+
+    def __mul__(self, other):
+        other = self.wrap(other)
+
+        def back(out):
+            self._grad += other._data * out._grad
+            other._grad += self._data * out._grad
+
+        return self._out(self._data * other._data, (self, other), "*", back)
+
+    def __pow__(self, k):
+        def back(out):
+            self._grad += k * self._data ** (k - 1) * out._grad
+
+        return self._out(self._data**k, (self,), f"**{k}", back)
+
+    def __neg__(self):
+        return self * -1
+
+    def __sub__(self, other):
+        return self + (-self.wrap(other))
+
+    def __truediv__(self, other):
+        return self * self.wrap(other) ** -1
+
+    def __radd__(self, other):
+        return self + other
+
+    def __rmul__(self, other):
+        return self * other
+
+    def backward(self):
+        topo, seen = [], set()
+
+        def build(v):
+            if id(v) not in seen:
+                seen.add(id(v))
+                for child in v._prev:
+                    build(child)
+                topo.append(v)
+
+        build(self)
+        self._grad = 1.0
+        for v in reversed(topo):
+            v._backward()

@@ -350,3 +350,9 @@ def test_a_method_the_studio_does_not_know_is_not_faulted_outside_its_domain(V):
     assert report["status"] == "ok", text
     assert "outside your sqrt's domain" in text
     assert any(c["name"].startswith("sqrt(x)") and c["status"] == "pass" for c in report["cases"])
+
+
+def test_a_number_kept_as_data_under_a_private_name_is_found_by_its_value():
+    # micrograd's Value with `_data` and `_grad`: once "no Value class" for a class named Value
+    report, text = verdict(rv.PrivateData)
+    assert report["status"] == "ok", text
