@@ -141,6 +141,7 @@ def topo_item(result: dict[str, Any] | None, failed: bool) -> dict[str, Any] | N
 def check_listing(name: str, listed: list[str], tr: Trace) -> dict[str, Any] | None:
     """Their sort's list (node ids) checked for the two promises of a topological order:
     each node once, and every node on the same side of all its inputs."""
+    listed = [nid for nid in listed if nid in tr.by_id]  # '?': an object of theirs not in the graph as read
     if not listed:
         return None
     label = {n.id: n.name for n in tr.nodes}

@@ -47,15 +47,29 @@ def zeroing(probe: Probe) -> dict[str, Any] | None:
 
 
 def find_topo(namespace: dict[str, Any], V: type) -> tuple[str, Callable[[Any], Any]] | None:
-    """(name, fn(root) -> their list) for a topological sort the learner wrote, or None."""
+    """(name, fn(root) -> their list) for a topological sort the learner wrote, or None. Only
+    one called with the output alone: `build_topo(v, topo, visited)` is a helper of their
+    backward(), not a sort the studio can call."""
     for name in TOPO_NAMES:
         fn = namespace.get(name)
-        if callable(fn) and not isinstance(fn, type):
+        if callable(fn) and not isinstance(fn, type) and _needs(fn) == 1:
             return name, fn
     for name in TOPO_NAMES:
-        if callable(getattr(V, name, None)):
+        method = getattr(V, name, None)
+        if callable(method) and _needs(method) == 1:  # self alone
             return f"{V.__name__}.{name}", lambda root, _name=name: getattr(root, _name)()
     return None
+
+
+def _needs(fn: Callable[..., Any]) -> int:
+    """How many arguments `fn` must be given (-1 when its signature cannot be read)."""
+    import inspect
+
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return -1
+    return sum(p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
 
 
 def their_topo(probe: Probe, namespace: dict[str, Any], programs: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -71,8 +85,11 @@ def their_topo(probe: Probe, namespace: dict[str, Any], programs: list[dict[str,
             made, names = probe.build(program["program"])
             root = made[program["program"]["output"]]
             nodes, objects = read(root, names, probe.roots, probe.shape.data)
-            ids = {id(obj): n["id"] for n, obj in zip(nodes, objects)}
-            item["graph"] = nodes
+        except Exception:  # noqa: BLE001 -- their ops: the tests name it; their sort was never reached
+            continue
+        ids = {id(obj): n["id"] for n, obj in zip(nodes, objects)}
+        item["graph"] = nodes
+        try:
             item["listed"] = [ids.get(id(v), "?") for v in fn(root)]
         except Exception as e:  # noqa: BLE001 -- their function
             item["error"] = their_error(name, e, probe.roots)

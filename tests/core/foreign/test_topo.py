@@ -84,3 +84,23 @@ def test_found_at_module_level_or_as_a_method():
         assert name == "V.build_topo" and fn(root)[-1] is root
     finally:
         del V.build_topo
+
+
+def test_a_helper_that_needs_its_lists_is_not_taken_for_a_sort():
+    def build_topo(v, topo, visited):  # a helper of their backward(), called with three arguments
+        return topo
+
+    def topological_sort(root):
+        return [root]
+
+    assert find_topo({"build_topo": build_topo}, V) is None
+    assert find_topo({"build_topo": build_topo, "topological_sort": topological_sort}, V)[0] == "topological_sort"
+
+
+def test_objects_not_in_the_graph_are_no_duplicates():
+    out, h = graph()
+
+    def with_strangers(root):  # their list holds two objects the graph does not (their own wrappers)
+        return [object(), *lecture_topo(root), object()]
+
+    assert check_topo("topo", with_strangers, out, {}, None) is None
