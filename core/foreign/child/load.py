@@ -28,20 +28,35 @@ STAND_INS: list[str] = []  # libraries their file imports that are not installed
 class _Inert:
     """Whatever a missing library's name is used for at import time: a decorator
     (`@numba.njit`, `@njit(parallel=True)`) gives the function back unchanged, any
-    other call or attribute gives another inert object."""
+    other call or attribute gives another inert object, which says what it stands for
+    wherever it is printed (`<toposort_flatten(...) of toposort, not installed here>`)."""
+
+    def __init__(self, path: str = "") -> None:
+        self._path = path
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if len(args) == 1 and callable(args[0]) and not kwargs:
             return args[0]
-        return _Inert()
+        return _Inert(f"{self._path}(...)")
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
-        return _Inert()
+        return _Inert(f"{self._path}.{name}")
 
     def __getitem__(self, key: Any) -> Any:
-        return _Inert()
+        return _Inert(f"{self._path}[...]")
+
+    def __iter__(self) -> Any:  # `for i in toposort_flatten(deps)`: a result their code needs, which is not here
+        library = self._path.split(".")[0].split("(")[0]
+        raise ModuleNotFoundError(
+            f"{library} is not installed here: the check loaded your file with a stand-in for it, but your code "
+            f"uses what {self._path} returns -- install {library} where the check runs, or write that part yourself"
+        )
+
+    def __repr__(self) -> str:
+        library = self._path.split(".")[0].split("(")[0]
+        return f"<{self._path} of {library}, not installed here>"
 
     def __bool__(self) -> bool:
         return False  # `if numba.cuda.is_available():` -- a library that is not here offers nothing
@@ -58,7 +73,7 @@ def _stand_in(name: str) -> None:
     def inert(attr: str) -> Any:
         if attr.startswith("__"):
             raise AttributeError(attr)
-        return _Inert()
+        return _Inert(f"{name}.{attr}")
 
     setattr(module, "__getattr__", inert)  # noqa: B010 -- a module-level __getattr__ (PEP 562)
     module.__path__ = []  # a package: its submodules get stand-ins too

@@ -76,7 +76,14 @@ def main(argv: list[str]) -> int:
         report({"kind": "unusable", "message": f"the engine ran out of memory (limit {memory >> 20} MB)"})
         return 0
     except BaseException as e:  # noqa: BLE001 -- sys.exit inside their methods, and the like
-        report({"kind": "unusable", "message": f"the check stopped: {type(e).__name__}: {e}"})
+        from .load import their_error
+
+        error = their_error("the check", e, (os.path.dirname(os.path.abspath(request["engine"])),))
+        where = (
+            f" ({os.path.basename(error['at'][0])}, line {error['at'][1]}: `{error['at'][2]}`)" if error["at"] else ""
+        )
+        said = f"{type(e).__name__}: {e}" if str(e) else f"{type(e).__name__} (with no message)"
+        report({"kind": "unusable", "message": f"the check stopped: your code raised {said}{where}", "error": error})
         return 0
     report({"kind": "done"})
     return 0

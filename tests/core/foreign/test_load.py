@@ -60,3 +60,13 @@ def test_no_class_in_a_package_is_said_in_a_packages_words(tmp_path):
     assert "file" not in str(raised.value)
     with pytest.raises(load.EngineError, match="no Value class: the file"):
         load.find_value_class({}, str(tmp_path / "engine.py"))
+
+
+def test_what_a_missing_library_returns_says_so_when_their_code_needs_it(tmp_path, forget_modules):
+    path = tmp_path / "engine.py"
+    path.write_text("from bps_not_installed_toposort import toposort_flatten\n")
+    namespace, _ = load.load(str(path))
+    result = namespace["toposort_flatten"]({1: {2}})
+    assert "bps_not_installed_toposort, not installed here" in repr(result)
+    with pytest.raises(ModuleNotFoundError, match="bps_not_installed_toposort is not installed here"):
+        list(result)  # never an endless walk by index
