@@ -254,18 +254,24 @@ def _report(path, lines, run, timeout, memory, output, known, templates, own=())
         notes.append(f"your class's leaves need an opt-in flag: {start['leaf_note']}")
     if problem:
         return _unusable(path, problem["message"], cases=cases, **extra)
-    misspelt = [
-        f"`{theirs}` (the studio looks for `{meant}`)" for theirs, meant in (start or {}).get("near_misses", [])
-    ]
+    read_as = (start or {}).get("read_as") or {}
+    near = [(theirs, meant) for theirs, meant in (start or {}).get("near_misses", []) if theirs not in read_as.values()]
+    misspelt = [f"`{theirs}` (the studio looks for `{meant}`)" for theirs, meant in near]
     if start and start.get("gradient_code") is False:
-        found = f" Your class has {', '.join(misspelt)}: is it misspelt?" if misspelt else ""
+        found = f"Your class has {', '.join(misspelt)}: misspelt? " if misspelt else ""
         return _unusable(
             path,
-            f"your {start['class']} has no backward() and no gradient code on its nodes (no _backward closure, "
-            "no local grads, no chain_rule): nothing of yours computes a gradient yet -- write them, or, if you "
-            f"did, check that they are indented inside the class.{found}",
+            f"{found}Under the names the studio reads, your {start['class']} has no backward() and no gradient "
+            "code on its nodes (no _backward closure, no local grads, no chain_rule): nothing computes a gradient "
+            "yet -- write them, or, if you did, check that they are indented inside the class",
             **extra,
         )
+    if read_as:
+        took = " and ".join(
+            f"`{theirs}` as {'backward()' if kind == 'pass' else '_backward'}"
+            for kind, theirs in sorted(read_as.items())
+        )
+        notes.append(f"the studio read your {took}: misspelt? (micrograd's names are backward and _backward)")
     if misspelt:
         notes.append(f"your class has {', '.join(misspelt)}: misspelt? The check used only the names it knows")
     if timed_out:

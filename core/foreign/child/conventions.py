@@ -232,7 +232,7 @@ def near_misses(V: type, make: Callable[[float], Any]) -> list[list[str]]:
     import difflib
 
     known = {*BACKWARD, *CLOSURES}
-    names = {n for base in V.__mro__[:-1] for n in vars(base) if callable(vars(base)[n])}
+    names = {n for n in dir(V) if not n.startswith("__") and callable(getattr(V, n, None))}  # as resolved
     try:
         out = make(1.0) * make(2.0)
         names |= {n for n, v in getattr(out, "__dict__", {}).items() if callable(v)}
@@ -245,4 +245,25 @@ def near_misses(V: type, make: Callable[[float], Any]) -> list[list[str]]:
         meant = difflib.get_close_matches(name.lower(), MEANT, n=1, cutoff=0.8)
         if meant:
             found.append([name, meant[0]])
+    return found
+
+
+def misspelt_names(V: type) -> dict[str, str]:
+    """{"pass": their name, "closure": their name} where their class spells micrograd's pass
+    and closure its own way THROUGHOUT -- no `backward` of any spelling the studio reads,
+    one near miss (`backword`) -- so that their code is judged as they wrote it. The closure
+    is taken only with a pass: a pass is what makes the rest gradient code."""
+    if backward_of(V(1.0)) is not None:
+        return {}
+    near = dict((meant, theirs) for theirs, meant in near_misses(V, V))
+    if "backward" not in near:
+        return {}
+    found = {"pass": near["backward"]}
+    try:
+        out = V(1.0) * V(2.0)
+        default = code_of(backward_code(V(1.0)))  # a constructor's do-nothing `_backward` is no closure of an op
+        if "_backward" in near and (closure_name(out) is None or code_of(backward_code(out)) is default):
+            found["closure"] = near["_backward"]
+    except Exception:  # noqa: BLE001 -- no * with two Values: the pass alone
+        pass
     return found

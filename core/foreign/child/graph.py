@@ -26,8 +26,8 @@ from __future__ import annotations
 import linecache
 from typing import Any
 
+from .shapes import alias_of, number
 from .shapes import children as shape_children
-from .shapes import number
 
 
 def read_children(value: Any) -> tuple[list[Any], bool]:
@@ -51,8 +51,8 @@ CLOSURES = ("_backward", "_back", "back", "backward_fn", "_backward_fn")  # a no
 
 def closure_name(value: Any) -> str | None:
     """The attribute holding `value`'s gradient closure (micrograd's `_backward`), or None."""
-    for name in CLOSURES:
-        if callable(getattr(value, name, None)) and name in getattr(value, "__dict__", {name: 1}):
+    for name in (alias_of(value, "closure"), *CLOSURES):  # their own spelling first, over a default `_backward`
+        if name and callable(getattr(value, name, None)) and name in getattr(value, "__dict__", {name: 1}):
             return name
     return None
 

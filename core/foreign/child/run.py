@@ -34,11 +34,11 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from .conventions import has_gradient_code, near_misses, offered, style_of
+from .conventions import has_gradient_code, misspelt_names, near_misses, offered, style_of
 from .habits import big_graph, their_topo, zeroing
 from .load import STAND_INS, EngineError, find_value_class, load, their_error
 from .probe import REPEATS, Probe
-from .shapes import backward_of, pass_function, use_pass_function
+from .shapes import backward_of, names_of, pass_function, use_names, use_pass_function
 
 
 def needs_of(program: dict[str, Any]) -> list[str]:
@@ -77,6 +77,7 @@ def run(
     use_pass_function(pass_function(namespace, roots), namespace)
     try:
         V = find_value_class(namespace, request["engine"])
+        use_names(V, _guarded(lambda: misspelt_names(V), {}))
         probe = Probe(V, roots)
     except EngineError as e:
         report({"kind": "unusable", "message": str(e)})
@@ -99,6 +100,7 @@ def run(
             "stand_ins": list(STAND_INS),
             "gradient_code": _guarded(lambda: has_gradient_code(probe.make, tuple(request.get("methods", ()))), True),
             "near_misses": _guarded(lambda: near_misses(V, probe.make), []),
+            "read_as": names_of(V),
         }
     )
     cases = list(request["cases"])

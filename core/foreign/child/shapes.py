@@ -211,10 +211,36 @@ def backward_of(value: Any) -> Any:
         method = getattr(value, name, None)
         if callable(method):
             return method
+    method = getattr(value, alias_of(value, "pass") or "", None)
+    if callable(method):
+        return method
     for cls in type(value).__mro__:
         fn = _PASS.get(cls)
         if fn is not None:
             return functools.partial(fn, value)
+    return None
+
+
+_ALIASES: dict[type, dict[str, str]] = {}  # their class -> {"pass"/"closure": the name they spelt it}
+
+
+def use_names(cls: type, names: dict[str, str]) -> None:
+    """Read `names` as the pass ("pass": `backword`) and the closure ("closure": `_backword`)
+    of `cls`, where they spelt them their own way throughout; {} forgets."""
+    _ALIASES[cls] = dict(names)
+
+
+def names_of(cls: type) -> dict[str, str]:
+    """The names `use_names` took for `cls` ({} when it spells them as micrograd does)."""
+    return dict(_ALIASES.get(cls, {}))
+
+
+def alias_of(value: Any, kind: str) -> str | None:
+    """The name their class spells the pass or the closure with (see use_names), or None."""
+    for cls in type(value).__mro__:
+        found = _ALIASES.get(cls, {}).get(kind)
+        if found:
+            return found
     return None
 
 

@@ -733,3 +733,32 @@ class PrivateData:
         self._grad = 1.0
         for v in reversed(topo):
             v._backward()
+
+
+class MisspeltClosures:
+    """Closures named `_backwards` and no pass of any spelling (a lecture's first cells)."""
+
+    def __init__(self, data, _children=(), _op=""):
+        self.data, self.grad, self._prev, self._op = data, 0.0, set(_children), _op
+
+    def __add__(self, other):
+        other = other if isinstance(other, MisspeltClosures) else MisspeltClosures(other)
+        out = MisspeltClosures(self.data + other.data, (self, other), "+")
+
+        def _backwards():
+            self.grad += out.grad
+            other.grad += out.grad
+
+        out._backwards = _backwards
+        return out
+
+    def __mul__(self, other):
+        other = other if isinstance(other, MisspeltClosures) else MisspeltClosures(other)
+        out = MisspeltClosures(self.data * other.data, (self, other), "*")
+
+        def _backwards():
+            self.grad += other.data * out.grad
+            other.grad += self.data * out.grad
+
+        out._backwards = _backwards
+        return out

@@ -329,11 +329,17 @@ def test_a_pass_that_seeds_nothing_is_named_so():
     assert result["status"] == "fail" and result["fault"]["diagnosis"] == "no-seed", result["fault"]
 
 
-def test_a_misspelt_pass_or_closure_is_named():
+def test_a_pass_and_closures_misspelt_throughout_are_read_as_spelt():
+    # `backaward` and `_backwards`: their code judged as they wrote it (its pass only seeds: wrong), and said
     report, text = verdict(rv.MisspeltPass)
+    assert report["status"] == "wrong", text
+    assert "the studio read your `_backwards` as _backward and `backaward` as backward()" in text
+
+
+def test_misspelt_closures_without_any_pass_are_named():
+    report, text = verdict(rv.MisspeltClosures)
     assert report["status"] == "unusable", text
-    assert "`_backwards` (the studio looks for `_backward`)" in report["message"]
-    assert "`backaward` (the studio looks for `backward`)" in report["message"]
+    assert report["message"].startswith("Your class has `_backwards` (the studio looks for `_backward`): misspelt?")
 
 
 def test_a_unary_op_read_as_a_binary_ops_shape_with_none_is_read():
