@@ -42,9 +42,14 @@ def scoped_graph(value: Any, scopes: Any = None) -> ScopedGraph:
     return ScopedGraph.from_values(value, scopes)
 
 
-def blocks_svg(graph: ScopedGraph, palette: Palette, note: str = "") -> tuple[str, int]:
-    """(the SVG of the graph's first collapsed picture, how many units it shows)."""
-    view = ScopeView.first(graph)
+def blocks_svg(
+    graph: ScopedGraph, palette: Palette, note: str = "", view: ScopeView | None = None, live: bool = False
+) -> tuple[str, int]:
+    """(the SVG of the graph's first collapsed picture -- or of `view` -- how many units it shows).
+    live: a page steps it (core/notebook/block_page.py): each unit a `<g class="unit" data-u=..>` with a
+    hidden halo, a status stripe and its grad cell and text classed, each wire a `path.w`, in the
+    order of the units' wires."""
+    view = view or ScopeView.first(graph)
     units, pos, summaries, frames = picture(view, aspect=2.2)
     p = palette
     grads = [s.grad for s in summaries.values()] + [
@@ -63,6 +68,7 @@ def blocks_svg(graph: ScopedGraph, palette: Palette, note: str = "") -> tuple[st
             + _text(x0 - pad + 8, y0 - pad - 5, title, 12, p.caption_text, bold=True)
         )
         extents.append((x0 - pad, y0 - pad - 16, x1 + pad, y1 + pad))
+    wire_class, cell_class = (' class="w"', ' class="cell"') if live else ("", "")
     for a, b, count in zip(units.src.tolist(), units.dst.tolist(), units.count.tolist()):
         (ax, ay), (bx, by) = pos[a], pos[b]
         aw, bw = size_of(units, a)[0], size_of(units, b)[0]
@@ -71,7 +77,8 @@ def blocks_svg(graph: ScopedGraph, palette: Palette, note: str = "") -> tuple[st
         width = 1.2 + min(3.0, math.log10(count)) if count > 1 else 1.2
         parts.append(
             f'<path d="M{x0:.1f},{ay:.1f} C{x0 + dx:.1f},{ay:.1f} {x1 - dx:.1f},{by:.1f} {x1:.1f},{by:.1f}" '
-            f'fill="none" stroke="{p.edge}" stroke-width="{width:.1f}"><title>{count:,} wires</title></path>'
+            f'fill="none" stroke="{p.edge}" stroke-width="{width:.1f}"{wire_class}>'
+            f"<title>{count:,} wires</title></path>"
         )
     for u in range(len(units)):
         x, y = pos[u]
@@ -96,12 +103,23 @@ def blocks_svg(graph: ScopedGraph, palette: Palette, note: str = "") -> tuple[st
             rows = [(elide_middle(graph.name(i), 13, w - 16), 13, p.label_text, True)]
             data, grad, tip = float(graph.data[i]), float(graph.grad[i]), graph.name(i)
         cell = grad_hex(p, 0.0 if math.isnan(grad) else grad, gmax, cell=True)
-        dash = "" if units.is_block(u) else ""
+        kind = "block" if units.is_block(u) else "node"
+        head = f'<g class="{kind}">'
+        if live:  # what a step changes: the halo of the unit that ran, its stripe once stepped
+            head = (
+                f'<g class="unit {kind}" data-u="{u}"><rect class="halo" x="{left - 5:.1f}" y="{top - 5:.1f}" '
+                f'width="{w + 10:.1f}" height="{h + 10:.1f}" rx="12" fill="none" stroke="{p.highlight}" '
+                'stroke-opacity="0.85" stroke-width="8" visibility="hidden"/>'
+            )
         parts.append(
-            f'<g class="{"block" if units.is_block(u) else "node"}"><title>{escape(tip)}</title>'
+            f"{head}<title>{escape(tip)}</title>"
             f'<rect x="{left:.1f}" y="{top:.1f}" width="{w:.1f}" height="{h:.1f}" rx="8" fill="{p.node_fill}" '
-            f'stroke="{p.node_border}" stroke-width="{1.6 if units.is_block(u) else 1.0}"{dash}/>'
+            f'stroke="{p.node_border}" stroke-width="{1.6 if units.is_block(u) else 1.0}"/>'
         )
+        if live:
+            parts.append(
+                f'<rect class="st" x="{left + 1:.1f}" y="{top + 1:.1f}" width="6" height="{h - 2:.1f}" fill="none"/>'
+            )
         ty = top + 13
         for text, px, colour, bold in rows:
             parts.append(_text(left + 8, ty, text, px, colour, bold=bold))
@@ -109,11 +127,19 @@ def blocks_svg(graph: ScopedGraph, palette: Palette, note: str = "") -> tuple[st
         row_h = 22.0
         gy = top + h - row_h
         parts.append(
-            f'<rect x="{left + 1:.1f}" y="{gy:.1f}" width="{w - 2:.1f}" height="{row_h - 1:.1f}" fill="{cell}"/>'
+            f'<rect{cell_class} x="{left + 1:.1f}" y="{gy:.1f}" width="{w - 2:.1f}" height="{row_h - 1:.1f}" '
+            f'fill="{cell}"/>'
             + _text(left + 8, gy + row_h / 2, format_number(data), NUMBER_PX, p.number_text, bold=True)
             + _text(
-                left + w - 8, gy + row_h / 2, "∇ " + format_number(grad), NUMBER_PX, _text_on(cell), "end", bold=True
-            )
+                left + w - 8,
+                gy + row_h / 2,
+                "∇ " + format_number(grad),
+                NUMBER_PX,
+                _text_on(cell),
+                "end",
+                bold=True,
+                cls="gt" if live else None,
+            )  # fmt: skip
         )
         parts.append("</g>")
     margin = 16.0
