@@ -218,7 +218,8 @@ def page_from_inline(html: str) -> str:
 
 
 LOADER = r"""(function () {
-var here = document.currentScript, root = here ? here.parentNode : document.getElementById("@ID@");
+var here = document.currentScript, root = document.getElementById("@ID@") || (here && here.parentNode);
+// (by its id first: VS Code runs an output's scripts as copies appended to a wrapper, not in place)
 if (!root || root.querySelector("iframe")) return;
 var shell = @SHELL@;
 var img = root.querySelector(".bps-fallback img"), data = root.querySelector("script.bps-steps").textContent;
