@@ -244,9 +244,10 @@ PAGE = """<!DOCTYPE html>
 <meta name="generator" content="Backprop Studio">
 <title>{title}</title>
 <style>
-html,body{{margin:0;padding:0;background:{background};color:{text};
+html,body{{margin:0;padding:0;height:100%;background:{background};color:{text};
   font:14px/1.45 'DejaVu Sans',Verdana,sans-serif}}
-#bar{{display:flex;flex-wrap:wrap;gap:6px;align-items:center;padding:8px 10px;position:sticky;top:0;
+body{{display:flex;flex-direction:column}}
+#bar{{flex:none;display:flex;flex-wrap:wrap;gap:6px;align-items:center;padding:8px 10px;
   background:{panel};border-bottom:1px solid {border};z-index:1}}
 #bar button{{font:inherit;padding:3px 10px;border:1px solid {border};border-radius:5px;background:{background};
   color:{text};cursor:pointer}}
@@ -254,9 +255,9 @@ html,body{{margin:0;padding:0;background:{background};color:{text};
 #bar button#step{{border-color:{highlight};font-weight:bold}}
 #bar input{{flex:1 1 160px;min-width:120px}}
 #count{{min-width:7em;color:{muted}}}
-#line{{margin:0;padding:6px 10px;min-height:4.4em;white-space:pre-wrap;font:14px/1.45 'DejaVu Sans Mono',Menlo,
-  Consolas,monospace;border-bottom:1px solid {border}}}
-#box{{overflow:auto;max-height:calc(100vh - 9.5em)}}
+#line{{flex:none;margin:0;padding:6px 10px;min-height:4.4em;max-height:40vh;overflow:auto;white-space:pre-wrap;
+  font:14px/1.45 'DejaVu Sans Mono',Menlo,Consolas,monospace;border-bottom:1px solid {border}}}
+#box{{flex:1 1 auto;min-height:0;overflow:auto}}  /* the rest of the window: what the step runs is followed in it */
 #box svg{{display:block;width:100%;max-width:{width}px;min-width:{smallest}px;height:auto}}
 </style></head>
 <body>

@@ -168,13 +168,13 @@ def test_a_big_page_steps(browser, tmp_path):
 
 
 def lit_block(tab, frame=None):
-    """(the data-u of the unit whose halo shows, or None; its box inside the scroll box?)"""
+    """[the data-u of the unit whose halo shows (None: none), is it whole in the scroll box and the window?]"""
     return tab.js(
         "(function(){const h = document.querySelector('g.unit .halo[visibility=visible]');"
         "if (!h) return [null, null]; const g = h.parentNode, r = g.getBoundingClientRect(),"
         "b = document.getElementById('box').getBoundingClientRect();"
         "return [+g.getAttribute('data-u'), r.left >= b.left - 1 && r.right <= b.right + 1 &&"
-        "r.top >= b.top - 1 && r.bottom <= b.bottom + 1];})()",
+        "r.top >= b.top - 1 && r.bottom <= b.bottom + 1 && r.right <= innerWidth && r.bottom <= innerHeight];})()",
         frame,
     )
 
