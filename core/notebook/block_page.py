@@ -154,7 +154,19 @@ class BlockStepper:
             "block whose backward has run; ∇ in a block is the grad of its output."
         )
 
-    def _line(self, k, total, step, u, was, now, changed, names, blocks) -> str:
+    def _line(
+        self,
+        k: int,
+        total: int,
+        step: Any,
+        u: int,
+        was: list[float],
+        now: list[float],
+        changed: dict[int, int],
+        names: list[str],
+        blocks: dict[int, Any],
+    ) -> str:
+        """Step k's text: the app's words for the unit that ran, then its chain rule in numbers."""
         head = f"Step {k} of {total}: {step.text}"
         if k == total:
             head += ". The backward pass is done: every gradient is in."

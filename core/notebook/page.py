@@ -32,15 +32,36 @@ import json
 import re
 import secrets
 from html import escape
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
+from core.debugger.session import DebugSession
+from core.document.graph import GraphDocument
 from core.format import format_number
 from core.notebook.inline import MIN_DIGIT_PX, decode_pictures, picture_html, svg_size
-from core.notebook.svg import _text_on, graph_svg
+from core.notebook.svg import Marks, _text_on, graph_svg
 from core.palette import METRICS, Palette, grad_hex
 
-if TYPE_CHECKING:
-    from core.notebook.stepper import Stepper
+
+class Stepper(Protocol):
+    """What a page reads of core/notebook/stepper.py's Stepper (named here, not imported: the stepper
+    imports this module, and the block-by-block page too)."""
+
+    palette: Palette
+    session: DebugSession
+    doc: GraphDocument
+    notes: list[str]
+
+    @property
+    def position(self) -> int: ...
+    @property
+    def total(self) -> int: ...
+    def reset(self) -> Any: ...
+    def step(self) -> Any: ...
+    def seek(self, position: int) -> Any: ...
+    def line(self) -> str: ...
+    def marks(self) -> Marks: ...
+    def numbers(self) -> dict[str, tuple[float, float]]: ...
+
 
 FRAME_MAX_HEIGHT = 720  # px: an inline page taller than this scrolls inside its frame
 

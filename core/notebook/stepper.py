@@ -24,6 +24,10 @@ click costs a millisecond where a round trip through the kernel resent the whole
 picture (2.3-3.4 s a click on a 400-node MLP). `.widget()` still gives ipywidgets
 controls (the `[notebook]` extra) driving this session from the kernel, and
 `stepper.at(k)` draws step k as a picture.
+
+A graph over the inline limit (2,000 nodes), or one given its recorded scopes, is
+stepped on its collapsed picture instead, a block a click, as the app's window steps
+it (core/notebook/block_page.py): a 138,000-node microgpt step is 19 clicks in a 67 KB page.
 """
 
 from __future__ import annotations
