@@ -226,6 +226,7 @@ Array.prototype.forEach.call(svg.querySelectorAll("g.unit"), function (g) {
     gt: g.querySelector(".gt")});
 });
 var widths = Array.prototype.map.call(wires, function (w) { return w.getAttribute("stroke-width"); });
+var shown = Array.prototype.map.call(wires, function (w) { return w.getAttribute("visibility") || "visible"; });
 function show(k, from) {  // a hundred units at most: every one painted at step k
   units.forEach(function (p, u) {
     var s = stateAt(D.h[u], k);
@@ -233,11 +234,13 @@ function show(k, from) {  // a hundred units at most: every one painted at step 
     p.st.setAttribute("fill", D.done[u] <= k ? D.stepped : "none");
     p.halo.setAttribute("visibility", D.steps[k].c === u ? "visible" : "hidden");
   });
-  if (from >= 0) D.steps[from].w.forEach(function (w) {
+  if (from >= 0) D.steps[from].w.forEach(function (w) {  // as drawn: a wire into a bus of many is hidden
     wires[w].setAttribute("stroke", D.wire); wires[w].setAttribute("stroke-width", widths[w]);
+    wires[w].setAttribute("visibility", shown[w]);
   });
   D.steps[k].w.forEach(function (w) {
     wires[w].setAttribute("stroke", D.lit); wires[w].setAttribute("stroke-width", Math.max(3, +widths[w] + 1.5));
+    wires[w].setAttribute("visibility", "visible");
   });
   return units[D.steps[k].c >= 0 ? D.steps[k].c : D.out].g;
 }

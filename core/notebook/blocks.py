@@ -29,7 +29,7 @@ from core.format import format_number
 from core.notebook.svg import FONT, _text, _text_on, elide_middle, grad_scale, text_width
 from core.palette import Palette, grad_hex
 from core.scopes.graph import ScopedGraph
-from core.scopes.layout import picture, size_of
+from core.scopes.layout import drawn_wires, picture, route, size_of
 from core.scopes.view import ScopeView
 
 SMALL_PX = 11  # the smallest text of a block (its line, its counts): a notebook never shrinks it below this
@@ -69,16 +69,16 @@ def blocks_svg(
         )
         extents.append((x0 - pad, y0 - pad - 16, x1 + pad, y1 + pad))
     wire_class, cell_class = (' class="w"', ' class="cell"') if live else ("", "")
-    for a, b, count in zip(units.src.tolist(), units.dst.tolist(), units.count.tolist()):
-        (ax, ay), (bx, by) = pos[a], pos[b]
-        aw, bw = size_of(units, a)[0], size_of(units, b)[0]
-        x0, x1 = ax + aw / 2, bx - bw / 2
-        dx = max(abs(x1 - x0) * 0.5, 30.0)
+    kinds = {k: graph.scopes[k].kind for k in range(len(graph.scopes))}
+    drawn = set(drawn_wires(units, kinds).tolist())  # the app's: no fan of wires out of the parameters
+    for w, count in enumerate(units.count.tolist()):
+        if w not in drawn and not live:
+            continue
         width = 1.2 + min(3.0, math.log10(count)) if count > 1 else 1.2
+        hidden = "" if w in drawn else ' visibility="hidden"'  # a page shows it only while it is lit
         parts.append(
-            f'<path d="M{x0:.1f},{ay:.1f} C{x0 + dx:.1f},{ay:.1f} {x1 - dx:.1f},{by:.1f} {x1:.1f},{by:.1f}" '
-            f'fill="none" stroke="{p.edge}" stroke-width="{width:.1f}"{wire_class}>'
-            f"<title>{count:,} wires</title></path>"
+            f'<path d="{_wire_path(route(units, pos, w))}" fill="none" stroke="{p.edge}" stroke-width="{width:.1f}"'
+            f"{hidden}{wire_class}><title>{count:,} wires</title></path>"
         )
     for u in range(len(units)):
         x, y = pos[u]
@@ -173,6 +173,21 @@ def blocks_svg(
         + "</svg>"
     )
     return svg, len(units)
+
+
+def _wire_path(points: list[tuple[float, float]]) -> str:
+    """An SVG path along core/scopes/layout.py's route, as the app's page draws it: a curve from the
+    source's right to the reader's left, or -- into a later band -- out to the right, down the gap to
+    the row above the reader, along it, and in from the left."""
+    (sx, sy), (ex, ey) = points[0], points[-1]
+    if len(points) == 2:
+        bend = max(40.0, (ex - sx) / 2)
+        return f"M{sx:.1f},{sy:.1f} C{sx + bend:.1f},{sy:.1f} {ex - bend:.1f},{ey:.1f} {ex:.1f},{ey:.1f}"
+    (ox, _oy), (_dx, top), (ax, _ay) = points[1], points[2], points[3]
+    return (
+        f"M{sx:.1f},{sy:.1f} C{ox:.1f},{sy:.1f} {ox:.1f},{top:.1f} {ox - 30:.1f},{top:.1f} "
+        f"L{ax + 30:.1f},{top:.1f} C{ax:.1f},{top:.1f} {ax:.1f},{ey:.1f} {ex:.1f},{ey:.1f}"
+    )
 
 
 def _wrap_words(text: str, px: float, width: float) -> list[str]:

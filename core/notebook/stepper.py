@@ -27,7 +27,7 @@ controls (the `[notebook]` extra) driving this session from the kernel, and
 
 A graph over the inline limit (2,000 nodes), or one given its recorded scopes, is
 stepped on its collapsed picture instead, a block a click, as the app's window steps
-it (core/notebook/block_page.py): a 138,000-node microgpt step is 19 clicks in a 67 KB page.
+it (core/notebook/block_page.py): a 138,000-node microgpt step is 19 clicks in a 72 KB page.
 """
 
 from __future__ import annotations
