@@ -42,7 +42,7 @@ from core.notebook.svg import Marks, _text_on, graph_svg
 from core.palette import METRICS, Palette, grad_hex
 
 
-class Stepper(Protocol):
+class OpStepper(Protocol):
     """What a page reads of core/notebook/stepper.py's Stepper (named here, not imported: the stepper
     imports this module, and the block-by-block page too)."""
 
@@ -66,7 +66,7 @@ class Stepper(Protocol):
 FRAME_MAX_HEIGHT = 720  # px: an inline page taller than this scrolls inside its frame
 
 
-def steps_data(st: Stepper) -> tuple[dict, dict[str, str]]:
+def steps_data(st: OpStepper) -> tuple[dict, dict[str, str]]:
     """(the page's data, {node id: its longest grad text}) for every step of `st`'s backward pass.
     Walks the session from step 0 to the end and back to where it was. A step changes only the
     nodes it writes into (their grad and status) and the node whose `_backward` runs, so only
@@ -142,7 +142,7 @@ def steps_data(st: Stepper) -> tuple[dict, dict[str, str]]:
 SVG_MARK, DATA_MARK = "<!--bps-svg-->", "<!--bps-data-->"  # where the inline output's loader puts them back
 
 
-def page_parts(st: Stepper, title: str = "") -> tuple[str, str, str]:
+def page_parts(st: OpStepper, title: str = "") -> tuple[str, str, str]:
     """(the page with SVG_MARK and DATA_MARK in place of its picture and its data, the picture, the data).
     The picture is drawn at the stepper's step with its marks, so that it is also that step's still picture
     (the inline output's fallback); the page's script undoes those marks before it paints a step."""
@@ -182,7 +182,7 @@ def page_shell(p: Palette, title: str, total: int, svg: str, digit_px: float, sc
     )
 
 
-def stepper_page(st: Stepper, title: str = "") -> str:
+def stepper_page(st: OpStepper, title: str = "") -> str:
     """The self-contained HTML page of `st`'s backward pass (see the module docstring)."""
     shell, svg, payload = page_parts(st, title)
     return filled(shell, svg, payload)
@@ -192,7 +192,7 @@ def filled(shell: str, svg: str, payload: str) -> str:
     return shell.replace(DATA_MARK, payload, 1).replace(SVG_MARK, svg, 1)  # the data holds no "<": no mark
 
 
-def inline_html(st: Stepper, line: str, note: str) -> str:
+def inline_html(st: OpStepper, line: str, note: str) -> str:
     """The page inline in a notebook's output, every part of it stored once: the picture as an <img> of
     the SVG (core/notebook/inline.py), the steps as JSON, the page around them and a loader script.
 

@@ -218,6 +218,12 @@ def test_a_big_graph_steps_block_by_block_inline(browser, tmp_path):
     assert tab.js(stripes, frame=frame) >= 2  # the stepped blocks marked
     smallest = tab.js(SMALLEST_TEXT, frame=frame)
     assert smallest >= MIN_DIGIT_PX - 0.05, f"a block's smallest text drawn {smallest:.1f} px tall"
+    lit = tab.js(
+        f"Array.from(document.querySelectorAll('path.w')).filter(w => w.getAttribute('stroke') === "
+        f"{st.data['lit']!r}).map(w => w.getAttribute('visibility'))",
+        frame,
+    )
+    assert lit and set(lit) == {"visible"}  # its wires lit, a wire out of the parameters' bus too
     tab.screenshot(str(tmp_path / "big-step2.png"))
     tab.click("#back", frame=frame)
     tab.wait(f"{COUNT} === 'step 1 of {st.total}'", frame=frame)

@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 
 from core.engine import Value, topological_order
 from core.format import format_number
-from core.notebook import MAX_INLINE_NODES, Graph, stepper
+from core.notebook import MAX_INLINE_NODES, Graph, draw, stepper
 from core.notebook.block_page import BlockStepper
 from core.notebook.page import page_from_inline
 from core.scopes.debug import BlockDebugger
@@ -150,3 +150,23 @@ def test_an_op_the_engine_cannot_run_is_drawn_not_stepped():
         terms = [a * b for a, b in zip(terms[::2], terms[1::2])] + terms[len(terms) & ~1 :]
     shown = stepper(terms[0])
     assert isinstance(shown, Graph) and any("softplus" in n and "Not stepped" in n for n in shown.notes)
+
+
+def test_wires_run_as_the_apps_and_a_bus_shows_when_its_step_lights_it():
+    """The picture draws the app's wires (core/scopes/layout.py drawn_wires and route): none out of the
+    parameters' block that feeds every term; in a page those are there, hidden, shown while lit."""
+    from core.scopes.layout import drawn_wires
+
+    st = stepper(mlp_loss())
+    units = st.view.units()
+    kinds = {k: st.graph.scopes[k].kind for k in range(len(st.graph.scopes))}
+    drawn = set(drawn_wires(units, kinds).tolist())
+    assert 0 < len(drawn) < len(units.src)  # a bus left out
+    page = st.page()
+    svg = ET.fromstring(page[page.index("<svg") : page.index("</svg>") + 6])
+    wires = [p for p in svg.iter(SVG + "path") if p.get("class") == "w"]
+    hidden = {w for w, p in enumerate(wires) if p.get("visibility") == "hidden"}
+    assert hidden == set(range(len(units.src))) - drawn
+    assert any(set(s["w"]) & hidden for s in st.data["steps"])  # a step lights a bus wire (the script shows it)
+    still = list(ET.fromstring(draw(mlp_loss()).svg).iter(SVG + "path"))
+    assert len(still) == len(drawn)  # draw()'s picture: only the drawn ones
