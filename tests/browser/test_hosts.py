@@ -23,8 +23,12 @@ VS Code (the notebook editor and its built-in renderers), from microsoft/vscode:
   div's innerHTML, the div appended to the output element, then `domEval`: each <script> copied into
   a new script element (its text, and its type, src, nonce, noModule, async), appended to that div
   and removed again -- so a script runs as a copy whose parent is the wrapper, not where it was.
-- Not emulated: Restricted Mode (an untrusted workspace), VS Code's theme variables, its resizing of
-  the webview to each output's height (the webview is simply tall here).
+- Restricted Mode (an untrusted workspace) is not emulated because nothing is drawn there: the same
+  renderer's renderOutputItem returns at once for text/html and image/svg+xml when
+  `!ctx.workspace.isTrusted` (only image/png, gif, jpeg and text are drawn), so our pictures and
+  steppers, like any HTML or SVG output, show once the workspace is trusted. Not emulated either:
+  VS Code's theme variables, and its resizing of the webview to each output's height (the webview
+  is simply tall here).
 
 Colab, from its documentation and maintainers:
 
