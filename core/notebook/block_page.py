@@ -84,12 +84,14 @@ class BlockStepper:
         shown = [blocks[u].out_node if u in blocks else int(units.node[u]) for u in range(m)]  # whose grad a unit shows
         names = [blocks[u].title if u in blocks else g.name(int(units.node[u])) for u in range(m)]
         debugger = BlockDebugger(g, view)
+        debugger.session.set_break_on_nonfinite(False)  # a block runs whole; its text says where inf/nan appear
         values = g.values()
 
         def grads() -> list[float]:
             return [values[i].grad if i >= 0 else math.nan for i in shown]
 
-        moves: list[tuple[Any, list[float], list[float], dict[int, int]]] = []  # (step, before, after, changed)
+        moves: list[tuple[Any, list[float], list[float], dict[int, int], str]] = []  # (step, before, after, changed,
+        # the first grad it made non-finite)
         done_at = [-1] * m
         before = start = grads()
         while True:
@@ -102,10 +104,13 @@ class BlockStepper:
                 break
             after = grads()
             changed: dict[int, int] = {}
+            bad = ""
             for i in debugger.changed_nodes(step.move).tolist():
                 u = int(units.node_unit[i])
                 changed[u] = changed.get(u, 0) + 1
-            moves.append((step, before, after, changed))
+                if not bad and not math.isfinite(values[i].grad):
+                    bad = f"{g.name(i)}.grad = {format_number(values[i].grad)}"
+            moves.append((step, before, after, changed, bad))
             before = after
         final = before
         gmax = grad_scale(x for x in final if not math.isnan(x))
@@ -113,7 +118,8 @@ class BlockStepper:
 
         def look(k: int, numbers: list[float]) -> None:
             for u, x in enumerate(numbers):
-                cell = grad_hex(p, 0.0 if math.isnan(x) else x, gmax, cell=True)
+                shade = x if math.isfinite(x) else 0.0 if math.isnan(x) else math.copysign(gmax or 1.0, x)
+                cell = grad_hex(p, shade, gmax, cell=True)
                 state = ["∇ " + format_number(x), cell, _text_on(cell)]
                 if not history[u] or history[u][-1][1:] != state:
                     history[u].append([k, *state])
@@ -121,11 +127,13 @@ class BlockStepper:
         total = len(moves)
         look(0, start)
         steps = [{"c": -1, "w": [], "L": self._first_line(total)}]
-        for k, (step, was, now, changed) in enumerate(moves, start=1):
+        for k, (step, was, now, changed, bad) in enumerate(moves, start=1):
             look(k, now)
             u = self._unit_of(step, units)
             lit = [w for w in range(len(units.dst)) if int(units.dst[w]) == u]
             text = self._line(k, total, step, u, was, now, changed, names, blocks)
+            if bad:
+                text += f"\nNot finite: this step wrote {bad} (the first grad it wrote that is inf or nan)."
             steps.append({"c": u, "w": lit, "L": text})
         return {
             "total": total,

@@ -170,3 +170,17 @@ def test_wires_run_as_the_apps_and_a_bus_shows_when_its_step_lights_it():
     assert any(set(s["w"]) & hidden for s in st.data["steps"])  # a step lights a bus wire (the script shows it)
     still = list(ET.fromstring(draw(mlp_loss()).svg).iter(SVG + "path"))
     assert len(still) == len(drawn)  # draw()'s picture: only the drawn ones
+
+
+def test_a_pass_that_overflows_still_steps_a_block_a_click_saying_where():
+    """The app's session stops a run at the first inf/nan grad; walked that way, each later click ran one op
+    (1,213 steps for a 2,799-node graph). The page runs each block whole and says where a grad overflowed."""
+    x = Value(800.0, label="x")
+    loss = sum(((x * (0.001 * i)).exp() for i in range(1, 700)), Value(0.0))
+    loss = loss * loss
+    loss.backward()
+    st = stepper(loss)
+    assert isinstance(st, BlockStepper) and st.total < 60
+    said = [s["L"] for s in st.data["steps"] if "Not finite: this step wrote " in s["L"]]
+    assert said and "= inf" in said[0]
+    assert any("∇ inf" in h[-1][1] for h in st.data["h"])  # shown as it is
