@@ -4,8 +4,8 @@
     stepper(loss)              # over 2,000 nodes: the blocks the app shows, a Step per block
     stepper(loss).save("loss.html")
 
-Op by op, a 3,000-node MLP is 2,900 steps and a microgpt step 90,000: nobody
-clicks through those. The app's big-graph debugger (core/scopes/debug.py,
+Op by op, a 3,250-node MLP is 2,700 steps and a microgpt step tens of
+thousands: nobody clicks through those. The app's big-graph debugger (core/scopes/debug.py,
 `BlockDebugger`) steps a *unit* of the collapsed picture at a time instead --
 a whole block's backward (the ops of `softmax`, of `squared error #3`, come
 together in the backward order), or one op where a node is shown on its own.
@@ -23,9 +23,10 @@ This page is that debugger's walk, made once here and stepped in the browser:
   single op's step is its own chain-rule line, as the small debugger says it.
 
 The page holds the picture (core/notebook/blocks.py, `live`), and per step
-only what a unit shows: at most a hundred units, so a page is tens of KB
-whatever the graph's size (a 138,000-node microgpt step too), and a click
-repaints every unit in well under a millisecond. The controls, the address
+only what a unit shows: about a hundred units at most, so a page is tens of KB
+whatever the graph's size (a 138,000-node microgpt step: 72 KB), and a click
+repaints every unit in a few milliseconds (bench/bench_stepper_page.py --blocks).
+Its still picture -- what an untrusted notebook shows -- is the finished pass. The controls, the address
 (`#step=5`) and the inline frame are the op-by-op page's (core/notebook/page.py).
 """
 
@@ -124,6 +125,7 @@ class BlockStepper:
                 if not history[u] or history[u][-1][1:] != state:
                     history[u].append([k, *state])
 
+        g.read_numbers()  # the still picture (blocks_svg reads the arrays): the pass just walked, finished
         total = len(moves)
         look(0, start)
         steps = [{"c": -1, "w": [], "L": self._first_line(total)}]

@@ -184,3 +184,19 @@ def test_a_pass_that_overflows_still_steps_a_block_a_click_saying_where():
     said = [s["L"] for s in st.data["steps"] if "Not finite: this step wrote " in s["L"]]
     assert said and "= inf" in said[0]
     assert any("∇ inf" in h[-1][1] for h in st.data["h"])  # shown as it is
+
+
+def test_without_backward_the_still_picture_is_the_finished_pass():
+    """What an untrusted notebook shows (the page's picture, its scripts stripped) is the pass the page
+    steps, finished -- also when the learner never called backward() (their grads all 0)."""
+    from core.notebook.inline import decode_pictures
+    from core.nn import MLP
+
+    model = MLP(3, [16, 16, 1])
+    loss = sum(((model([0.1 * i, -0.2, 0.3]) - 1.0) ** 2 for i in range(4)), Value(0.0))  # no backward()
+    assert all(v.grad == 0.0 for v in topological_order(loss))
+    st = stepper(loss)
+    (svg,) = decode_pictures(st._repr_html_())
+    grads = [t.text for t in ET.fromstring(svg).iter(SVG + "text") if t.get("class") == "gt"]
+    assert "∇ 1.0000" in grads and any(g not in ("∇ 0.0000", "∇ 1.0000") for g in grads)
+    assert all(v.grad == 0.0 for v in topological_order(loss))  # the learner's own Values untouched
