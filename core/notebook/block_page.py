@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
 from typing import Any
 
 from core.format import format_number
@@ -49,6 +50,18 @@ UNTRUSTED = (
     "(The finished backward pass: the page that steps it block by block was removed here -- a notebook run "
     "by someone else is not trusted. Trust it, or run the cell, to step.)"
 )
+
+
+@dataclass
+class Ran:
+    """One step of the walk: the debugger's UnitStep, every unit's shown grad before and after it,
+    {unit: how many of its grads the step changed}, and the first grad it made inf or nan ('' if none)."""
+
+    step: Any
+    was: list[float]
+    now: list[float]
+    changed: dict[int, int]
+    bad: str
 
 
 class BlockStepper:
@@ -91,8 +104,7 @@ class BlockStepper:
         def grads() -> list[float]:
             return [values[i].grad if i >= 0 else math.nan for i in shown]
 
-        moves: list[tuple[Any, list[float], list[float], dict[int, int], str]] = []  # (step, before, after, changed,
-        # the first grad it made non-finite)
+        moves: list[Ran] = []
         done_at = [-1] * m
         before = start = grads()
         while True:
@@ -111,7 +123,7 @@ class BlockStepper:
                 changed[u] = changed.get(u, 0) + 1
                 if not bad and not math.isfinite(values[i].grad):
                     bad = f"{g.name(i)}.grad = {format_number(values[i].grad)}"
-            moves.append((step, before, after, changed, bad))
+            moves.append(Ran(step, before, after, changed, bad))
             before = after
         final = before
         gmax = grad_scale(x for x in final if not math.isnan(x))
@@ -129,13 +141,13 @@ class BlockStepper:
         total = len(moves)
         look(0, start)
         steps = [{"c": -1, "w": [], "L": self._first_line(total)}]
-        for k, (step, was, now, changed, bad) in enumerate(moves, start=1):
-            look(k, now)
-            u = self._unit_of(step, units)
+        for k, ran in enumerate(moves, start=1):
+            look(k, ran.now)
+            u = self._unit_of(ran.step, units)
             lit = [w for w in range(len(units.dst)) if int(units.dst[w]) == u]
-            text = self._line(k, total, step, u, was, now, changed, names, blocks)
-            if bad:
-                text += f"\nNot finite: this step wrote {bad} (the first grad it wrote that is inf or nan)."
+            text = self._line(k, total, ran, u, names, blocks)
+            if ran.bad:
+                text += f"\nNot finite: this step wrote {ran.bad} (the first grad it wrote that is inf or nan)."
             steps.append({"c": u, "w": lit, "L": text})
         return {
             "total": total,
@@ -164,19 +176,10 @@ class BlockStepper:
             "block whose backward has run; ∇ in a block is the grad of its output."
         )
 
-    def _line(
-        self,
-        k: int,
-        total: int,
-        step: Any,
-        u: int,
-        was: list[float],
-        now: list[float],
-        changed: dict[int, int],
-        names: list[str],
-        blocks: dict[int, Any],
-    ) -> str:
-        """Step k's text: the app's words for the unit that ran, then its chain rule in numbers."""
+    @staticmethod
+    def _line(k: int, total: int, ran: Ran, u: int, names: list[str], blocks: dict[int, Any]) -> str:
+        """Step k's text: the app's words for the unit that ran (u), then its chain rule in numbers."""
+        step, was, now, changed = ran.step, ran.was, ran.now, ran.changed
         head = f"Step {k} of {total}: {step.text}"
         if k == total:
             head += ". The backward pass is done: every gradient is in."
