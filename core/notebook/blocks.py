@@ -71,13 +71,13 @@ def blocks_svg(
     wire_class, cell_class = (' class="w"', ' class="cell"') if live else ("", "")
     kinds = {k: graph.scopes[k].kind for k in range(len(graph.scopes))}
     drawn = set(drawn_wires(units, kinds).tolist())  # the app's: no fan of wires out of the parameters
-    for w, count in enumerate(units.count.tolist()):
-        if w not in drawn and not live:
+    for wire, count in enumerate(units.count.tolist()):
+        if wire not in drawn and not live:
             continue
         width = 1.2 + min(3.0, math.log10(count)) if count > 1 else 1.2
-        hidden = "" if w in drawn else ' visibility="hidden"'  # a page shows it only while it is lit
+        hidden = "" if wire in drawn else ' visibility="hidden"'  # a page shows it only while it is lit
         parts.append(
-            f'<path d="{_wire_path(route(units, pos, w))}" fill="none" stroke="{p.edge}" stroke-width="{width:.1f}"'
+            f'<path d="{_wire_path(route(units, pos, wire))}" fill="none" stroke="{p.edge}" stroke-width="{width:.1f}"'
             f"{hidden}{wire_class}><title>{count:,} wires</title></path>"
         )
     for u in range(len(units)):

@@ -189,8 +189,8 @@ def test_a_pass_that_overflows_still_steps_a_block_a_click_saying_where():
 def test_without_backward_the_still_picture_is_the_finished_pass():
     """What an untrusted notebook shows (the page's picture, its scripts stripped) is the pass the page
     steps, finished -- also when the learner never called backward() (their grads all 0)."""
-    from core.notebook.inline import decode_pictures
     from core.nn import MLP
+    from core.notebook.inline import decode_pictures
 
     model = MLP(3, [16, 16, 1])
     loss = sum(((model([0.1 * i, -0.2, 0.3]) - 1.0) ** 2 for i in range(4)), Value(0.0))  # no backward()
