@@ -35,15 +35,17 @@ Colab, from its documentation and maintainers:
 - "In Colaboratory the output of each cell is hosted in a separate iframe sandbox with limited access
   to the global notebook environment" (colab.research.google.com/notebooks/snippets/advanced_outputs.ipynb,
   as quoted in 3dmol/3Dmol.js#550 and github.com/ajitonelsonn/advanced_outputs), "each cell's output is
-  in its own iframe" (a Colab maintainer, googlecolab/colabtools#6); scripts in an output run, and
-  `google.colab.output` (setIframeHeight, ...) is there for them; that "outputframe" is a third party
+  in its own iframe" (a Colab maintainer, googlecolab/colabtools#6); scripts in an output run, with
+  Colab's `google.colab` API beside them (google.colab.kernel.invokeFunction, the same thread, for an
+  output "executed within the current session"); that "outputframe" is a third party
   to the notebook's page (Colab's message "Could not load the JavaScript files needed to display
   output ... third-party cookies are not allowed", googlecolab/colabtools#823).
 - Assumed, not documented: how the frame writes the output into its document (here: a contextual
   fragment, whose scripts run), its sandbox flags (here: allow-scripts allow-popups allow-forms
   allow-modals allow-downloads, no allow-same-origin: an opaque origin, as far from the notebook's
   as another origin is), an `img {max-width: 100%}` rule (the worst case a stylesheet can do), and its
-  height following the content (through a stand-in google.colab.output.setIframeHeight). Whether the
+  height following the content (through a stand-in named google.colab.output.setIframeHeight, which
+  the page posts to the notebook: Colab's own resizing is not documented). Whether the
   outputframe has a Content-Security-Policy, and what it says about frames, is not documented; our
   stepper builds its page in an <iframe srcdoc> there (no fetch, no other origin).
 """
