@@ -151,3 +151,14 @@ def test_the_checker(executed):
     assert "Value class: Value" in result
     assert re.search(r"wrong|Wrong|WRONG", result), result
     assert "mul" in result or "*" in result
+
+
+def test_a_big_graph_steps_a_block_at_a_time(executed):
+    """Section 4: an MLP's 3,250-node loss -- over the inline limit, stepped on its collapsed picture."""
+    _nb, cells = executed
+    page = page_of(cells["big"])
+    data = json.loads(re.search(r'id="bps-steps">(.*?)</script>', page, re.S).group(1))
+    assert 10 < data["total"] < 100  # a block a click, not 2,700 op steps
+    assert data["steps"][1]["L"].startswith(f"Step 1 of {data['total']}: the backward of ")
+    assert "is final" in "".join(s["L"] for s in data["steps"])  # a block's chain rule in numbers
+    assert len(page.encode()) < 150_000 and 'class="unit block"' in page

@@ -330,7 +330,7 @@ def test_the_wheel_works_in_a_fresh_venv_from_anywhere(version, wheel, tmp_path)
     notebook = run("-c", RUN_NOTEBOOK, program="python")  # in the folder with the learner's core.py and app.py
     assert notebook.returncode == 0, notebook.stdout + notebook.stderr
     ran = json.loads(notebook.stdout.splitlines()[-1])
-    assert ran["errors"] == [] and ran["pages"] == 1  # the shipped tutorial, on the installed package
+    assert ran["errors"] == [] and ran["pages"] == 2  # the tutorial: its stepper, section 4 by blocks
     assert {"0.7071", "-1.5000", "✗ should be -1.0000", "Step 2 of 3"} <= set(ran["found"])
 
 

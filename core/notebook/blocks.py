@@ -29,7 +29,7 @@ from core.format import format_number
 from core.notebook.svg import FONT, _text, _text_on, elide_middle, grad_scale, text_width
 from core.palette import Palette, grad_hex
 from core.scopes.graph import ScopedGraph
-from core.scopes.layout import picture, size_of
+from core.scopes.layout import drawn_wires, picture, route, size_of
 from core.scopes.view import ScopeView
 
 SMALL_PX = 11  # the smallest text of a block (its line, its counts): a notebook never shrinks it below this
@@ -42,9 +42,14 @@ def scoped_graph(value: Any, scopes: Any = None) -> ScopedGraph:
     return ScopedGraph.from_values(value, scopes)
 
 
-def blocks_svg(graph: ScopedGraph, palette: Palette, note: str = "") -> tuple[str, int]:
-    """(the SVG of the graph's first collapsed picture, how many units it shows)."""
-    view = ScopeView.first(graph)
+def blocks_svg(
+    graph: ScopedGraph, palette: Palette, note: str = "", view: ScopeView | None = None, live: bool = False
+) -> tuple[str, int]:
+    """(the SVG of the graph's first collapsed picture -- or of `view` -- how many units it shows).
+    live: a page steps it (core/notebook/block_page.py): each unit a `<g class="unit" data-u=..>` with a
+    hidden halo, a status stripe and its grad cell and text classed, each wire a `path.w`, in the
+    order of the units' wires."""
+    view = view or ScopeView.first(graph)
     units, pos, summaries, frames = picture(view, aspect=2.2)
     p = palette
     grads = [s.grad for s in summaries.values()] + [
@@ -63,15 +68,17 @@ def blocks_svg(graph: ScopedGraph, palette: Palette, note: str = "") -> tuple[st
             + _text(x0 - pad + 8, y0 - pad - 5, title, 12, p.caption_text, bold=True)
         )
         extents.append((x0 - pad, y0 - pad - 16, x1 + pad, y1 + pad))
-    for a, b, count in zip(units.src.tolist(), units.dst.tolist(), units.count.tolist()):
-        (ax, ay), (bx, by) = pos[a], pos[b]
-        aw, bw = size_of(units, a)[0], size_of(units, b)[0]
-        x0, x1 = ax + aw / 2, bx - bw / 2
-        dx = max(abs(x1 - x0) * 0.5, 30.0)
+    wire_class, cell_class = (' class="w"', ' class="cell"') if live else ("", "")
+    kinds = {k: graph.scopes[k].kind for k in range(len(graph.scopes))}
+    drawn = set(drawn_wires(units, kinds).tolist())  # the app's: no fan of wires out of the parameters
+    for wire, count in enumerate(units.count.tolist()):
+        if wire not in drawn and not live:
+            continue
         width = 1.2 + min(3.0, math.log10(count)) if count > 1 else 1.2
+        hidden = "" if wire in drawn else ' visibility="hidden"'  # a page shows it only while it is lit
         parts.append(
-            f'<path d="M{x0:.1f},{ay:.1f} C{x0 + dx:.1f},{ay:.1f} {x1 - dx:.1f},{by:.1f} {x1:.1f},{by:.1f}" '
-            f'fill="none" stroke="{p.edge}" stroke-width="{width:.1f}"><title>{count:,} wires</title></path>'
+            f'<path d="{_wire_path(route(units, pos, wire))}" fill="none" stroke="{p.edge}" stroke-width="{width:.1f}"'
+            f"{hidden}{wire_class}><title>{count:,} wires</title></path>"
         )
     for u in range(len(units)):
         x, y = pos[u]
@@ -96,12 +103,23 @@ def blocks_svg(graph: ScopedGraph, palette: Palette, note: str = "") -> tuple[st
             rows = [(elide_middle(graph.name(i), 13, w - 16), 13, p.label_text, True)]
             data, grad, tip = float(graph.data[i]), float(graph.grad[i]), graph.name(i)
         cell = grad_hex(p, 0.0 if math.isnan(grad) else grad, gmax, cell=True)
-        dash = "" if units.is_block(u) else ""
+        kind = "block" if units.is_block(u) else "node"
+        head = f'<g class="{kind}">'
+        if live:  # what a step changes: the halo of the unit that ran, its stripe once stepped
+            head = (
+                f'<g class="unit {kind}" data-u="{u}"><rect class="halo" x="{left - 5:.1f}" y="{top - 5:.1f}" '
+                f'width="{w + 10:.1f}" height="{h + 10:.1f}" rx="12" fill="none" stroke="{p.highlight}" '
+                'stroke-opacity="0.85" stroke-width="8" visibility="hidden"/>'
+            )
         parts.append(
-            f'<g class="{"block" if units.is_block(u) else "node"}"><title>{escape(tip)}</title>'
+            f"{head}<title>{escape(tip)}</title>"
             f'<rect x="{left:.1f}" y="{top:.1f}" width="{w:.1f}" height="{h:.1f}" rx="8" fill="{p.node_fill}" '
-            f'stroke="{p.node_border}" stroke-width="{1.6 if units.is_block(u) else 1.0}"{dash}/>'
+            f'stroke="{p.node_border}" stroke-width="{1.6 if units.is_block(u) else 1.0}"/>'
         )
+        if live:
+            parts.append(
+                f'<rect class="st" x="{left + 1:.1f}" y="{top + 1:.1f}" width="6" height="{h - 2:.1f}" fill="none"/>'
+            )
         ty = top + 13
         for text, px, colour, bold in rows:
             parts.append(_text(left + 8, ty, text, px, colour, bold=bold))
@@ -109,11 +127,19 @@ def blocks_svg(graph: ScopedGraph, palette: Palette, note: str = "") -> tuple[st
         row_h = 22.0
         gy = top + h - row_h
         parts.append(
-            f'<rect x="{left + 1:.1f}" y="{gy:.1f}" width="{w - 2:.1f}" height="{row_h - 1:.1f}" fill="{cell}"/>'
+            f'<rect{cell_class} x="{left + 1:.1f}" y="{gy:.1f}" width="{w - 2:.1f}" height="{row_h - 1:.1f}" '
+            f'fill="{cell}"/>'
             + _text(left + 8, gy + row_h / 2, format_number(data), NUMBER_PX, p.number_text, bold=True)
             + _text(
-                left + w - 8, gy + row_h / 2, "∇ " + format_number(grad), NUMBER_PX, _text_on(cell), "end", bold=True
-            )
+                left + w - 8,
+                gy + row_h / 2,
+                "∇ " + format_number(grad),
+                NUMBER_PX,
+                _text_on(cell),
+                "end",
+                bold=True,
+                cls="gt" if live else None,
+            )  # fmt: skip
         )
         parts.append("</g>")
     margin = 16.0
@@ -147,6 +173,21 @@ def blocks_svg(graph: ScopedGraph, palette: Palette, note: str = "") -> tuple[st
         + "</svg>"
     )
     return svg, len(units)
+
+
+def _wire_path(points: list[tuple[float, float]]) -> str:
+    """An SVG path along core/scopes/layout.py's route, as the app's page draws it: a curve from the
+    source's right to the reader's left, or -- into a later band -- out to the right, down the gap to
+    the row above the reader, along it, and in from the left."""
+    (sx, sy), (ex, ey) = points[0], points[-1]
+    if len(points) == 2:
+        bend = max(40.0, (ex - sx) / 2)
+        return f"M{sx:.1f},{sy:.1f} C{sx + bend:.1f},{sy:.1f} {ex - bend:.1f},{ey:.1f} {ex:.1f},{ey:.1f}"
+    (ox, _oy), (_dx, top), (ax, _ay) = points[1], points[2], points[3]
+    return (
+        f"M{sx:.1f},{sy:.1f} C{ox:.1f},{sy:.1f} {ox:.1f},{top:.1f} {ox - 30:.1f},{top:.1f} "
+        f"L{ax + 30:.1f},{top:.1f} C{ax:.1f},{top:.1f} {ax:.1f},{ey:.1f} {ex:.1f},{ey:.1f}"
+    )
 
 
 def _wrap_words(text: str, px: float, width: float) -> list[str]:

@@ -32,20 +32,41 @@ import json
 import re
 import secrets
 from html import escape
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
+from core.debugger.session import DebugSession
+from core.document.graph import GraphDocument
 from core.format import format_number
 from core.notebook.inline import MIN_DIGIT_PX, decode_pictures, picture_html, svg_size
-from core.notebook.svg import _text_on, graph_svg
-from core.palette import METRICS, grad_hex
+from core.notebook.svg import Marks, _text_on, graph_svg
+from core.palette import METRICS, Palette, grad_hex
 
-if TYPE_CHECKING:
-    from core.notebook.stepper import Stepper
+
+class OpStepper(Protocol):
+    """What a page reads of core/notebook/stepper.py's Stepper (named here, not imported: the stepper
+    imports this module, and the block-by-block page too)."""
+
+    palette: Palette
+    session: DebugSession
+    doc: GraphDocument
+    notes: list[str]
+
+    @property
+    def position(self) -> int: ...
+    @property
+    def total(self) -> int: ...
+    def reset(self) -> Any: ...
+    def step(self) -> Any: ...
+    def seek(self, position: int) -> Any: ...
+    def line(self) -> str: ...
+    def marks(self) -> Marks: ...
+    def numbers(self) -> dict[str, tuple[float, float]]: ...
+
 
 FRAME_MAX_HEIGHT = 720  # px: an inline page taller than this scrolls inside its frame
 
 
-def steps_data(st: Stepper) -> tuple[dict, dict[str, str]]:
+def steps_data(st: OpStepper) -> tuple[dict, dict[str, str]]:
     """(the page's data, {node id: its longest grad text}) for every step of `st`'s backward pass.
     Walks the session from step 0 to the end and back to where it was. A step changes only the
     nodes it writes into (their grad and status) and the node whose `_backward` runs, so only
@@ -121,7 +142,7 @@ def steps_data(st: Stepper) -> tuple[dict, dict[str, str]]:
 SVG_MARK, DATA_MARK = "<!--bps-svg-->", "<!--bps-data-->"  # where the inline output's loader puts them back
 
 
-def page_parts(st: Stepper, title: str = "") -> tuple[str, str, str]:
+def page_parts(st: OpStepper, title: str = "") -> tuple[str, str, str]:
     """(the page with SVG_MARK and DATA_MARK in place of its picture and its data, the picture, the data).
     The picture is drawn at the stepper's step with its marks, so that it is also that step's still picture
     (the inline output's fallback); the page's script undoes those marks before it paints a step."""
@@ -131,16 +152,22 @@ def page_parts(st: Stepper, title: str = "") -> tuple[str, str, str]:
     svg = graph_svg(
         st.doc, st.numbers(), marks=marks, grad_max=st.session.grad_max, palette=st.palette, live=True, room=longest
     )
-    width, _height = svg_size(svg)
-    smallest = width * min(1.0, MIN_DIGIT_PX / METRICS.number_px)
-    p = st.palette
-    name = title or "the backward pass"
     # every "<" as \u003c: nothing in a label (</script>, <!--) can end or bend the data's script element
     payload = json.dumps(data, separators=(",", ":"), ensure_ascii=False).replace("<", "\\u003c")
-    shell = PAGE.format(
+    return page_shell(st.palette, title, st.total, svg, METRICS.number_px, SCRIPT), svg, payload
+
+
+def page_shell(p: Palette, title: str, total: int, svg: str, digit_px: float, script: str) -> str:
+    """The page around a picture and its steps, SVG_MARK and DATA_MARK where they go: the toolbar, the
+    step's text, the scroll box (the picture shrinks to the window down to MIN_DIGIT_PX digits, then
+    scrolls) and `script`."""
+    width, _height = svg_size(svg)
+    smallest = width * min(1.0, MIN_DIGIT_PX / digit_px)
+    name = title or "the backward pass"
+    return PAGE.format(
         title=escape(f"{name}: step through the backward pass (Backprop Studio)"),
         heading=escape(name),
-        total=st.total,
+        total=total,
         background=p.background,
         text=p.label_text,
         muted=p.caption_text,
@@ -151,22 +178,21 @@ def page_parts(st: Stepper, title: str = "") -> tuple[str, str, str]:
         smallest=f"{smallest:.0f}",
         svg=SVG_MARK,
         data=DATA_MARK,
-        script=SCRIPT,
+        script=script,
     )
-    return shell, svg, payload
 
 
-def stepper_page(st: Stepper, title: str = "") -> str:
+def stepper_page(st: OpStepper, title: str = "") -> str:
     """The self-contained HTML page of `st`'s backward pass (see the module docstring)."""
     shell, svg, payload = page_parts(st, title)
-    return _filled(shell, svg, payload)
+    return filled(shell, svg, payload)
 
 
-def _filled(shell: str, svg: str, payload: str) -> str:
+def filled(shell: str, svg: str, payload: str) -> str:
     return shell.replace(DATA_MARK, payload, 1).replace(SVG_MARK, svg, 1)  # the data holds no "<": no mark
 
 
-def inline_html(st: Stepper, line: str, note: str) -> str:
+def inline_html(st: OpStepper, line: str, note: str) -> str:
     """The page inline in a notebook's output, every part of it stored once: the picture as an <img> of
     the SVG (core/notebook/inline.py), the steps as JSON, the page around them and a loader script.
 
@@ -176,7 +202,12 @@ def inline_html(st: Stepper, line: str, note: str) -> str:
     and frames (JupyterLab's or Notebook 7's, for a notebook someone else ran) what is left is the step
     as a picture with its chain-rule `line` and `note`. Before, the page sat escaped in a srcdoc beside
     a second copy of the picture: a 1,986-node MLP's stepper was 14.5 MB in the notebook."""
-    shell, svg, payload = page_parts(st, getattr(st, "title", ""))
+    return framed(*page_parts(st, getattr(st, "title", "")), line, note)
+
+
+def framed(shell: str, svg: str, payload: str, line: str, note: str) -> str:
+    """A page's parts inline in a notebook's output (see inline_html): the fallback's text `line` and
+    `note` above the picture, which a loader swaps for the page in a sandboxed <iframe srcdoc>."""
     _w, height = svg_size(svg)
     frame_height = min(FRAME_MAX_HEIGHT, int(height) + 190)
     uid = "bps-" + secrets.token_hex(6)
@@ -204,11 +235,12 @@ def page_from_inline(html: str) -> str:
     pictures = decode_pictures(html)
     if not (shell and data and pictures):
         raise ValueError("no inline stepper in this HTML")
-    return _filled(json.loads(shell.group(1)), pictures[0], data.group(1))
+    return filled(json.loads(shell.group(1)), pictures[0], data.group(1))
 
 
 LOADER = r"""(function () {
-var here = document.currentScript, root = here ? here.parentNode : document.getElementById("@ID@");
+var here = document.currentScript, root = document.getElementById("@ID@") || (here && here.parentNode);
+// (by its id first: VS Code runs an output's scripts as copies appended to a wrapper, not in place)
 if (!root || root.querySelector("iframe")) return;
 var shell = @SHELL@;
 var img = root.querySelector(".bps-fallback img"), data = root.querySelector("script.bps-steps").textContent;
@@ -233,9 +265,10 @@ PAGE = """<!DOCTYPE html>
 <meta name="generator" content="Backprop Studio">
 <title>{title}</title>
 <style>
-html,body{{margin:0;padding:0;background:{background};color:{text};
+html,body{{margin:0;padding:0;height:100%;background:{background};color:{text};
   font:14px/1.45 'DejaVu Sans',Verdana,sans-serif}}
-#bar{{display:flex;flex-wrap:wrap;gap:6px;align-items:center;padding:8px 10px;position:sticky;top:0;
+body{{display:flex;flex-direction:column}}
+#bar{{flex:none;display:flex;flex-wrap:wrap;gap:6px;align-items:center;padding:8px 10px;
   background:{panel};border-bottom:1px solid {border};z-index:1}}
 #bar button{{font:inherit;padding:3px 10px;border:1px solid {border};border-radius:5px;background:{background};
   color:{text};cursor:pointer}}
@@ -243,9 +276,9 @@ html,body{{margin:0;padding:0;background:{background};color:{text};
 #bar button#step{{border-color:{highlight};font-weight:bold}}
 #bar input{{flex:1 1 160px;min-width:120px}}
 #count{{min-width:7em;color:{muted}}}
-#line{{margin:0;padding:6px 10px;min-height:4.4em;white-space:pre-wrap;font:14px/1.45 'DejaVu Sans Mono',Menlo,
-  Consolas,monospace;border-bottom:1px solid {border}}}
-#box{{overflow:auto;max-height:calc(100vh - 9.5em)}}
+#line{{flex:none;margin:0;padding:6px 10px;min-height:4.4em;max-height:40vh;overflow:auto;white-space:pre-wrap;
+  font:14px/1.45 'DejaVu Sans Mono',Menlo,Consolas,monospace;border-bottom:1px solid {border}}}
+#box{{flex:1 1 auto;min-height:0;overflow:auto}}  /* the rest of the window: what the step runs is followed in it */
 #box svg{{display:block;width:100%;max-width:{width}px;min-width:{smallest}px;height:auto}}
 </style></head>
 <body>
@@ -265,27 +298,15 @@ html,body{{margin:0;padding:0;background:{background};color:{text};
 </body></html>
 """
 
-SCRIPT = r"""(function () {
-"use strict";
-var D = JSON.parse(document.getElementById("bps-steps").textContent);
-var box = document.getElementById("box"), svg = box.querySelector("svg");
-var line = document.getElementById("line"), count = document.getElementById("count");
-var slider = document.getElementById("slider");
-var buttons = {reset: 0, back: 0, step: 0, end: 0};
+PICTURE_SCRIPT = r"""var svg = box.querySelector("svg");
 var wires = svg.querySelectorAll("path.w"), parts = [];
 Array.prototype.forEach.call(svg.querySelectorAll("g.node"), function (g) {
   parts.push({g: g, cell: g.querySelector(".cell"), edge: g.querySelector(".edge"), st: g.querySelector(".st"),
     gc: g.querySelector(".gc"), gt: g.querySelector(".gt"), halo: g.querySelector(".halo"),
     frame: g.querySelector(".frame")});
 });
-var pos = -1;
-function stateAt(i, k) {  // the last change of node i at or before step k (its history is in step order)
-  var h = D.h[i], lo = 0, hi = h.length - 1;
-  while (lo < hi) { var mid = (lo + hi + 1) >> 1; if (h[mid][0] <= k) lo = mid; else hi = mid - 1; }
-  return h[lo];
-}
 function paint(i, k) {
-  var s = stateAt(i, k), p = parts[i];
+  var s = stateAt(D.h[i], k), p = parts[i];
   p.gt.textContent = s[1]; p.cell.setAttribute("fill", s[2]); p.gt.setAttribute("fill", s[3]);
   p.gc.setAttribute("fill", s[3]); p.edge.setAttribute("fill", s[4]); p.st.setAttribute("fill", s[5]);
 }
@@ -297,33 +318,48 @@ function marks(k, on) {
     wires[w].setAttribute("stroke", look[0]); wires[w].setAttribute("stroke-width", look[1]);
   });
 }
-function follow(k) {  // keep the node whose _backward runs in view
-  var s = D.steps[k], i = s.c >= 0 ? s.c : (s.t.length ? s.t[0] : -1);
-  if (i < 0) return;
-  var r = parts[i].g.getBoundingClientRect(), b = box.getBoundingClientRect();
-  if (r.left < b.left || r.right > b.right) box.scrollLeft += (r.left + r.right - b.left - b.right) / 2;
-  if (r.top < b.top || r.bottom > b.bottom) box.scrollTop += (r.top + r.bottom - b.top - b.bottom) / 2;
-}
-function go(k, keepAddress) {
-  k = Math.max(0, Math.min(D.total, k | 0));
-  if (k === pos) return;
-  if (pos >= 0) {
-    marks(pos, false);
-    var a = Math.min(pos, k) + 1, b = Math.max(pos, k), touched = {};
+function show(k, from) {  // paint step k over step `from`; the element to keep in view
+  if (from >= 0) {
+    marks(from, false);
+    var a = Math.min(from, k) + 1, b = Math.max(from, k), touched = {};
     for (var j = a; j <= b; j++) D.steps[j].ch.forEach(function (i) { touched[i] = 1; });
     Object.keys(touched).forEach(function (i) { paint(+i, k); });
   } else {  // the picture came drawn at D.start with its marks: take them off, then paint every node
     marks(D.start, false);
     for (var i = 0; i < parts.length; i++) paint(i, k);
   }
-  pos = k;
   marks(k, true);
+  var s = D.steps[k], n = s.c >= 0 ? s.c : (s.t.length ? s.t[0] : -1);  // the node whose _backward runs
+  return n >= 0 ? parts[n].g : null;
+}
+"""
+
+CONTROLS_SCRIPT = r"""function stateAt(h, k) {  // the last change at or before step k (a history is in step order)
+  var lo = 0, hi = h.length - 1;
+  while (lo < hi) { var mid = (lo + hi + 1) >> 1; if (h[mid][0] <= k) lo = mid; else hi = mid - 1; }
+  return h[lo];
+}
+var line = document.getElementById("line"), count = document.getElementById("count");
+var slider = document.getElementById("slider");
+var buttons = {reset: 0, back: 0, step: 0, end: 0};
+var pos = -1;
+function follow(el) {  // keep what the step runs in view
+  if (!el) return;
+  var r = el.getBoundingClientRect(), b = box.getBoundingClientRect();
+  if (r.left < b.left || r.right > b.right) box.scrollLeft += (r.left + r.right - b.left - b.right) / 2;
+  if (r.top < b.top || r.bottom > b.bottom) box.scrollTop += (r.top + r.bottom - b.top - b.bottom) / 2;
+}
+function go(k, keepAddress) {
+  k = Math.max(0, Math.min(D.total, k | 0));
+  if (k === pos) return;
+  var shown = show(k, pos);
+  pos = k;
   line.textContent = D.steps[k].L;
   count.textContent = "step " + k + " of " + D.total;
   slider.value = k;
   buttons.reset.disabled = buttons.back.disabled = k === 0;
   buttons.step.disabled = buttons.end.disabled = k === D.total;
-  follow(k);
+  follow(shown);
   if (!keepAddress) remember();
 }
 function remember() {  // the state in the address: #step=5, and &theme=dark when not the page's own
@@ -357,5 +393,16 @@ document.addEventListener("keydown", function (e) {
 window.addEventListener("hashchange", function () { var k = fromAddress(); if (k !== null) go(k, true); });
 var first = fromAddress();
 go(first !== null ? first : D.start, first !== null);
-})();
 """
+
+
+def page_script(picture_part: str) -> str:
+    """A page's whole script: its data read, `picture_part` (which defines show(k, from): paint step k
+    over step `from`, -1 at first, and return the element to keep in view), then the controls."""
+    return (
+        '(function () {\n"use strict";\nvar D = JSON.parse(document.getElementById("bps-steps").textContent);\n'
+        'var box = document.getElementById("box");\n' + picture_part + CONTROLS_SCRIPT + "})();\n"
+    )
+
+
+SCRIPT = page_script(PICTURE_SCRIPT)

@@ -24,6 +24,10 @@ click costs a millisecond where a round trip through the kernel resent the whole
 picture (2.3-3.4 s a click on a 400-node MLP). `.widget()` still gives ipywidgets
 controls (the `[notebook]` extra) driving this session from the kernel, and
 `stepper.at(k)` draws step k as a picture.
+
+A graph over the inline limit (2,000 nodes), or one given its recorded scopes, is
+stepped on its collapsed picture instead, a block a click, as the app's window steps
+it (core/notebook/block_page.py): a 138,000-node microgpt step is 19 clicks in a 72 KB page.
 """
 
 from __future__ import annotations
@@ -34,16 +38,14 @@ from core.debugger.session import DebugSession
 from core.debugger.step_names import headline
 from core.document.compile import compile_document
 from core.document.graph import GraphDocument
-from core.notebook.draw import MAX_INLINE_NODES, Graph, TooBig, document_of, draw_blocks, palette_of, too_big
+from core.notebook.block_page import BlockStepper
+from core.notebook.draw import MAX_INLINE_NODES, Graph, TooBig, document_of, draw_blocks, is_value, palette_of, too_big
 from core.notebook.page import inline_html, stepper_page
 from core.notebook.sketch import Sketch
 from core.notebook.svg import Marks, graph_svg
 from core.palette import Palette
 
-NOT_STEPPED = (
-    "Not stepped here: more than {:,} nodes. stepper(value, max_nodes=...) steps it op by op in a bigger page; "
-    "show(value) in the desktop app steps it block by block."
-)
+NOT_STEPPED = "Not stepped: the studio's engine cannot run this graph ({})."
 MAX_PAGE_NODES = 20_000  # File → Export as Interactive Page: past this, a page is tens of MB
 
 UNTRUSTED = (
@@ -199,14 +201,23 @@ class Stepper:
         return f"<Stepper at step {self.position} of {self.total}>"
 
 
-def stepper(value: Any, palette: str | Palette = "light", max_nodes: int = MAX_INLINE_NODES) -> Stepper | Graph:
+def stepper(
+    value: Any, palette: str | Palette = "light", max_nodes: int = MAX_INLINE_NODES, scopes: Any = None
+) -> Stepper | BlockStepper | Graph:
     """A Stepper of the graph that produced `value`: a cell's result shows it. A graph over
-    `max_nodes` is shown collapsed instead, as draw() shows it (a block per piece of the code that
-    made it), saying how to step it op by op: a larger max_nodes (a 3,354-node MLP's page is 10 MB,
-    made in ~2.5 s), or the window's debugger, which steps it block by block."""
-    if too_big(value, max_nodes):
-        return draw_blocks(value, None, palette_of(palette), NOT_STEPPED.format(max_nodes))
-    return Stepper(value, palette, max_nodes)
+    `max_nodes`, or one given its recorded `scopes` (the Recorder of `with recording() as rec:`),
+    is stepped a block at a time on its collapsed picture, as the app's window steps it
+    (core/notebook/block_page.py); a larger max_nodes steps it op by op instead (a 3,354-node
+    MLP's page is 10 MB, made in ~2.5 s). A graph the studio's engine cannot run (an op it does
+    not know) is drawn collapsed, saying why it is not stepped."""
+    if scopes is None and not too_big(value, max_nodes):
+        return Stepper(value, palette, max_nodes)
+    try:
+        return BlockStepper(value, scopes, palette)
+    except (ValueError, KeyError, TypeError) as e:  # a learner's op the engine has not: drawn, not stepped
+        if not is_value(value):
+            raise
+        return draw_blocks(value, scopes, palette_of(palette), NOT_STEPPED.format(e))
 
 
 def _controls(st: Stepper) -> Any:

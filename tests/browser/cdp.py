@@ -8,6 +8,7 @@ opens pages in their own tabs, evaluates JavaScript, clicks with the mouse and t
         tab = browser.open("file:///tmp/f.html")
         tab.click("#step")
         tab.js("document.getElementById('count').textContent")
+        tab.js("document.title", frame="iframe.webview >> .backprop-studio-stepper iframe")  # a frame in a frame
 
 `Browser()` raises `NoBrowser` (the tests skip, saying why) when Chromium is not installed.
 Flags: headless, no sandbox (CI runs as root), no GPU, nothing fetched in the background.
@@ -163,12 +164,9 @@ class Tab:
         return result["result"].get("value")
 
     def _context(self, selector: str) -> int:
-        """The JavaScript context of the document in the <iframe> at `selector`."""
-        root = self.send("DOM.getDocument", {"depth": 0})["root"]["nodeId"]
-        node = self.send("DOM.querySelector", {"nodeId": root, "selector": selector})["nodeId"]
-        if not node:
-            raise BrowserError(f"no {selector} on the page")
-        frame_id = self.send("DOM.describeNode", {"nodeId": node})["node"].get("frameId")
+        """The JavaScript context of the document in the <iframe> at `selector`; frames in frames as
+        "outer selector >> inner selector" (each looked up in the document of the frame before it)."""
+        frame_id = self._frame_id(selector)
         for event in reversed(self.browser.events):
             if event.get("method") == "Runtime.executionContextCreated" and event.get("sessionId") == self.session:
                 context = event["params"]["context"]
@@ -176,6 +174,29 @@ class Tab:
                 if aux.get("frameId") == frame_id and aux.get("isDefault"):
                     return context["id"]
         raise BrowserError(f"the frame {selector} has no document yet")
+
+    def _frame_id(self, selector: str) -> str:
+        tree = self.send("DOM.getDocument", {"depth": -1, "pierce": True})["root"]
+        nodes: dict[int, dict] = {}
+        todo = [tree]
+        while todo:  # every node of every frame's document, by its id
+            node = todo.pop()
+            nodes[node["nodeId"]] = node
+            todo.extend(node.get("children", ()))
+            if "contentDocument" in node:
+                todo.append(node["contentDocument"])
+        document, frame_id = tree["nodeId"], None
+        for part in selector.split(" >> "):
+            found = self.send("DOM.querySelector", {"nodeId": document, "selector": part})["nodeId"]
+            if not found or found not in nodes:
+                raise BrowserError(f"no {part} in {selector}")
+            frame_id = nodes[found].get("frameId")
+            inner = nodes[found].get("contentDocument")
+            if frame_id is None or inner is None:
+                raise BrowserError(f"{part} in {selector} is not a frame with a document yet")
+            document = inner["nodeId"]
+        assert frame_id is not None
+        return frame_id
 
     def wait(self, condition: str, timeout: float = 60.0, frame: str | None = None) -> None:
         """Until a JavaScript condition is true (polled: a browser event, not a fixed sleep)."""
@@ -193,17 +214,23 @@ class Tab:
     def click(self, selector: str, frame: str | None = None) -> None:
         """A real mouse click (pressed and released) at the middle of the element, scrolled into view."""
         if frame is not None:
-            self.js(f"document.querySelector({json.dumps(frame)}).scrollIntoView({{block: 'center'}})")
+            parts = frame.split(" >> ")
+            for depth, part in enumerate(parts):
+                self.js(f"document.querySelector({json.dumps(part)}).scrollIntoView({{block: 'center'}})",
+                        " >> ".join(parts[:depth]) or None)  # fmt: skip
         self.js(f"document.querySelector({json.dumps(selector)}).scrollIntoView({{block: 'nearest'}})", frame)
         where = f"document.querySelector({json.dumps(selector)}).getBoundingClientRect()"
         box = self.js(f"(function(){{const r = {where}; return [r.left, r.top, r.width, r.height];}})()", frame)
         x, y = box[0] + box[2] / 2, box[1] + box[3] / 2
-        if frame is not None:  # the frame's own place on the page, inside its border
-            fr = self.js(
-                f"(function(){{const f = document.querySelector({json.dumps(frame)}), r = f.getBoundingClientRect();"
-                "return [r.left + f.clientLeft, r.top + f.clientTop];})()"
-            )
-            x, y = x + fr[0], y + fr[1]
+        if frame is not None:  # each frame's own place in the one around it, inside its border
+            parts = frame.split(" >> ")
+            for depth, part in enumerate(parts):
+                fr = self.js(
+                    f"(function(){{const f = document.querySelector({json.dumps(part)}), r = f.getBoundingClientRect();"
+                    "return [r.left + f.clientLeft, r.top + f.clientTop];})()",
+                    " >> ".join(parts[:depth]) or None,
+                )
+                x, y = x + fr[0], y + fr[1]
         for kind in ("mousePressed", "mouseReleased"):
             self.send("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1})
 

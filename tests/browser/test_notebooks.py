@@ -150,8 +150,10 @@ def shows_every_picture_untrusted(tab):
     assert tab.js("document.querySelectorAll('.jp-OutputArea-output svg').length") == 0  # none inline to strip
     # the stepper's scripts are stripped here: no frame; its picture of the step and its line are what is left
     assert tab.js("document.querySelectorAll('.jp-OutputArea-output iframe').length") == 0
-    assert tab.js("document.querySelectorAll('.backprop-studio-stepper img').length") == 1
-    assert "not trusted" in tab.js("document.querySelector('.backprop-studio-stepper').textContent")
+    steppers = "Array.from(document.querySelectorAll('.backprop-studio-stepper'))"
+    assert tab.js(f"{steppers}.length") >= 1  # the tutorial's (and section 4's big one, once it is rendered)
+    assert tab.js(f"{steppers}.every(s => s.querySelectorAll('img').length === 1)")
+    assert tab.js(f"{steppers}.every(s => s.textContent.includes('not trusted'))")
     widths = tab.js(f"{PICTURES}.map(i => i.getBoundingClientRect().width / i.naturalWidth)")
     assert min(widths) * 16 >= 11 - 0.05  # no picture shrunk below 11 px digits by the notebook's stylesheet
 
@@ -182,3 +184,15 @@ def test_a_trusted_notebook_steps_in_jupyterlab_dark(browser, trusted_lab_dark, 
     tab.wait(f"{COUNT} === 'step 1 of 3'", frame=frame)
     assert "f._backward()" in tab.js("document.getElementById('line').textContent", frame=frame)
     tab.screenshot(str(tmp_path / "lab-dark-trusted.png"))
+    # section 4: a 3,250-node loss, stepped a block a click in its own frame
+    steppers = "document.querySelectorAll('.backprop-studio-stepper')"
+    tab.js("document.querySelector('.jp-Notebook .jp-Cell:last-child').scrollIntoView()")
+    tab.wait(f"{steppers}.length === 2 && {steppers}[1].querySelector('iframe') !== null", timeout=60)
+    big = f"#{tab.js(f'{steppers}[1].id')} iframe"
+    tab.wait(f"document.getElementById('count') && {COUNT}.startsWith('step 0 of ')", frame=big)
+    tab.click("#step", frame=big)
+    tab.wait(f"{COUNT}.startsWith('step 1 of ')", frame=big)
+    line = tab.js("document.getElementById('line').textContent", frame=big)
+    assert line.startswith("Step 1 of ") and "the backward of " in line
+    assert tab.js("document.querySelector('g.unit .halo[visibility=visible]') !== null", frame=big)
+    tab.screenshot(str(tmp_path / "lab-dark-big.png"))

@@ -165,3 +165,69 @@ def test_a_big_page_steps(browser, tmp_path):
     tab.wait(f"{COUNT} === 'step {st.total} of {st.total}'")
     data = json.loads(tab.js("document.getElementById('bps-steps').textContent"))
     assert data["total"] == st.total
+
+
+def lit_block(tab, frame=None):
+    """[the data-u of the unit whose halo shows (None: none), is it whole in the scroll box and the window?]"""
+    return tab.js(
+        "(function(){const h = document.querySelector('g.unit .halo[visibility=visible]');"
+        "if (!h) return [null, null]; const g = h.parentNode, r = g.getBoundingClientRect(),"
+        "b = document.getElementById('box').getBoundingClientRect();"
+        "return [+g.getAttribute('data-u'), r.left >= b.left - 1 && r.right <= b.right + 1 &&"
+        "r.top >= b.top - 1 && r.bottom <= b.bottom + 1 && r.right <= innerWidth && r.bottom <= innerHeight];})()",
+        frame,
+    )
+
+
+SMALLEST_TEXT = (
+    "(function(){const s = document.querySelector('#box svg'), w = s.viewBox.baseVal.width;"
+    "const scale = s.getBoundingClientRect().width / w;"
+    "return Math.min.apply(null, Array.from(s.querySelectorAll('g.unit text'))"
+    ".map(t => +t.getAttribute('font-size'))) * scale;})()"
+)
+
+
+def test_a_big_graph_steps_block_by_block_inline(browser, tmp_path):
+    """Issue 39 item 3: a 3,000-node MLP over the inline limit -- its collapsed picture steps a block per
+    click, in a notebook's output (the notebook's stylesheet around it): the lit block, the step's text
+    and the numbers change, the box follows the block, and no text of a block is under 11 px."""
+    st = stepper(mlp_loss((16, 16, 1), 4))
+    assert st.nodes > 2_500 and 10 < st.total < 100  # a block a click, not 2,900 op steps
+    html = st._repr_html_()
+    (tmp_path / "nb.html").write_text(f"<html><head>{NOTEBOOK_CSS % 900}</head><body>{html}</body></html>", "utf-8")
+    tab = browser.open((tmp_path / "nb.html").as_uri(), 1000, 900)
+    frame = ".backprop-studio-stepper iframe"
+    tab.wait(f"document.getElementById('count') && {COUNT} === 'step 0 of {st.total}'", frame=frame)
+    assert lit_block(tab, frame)[0] is None and "every grad is 0" in tab.js(LINE, frame=frame)
+    texts = "Array.from(document.querySelectorAll('g.unit .gt')).map(t => t.textContent)"
+    before = tab.js(texts, frame=frame)
+    tab.screenshot(str(tmp_path / "big-step0.png"))
+    seen = []
+    for k in (1, 2):
+        tab.click("#step", frame=frame)
+        tab.wait(f"{COUNT} === 'step {k} of {st.total}'", frame=frame)
+        unit, in_view = lit_block(tab, frame)
+        assert unit == st.data["steps"][k]["c"] and in_view  # the block that ran is lit, and in view
+        line = tab.js(LINE, frame=frame)
+        assert line.startswith(f"Step {k} of {st.total}: the backward of ") and line == st.data["steps"][k]["L"]
+        seen.append((unit, line))
+    assert seen[0] != seen[1]  # the lit block and the step text changed
+    assert tab.js(texts, frame=frame) != before  # the numbers filled in
+    assert "is final" in seen[1][1] and " in → " in seen[1][1]  # the block's chain rule in numbers
+    stripes = f"document.querySelectorAll('g.unit .st[fill=\"{st.data['stepped']}\"]').length"
+    assert tab.js(stripes, frame=frame) >= 2  # the stepped blocks marked
+    smallest = tab.js(SMALLEST_TEXT, frame=frame)
+    assert smallest >= MIN_DIGIT_PX - 0.05, f"a block's smallest text drawn {smallest:.1f} px tall"
+    lit = tab.js(
+        f"Array.from(document.querySelectorAll('path.w')).filter(w => w.getAttribute('stroke') === "
+        f"{st.data['lit']!r}).map(w => w.getAttribute('visibility'))",
+        frame,
+    )
+    assert lit and set(lit) == {"visible"}  # its wires lit, a wire out of the parameters' bus too
+    tab.screenshot(str(tmp_path / "big-step2.png"))
+    tab.click("#back", frame=frame)
+    tab.wait(f"{COUNT} === 'step 1 of {st.total}'", frame=frame)
+    assert lit_block(tab, frame)[0] == seen[0][0]  # Back undoes the block
+    tab.click("#end", frame=frame)
+    tab.wait(f"{COUNT} === 'step {st.total} of {st.total}'", frame=frame)
+    assert "The backward pass is done" in tab.js(LINE, frame=frame)

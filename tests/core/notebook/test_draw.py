@@ -186,15 +186,17 @@ def test_a_learners_big_graph_is_drawn_collapsed_too():
     assert f"∇ {format_number(out.grad)}" in texts(picture.svg)
 
 
-def test_a_graph_too_big_to_step_op_by_op_is_shown_collapsed_saying_how_to_step_it():
+def test_a_graph_too_big_to_step_op_by_op_is_stepped_block_by_block():
+    from core.notebook.block_page import BlockStepper
+
     x = Value(0.5, label="x")
     out = x
     for _ in range(MAX_INLINE_NODES):
         out = out + 1
     out.backward()
     shown = stepper(out)
-    assert isinstance(shown, Graph) and not isinstance(shown, (TooBig, Stepper))
-    assert any(w and "max_nodes=" in w for w in texts(shown.svg))  # the way to step it op by op
+    assert isinstance(shown, BlockStepper) and shown.nodes > MAX_INLINE_NODES  # core/notebook/block_page.py
+    assert isinstance(stepper(out, max_nodes=10_000), Stepper)  # op by op when asked
     with pytest.raises(ValueError, match="too many to read op by op"):
         Stepper(out)
 
