@@ -135,19 +135,19 @@ def main(argv=None):
         window.show()
         window.wait_for_layout()
         app.processEvents()
+        from app.lessons.presenter_layout import frame_step, readable_zoom, size_presenter_docks
+
         if window.appearance.presenting:
-            window._size_presenter_docks()  # as its timer does after a resize on screen
+            size_presenter_docks(window)  # as its timer does after a resize on screen
             app.processEvents()
         if window.appearance.presenting:  # digits readable from the back row, as on screen
-            from app.lessons.presenter_layout import frame_step, readable_zoom
-
             if not readable_zoom(window):
                 frame_step(window)
         else:
             window.view.fit()
         window.lessons.follow()
         app.processEvents()
-        page = getattr(window, "_scope_page", None)
+        page = window.scope_page.current
         if page is not None:  # a big graph's page: its first picture for the final size
             page.settle()
         window.view.minimap.finish_drawing()  # a large graph's overview is drawn in slices
@@ -170,7 +170,9 @@ def main(argv=None):
 
     asked = args.no_welcome or args.lesson or args.file or args.workspace == "training"
     if not (asked or recovered) and should_show_at_start():
-        window.show_welcome()
+        from app.lessons.opening import show_welcome
+
+        show_welcome(window)
     return app.exec()
 
 
@@ -203,6 +205,8 @@ def _start_training(window, args, wait=False):
 def _start_classroom(window, args):
     """--theme/--dark, the last appearance from QSettings, --lesson/--step; and for a
     --screenshot with --presenter, the presenter look without going full screen."""
+    from app.lessons.opening import show_lessons
+
     look = window.appearance
     look.restore()
     if args.theme or args.dark:
@@ -214,7 +218,7 @@ def _start_classroom(window, args):
         look.set_presenter(True, args.presenter, full_screen=False)
     if args.lesson:
         try:
-            window.show_lessons(args.lesson, max(0, args.step - 1))
+            show_lessons(window, args.lesson, max(0, args.step - 1))
         except KeyError as e:
             window.show_message(str(e).strip("'\""))
         window.lessons.wait_idle()

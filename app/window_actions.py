@@ -1,18 +1,21 @@
 """The window's own menus and actions: File/Edit/Graph/View/Help basics, the toolbar,
 the status bar, backward and zero grads, re-arrange, find, and the theme.
 
-Plain functions taking the `MainWindow`; its methods of the same names call them.
+Plain functions taking the `MainWindow`: `build_actions` and `build_status_bar` return
+the widgets they make (the window keeps them as fields); the menus call the rest.
 """
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QSizePolicy, QWidget
 
+from app.files import image_export
 from app.foreign.class_view import check_a_class
 from app.foreign.engine_dialog import debug_my_engine
 from app.graph.reach import SHAPE_TIP, ReachActions
+from app.help import dialogs
 from app.look.theme import DARK, LIGHT, format_number
 from core.document.commands import ApplyLayout
 
@@ -20,13 +23,37 @@ from core.document.commands import ApplyLayout
 # Building
 
 
-def build_actions(window) -> None:
+class FindBox(QLineEdit):
+    """The toolbar's find box; `last` is (the text found last, the index of its match)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.last: tuple[str, int] = ("", -1)
+
+
+class Shell(NamedTuple):
+    """What build_actions makes that the window keeps."""
+
+    reach: ReachActions
+    find_box: FindBox
+
+
+class StatusLabels(NamedTuple):
+    """The status bar's permanent labels, left to right."""
+
+    output: QLabel
+    zoom: QLabel
+    counts: QLabel
+
+
+def build_actions(window: Any) -> Shell:
     a = window.add_action
-    window._install_files()
+    window.files.install()  # File menu: new/open/save/recent/examples/revert, code in and out, autosave
+    find_box = FindBox()
     a(
         "File",
         "Export &PNG…",
-        lambda: window.export_dialog("png"),
+        lambda: image_export.export_dialog(window, "png"),
         "Ctrl+Shift+P",
         key="export png",
         tip="Save the whole graph as an image",
@@ -34,7 +61,7 @@ def build_actions(window) -> None:
     a(
         "File",
         "Export &SVG…",
-        lambda: window.export_dialog("svg"),
+        lambda: image_export.export_dialog(window, "svg"),
         "Ctrl+Shift+G",
         key="export svg",
         tip="Save the whole graph as a vector drawing",
@@ -74,7 +101,7 @@ def build_actions(window) -> None:
     a(
         "Edit",
         "&Find Node…",
-        window.focus_find,
+        lambda: focus_find(find_box),
         QKeySequence.Find,
         key="find",
         tip="Find a node by its label or its formula, e.g. x1*w1 (Ctrl+F; Enter for the next, Esc back to the canvas)",
@@ -93,7 +120,7 @@ def build_actions(window) -> None:
     a(
         "Graph",
         "&Backward",
-        window.backward,
+        lambda: backward(window),
         "Ctrl+B",
         toolbar=True,
         key="backward",
@@ -102,26 +129,26 @@ def build_actions(window) -> None:
     a(
         "Graph",
         "&Zero Grads",
-        window.zero_grads,
+        lambda: zero_grads(window),
         "Ctrl+Shift+B",
         toolbar=True,
         key="zero grads",
         tip="Set every grad to 0 (Ctrl+Shift+B)",
     )
-    auto = a("Graph", "Backward After Every &Change", window._toggle_auto_backward, key="auto backward")
+    auto = a("Graph", "Backward After Every &Change", lambda: toggle_auto_backward(window), key="auto backward")
     auto.setCheckable(True)
     auto.setChecked(window.session.auto_backward)
     window.menus["Graph"].addSeparator()
     a(
         "Graph",
         "Re-&arrange",
-        window.relayout,
+        lambda: relayout(window),
         "Ctrl+L",
         key="arrange",
         tip="Lay the graph out again, left to right (undoable)",
     )
-    window.reach = ReachActions(window)
-    window.reach.install()
+    reach = ReachActions(window.services())
+    reach.install()
     window.toolbar.addSeparator()
 
     a("View", "&Fit", window.view.fit, "F", toolbar=True, key="fit", tip="Show the whole graph (F)")
@@ -153,28 +180,27 @@ def build_actions(window) -> None:
     )
     a("View", "Actual &Size", window.view.reset_zoom, "Ctrl+0", key="actual size")
     window.menus["View"].addSeparator()
-    dark = a("View", "&Dark Theme", window._toggle_dark, key="dark theme")
+    dark = a("View", "&Dark Theme", lambda: toggle_dark(window), key="dark theme")
     dark.setCheckable(True)
     dark.setChecked(window.theme.dark)
-    legend = a("View", "Show &Legend", window._toggle_legend, key="legend")
+    legend = a("View", "Show &Legend", lambda: toggle_legend(window), key="legend")
     legend.setCheckable(True)
     legend.setChecked(True)
 
-    a("Help", "&Keyboard Shortcuts", window.show_shortcuts, key="shortcuts")
-    a("Help", "&About Backprop Studio", window.show_about, key="about")
+    a("Help", "&Keyboard Shortcuts", lambda: dialogs.show_shortcuts(window), key="shortcuts")
+    a("Help", "&About Backprop Studio", lambda: dialogs.show_about(window), key="about")
 
     window.toolbar.addSeparator()
-    window.find_box = QLineEdit()
-    window.find_box.setPlaceholderText("Find node by label or formula…  (Ctrl+F)")
-    window.find_box.setToolTip(
+    find_box.setPlaceholderText("Find node by label or formula…  (Ctrl+F)")
+    find_box.setToolTip(
         "A label (w1) or a formula as you would type it (x1*w1); Enter finds the next, Esc goes back to the canvas"
     )
-    escape = QShortcut(QKeySequence(Qt.Key_Escape), window.find_box, context=Qt.WidgetShortcut)
+    escape = QShortcut(QKeySequence(Qt.Key_Escape), find_box, context=Qt.WidgetShortcut)
     escape.activated.connect(lambda: focus_canvas(window))
-    window.find_box.setClearButtonEnabled(True)
-    window.find_box.setMaximumWidth(260)
-    window.find_box.returnPressed.connect(lambda: window.find_node(window.find_box.text()))
-    window.toolbar.addWidget(window.find_box)
+    find_box.setClearButtonEnabled(True)
+    find_box.setMaximumWidth(260)
+    find_box.returnPressed.connect(lambda: find_node(window, find_box.text()))
+    window.toolbar.addWidget(find_box)
     spacer = QWidget()
     spacer.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Preferred)
     window.toolbar.addWidget(spacer)
@@ -182,18 +208,18 @@ def build_actions(window) -> None:
     window.toolbar.addAction(window.actions["export svg"])
     window.actions["export png"].setIconText("Export PNG")
     window.actions["export svg"].setIconText("Export SVG")
+    return Shell(reach, find_box)
 
 
-def build_status_bar(window) -> None:
-    bar = window.statusBar()
-    window.output_label = QLabel()
-    window.zoom_label = QLabel()
-    window.counts_label = QLabel()
-    for label in (window.output_label, window.zoom_label, window.counts_label):
+def build_status_bar(bar: Any, view: Any) -> StatusLabels:
+    """The status bar's labels: the output's value, the zoom, the graph's counts."""
+    labels = StatusLabels(QLabel(), QLabel(), QLabel())
+    for label in labels:
         label.setContentsMargins(8, 0, 8, 0)
         bar.addPermanentWidget(label)
-    window.counts_label.setToolTip(SHAPE_TIP)
-    window.view.zoomChanged.connect(lambda z: window.zoom_label.setText(f"{z * 100:.0f}%"))
+    labels.counts.setToolTip(SHAPE_TIP)
+    view.zoomChanged.connect(lambda z: labels.zoom.setText(f"{z * 100:.0f}%"))
+    return labels
 
 
 def update_status(window, *_) -> None:
@@ -263,17 +289,18 @@ def toggle_auto_backward(window) -> None:
 
 
 def toggle_dark(window) -> None:
-    window.set_theme(DARK if window.actions["dark theme"].isChecked() else LIGHT)
+    palette = DARK if window.actions["dark theme"].isChecked() else LIGHT
+    window.apply_theme(window.theme.with_(palette=palette))
 
 
 def apply_theme(window, theme) -> None:
     """One palette and ONE scale factor for every pane (app/look/theme.py): the canvas
     items, the widgets and menus, the plots; a panel with `set_theme(theme)`
-    gets the theme too. The graph is framed again at its new size."""
+    gets the theme too. The graph is framed again at its new size. The window has
+    taken `theme` as its own already (MainWindow.apply_theme)."""
     from app.look.ui_scale import apply_to_application, apply_to_widgets
 
     size = window.size()
-    window.theme = theme
     window.view.set_theme(theme)
     apply_to_application(theme)
     apply_to_widgets(window, theme.scale)
@@ -309,9 +336,9 @@ def focus_canvas(window) -> None:
         )
 
 
-def focus_find(window) -> None:
-    window.find_box.setFocus(Qt.ShortcutFocusReason)
-    window.find_box.selectAll()
+def focus_find(find_box: QLineEdit) -> None:
+    find_box.setFocus(Qt.ShortcutFocusReason)
+    find_box.selectAll()
 
 
 def find_node(window: Any, text: str) -> str | None:
@@ -320,9 +347,9 @@ def find_node(window: Any, text: str) -> str | None:
     if not matches:
         window.show_message(f"No node is labelled or named '{text}'.")
         return None
-    last_text, index = window._find_state
+    last_text, index = window.find_box.last
     index = (index + 1) % len(matches) if last_text == text else 0
-    window._find_state = (text, index)
+    window.find_box.last = (text, index)
     nid = matches[index]
     window.scene.selection.select_node(nid)
     window.view.center_on_node(nid)

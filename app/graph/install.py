@@ -1,30 +1,39 @@
 """Install drag-and-drop building in the main window: the palette and history docks,
 Edit → Cut/Copy/Paste/Duplicate/Delete, Graph → Add Part / Set as Output / Collapse."""
 
+from typing import NamedTuple
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import QUndoView
+
+from app.graph.builder import GraphBuilder
+from app.graph.palette import PalettePanel
+
+
+class Building(NamedTuple):
+    """What install_builder makes (the window keeps each as a field of the same name)."""
+
+    builder: GraphBuilder
+    palette: PalettePanel
+    history: QUndoView
 
 
 def install_builder(window):
     """Drag-and-drop building: palette, quick add, wires, clipboard, undo history."""
-    from PySide6.QtWidgets import QUndoView
-
-    from app.graph.builder import GraphBuilder
-    from app.graph.palette import PalettePanel
-
-    window.builder = GraphBuilder(window.session, window.scene, window.view, window)
-    window.palette = PalettePanel(window.theme, window.builder.options)
-    window.palette.activated.connect(
-        lambda spec: window.builder.add_entry(spec, window.view.mapToScene(window.view.viewport().rect().center()))
+    builder = GraphBuilder(window.session, window.scene, window.view, window)
+    palette = PalettePanel(window.theme, builder.options)
+    palette.activated.connect(
+        lambda spec: builder.add_entry(spec, window.view.mapToScene(window.view.viewport().rect().center()))
     )
-    window.add_dock("palette", "Palette", window.palette, Qt.LeftDockWidgetArea, tabify_with="editor")
-    window.history = QUndoView(window.undo_stack)
-    window.history.setEmptyLabel("<start>")
-    window.add_dock("history", "History", window.history, Qt.RightDockWidgetArea, tabify_with="inspector")
+    window.add_dock("palette", "Palette", palette, Qt.LeftDockWidgetArea, tabify_with="editor")
+    history = QUndoView(window.undo_stack)
+    history.setEmptyLabel("<start>")
+    window.add_dock("history", "History", history, Qt.RightDockWidgetArea, tabify_with="inspector")
     window.docks["inspector"].raise_()
-    window.builder.message.connect(window.show_message)
+    builder.message.connect(window.show_message)
     window.scene.hint.connect(lambda text: text and window.show_message(text, 4000))
-    b = window.builder
+    b = builder
     edit = (
         ("Cu&t", b.cut, QKeySequence.Cut, "cut", "Remove the selected nodes and put them on the clipboard"),
         (
@@ -75,12 +84,13 @@ def install_builder(window):
     window.add_action(
         "Graph",
         "Collapse / E&xpand Group",
-        window._toggle_group,
+        lambda: toggle_group(window),
         "Ctrl+G",
         key="toggle group",
         tip="Show the selected neuron or layer as one box, or open it",
     )
     window.setAcceptDrops(True)
+    return Building(builder, palette, history)
 
 
 def toggle_group(window):

@@ -35,6 +35,7 @@ from PySide6.QtCore import QMarginsF, QObject, QRect, QRectF, QSizeF, Qt, QTimer
 from PySide6.QtGui import QImage, QPageLayout, QPageSize, QPainter, QPdfWriter
 
 from app.files import dialogs
+from app.lessons.opening import show_lessons
 
 GIF_MAX_WIDTH = 1280  # the GIF is scaled down to this width (LZW in Python: ~0.5 s a frame)
 GIF_DELAY_MS = 1800
@@ -322,7 +323,7 @@ def main(argv=None):
         window.appearance.set_presenter(True, args.presenter, full_screen=False)
     if args.lesson:
         window.lessons.quiz_check.setChecked(args.quiz)
-        window.show_lessons(args.lesson, 0)
+        show_lessons(window, args.lesson, 0)
         window.lessons.wait_idle()
     paths = SlideExport(window, args.pdf, backward=not args.lesson).run()
     if args.presenter:

@@ -19,6 +19,9 @@ import sys
 
 from PySide6.QtCore import QRect
 
+from app.lessons.opening import show_lessons, show_welcome
+from app.lessons.presenter_layout import size_presenter_docks
+
 
 def visible_rect(widget, window):
     """The part of `widget` (in window coordinates) that no ancestor clips away: empty
@@ -122,7 +125,7 @@ def walk(window, lessons=None):
 
     panel = window.lessons
     for lesson in lessons if lessons is not None else panel.lessons:
-        window.show_lessons(lesson.id, 0)
+        show_lessons(window, lesson.id, 0)
         for index in range(len(lesson.steps)):
             if index:
                 panel.goto(index)
@@ -140,7 +143,7 @@ def settle(window):
     for _ in range(8):  # until the fit settles (a fit moves widths, which the next fit reads)
         QApplication.processEvents()
         if window.appearance.presenting:
-            window._size_presenter_docks()
+            size_presenter_docks(window)
         now = (window.docks["lessons"].height(), window.lessons.text.viewport().size())
         if now == before:
             break
@@ -150,7 +153,7 @@ def settle(window):
 
 def from_welcome(window):
     """Start the course as a teacher does: the Welcome page, "Start the first lesson"."""
-    dialog = window.show_welcome()
+    dialog = show_welcome(window)
     dialog.first_lesson.click()
     dialog.close()
     window.lessons.wait_idle()

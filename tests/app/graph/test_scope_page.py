@@ -83,7 +83,7 @@ def test_the_microgpt_preset_trains_with_a_live_curve_and_samples(window, qtbot)
     from app.training.microgpt_panel import show_training
     from core.microgpt.train import train
 
-    panel = show_training(window)
+    panel = show_training(window.microgpt_panel)
     panel.steps.setValue(12)
     panel.every.setValue(6)
     panel.start()

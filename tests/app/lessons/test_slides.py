@@ -10,6 +10,7 @@ import pytest
 from PySide6.QtGui import QImage, QImageReader
 
 from app.lessons.lesson_file import open_lesson_file
+from app.lessons.opening import show_lessons
 from app.lessons.slides import SlideExport
 from app.main_window import MainWindow
 from core.files.gif import write_gif
@@ -62,7 +63,7 @@ def test_the_tutorials_backward_pass_as_pngs_a_pdf_and_a_gif(window, tmp_path):
 def test_a_lesson_exports_its_whole_deck(window, qtbot, tmp_path):
     # repro (issue 38): six exports of a lesson gave six one-page decks
     panel = window.lessons
-    window.show_lessons("chain-rule", 2)
+    show_lessons(window, "chain-rule", 2)
     qtbot.waitUntil(lambda: not panel.busy and panel.snapshot is not None, timeout=30000)
     panel.answer.setText("-2")  # the class's own answer: its score stays as it is
     panel.check()
