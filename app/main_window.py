@@ -54,7 +54,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence, QUndoStack
-from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMainWindow, QToolBar, QWidget
+from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMainWindow, QMenu, QToolBar, QWidget
 
 from app import collector, window_actions
 from app.debugger.install import install_debugger
@@ -71,7 +71,7 @@ from app.graph.view import GraphView
 from app.lessons import install as classroom
 from app.lessons.opening import make_welcome
 from app.lessons.presenter_layout import make_frame_note
-from app.look.theme import DEFAULT
+from app.look.theme import DEFAULT, Theme
 from app.services import LazyPage, Services
 from app.session import GraphSession
 from app.training.microgpt_panel import MicroGPTPanel, install_microgpt_training
@@ -88,7 +88,7 @@ MENU_ORDER = ("File", "Edit", "View", "Graph", "Help")
 class MainWindow(QMainWindow):
     layoutFinished = Signal()  # a pending open is complete: laid out, every canvas item built
 
-    def __init__(self, theme=None, load_example=True, parent=None):
+    def __init__(self, theme: Theme | None = None, load_example: bool = True, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Backprop Studio")
         self.theme = theme or DEFAULT
@@ -97,11 +97,12 @@ class MainWindow(QMainWindow):
         self.scene = GraphScene(self.session, self.theme, self)
         self.view = GraphView(self.scene)
         self.setCentralWidget(self.view)
-        self.setDockOptions(QMainWindow.AnimatedDocks | QMainWindow.AllowTabbedDocks)
+        self.setDockOptions(QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowTabbedDocks)
 
-        self.menus = {}
-        self.actions = {}
-        self.docks = {}
+        self.menus: dict[str, QMenu] = {}
+        # every action by its key ('run', 'debug step', ...); it hides QWidget.actions(), which nothing here calls
+        self.actions: dict[str, QAction] = {}  # type: ignore[assignment]
+        self.docks: dict[str, QDockWidget] = {}
         self.dialogs: dict[str, QWidget] = {}  # Help's dialogs while open (app/help/dialogs.py)
         for name in MENU_ORDER:
             self.menu(name)
@@ -110,13 +111,13 @@ class MainWindow(QMainWindow):
         self.toolbar = QToolBar("Main")
         self.toolbar.setObjectName("main-toolbar")
         self.toolbar.setMovable(False)
-        self.toolbar.setToolButtonStyle(Qt.ToolButtonTextOnly)
-        self.addToolBar(Qt.TopToolBarArea, self.toolbar)
+        self.toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.toolbar)
 
         self.editor = ExpressionBar(self.session)
-        self.add_dock("editor", "Editor", self.editor, Qt.LeftDockWidgetArea)
+        self.add_dock("editor", "Editor", self.editor, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.inspector = InspectorPanel(self.session)
-        self.add_dock("inspector", "Inspector", self.inspector, Qt.RightDockWidgetArea)
+        self.add_dock("inspector", "Inspector", self.inspector, Qt.DockWidgetArea.RightDockWidgetArea)
 
         # made on first use; each holder's get() makes it
         self.welcome: LazyPage[WelcomeDialog] = LazyPage(lambda: make_welcome(self))
@@ -132,7 +133,8 @@ class MainWindow(QMainWindow):
         )
         self.debugger = install_debugger(self)  # the Debugger dock and Debug menu (app/debugger/install.py)
         # the builder: palette, history, edit actions (app/graph/install.py)
-        self.builder, self.palette, self.history = install_builder(self)
+        # (`palette`, the palette dock's panel, hides QWidget.palette(), which nothing here calls)
+        self.builder, self.palette, self.history = install_builder(self)  # type: ignore[method-assign]
         # lessons, themes, presenter mode's actions, welcome (app/lessons/install.py)
         self.appearance, self.lessons, self.presenter_fit, self.scale_box = classroom.install_classroom(self)
         # a lesson's "check this class" link does what File → Debug my engine… does

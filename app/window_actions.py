@@ -88,10 +88,10 @@ def build_actions(window: Any) -> Shell:
         tip="Check every Value class in a folder of submissions: a table and the class's most common mistakes",
     )
     window.menus["File"].addSeparator()
-    a("File", "&Quit", window.close, QKeySequence.Quit, key="quit")
+    a("File", "&Quit", window.close, QKeySequence.StandardKey.Quit, key="quit")
 
     undo = window.undo_stack.createUndoAction(window, "&Undo")
-    undo.setShortcut(QKeySequence.Undo)
+    undo.setShortcut(QKeySequence.StandardKey.Undo)
     redo = window.undo_stack.createRedoAction(window, "&Redo")
     redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])  # Redo alone gives Ctrl+Y only
     window.menus["Edit"].addAction(undo)
@@ -102,7 +102,7 @@ def build_actions(window: Any) -> Shell:
         "Edit",
         "&Find Node…",
         lambda: focus_find(find_box),
-        QKeySequence.Find,
+        QKeySequence.StandardKey.Find,
         key="find",
         tip="Find a node by its label or its formula, e.g. x1*w1 (Ctrl+F; Enter for the next, Esc back to the canvas)",
     )
@@ -116,7 +116,7 @@ def build_actions(window: Any) -> Shell:
         key="run",
         tip="Build the graph from the editor's text (Ctrl+Enter)",
     )
-    run.setShortcutContext(Qt.WindowShortcut)
+    run.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
     a(
         "Graph",
         "&Backward",
@@ -164,7 +164,7 @@ def build_actions(window: Any) -> Shell:
         "View",
         "Zoom &In",
         window.view.zoom_in,
-        [QKeySequence.ZoomIn, "Ctrl+="],
+        [QKeySequence.StandardKey.ZoomIn, "Ctrl+="],
         toolbar=True,
         key="zoom in",
         tip="Zoom in (Ctrl+=)",
@@ -173,7 +173,7 @@ def build_actions(window: Any) -> Shell:
         "View",
         "Zoom &Out",
         window.view.zoom_out,
-        [QKeySequence.ZoomOut, "Ctrl+-"],
+        [QKeySequence.StandardKey.ZoomOut, "Ctrl+-"],
         toolbar=True,
         key="zoom out",
         tip="Zoom out (Ctrl+-)",
@@ -195,14 +195,14 @@ def build_actions(window: Any) -> Shell:
     find_box.setToolTip(
         "A label (w1) or a formula as you would type it (x1*w1); Enter finds the next, Esc goes back to the canvas"
     )
-    escape = QShortcut(QKeySequence(Qt.Key_Escape), find_box, context=Qt.WidgetShortcut)
+    escape = QShortcut(QKeySequence(Qt.Key.Key_Escape), find_box, context=Qt.ShortcutContext.WidgetShortcut)
     escape.activated.connect(lambda: focus_canvas(window))
     find_box.setClearButtonEnabled(True)
     find_box.setMaximumWidth(260)
     find_box.returnPressed.connect(lambda: find_node(window, find_box.text()))
     window.toolbar.addWidget(find_box)
     spacer = QWidget()
-    spacer.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Preferred)
+    spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
     window.toolbar.addWidget(spacer)
     window.toolbar.addAction(window.actions["export png"])
     window.toolbar.addAction(window.actions["export svg"])
@@ -222,7 +222,7 @@ def build_status_bar(bar: Any, view: Any) -> StatusLabels:
     return labels
 
 
-def update_status(window, *_) -> None:
+def update_status(window: Any, *_: Any) -> None:
     nodes, edges = window.scene.counts()
     shape = window.reach.shape_text()
     window.counts_label.setText(f"{nodes:,} nodes · {edges:,} edges" + (f" · {shape}" if shape else ""))
@@ -261,18 +261,18 @@ def backward(window: Any) -> bool:
     return ok
 
 
-def zero_grads(window) -> None:
+def zero_grads(window: Any) -> None:
     window.session.zero_grads()
     window.show_message("Every grad set to 0.")
 
 
-def relayout(window) -> None:
+def relayout(window: Any) -> None:
     """Arrange the current graph again, as one undoable step."""
     doc = window.session.doc
     if not doc.nodes:
         return
 
-    def apply(result) -> None:
+    def apply(result: Any) -> None:
         if isinstance(result, Exception):
             window.show_message(f"Could not arrange the graph: {result}")
             return
@@ -284,16 +284,16 @@ def relayout(window) -> None:
     window.arranger.arrange(doc, apply)
 
 
-def toggle_auto_backward(window) -> None:
+def toggle_auto_backward(window: Any) -> None:
     window.session.auto_backward = window.actions["auto backward"].isChecked()
 
 
-def toggle_dark(window) -> None:
+def toggle_dark(window: Any) -> None:
     palette = DARK if window.actions["dark theme"].isChecked() else LIGHT
     window.apply_theme(window.theme.with_(palette=palette))
 
 
-def apply_theme(window, theme) -> None:
+def apply_theme(window: Any, theme: Any) -> None:
     """One palette and ONE scale factor for every pane (app/look/theme.py): the canvas
     items, the widgets and menus, the plots; a panel with `set_theme(theme)`
     gets the theme too. The graph is framed again at its new size. The window has
@@ -316,7 +316,7 @@ def apply_theme(window, theme) -> None:
     window.view.fit()
 
 
-def toggle_legend(window) -> None:
+def toggle_legend(window: Any) -> None:
     window.view.legend.setVisible(window.actions["legend"].isChecked())
 
 
@@ -324,9 +324,9 @@ def toggle_legend(window) -> None:
 # Find
 
 
-def focus_canvas(window) -> None:
+def focus_canvas(window: Any) -> None:
     """F6, or Esc in the find box: the keyboard on the canvas, a node selected to walk from."""
-    window.view.setFocus(Qt.ShortcutFocusReason)
+    window.view.setFocus(Qt.FocusReason.ShortcutFocusReason)
     if not window.scene.selection.selected_ids():
         window.view.walk("left")  # nothing selected: the walk starts at the output
     chosen = window.scene.selection.selected_ids()
@@ -337,7 +337,7 @@ def focus_canvas(window) -> None:
 
 
 def focus_find(find_box: QLineEdit) -> None:
-    find_box.setFocus(Qt.ShortcutFocusReason)
+    find_box.setFocus(Qt.FocusReason.ShortcutFocusReason)
     find_box.selectAll()
 
 

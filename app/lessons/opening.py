@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt, QTimer
 from app.lessons.presenter_layout import presenter_canvas, presenter_layout, size_presenter_docks
 
 
-def show_lessons(window, lesson_id=None, step=0):
+def show_lessons(window: Any, lesson_id: str | None = None, step: int = 0) -> bool:
     """Show the Lessons dock; with an id, open that lesson at `step` (0-based)."""
     dock = window.docks["lessons"]
     dock.show()
@@ -22,7 +22,7 @@ def show_lessons(window, lesson_id=None, step=0):
         opened = window.lessons.open_lesson(lesson_id, step)
     elif window.lessons.runner is None and window.lessons.lessons:
         opened = window.lessons.open_lesson(window.lessons.lessons[0].id)
-    if window.appearance.presenting and window.dockWidgetArea(dock) != Qt.BottomDockWidgetArea:
+    if window.appearance.presenting and window.dockWidgetArea(dock) != Qt.DockWidgetArea.BottomDockWidgetArea:
         # opened during presenter mode: the lesson goes under the canvas, as presenter mode
         # arranges it, not into the side column (where 2x text is cut to a few letters a line)
         presenter_layout(window)
@@ -31,7 +31,7 @@ def show_lessons(window, lesson_id=None, step=0):
     return opened
 
 
-def show_welcome(window):
+def show_welcome(window: Any) -> Any:
     """The welcome page (Help → Welcome; also at start unless turned off)."""
     dialog = window.welcome.get()
     dialog.show()
@@ -47,7 +47,7 @@ def make_welcome(window: Any) -> Any:
     from app.help.welcome import WelcomeDialog
 
     dialog = WelcomeDialog(window, window.lessons.lessons)
-    dialog.setAttribute(Qt.WA_DeleteOnClose)
+    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     dialog.finished.connect(lambda *_: window.welcome.clear())
     dialog.lessonChosen.connect(lambda lesson_id: show_lessons(window, lesson_id))
     dialog.fileChosen.connect(window.open_file)
