@@ -50,8 +50,6 @@ The window's pieces; each installer returns what it builds:
     app/lessons/presenter_layout.py  presenter mode's docks and readable zoom
 """
 
-from typing import TYPE_CHECKING
-
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence, QUndoStack
 from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMainWindow, QMenu, QToolBar, QWidget
@@ -68,8 +66,9 @@ from app.graph.layout_runner import LayoutRunner, place_nodes
 from app.graph.scene import GraphScene
 from app.graph.scope_page import ScopePage, install_scopes, make_page
 from app.graph.view import GraphView
+from app.help.welcome import WelcomeDialog
 from app.lessons import install as classroom
-from app.lessons.opening import make_welcome
+from app.lessons.opening import show_lessons
 from app.lessons.presenter_layout import make_frame_note
 from app.look.theme import DEFAULT, Theme
 from app.services import LazyPage, Services
@@ -78,9 +77,6 @@ from app.training.microgpt_panel import MicroGPTPanel, install_microgpt_training
 from app.training.workspace import TrainingWorkspace
 from app.window_layout import DockLayout
 from core.document.expr import ExprError, read
-
-if TYPE_CHECKING:
-    from app.help.welcome import WelcomeDialog
 
 MENU_ORDER = ("File", "Edit", "View", "Graph", "Help")
 
@@ -120,7 +116,7 @@ class MainWindow(QMainWindow):
         self.add_dock("inspector", "Inspector", self.inspector, Qt.DockWidgetArea.RightDockWidgetArea)
 
         # made on first use; each holder's get() makes it
-        self.welcome: LazyPage[WelcomeDialog] = LazyPage(lambda: make_welcome(self))
+        self.welcome: LazyPage[WelcomeDialog] = LazyPage(self._welcome_page)
         self.scope_page: LazyPage[ScopePage] = LazyPage(lambda: make_page(self))  # a big graph, by scope
         self.microgpt_panel: LazyPage[MicroGPTPanel] = LazyPage(lambda: MicroGPTPanel(self))
         self.frame_note: LazyPage[QLabel] = LazyPage(lambda: make_frame_note(self.view))  # presenter mode
@@ -184,6 +180,15 @@ class MainWindow(QMainWindow):
             add_action=self.add_action,
             say=self.show_message,
         )
+
+    def _welcome_page(self) -> WelcomeDialog:
+        """The welcome page, made when `welcome` is first asked for; forgotten on close."""
+        dialog = WelcomeDialog(self, self.lessons.lessons)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.finished.connect(lambda *_: self.welcome.clear())
+        dialog.lessonChosen.connect(lambda lesson_id: show_lessons(self, lesson_id))
+        dialog.fileChosen.connect(self.open_file)
+        return dialog
 
     def _initial_size(self):
         """90% of the screen (at most 1800x1100), 1440x880 without one."""

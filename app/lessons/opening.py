@@ -2,7 +2,7 @@
 Welcome, a lesson file, the tour, the slide deck and `--lesson` all come here.
 
 Plain functions taking the `MainWindow`; the welcome page is the window's
-`window.welcome` (a LazyPage: made by `make_welcome` on first use, forgotten on close).
+`window.welcome` (a LazyPage: made by the window on first use, forgotten on close).
 """
 
 from typing import Any
@@ -39,16 +39,4 @@ def show_welcome(window: Any) -> Any:
     frame = window.frameGeometry()
     dialog.move(frame.center().x() - dialog.width() // 2, max(frame.top(), frame.bottom() - dialog.height() - 24))
     dialog.raise_()
-    return dialog
-
-
-def make_welcome(window: Any) -> Any:
-    """The welcome page, made when window.welcome is first asked for; forgotten on close."""
-    from app.help.welcome import WelcomeDialog
-
-    dialog = WelcomeDialog(window, window.lessons.lessons)
-    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-    dialog.finished.connect(lambda *_: window.welcome.clear())
-    dialog.lessonChosen.connect(lambda lesson_id: show_lessons(window, lesson_id))
-    dialog.fileChosen.connect(window.open_file)
     return dialog

@@ -21,7 +21,6 @@ APP_KNOWN = {
     ("app/files/actions.py", "graph"): "CANVAS_VERSION, the node sizes a file's positions were saved for",
     ("app/help/welcome.py", "files"): "the welcome page lists File → Examples (app/files/examples.py)",
     ("app/lessons/lesson_file.py", "files"): "Open Lesson… asks and warns through app/files/dialogs.py",
-    ("app/lessons/opening.py", "help"): "Help → Welcome's page lists the lessons and opens one (moved from install.py)",
     ("app/lessons/slides.py", "files"): "Export Lesson Slides… asks and warns through app/files/dialogs.py",
 }
 

@@ -82,9 +82,9 @@ def test_a_lesson_exports_its_whole_deck(window, qtbot, tmp_path):
 
 
 def test_a_lesson_deck_from_the_command_line_with_the_quiz(tmp_path, qapp):
-    from app.lessons.slides import main
+    from app.startup import slides_main
 
-    assert main(["--lesson", "chain-rule", str(tmp_path / "c.pdf"), "--quiz", "--size", "1280x720"]) == 0
+    assert slides_main(["--lesson", "chain-rule", str(tmp_path / "c.pdf"), "--quiz", "--size", "1280x720"]) == 0
     pngs = sorted(tmp_path.glob("c-*.png"))
     assert len(pngs) == pdf_pages(tmp_path / "c.pdf") and len(pngs) > 6  # the quiz asks in steps 2-5
 
