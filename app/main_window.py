@@ -127,10 +127,13 @@ class MainWindow(QMainWindow):
         self.output_label, self.zoom_label, self.counts_label = window_actions.build_status_bar(
             self.statusBar(), self.view
         )
-        self.debugger = install_debugger(self)  # the Debugger dock and Debug menu (app/debugger/install.py)
+        # the Debugger dock and Debug menu (app/debugger/install.py)
+        self.debugger = install_debugger(self.services(), self.inspector)
         # the builder: palette, history, edit actions (app/graph/install.py)
         # (`palette`, the palette dock's panel, hides QWidget.palette(), which nothing here calls)
-        self.builder, self.palette, self.history = install_builder(self)  # type: ignore[method-assign]
+        self.builder, self.palette, self.history = install_builder(self.services())  # type: ignore[method-assign]
+        self.docks["inspector"].raise_()  # in front of the history, its tab
+        self.setAcceptDrops(True)  # a graph file or a .py dropped on the window opens (dropEvent)
         # lessons, themes, presenter mode's actions, welcome (app/lessons/install.py)
         self.appearance, self.lessons, self.presenter_fit, self.scale_box = classroom.install_classroom(self)
         # a lesson's "check this class" link does what File → Debug my engine… does
@@ -178,6 +181,7 @@ class MainWindow(QMainWindow):
             menu=self.menu,
             add_dock=self.add_dock,
             add_action=self.add_action,
+            actions=self.actions,
             say=self.show_message,
         )
 

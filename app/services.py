@@ -60,4 +60,5 @@ class Services:
     menu: Callable[[str], QMenu]  # the top-level menu of that name
     add_dock: Callable[..., QDockWidget]  # (key, title, widget, area, tabify_with=None)
     add_action: Callable[..., QAction]  # (menu, text, slot, shortcut=None, toolbar=False, key=None, tip=None)
+    actions: dict[str, QAction]  # every menu action by its key (add_action's `key`): a panel may file its own
     say: Callable[..., Any]  # (text, timeout_ms=8000): a line in the status bar

@@ -745,7 +745,7 @@ def test_build_backward_undo_redo_save_quit_reopen_identical(window, qtbot, tmp_
     try:
         assert again.files.open(str(path))
         assert again.session.doc.to_dict() == final
-        again.backward()
+        window_actions.backward(again)
         assert {name: again.session.values[nid].grad for name, nid in parts.items()} == grads
         assert again.scene.node_item(parts["o"]).texts() == ("o", "0.7071", "1.0000")
     finally:
