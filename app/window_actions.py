@@ -53,7 +53,7 @@ def build_actions(window: Any) -> Shell:
     a(
         "File",
         "Export &PNG…",
-        lambda: image_export.export_dialog(window, "png"),
+        lambda: image_export.export_dialog(window.services(), "png"),
         "Ctrl+Shift+P",
         key="export png",
         tip="Save the whole graph as an image",
@@ -61,7 +61,7 @@ def build_actions(window: Any) -> Shell:
     a(
         "File",
         "Export &SVG…",
-        lambda: image_export.export_dialog(window, "svg"),
+        lambda: image_export.export_dialog(window.services(), "svg"),
         "Ctrl+Shift+G",
         key="export svg",
         tip="Save the whole graph as a vector drawing",

@@ -194,10 +194,10 @@ def test_zoom_actions(window):
 
 def test_export_png_and_svg(window, tmp_path):
     png, svg = tmp_path / "g.png", tmp_path / "g.svg"
-    assert image_export.export_png(window, png)
+    assert image_export.export_png(window.services(), png)
     image = QImage(str(png))
     assert not image.isNull() and image.width() > 100 and image.height() > 20
-    assert image_export.export_svg(window, svg)
+    assert image_export.export_svg(window.services(), svg)
     text = svg.read_text(encoding="utf-8")
     assert text.lstrip().startswith(("<?xml", "<svg"))
     assert ">f<" in text.replace(" ", "") or "f</text>" in text

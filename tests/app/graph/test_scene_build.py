@@ -217,7 +217,7 @@ def test_a_saved_large_graph_opens_in_slices_too(window, qtbot, tmp_path):
 
 def test_an_export_during_the_build_pictures_the_whole_graph(window, qtbot, tmp_path):
     open_big(window, qtbot)
-    assert image_export.export_png(window, tmp_path / "big.png", scale=0.2)
+    assert image_export.export_png(window.services(), tmp_path / "big.png", scale=0.2)
     assert not window.scene.building
     assert_scene_matches_document(window)
 

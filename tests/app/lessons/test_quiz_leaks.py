@@ -122,12 +122,12 @@ def test_an_export_while_the_question_is_open_keeps_the_answer_hidden(window, qt
     open_step(window, qtbot, "final-assessment", 1)
     nid, value, item = node(window, "L")
     path = tmp_path / "graph.svg"
-    assert image_export.export_svg(window, str(path))
+    assert image_export.export_svg(window.services(), str(path))
     svg = path.read_text(encoding="utf-8")
     assert format_number(value.data) not in svg and ">?<" in svg.replace(" ", "")
     window.lessons.answer.setText(repr(value.data))
     window.lessons.check()
-    assert image_export.export_svg(window, str(path))
+    assert image_export.export_svg(window.services(), str(path))
     assert format_number(value.data) in path.read_text(encoding="utf-8")
 
 
