@@ -75,20 +75,9 @@ def main(argv=None):
     if argv[:1] == ["--export-slides"]:  # a lesson's deck or a backward pass as slides (app/lessons/slides.py)
         return slides_main(argv[1:])
     args = _parse_args(argv)
-    if args.check_lesson:  # no window: a teacher's check before the lecture
-        return check_lesson_file(args.check_lesson)
-    if args.make_autograder:  # no window: a bundle for Gradescope
-        from app.foreign.cli import make_autograder
-
-        return make_autograder(args.make_autograder)
-    if args.check_engine:  # no window: a report for people or autograders
-        from app.foreign.cli import check_engines
-
-        return check_engines(args)
-    if args.copy_notebook is not None:
-        from app.arguments import copy_notebook
-
-        return copy_notebook(args.copy_notebook)
+    answer = _without_window(args)
+    if answer is not None:
+        return answer
     if args.screenshot and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     if QApplication.instance() is None and (problem := display_problem()) is not None:
@@ -120,52 +109,9 @@ def main(argv=None):
     if args.run_python:
         _run_python(window, args.run_python)
     _start_classroom(window, args)
-    if args.debug_engine:
-        from app.foreign.engine_dialog import open_engine_check
-
-        engine_check = open_engine_check(window, args.debug_engine, args.expr, wait=True)
-        if args.screenshot:
-            engine_check.hide()  # the picture is the window: the canvas and the stopped debugger
-    if args.forward_steps is not None:
-        window.debugger.controller.forward_reset()
-        for _ in range(args.forward_steps):
-            window.debugger.controller.forward_step()
-    if args.debug_steps is not None:
-        window.debugger.controller.reset()
-        if args.debug_steps == "end":
-            window.debugger.controller.run_to_end()
-        else:
-            for _ in range(int(args.debug_steps)):
-                window.debugger.controller.step()
+    _start_debugger(window, args)
     if args.screenshot:
-        window.files.prompt_on_close = False  # a picture, not a session: nothing to ask
-        _start_training(window, args, wait=True)
-        window.resize(*args.size)
-        window.show()
-        window.wait_for_layout()
-        app.processEvents()
-        from app.lessons.presenter_layout import frame_step, readable_zoom, size_presenter_docks
-
-        if window.appearance.presenting:
-            size_presenter_docks(window)  # as its timer does after a resize on screen
-            app.processEvents()
-        if window.appearance.presenting:  # digits readable from the back row, as on screen
-            if not readable_zoom(window):
-                frame_step(window)
-        else:
-            window.view.fit()
-        window.lessons.follow()
-        app.processEvents()
-        page = window.scope_page.current
-        if page is not None:  # a big graph's page: its first picture for the final size
-            page.settle()
-        window.view.minimap.finish_drawing()  # a large graph's overview is drawn in slices
-        ok = window.grab().save(args.screenshot, "PNG")
-        window.close()
-        window.deleteLater()
-        QCoreApplication.sendPostedEvents(None, QEvent.DeferredDelete)
-        print(f"{'saved' if ok else 'could not save'} {args.screenshot} ({time.perf_counter() - started:.2f} s)")
-        return 0 if ok else 1
+        return _screenshot(app, window, args, started)
     from app import errors
 
     errors.install_excepthook()  # a bug we did not foresee is reported, the work stays open
@@ -183,6 +129,79 @@ def main(argv=None):
 
         show_welcome(window)
     return app.exec()
+
+
+def _without_window(args):
+    """--check-lesson, --make-autograder, --check-engine, --copy-notebook: the exit code
+    of what needs no window; None for everything else."""
+    if args.check_lesson:  # no window: a teacher's check before the lecture
+        return check_lesson_file(args.check_lesson)
+    if args.make_autograder:  # no window: a bundle for Gradescope
+        from app.foreign.cli import make_autograder
+
+        return make_autograder(args.make_autograder)
+    if args.check_engine:  # no window: a report for people or autograders
+        from app.foreign.cli import check_engines
+
+        return check_engines(args)
+    if args.copy_notebook is not None:
+        from app.arguments import copy_notebook
+
+        return copy_notebook(args.copy_notebook)
+    return None
+
+
+def _start_debugger(window, args):
+    """--debug-engine (Debug my engine on a file, stopped), --forward-steps, --debug-steps."""
+    if args.debug_engine:
+        from app.foreign.engine_dialog import open_engine_check
+
+        engine_check = open_engine_check(window, args.debug_engine, args.expr, wait=True)
+        if args.screenshot:
+            engine_check.hide()  # the picture is the window: the canvas and the stopped debugger
+    if args.forward_steps is not None:
+        window.debugger.controller.forward_reset()
+        for _ in range(args.forward_steps):
+            window.debugger.controller.forward_step()
+    if args.debug_steps is not None:
+        window.debugger.controller.reset()
+        if args.debug_steps == "end":
+            window.debugger.controller.run_to_end()
+        else:
+            for _ in range(int(args.debug_steps)):
+                window.debugger.controller.step()
+
+
+def _screenshot(app, window, args, started):
+    """--screenshot: the window at --size, settled as on screen, saved as a PNG; the exit code."""
+    window.files.prompt_on_close = False  # a picture, not a session: nothing to ask
+    _start_training(window, args, wait=True)
+    window.resize(*args.size)
+    window.show()
+    window.wait_for_layout()
+    app.processEvents()
+    from app.lessons.presenter_layout import frame_step, readable_zoom, size_presenter_docks
+
+    if window.appearance.presenting:
+        size_presenter_docks(window)  # as its timer does after a resize on screen
+        app.processEvents()
+    if window.appearance.presenting:  # digits readable from the back row, as on screen
+        if not readable_zoom(window):
+            frame_step(window)
+    else:
+        window.view.fit()
+    window.lessons.follow()
+    app.processEvents()
+    page = window.scope_page.current
+    if page is not None:  # a big graph's page: its first picture for the final size
+        page.settle()
+    window.view.minimap.finish_drawing()  # a large graph's overview is drawn in slices
+    ok = window.grab().save(args.screenshot, "PNG")
+    window.close()
+    window.deleteLater()
+    QCoreApplication.sendPostedEvents(None, QEvent.DeferredDelete)
+    print(f"{'saved' if ok else 'could not save'} {args.screenshot} ({time.perf_counter() - started:.2f} s)")
+    return 0 if ok else 1
 
 
 def _run_python(window, path):
