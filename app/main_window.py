@@ -2,10 +2,16 @@
 
 `MainWindow` composes the panels around one `GraphSession` (app/session.py), the
 single source of truth for the current document and its compiled Values. The
-panels never import each other; the window wires their signals.
+panels never import each other; the window wires their signals. Every field of the
+window is set in `__init__` below, from what each installer returns; nothing else
+sets one (tests/app/test_main_window_fields.py). Pages made on first use are
+`LazyPage` holders (app/services.py): `window.scope_page.get()`.
 
 Extension points for later panels (debugger, builder, training):
 
+    window.services()                  Services (app/services.py): what a panel may use --
+                                       session, scene, view, undo stack, theme, menu,
+                                       add_dock, add_action, say (the status bar)
     window.session                     GraphSession: doc, compiled, push(cmd),
                                        recompiled / gradsChanged / currentChanged
     window.scene                       GraphScene: marks (set_highlight, set_node_status),
@@ -20,19 +26,22 @@ Extension points for later panels (debugger, builder, training):
     window.open_value(root)            trace a Value graph and show it
     window.layout_pending              True until a large graph is arranged and drawn
                                        (layoutFinished then); wait_for_layout() for scripts
+    window.arranger                    LayoutRunner (app/graph/layout_runner.py): layouts and
+                                       reads on a worker (run_in_worker), what to arrange (place)
     window.training                    TrainingWorkspace (app/training/workspace.py): show('graph' |
                                        'training'), panel (the TrainingPanel, built on first use)
-    window.files                       FileActions (app/files/actions.py): path, open, save,
+    window.files                       FileActions (app/files/actions.py): path, open, save_to,
                                        recent files, examples, autosave and recovery, exports
     window.builder                     GraphBuilder (app/graph/builder.py): palette drops,
                                        quick add, clipboard, delete, edit, groups
 
 `main(argv)`, the `backprop-studio` entry point, lives in app/startup.py (the
-console script is `app.startup:main`; it imports this module, never the reverse):
-    backprop-studio [FILE] [--screenshot OUT.png] [--size WxH] [--dark]
+console script is `app.startup:main`; it imports this module, never the reverse),
+and so do the tour's and the slide deck's command lines (`tour_main`, `slides_main`).
 
-The window's pieces, each a set of plain functions taking the window:
+The window's pieces; each installer returns what it builds:
     app/window_actions.py      the basic menus, toolbar, status bar, graph actions, find, theme
+    app/window_layout.py       the docks' first arrangement
     app/graph/layout_runner.py       arranging off the GUI thread, on Jobs (app/jobs.py)
     app/graph/scene_build.py   the canvas items of a large graph, built in slices
     app/debugger/install.py    the Debugger dock and Debug menu
@@ -43,39 +52,39 @@ The window's pieces, each a set of plain functions taking the window:
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence, QUndoStack
-from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QToolBar, QWidget
+from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMainWindow, QMenu, QToolBar, QWidget
 
 from app import collector, window_actions
 from app.debugger.install import install_debugger
 from app.editor.code_runner import CodeRunner
 from app.editor.expression_bar import TUTORIAL, ExpressionBar
 from app.editor.inspector import InspectorPanel
-from app.files import image_export
+from app.files.actions import FileActions
 from app.foreign.engine_dialog import open_engine_check
-from app.graph import layout_runner
-from app.graph.install import install_builder, toggle_group
-from app.graph.layout_runner import LayoutRunner
+from app.graph.install import install_builder
+from app.graph.layout_runner import LayoutRunner, place_nodes
 from app.graph.scene import GraphScene
-from app.graph.scope_page import install_scopes
+from app.graph.scope_page import ScopePage, install_scopes, make_page
 from app.graph.view import GraphView
+from app.help.welcome import WelcomeDialog
 from app.lessons import install as classroom
-from app.lessons import presenter_layout
-from app.lessons.install import _has_tip  # noqa: F401  (tests import it from here)
-from app.look.theme import DEFAULT
+from app.lessons.opening import show_lessons
+from app.lessons.presenter_layout import make_frame_note
+from app.look.theme import DEFAULT, Theme
+from app.services import LazyPage, Services
 from app.session import GraphSession
-from app.training.microgpt_panel import install_microgpt_training
+from app.training.microgpt_panel import MicroGPTPanel, install_microgpt_training
+from app.training.workspace import TrainingWorkspace
+from app.window_layout import DockLayout
 from core.document.expr import ExprError, read
-from core.document.layout import boxes_overlap, positions_pile_up
 
 MENU_ORDER = ("File", "Edit", "View", "Graph", "Help")
-ROUTE_SLACK = 6.0  # document units: a saved position this close to the layout's is the layout's
-NARROW_WINDOW = 1600  # pixels: a narrower window puts the inspector with the editor (arrange_docks)
 
 
 class MainWindow(QMainWindow):
     layoutFinished = Signal()  # a pending open is complete: laid out, every canvas item built
 
-    def __init__(self, theme=None, load_example=True, parent=None):
+    def __init__(self, theme: Theme | None = None, load_example: bool = True, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Backprop Studio")
         self.theme = theme or DEFAULT
@@ -84,11 +93,13 @@ class MainWindow(QMainWindow):
         self.scene = GraphScene(self.session, self.theme, self)
         self.view = GraphView(self.scene)
         self.setCentralWidget(self.view)
-        self.setDockOptions(QMainWindow.AnimatedDocks | QMainWindow.AllowTabbedDocks)
+        self.setDockOptions(QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowTabbedDocks)
 
-        self.menus = {}
-        self.actions = {}
-        self.docks = {}
+        self.menus: dict[str, QMenu] = {}
+        # every action by its key ('run', 'debug step', ...); it hides QWidget.actions(), which nothing here calls
+        self.actions: dict[str, QAction] = {}  # type: ignore[assignment]
+        self.docks: dict[str, QDockWidget] = {}
+        self.dialogs: dict[str, QWidget] = {}  # Help's dialogs while open (app/help/dialogs.py)
         for name in MENU_ORDER:
             self.menu(name)
         self._panels_menu = self.menus["View"].addMenu("Panels")
@@ -96,39 +107,60 @@ class MainWindow(QMainWindow):
         self.toolbar = QToolBar("Main")
         self.toolbar.setObjectName("main-toolbar")
         self.toolbar.setMovable(False)
-        self.toolbar.setToolButtonStyle(Qt.ToolButtonTextOnly)
-        self.addToolBar(Qt.TopToolBarArea, self.toolbar)
+        self.toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.toolbar)
 
         self.editor = ExpressionBar(self.session)
-        self.add_dock("editor", "Editor", self.editor, Qt.LeftDockWidgetArea)
+        self.add_dock("editor", "Editor", self.editor, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.inspector = InspectorPanel(self.session)
-        self.add_dock("inspector", "Inspector", self.inspector, Qt.RightDockWidgetArea)
+        self.add_dock("inspector", "Inspector", self.inspector, Qt.DockWidgetArea.RightDockWidgetArea)
 
-        self._build_actions()
-        self._build_status_bar()
-        self._install_debugger()
-        self._install_builder()
-        self._install_classroom()
+        # made on first use; each holder's get() makes it
+        self.welcome: LazyPage[WelcomeDialog] = LazyPage(self._welcome_page)
+        self.scope_page: LazyPage[ScopePage] = LazyPage(lambda: make_page(self))  # a big graph, by scope
+        self.microgpt_panel: LazyPage[MicroGPTPanel] = LazyPage(lambda: MicroGPTPanel(self))
+        self.frame_note: LazyPage[QLabel] = LazyPage(lambda: make_frame_note(self.view))  # presenter mode
+
+        # File menu: new/open/save/recent/examples/revert, code in and out, autosave (app/files/actions.py)
+        self.files = FileActions(self)
+        self.reach, self.find_box = window_actions.build_actions(self)  # the basic menus and the toolbar
+        self.output_label, self.zoom_label, self.counts_label = window_actions.build_status_bar(
+            self.statusBar(), self.view
+        )
+        # the Debugger dock and Debug menu (app/debugger/install.py)
+        self.debugger = install_debugger(self.services(), self.inspector)
+        # the builder: palette, history, edit actions (app/graph/install.py)
+        # (`palette`, the palette dock's panel, hides QWidget.palette(), which nothing here calls)
+        self.builder, self.palette, self.history = install_builder(self.services())  # type: ignore[method-assign]
+        self.docks["inspector"].raise_()  # in front of the history, its tab
+        self.setAcceptDrops(True)  # a graph file or a .py dropped on the window opens (dropEvent)
+        # lessons, themes, presenter mode's actions, welcome (app/lessons/install.py)
+        self.appearance, self.lessons, self.presenter_fit, self.scale_box = classroom.install_classroom(self)
         # a lesson's "check this class" link does what File → Debug my engine… does
         self.lessons.engineCheckAsked.connect(lambda path: open_engine_check(self, path))
-        self._install_training()
+        # the Training workspace (app/training/workspace.py): the Training panel in the canvas's
+        # place, a Graph | Training switch, File → Open/Save Training Session; its panel is
+        # built on first use
+        self.training = TrainingWorkspace(self)
         install_scopes(self)  # File → Open microgpt Step (app/graph/scope_page.py)
-        install_microgpt_training(self)  # File → Train microgpt… (app/training/microgpt_panel.py)
-        self._find_state = ("", -1)
-        self._layout_note = None  # why a graph shown "as saved" was arranged after all
-        self.docks_arranged = False  # True once the panels have their first (or the saved) arrangement
+        install_microgpt_training(self.services(), self.microgpt_panel)  # File → Train microgpt…
         self.arranger = LayoutRunner(self.scene, self.statusBar, self._opening_changed, self)  # the layout job
         self.scene.buildingChanged.connect(self._opening_changed)
+        self.dock_layout = DockLayout(self)  # the docks' first arrangement (app/window_layout.py)
 
         self.editor.runRequested.connect(self.run_expression)
         self.code_runner = CodeRunner(self)  # Run as Python: lecture code, in a child process
         self.inspector.navigate.connect(self.view.center_on_node)
         self.session.message.connect(self.show_message)
-        self.session.recompiled.connect(self._update_status)
-        self.session.gradsChanged.connect(self._update_status)
-        self.scene.structureChanged.connect(self._update_status)
+        for changed in (
+            self.session.recompiled,
+            self.session.gradsChanged,
+            self.scene.structureChanged,
+            self.scene.masksChanged,
+        ):
+            changed.connect(lambda *_: window_actions.update_status(self))
         self._initial_size()
-        self._place_docks()
+        self.dock_layout.place()
 
         if load_example:
             self.editor.set_text(TUTORIAL)
@@ -136,6 +168,31 @@ class MainWindow(QMainWindow):
             self.undo_stack.clear()  # the example is the starting point, not an edit
             self.scene.selection.select_node(self.session.doc.effective_output())
         self._fit_pending = True
+
+    def services(self) -> Services:
+        """What a panel may use of the window (app/services.py)."""
+        return Services(
+            session=self.session,
+            scene=self.scene,
+            view=self.view,
+            undo_stack=self.undo_stack,
+            parent=self,
+            theme=lambda: self.theme,
+            menu=self.menu,
+            add_dock=self.add_dock,
+            add_action=self.add_action,
+            actions=self.actions,
+            say=self.show_message,
+        )
+
+    def _welcome_page(self) -> WelcomeDialog:
+        """The welcome page, made when `welcome` is first asked for; forgotten on close."""
+        dialog = WelcomeDialog(self, self.lessons.lessons)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.finished.connect(lambda *_: self.welcome.clear())
+        dialog.lessonChosen.connect(lambda lesson_id: show_lessons(self, lesson_id))
+        dialog.fileChosen.connect(self.open_file)
+        return dialog
 
     def _initial_size(self):
         """90% of the screen (at most 1800x1100), 1440x880 without one."""
@@ -204,42 +261,10 @@ class MainWindow(QMainWindow):
         self.actions[key or text.replace("&", "").replace("…", "").strip().lower()] = action
         return action
 
-    # -- building ----------------------------------------------------------------------
-
-    def _build_actions(self):
-        return window_actions.build_actions(self)
-
-    def _build_status_bar(self):
-        return window_actions.build_status_bar(self)
-
-    def _update_status(self, *_):
-        return window_actions.update_status(self, *_)
-
-    def _install_debugger(self):
-        return install_debugger(self)
-
-    def _install_files(self):
-        """File menu: new/open/save/recent/examples/revert, code in and out, autosave."""
-        from app.files.actions import FileActions
-
-        self.files = FileActions(self)
-        self.files.install()
-
-    def _install_builder(self):
-        return install_builder(self)
-
-    def _install_training(self):
-        """The Training workspace (app/training/workspace.py): the Training panel in the
-        canvas's place, a Graph | Training switch in the toolbar and atop the View menu
-        (Ctrl+1 / Ctrl+2), File → Open/Save Training Session; a neuron clicked there opens
-        its graph here, and "Follow live" refreshes it in place. The panel itself is
-        built on first use."""
-        from app.training.workspace import TrainingWorkspace
-
-        self.training = TrainingWorkspace(self)
-
-    def _install_classroom(self):
-        return classroom.install_classroom(self)
+    def apply_theme(self, theme):
+        """Take `theme` as the window's and give it to every pane (window_actions.apply_theme)."""
+        self.theme = theme
+        window_actions.apply_theme(self, theme)
 
     def closeEvent(self, event):
         training = self.training.current == "training"
@@ -250,8 +275,8 @@ class MainWindow(QMainWindow):
             return  # the user chose Cancel: unsaved work stays open
         self.training.shutdown()  # stop the run and join its thread
         self.code_runner.shutdown()
-        if getattr(self, "_scope_page", None) is not None:
-            self._scope_page.shutdown()  # the big-graph page's worker ends first
+        if self.scope_page.current is not None:
+            self.scope_page.current.shutdown()  # the big-graph page's worker ends first
         self.debugger.controller.pause()
         self.lessons.shutdown()
         self.arranger.shutdown()  # any running layout is now stale
@@ -262,35 +287,12 @@ class MainWindow(QMainWindow):
     def wait_for_layout(self, timeout_s=60.0):
         return self.arranger.wait(timeout_s)
 
-    def _place_docks(self):
-        """The first arrangement of the panels (a saved one is restored over it). The
-        canvas is the main thing on screen: in a window narrower than NARROW_WINDOW
-        pixels the inspector and history join the editor's column as tabs, so the
-        canvas gets the width to show a dozen nodes at a legible size."""
-        if self.width() < NARROW_WINDOW:
-            for key in ("inspector", "history"):
-                if key in self.docks:
-                    self.tabifyDockWidget(self.docks["editor"], self.docks[key])
-            self.docks["editor"].raise_()
-
-    def arrange_docks(self):
-        """The panels' first sizes: the side columns what they need to be read, the
-        debugger (idle at first) about a quarter of the height, the canvas the rest."""
-        self.docks_arranged = True
-        side = 280 if self.width() <= 1440 else 320
-        sides = [self.docks["editor"]]
-        if not self.tabifiedDockWidgets(self.docks["editor"]).count(self.docks["inspector"]):
-            sides.append(self.docks["inspector"])
-        self.resizeDocks(sides, [side] * len(sides), Qt.Horizontal)
-        if "debugger" in self.docks:
-            self.resizeDocks([self.docks["debugger"]], [max(170, self.height() * 27 // 100)], Qt.Vertical)
-
     def showEvent(self, event):
         super().showEvent(event)
         if self._fit_pending:
             self._fit_pending = False
-            if not self.docks_arranged:
-                self.arrange_docks()
+            if not self.dock_layout.arranged:
+                self.dock_layout.arrange()
             QApplication.sendPostedEvents()
             self.view.fit()
 
@@ -326,10 +328,6 @@ class MainWindow(QMainWindow):
         self.editor.show_notes(notes)
         return True
 
-    def lay_out(self, doc):
-        """({id: centre}, routes) for doc, from core.document.layout on the items' real sizes."""
-        return self.arranger.lay_out(doc)
-
     @property
     def layout_pending(self):
         """True while a large graph is being arranged off the GUI thread, or its canvas
@@ -347,11 +345,6 @@ class MainWindow(QMainWindow):
         QTimer.singleShot(0, self._release_collector)  # in its own event-loop turn, after the last slice
         self.layoutFinished.emit()
 
-    def run_in_background(self, job, then, message):
-        """job() on a worker thread, then then(its result or exception) here; pending
-        meanwhile like a layout (app/graph/layout_runner.py)."""
-        self.arranger.run_in_worker(job, then, message)
-
     def _release_collector(self):
         if not self.layout_pending:  # else another open began meanwhile: it releases at its end
             collector.release()
@@ -360,68 +353,19 @@ class MainWindow(QMainWindow):
         self, doc, text="Replace graph", layout=True, undoable=True, groups=(), replacement=None, keep_positions=False
     ):
         """Show doc (a fresh GraphDocument nobody else holds) as one undoable step,
-        with its groups (core/document/groups.py). A large graph is laid out in a worker
-        first (see `layout_pending`). Without a layout, `replacement` may be doc's
-        ReplaceDocument, made already (on a worker thread: app/files/actions.py).
-        `layout=False` keeps the document's positions -- unless they pile up (a
-        trace, a file from another tool) or the boxes, measured now, overlap (a
-        file saved when nodes were drawn smaller): such a graph is arranged all
-        the same, since a box on top of another hides its numbers. `keep_positions`:
-        the positions are the user's own as they last saw them (an autosave, a file
-        saved at today's node sizes): kept even where boxes overlap."""
-        if not layout and positions_pile_up(node.pos for node in doc.nodes.values()):
-            layout, replacement = True, None
-        if not layout:
-            if len(doc.nodes) < layout_runner.ASYNC_LAYOUT_NODES:
-                self.arranger.forget_pending()
-                measured = self.arranger.layout_input(doc)
-                if keep_positions or not self._boxes_collide(doc, measured):
-                    self._reuse_routes(doc, measured)
-                    return self._show_laid_out(doc, text, None, undoable, groups, replacement)
-            else:
-
-                def measured(data):
-                    if not keep_positions and self._boxes_collide(doc, data):
-                        self.show_document(doc, text, True, undoable, groups)
-                    else:
-                        self._show_laid_out(doc, text, None, undoable, groups, replacement)
-
-                self.arranger.measure(doc, measured)
-                return True
-        self.arranger.arrange(
+        with its groups (core/document/groups.py). The arranger decides whether it is
+        laid out or keeps its positions (`layout`, `keep_positions`: see
+        LayoutRunner.place); a large graph is laid out in a worker first (see
+        `layout_pending`). Without a layout, `replacement` may be doc's
+        ReplaceDocument, made already (on a worker thread: app/files/actions.py)."""
+        return self.arranger.place(
             doc,
-            lambda result, prepared=None: self._show_laid_out(doc, text, result, undoable, groups, prepared),
-            prepare=lambda positions: layout_runner.prepare_replacement(doc, text, positions),
+            text,
+            lambda result, prepared: self._show_laid_out(doc, text, result, undoable, groups, prepared),
+            layout,
+            keep_positions,
+            replacement,
         )
-        return True
-
-    def _reuse_routes(self, doc, measured):
-        """A graph saved as the layout arranged it (an example, a file saved unmoved)
-        gets the layout's wire routes back: its long wires run between the columns,
-        not through the boxes. Positions the user changed keep plain curves."""
-        try:
-            positions, routes = layout_runner.run_layout(*measured)
-        except ValueError:
-            return
-        nodes = doc.nodes
-        if all(
-            abs(nodes[nid].pos[0] - x) < ROUTE_SLACK and abs(nodes[nid].pos[1] - y) < ROUTE_SLACK
-            for nid, (x, y) in positions.items()
-        ):  # as arranged, give or take a pixel of text width
-            self.scene.set_routes(routes, {nid: node.pos for nid, node in nodes.items()})
-
-    def _boxes_collide(self, doc, measured):
-        """True (and a note in the status bar) if doc's saved positions put two of
-        its boxes, at the sizes `measured` (layout_runner's input), on each other."""
-        sizes = measured[2]
-        hit = boxes_overlap({nid: node.pos for nid, node in doc.nodes.items()}, sizes)
-        if hit is None:
-            return False
-        self._layout_note = (
-            "The saved positions put nodes on top of each other at today's node "
-            "sizes, so the graph was arranged again (the file is unchanged)."
-        )
-        return True
 
     def _show_laid_out(self, doc, text, result, undoable, groups=(), prepared=None):
         """Show doc at the layout's positions; `prepared` is its ReplaceDocument, made
@@ -431,7 +375,7 @@ class MainWindow(QMainWindow):
         elif result is not None:
             positions, routes = result
             if prepared is None:
-                layout_runner.place_nodes(doc, positions)
+                place_nodes(doc, positions)
             self.scene.set_routes(routes, positions)
         ok, error = self.session.replace(doc, text, groups, replacement=prepared)
         if not ok:
@@ -441,10 +385,10 @@ class MainWindow(QMainWindow):
             self.undo_stack.clear()
         self.session.select(None)
         self.view.fit()
-        self._update_status()
-        if self._layout_note:
-            self.show_message(self._layout_note)
-            self._layout_note = None
+        window_actions.update_status(self)
+        note = self.arranger.take_note()
+        if note:
+            self.show_message(note)
         return True
 
     def open_value(self, root, parameters=(), text="Show traced graph"):
@@ -483,12 +427,6 @@ class MainWindow(QMainWindow):
             return self.code_runner.open_script(str(path))
         return self.files.open(path)
 
-    def save_file(self, path):
-        return self.files.save_to(path)
-
-    def _toggle_group(self):
-        return toggle_group(self)
-
     def dragEnterEvent(self, event):
         if self.files.dropped_path(event.mimeData()):
             event.acceptProposedAction()
@@ -498,94 +436,3 @@ class MainWindow(QMainWindow):
         if path:
             event.acceptProposedAction()
             self.open_file(path)  # a .py script runs as Python (a big graph: the scope page)
-
-    # -- graph actions ----------------------------------------------------------------------
-
-    def backward(self):
-        return window_actions.backward(self)
-
-    def zero_grads(self):
-        return window_actions.zero_grads(self)
-
-    def relayout(self):
-        return window_actions.relayout(self)
-
-    def _toggle_auto_backward(self):
-        return window_actions.toggle_auto_backward(self)
-
-    def _toggle_dark(self):
-        return window_actions.toggle_dark(self)
-
-    def set_theme(self, palette):
-        self.apply_theme(self.theme.with_(palette=palette))
-
-    def apply_theme(self, theme):
-        return window_actions.apply_theme(self, theme)
-
-    def _toggle_legend(self):
-        return window_actions.toggle_legend(self)
-
-    # -- find ------------------------------------------------------------------------------
-
-    def focus_find(self):
-        return window_actions.focus_find(self)
-
-    def find_node(self, text):
-        return window_actions.find_node(self, text)
-
-    # -- export ------------------------------------------------------------------------------
-
-    def export_png(self, path, scale=2.0):
-        """The whole graph as a PNG (app/files/image_export.py)."""
-        return image_export.export_png(self, path, scale)
-
-    def export_svg(self, path):
-        return image_export.export_svg(self, path)
-
-    def export_dialog(self, kind):
-        return image_export.export_dialog(self, kind)
-
-    # -- help ------------------------------------------------------------------------------
-
-    def show_shortcuts(self):
-        """Every shortcut, read from the window's actions (app/help/dialogs.py)."""
-        from app.help.dialogs import show_shortcuts
-
-        return show_shortcuts(self)
-
-    def show_about(self):
-        from app.help.dialogs import show_about
-
-        return show_about(self)
-
-    # -- the classroom: lessons, themes, welcome (app/lessons/install.py); presenter mode's
-    # layout (app/lessons/presenter_layout.py) ---
-
-    def show_lessons(self, lesson_id=None, step=0):
-        return classroom.show_lessons(self, lesson_id, step)
-
-    open_lesson = show_lessons
-
-    def show_welcome(self):
-        return classroom.show_welcome(self)
-
-    def presenter_keeps_dock(self, key):
-        return presenter_layout.presenter_keeps_dock(self, key)
-
-    def presenter_layout(self):
-        return presenter_layout.presenter_layout(self)
-
-    def _size_presenter_docks(self):
-        return presenter_layout.size_presenter_docks(self)
-
-    def _presenter_canvas(self):
-        return presenter_layout.presenter_canvas(self)
-
-    def _lesson_controls(self):
-        return classroom.lesson_controls(self)
-
-    def _presenter_changed(self, on):
-        return presenter_layout.presenter_changed(self, on)
-
-    def _appearance_changed(self):
-        return classroom.appearance_changed(self)

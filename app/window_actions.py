@@ -1,18 +1,21 @@
 """The window's own menus and actions: File/Edit/Graph/View/Help basics, the toolbar,
 the status bar, backward and zero grads, re-arrange, find, and the theme.
 
-Plain functions taking the `MainWindow`; its methods of the same names call them.
+Plain functions taking the `MainWindow`: `build_actions` and `build_status_bar` return
+the widgets they make (the window keeps them as fields); the menus call the rest.
 """
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QSizePolicy, QWidget
 
+from app.files import image_export
 from app.foreign.class_view import check_a_class
 from app.foreign.engine_dialog import debug_my_engine
 from app.graph.reach import SHAPE_TIP, ReachActions
+from app.help import dialogs
 from app.look.theme import DARK, LIGHT, format_number
 from core.document.commands import ApplyLayout
 
@@ -20,13 +23,37 @@ from core.document.commands import ApplyLayout
 # Building
 
 
-def build_actions(window) -> None:
+class FindBox(QLineEdit):
+    """The toolbar's find box; `last` is (the text found last, the index of its match)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.last: tuple[str, int] = ("", -1)
+
+
+class Shell(NamedTuple):
+    """What build_actions makes that the window keeps."""
+
+    reach: ReachActions
+    find_box: FindBox
+
+
+class StatusLabels(NamedTuple):
+    """The status bar's permanent labels, left to right."""
+
+    output: QLabel
+    zoom: QLabel
+    counts: QLabel
+
+
+def build_actions(window: Any) -> Shell:
     a = window.add_action
-    window._install_files()
+    window.files.install()  # File menu: new/open/save/recent/examples/revert, code in and out, autosave
+    find_box = FindBox()
     a(
         "File",
         "Export &PNG…",
-        lambda: window.export_dialog("png"),
+        lambda: image_export.export_dialog(window.services(), "png"),
         "Ctrl+Shift+P",
         key="export png",
         tip="Save the whole graph as an image",
@@ -34,7 +61,7 @@ def build_actions(window) -> None:
     a(
         "File",
         "Export &SVG…",
-        lambda: window.export_dialog("svg"),
+        lambda: image_export.export_dialog(window.services(), "svg"),
         "Ctrl+Shift+G",
         key="export svg",
         tip="Save the whole graph as a vector drawing",
@@ -61,10 +88,10 @@ def build_actions(window) -> None:
         tip="Check every Value class in a folder of submissions: a table and the class's most common mistakes",
     )
     window.menus["File"].addSeparator()
-    a("File", "&Quit", window.close, QKeySequence.Quit, key="quit")
+    a("File", "&Quit", window.close, QKeySequence.StandardKey.Quit, key="quit")
 
     undo = window.undo_stack.createUndoAction(window, "&Undo")
-    undo.setShortcut(QKeySequence.Undo)
+    undo.setShortcut(QKeySequence.StandardKey.Undo)
     redo = window.undo_stack.createRedoAction(window, "&Redo")
     redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])  # Redo alone gives Ctrl+Y only
     window.menus["Edit"].addAction(undo)
@@ -74,8 +101,8 @@ def build_actions(window) -> None:
     a(
         "Edit",
         "&Find Node…",
-        window.focus_find,
-        QKeySequence.Find,
+        lambda: focus_find(find_box),
+        QKeySequence.StandardKey.Find,
         key="find",
         tip="Find a node by its label or its formula, e.g. x1*w1 (Ctrl+F; Enter for the next, Esc back to the canvas)",
     )
@@ -89,11 +116,11 @@ def build_actions(window) -> None:
         key="run",
         tip="Build the graph from the editor's text (Ctrl+Enter)",
     )
-    run.setShortcutContext(Qt.WindowShortcut)
+    run.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
     a(
         "Graph",
         "&Backward",
-        window.backward,
+        lambda: backward(window),
         "Ctrl+B",
         toolbar=True,
         key="backward",
@@ -102,26 +129,26 @@ def build_actions(window) -> None:
     a(
         "Graph",
         "&Zero Grads",
-        window.zero_grads,
+        lambda: zero_grads(window),
         "Ctrl+Shift+B",
         toolbar=True,
         key="zero grads",
         tip="Set every grad to 0 (Ctrl+Shift+B)",
     )
-    auto = a("Graph", "Backward After Every &Change", window._toggle_auto_backward, key="auto backward")
+    auto = a("Graph", "Backward After Every &Change", lambda: toggle_auto_backward(window), key="auto backward")
     auto.setCheckable(True)
     auto.setChecked(window.session.auto_backward)
     window.menus["Graph"].addSeparator()
     a(
         "Graph",
         "Re-&arrange",
-        window.relayout,
+        lambda: relayout(window),
         "Ctrl+L",
         key="arrange",
         tip="Lay the graph out again, left to right (undoable)",
     )
-    window.reach = ReachActions(window)
-    window.reach.install()
+    reach = ReachActions(window.services())
+    reach.install()
     window.toolbar.addSeparator()
 
     a("View", "&Fit", window.view.fit, "F", toolbar=True, key="fit", tip="Show the whole graph (F)")
@@ -137,7 +164,7 @@ def build_actions(window) -> None:
         "View",
         "Zoom &In",
         window.view.zoom_in,
-        [QKeySequence.ZoomIn, "Ctrl+="],
+        [QKeySequence.StandardKey.ZoomIn, "Ctrl+="],
         toolbar=True,
         key="zoom in",
         tip="Zoom in (Ctrl+=)",
@@ -146,57 +173,56 @@ def build_actions(window) -> None:
         "View",
         "Zoom &Out",
         window.view.zoom_out,
-        [QKeySequence.ZoomOut, "Ctrl+-"],
+        [QKeySequence.StandardKey.ZoomOut, "Ctrl+-"],
         toolbar=True,
         key="zoom out",
         tip="Zoom out (Ctrl+-)",
     )
     a("View", "Actual &Size", window.view.reset_zoom, "Ctrl+0", key="actual size")
     window.menus["View"].addSeparator()
-    dark = a("View", "&Dark Theme", window._toggle_dark, key="dark theme")
+    dark = a("View", "&Dark Theme", lambda: toggle_dark(window), key="dark theme")
     dark.setCheckable(True)
     dark.setChecked(window.theme.dark)
-    legend = a("View", "Show &Legend", window._toggle_legend, key="legend")
+    legend = a("View", "Show &Legend", lambda: toggle_legend(window), key="legend")
     legend.setCheckable(True)
     legend.setChecked(True)
 
-    a("Help", "&Keyboard Shortcuts", window.show_shortcuts, key="shortcuts")
-    a("Help", "&About Backprop Studio", window.show_about, key="about")
+    a("Help", "&Keyboard Shortcuts", lambda: dialogs.show_shortcuts(window), key="shortcuts")
+    a("Help", "&About Backprop Studio", lambda: dialogs.show_about(window), key="about")
 
     window.toolbar.addSeparator()
-    window.find_box = QLineEdit()
-    window.find_box.setPlaceholderText("Find node by label or formula…  (Ctrl+F)")
-    window.find_box.setToolTip(
+    find_box.setPlaceholderText("Find node by label or formula…  (Ctrl+F)")
+    find_box.setToolTip(
         "A label (w1) or a formula as you would type it (x1*w1); Enter finds the next, Esc goes back to the canvas"
     )
-    escape = QShortcut(QKeySequence(Qt.Key_Escape), window.find_box, context=Qt.WidgetShortcut)
+    escape = QShortcut(QKeySequence(Qt.Key.Key_Escape), find_box, context=Qt.ShortcutContext.WidgetShortcut)
     escape.activated.connect(lambda: focus_canvas(window))
-    window.find_box.setClearButtonEnabled(True)
-    window.find_box.setMaximumWidth(260)
-    window.find_box.returnPressed.connect(lambda: window.find_node(window.find_box.text()))
-    window.toolbar.addWidget(window.find_box)
+    find_box.setClearButtonEnabled(True)
+    find_box.setMaximumWidth(260)
+    find_box.returnPressed.connect(lambda: find_node(window, find_box.text()))
+    window.toolbar.addWidget(find_box)
     spacer = QWidget()
-    spacer.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Preferred)
+    spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
     window.toolbar.addWidget(spacer)
     window.toolbar.addAction(window.actions["export png"])
     window.toolbar.addAction(window.actions["export svg"])
     window.actions["export png"].setIconText("Export PNG")
     window.actions["export svg"].setIconText("Export SVG")
+    return Shell(reach, find_box)
 
 
-def build_status_bar(window) -> None:
-    bar = window.statusBar()
-    window.output_label = QLabel()
-    window.zoom_label = QLabel()
-    window.counts_label = QLabel()
-    for label in (window.output_label, window.zoom_label, window.counts_label):
+def build_status_bar(bar: Any, view: Any) -> StatusLabels:
+    """The status bar's labels: the output's value, the zoom, the graph's counts."""
+    labels = StatusLabels(QLabel(), QLabel(), QLabel())
+    for label in labels:
         label.setContentsMargins(8, 0, 8, 0)
         bar.addPermanentWidget(label)
-    window.counts_label.setToolTip(SHAPE_TIP)
-    window.view.zoomChanged.connect(lambda z: window.zoom_label.setText(f"{z * 100:.0f}%"))
+    labels.counts.setToolTip(SHAPE_TIP)
+    view.zoomChanged.connect(lambda z: labels.zoom.setText(f"{z * 100:.0f}%"))
+    return labels
 
 
-def update_status(window, *_) -> None:
+def update_status(window: Any, *_: Any) -> None:
     nodes, edges = window.scene.counts()
     shape = window.reach.shape_text()
     window.counts_label.setText(f"{nodes:,} nodes · {edges:,} edges" + (f" · {shape}" if shape else ""))
@@ -235,18 +261,18 @@ def backward(window: Any) -> bool:
     return ok
 
 
-def zero_grads(window) -> None:
+def zero_grads(window: Any) -> None:
     window.session.zero_grads()
     window.show_message("Every grad set to 0.")
 
 
-def relayout(window) -> None:
+def relayout(window: Any) -> None:
     """Arrange the current graph again, as one undoable step."""
     doc = window.session.doc
     if not doc.nodes:
         return
 
-    def apply(result) -> None:
+    def apply(result: Any) -> None:
         if isinstance(result, Exception):
             window.show_message(f"Could not arrange the graph: {result}")
             return
@@ -258,22 +284,23 @@ def relayout(window) -> None:
     window.arranger.arrange(doc, apply)
 
 
-def toggle_auto_backward(window) -> None:
+def toggle_auto_backward(window: Any) -> None:
     window.session.auto_backward = window.actions["auto backward"].isChecked()
 
 
-def toggle_dark(window) -> None:
-    window.set_theme(DARK if window.actions["dark theme"].isChecked() else LIGHT)
+def toggle_dark(window: Any) -> None:
+    palette = DARK if window.actions["dark theme"].isChecked() else LIGHT
+    window.apply_theme(window.theme.with_(palette=palette))
 
 
-def apply_theme(window, theme) -> None:
+def apply_theme(window: Any, theme: Any) -> None:
     """One palette and ONE scale factor for every pane (app/look/theme.py): the canvas
     items, the widgets and menus, the plots; a panel with `set_theme(theme)`
-    gets the theme too. The graph is framed again at its new size."""
+    gets the theme too. The graph is framed again at its new size. The window has
+    taken `theme` as its own already (MainWindow.apply_theme)."""
     from app.look.ui_scale import apply_to_application, apply_to_widgets
 
     size = window.size()
-    window.theme = theme
     window.view.set_theme(theme)
     apply_to_application(theme)
     apply_to_widgets(window, theme.scale)
@@ -289,7 +316,7 @@ def apply_theme(window, theme) -> None:
     window.view.fit()
 
 
-def toggle_legend(window) -> None:
+def toggle_legend(window: Any) -> None:
     window.view.legend.setVisible(window.actions["legend"].isChecked())
 
 
@@ -297,9 +324,9 @@ def toggle_legend(window) -> None:
 # Find
 
 
-def focus_canvas(window) -> None:
+def focus_canvas(window: Any) -> None:
     """F6, or Esc in the find box: the keyboard on the canvas, a node selected to walk from."""
-    window.view.setFocus(Qt.ShortcutFocusReason)
+    window.view.setFocus(Qt.FocusReason.ShortcutFocusReason)
     if not window.scene.selection.selected_ids():
         window.view.walk("left")  # nothing selected: the walk starts at the output
     chosen = window.scene.selection.selected_ids()
@@ -309,9 +336,9 @@ def focus_canvas(window) -> None:
         )
 
 
-def focus_find(window) -> None:
-    window.find_box.setFocus(Qt.ShortcutFocusReason)
-    window.find_box.selectAll()
+def focus_find(find_box: QLineEdit) -> None:
+    find_box.setFocus(Qt.FocusReason.ShortcutFocusReason)
+    find_box.selectAll()
 
 
 def find_node(window: Any, text: str) -> str | None:
@@ -320,9 +347,9 @@ def find_node(window: Any, text: str) -> str | None:
     if not matches:
         window.show_message(f"No node is labelled or named '{text}'.")
         return None
-    last_text, index = window._find_state
+    last_text, index = window.find_box.last
     index = (index + 1) % len(matches) if last_text == text else 0
-    window._find_state = (text, index)
+    window.find_box.last = (text, index)
     nid = matches[index]
     window.scene.selection.select_node(nid)
     window.view.center_on_node(nid)

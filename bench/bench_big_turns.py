@@ -73,10 +73,10 @@ def measure(root, busy):
     try:
         warm = show(microgpt_step(1), block=False)  # a first window: imports and fonts, not the graph
         warm.files.prompt_on_close = False
-        while not getattr(getattr(warm, "_scope_page", None), "items", None):
+        while not getattr(warm.scope_page.current, "items", None):
             app.processEvents()
             time.sleep(0.001)
-        warm._scope_page.wait_ready()
+        warm.scope_page.current.wait_ready()
         warm.close()
         out = microgpt_step(15)
         probe = LatencyProbe()
@@ -85,7 +85,7 @@ def measure(root, busy):
         probe.start()
         window.files.prompt_on_close = False
         window.resize(1440, 880)
-        while not ((page := getattr(window, "_scope_page", None)) and page.items and not page.building):
+        while not ((page := window.scope_page.current) and page.items and not page.building):
             app.processEvents()
             time.sleep(0.001)
         ready = time.perf_counter() - started

@@ -149,7 +149,7 @@ def bench(window, target):
     t0 = time.perf_counter()
     doc, _values = trace(out, model.parameters())
     t1 = time.perf_counter()
-    window.lay_out(doc)
+    window.arranger.lay_out(doc)
     t2 = time.perf_counter()
     probe = LatencyProbe()
     collector = CollectorWatch()

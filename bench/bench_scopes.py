@@ -156,11 +156,11 @@ def window_open(path):
     from app.graph.scope_page import open_script
 
     open_script(window, path)  # traced to its first backward(); File › Open of a .py runs it whole (issue 42)
-    while not (getattr(window, "_scope_page", None) and window._scope_page.items):
+    while not (window.scope_page.current and window.scope_page.current.items):
         app.processEvents()
         time.sleep(0.001)
     shown = time.perf_counter() - started
-    job = window._scope_page._values_job  # the Values to step, made after the first paint: measured too
+    job = window.scope_page.current._values_job  # the Values to step, made after the first paint: measured too
     while not job.isFinished():
         app.processEvents()
         time.sleep(0.001)
@@ -168,7 +168,7 @@ def window_open(path):
     while time.perf_counter() < end:
         app.processEvents()
     probe.stop()
-    page = window._scope_page
+    page = window.scope_page.current
     print(
         f"\nwindow: {page.graph.n:,} nodes on the canvas collapsed ({len(page.items)} units) in {shown:.2f} s;"
         f" longest GUI turn {max(probe.gaps()) * 1e3:.0f} ms wall, {max(probe.cpu_gaps()) * 1e3:.0f} ms CPU"

@@ -121,7 +121,7 @@ def open_window(app, out, scopes=None, probe=None):
     window.files.prompt_on_close = False
     window.resize(1440, 880)
     while True:
-        page = getattr(window, "_scope_page", None)
+        page = window.scope_page.current
         if page is not None and page.items and not page.building:
             break
         app.processEvents()

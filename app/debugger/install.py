@@ -4,13 +4,16 @@ Debug menu, its shortcuts."""
 from PySide6.QtCore import Qt
 
 
-def install_debugger(window):
-    """The backprop debugger: a dock along the bottom, the Debug menu, its shortcuts."""
+def install_debugger(services, inspector):
+    """The backprop debugger: a dock along the bottom, the Debug menu, its shortcuts; the
+    inspector hides what the canvas hides. `services` is the window's (app/services.py).
+    Returns the DebuggerPanel (the window keeps it as `window.debugger`)."""
     from app.debugger.panel import DebuggerPanel
 
-    window.debugger = DebuggerPanel(window.session, window.scene, window.view, window.theme)
-    dock = window.add_dock("debugger", "Debugger — step through backprop", window.debugger, Qt.BottomDockWidgetArea)
-    menu = window.menu("Debug")
+    scene = services.scene
+    debugger = DebuggerPanel(services.session, scene, services.view, services.theme())
+    dock = services.add_dock("debugger", "Debugger — step through backprop", debugger, Qt.BottomDockWidgetArea)
+    menu = services.menu("Debug")
     groups = (
         ("step", "step back", "run to end", "run to selected", "play"),
         ("forward step", "forward back", "forward all"),
@@ -19,28 +22,28 @@ def install_debugger(window):
     )
     for group in groups:
         for key in group:
-            action = window.debugger.actions[key]
+            action = debugger.actions[key]
             action.setShortcutContext(Qt.WindowShortcut)
             menu.addAction(action)
-            window.actions[f"debug {key}"] = action
+            services.actions[f"debug {key}"] = action
         menu.addSeparator()
     menu.addAction(dock.toggleViewAction())
-    window.debugger.controller.message.connect(window.show_message)
+    debugger.controller.message.connect(services.say)
     # what the canvas hides (a grad to predict, a value not computed yet), the inspector hides too
-    window.inspector.conceals = lambda nid: concealed(window, nid)
-    window.debugger.stepped.connect(lambda _record: window.inspector.refresh())
-    window.scene.masksChanged.connect(window.inspector.refresh)
-    window.scene.masksChanged.connect(window._update_status)
-    window.debugger.controller.quizAnswered.connect(lambda *_: window.inspector.refresh())
-    window.debugger.stepped.connect(lambda _record: dock.isVisible() or dock.show())
-    window.debugger.actions["gradient check"].triggered.connect(lambda: dock.isVisible() or dock.show())
+    inspector.conceals = lambda nid: concealed(debugger, scene, nid)
+    debugger.stepped.connect(lambda _record: inspector.refresh())
+    scene.masksChanged.connect(inspector.refresh)
+    debugger.controller.quizAnswered.connect(lambda *_: inspector.refresh())
+    debugger.stepped.connect(lambda _record: dock.isVisible() or dock.show())
+    debugger.actions["gradient check"].triggered.connect(lambda: dock.isVisible() or dock.show())
+    return debugger
 
 
-def concealed(window, nid):
+def concealed(debugger, scene, nid):
     """Why the inspector must not show node nid's numbers now: {} when it may,
     else {'grad': why} or {'grad': why, 'data': why} (the DebugSession decides)."""
-    why = dict(window.debugger.controller.debug.concealed(nid))
-    mask = window.scene.marks.mask_of(nid)  # a lesson's question or quiz hides it on the canvas
+    why = dict(debugger.controller.debug.concealed(nid))
+    mask = scene.marks.mask_of(nid)  # a lesson's question or quiz hides it on the canvas
     if mask is not None:
         if mask[0] is not None:
             why.setdefault("data", "hidden on the canvas until it is answered")

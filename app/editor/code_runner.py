@@ -176,7 +176,7 @@ class CodeRunner:
         window.statusBar().clearMessage()
         if result.big is not None:
             return self._open_big(result, kept)
-        page = getattr(window, "_scope_page", None)
+        page = window.scope_page.current
         if page is not None and window.training.stack.currentWidget() is page:
             page.back()  # a small graph after a big one: the canvas again
         if not window.show_document(result.doc, "Run as Python"):

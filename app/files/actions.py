@@ -273,7 +273,7 @@ class FileActions(RecentFiles, CodeAndGraphExports, Recovery, WindowLayoutMemory
             return False
         text = f"Open {os.path.basename(str(path))}"
         if ASYNC_OPEN_BYTES <= _file_size(path) <= graph_file.MAX_BYTES:  # larger: refused at once
-            self.window.run_in_background(
+            self.window.arranger.run_in_worker(
                 lambda: self._read_for_showing(path, text),
                 lambda outcome: self._opened(path, text, outcome),
                 f"Opening {os.path.basename(str(path))}…",

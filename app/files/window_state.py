@@ -18,7 +18,7 @@ class WindowLayoutMemory:
         """The docks as the user arranged them: those a page set aside (the big-graph page, the
         Training workspace) rather than none, so that the next run does not start without them."""
         window = self.window
-        for holder in (getattr(window, "_scope_page", None), getattr(window, "training", None)):
+        for holder in (window.scope_page.current, getattr(window, "training", None)):
             aside = getattr(holder, "_dock_state", None)
             if aside is not None:
                 return aside
@@ -32,5 +32,5 @@ class WindowLayoutMemory:
             ok = self.window.restoreGeometry(geometry)
         if state is not None:
             ok = self.window.restoreState(state) and ok
-            self.window.docks_arranged = True  # the user's own arrangement: keep it
+            self.window.dock_layout.keep()  # the user's own arrangement: keep it
         return ok

@@ -1,30 +1,39 @@
 """Install drag-and-drop building in the main window: the palette and history docks,
 Edit → Cut/Copy/Paste/Duplicate/Delete, Graph → Add Part / Set as Output / Collapse."""
 
+from typing import NamedTuple
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import QUndoView
+
+from app.graph.builder import GraphBuilder
+from app.graph.palette import PalettePanel
 
 
-def install_builder(window):
-    """Drag-and-drop building: palette, quick add, wires, clipboard, undo history."""
-    from PySide6.QtWidgets import QUndoView
+class Building(NamedTuple):
+    """What install_builder makes (the window keeps each as a field of the same name)."""
 
-    from app.graph.builder import GraphBuilder
-    from app.graph.palette import PalettePanel
+    builder: GraphBuilder
+    palette: PalettePanel
+    history: QUndoView
 
-    window.builder = GraphBuilder(window.session, window.scene, window.view, window)
-    window.palette = PalettePanel(window.theme, window.builder.options)
-    window.palette.activated.connect(
-        lambda spec: window.builder.add_entry(spec, window.view.mapToScene(window.view.viewport().rect().center()))
+
+def install_builder(services):
+    """Drag-and-drop building: palette, quick add, wires, clipboard, undo history.
+    `services` is the window's (app/services.py)."""
+    builder = GraphBuilder(services.session, services.scene, services.view, services.parent)
+    palette = PalettePanel(services.theme(), builder.options)
+    palette.activated.connect(
+        lambda spec: builder.add_entry(spec, services.view.mapToScene(services.view.viewport().rect().center()))
     )
-    window.add_dock("palette", "Palette", window.palette, Qt.LeftDockWidgetArea, tabify_with="editor")
-    window.history = QUndoView(window.undo_stack)
-    window.history.setEmptyLabel("<start>")
-    window.add_dock("history", "History", window.history, Qt.RightDockWidgetArea, tabify_with="inspector")
-    window.docks["inspector"].raise_()
-    window.builder.message.connect(window.show_message)
-    window.scene.hint.connect(lambda text: text and window.show_message(text, 4000))
-    b = window.builder
+    services.add_dock("palette", "Palette", palette, Qt.LeftDockWidgetArea, tabify_with="editor")
+    history = QUndoView(services.undo_stack)
+    history.setEmptyLabel("<start>")
+    services.add_dock("history", "History", history, Qt.RightDockWidgetArea, tabify_with="inspector")
+    builder.message.connect(services.say)
+    services.scene.hint.connect(lambda text: text and services.say(text, 4000))
+    b = builder
     edit = (
         ("Cu&t", b.cut, QKeySequence.Cut, "cut", "Remove the selected nodes and put them on the clipboard"),
         (
@@ -51,46 +60,47 @@ def install_builder(window):
         ),
         ("Select &All", b.select_all, QKeySequence.SelectAll, "select all", "Select every node"),
     )
-    window.menus["Edit"].addSeparator()
+    services.menu("Edit").addSeparator()
     for text, slot, keys, key, tip in edit:
-        action = window.add_action("Edit", text, slot, keys, key=key, tip=tip)
+        action = services.add_action("Edit", text, slot, keys, key=key, tip=tip)
         action.setShortcutContext(Qt.WidgetWithChildrenShortcut)  # typing elsewhere keeps its keys
-        window.view.addAction(action)
-    graph = window.menus["Graph"]
+        services.view.addAction(action)
+    graph = services.menu("Graph")
     graph.addSeparator()
-    window.add_action(
+    services.add_action(
         "Graph",
         "&Add Part…",
-        lambda: b.open_quick_add(window.view.cursor_scene_pos()),
+        lambda: b.open_quick_add(services.view.cursor_scene_pos()),
         key="quick add",
         tip="Search the palette and add a part (Tab on the canvas)",
     )
-    window.add_action(
+    services.add_action(
         "Graph",
         "Set as &Output",
-        lambda: b.set_output(window.session.current_id),
+        lambda: b.set_output(services.session.current_id),
         key="set output",
         tip="The selected node's grad is 1 in the backward pass",
     )
-    window.add_action(
+    services.add_action(
         "Graph",
         "Collapse / E&xpand Group",
-        window._toggle_group,
+        lambda: toggle_group(services, builder),
         "Ctrl+G",
         key="toggle group",
         tip="Show the selected neuron or layer as one box, or open it",
     )
-    window.setAcceptDrops(True)
+    return Building(builder, palette, history)
 
 
-def toggle_group(window):
-    groups = window.session.groups
-    gids = window.scene.selection.selected_group_ids()
+def toggle_group(services, builder):
+    """Graph → Collapse / Expand Group: the selected group opened, or the selected node's closed."""
+    groups = services.session.groups
+    gids = services.scene.selection.selected_group_ids()
     if gids:
-        return window.builder.set_collapsed(gids[0], False)
-    for nid in window.scene.selection.edit_selection():
+        return builder.set_collapsed(gids[0], False)
+    for nid in services.scene.selection.edit_selection():
         gid = groups.group_of(nid)
         if gid is not None:
-            return window.builder.set_collapsed(gid, True)
-    window.show_message("Select a node of a neuron or layer to collapse it.")
+            return builder.set_collapsed(gid, True)
+    services.say("Select a node of a neuron or layer to collapse it.")
     return False

@@ -20,6 +20,10 @@ The sizes are measured with the canvas's own theme when it is at scale 1, so
 the node geometries measured for the layout are the ones the canvas items use
 next (app/graph/node_geometry.py keeps them per theme).
 
+`LayoutRunner.place` decides how a document about to be shown gets its positions:
+arranged, or kept as saved (unless they pile up, or the boxes measured today overlap),
+its wire routes reused when they are the layout's. The window shows the outcome.
+
 `LayoutRunner` is that job, one per window, holding its own state: every request
 takes a new token; a result whose token is no longer the pending one is stale and
 dropped. The window holds it (`window.arranger`) and asks it; it knows of the
@@ -43,10 +47,11 @@ from app.slices import SlicedJob
 from core.document.commands import ReplaceDocument
 from core.document.compile import trace_data, traced_document
 from core.document.graph import GraphDocument
-from core.document.layout import sugiyama
+from core.document.layout import boxes_overlap, positions_pile_up, sugiyama
 from core.document.names import naming_steps
 
 ASYNC_LAYOUT_NODES = 400  # from this size on, the layout runs in a worker thread
+ROUTE_SLACK = 6.0  # document units: a saved position this close to the layout's is the layout's
 
 
 def _layout_work(data, prepare):
@@ -114,6 +119,7 @@ class LayoutRunner(QObject):
         self.workers: list[Job] = []
         self._measuring: SlicedJob | None = None  # measuring node sizes for a layout
         self._unit_theme: Any = None  # the canvas's theme at scale 1, when it is not at 1
+        self._note: str | None = None  # why a graph shown "as saved" was arranged after all
 
     @property
     def pending(self) -> bool:
@@ -180,6 +186,89 @@ class LayoutRunner(QObject):
     def lay_out(self, doc: GraphDocument) -> tuple[dict, dict]:
         """({id: centre}, routes) for doc, from core.document.layout on the items' real sizes."""
         return run_layout(*self.layout_input(doc))
+
+    # -- showing a document ----------------------------------------------------------------
+
+    def place(
+        self,
+        doc: GraphDocument,
+        text: str,
+        show: Callable[[Any, Any], Any],
+        layout: bool = True,
+        keep_positions: bool = False,
+        replacement: Any = None,
+    ) -> Any:
+        """Decide how doc (about to be shown, held by nobody else) gets its positions,
+        then call show(result, prepared): result None keeps doc's own positions, else it
+        is (positions, routes) of a layout or the exception the layout raised; prepared
+        is doc's ReplaceDocument made already (on a worker), or None.
+
+        `layout=False` keeps the document's positions -- unless they pile up (a trace,
+        a file from another tool) or the boxes, measured now, overlap (a file saved when
+        nodes were drawn smaller): such a graph is arranged all the same, since a box on
+        top of another hides its numbers (`take_note()` says so). `keep_positions`: the
+        positions are the user's own as they last saw them (an autosave, a file saved at
+        today's node sizes): kept even where boxes overlap. `replacement` may be doc's
+        ReplaceDocument when it keeps its positions. Returns what show returned when it
+        was called at once, else True (a large graph: show is called later)."""
+        if not layout and positions_pile_up(node.pos for node in doc.nodes.values()):
+            layout, replacement = True, None
+        if not layout:
+            if len(doc.nodes) < ASYNC_LAYOUT_NODES:
+                self.forget_pending()
+                measured = self.layout_input(doc)
+                if keep_positions or not self._boxes_collide(doc, measured):
+                    self._reuse_routes(doc, measured)
+                    return show(None, replacement)
+            else:
+
+                def then(data: tuple) -> None:
+                    if not keep_positions and self._boxes_collide(doc, data):
+                        self.place(doc, text, show)
+                    else:
+                        show(None, replacement)
+
+                self.measure(doc, then)
+                return True
+        self.arrange(
+            doc,
+            lambda result, prepared=None: show(result, prepared),
+            prepare=lambda positions: prepare_replacement(doc, text, positions),
+        )
+        return True
+
+    def take_note(self) -> str | None:
+        """Why the graph just shown was arranged though asked to keep its positions (once)."""
+        note, self._note = self._note, None
+        return note
+
+    def _reuse_routes(self, doc: GraphDocument, measured: tuple) -> None:
+        """A graph saved as the layout arranged it (an example, a file saved unmoved)
+        gets the layout's wire routes back: its long wires run between the columns,
+        not through the boxes. Positions the user changed keep plain curves."""
+        try:
+            positions, routes = run_layout(*measured)
+        except ValueError:
+            return
+        nodes = doc.nodes
+        if all(
+            abs(nodes[nid].pos[0] - x) < ROUTE_SLACK and abs(nodes[nid].pos[1] - y) < ROUTE_SLACK
+            for nid, (x, y) in positions.items()
+        ):  # as arranged, give or take a pixel of text width
+            self.scene.set_routes(routes, {nid: node.pos for nid, node in nodes.items()})
+
+    def _boxes_collide(self, doc: GraphDocument, measured: tuple) -> bool:
+        """True (and a note for take_note) if doc's saved positions put two of its boxes,
+        at the sizes `measured` (the layout's input), on each other."""
+        sizes = measured[2]
+        hit = boxes_overlap({nid: node.pos for nid, node in doc.nodes.items()}, sizes)
+        if hit is None:
+            return False
+        self._note = (
+            "The saved positions put nodes on top of each other at today's node "
+            "sizes, so the graph was arranged again (the file is unchanged)."
+        )
+        return True
 
     # -- requests --------------------------------------------------------------------------
 

@@ -25,14 +25,14 @@ SUMMARY_MAX_NODES = 2000  # above this the status bar shows counts only (the sum
 class ReachActions:
     """The menu actions and the status text; one per window."""
 
-    def __init__(self, window):
-        self.window = window
+    def __init__(self, services):
+        self.services = services  # app/services.py: the session, the canvas, the menus, the status bar
         self.lit = False  # our glow is on
-        window.session.doc.changed.connect(self._doc_changed)
+        services.session.doc.changed.connect(self._doc_changed)
 
     def install(self):
-        a = self.window.add_action
-        self.window.menus["Graph"].addSeparator()
+        a = self.services.add_action
+        self.services.menu("Graph").addSeparator()
         a(
             "Graph",
             "Highlight What &Feeds It",
@@ -67,11 +67,11 @@ class ReachActions:
     def names(self):
         # core keeps them per version of the document, labels included (a cache keyed by
         # the revision alone kept a node's old name after a relabel)
-        return node_names(self.window.session.doc)
+        return node_names(self.services.session.doc)
 
     def shape_text(self):
         """'depth 4 · widest layer 5 · fan-out 3 (w)' for the status bar, or ''."""
-        doc = self.window.session.doc
+        doc = self.services.session.doc
         if not doc.nodes or len(doc.nodes) > SUMMARY_MAX_NODES:
             return ""  # layering 5,000 nodes takes ~80 ms: too long for each edit's status update
         shape = summary(doc)
@@ -83,9 +83,9 @@ class ReachActions:
     # -- the actions ----------------------------------------------------------
 
     def _selected(self):
-        nid = self.window.session.current_id
-        if nid is None or nid not in self.window.session.doc.nodes:
-            self.window.show_message("Select a node first.")
+        nid = self.services.session.current_id
+        if nid is None or nid not in self.services.session.doc.nodes:
+            self.services.say("Select a node first.")
             return None
         return nid
 
@@ -94,11 +94,11 @@ class ReachActions:
         nid = self._selected()
         if nid is None:
             return None
-        found = ancestors(self.window.session.doc, nid)
+        found = ancestors(self.services.session.doc, nid)
         self._light([nid] + found)
         name = self.names()[nid]
-        inputs = sum(1 for v in found if self.window.session.doc.nodes[v].kind == "input")
-        self.window.show_message(f"{_count(len(found), 'node')} feed {name} ({_count(inputs, 'input')}).")
+        inputs = sum(1 for v in found if self.services.session.doc.nodes[v].kind == "input")
+        self.services.say(f"{_count(len(found), 'node')} feed {name} ({_count(inputs, 'input')}).")
         return found
 
     def show_descendants(self):
@@ -106,38 +106,36 @@ class ReachActions:
         nid = self._selected()
         if nid is None:
             return None
-        found = descendants(self.window.session.doc, nid)
+        found = descendants(self.services.session.doc, nid)
         self._light([nid] + found)
-        self.window.show_message(f"{self.names()[nid]} affects {_count(len(found), 'node')}.")
+        self.services.say(f"{self.names()[nid]} affects {_count(len(found), 'node')}.")
         return found
 
     def show_unused_inputs(self):
         """Glow on the inputs the output does not depend on; returns their ids."""
-        doc = self.window.session.doc
+        doc = self.services.session.doc
         try:
             found = unused_inputs(doc)
         except GraphError as e:
-            self.window.show_message(f"No answer: {e}.")
+            self.services.say(f"No answer: {e}.")
             return None
         self._light(found)
         out = self.names()[doc.effective_output()]
         if found:
             listed = ", ".join(self.names()[v] for v in found[:8]) + (", …" if len(found) > 8 else "")
-            self.window.show_message(
-                f"{out} does not depend on {_count(len(found), 'input')}: {listed} (their grad stays 0)."
-            )
+            self.services.say(f"{out} does not depend on {_count(len(found), 'input')}: {listed} (their grad stays 0).")
         else:
-            self.window.show_message(f"{out} depends on every input.")
+            self.services.say(f"{out} depends on every input.")
         return found
 
     def clear(self):
-        self.window.scene.marks.set_highlight(())
+        self.services.scene.marks.set_highlight(())
         self.lit = False
 
     def _light(self, nodes):
         inside = set(nodes)
-        wires = [e for e in self.window.session.doc.edges if e.src in inside and e.dst in inside]
-        self.window.scene.marks.set_highlight(nodes, wires)
+        wires = [e for e in self.services.session.doc.edges if e.src in inside and e.dst in inside]
+        self.services.scene.marks.set_highlight(nodes, wires)
         self.lit = True
 
     def _doc_changed(self, event, *_details):

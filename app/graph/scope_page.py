@@ -5,7 +5,7 @@ example on the studio's engine) in a child process up to its first
 backward() (core/scopes/script.py) and shows its graph on this page, which
 takes the place of the canvas (the Graph workspace comes back with Ctrl+1 or
 "Back to the graph"). Everything slow runs on the window's worker thread
-(`window.run_in_background`): the trace, and for every picture the units,
+(`window.arranger.run_in_worker`): the trace, and for every picture the units,
 their layout and the blocks' summaries (core/scopes/layout.py `picture`).
 The GUI thread only builds the items of what is on screen.
 
@@ -341,7 +341,7 @@ class ScopePage(QWidget):
         aspect = max(0.5, self.canvas.width() / max(1, self.canvas.height()))
         self._after = then
         columns = legible_columns(self.window)
-        self.window.run_in_background(
+        self.window.arranger.run_in_worker(
             lambda: picture(view, aspect, columns),
             lambda made: self._arrived(view, made, focus),
             "Laying out the opened block…",
@@ -836,18 +836,21 @@ def legible_columns(window):
     floor = LEGIBLE_PX / max(1, theme.font("label").pixelSize())
     if getattr(getattr(window, "appearance", None), "presenting", False):
         floor = max(floor, READABLE_PX / max(1, theme.font("number").pixelSize()))
-    page = getattr(window, "_scope_page", None)
+    page = window.scope_page.current
     width = page.canvas.viewport().width() if page is not None and page.isVisible() else window.width() - 300
     return max(1, int(max(300, width - 40) / ((sizes.BLOCK_W + sizes.GAP_X) * theme.scale * floor)))
 
 
 def page_of(window):
-    """The window's ScopePage, made and put beside the Graph workspace on first use."""
-    page = getattr(window, "_scope_page", None)
-    if page is None:
-        page = window._scope_page = ScopePage(window)
-        window.training.stack.addWidget(page)
-        window.appearance.changed.connect(page.restyle)
+    """The window's ScopePage (its `scope_page`), made on first use."""
+    return window.scope_page.get()
+
+
+def make_page(window):
+    """A ScopePage put beside the Graph workspace: what window.scope_page makes on first use."""
+    page = ScopePage(window)
+    window.training.stack.addWidget(page)
+    window.appearance.changed.connect(page.restyle)
     return page
 
 
@@ -926,7 +929,7 @@ def open_script(window, path, ask=True):
         window.show_message(f"{os.path.basename(path)}: {result.message}")
         return True
 
-    window.run_in_background(job, then, f"Tracing {os.path.basename(path)} (its first training step)…")
+    window.arranger.run_in_worker(job, then, f"Tracing {os.path.basename(path)} (its first training step)…")
     return True
 
 
@@ -951,7 +954,7 @@ def open_scoped(window, graph, title):
         page.show_graph(graph, first, made, title, (budget, columns))
         return True
 
-    window.run_in_background(job, then, f"Grouping {title} by scope…")
+    window.arranger.run_in_worker(job, then, f"Grouping {title} by scope…")
     return True
 
 
@@ -981,7 +984,7 @@ def open_collapsed(window, value, count):
         window.show_message("; ".join(graph.notes[-1:]), timeout=0)
         return True
 
-    window.run_in_background(job, then, f"Grouping {title} ({count:,} nodes) into blocks…")
+    window.arranger.run_in_worker(job, then, f"Grouping {title} ({count:,} nodes) into blocks…")
     return True
 
 

@@ -178,12 +178,13 @@ class AboutDialog(QDialog):
 
 
 def _show(window, attr, cls):
-    dialog = getattr(window, attr, None)
+    """The window's one dialog of `cls` (kept in window.dialogs[attr] while open), raised."""
+    dialog = window.dialogs.get(attr)
     if dialog is None:
         dialog = cls(window)
         dialog.setAttribute(Qt.WA_DeleteOnClose)
-        dialog.finished.connect(lambda *_: setattr(window, attr, None))
-        setattr(window, attr, dialog)
+        dialog.finished.connect(lambda *_: window.dialogs.pop(attr, None))
+        window.dialogs[attr] = dialog
     dialog.show()
     dialog.raise_()
     dialog.activateWindow()

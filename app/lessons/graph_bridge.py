@@ -110,7 +110,7 @@ class GraphBridge:
             scene.marks.clear_node_status()
         self.set_masks(self._masks)
         self._keep_saved()
-        fit = getattr(self.window, "_presenter_fit", None)
+        fit = getattr(self.window, "presenter_fit", None)
         if fit is not None and self.window.appearance.presenting:
             fit.request()  # presenter mode frames the step for the room (a graph laid out late, too)
         else:

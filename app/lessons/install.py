@@ -2,13 +2,35 @@
 Scale / Presenter Mode, Help → Welcome, the window icon, and tool tips on the shell's
 own actions. Presenter mode's layout is app/lessons/presenter_layout.py.
 
-Plain functions taking the `MainWindow`; its methods of the same names call them.
+Plain functions taking the `MainWindow`; install_classroom returns what it makes (the
+window keeps each as a field of the same name).
 """
+
+from typing import NamedTuple
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QComboBox
 
-from app.lessons.presenter_layout import PresenterFit, readable_zoom
+from app.lessons.opening import show_lessons, show_welcome
+from app.lessons.panel import LessonsPanel
+from app.lessons.presenter_layout import (
+    PresenterFit,
+    presenter_canvas,
+    presenter_changed,
+    presenter_layout,
+    readable_zoom,
+)
+from app.look.presenter import Appearance
+
+
+class Classroom(NamedTuple):
+    """What install_classroom makes."""
+
+    appearance: Appearance
+    lessons: LessonsPanel
+    presenter_fit: PresenterFit
+    scale_box: QComboBox
 
 
 def _before_quit(window, keys):
@@ -30,18 +52,18 @@ def install_classroom(window):
     """Lessons dock and menu, View → Theme / Scale / Presenter Mode, Help → Welcome,
     the window icon, and tool tips on the shell's own actions."""
     from PySide6.QtGui import QActionGroup
-    from PySide6.QtWidgets import QComboBox, QMenu
+    from PySide6.QtWidgets import QMenu
 
     from app.files.desktop_entry import app_icon
-    from app.lessons.panel import LessonsPanel
-    from app.look.presenter import KEEP_PROPERTY, Appearance
+    from app.look.presenter import KEEP_PROPERTY
     from app.look.theme import PALETTE_TITLES, SCALES
 
     window.setWindowIcon(app_icon())
-    window.appearance = Appearance(window)
-    window.lessons = LessonsPanel(window)
+    appearance = Appearance(window, arrange=lambda: presenter_layout(window))
+    lessons = LessonsPanel(window)
+    scale_box = QComboBox()
     area_dock = "editor" if "editor" in window.docks else None
-    dock = window.add_dock("lessons", "Lessons", window.lessons, Qt.LeftDockWidgetArea, tabify_with=area_dock)
+    dock = window.add_dock("lessons", "Lessons", lessons, Qt.LeftDockWidgetArea, tabify_with=area_dock)
     dock.toggleViewAction().setText("&Lessons")
     if area_dock:  # the editor in front: the code that made the graph on screen; the palette is one tab away
         window.docks[area_dock].raise_()
@@ -52,21 +74,21 @@ def install_classroom(window):
     for text, slot, keys, key, tip in (
         (
             "&Open Lessons Panel",
-            window.show_lessons,
+            lambda: show_lessons(window),
             "Ctrl+Shift+L",
             "lessons panel",
             "Show the guided lessons (Ctrl+Shift+L)",
         ),
         (
             "&Next Step",
-            window.lessons.next,
+            lessons.next,
             ["PgDown", "Alt+Right"],
             "lesson next",
             "Run the lesson's next step (Page Down, Alt+Right; a presenter's clicker works)",
         ),
         (
             "&Previous Step",
-            window.lessons.back,
+            lessons.back,
             ["PgUp", "Alt+Left"],
             "lesson back",
             "Back to the lesson's step before (Page Up, Alt+Left)",
@@ -78,23 +100,23 @@ def install_classroom(window):
         lessons_menu.addAction(action)
     window.actions["lesson next"].setIconText("Next ▶")
     window.actions["lesson back"].setIconText("◀ Back")
-    window.lessons.busyChanged.connect(lambda busy: window._lesson_controls())
-    window.lessons.stepShown.connect(lambda _i: window._lesson_controls())
-    window.lessons.pageShown.connect(window._lesson_controls)
-    window.lessons.stepShown.connect(lambda _i: window._presenter_canvas())
+    lessons.busyChanged.connect(lambda busy: lesson_controls(window.actions, lessons))
+    lessons.stepShown.connect(lambda _i: lesson_controls(window.actions, lessons))
+    lessons.pageShown.connect(lambda *_: lesson_controls(window.actions, lessons))
+    lessons.stepShown.connect(lambda _i: presenter_canvas(window))
     # the lesson's room follows the step, the window's size and the scale
-    window._presenter_fit = PresenterFit(window)
-    window.lessons.stepShown.connect(lambda _i: window._presenter_fit.request())
-    window.lessons.busyChanged.connect(lambda _b: window._presenter_fit.request())
-    window.lessons.roomChanged.connect(window._presenter_fit.request)
-    window.lessons.roomChanged.connect(lambda: QTimer.singleShot(0, lambda: lesson_room(window)))
-    window._lesson_controls()
+    fit = PresenterFit(window)
+    lessons.stepShown.connect(lambda _i: fit.request())
+    lessons.busyChanged.connect(lambda _b: fit.request())
+    lessons.roomChanged.connect(fit.request)
+    lessons.roomChanged.connect(lambda: QTimer.singleShot(0, lambda: lesson_room(window)))
+    lesson_controls(window.actions, lessons)
     debugger = getattr(window, "debugger", None)
     if debugger is not None:  # stepping in presenter mode: digits readable from the back row
-        debugger.stepped.connect(lambda _record: window.appearance.presenting and readable_zoom(window))
+        debugger.stepped.connect(lambda _record: appearance.presenting and readable_zoom(window))
     quiz = debugger.actions.get("quiz") if debugger is not None else None
     if quiz is not None:
-        quiz.toggled.connect(window.lessons.show_quiz_state)
+        quiz.toggled.connect(lessons.show_quiz_state)
 
     view = window.menus["View"]
     dark = window.actions.get("dark theme")
@@ -114,7 +136,7 @@ def install_classroom(window):
                 "high-contrast": "Black on white with strong colours: for projectors",
             }[name]
         )
-        action.triggered.connect(lambda checked=False, n=name: window.appearance.set_palette(n))
+        action.triggered.connect(lambda checked=False, n=name: appearance.set_palette(n))
         group.addAction(action)
         theme_menu.addAction(action)
         window.actions[f"theme {name}"] = action
@@ -126,7 +148,7 @@ def install_classroom(window):
         action.setCheckable(True)
         action.setChecked(factor == window.theme.scale)
         action.setToolTip(f"Draw every font, node and line {factor:g} times as large")
-        action.triggered.connect(lambda checked=False, f=factor: window.appearance.set_scale(f))
+        action.triggered.connect(lambda checked=False, f=factor: appearance.set_scale(f))
         scales.addAction(action)
         scale_menu.addAction(action)
         window.actions[f"scale {factor:g}"] = action
@@ -134,7 +156,7 @@ def install_classroom(window):
     a(
         "View",
         "&Larger",
-        lambda: window.appearance.step_scale(+1),
+        lambda: appearance.step_scale(+1),
         "Ctrl+Shift+=",
         key="larger",
         tip="Everything one step larger (Ctrl+Shift+=)",
@@ -142,7 +164,7 @@ def install_classroom(window):
     a(
         "View",
         "S&maller",
-        lambda: window.appearance.step_scale(-1),
+        lambda: appearance.step_scale(-1),
         "Ctrl+Shift+-",
         key="smaller",
         tip="Everything one step smaller (Ctrl+Shift+-)",
@@ -153,7 +175,7 @@ def install_classroom(window):
     presenter = a(
         "View",
         "&Presenter Mode",
-        window.appearance.toggle_presenter,
+        appearance.toggle_presenter,
         "F11",
         key="presenter",
         tip="Full screen, large and high-contrast, without extras (F11; Esc leaves)",
@@ -164,13 +186,13 @@ def install_classroom(window):
     leave.setShortcut(QKeySequence("Esc"))
     leave.setShortcutContext(Qt.WindowShortcut)
     leave.setEnabled(False)
-    leave.triggered.connect(lambda: window.appearance.set_presenter(False))
+    leave.triggered.connect(lambda: appearance.set_presenter(False))
     window.addAction(leave)
     window.actions["leave presenter"] = leave
     leave.setToolTip("Back to the everyday window (Esc)")
-    window.appearance.presenterChanged.connect(window._presenter_changed)
-    window.appearance.changed.connect(window._appearance_changed)
-    window.appearance.changed.connect(window._presenter_fit.request)
+    appearance.presenterChanged.connect(lambda on: presenter_changed(window, on))
+    appearance.changed.connect(lambda: appearance_changed(window.actions, appearance, scale_box))
+    appearance.changed.connect(fit.request)
 
     from app.lessons.lesson_file import open_lesson_file
     from app.lessons.slides import export_slides_dialog
@@ -190,7 +212,13 @@ def install_classroom(window):
         tip="The lesson's current step, or a whole backward pass, as slides: a PNG per step, one PDF, an animated GIF",
     )
     _before_quit(window, ("open lesson", "export slides"))
-    a("Help", "&Welcome…", window.show_welcome, key="welcome", tip="Lessons, examples and recent files to start from")
+    a(
+        "Help",
+        "&Welcome…",
+        lambda: show_welcome(window),
+        key="welcome",
+        tip="Lessons, examples and recent files to start from",
+    )
     help_menu.removeAction(window.actions["welcome"])
     first = help_menu.actions()[0] if help_menu.actions() else None
     help_menu.insertAction(first, window.actions["welcome"])
@@ -202,15 +230,14 @@ def install_classroom(window):
     window.toolbar.addAction(window.actions["lesson back"])
     window.toolbar.addAction(window.actions["lesson next"])
     window.toolbar.addAction(presenter)
-    window.scale_box = QComboBox()
-    window.scale_box.setObjectName("scale-box")
-    window.scale_box.setToolTip("How large everything is drawn: 1× to 3× (View → Scale)")
+    scale_box.setObjectName("scale-box")
+    scale_box.setToolTip("How large everything is drawn: 1× to 3× (View → Scale)")
     for factor in SCALES:
-        window.scale_box.addItem(f"{factor:g}×", factor)
-    window.scale_box.activated.connect(lambda i: window.appearance.set_scale(window.scale_box.itemData(i)))
-    window.actions["presenter scale"] = window.toolbar.addWidget(window.scale_box)
+        scale_box.addItem(f"{factor:g}×", factor)
+    scale_box.activated.connect(lambda i: appearance.set_scale(scale_box.itemData(i)))
+    window.actions["presenter scale"] = window.toolbar.addWidget(scale_box)
     window.output_label.setProperty(KEEP_PROPERTY, True)
-    window._appearance_changed()
+    appearance_changed(window.actions, appearance, scale_box)
 
     tips = {
         "quit": "Close the window (unsaved work is asked about first)",
@@ -235,6 +262,7 @@ def install_classroom(window):
         menu.setToolTipsVisible(True)
     if not window.find_box.toolTip():
         window.find_box.setToolTip("Type a node's label and press Enter; Enter again finds the next (Ctrl+F)")
+    return Classroom(appearance, lessons, fit, scale_box)
 
 
 def lesson_room(window):
@@ -266,64 +294,25 @@ def lesson_room(window):
         window.resizeDocks(below, [max(1, d.height() - deficit) for d in below], Qt.Vertical)
 
 
-def show_lessons(window, lesson_id=None, step=0):
-    """Show the Lessons dock; with an id, open that lesson at `step` (0-based)."""
-    dock = window.docks["lessons"]
-    dock.show()
-    dock.raise_()
-    opened = True
-    if lesson_id is not None:
-        opened = window.lessons.open_lesson(lesson_id, step)
-    elif window.lessons.runner is None and window.lessons.lessons:
-        opened = window.lessons.open_lesson(window.lessons.lessons[0].id)
-    if window.appearance.presenting and window.dockWidgetArea(dock) != Qt.BottomDockWidgetArea:
-        # opened during presenter mode: the lesson goes under the canvas, as presenter mode
-        # arranges it, not into the side column (where 2x text is cut to a few letters a line)
-        window.presenter_layout()
-        window._presenter_canvas()
-        QTimer.singleShot(0, window._size_presenter_docks)
-    return opened
+def lesson_controls(actions, panel):
+    """Next / Back in the menu and the toolbar as the panel's own buttons are."""
+    actions["lesson next"].setEnabled(panel.next_button.isEnabled())
+    actions["lesson back"].setEnabled(panel.back_button.isEnabled())
 
 
-def show_welcome(window):
-    """The welcome page (Help → Welcome; also at start unless turned off)."""
-    from app.help.welcome import WelcomeDialog
-
-    dialog = getattr(window, "_welcome", None)
-    if dialog is None:
-        dialog = WelcomeDialog(window, window.lessons.lessons)
-        dialog.setAttribute(Qt.WA_DeleteOnClose)
-        dialog.finished.connect(lambda *_: setattr(window, "_welcome", None))
-        dialog.lessonChosen.connect(window.show_lessons)
-        dialog.fileChosen.connect(window.open_file)
-        window._welcome = dialog
-    dialog.show()
-    # over the lower part of the window, so the graph it introduces stays in sight
-    frame = window.frameGeometry()
-    dialog.move(frame.center().x() - dialog.width() // 2, max(frame.top(), frame.bottom() - dialog.height() - 24))
-    dialog.raise_()
-    return dialog
-
-
-def lesson_controls(window):
-    panel = window.lessons
-    window.actions["lesson next"].setEnabled(panel.next_button.isEnabled())
-    window.actions["lesson back"].setEnabled(panel.back_button.isEnabled())
-
-
-def appearance_changed(window):
-    look = window.appearance
+def appearance_changed(actions, look, scale_box):
+    """The Theme and Scale menus' ticks and the toolbar's scale box, as `look` is now."""
     name, factor = look.current_palette, look.current_scale
-    for key, action in window.actions.items():
+    for key, action in actions.items():
         if key.startswith("theme "):
             action.setChecked(key == f"theme {name}")
         elif key.startswith("scale "):
             action.setChecked(abs(float(key[6:]) - factor) < 1e-9)
-    index = window.scale_box.findData(factor)
+    index = scale_box.findData(factor)
     if index < 0:
-        window.scale_box.addItem(f"{factor:g}×", factor)
-        index = window.scale_box.count() - 1
-    window.scale_box.setCurrentIndex(index)
+        scale_box.addItem(f"{factor:g}×", factor)
+        index = scale_box.count() - 1
+    scale_box.setCurrentIndex(index)
 
 
 def _has_tip(action):

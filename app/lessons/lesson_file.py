@@ -16,6 +16,7 @@ The lesson joins the panel's list for this session; opening the same file again
 import os
 
 from app.files import dialogs
+from app.lessons.opening import show_lessons
 from core.lessons.check import check_lesson
 from core.lessons.format import LessonError, load_lesson
 
@@ -57,7 +58,7 @@ def open_lesson_file(window, path=None):
         panel.lessons.remove(old)
     panel.lessons.append(lesson)
     panel._fill_list()
-    window.show_lessons(lesson.id, 0)
+    show_lessons(window, lesson.id, 0)
     panel.flag(lesson.id, problems)
     if problems:
         shown = "\n".join(_short(p) for p in problems[:6])

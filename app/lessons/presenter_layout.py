@@ -1,8 +1,8 @@
 """Presenter mode's layout: which docks stay, how tall the lesson's dock is, the zoom at
 which a graph's digits read from the back of the room, and the view put back on leaving.
 
-Plain functions taking the `MainWindow` (its methods of the same names call them); the
-classroom's menus and actions are installed by app/lessons/install.py.
+Plain functions taking the `MainWindow`; the classroom's menus and actions are installed
+by app/lessons/install.py, which calls them.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ class PresenterFit(QObject):
 
     def fit(self) -> None:
         if self.window.appearance.presenting:
-            self.window._size_presenter_docks()
+            size_presenter_docks(self.window)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.window and event.type() == QEvent.Resize:
@@ -63,7 +63,7 @@ def presenter_layout(window: Any) -> None:
     to right), the lesson under it; panels not in use give up their room. Leaving
     presenter mode restores the layout as it was (QMainWindow.saveState)."""
     for key, dock in window.docks.items():
-        if not dock.isHidden() and not dock.isFloating() and not window.presenter_keeps_dock(key):
+        if not dock.isHidden() and not dock.isFloating() and not presenter_keeps_dock(window, key):
             dock.hide()
     lessons = window.docks["lessons"]
     if not lessons.isHidden():
@@ -256,15 +256,17 @@ OVERLAY_GAP = 8
 def _frame_note(window: Any) -> Any:
     """The line over the canvas that says what a lesson step frames when it is not the
     whole graph ("… a pan away"): stated, not silent."""
-    note = getattr(window, "_frame_note", None)
-    if note is None:
-        from PySide6.QtWidgets import QLabel
+    return window.frame_note.get()
 
-        note = QLabel(window.view)  # not the viewport's: scrolling it would move the note too
-        note.setObjectName("FrameNote")
-        note.setAttribute(Qt.WA_TransparentForMouseEvents)
-        note.hide()
-        window._frame_note = note
+
+def make_frame_note(view: Any) -> Any:
+    """The frame note's label, made on first use (the window's `frame_note`)."""
+    from PySide6.QtWidgets import QLabel
+
+    note = QLabel(view)  # not the viewport's: scrolling it would move the note too
+    note.setObjectName("FrameNote")
+    note.setAttribute(Qt.WA_TransparentForMouseEvents)
+    note.hide()
     return note
 
 
@@ -352,7 +354,7 @@ def presenter_canvas(window: Any) -> None:
         window.view.setVisible(wanted)
         window.output_label.setVisible(wanted)  # the hidden graph's output would mislead
         if wanted:
-            QTimer.singleShot(0, window._size_presenter_docks)
+            QTimer.singleShot(0, window, lambda: size_presenter_docks(window))
 
 
 def presenter_changed(window: Any, on: bool) -> None:
@@ -362,9 +364,9 @@ def presenter_changed(window: Any, on: bool) -> None:
     window.lessons.set_presenting(on)
     if on and not lessons.isHidden():
         lessons.raise_()
-        window._presenter_canvas()
-        QTimer.singleShot(0, window._size_presenter_docks)  # once the window has its new size
-        QTimer.singleShot(450, window._size_presenter_docks)
+        presenter_canvas(window)
+        QTimer.singleShot(0, window, lambda: size_presenter_docks(window))  # once the window has its new size
+        QTimer.singleShot(450, window, lambda: size_presenter_docks(window))
     if on:
         window.show_message(
             "Presenter mode: F11 or Esc to leave; View → Scale or the box in the toolbar for the size.", 6000

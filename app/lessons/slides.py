@@ -22,13 +22,13 @@ The pictures are taken on the GUI thread, one step per event-loop turn; the PNGs
 the PDF (QPdfWriter, a page per slide) and the GIF (core/files/gif.py: Qt writes no
 GIF and Pillow is not a dependency) are written on a worker thread.
 
-    python -m app.lessons.slides GRAPH.json OUT.pdf [--presenter 2] [--size 1920x1080]
-    python -m app.lessons.slides --lesson chain-rule OUT.pdf [--presenter 2] [--quiz]
+    python main.py --export-slides GRAPH.json OUT.pdf [--presenter 2] [--size 1920x1080]
+    python main.py --export-slides --lesson chain-rule OUT.pdf [--presenter 2] [--quiz]
+
+(the command line is app/startup.py's `slides_main`: a lesson module never builds a window)
 """
 
-import argparse
 import os
-import sys
 import threading
 
 from PySide6.QtCore import QMarginsF, QObject, QRect, QRectF, QSizeF, Qt, QTimer, Signal
@@ -290,47 +290,3 @@ def export_slides_dialog(window):
     job.finished.connect(done)
     job.start()
     return job
-
-
-def main(argv=None):
-    parser = argparse.ArgumentParser(description="A graph's backward pass as slides: PNGs, a PDF and a GIF")
-    parser.add_argument("graph", nargs="?", help="a graph file (or --lesson)")
-    parser.add_argument("pdf")
-    parser.add_argument("--lesson", help="a lesson's id: its whole deck")
-    parser.add_argument("--quiz", action="store_true", help="with --lesson: the Quiz ticked")
-    parser.add_argument("--presenter", type=float, default=None)
-    parser.add_argument("--size", default="1920x1080")
-    parser.add_argument("--train-limit", type=int, default=None)
-    args = parser.parse_args(argv)
-    if (args.graph is None) == (args.lesson is None):
-        parser.error("give a graph file or --lesson ID")
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from app.main_window import MainWindow
-    from app.startup import _application
-
-    _application()
-    window = MainWindow()
-    window.files.prompt_on_close = False
-    window.lessons.train_limit = args.train_limit
-    if args.graph:
-        window.open_file(args.graph)
-    width, height = (int(n) for n in args.size.lower().split("x"))
-    window.resize(width, height)
-    window.show()
-    window.wait_for_layout()
-    if args.presenter:
-        window.appearance.set_presenter(True, args.presenter, full_screen=False)
-    if args.lesson:
-        window.lessons.quiz_check.setChecked(args.quiz)
-        window.show_lessons(args.lesson, 0)
-        window.lessons.wait_idle()
-    paths = SlideExport(window, args.pdf, backward=not args.lesson).run()
-    if args.presenter:
-        window.appearance.set_presenter(False)
-    window.close()
-    print("\n".join(paths))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

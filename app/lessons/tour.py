@@ -1,7 +1,7 @@
 """A tour of the whole course as the class sees it: every step of every lesson, at a
 window size and scale, with what is in view measured from the widgets' geometry.
 
-    python -m app.lessons.tour OUTDIR [--size 1920x1080] [--presenter 2] [--quiz] [--train-limit N]
+    python main.py --tour OUTDIR [--size 1920x1080] [--presenter 2] [--quiz] [--train-limit N]
 
 pages the course as a teacher does (`teach`): from Welcome's "Start the first lesson",
 Next through every step of every lesson, answering every question (every second one
@@ -13,11 +13,10 @@ nodes on the canvas and their digits measured from the painted picture, the deci
 boundary. tests/app/lessons/test_tour.py runs the same flow and asserts the same facts.
 """
 
-import argparse
-import os
-import sys
-
 from PySide6.QtCore import QRect
+
+from app.lessons.opening import show_lessons, show_welcome
+from app.lessons.presenter_layout import size_presenter_docks
 
 
 def visible_rect(widget, window):
@@ -122,7 +121,7 @@ def walk(window, lessons=None):
 
     panel = window.lessons
     for lesson in lessons if lessons is not None else panel.lessons:
-        window.show_lessons(lesson.id, 0)
+        show_lessons(window, lesson.id, 0)
         for index in range(len(lesson.steps)):
             if index:
                 panel.goto(index)
@@ -140,7 +139,7 @@ def settle(window):
     for _ in range(8):  # until the fit settles (a fit moves widths, which the next fit reads)
         QApplication.processEvents()
         if window.appearance.presenting:
-            window._size_presenter_docks()
+            size_presenter_docks(window)
         now = (window.docks["lessons"].height(), window.lessons.text.viewport().size())
         if now == before:
             break
@@ -150,7 +149,7 @@ def settle(window):
 
 def from_welcome(window):
     """Start the course as a teacher does: the Welcome page, "Start the first lesson"."""
-    dialog = window.show_welcome()
+    dialog = show_welcome(window)
     dialog.first_lesson.click()
     dialog.close()
     window.lessons.wait_idle()
@@ -298,50 +297,3 @@ def page_problems(facts, where):
 
 INK_PER_EM = 0.68  # DejaVu Sans Bold's digits stand 0.73 em tall; antialiasing and rounding take a pixel
 BOUNDARY_PX = 120  # a decision boundary the back row can read the two classes of
-
-
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("out")
-    parser.add_argument("--size", default="1920x1080")
-    parser.add_argument("--presenter", type=float, default=None)
-    parser.add_argument("--quiz", action="store_true", help="tick Quiz: every grad a step computes is asked too")
-    parser.add_argument("--train-limit", type=int, default=None)
-    parser.add_argument("--lesson", action="append", help="only these lessons (ids)")
-    args = parser.parse_args(argv)
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from app.main_window import MainWindow
-    from app.startup import _application
-
-    _application()
-    os.makedirs(args.out, exist_ok=True)
-    window = MainWindow()
-    window.files.prompt_on_close = False
-    window.lessons.train_limit = args.train_limit
-    width, height = (int(n) for n in args.size.lower().split("x"))
-    window.resize(width, height)
-    window.show()
-    window.wait_for_layout()
-    if args.presenter:
-        window.appearance.set_presenter(True, args.presenter, full_screen=False)
-    bad = views = cut = 0
-    for lesson, index, phase, seen in teach(window, args.quiz, lessons=args.lesson):
-        views += 1
-        name = f"{lesson.order:02d}-{lesson.id}-{index + 1}-{phase}"
-        if seen["pages"] > 1 or seen["parts"] > 1:
-            name += f"-p{seen['page']}v{seen['part']}"
-        window.grab().save(os.path.join(args.out, name + ".png"), "PNG")
-        found = problems(seen, name)
-        bad += bool(found)
-        cut += bool(found) and not problems(seen, name, whole=False)
-        shown = " ".join(f"{k}={v}" for k, v in seen.items() if k != "note")
-        print(name, "ok" if not found else "; ".join(found), "|", shown, flush=True)
-    if args.presenter:
-        window.appearance.set_presenter(False)
-    window.close()
-    print(f"{bad} of {views} view(s) break issue 38's facts ({cut} of them only by text or verdict cut)")
-    return 1 if bad else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

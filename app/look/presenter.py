@@ -60,9 +60,10 @@ class Appearance(QObject):
     changed = Signal()  # palette or scale changed (the theme is applied already)
     presenterChanged = Signal(bool)
 
-    def __init__(self, window, parent=None):
+    def __init__(self, window, parent=None, arrange=None):
         super().__init__(parent or window)
         self.window = window
+        self.arrange = arrange  # presenter mode's docks, arranged on entering (app/lessons/presenter_layout.py)
         self.palette_name = window.theme.palette.name
         self.scale = window.theme.scale
         self.presenter_palette = PRESENTER_THEME
@@ -146,9 +147,8 @@ class Appearance(QObject):
                 "hidden": self._hide_chrome(),
                 "went_full_screen": full_screen,
             }
-            arrange = getattr(window, "presenter_layout", None)
-            if callable(arrange):
-                arrange()
+            if self.arrange is not None:
+                self.arrange()
             self.presenting = True
             self.apply()
             if full_screen:

@@ -211,22 +211,20 @@ class MicroGPTPanel(QWidget):
         super().closeEvent(event)
 
 
-def install_microgpt_training(window):
-    """File → Train microgpt… (the preset)."""
-    window.add_action(
+def install_microgpt_training(services, page):
+    """File → Train microgpt… (the preset): shows `page`, the window's LazyPage of a MicroGPTPanel."""
+    services.add_action(
         "File",
         "Train micro&gpt…",
-        lambda: show_training(window),
+        lambda: show_training(page),
         key="train microgpt",
         tip="Train microgpt on the bundled names or a names file of yours: the live loss curve and names it makes up",
     )
 
 
-def show_training(window):
-    """The window's microgpt panel, made on first use, shown."""
-    panel = getattr(window, "_microgpt_panel", None)
-    if panel is None:
-        panel = window._microgpt_panel = MicroGPTPanel(window)
+def show_training(page):
+    """The window's microgpt panel (`page`, a LazyPage), made on first use, shown."""
+    panel = page.get()
     panel.show()
     panel.raise_()
     return panel

@@ -34,6 +34,7 @@ from typing import Any
 from core import ops
 from core.document.expr import ExprError, parse
 from core.foreign import battery
+from core.foreign.words import WORDS
 
 __all__ = ["ExprError", "case_of", "missing_ops", "program_of"]
 
@@ -77,8 +78,6 @@ def program_of(text: str | None, values: Mapping[str, float] | None = None) -> d
 
 def missing_ops(program: dict[str, Any], offered: Iterable[str]) -> list[str]:
     """What the typed expression asks of the class that it does not offer (sorted)."""
-    from core.foreign.runner import WORDS
-
     return sorted({WORDS.get(n, n) for n in case_of(program).needs} - set(offered))
 
 

@@ -26,6 +26,7 @@ from typing import Any
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from core import sandbox  # noqa: E402
+from core.foreign.words import WORDS  # noqa: E402 -- the report's word for each special method
 
 TIMEOUT = 20.0  # seconds of wall time for the whole battery
 UNSTEPPED = {  # why the child could not step their code node by node (core/foreign/child/probe.py step_all)
@@ -351,13 +352,6 @@ def _report(path, lines, run, timeout, memory, output, known, templates, own=())
         "big": next((x for x in lines if x.get("kind") == "big"), None),  # the big graph their file built
         **extra,
     }
-
-
-WORDS = {
-    "__add__": "add", "__radd__": "radd", "__sub__": "sub", "__rsub__": "rsub", "__mul__": "mul",
-    "__rmul__": "rmul", "__truediv__": "div", "__rtruediv__": "rdiv", "__pow__": "pow", "__rpow__": "rpow",
-    "__neg__": "neg", "__abs__": "abs",
-}  # fmt: skip
 
 
 def _offered_words(start):

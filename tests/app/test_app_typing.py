@@ -38,6 +38,9 @@ ANNOTATED = [
     "app/slices.py",
     "app/undo.py",
     "app/window_actions.py",
+    "app/window_layout.py",
+    "app/services.py",
+    "app/lessons/opening.py",
 ]
 
 

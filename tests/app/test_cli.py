@@ -30,3 +30,16 @@ def test_the_window_without_qt_says_how_to_get_it(monkeypatch, capsys):
     assert cli.main(["--no-welcome"]) == 2
     err = capsys.readouterr().err
     assert "pip install 'backprop-studio[app]'" in err and "--check-engine" in err
+
+
+def test_the_tour_and_the_slides_have_their_command_lines_in_startup(capsys):
+    """`--tour` and `--export-slides` reach app/startup.py's own parsers (no lesson module builds a
+    window; issue 41): their --help names them, and the window's parser never sees them."""
+    import pytest
+
+    for flag, words in (("--tour", "OUT"), ("--export-slides", "PDF")):
+        with pytest.raises(SystemExit) as stop:
+            cli.main([flag, "--help"])
+        assert stop.value.code == 0
+        out = capsys.readouterr().out
+        assert f"backprop-studio {flag}" in out and words.lower() in out.lower()

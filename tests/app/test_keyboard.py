@@ -4,6 +4,7 @@ keys along the wires, shortcuts for Quiz and the gradient check, answers typed a
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
+from app import window_actions
 from app.help.dialogs import shortcut_rows
 
 LECTURE = """x1 = Value(2.0, label='x1'); w1 = Value(-3.0, label='w1')
@@ -23,10 +24,10 @@ def lecture(window, qtbot):
 def test_find_an_unlabelled_node_by_its_formula(window, qtbot):
     # repro: Ctrl+F could not find 'x1·w1', and a find said the node's id
     by = lecture(window, qtbot)
-    assert window.find_node("x1*w1") == by["x1·w1"]
+    assert window_actions.find_node(window, "x1*w1") == by["x1·w1"]
     assert window.scene.node_item(by["x1·w1"]).isSelected()
     assert "Found x1·w1 (1 of 2" in window.statusBar().currentMessage()
-    assert window.find_node("x1*w1") == by["x1·w1 + x2·w2"]  # Enter again: the next
+    assert window_actions.find_node(window, "x1*w1") == by["x1·w1 + x2·w2"]  # Enter again: the next
 
 
 def test_f6_puts_the_keyboard_on_the_canvas_and_arrows_walk_the_wires(window, qtbot):

@@ -6,6 +6,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage, QTextCharFormat
 
+from app import window_actions
+from app.files import image_export
 from app.graph.node_geometry import LOD_FIT
 from app.graph.view import MIN_ZOOM
 from app.main_window import MainWindow
@@ -155,14 +157,14 @@ def test_backward_and_zero_grads(window):
 def test_find_selects_and_centres(window, qtbot):
     window.view.set_zoom(2.0)
     window.view.centerOn(-2000, -2000)
-    nid = window.find_node("y")
+    nid = window_actions.find_node(window, "y")
     y = item_by_label(window, "y")
     assert nid == y.nid and y.isSelected()
     centre = window.view.mapToScene(window.view.viewport().rect().center())
     assert (centre - y.pos()).manhattanLength() < 5
     window.actions["find"].trigger()
     assert window.find_box.hasFocus()
-    assert window.find_node("nothing-like-this") is None
+    assert window_actions.find_node(window, "nothing-like-this") is None
 
 
 def test_typing_f_in_the_editor_types_rather_than_fits(window, qtbot):
@@ -192,10 +194,10 @@ def test_zoom_actions(window):
 
 def test_export_png_and_svg(window, tmp_path):
     png, svg = tmp_path / "g.png", tmp_path / "g.svg"
-    assert window.export_png(png)
+    assert image_export.export_png(window.services(), png)
     image = QImage(str(png))
     assert not image.isNull() and image.width() > 100 and image.height() > 20
-    assert window.export_svg(svg)
+    assert image_export.export_svg(window.services(), svg)
     text = svg.read_text(encoding="utf-8")
     assert text.lstrip().startswith(("<?xml", "<svg"))
     assert ">f<" in text.replace(" ", "") or "f</text>" in text
@@ -206,7 +208,7 @@ def test_export_png_and_svg(window, tmp_path):
 def test_save_and_open_a_file(window, qtbot, tmp_path):
     run(window, qtbot, "p = Value(1.5, label='p')\nq = p.exp()\n")
     path = tmp_path / "g.json"
-    assert window.save_file(path)
+    assert window.files.save_to(path)
     other = MainWindow()
     qtbot.addWidget(other)
     try:

@@ -236,7 +236,7 @@ def test_show_marks_no_node_whose_grad_their_class_does_not_keep(qtbot):
 
 def settled(qtbot, window):
     """The scope page made the engine's Values it steps (a worker, after the first paint)."""
-    page = window._scope_page
+    page = window.scope_page.current
     qtbot.waitUntil(lambda: getattr(page, "_values_job", None) is not None, timeout=60_000)
     qtbot.waitUntil(page._values_job.isFinished, timeout=60_000)
 
@@ -264,8 +264,8 @@ def test_show_with_scopes_opens_the_graph_collapsed_by_scope(qtbot):
     loss.backward()
     window = show(loss, block=False, scopes=rec)
     qtbot.addWidget(window)
-    qtbot.waitUntil(lambda: bool(getattr(window, "_scope_page", None) and window._scope_page.items), timeout=60_000)
-    page = window._scope_page
+    qtbot.waitUntil(lambda: bool(window.scope_page.current and window.scope_page.current.items), timeout=60_000)
+    page = window.scope_page.current
     assert "loss, by scope" in page.title.text()
     titles = [item.lines[0][1] for item in page.items.values()]
     assert titles.count("neuron") >= 3 and "inputs" in titles, titles  # a block per call of neuron()
@@ -296,8 +296,8 @@ def test_show_with_scopes_works_for_a_learners_own_class(qtbot):
     loss.label = "loss"
     window = show(loss, block=False, scopes=rec)
     qtbot.addWidget(window)
-    qtbot.waitUntil(lambda: bool(getattr(window, "_scope_page", None) and window._scope_page.items), timeout=60_000)
-    page = window._scope_page
+    qtbot.waitUntil(lambda: bool(window.scope_page.current and window.scope_page.current.items), timeout=60_000)
+    page = window.scope_page.current
     assert "loss, by scope" in page.title.text()
     titles = [item.lines[0][1] for item in page.items.values()]
     assert "neuron" in titles or any(t.startswith("layer = ") for t in titles), titles
@@ -317,8 +317,8 @@ def test_the_installed_show_accepts_scopes(qtbot, monkeypatch):
     loss.label = "loss"
     window = resources.show(loss, scopes=rec)
     qtbot.addWidget(window)
-    qtbot.waitUntil(lambda: bool(getattr(window, "_scope_page", None) and window._scope_page.items), timeout=60_000)
-    assert "loss, by scope" in window._scope_page.title.text()
+    qtbot.waitUntil(lambda: bool(window.scope_page.current and window.scope_page.current.items), timeout=60_000)
+    assert "loss, by scope" in window.scope_page.current.title.text()
     with pytest.raises(TypeError, match="scopes=rec"):
         app.show.show(loss, block=False, scopes="not a recorder")
     settled(qtbot, window)
@@ -342,8 +342,8 @@ def mlp_loss(samples):
 def open_big(qtbot, value):
     window = show(value, block=False)
     qtbot.addWidget(window)
-    qtbot.waitUntil(lambda: bool(getattr(window, "_scope_page", None) and window._scope_page.items), timeout=60_000)
-    page = window._scope_page
+    qtbot.waitUntil(lambda: bool(window.scope_page.current and window.scope_page.current.items), timeout=60_000)
+    page = window.scope_page.current
     qtbot.waitUntil(lambda: page._values_job.isFinished(), timeout=60_000)
     return window, page
 

@@ -8,7 +8,7 @@ import os
 import pytest
 from PySide6.QtWidgets import QApplication
 
-from app.lessons.presenter_layout import READABLE_PX
+from app.lessons.presenter_layout import READABLE_PX, size_presenter_docks
 from app.main_window import MainWindow
 
 EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "..", "resources", "examples")
@@ -70,7 +70,7 @@ def test_presenter_digits_are_readable_from_the_back_row(window, qtbot, example,
     start(window, qtbot, example, (1920, 1080), presenter)
     window.debugger.controller.step()
     settle(window, qtbot)
-    window._size_presenter_docks()
+    size_presenter_docks(window)
     number = window.scene.theme.font("number").pixelSize()
     assert number * window.view.zoom() >= READABLE_PX - 0.5
     # the step's node is in sight

@@ -7,6 +7,7 @@ the same graph, or backward() itself.
 import pytest
 from PySide6.QtCore import Qt
 
+from app import window_actions
 from core.debugger.stepper import BackwardStepper
 from core.document.commands import SetValue
 from core.engine import Value, topological_order
@@ -292,7 +293,7 @@ def test_changing_a_leaf_recomputes_and_offers_to_step_again(window, qtbot):
 def test_backward_from_the_graph_menu_ends_the_session(window, qtbot):
     dbg = window.debugger
     dbg.controller.reset()
-    window.backward()
+    window_actions.backward(window)
     assert dbg.controller.phase == "idle" and "outside the debugger" in dbg.explanation_text()
 
 
@@ -302,7 +303,7 @@ def test_the_idle_text_says_what_the_grads_on_the_canvas_are(window, qtbot):
     window.session.zero_grads()  # was: still "the graph shows the grads of a full backward()"
     assert "Every grad is 0 now" in dbg.explanation_text()
     assert "full backward()" not in dbg.explanation_text()
-    window.backward()
+    window_actions.backward(window)
     assert "grads of a full backward()" in dbg.explanation_text()
 
 

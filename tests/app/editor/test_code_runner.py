@@ -128,8 +128,8 @@ def test_a_big_graph_opens_collapsed_and_a_plot_in_the_plots_window(window, qtbo
     from tests.core.lecture.test_standins import BOUNDARY
 
     run_as_python(window, qtbot, BIG)
-    qtbot.waitUntil(lambda: getattr(window, "_scope_page", None) is not None, timeout=60_000)
-    page = window._scope_page
+    qtbot.waitUntil(lambda: window.scope_page.current is not None, timeout=60_000)
+    page = window.scope_page.current
     qtbot.waitUntil(lambda: page.graph is not None and page.graph.n > 3_000, timeout=60_000)
     qtbot.waitUntil(lambda: getattr(page, "_values_job", None) is not None, timeout=60_000)
     qtbot.waitUntil(page._values_job.isFinished, timeout=60_000)
@@ -154,7 +154,7 @@ def test_a_lecture_script_opens_like_its_pasted_text_on_the_normal_canvas(window
     qtbot.waitUntil(lambda: not window.code_runner.running, timeout=60_000)
     window.wait_for_layout()
     assert window.editor.error_text() == ""
-    assert getattr(window, "_scope_page", None) is None  # 10 nodes: the normal canvas
+    assert window.scope_page.current is None  # 10 nodes: the normal canvas
     (x1,) = labelled(window, "x1")
     assert x1.grad_text == "-1.5000" and len(window.session.doc.nodes) == 10
     assert "neuron.py" in window.editor.hint.text()

@@ -8,6 +8,7 @@ import sys
 import networkx as nx
 import pytest
 
+from app import window_actions
 from core.files.interchange import OP
 from tests.core.document.test_scripts import installed_path
 
@@ -48,7 +49,7 @@ def test_the_micrograd_export_is_refused_for_tanh_with_the_reason(window, isolat
 
 
 def test_graphml_and_dot_carry_the_numbers_the_canvas_shows(window, tmp_path):
-    window.zero_grads()  # the canvas now shows grad 0 everywhere: the files say so too
+    window_actions.zero_grads(window)  # the canvas now shows grad 0 everywhere: the files say so too
     assert window.files.export_graph("graphml", str(tmp_path / "g.graphml"))
     assert window.files.export_graph("dot", str(tmp_path / "g.dot"))
     back = nx.read_graphml(tmp_path / "g.graphml", force_multigraph=True)

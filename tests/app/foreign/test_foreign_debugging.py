@@ -245,8 +245,8 @@ def test_a_learners_big_graph_opens_collapsed_from_the_command_line_and_the_menu
     path = str(big_mlp_file(tmp_path, 70))
     dialog = engine_dialog.open_engine_check(window, path, wait=True)
     assert dialog.report["status"] == "ok"
-    qtbot.waitUntil(lambda: bool(getattr(window, "_scope_page", None) and window._scope_page.items), timeout=120_000)
-    page = window._scope_page
+    qtbot.waitUntil(lambda: bool(window.scope_page.current and window.scope_page.current.items), timeout=120_000)
+    page = window.scope_page.current
     assert window.training.stack.currentWidget() is page
     assert page.graph.inferred and page.graph.n > 50_000 and page.graph.name(page.graph.root) == "loss"
     assert page.title.text().startswith("<b>loss (my_engine.py), collapsed</b> — ")
@@ -260,7 +260,7 @@ def test_a_learners_big_graph_opens_collapsed_from_the_command_line_and_the_menu
     page.back()
     dialog = engine_dialog.debug_my_engine(window)  # the menu's way
     qtbot.waitUntil(lambda: dialog.report is not None, timeout=300_000)
-    qtbot.waitUntil(lambda: window.training.stack.currentWidget() is window._scope_page, timeout=120_000)
+    qtbot.waitUntil(lambda: window.training.stack.currentWidget() is window.scope_page.current, timeout=120_000)
     window.wait_for_layout()
-    qtbot.waitUntil(lambda: window._scope_page._values_job.isFinished(), timeout=120_000)
+    qtbot.waitUntil(lambda: window.scope_page.current._values_job.isFinished(), timeout=120_000)
     dialog.close()

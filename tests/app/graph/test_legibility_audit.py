@@ -20,6 +20,7 @@ import pytest
 from PySide6.QtCore import QRectF
 
 from app.graph.node_paint import number_screen_px
+from app.lessons.opening import show_lessons
 from app.lessons.panel import LESSONS_DIR
 from core.document.layout import boxes_overlap
 from core.lessons.format import load_lesson
@@ -78,7 +79,7 @@ def problems_on_screen(window, size):
     # that leaves out must be said over the canvas ("... a pan away")
     if len(items) <= (35 if size[2] else 12):
         outside = [items[nid].name for nid, box in boxes.items() if not viewport.contains(QRectF(box))]
-        note = getattr(window, "_frame_note", None)
+        note = window.frame_note.current
         said = size[2] and window.lessons.snapshot is not None and note is not None and note.isVisible()
         if outside and not (said and "a pan away" in note.text()):
             found.append(f"not in the first view: {outside}")
@@ -133,7 +134,7 @@ def test_every_lesson_step_is_legible_in_its_first_view(window, qtbot, path, siz
     def settled():
         return not panel.busy and not window.layout_pending
 
-    window.show_lessons(lesson.id)
+    show_lessons(window, lesson.id)
     problems = []
     while True:
         qtbot.waitUntil(settled, timeout=60000)

@@ -10,6 +10,7 @@ import pytest
 from PySide6.QtCore import Qt, QTimer
 
 import app.slices
+from app.files import image_export
 from app.graph import scene_build
 from app.graph.node_item import NodeItem
 from app.main_window import MainWindow
@@ -202,7 +203,7 @@ def test_a_saved_large_graph_opens_in_slices_too(window, qtbot, tmp_path):
     open_big(window, qtbot)
     qtbot.waitUntil(lambda: not window.layout_pending, timeout=60000)
     path = tmp_path / "big.json"
-    assert window.save_file(path)
+    assert window.files.save_to(path)
     shown = window.session.doc.to_dict()
     counter = TurnCounter(window.scene)
     assert window.open_file(path)  # its nodes have places: no layout, just the build
@@ -216,7 +217,7 @@ def test_a_saved_large_graph_opens_in_slices_too(window, qtbot, tmp_path):
 
 def test_an_export_during_the_build_pictures_the_whole_graph(window, qtbot, tmp_path):
     open_big(window, qtbot)
-    assert window.export_png(tmp_path / "big.png", scale=0.2)
+    assert image_export.export_png(window.services(), tmp_path / "big.png", scale=0.2)
     assert not window.scene.building
     assert_scene_matches_document(window)
 

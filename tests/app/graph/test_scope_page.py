@@ -16,9 +16,9 @@ def shown_titles(page):
 
 def open_example(window, qtbot):
     assert window.open_file(EXAMPLE)
-    qtbot.waitUntil(lambda: bool(getattr(window, "_scope_page", None) and window._scope_page.items), timeout=120_000)
-    qtbot.waitUntil(lambda: window._scope_page._values_job.isFinished(), timeout=120_000)  # its Values, to step
-    return window._scope_page
+    qtbot.waitUntil(lambda: bool(window.scope_page.current and window.scope_page.current.items), timeout=120_000)
+    qtbot.waitUntil(lambda: window.scope_page.current._values_job.isFinished(), timeout=120_000)  # its Values, to step
+    return window.scope_page.current
 
 
 def test_the_microgpt_step_opens_collapsed_and_legible(window, qtbot):
@@ -76,14 +76,14 @@ def test_a_script_that_cannot_be_traced_says_why(window, qtbot, tmp_path, monkey
     assert window.open_file(str(bad))  # run as Python, as a pasted cell would be (issue 42 item 3)
     qtbot.waitUntil(lambda: not window.code_runner.running, timeout=60_000)
     assert "your code called exit()" in window.editor.error_text()
-    assert getattr(window, "_scope_page", None) is None
+    assert window.scope_page.current is None
 
 
 def test_the_microgpt_preset_trains_with_a_live_curve_and_samples(window, qtbot):
     from app.training.microgpt_panel import show_training
     from core.microgpt.train import train
 
-    panel = show_training(window)
+    panel = show_training(window.microgpt_panel)
     panel.steps.setValue(12)
     panel.every.setValue(6)
     panel.start()
@@ -121,15 +121,15 @@ def test_a_script_dropped_on_the_window_or_chosen_in_open_goes_to_the_page(windo
     mime.setUrls([QUrl.fromLocalFile(os.path.abspath(EXAMPLE))])
     assert window.files.dropped_path(mime) == os.path.abspath(EXAMPLE)
     window.dropEvent(QDropEvent(QPointF(20, 20), Qt.CopyAction, mime, Qt.LeftButton, Qt.NoModifier))
-    qtbot.waitUntil(lambda: bool(getattr(window, "_scope_page", None) and window._scope_page.items), timeout=120_000)
-    assert "microgpt_step.py" in window._scope_page.title.text()
+    qtbot.waitUntil(lambda: bool(window.scope_page.current and window.scope_page.current.items), timeout=120_000)
+    assert "microgpt_step.py" in window.scope_page.current.title.text()
     assert "*.py" in dialogs.GRAPH_FILTER.split(";;")[0]
     monkeypatch.setattr(dialogs, "ask_open_path", lambda *args: os.path.abspath(EXAMPLE))
     assert window.files.open_dialog() is not False
     qtbot.waitUntil(lambda: not window.code_runner.running, timeout=120_000)  # run as Python (issue 42)
     window.wait_for_layout()
-    qtbot.waitUntil(lambda: getattr(window._scope_page, "_values_job", None) is not None, timeout=120_000)
-    qtbot.waitUntil(window._scope_page._values_job.isFinished, timeout=120_000)
+    qtbot.waitUntil(lambda: getattr(window.scope_page.current, "_values_job", None) is not None, timeout=120_000)
+    qtbot.waitUntil(window.scope_page.current._values_job.isFinished, timeout=120_000)
 
 
 def test_the_values_are_made_only_after_the_first_picture_is_painted(window, qtbot, monkeypatch):
@@ -178,7 +178,7 @@ def test_a_script_not_shipped_is_run_only_when_the_user_agrees(window, qtbot, tm
     monkeypatch.setattr(dialogs, "ask_open_path", lambda *args: str(script))
     assert window.files.open_dialog() is False
     assert len(asked) == 3 and all(os.path.samefile(p, script) for p in asked)
-    assert "theirs.py was not run." in messages[-1] and getattr(window, "_scope_page", None) is None
+    assert "theirs.py was not run." in messages[-1] and window.scope_page.current is None
     assert not scope_page.shipped_script(str(script)) and scope_page.shipped_script(EXAMPLE)
 
 
@@ -194,7 +194,7 @@ def test_the_menu_opens_the_microgpt_step_as_the_command_line_does(window, qtbot
         assert window.editor.text() == f.read()
     qtbot.waitUntil(lambda: not window.code_runner.running, timeout=120_000)
     window.wait_for_layout()
-    page = window._scope_page
+    page = window.scope_page.current
     assert "microgpt_step.py, by scope" in page.title.text() and page.items
     qtbot.waitUntil(lambda: page._values_job.isFinished(), timeout=120_000)
 
@@ -260,8 +260,8 @@ def test_the_example_opens_in_a_clean_layout_whatever_the_last_run_left(qtbot, m
     assert startup.main([EXAMPLE, "--no-welcome"]) == 0
     (window,) = [w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow) and w not in before]
     qtbot.addWidget(window)
-    qtbot.waitUntil(lambda: bool(getattr(window, "_scope_page", None) and window._scope_page.items), timeout=120_000)
-    page = window._scope_page
+    qtbot.waitUntil(lambda: bool(window.scope_page.current and window.scope_page.current.items), timeout=120_000)
+    page = window.scope_page.current
     qtbot.waitUntil(lambda: page._values_job.isFinished(), timeout=120_000)
     assert page.settle()
     assert window.training.stack.currentWidget() is page

@@ -9,7 +9,9 @@ from PySide6.QtWidgets import QAbstractButton, QMenu, QTabBar, QWidget
 
 from app.files.examples import EXAMPLES_DIR, examples
 from app.help.welcome import KEY_DONT_SHOW, WelcomeDialog, settings, should_show_at_start
-from app.main_window import MainWindow, _has_tip
+from app.lessons.install import _has_tip
+from app.lessons.opening import show_welcome
+from app.main_window import MainWindow
 
 
 @pytest.fixture
@@ -28,7 +30,7 @@ def test_welcome_lists_lessons_examples_and_recent_files(window, qtbot, tmp_path
     window.files.add_recent(recent) if hasattr(window.files, "add_recent") else window.files.settings.setValue(
         "recentFiles", [recent]
     )
-    dialog = window.show_welcome()
+    dialog = show_welcome(window)
     assert isinstance(dialog, WelcomeDialog) and dialog.isVisible()
     assert dialog.lesson_list.count() == len(window.lessons.lessons)
     assert (
@@ -38,12 +40,12 @@ def test_welcome_lists_lessons_examples_and_recent_files(window, qtbot, tmp_path
     )
     paths = [dialog.recent_list.item(i).data(Qt.UserRole) for i in range(dialog.recent_list.count())]
     assert recent in paths
-    assert window.show_welcome() is dialog  # one page, raised again
+    assert show_welcome(window) is dialog  # one page, raised again
     dialog.close()
 
 
 def test_choosing_a_lesson_opens_it(window, qtbot):
-    dialog = window.show_welcome()
+    dialog = show_welcome(window)
     item = dialog.lesson_list.item(2)
     dialog.lesson_list.itemActivated.emit(item)
     qtbot.waitUntil(lambda: window.lessons.runner is not None and not window.lessons.busy)
@@ -53,7 +55,7 @@ def test_choosing_a_lesson_opens_it(window, qtbot):
 
 
 def test_choosing_an_example_opens_it(window, qtbot):
-    dialog = window.show_welcome()
+    dialog = show_welcome(window)
     row = [dialog.example_list.item(i).data(Qt.UserRole) for i in range(dialog.example_list.count())]
     path = next(p for p in row if p.endswith("node_used_twice.json"))
     dialog.example_list.itemActivated.emit(dialog.example_list.item(row.index(path)))
@@ -64,12 +66,12 @@ def test_choosing_an_example_opens_it(window, qtbot):
 
 def test_dont_show_again_is_remembered(window):
     assert should_show_at_start()
-    dialog = window.show_welcome()
+    dialog = show_welcome(window)
     dialog.dont_show.setChecked(True)
     assert not should_show_at_start()
     assert settings().value(KEY_DONT_SHOW) in (True, "true")
     dialog.close()
-    again = window.show_welcome()
+    again = show_welcome(window)
     assert again.dont_show.isChecked()
     again.dont_show.setChecked(False)
     assert should_show_at_start()

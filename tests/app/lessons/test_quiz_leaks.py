@@ -4,6 +4,8 @@ it shows again; and the feedback reads once and right."""
 
 import pytest
 
+from app.files import image_export
+from app.lessons.opening import show_lessons
 from app.main_window import MainWindow
 from core.format import format_number
 
@@ -21,7 +23,7 @@ def window(qtbot):
 
 
 def open_step(window, qtbot, lesson_id, index):
-    window.show_lessons(lesson_id, index)
+    show_lessons(window, lesson_id, index)
     qtbot.waitUntil(lambda: not window.lessons.busy and window.lessons.snapshot is not None, timeout=30000)
     return window.lessons
 
@@ -120,12 +122,12 @@ def test_an_export_while_the_question_is_open_keeps_the_answer_hidden(window, qt
     open_step(window, qtbot, "final-assessment", 1)
     nid, value, item = node(window, "L")
     path = tmp_path / "graph.svg"
-    assert window.export_svg(str(path))
+    assert image_export.export_svg(window.services(), str(path))
     svg = path.read_text(encoding="utf-8")
     assert format_number(value.data) not in svg and ">?<" in svg.replace(" ", "")
     window.lessons.answer.setText(repr(value.data))
     window.lessons.check()
-    assert window.export_svg(str(path))
+    assert image_export.export_svg(window.services(), str(path))
     assert format_number(value.data) in path.read_text(encoding="utf-8")
 
 

@@ -10,6 +10,7 @@ import pytest
 from PySide6.QtGui import QImage, QImageReader
 
 from app.lessons.lesson_file import open_lesson_file
+from app.lessons.opening import show_lessons
 from app.lessons.slides import SlideExport
 from app.main_window import MainWindow
 from core.files.gif import write_gif
@@ -62,7 +63,7 @@ def test_the_tutorials_backward_pass_as_pngs_a_pdf_and_a_gif(window, tmp_path):
 def test_a_lesson_exports_its_whole_deck(window, qtbot, tmp_path):
     # repro (issue 38): six exports of a lesson gave six one-page decks
     panel = window.lessons
-    window.show_lessons("chain-rule", 2)
+    show_lessons(window, "chain-rule", 2)
     qtbot.waitUntil(lambda: not panel.busy and panel.snapshot is not None, timeout=30000)
     panel.answer.setText("-2")  # the class's own answer: its score stays as it is
     panel.check()
@@ -81,9 +82,9 @@ def test_a_lesson_exports_its_whole_deck(window, qtbot, tmp_path):
 
 
 def test_a_lesson_deck_from_the_command_line_with_the_quiz(tmp_path, qapp):
-    from app.lessons.slides import main
+    from app.startup import slides_main
 
-    assert main(["--lesson", "chain-rule", str(tmp_path / "c.pdf"), "--quiz", "--size", "1280x720"]) == 0
+    assert slides_main(["--lesson", "chain-rule", str(tmp_path / "c.pdf"), "--quiz", "--size", "1280x720"]) == 0
     pngs = sorted(tmp_path.glob("c-*.png"))
     assert len(pngs) == pdf_pages(tmp_path / "c.pdf") and len(pngs) > 6  # the quiz asks in steps 2-5
 

@@ -9,7 +9,7 @@ def test_the_panel_trains_on_a_names_file_of_ones_own(window, qtbot, tmp_path):
 
     names = tmp_path / "mine.txt"
     names.write_text("zoé\nliam\n\nnoa\nhélène\nbo\n", encoding="utf-8")  # blank lines skipped, é a letter
-    panel = show_training(window)
+    panel = show_training(window.microgpt_panel)
     assert panel.use_names(str(names))
     assert "5 names (mine.txt)" in panel.status.text()
     panel.steps.setValue(6)
@@ -29,7 +29,7 @@ def test_a_file_that_is_not_names_is_refused_and_says_why(window, tmp_path):
     binary.write_bytes(b"\xff\xd8\xff\xe0" * 10)
     empty = tmp_path / "empty.txt"
     empty.write_text("\n\n", encoding="utf-8")
-    panel = show_training(window)
+    panel = show_training(window.microgpt_panel)
     assert not panel.use_names(str(binary)) and "not a text file in UTF-8" in panel.status.text()
     assert not panel.use_names(str(empty)) and "no names in it" in panel.status.text()
     assert panel.path is None  # the bundled names stay
