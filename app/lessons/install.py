@@ -8,6 +8,7 @@ Plain functions taking the `MainWindow`; its methods of the same names call them
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 
+from app.lessons.presenter_chrome import install_presenter_menu
 from app.lessons.presenter_layout import PresenterFit, readable_zoom
 
 
@@ -209,6 +210,7 @@ def install_classroom(window):
         window.scale_box.addItem(f"{factor:g}×", factor)
     window.scale_box.activated.connect(lambda i: window.appearance.set_scale(window.scale_box.itemData(i)))
     window.actions["presenter scale"] = window.toolbar.addWidget(window.scale_box)
+    install_presenter_menu(window)  # the toolbar's first button in presenter mode: the hidden menu bar's menus
     window.output_label.setProperty(KEEP_PROPERTY, True)
     window._appearance_changed()
 

@@ -13,6 +13,7 @@ from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, Qt, QTimer
 from PySide6.QtWidgets import QBoxLayout
 
 from app.lessons.paging import PAGE_FONT
+from app.lessons.presenter_chrome import hide_stray_tabs, presenter_chrome
 
 
 class PresenterFit(QObject):
@@ -120,6 +121,7 @@ def size_presenter_docks(window: Any) -> None:
             panel.paginate(None)
             panel.paginate_verdict(None)
     if window.appearance.presenting:  # a late timer after leaving must not re-fit the restored view
+        hide_stray_tabs(window)  # hidden tabified docks leave their tab strip over the lesson
         if not readable_zoom(window):
             frame_step(window)
     window.lessons.follow()
@@ -358,6 +360,7 @@ def presenter_canvas(window: Any) -> None:
 def presenter_changed(window: Any, on: bool) -> None:
     window.actions["presenter"].setChecked(on)
     window.actions["leave presenter"].setEnabled(on)
+    presenter_chrome(window, on)  # no menu bar, no status bar: their rows are the text's
     lessons = window.docks["lessons"]
     window.lessons.set_presenting(on)
     if on and not lessons.isHidden():
@@ -366,7 +369,7 @@ def presenter_changed(window: Any, on: bool) -> None:
         QTimer.singleShot(0, window._size_presenter_docks)  # once the window has its new size
         QTimer.singleShot(450, window._size_presenter_docks)
     if on:
-        window.show_message(
+        window.show_message(  # the status bar is hidden now: the toolbar's "☰ Menu" says it too
             "Presenter mode: F11 or Esc to leave; View → Scale or the box in the toolbar for the size.", 6000
         )
     else:
