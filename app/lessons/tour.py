@@ -213,7 +213,7 @@ def facts(window):
     """Everything the tour asserts about the screen now: `in_view`, the text and the
     verdict (visible pixels, pixels cut), the step's nodes on the canvas with their
     painted digits (`canvas_facts`), what the canvas's note says."""
-    from app.lessons.presenter_layout import _frame_note, readable_px
+    from app.lessons.presenter_layout import _frame_note, cut_nodes, readable_px
 
     panel = window.lessons
     result = in_view(window)
@@ -233,6 +233,11 @@ def facts(window):
     seen = window.view.mapToScene(window.view.viewport().rect()).boundingRect()
     item = window.scene.node_item(first) if first is not None else None
     result["first_in_view"] = item is not None and seen.contains(item.sceneBoundingRect())
+    # a node the canvas's edge cuts is neither in view nor a pan away (chain-rule step 4 at
+    # 2x on 1280x720: e cut at the bottom edge while c was framed)
+    cut = cut_nodes(window) if window.view.isVisible() else []
+    result["cut_nodes"] = len(cut)
+    result["focus_cut"] = sum(1 for nid in named_focus(panel, focus) if nid in cut)
     note = _frame_note(window)
     result["note"] = note.text() if note.isVisible() else ""
     # a step in pages (presenter mode on a small screen, app/lessons/paging.py): which
@@ -243,6 +248,15 @@ def facts(window):
     result["where_says"] = panel.where.text()
     result["revealed_seen"] = panel.revealed_in_view()  # what the last answer revealed is on the page shown
     return result
+
+
+def named_focus(panel, focus):
+    """The nodes the step names (its highlighted nodes and its question's node), of
+    `focus` (which falls back to every node of a step that names none)."""
+    snapshot, runner = panel.snapshot, panel.runner
+    question = runner.step.question if runner is not None else None
+    asked = runner.nid_of_label(question.node) if question is not None else None
+    return [nid for nid in focus if nid in snapshot.highlight or nid == asked]
 
 
 def problems(facts, where, whole=True):
@@ -266,17 +280,27 @@ def problems(facts, where, whole=True):
         if whole and facts["text_cut"] > 0:
             bad.append(f"{where}: {facts['text_cut']} px of the text cut")
         if facts["focus"]:
-            least = facts["readable_px"]
-            if facts["em"] < least - 0.5:
-                bad.append(f"{where}: digits {facts['em']} px em, under {least}")
-            if facts["ink"] < INK_PER_EM * least:
-                bad.append(f"{where}: digits painted {facts['ink']} px tall, under {INK_PER_EM * least:.1f}")
-            if not facts["first_in_view"]:
-                bad.append(f"{where}: the step's first node is off the canvas")
-            if facts["in_view"] < facts["focus"] and "a pan away" not in facts["note"]:
-                bad.append(f"{where}: {facts['focus'] - facts['in_view']} of the step's nodes off the canvas, unsaid")
+            bad += canvas_problems(facts, where)
     if facts["presenting"] and facts["network"] and facts["boundary"] < BOUNDARY_PX:  # a side dock scrolls to it
         bad.append(f"{where}: the decision boundary is {facts['boundary']} px")
+    return bad
+
+
+def canvas_problems(facts, where):
+    """Presenter mode, a step with nodes: their digits of the room's size (em and the
+    painted ink), the first on the canvas, none cut at its edge, the rest said."""
+    bad = []
+    least = facts["readable_px"]
+    if facts["em"] < least - 0.5:
+        bad.append(f"{where}: digits {facts['em']} px em, under {least}")
+    if facts["ink"] < INK_PER_EM * least:
+        bad.append(f"{where}: digits painted {facts['ink']} px tall, under {INK_PER_EM * least:.1f}")
+    if not facts["first_in_view"]:
+        bad.append(f"{where}: the step's first node is off the canvas")
+    if facts["focus_cut"]:
+        bad.append(f"{where}: {facts['focus_cut']} of the step's nodes cut at the canvas's edge")
+    if facts["in_view"] < facts["focus"] and "a pan away" not in facts["note"]:
+        bad.append(f"{where}: {facts['focus'] - facts['in_view']} of the step's nodes off the canvas, unsaid")
     return bad
 
 

@@ -6,7 +6,8 @@ first), with and without the Quiz, in the conditions of a lecture hall: presente
 the lesson panel, the whole question, answer box and Next; the step's text and, once
 answered, its verdict in view; in presenter mode no line of text or verdict cut, the
 step's nodes framed with digits of the room's readable size measured from the painted
-picture (what does not fit is said over the canvas), and a network step's decision
+picture (what does not fit is said over the canvas; none of the nodes the step names
+cut at the canvas's edge: whole in view or wholly a pan away), and a network step's decision
 boundary. In presenter mode no line is cut at any size: a step longer than the room
 (at 3x, or 2x on 1280x720) is shown in pages, each whole, "page k of n" said and Next
 reading "More", and Next shows every page (app/lessons/paging.py). The whole course at
