@@ -10,6 +10,7 @@ from PySide6.QtGui import QAction, QKeySequence
 
 from app.lessons.presenter_chrome import install_presenter_menu
 from app.lessons.presenter_layout import PresenterFit, readable_zoom
+from app.lessons.side_fit import SideFit
 
 
 def _before_quit(window, keys):
@@ -85,6 +86,7 @@ def install_classroom(window):
     window.lessons.stepShown.connect(lambda _i: window._presenter_canvas())
     # the lesson's room follows the step, the window's size and the scale
     window._presenter_fit = PresenterFit(window)
+    window._side_fit = SideFit(window)  # out of presenter mode: the step whole in a side dock, in pages if it must
     window.lessons.stepShown.connect(lambda _i: window._presenter_fit.request())
     window.lessons.busyChanged.connect(lambda _b: window._presenter_fit.request())
     window.lessons.roomChanged.connect(window._presenter_fit.request)

@@ -136,11 +136,15 @@ def settle(window):
     """Let the posted layout and the presenter's fit run (no waiting for time)."""
     from PySide6.QtWidgets import QApplication
 
+    from app.lessons.side_fit import fit_side
+
     before = None
     for _ in range(8):  # until the fit settles (a fit moves widths, which the next fit reads)
         QApplication.processEvents()
         if window.appearance.presenting:
             window._size_presenter_docks()
+        else:
+            fit_side(window)  # a laptop's side dock: the step whole, in pages if it must
         now = (window.docks["lessons"].height(), window.lessons.text.viewport().size())
         if now == before:
             break
@@ -192,8 +196,11 @@ def teach(window, quiz=False, wrong_every=2, lessons=None):
                     settle(window)
                     continue
         if panel.next_page_left():  # the step's next page (presenter mode on a small screen)
+            before = (panel.page, panel.verdict_page)
             panel.next_button.click()
             settle(window)
+            if (panel.page, panel.verdict_page) == before and panel.next_page_left():
+                raise RuntimeError(f"{lesson.id} step {index + 1}: More does not move on (page {before})")
             continue
         if wanted is not None and index == len(lesson.steps) - 1:
             wanted.discard(lesson.id)
@@ -261,8 +268,9 @@ def named_focus(panel, focus):
 
 def problems(facts, where, whole=True):
     """What breaks issue 38 (and 28) in one view of the tour: a list of sentences.
-    `whole`: in presenter mode no pixel of the text or the verdict may be cut (else
-    they may scroll, at least two lines of each in view)."""
+    `whole`: no pixel of the text or the verdict may be cut or scrolled away, in
+    presenter mode and in a laptop's side dock alike (else they may scroll, at least
+    two lines of each in view)."""
     bad = []
     for key in ("panel", "next", "question"):
         if not facts[key]:
@@ -273,12 +281,12 @@ def problems(facts, where, whole=True):
     if facts["verdict"]:
         if facts["verdict_seen"] < 2 * line and not facts["verdict_whole"]:
             bad.append(f"{where}: {facts['verdict_seen']} px of the verdict in view")
-        if whole and facts["presenting"] and facts["verdict_cut"] > 0:
+        if whole and facts["verdict_cut"] > 0:
             bad.append(f"{where}: {facts['verdict_cut']} px of the verdict cut")
     bad += page_problems(facts, where)
+    if whole and facts["text_cut"] > 0:  # a laptop's side dock too (app/lessons/side_fit.py)
+        bad.append(f"{where}: {facts['text_cut']} px of the text cut")
     if facts["presenting"]:
-        if whole and facts["text_cut"] > 0:
-            bad.append(f"{where}: {facts['text_cut']} px of the text cut")
         if facts["focus"]:
             bad += canvas_problems(facts, where)
     if facts["presenting"] and facts["network"] and facts["boundary"] < BOUNDARY_PX:  # a side dock scrolls to it
