@@ -10,7 +10,7 @@ from PySide6.QtGui import QAction, QKeySequence
 
 from app.lessons.presenter_chrome import install_presenter_menu
 from app.lessons.presenter_layout import PresenterFit, readable_zoom
-from app.lessons.side_fit import SideFit
+from app.lessons.side_fit import SideFit, in_side_dock, reach_bottom
 
 
 def _before_quit(window, keys):
@@ -280,6 +280,8 @@ def show_lessons(window, lesson_id=None, step=0):
         opened = window.lessons.open_lesson(lesson_id, step)
     elif window.lessons.runner is None and window.lessons.lessons:
         opened = window.lessons.open_lesson(window.lessons.lessons[0].id)
+    if in_side_dock(window):  # the lesson's column to the window's bottom now, not a turn later
+        reach_bottom(window)
     if window.appearance.presenting and window.dockWidgetArea(dock) != Qt.BottomDockWidgetArea:
         # opened during presenter mode: the lesson goes under the canvas, as presenter mode
         # arranges it, not into the side column (where 2x text is cut to a few letters a line)

@@ -40,6 +40,7 @@ class StepPages:
     metrics_label: Any
     network_view: Any
     page_layout: Any
+    scroller: Any
     pageShown: Any
     metrics_text: Any
     _update_controls: Any
@@ -164,7 +165,10 @@ class StepPages:
         self.title.setWordWrap(not one_line)  # a title wrapping or not moved the page's room: the cut came and went
         self.title.setMinimumWidth(1 if one_line else 0)  # one line, elided: never widening the dock
         if one_line:  # the room is the text's: the title one line, the rest elided
-            width = max(1, self.title.width())
+            # the head's row less "Step k of n, page p of q" beside it (the title's own width is
+            # the last layout's: with a longer "page" beside it the "…" was cut off)
+            row = self.scroller.viewport().width() - self.where.sizeHint().width() - 2 * self.page_layout.spacing()
+            width = max(1, min(self.title.width(), row) if row > 0 else self.title.width())
             title = self.title.fontMetrics().elidedText(title, Qt.TextElideMode.ElideRight, width)
         self.title.setText(title)
         self._update_controls()
