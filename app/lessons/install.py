@@ -10,7 +10,7 @@ from PySide6.QtGui import QAction, QKeySequence
 
 from app.lessons.presenter_chrome import install_presenter_menu
 from app.lessons.presenter_layout import PresenterFit, readable_zoom
-from app.lessons.side_fit import SideFit, in_side_dock, reach_bottom
+from app.lessons.side_fit import SideFit, in_side_dock, lesson_room, reach_bottom
 
 
 def _before_quit(window, keys):
@@ -239,35 +239,6 @@ def install_classroom(window):
         menu.setToolTipsVisible(True)
     if not window.find_box.toolTip():
         window.find_box.setToolTip("Type a node's label and press Enter; Enter again finds the next (Ctrl+F)")
-
-
-def lesson_room(window):
-    """Out of presenter mode, a lesson's side dock too short for its step with a verdict
-    (a laptop: the debugger's dock across the bottom left it ~320 px) grows, up to three
-    quarters of the window: the step's text and the verdict get the room."""
-    dock, panel = window.docks["lessons"], window.lessons
-    if (
-        window.appearance.presenting
-        or dock.isHidden()
-        or dock.isFloating()
-        or window.dockWidgetArea(dock)
-        in (
-            Qt.TopDockWidgetArea,
-            Qt.BottomDockWidgetArea,
-        )
-    ):
-        return
-    chrome = dock.height() - panel.height()
-    wanted = panel.wanted_height() + chrome
-    if panel.list.isVisible() and panel.splitter.orientation() == Qt.Vertical:
-        wanted += panel.splitter.sizes()[0] + panel.splitter.handleWidth()
-    deficit = min(wanted, int(0.75 * window.height())) - dock.height()
-    if deficit <= 0:
-        return
-    # a side dock's height is what the docks across the bottom leave: they give it up
-    below = [d for d in window.docks.values() if d.isVisible() and window.dockWidgetArea(d) == Qt.BottomDockWidgetArea]
-    if below:
-        window.resizeDocks(below, [max(1, d.height() - deficit) for d in below], Qt.Vertical)
 
 
 def show_lessons(window, lesson_id=None, step=0):

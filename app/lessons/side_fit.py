@@ -66,8 +66,6 @@ def fit_side(window: Any) -> None:
     """The step whole in the side dock: the dock as tall as it asks (what the docks
     across the bottom can give), then in pages at the text's size what still does not
     fit; outside a side dock (or in presenter mode, which pages for the room) nothing."""
-    from app.lessons.install import lesson_room
-
     panel = window.lessons
     side = in_side_dock(window)
     if panel.side_sized != side:  # the text and the network take the dock's room, no more (no scrolling)
@@ -116,6 +114,39 @@ def reach_bottom(window: Any) -> None:
     corner = Qt.Corner.BottomLeftCorner if area == Qt.DockWidgetArea.LeftDockWidgetArea else Qt.Corner.BottomRightCorner
     if window.corner(corner) != area:
         window.setCorner(corner, area)
+
+
+def lesson_room(window: Any) -> None:
+    """Out of presenter mode, a lesson's side dock too short for its step with a verdict
+    (a laptop: the debugger's dock across the bottom left it ~320 px) grows, up to three
+    quarters of the window: the step's text and the verdict get the room."""
+    dock, panel = window.docks["lessons"], window.lessons
+    if (
+        window.appearance.presenting
+        or dock.isHidden()
+        or dock.isFloating()
+        or window.dockWidgetArea(dock)
+        in (
+            Qt.DockWidgetArea.TopDockWidgetArea,
+            Qt.DockWidgetArea.BottomDockWidgetArea,
+        )
+    ):
+        return
+    chrome = dock.height() - panel.height()
+    wanted = panel.wanted_height() + chrome
+    if panel.list.isVisible() and panel.splitter.orientation() == Qt.Orientation.Vertical:
+        wanted += panel.splitter.sizes()[0] + panel.splitter.handleWidth()
+    deficit = min(wanted, int(0.75 * window.height())) - dock.height()
+    if deficit <= 0:
+        return
+    # a side dock's height is what the docks across the bottom leave: they give it up
+    below = [
+        d
+        for d in window.docks.values()
+        if d.isVisible() and window.dockWidgetArea(d) == Qt.DockWidgetArea.BottomDockWidgetArea
+    ]
+    if below:
+        window.resizeDocks(below, [max(1, d.height() - deficit) for d in below], Qt.Orientation.Vertical)
 
 
 def side_cut(window: Any) -> int:
