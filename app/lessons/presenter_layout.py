@@ -272,6 +272,16 @@ def cut_nodes(window: Any) -> list[str]:
     ]
 
 
+def covered_nodes(window: Any) -> list[str]:
+    """The nodes in view that the note over the canvas lies over (partly hidden)."""
+    view, note = window.view, _frame_note(window)
+    if not note.isVisible():
+        return []
+    box = note.geometry().translated(-view.viewport().pos()).adjusted(1, 1, -1, -1)
+    under = view.mapToScene(box).boundingRect()
+    return [nid for nid, item in window.scene.node_items().items() if under.intersects(item.sceneBoundingRect())]
+
+
 def clear_edges(window: Any, group: list[str], area: Any, focus: list[str]) -> None:
     """Move the framed view (its zoom kept, `group` still inside `area`, the viewport's
     part for it) so that the canvas's edges cut no node: each is whole in view or
@@ -286,7 +296,7 @@ def clear_edges(window: Any, group: list[str], area: Any, focus: list[str]) -> N
         tries.append(("bottom", area.translated(0, -(note.height() + OVERLAY_GAP))))
     found = []
     for edge, where in tries:
-        best = _clearest(window, group, where, focus)
+        best = _clearest(window, group, where, focus, _note_box(window, edge))
         if best is not None:
             found.append((best[0][0], edge != "top", best[0][1], edge, best[1]))
     if not found:
@@ -299,12 +309,22 @@ def clear_edges(window: Any, group: list[str], area: Any, focus: list[str]) -> N
     view.centerOn(QPointF(at[0] + size[0] / 2, at[1] + size[1] / 2))
 
 
+def _note_box(window: Any, edge: str) -> QRectF | None:
+    """The note's box in viewport pixels at the canvas's `edge` (None: no note)."""
+    note = _frame_note(window)
+    if not note.isVisible():
+        return None
+    y = OVERLAY_GAP if edge != "bottom" else window.view.viewport().height() - note.height() - OVERLAY_GAP
+    return QRectF(OVERLAY_GAP, y, note.width(), note.height())
+
+
 def _clearest(
-    window: Any, group: list[str], area: Any, focus: list[str]
+    window: Any, group: list[str], area: Any, focus: list[str], box: QRectF | None = None
 ) -> tuple[tuple[int, float], list[float]] | None:
     """((weight of the nodes cut, distance moved), the view's top-left in the scene)
     that cuts the fewest nodes with `group` inside `area`: one axis then the other,
-    twice, a few candidates each (a node's edge on a view's edge)."""
+    twice, a few candidates each (a node's edge on a view's edge). A node under the
+    note `box` (viewport pixels) is cut too: the note hides part of it."""
     view, scene = window.view, window.scene
     zoom = view.zoom()
     items = scene.node_items()
@@ -347,7 +367,16 @@ def _clearest(
 
     def score(at: list[float]) -> tuple[int, float]:
         view_rect = QRectF(at[0], at[1], *size)
-        cut = sum(w for w, r in zip(weights, nodes) if view_rect.intersects(r) and not view_rect.contains(r))
+        under = (
+            QRectF(at[0] + box.x() / zoom, at[1] + box.y() / zoom, box.width() / zoom, box.height() / zoom)
+            if box is not None
+            else QRectF()
+        )
+        cut = sum(
+            w
+            for w, r in zip(weights, nodes)
+            if view_rect.intersects(r) and (not view_rect.contains(r) or under.intersects(r))
+        )
         return cut, abs(at[0] - start[0]) + abs(at[1] - start[1])
 
     best = list(start)
