@@ -162,13 +162,16 @@ class StepPages:
         self.page_layout.fixed = presenting
         self.page_layout.invalidate()
         one_line = presenting or getattr(self, "side_sized", False)
-        self.title.setWordWrap(not one_line)  # a title wrapping or not moved the page's room: the cut came and went
-        self.title.setMinimumWidth(1 if one_line else 0)  # one line, elided: never widening the dock
+        side = one_line and not presenting  # (presenter mode's fixed page ignores the title's wrapping)
+        self.title.setWordWrap(not side)  # a title wrapping or not moved a side dock's room: the cut came and went
+        self.title.setMinimumWidth(1 if side else 0)  # one line, elided: never widening the dock
         if one_line:  # the room is the text's: the title one line, the rest elided
             # the head's row less "Step k of n, page p of q" beside it (the title's own width is
             # the last layout's: with a longer "page" beside it the "…" was cut off)
             row = self.scroller.viewport().width() - self.where.sizeHint().width() - 2 * self.page_layout.spacing()
-            width = max(1, min(self.title.width(), row) if row > 0 else self.title.width())
+            width = max(1, self.title.width())
+            if not presenting and row > 0:  # a side dock (presenter mode's row is wide: as it was)
+                width = max(1, min(width, row))
             title = self.title.fontMetrics().elidedText(title, Qt.TextElideMode.ElideRight, width)
         self.title.setText(title)
         self._update_controls()
