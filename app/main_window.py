@@ -135,7 +135,9 @@ class MainWindow(QMainWindow):
         self.docks["inspector"].raise_()  # in front of the history, its tab
         self.setAcceptDrops(True)  # a graph file or a .py dropped on the window opens (dropEvent)
         # lessons, themes, presenter mode's actions, welcome (app/lessons/install.py)
-        self.appearance, self.lessons, self.presenter_fit, self.scale_box = classroom.install_classroom(self)
+        self.appearance, self.lessons, self.presenter_fit, self.scale_box, self.side_fit = classroom.install_classroom(
+            self
+        )
         # a lesson's "check this class" link does what File → Debug my engine… does
         self.lessons.engineCheckAsked.connect(lambda path: open_engine_check(self, path))
         # the Training workspace (app/training/workspace.py): the Training panel in the canvas's

@@ -88,7 +88,8 @@ class StepFit:
         (wanted_height): no 192 px floor of its own. In a side dock it keeps that floor,
         or the network's picture would leave it two lines; but with a verdict shown the
         text and the verdict share the room (the verdict used to push the text out)."""
-        presenting = getattr(self, "_presenting", False)
+        # presenter mode, or a side dock fitted to its room (app/lessons/side_fit.py)
+        presenting = getattr(self, "_presenting", False) or getattr(self, "side_sized", False)
         shared = presenting or self.verdict.isVisibleTo(self)
         self.text.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Ignored if shared else QSizePolicy.Expanding)
         # presenter mode: the network's numbers and picture take the body's height, no

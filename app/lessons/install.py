@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QComboBox
 
 from app.lessons.opening import show_lessons, show_welcome
 from app.lessons.panel import LessonsPanel
+from app.lessons.presenter_chrome import install_presenter_menu
 from app.lessons.presenter_layout import (
     PresenterFit,
     presenter_canvas,
@@ -21,6 +22,7 @@ from app.lessons.presenter_layout import (
     presenter_layout,
     readable_zoom,
 )
+from app.lessons.side_fit import SideFit, lesson_room
 from app.look.presenter import Appearance
 
 
@@ -31,6 +33,7 @@ class Classroom(NamedTuple):
     lessons: LessonsPanel
     presenter_fit: PresenterFit
     scale_box: QComboBox
+    side_fit: SideFit  # out of presenter mode: the step whole in a side dock, in pages if it must
 
 
 def _before_quit(window, keys):
@@ -106,6 +109,7 @@ def install_classroom(window):
     lessons.stepShown.connect(lambda _i: presenter_canvas(window))
     # the lesson's room follows the step, the window's size and the scale
     fit = PresenterFit(window)
+    side_fit = SideFit(window, lessons, appearance)
     lessons.stepShown.connect(lambda _i: fit.request())
     lessons.busyChanged.connect(lambda _b: fit.request())
     lessons.roomChanged.connect(fit.request)
@@ -236,6 +240,7 @@ def install_classroom(window):
         scale_box.addItem(f"{factor:g}×", factor)
     scale_box.activated.connect(lambda i: appearance.set_scale(scale_box.itemData(i)))
     window.actions["presenter scale"] = window.toolbar.addWidget(scale_box)
+    install_presenter_menu(window)  # the toolbar's first button in presenter mode: the hidden menu bar's menus
     window.output_label.setProperty(KEEP_PROPERTY, True)
     appearance_changed(window.actions, appearance, scale_box)
 
@@ -262,36 +267,7 @@ def install_classroom(window):
         menu.setToolTipsVisible(True)
     if not window.find_box.toolTip():
         window.find_box.setToolTip("Type a node's label and press Enter; Enter again finds the next (Ctrl+F)")
-    return Classroom(appearance, lessons, fit, scale_box)
-
-
-def lesson_room(window):
-    """Out of presenter mode, a lesson's side dock too short for its step with a verdict
-    (a laptop: the debugger's dock across the bottom left it ~320 px) grows, up to three
-    quarters of the window: the step's text and the verdict get the room."""
-    dock, panel = window.docks["lessons"], window.lessons
-    if (
-        window.appearance.presenting
-        or dock.isHidden()
-        or dock.isFloating()
-        or window.dockWidgetArea(dock)
-        in (
-            Qt.TopDockWidgetArea,
-            Qt.BottomDockWidgetArea,
-        )
-    ):
-        return
-    chrome = dock.height() - panel.height()
-    wanted = panel.wanted_height() + chrome
-    if panel.list.isVisible() and panel.splitter.orientation() == Qt.Vertical:
-        wanted += panel.splitter.sizes()[0] + panel.splitter.handleWidth()
-    deficit = min(wanted, int(0.75 * window.height())) - dock.height()
-    if deficit <= 0:
-        return
-    # a side dock's height is what the docks across the bottom leave: they give it up
-    below = [d for d in window.docks.values() if d.isVisible() and window.dockWidgetArea(d) == Qt.BottomDockWidgetArea]
-    if below:
-        window.resizeDocks(below, [max(1, d.height() - deficit) for d in below], Qt.Vertical)
+    return Classroom(appearance, lessons, fit, scale_box, side_fit)
 
 
 def lesson_controls(actions, panel):

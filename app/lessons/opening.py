@@ -10,6 +10,7 @@ from typing import Any
 from PySide6.QtCore import Qt, QTimer
 
 from app.lessons.presenter_layout import presenter_canvas, presenter_layout, size_presenter_docks
+from app.lessons.side_fit import in_side_dock, reach_bottom
 
 
 def show_lessons(window: Any, lesson_id: str | None = None, step: int = 0) -> bool:
@@ -22,6 +23,8 @@ def show_lessons(window: Any, lesson_id: str | None = None, step: int = 0) -> bo
         opened = window.lessons.open_lesson(lesson_id, step)
     elif window.lessons.runner is None and window.lessons.lessons:
         opened = window.lessons.open_lesson(window.lessons.lessons[0].id)
+    if in_side_dock(window):  # the lesson's column to the window's bottom now, not a turn later
+        reach_bottom(window)
     if window.appearance.presenting and window.dockWidgetArea(dock) != Qt.DockWidgetArea.BottomDockWidgetArea:
         # opened during presenter mode: the lesson goes under the canvas, as presenter mode
         # arranges it, not into the side column (where 2x text is cut to a few letters a line)

@@ -40,6 +40,7 @@ class StepPages:
     metrics_label: Any
     network_view: Any
     page_layout: Any
+    scroller: Any
     pageShown: Any
     metrics_text: Any
     _update_controls: Any
@@ -130,7 +131,7 @@ class StepPages:
         one a line beside the boundary (`LessonNetworkView.set_compact`)."""
         text = self.metrics_text()
         px = self.metrics_label.font().pixelSize()
-        compact = len(self.pages) > 1
+        compact = len(self.pages) > 1 and getattr(self, "_presenting", False)  # a side dock is too narrow for beside
         self.network_view.set_compact(compact)
         if compact:
             text = text.replace(" · ", "\n")
@@ -160,8 +161,17 @@ class StepPages:
         presenting = getattr(self, "_presenting", False)
         self.page_layout.fixed = presenting
         self.page_layout.invalidate()
-        if presenting:  # the room under the canvas is the text's: the title one line, the rest elided
+        one_line = presenting or getattr(self, "side_sized", False)
+        side = one_line and not presenting  # (presenter mode's fixed page ignores the title's wrapping)
+        self.title.setWordWrap(not side)  # a title wrapping or not moved a side dock's room: the cut came and went
+        self.title.setMinimumWidth(1 if side else 0)  # one line, elided: never widening the dock
+        if one_line:  # the room is the text's: the title one line, the rest elided
+            # the head's row less "Step k of n, page p of q" beside it (the title's own width is
+            # the last layout's: with a longer "page" beside it the "…" was cut off)
+            row = self.scroller.viewport().width() - self.where.sizeHint().width() - 2 * self.page_layout.spacing()
             width = max(1, self.title.width())
+            if not presenting and row > 0:  # a side dock (presenter mode's row is wide: as it was)
+                width = max(1, min(width, row))
             title = self.title.fontMetrics().elidedText(title, Qt.TextElideMode.ElideRight, width)
         self.title.setText(title)
         self._update_controls()
@@ -170,9 +180,10 @@ class StepPages:
     def paged(self) -> bool:
         return len(self.pages) > 1 or len(self.verdict_lines) > 1
 
-    def paginate(self, height: int | None) -> None:
-        """Presenter mode: cut the step's text into pages of `height` px of the
-        viewport (None: show it whole) at PAGE_FONT of the scale's size."""
+    def paginate(self, height: int | None, factor: float = PAGE_FONT) -> None:
+        """Cut the step's text into pages of `height` px of the viewport (None: show
+        it whole) at `factor` of the scale's size (presenter mode: PAGE_FONT; a
+        laptop's side dock, app/lessons/side_fit.py: 1.0)."""
         if height is None:
             if len(self.pages) > 1 or self._page_room is not None:
                 self._page_room = None
@@ -180,10 +191,10 @@ class StepPages:
                 self._show_page()
             return
         room = (self.text.viewport().width(), int(height))
-        if room == self._page_room and self._text_factor == PAGE_FONT:
+        if room == self._page_room and self._text_factor == factor:
             return
         self._page_room = room
-        self._text_factor = PAGE_FONT
+        self._text_factor = factor
         page = self.page
         self._cut(*room)
         self.page = min(page, len(self.pages) - 1)
@@ -262,6 +273,7 @@ class StepPages:
         """Next within the step: the verdict's next page, else the text's. False at the end."""
         if not self.next_page_left():
             return False
+        self.revealed = None  # shown: a later re-cut keeps the page the class moved to
         if self.verdict_page + 1 < len(self.verdict_lines):
             self.verdict_page += 1
             self._show_verdict_page()
@@ -274,6 +286,8 @@ class StepPages:
         return False
 
     def back_page(self) -> bool:
+        if self.verdict_page > 0 or self.page > 0:
+            self.revealed = None  # as for next_page
         if self.verdict_page > 0:
             self.verdict_page -= 1
             self._show_verdict_page()

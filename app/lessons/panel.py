@@ -138,6 +138,7 @@ class LessonsPanel(LessonMoves, StepFit, StepPages, QWidget):
         self._needs_replay = False
         self._previous = (None, -1)
         self.quiz = LessonQuiz()
+        self.side_sized = False  # in a side dock, sized to its room (app/lessons/side_fit.py)
         self.flags = {}  # lesson id -> {step index: [problem text]} (a teacher's lesson, core/lessons/check.py)
         self._build()
         self._init_pages()

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRectF, Qt, QTimer
 from PySide6.QtWidgets import QBoxLayout
 
 from app.lessons.paging import PAGE_FONT
+from app.lessons.presenter_chrome import hide_stray_tabs, presenter_chrome
 
 
 class PresenterFit(QObject):
@@ -120,6 +121,7 @@ def size_presenter_docks(window: Any) -> None:
             panel.paginate(None)
             panel.paginate_verdict(None)
     if window.appearance.presenting:  # a late timer after leaving must not re-fit the restored view
+        hide_stray_tabs(window)  # hidden tabified docks leave their tab strip over the lesson
         if not readable_zoom(window):
             frame_step(window)
     window.lessons.follow()
@@ -150,12 +152,41 @@ def _node_room(window: Any) -> int:
     number = window.scene.theme.font("number").pixelSize()
     if snapshot is None or not snapshot.show_graph or number <= 0:
         return 0
-    items = [window.scene.node_item(nid) for nid in window.lessons.focus_ids()[:8]]
-    tallest = max((item.sceneBoundingRect().height() for item in items if item is not None), default=0.0)
-    if not tallest:
+    rects = [
+        item.sceneBoundingRect() for nid in window.lessons.focus_ids()[:8] if (item := window.scene.node_item(nid))
+    ]
+    if not rects:
         return 0
-    note = _frame_note(window)
-    return int((tallest + 2 * FRAME_MARGIN) * readable_px(window) / number) + 16 + note.sizeHint().height()
+    zoom = readable_px(window) / number
+    extra = 16 + _frame_note(window).sizeHint().height()
+    tallest = max(rect.height() for rect in rects) + 2 * FRAME_MARGIN
+    # the step's nodes one over another (c over e in chain-rule step 4), or all of them
+    # where the canvas is wide enough to hold them side by side: a canvas short of them
+    # leaves one cut at its edge whatever the frame
+    union = QRectF()
+    for rect in rects:
+        union = union.united(rect)
+    wide = union.width() <= window.view.viewport().width() / zoom
+    column = (union.height() if wide else max(_column(rect, rects).height() for rect in rects)) + 2 * EDGE_GAP
+    lessons, panel = window.docks["lessons"], window.lessons
+    total = window.view.height() + lessons.height()
+    least = panel.fixed_height() + max(0, lessons.height() - panel.height()) + int(110 * window.theme.scale)
+    network = snapshot.kind == "network"  # its neuron gives way to the boundary
+    if not network and column * zoom + extra <= min(COLUMN_SHARE * window.height(), total - least):
+        tallest = max(tallest, column)  # the lesson keeps its least room
+    return int(tallest * zoom) + extra
+
+
+COLUMN_SHARE = 0.55  # the step's nodes taller than this share of the window: one node's room (the text comes first)
+
+
+def _column(rect: Any, rects: list[Any]) -> Any:
+    """`rect` and the rects above and below it that share some of its width."""
+    out = QRectF(rect)
+    for other in rects:
+        if other.left() < rect.right() and rect.left() < other.right():
+            out = out.united(other)
+    return out
 
 
 READABLE_PX = 28  # node digits (em) in presenter mode on 1920x1080: read from the back of a lecture hall
@@ -223,7 +254,155 @@ def frame(window: Any, ids: list[str], then: list[str] | None = None) -> list[st
     view.set_zoom(least if partial else max(least, min(zoom, 1.5 * least)))
     shift = QPointF(area.center()) - QPointF(view.viewport().rect().center())
     view.centerOn(rect.center() - shift / view.zoom())
+    clear_edges(window, group, area, present)
     return group
+
+
+def cut_nodes(window: Any) -> list[str]:
+    """The nodes the canvas's edges cut: partly in view (neither whole on the canvas
+    nor wholly off it, where "a pan away" counts them)."""
+    view = window.view
+    seen = view.mapToScene(view.viewport().rect()).boundingRect()
+    sliver = 0.5 / max(view.zoom(), 1e-6)  # under half a pixel of a node beyond the edge is not drawn
+    whole = seen.adjusted(-sliver, -sliver, sliver, sliver)
+    return [
+        nid
+        for nid, item in window.scene.node_items().items()
+        if seen.intersects(item.sceneBoundingRect()) and not whole.contains(item.sceneBoundingRect())
+    ]
+
+
+def covered_nodes(window: Any) -> list[str]:
+    """The nodes in view that the note over the canvas lies over (partly hidden)."""
+    view, note = window.view, _frame_note(window)
+    if not note.isVisible():
+        return []
+    box = note.geometry().translated(-view.viewport().pos()).adjusted(1, 1, -1, -1)
+    under = view.mapToScene(box).boundingRect()
+    return [nid for nid, item in window.scene.node_items().items() if under.intersects(item.sceneBoundingRect())]
+
+
+def clear_edges(window: Any, group: list[str], area: Any, focus: list[str]) -> None:
+    """Move the framed view (its zoom kept, `group` still inside `area`, the viewport's
+    part for it) so that the canvas's edges cut no node: each is whole in view or
+    wholly off it, the step's nodes (`focus`) first, then the others, then the
+    nearest to the centred frame (chain-rule step 4 at 2x on 1280x720: c framed, e
+    cut at the bottom edge). The note saying what is a pan away goes to the canvas's
+    bottom edge when that clears one of the step's nodes its top edge cannot."""
+    view = window.view
+    note = _frame_note(window)
+    tries = [("top", area)]
+    if note.isVisible() and not view.legend.isVisible():
+        tries.append(("bottom", area.translated(0, -(note.height() + OVERLAY_GAP))))
+    found = []
+    for edge, where in tries:
+        best = _clearest(window, group, where, focus, _note_box(window, edge))
+        if best is not None:
+            found.append((best[0][0], edge != "top", best[0][1], edge, best[1]))
+    if not found:
+        return
+    _cut, _bottom, _far, edge, at = min(found)
+    if note.isVisible():
+        note.setProperty("edge", edge)
+        _place_note(window)
+    size = view.viewport().width() / view.zoom(), view.viewport().height() / view.zoom()
+    view.centerOn(QPointF(at[0] + size[0] / 2, at[1] + size[1] / 2))
+
+
+def _note_box(window: Any, edge: str) -> QRectF | None:
+    """The note's box in viewport pixels at the canvas's `edge` (None: no note)."""
+    note = _frame_note(window)
+    if not note.isVisible():
+        return None
+    y = OVERLAY_GAP if edge != "bottom" else window.view.viewport().height() - note.height() - OVERLAY_GAP
+    return QRectF(OVERLAY_GAP, y, note.width(), note.height())
+
+
+def _clearest(
+    window: Any, group: list[str], area: Any, focus: list[str], box: QRectF | None = None
+) -> tuple[tuple[int, float], list[float]] | None:
+    """((weight of the nodes cut, distance moved), the view's top-left in the scene)
+    that cuts the fewest nodes with `group` inside `area`: one axis then the other,
+    twice, a few candidates each (a node's edge on a view's edge). A node under the
+    note `box` (viewport pixels) is cut too: the note hides part of it."""
+    view, scene = window.view, window.scene
+    zoom = view.zoom()
+    items = scene.node_items()
+    nodes = [item.sceneBoundingRect() for item in items.values()]
+    if not group or zoom <= 0 or not nodes:
+        return None
+    tight = QRectF()
+    for nid in group:
+        if nid in items:
+            tight = tight.united(items[nid].sceneBoundingRect())
+    tight = tight.adjusted(-EDGE_GAP, -EDGE_GAP, EDGE_GAP, EDGE_GAP)
+    port = view.viewport().rect()
+    size = (port.width() / zoom, port.height() / zoom)
+    seen = view.mapToScene(port).boundingRect()
+    start = [seen.left(), seen.top()]
+    focused = {id(items[nid]) for nid in focus if nid in items}
+    weights = [1000 if id(item) in focused else 1 for item in items.values()]
+    # where the view's top-left may go with the group inside `area`, and the scroll
+    # bars can take it (the scene's rect)
+    limits = view.sceneRect()
+    span = [
+        (
+            max(tight.right() - area.right() / zoom, limits.left()),
+            min(tight.left() - area.left() / zoom, limits.right() - size[0]),
+        ),
+        (
+            max(tight.bottom() - area.bottom() / zoom, limits.top()),
+            min(tight.top() - area.top() / zoom, limits.bottom() - size[1]),
+        ),
+    ]
+    # only the nodes some candidate view reaches can be cut (lesson 9, 164 nodes: 22 -> under 9 ms a try)
+    reach = QRectF(
+        min(span[0]) - 1,
+        min(span[1]) - 1,
+        abs(span[0][1] - span[0][0]) + size[0] + 2,
+        abs(span[1][1] - span[1][0]) + size[1] + 2,
+    )
+    kept = [(w, r) for w, r in zip(weights, nodes) if reach.intersects(r)]
+    weights, nodes = [w for w, _ in kept], [r for _, r in kept]
+
+    def score(at: list[float]) -> tuple[int, float]:
+        view_rect = QRectF(at[0], at[1], *size)
+        under = (
+            QRectF(at[0] + box.x() / zoom, at[1] + box.y() / zoom, box.width() / zoom, box.height() / zoom)
+            if box is not None
+            else QRectF()
+        )
+        cut = sum(
+            w
+            for w, r in zip(weights, nodes)
+            if view_rect.intersects(r) and (not view_rect.contains(r) or under.intersects(r))
+        )
+        return cut, abs(at[0] - start[0]) + abs(at[1] - start[1])
+
+    best = list(start)
+    for _ in range(2):
+        for axis in (0, 1):
+            low, high = span[axis]
+            if low > high:  # the group does not fit this way at all: leave the centred frame
+                continue
+            edges = [r.left() if axis == 0 else r.top() for r in nodes]
+            ends = [r.right() if axis == 0 else r.bottom() for r in nodes]
+            width = size[axis]
+            options = {start[axis], low, high}
+            px = 1.5 / zoom  # the scroll bars move by whole pixels: a pixel to spare
+            for a, b in zip(edges, ends):  # each node's edge on a view's edge: whole in, or just out
+                options.update((a - px, b + px, a - width - px, b - width + px))
+            for option in sorted(options):
+                if not low - 0.5 <= option <= high + 0.5:
+                    continue
+                trial = list(best)
+                trial[axis] = min(max(option, low), high)
+                if score(trial) < score(best):
+                    best = trial
+    return score(best), best
+
+
+EDGE_GAP = 4  # scene px the framed nodes may come to the area's edge when that clears a cut node
 
 
 def _largest_run(window: Any, ids: list[str], fits: Any) -> tuple[list[str], Any] | None:
@@ -292,9 +471,17 @@ def state_frame(window: Any, framed: list[str], names: dict[str, str]) -> None:
         f"border: 1px solid {border.name()}; padding: 2px 6px; }}"
     )
     note.adjustSize()
-    note.move(view.viewport().pos() + QPoint(OVERLAY_GAP, OVERLAY_GAP))
     note.show()
+    _place_note(window)
     note.raise_()
+
+
+def _place_note(window: Any) -> None:
+    """The note at the canvas's top edge, or its bottom edge (`clear_edges` chose it)."""
+    note, view = _frame_note(window), window.view
+    port = view.viewport()
+    y = OVERLAY_GAP if note.property("edge") != "bottom" else port.height() - note.height() - OVERLAY_GAP
+    note.move(port.pos() + QPoint(OVERLAY_GAP, y))
 
 
 def frame_step(window: Any) -> bool:
@@ -308,11 +495,12 @@ def frame_step(window: Any) -> bool:
         return False
     note = _frame_note(window)
     note.hide()
-    framed = frame(window, panel.focus_ids())
-    state_frame(window, framed, panel.runner.names)
+    focus = panel.focus_ids()
+    framed = frame(window, focus)
+    state_frame(window, focus + [n for n in framed if n not in focus], panel.runner.names)
     if note.isVisible():  # the statement takes the canvas's top line: frame below it
-        framed = frame(window, panel.focus_ids())
-        state_frame(window, framed, panel.runner.names)
+        framed = frame(window, focus)
+        state_frame(window, focus + [n for n in framed if n not in focus], panel.runner.names)
     return True
 
 
@@ -360,6 +548,7 @@ def presenter_canvas(window: Any) -> None:
 def presenter_changed(window: Any, on: bool) -> None:
     window.actions["presenter"].setChecked(on)
     window.actions["leave presenter"].setEnabled(on)
+    presenter_chrome(window, on)  # no menu bar, no status bar: their rows are the text's
     lessons = window.docks["lessons"]
     window.lessons.set_presenting(on)
     if on and not lessons.isHidden():
@@ -368,7 +557,7 @@ def presenter_changed(window: Any, on: bool) -> None:
         QTimer.singleShot(0, window, lambda: size_presenter_docks(window))  # once the window has its new size
         QTimer.singleShot(450, window, lambda: size_presenter_docks(window))
     if on:
-        window.show_message(
+        window.show_message(  # the status bar is hidden now: the toolbar's "☰ Menu" says it too
             "Presenter mode: F11 or Esc to leave; View → Scale or the box in the toolbar for the size.", 6000
         )
     else:

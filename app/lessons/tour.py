@@ -135,11 +135,15 @@ def settle(window):
     """Let the posted layout and the presenter's fit run (no waiting for time)."""
     from PySide6.QtWidgets import QApplication
 
+    from app.lessons.side_fit import fit_side
+
     before = None
     for _ in range(8):  # until the fit settles (a fit moves widths, which the next fit reads)
         QApplication.processEvents()
         if window.appearance.presenting:
             size_presenter_docks(window)
+        else:
+            fit_side(window)  # a laptop's side dock: the step whole, in pages if it must
         now = (window.docks["lessons"].height(), window.lessons.text.viewport().size())
         if now == before:
             break
@@ -191,8 +195,11 @@ def teach(window, quiz=False, wrong_every=2, lessons=None):
                     settle(window)
                     continue
         if panel.next_page_left():  # the step's next page (presenter mode on a small screen)
+            before = (panel.page, panel.verdict_page)
             panel.next_button.click()
             settle(window)
+            if (panel.page, panel.verdict_page) == before and panel.next_page_left():
+                raise RuntimeError(f"{lesson.id} step {index + 1}: More does not move on (page {before})")
             continue
         if wanted is not None and index == len(lesson.steps) - 1:
             wanted.discard(lesson.id)
@@ -212,7 +219,7 @@ def facts(window):
     """Everything the tour asserts about the screen now: `in_view`, the text and the
     verdict (visible pixels, pixels cut), the step's nodes on the canvas with their
     painted digits (`canvas_facts`), what the canvas's note says."""
-    from app.lessons.presenter_layout import _frame_note, readable_px
+    from app.lessons.presenter_layout import _frame_note, covered_nodes, cut_nodes, readable_px
 
     panel = window.lessons
     result = in_view(window)
@@ -232,6 +239,16 @@ def facts(window):
     seen = window.view.mapToScene(window.view.viewport().rect()).boundingRect()
     item = window.scene.node_item(first) if first is not None else None
     result["first_in_view"] = item is not None and seen.contains(item.sceneBoundingRect())
+    # a node the canvas's edge cuts is neither in view nor a pan away (chain-rule step 4 at
+    # 2x on 1280x720: e cut at the bottom edge while c was framed)
+    cut = cut_nodes(window) if window.view.isVisible() else []
+    result["cut_nodes"] = len(cut)
+    named = named_focus(panel, focus)
+    result["focus_cut"] = sum(1 for nid in named if nid in cut)
+    # told, not asserted: where the canvas is too short for the step's nodes and the note,
+    # the frame prefers a place clear of the note but cannot always find one
+    under = covered_nodes(window) if window.view.isVisible() else []
+    result["focus_covered"] = sum(1 for nid in named if nid in under)
     note = _frame_note(window)
     result["note"] = note.text() if note.isVisible() else ""
     # a step in pages (presenter mode on a small screen, app/lessons/paging.py): which
@@ -244,10 +261,20 @@ def facts(window):
     return result
 
 
+def named_focus(panel, focus):
+    """The nodes the step names (its highlighted nodes and its question's node), of
+    `focus` (which falls back to every node of a step that names none)."""
+    snapshot, runner = panel.snapshot, panel.runner
+    question = runner.step.question if runner is not None else None
+    asked = runner.nid_of_label(question.node) if question is not None else None
+    return [nid for nid in focus if nid in snapshot.highlight or nid == asked]
+
+
 def problems(facts, where, whole=True):
     """What breaks issue 38 (and 28) in one view of the tour: a list of sentences.
-    `whole`: in presenter mode no pixel of the text or the verdict may be cut (else
-    they may scroll, at least two lines of each in view)."""
+    `whole`: no pixel of the text or the verdict may be cut or scrolled away, in
+    presenter mode and in a laptop's side dock alike (else they may scroll, at least
+    two lines of each in view)."""
     bad = []
     for key in ("panel", "next", "question"):
         if not facts[key]:
@@ -258,24 +285,34 @@ def problems(facts, where, whole=True):
     if facts["verdict"]:
         if facts["verdict_seen"] < 2 * line and not facts["verdict_whole"]:
             bad.append(f"{where}: {facts['verdict_seen']} px of the verdict in view")
-        if whole and facts["presenting"] and facts["verdict_cut"] > 0:
+        if whole and facts["verdict_cut"] > 0:
             bad.append(f"{where}: {facts['verdict_cut']} px of the verdict cut")
     bad += page_problems(facts, where)
+    if whole and facts["text_cut"] > 0:  # a laptop's side dock too (app/lessons/side_fit.py)
+        bad.append(f"{where}: {facts['text_cut']} px of the text cut")
     if facts["presenting"]:
-        if whole and facts["text_cut"] > 0:
-            bad.append(f"{where}: {facts['text_cut']} px of the text cut")
         if facts["focus"]:
-            least = facts["readable_px"]
-            if facts["em"] < least - 0.5:
-                bad.append(f"{where}: digits {facts['em']} px em, under {least}")
-            if facts["ink"] < INK_PER_EM * least:
-                bad.append(f"{where}: digits painted {facts['ink']} px tall, under {INK_PER_EM * least:.1f}")
-            if not facts["first_in_view"]:
-                bad.append(f"{where}: the step's first node is off the canvas")
-            if facts["in_view"] < facts["focus"] and "a pan away" not in facts["note"]:
-                bad.append(f"{where}: {facts['focus'] - facts['in_view']} of the step's nodes off the canvas, unsaid")
+            bad += canvas_problems(facts, where)
     if facts["presenting"] and facts["network"] and facts["boundary"] < BOUNDARY_PX:  # a side dock scrolls to it
         bad.append(f"{where}: the decision boundary is {facts['boundary']} px")
+    return bad
+
+
+def canvas_problems(facts, where):
+    """Presenter mode, a step with nodes: their digits of the room's size (em and the
+    painted ink), the first on the canvas, none cut at its edge, the rest said."""
+    bad = []
+    least = facts["readable_px"]
+    if facts["em"] < least - 0.5:
+        bad.append(f"{where}: digits {facts['em']} px em, under {least}")
+    if facts["ink"] < INK_PER_EM * least:
+        bad.append(f"{where}: digits painted {facts['ink']} px tall, under {INK_PER_EM * least:.1f}")
+    if not facts["first_in_view"]:
+        bad.append(f"{where}: the step's first node is off the canvas")
+    if facts["focus_cut"]:
+        bad.append(f"{where}: {facts['focus_cut']} of the step's nodes cut at the canvas's edge")
+    if facts["in_view"] < facts["focus"] and "a pan away" not in facts["note"]:
+        bad.append(f"{where}: {facts['focus'] - facts['in_view']} of the step's nodes off the canvas, unsaid")
     return bad
 
 

@@ -144,6 +144,8 @@ def test_every_lesson_step_is_legible_in_its_first_view(window, qtbot, path, siz
         problems += [f"step {k + 1}: {p}" for p in problems_on_screen(window, size)]
         if panel.runner.at_end:
             break
+        while panel.next_page():  # a step longer than its side dock is in pages: Next shows them first
+            pass
         assert panel.next()
         qtbot.waitUntil(lambda k=k: panel.runner.index == k + 1, timeout=60000)
     assert not problems, f"{lesson.title} at {size}:\n" + "\n".join(problems)

@@ -10,6 +10,7 @@ from app.lessons.opening import show_lessons
 from app.lessons.panel import LESSONS_DIR, LessonsPanel
 from app.lessons.presenter_layout import size_presenter_docks
 from app.lessons.reading import set_markdown
+from app.lessons.tour import settle
 from app.look.theme import format_number
 from app.main_window import MainWindow
 from core.lessons.format import load_all
@@ -38,10 +39,16 @@ def wait(qtbot, panel):
 def check_screen(window, panel):
     """Everything on screen for this step is the runner's own."""
     runner, snap = panel.runner, panel.snapshot
+    settle(window)  # a step longer than the side dock is in pages (app/lessons/side_fit.py)
     assert snap.index == runner.index
-    assert panel.where.text() == f"Step {runner.index + 1} of {len(runner.lesson.steps)}"
+    where = f"Step {runner.index + 1} of {len(runner.lesson.steps)}"
+    pages = len(panel.pages)
+    assert panel.where.text() == (where if pages == 1 else f"{where}, page 1 of {pages}")
     assert snap.text == runner.render_text()
     shown = panel.text.toPlainText()
+    for _ in range(pages - 1):  # every page of it, as More shows them (Next then goes to the next step)
+        assert panel.next_page()
+        shown += "\n" + panel.text.toPlainText()
     for number in _numbers(runner.render_text()):
         assert number in shown, f"{number} is in the lesson text but not on screen"
     if snap.show_graph:
@@ -195,6 +202,8 @@ def test_a_long_step_runs_in_a_worker_and_can_be_stopped(window, qtbot, monkeypa
         return step(trainer, *args, **kwargs)
 
     monkeypatch.setattr(trainer_class, "step", held_step)
+    while panel.next_page():  # a step in pages (a side dock): Next shows them first
+        pass
     with qtbot.waitSignal(panel.busyChanged, timeout=5000):
         panel.next()
     assert panel.busy and not panel.next_button.isEnabled() and not panel.back_button.isEnabled()

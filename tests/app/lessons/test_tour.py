@@ -6,13 +6,15 @@ first), with and without the Quiz, in the conditions of a lecture hall: presente
 the lesson panel, the whole question, answer box and Next; the step's text and, once
 answered, its verdict in view; in presenter mode no line of text or verdict cut, the
 step's nodes framed with digits of the room's readable size measured from the painted
-picture (what does not fit is said over the canvas), and a network step's decision
+picture (what does not fit is said over the canvas; none of the nodes the step names
+cut at the canvas's edge: whole in view or wholly a pan away), and a network step's decision
 boundary. In presenter mode no line is cut at any size: a step longer than the room
 (at 3x, or 2x on 1280x720) is shown in pages, each whole, "page k of n" said and Next
 reading "More", and Next shows every page (app/lessons/paging.py). The whole course at
 presenter 2x on 1920x1080 with the Quiz; the other conditions (marked slow) page a
-sample of lessons in full; the laptop window (no presenter mode) may scroll its side
-dock, two lines of the text and of the verdict in view at least."""
+sample of lessons in full. The laptop window (no presenter mode) scrolls nothing away
+either: its side dock reaches the window's bottom and a step longer than it is in
+pages at the text's own size (app/lessons/side_fit.py)."""
 
 import pytest
 
@@ -105,9 +107,9 @@ def test_the_teachers_tour(window, qtbot, size, presenter, quiz, lessons):
         answered += phase == "answered"
         if seen["presenting"] and seen["focus"]:
             measured.append(seen["ink"])
-        # in presenter mode no line of the text or the verdict is cut, at any size: a
-        # step longer than the room is in pages, each whole, Next saying "More"
-        found += problems(seen, f"{lesson.id} step {index + 1} ({phase}, page {seen['page']})", bool(presenter))
+        # no line of the text or the verdict is cut, at any size, in presenter mode or
+        # not: a step longer than the room is in pages, each whole, Next saying "More"
+        found += problems(seen, f"{lesson.id} step {index + 1} ({phase}, page {seen['page']})")
         stage = "after" if seen["verdict"] else "before"
         for what, page, count in (("text", seen["page"], seen["pages"]), ("verdict", seen["part"], seen["parts"])):
             entry = seen_pages.setdefault((lesson.id, index, stage, what), [set(), count])
