@@ -291,9 +291,10 @@ def clear_edges(window: Any, group: list[str], area: Any, focus: list[str]) -> N
     bottom edge when that clears one of the step's nodes its top edge cannot."""
     view = window.view
     note = _frame_note(window)
-    tries = [("top", area)]
+    tries = [("top", area), ("top-right", area)] if note.isVisible() else [("top", area)]
     if note.isVisible() and not view.legend.isVisible():
-        tries.append(("bottom", area.translated(0, -(note.height() + OVERLAY_GAP))))
+        below = area.translated(0, -(note.height() + OVERLAY_GAP))
+        tries += [("bottom", below), ("bottom-right", below)]
     found = []
     for edge, where in tries:
         best = _clearest(window, group, where, focus, _note_box(window, edge))
@@ -314,8 +315,7 @@ def _note_box(window: Any, edge: str) -> QRectF | None:
     note = _frame_note(window)
     if not note.isVisible():
         return None
-    y = OVERLAY_GAP if edge != "bottom" else window.view.viewport().height() - note.height() - OVERLAY_GAP
-    return QRectF(OVERLAY_GAP, y, note.width(), note.height())
+    return QRectF(_note_at(window, edge), note.size())
 
 
 def _clearest(
@@ -449,8 +449,9 @@ def make_frame_note(view: Any) -> Any:
     return note
 
 
-def state_frame(window: Any, framed: list[str], names: dict[str, str]) -> None:
-    """Say over the canvas which of the step's nodes are framed and what is a pan away."""
+def state_frame(window: Any, framed: list[str], names: dict[str, str], short: bool = False) -> None:
+    """Say over the canvas which of the step's nodes are framed and what is a pan away
+    (`short`: only what is a pan away, where the whole sentence lies over the step's nodes)."""
     note = _frame_note(window)
     view, scene = window.view, window.scene
     seen = view.mapToScene(view.viewport().rect()).boundingRect()
@@ -462,6 +463,8 @@ def state_frame(window: Any, framed: list[str], names: dict[str, str]) -> None:
     shown = [names.get(nid, "") for nid in framed if nid not in away and names.get(nid)]
     text = f"Framed for the back row: {', '.join(shown[:4])}{' …' if len(shown) > 4 else ''}. " if shown else ""
     text += f"{len(away)} more node{'s' if len(away) > 1 else ''} a pan away (Fit shows the whole graph)."
+    if short:
+        text = f"{len(away)} more node{'s' if len(away) > 1 else ''} a pan away"
     note.setText(text)
     font = theme.font("ui")
     note.setFont(font)
@@ -479,9 +482,16 @@ def state_frame(window: Any, framed: list[str], names: dict[str, str]) -> None:
 def _place_note(window: Any) -> None:
     """The note at the canvas's top edge, or its bottom edge (`clear_edges` chose it)."""
     note, view = _frame_note(window), window.view
-    port = view.viewport()
-    y = OVERLAY_GAP if note.property("edge") != "bottom" else port.height() - note.height() - OVERLAY_GAP
-    note.move(port.pos() + QPoint(OVERLAY_GAP, y))
+    note.move(view.viewport().pos() + _note_at(window, note.property("edge") or "top"))
+
+
+def _note_at(window: Any, edge: str) -> QPoint:
+    """The note's top-left in viewport pixels at `edge`: 'top' or 'bottom', at the left, or
+    at the right ('top-right', 'bottom-right') where that clears a node of the step."""
+    note, port = _frame_note(window), window.view.viewport()
+    x = port.width() - note.width() - OVERLAY_GAP if edge.endswith("-right") else OVERLAY_GAP
+    y = port.height() - note.height() - OVERLAY_GAP if edge.startswith("bottom") else OVERLAY_GAP
+    return QPoint(max(OVERLAY_GAP, x), y)
 
 
 def frame_step(window: Any) -> bool:
@@ -501,6 +511,10 @@ def frame_step(window: Any) -> bool:
     if note.isVisible():  # the statement takes the canvas's top line: frame below it
         framed = frame(window, focus)
         state_frame(window, focus + [n for n in framed if n not in focus], panel.runner.names)
+    if set(covered_nodes(window)) & set(focus):  # the sentence lies over the step's nodes wherever it goes
+        state_frame(window, focus, panel.runner.names, short=True)
+        framed = frame(window, focus)
+        state_frame(window, focus + [n for n in framed if n not in focus], panel.runner.names, short=True)
     return True
 
 

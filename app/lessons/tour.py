@@ -300,7 +300,8 @@ def problems(facts, where, whole=True):
 
 def canvas_problems(facts, where):
     """Presenter mode, a step with nodes: their digits of the room's size (em and the
-    painted ink), the first on the canvas, none cut at its edge, the rest said."""
+    painted ink), the first on the canvas, none cut at its edge or under the note, the
+    rest said."""
     bad = []
     least = facts["readable_px"]
     if facts["em"] < least - 0.5:
@@ -311,6 +312,8 @@ def canvas_problems(facts, where):
         bad.append(f"{where}: the step's first node is off the canvas")
     if facts["focus_cut"]:
         bad.append(f"{where}: {facts['focus_cut']} of the step's nodes cut at the canvas's edge")
+    if facts.get("focus_covered"):
+        bad.append(f"{where}: {facts['focus_covered']} of the step's nodes under the note over the canvas")
     if facts["in_view"] < facts["focus"] and "a pan away" not in facts["note"]:
         bad.append(f"{where}: {facts['focus'] - facts['in_view']} of the step's nodes off the canvas, unsaid")
     return bad

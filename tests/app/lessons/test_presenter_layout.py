@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from app.lessons.opening import show_lessons
 from app.lessons.presenter_layout import _frame_note, covered_nodes, cut_nodes, readable_px
 from app.lessons.tour import digit_ink, named_focus, settle
 from app.main_window import MainWindow
@@ -29,7 +30,7 @@ def present(window, qtbot, size, lesson, step, quiz=False):
     window.wait_for_layout()
     window.appearance.set_presenter(True, 2, full_screen=False)
     window.lessons.quiz_check.setChecked(quiz)
-    window.show_lessons(lesson, step)
+    show_lessons(window, lesson, step)
     qtbot.waitUntil(lambda: not window.lessons.busy and window.lessons.snapshot is not None, timeout=30000)
     settle(window)
 
