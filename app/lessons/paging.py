@@ -157,10 +157,21 @@ class StepPages:
         if len(self.pages) > 1:
             text += f", page {self.page + 1} of {len(self.pages)}"
         self.where.setText(text)
-        title = self.heading or self.runner.lesson.title  # a paged step: its heading
         presenting = getattr(self, "_presenting", False)
         self.page_layout.fixed = presenting
         self.page_layout.invalidate()
+        self.fit_title()
+        self._update_controls()
+        self.pageShown.emit()
+
+    def fit_title(self) -> None:
+        """The lesson's title (a paged step's heading), on one line elided to the head's row
+        beside "Step k of n" in presenter mode and in a side dock; again whenever the row's
+        width changes (LessonsPanel.resizeEvent)."""
+        if self.snapshot is None or self.runner is None:
+            return
+        title = self.heading or self.runner.lesson.title  # a paged step: its heading
+        presenting = getattr(self, "_presenting", False)
         one_line = presenting or getattr(self, "side_sized", False)
         side = one_line and not presenting  # (presenter mode's fixed page ignores the title's wrapping)
         self.title.setWordWrap(not side)  # a title wrapping or not moved a side dock's room: the cut came and went
@@ -170,12 +181,12 @@ class StepPages:
             # the last layout's: with a longer "page" beside it the "…" was cut off)
             row = self.scroller.viewport().width() - self.where.sizeHint().width() - 2 * self.page_layout.spacing()
             width = max(1, self.title.width())
-            if not presenting and row > 0:  # a side dock (presenter mode's row is wide: as it was)
+            if presenting and row > 0:  # the row, never the label's own width: an elided title's label
+                width = row  # shrank to its text, and the next elision followed it ("The chai…" at 2x 1920)
+            elif row > 0:  # a side dock
                 width = max(1, min(width, row))
             title = self.title.fontMetrics().elidedText(title, Qt.TextElideMode.ElideRight, width)
         self.title.setText(title)
-        self._update_controls()
-        self.pageShown.emit()
 
     def paged(self) -> bool:
         return len(self.pages) > 1 or len(self.verdict_lines) > 1

@@ -33,7 +33,7 @@ Hooks: `open_lesson(id, step)`, `next()`, `back()`, `goto(i)`, `busy`,
 
 import os
 
-from PySide6.QtCore import QSize, Qt, QUrlQuery, Signal
+from PySide6.QtCore import QSize, Qt, QTimer, QUrlQuery, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QBoxLayout,
@@ -285,6 +285,7 @@ class LessonsPanel(LessonMoves, StepFit, StepPages, QWidget):
 
     def resizeEvent(self, event):
         super().resizeEvent(event)
+        QTimer.singleShot(0, self, self.fit_title)  # the title's row follows the width, once laid out
         # tall (a side dock): the list above the step; wide (under the canvas): beside it
         # (and wide enough for text beside the verdict: ~60 characters of the lesson's font)
         wide = self.width() > 1.3 * self.height() and self.width() > 60 * self.text.fontMetrics().averageCharWidth()

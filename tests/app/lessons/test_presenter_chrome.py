@@ -97,3 +97,14 @@ def test_no_tab_strip_of_hidden_docks_over_the_lesson(window, qtbot, size):
             if bar.isVisible() and bar.geometry().intersects(area)
         ]
         assert over == []
+
+
+def test_the_lessons_title_is_whole_where_its_row_has_room(window, qtbot):
+    # once "The chai…" at 2x on 1920x1080: the title was elided to its label's own width, which had
+    # shrunk to the last elided text; the row beside "Step k of n" is what it may fill
+    window.resize(1920, 1080)
+    window.appearance.set_presenter(True, 2, full_screen=False)
+    open_step(window, qtbot, "chain-rule", 2)
+    title = window.lessons.runner.lesson.title
+    qtbot.waitUntil(lambda: window.lessons.title.text() == title, timeout=30000)
+    assert window.lessons.title.fontMetrics().horizontalAdvance(title) <= window.lessons.title.width()
