@@ -19,6 +19,7 @@ for each single op's new grads before they show. "Find" opens the
 first block or input whose name holds the text and centres it.
 """
 
+import os
 from dataclasses import replace
 
 import numpy as np
@@ -195,6 +196,7 @@ class ScopePage(QWidget):
             ("into", "Step into ⤵", self.step_into),
             ("end", "Run to end", self.run_to_end),
             ("reset", "Reset", self.reset),
+            ("export", "Export page…", self.export_page_dialog),
             ("back", "Back to the graph", self.back),
         ):
             button = QPushButton(text)
@@ -202,6 +204,11 @@ class ScopePage(QWidget):
             button.clicked.connect(slot)
             self.buttons[key] = button
             bar.addWidget(button)
+        self.buttons["export"].setToolTip(
+            "One web page that steps this graph's backward pass a block per click in any browser, offline "
+            "(as File → Export as Interactive Page does for a small graph)"
+        )
+        self._page_job = None  # the interactive page being written
         self.quiz = QCheckBox("Quiz")
         self.quiz.setObjectName("scope-quiz")
         self.quiz.setToolTip("Stepping single ops: predict each operand's new grad before it shows")
@@ -230,6 +237,55 @@ class ScopePage(QWidget):
         side.addStretch(1)
         body.addLayout(side)
         layout.addLayout(body, 1)
+
+    # -- the page as a file -----------------------------------------------------------
+
+    def export_page_dialog(self) -> bool:
+        """Ask where, then write the block-by-block page of this graph (export_page)."""
+        from app.files import dialogs
+
+        if self.graph is None:
+            return False
+        stem = "".join(c if c.isalnum() or c in "-_" else "_" for c in self.graph.name(self.graph.root)) or "graph"
+        kind = "Web page (*.html *.htm)"
+        path = dialogs.ask_save_path(self.window, "Export as Interactive Page", f"{stem}.html", kind)
+        if not path:
+            return False
+        self.export_page(path)
+        return True
+
+    def export_page(self, path: str) -> Job | None:
+        """Write this graph's one-file page (core/notebook/block_page.py): the collapsed picture,
+        a Step per block, in any browser, offline. Walked on a worker (a 138k-node step takes a
+        few seconds) on Values of its own, so the stepping on this page stays where it is."""
+        from core.files.atomic import write_atomically
+        from core.notebook.block_page import BlockStepper
+
+        if self.graph is None:
+            return None
+        graph, palette = self.graph, self.window.theme.palette
+        title = self.title.text().split(" — ")[0].replace("<b>", "").replace("</b>", "")
+
+        def work() -> str:
+            page = BlockStepper.of_graph(graph, palette, title).page(title)
+            write_atomically(str(path), page.encode("utf-8"))
+            return str(path)
+
+        job = Job(0, work, self, name="export-block-page")
+        job.done.connect(self._page_written)
+        self._page_job = job
+        self.window.show_message(f"Writing the interactive page {os.path.basename(path)}…", timeout=0)
+        job.start()
+        return job
+
+    def _page_written(self, _token: int, outcome: object) -> None:
+        self._page_job = None
+        if isinstance(outcome, BaseException):
+            self.window.show_message(f"The interactive page was not written: {outcome}")
+            return
+        self.window.show_message(
+            f"Exported {outcome}: open it in any browser, Step runs a block (add #step=5 to start at step 5)"
+        )
 
     # -- showing -------------------------------------------------------------------
 

@@ -72,16 +72,29 @@ class BlockStepper:
 
     def __init__(self, value: Any, scopes: Any = None, palette: str | Palette = "light", note: str = "") -> None:
         from core.scopes.infer import collapsed
+
+        self._start(collapsed(value, scopes), palette, getattr(value, "label", "") or "", note)
+
+    @classmethod
+    def of_graph(cls, graph: Any, palette: str | Palette = "light", title: str = "", note: str = "") -> BlockStepper:
+        """The page of a ScopedGraph already collapsed (the app's big-graph page, File → Export as
+        Interactive Page): walked on Values of its own (`graph.twin()`), so the graph's own
+        stepping is left where it is."""
+        made = cls.__new__(cls)
+        made._start(graph.twin(), palette, title, note)
+        return made
+
+    def _start(self, graph: Any, palette: str | Palette, title: str, note: str) -> None:
         from core.scopes.view import ScopeView
 
         self.palette = palette_of(palette)
-        self.graph = collapsed(value, scopes)
+        self.graph = graph
         unknown = [n for n in self.graph.notes if "does not know" in n]  # core/scopes/foreign.py: cut to inputs
         if unknown:  # stepped, what lies below them would never get a grad: drawn only (stepper() does)
             raise ValueError(unknown[0])
         self.view = ScopeView.first(self.graph)
         self.nodes = self.graph.n
-        self.title = getattr(value, "label", "") or ""
+        self.title = title
         self.notes = ([note] if note else []) + ([RECORD_HINT] if getattr(self.graph, "inferred", False) else [])
         self.data = self._walk()
         self.total = int(self.data["total"])

@@ -361,6 +361,16 @@ class ScopedGraph:
 
     # -- the engine's Values -------------------------------------------------------
 
+    def twin(self) -> ScopedGraph:
+        """The same graph (its arrays shared, read only) with Values of its own, made from the
+        arrays when asked: a walk over the twin (an exported page's) leaves this graph's Values,
+        and the stepping on them, where they are."""
+        import copy
+
+        made = copy.copy(self)
+        made._values = None
+        return made
+
     def values(self) -> list[Value]:
         """The studio's Values of this graph, in node order: the traced ones when the graph
         was traced from them, else made now from the arrays (a learner's graph is computed

@@ -326,3 +326,23 @@ def test_an_offscreen_run_never_waits_for_an_answer_nobody_can_give(window, caps
     # `main.py their.py --screenshot OUT.png` once hung on the question "Run their.py?" (issue 37's ask)
     assert _asking(window, "/tmp/their_script.py") is False
     assert "--run-python" in capsys.readouterr().err
+
+
+def test_the_big_graph_exports_as_a_page_stepped_a_block_per_click(window, qtbot, tmp_path):
+    # File → Export as Interactive Page wrote the op-by-op page only: a big graph open here had no page
+    page = open_example(window, qtbot)
+    page.step()
+    qtbot.waitUntil(lambda: page.moves == 1, timeout=120_000)
+    grads = [v.grad for v in page.graph.values()]
+    path = tmp_path / "step.html"
+    assert page.export_page(str(path)) is not None
+    qtbot.waitUntil(lambda: page._page_job is None, timeout=300_000)  # walked on a worker
+    html = path.read_text(encoding="utf-8")
+    from core.notebook.block_page import BlockStepper
+
+    walked = BlockStepper.of_graph(page.graph)
+    assert html.startswith("<!DOCTYPE html>") and f'"total":{walked.total}' in html
+    assert 1 < walked.total < 100 and len(html) < 400_000  # a page of blocks, not of 43,021 ops
+    # the page's own stepping was left where it was: its Values untouched by the export's walk
+    assert page.moves == 1 and [v.grad for v in page.graph.values()] == grads
+    assert "Exported" in window.statusBar().currentMessage()
