@@ -109,6 +109,36 @@ class CodeAndGraphExports:
             f"Exported {outcome}: open it in any browser (add #step=5 to its address to start at step 5)"
         )
 
+    def export_block_page(self, graph: Any, title: str, path: str) -> Job:
+        """Write a big graph's one-file page (core/notebook/block_page.py): its collapsed picture,
+        a Step per block, in any browser, offline. Walked on a worker (a 138k-node step takes a few
+        seconds) on the graph's twin -- Values of its own -- so the big-graph page's stepping stays."""
+        from core.notebook.block_page import BlockStepper
+
+        palette = self.window.theme.palette
+
+        def work() -> str:
+            page = BlockStepper.of_graph(graph, palette, title).page(title)
+            write_atomically(str(path), page.encode("utf-8"))
+            return str(path)
+
+        job = Job(0, work, self.window, name="export-block-page")
+        job.done.connect(self._page_written)
+        self._page_job = job  # kept until it is done
+        self.window.show_message(f"Writing the interactive page {os.path.basename(path)}…", timeout=0)
+        job.start()
+        return job
+
+    def export_block_page_dialog(self, graph: Any, title: str) -> bool:
+        stem = "".join(c if c.isalnum() or c in "-_" else "_" for c in title) or "graph"
+        path = dialogs.ask_save_path(
+            self.window, "Export as Interactive Page", f"{stem}.html", "Web page (*.html *.htm)"
+        )
+        if not path:
+            return False
+        self.export_block_page(graph, title, path)
+        return True
+
     def export_page_dialog(self) -> bool:
         stem = os.path.splitext(self.name)[0] if self.path else "graph"
         path = dialogs.ask_save_path(

@@ -241,51 +241,12 @@ class ScopePage(QWidget):
     # -- the page as a file -----------------------------------------------------------
 
     def export_page_dialog(self) -> bool:
-        """Ask where, then write the block-by-block page of this graph (export_page)."""
-        from app.files import dialogs
-
+        """File → Export as Interactive Page for this graph: the page that steps it a block per
+        click (app/files/exports.py writes it)."""
         if self.graph is None:
             return False
-        stem = "".join(c if c.isalnum() or c in "-_" else "_" for c in self.graph.name(self.graph.root)) or "graph"
-        kind = "Web page (*.html *.htm)"
-        path = dialogs.ask_save_path(self.window, "Export as Interactive Page", f"{stem}.html", kind)
-        if not path:
-            return False
-        self.export_page(path)
-        return True
-
-    def export_page(self, path: str) -> Job | None:
-        """Write this graph's one-file page (core/notebook/block_page.py): the collapsed picture,
-        a Step per block, in any browser, offline. Walked on a worker (a 138k-node step takes a
-        few seconds) on Values of its own, so the stepping on this page stays where it is."""
-        from core.files.atomic import write_atomically
-        from core.notebook.block_page import BlockStepper
-
-        if self.graph is None:
-            return None
-        graph, palette = self.graph, self.window.theme.palette
         title = self.title.text().split(" — ")[0].replace("<b>", "").replace("</b>", "")
-
-        def work() -> str:
-            page = BlockStepper.of_graph(graph, palette, title).page(title)
-            write_atomically(str(path), page.encode("utf-8"))
-            return str(path)
-
-        job = Job(0, work, self, name="export-block-page")
-        job.done.connect(self._page_written)
-        self._page_job = job
-        self.window.show_message(f"Writing the interactive page {os.path.basename(path)}…", timeout=0)
-        job.start()
-        return job
-
-    def _page_written(self, _token: int, outcome: object) -> None:
-        self._page_job = None
-        if isinstance(outcome, BaseException):
-            self.window.show_message(f"The interactive page was not written: {outcome}")
-            return
-        self.window.show_message(
-            f"Exported {outcome}: open it in any browser, Step runs a block (add #step=5 to start at step 5)"
-        )
+        return self.window.files.export_block_page_dialog(self.graph, title)
 
     # -- showing -------------------------------------------------------------------
 
@@ -912,7 +873,6 @@ def make_page(window):
 
 def shipped_script(path):
     """True for a script the studio ships (its resources/, in a checkout or installed)."""
-    import os
 
     from core.resources import root
 
@@ -921,7 +881,6 @@ def shipped_script(path):
 
 def confirm_script(window, path):
     """Ask before running a script that is not the studio's own (as Debug my engine asks)."""
-    import os
     import sys
 
     from PySide6.QtWidgets import QApplication, QMessageBox
@@ -954,7 +913,6 @@ def confirm_script(window, path):
 def open_script(window, path, ask=True):
     """Trace the script at path (in a box: core/scopes/script.py) and show its step collapsed
     by scope. A script the studio does not ship is run only if the user agrees (`ask`)."""
-    import os
 
     from core.scopes.script import trace_script
 

@@ -335,8 +335,8 @@ def test_the_big_graph_exports_as_a_page_stepped_a_block_per_click(window, qtbot
     qtbot.waitUntil(lambda: page.moves == 1, timeout=120_000)
     grads = [v.grad for v in page.graph.values()]
     path = tmp_path / "step.html"
-    assert page.export_page(str(path)) is not None
-    qtbot.waitUntil(lambda: page._page_job is None, timeout=300_000)  # walked on a worker
+    window.files.export_block_page(page.graph, "microgpt step", str(path))
+    qtbot.waitUntil(lambda: window.files._page_job is None, timeout=300_000)  # walked on a worker, said done
     html = path.read_text(encoding="utf-8")
     from core.notebook.block_page import BlockStepper
 
