@@ -21,6 +21,7 @@ first block or input whose name holds the text and centres it.
 
 import os
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer
@@ -246,7 +247,8 @@ class ScopePage(QWidget):
         if self.graph is None:
             return False
         title = self.title.text().split(" — ")[0].replace("<b>", "").replace("</b>", "")
-        return self.window.files.export_block_page_dialog(self.graph, title)
+        window: Any = self.window  # the MainWindow (its `window` attribute hides QWidget.window())
+        return bool(window.files.export_block_page_dialog(self.graph, title))
 
     # -- showing -------------------------------------------------------------------
 
