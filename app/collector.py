@@ -30,15 +30,6 @@ after the release.
 
 A frozen object is still freed by reference counting when the graph is
 replaced; only a cycle among frozen objects would wait for `gc.unfreeze`.
-
-**Collections on the GUI thread only** (`pin`). A collection runs in whichever
-thread's allocation trips the threshold -- a worker checking an engine, the
-autosave writer -- and a cycle it frees may hold a Qt object of the GUI thread,
-destroyed then from the wrong thread: the studio crashed so (a segfault in a
-worker's dictionary comprehension while a test's GUI thread polled its widgets;
-pyqtgraph's GarbageCollector and novelWriter#2927 describe the same). So the
-running studio turns automatic collection off and a GUI-thread timer collects
-instead, generation by generation as CPython's thresholds would (`collect_due`).
 """
 
 import gc
@@ -48,12 +39,8 @@ from PySide6.QtCore import QCoreApplication, QTimer
 TIDY_OBJECTS = 10_000  # objects made since the last collection that make a tidy-up due
 TIDY_MS = 20  # how often a hold looks
 
-PIN_MS = 100  # how often the GUI thread looks whether a collection is due, while pinned
-
 _held = False
 _tidy_timer = None  # the QTimer of the tidy-ups while held (made at the first hold)
-_pinned = 0  # pin() calls not yet unpinned: collections on the GUI thread only
-_gui_timer = None  # the QTimer that collects on the GUI thread while pinned
 
 
 def hold(tidying: bool = True) -> None:
@@ -93,62 +80,8 @@ def release() -> None:
         _tidy_timer.stop()
     gc.collect(1)  # what the hold made since the last tidy-up is still young: this finds any cycle among it
     gc.freeze()
-    if not _pinned:  # pinned: the GUI thread's timer collects, never an allocation in a worker
-        gc.enable()
+    gc.enable()
 
 
 def held() -> bool:
     return _held
-
-
-def pin() -> None:
-    """Collect on the GUI thread only, from now until the matching `unpin` (the studio's
-    startup, show(), each app test): automatic collection off, a timer of this thread
-    collecting what is due. Call it on the GUI thread, with a QApplication."""
-    global _pinned, _gui_timer
-    _pinned += 1
-    if _pinned > 1:
-        return
-    gc.disable()
-    if _gui_timer is None and QCoreApplication.instance() is not None:
-        _gui_timer = QTimer()
-        _gui_timer.setInterval(PIN_MS)
-        _gui_timer.timeout.connect(collect_due)
-    if _gui_timer is not None:
-        _gui_timer.start()
-
-
-def unpin() -> None:
-    """Undo one `pin`; the last gives collection back to CPython (unless held)."""
-    global _pinned
-    if _pinned == 0:
-        return
-    _pinned -= 1
-    if _pinned:
-        return
-    if _gui_timer is not None:
-        _gui_timer.stop()
-    if not _held:
-        gc.enable()
-
-
-def collect_due() -> int:
-    """While pinned and not held: collect the oldest generation CPython would collect now
-    (a generation is due when its count passes its threshold, the younger ones first), on
-    this thread. Returns the generation collected, -1 for none."""
-    if _held or not _pinned:
-        return -1
-    counts, limits = gc.get_count(), gc.get_threshold()
-    due = -1
-    for generation in range(3):
-        if limits[generation] <= 0 or counts[generation] <= limits[generation]:
-            break
-        due = generation
-    if due >= 0:
-        gc.collect(due)
-    return due
-
-
-def collecting() -> bool:
-    """Are cycles being collected now: automatically, or by the GUI thread while pinned?"""
-    return not _held and (gc.isenabled() or _pinned > 0)

@@ -33,8 +33,6 @@ from core.foreign.shapes import is_value_like
 from core.foreign.trace import TraceError, trace
 from core.notebook import in_notebook, show_inline
 
-_pinned_here: list = []  # show() pinned collection to the GUI thread once in this process
-
 
 def show(value, block=None, scopes=None):
     """Open a studio window on the graph that produced `value`.
@@ -61,10 +59,6 @@ def show(value, block=None, scopes=None):
     if QApplication.instance() is None:
         require_display(in_kernel=in_notebook())  # a Python error to catch, not Qt's abort without a display
     app = QApplication.instance() or QApplication(sys.argv[:1] or ["backprop-studio"])  # noqa: F841 (kept alive)
-    from app import collector
-
-    if not _pinned_here:  # the window's workers never collect a cycle holding its widgets (app/collector.py)
-        _pinned_here.append(collector.pin())
     if block is None:
         block = not loop_running()
 

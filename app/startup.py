@@ -38,9 +38,6 @@ def _application():
         from app.files.desktop_entry import app_icon
 
         app.setWindowIcon(app_icon())
-        from app import collector
-
-        collector.pin()  # cycles collected on the GUI thread only, never by a worker's allocation
     return app
 
 

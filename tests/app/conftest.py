@@ -18,16 +18,10 @@ def qt_hygiene(request):
     from PySide6.QtCore import QThread, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from app import collector
-
     app = QApplication.instance()
     before = set(map(id, app.topLevelWidgets())) if app else set()
     look = _application_look(app) if app else None
-    collector.pin()  # as the studio runs: cycles collected on the GUI thread only (app/collector.py)
-    try:
-        yield
-    finally:
-        collector.unpin()
+    yield
     if app is None:
         return
     app.processEvents()

@@ -20,7 +20,7 @@ def window(window, monkeypatch):
     monkeypatch.setattr(app.slices, "SLICE_SECONDS", 0.0005)
     yield window
     window.close()
-    assert not collector.held() and collector.collecting()
+    assert not collector.held() and gc.isenabled()
 
 
 def open_traced_mlp(window, qtbot, hidden=(12, 8, 1)):
@@ -41,10 +41,10 @@ def test_hold_and_release_pause_collecting_and_freeze_what_lives():
         kept = [[i] for i in range(1000)]  # made while held: frozen by the release
     finally:
         collector.release()
-    assert not collector.held() and collector.collecting()
+    assert not collector.held() and gc.isenabled()
     assert gc.get_freeze_count() >= len(kept)
     collector.release()  # nothing held: nothing happens
-    assert collector.collecting()
+    assert gc.isenabled()
 
 
 def test_release_collects_a_cycle_made_during_the_hold():
@@ -62,7 +62,7 @@ def test_opening_a_large_graph_holds_the_collector_until_the_canvas_is_complete(
     window.scene.buildingChanged.connect(lambda building: seen.append((building, gc.isenabled())))
     open_traced_mlp(window, qtbot)
     assert seen[0] == (True, False)  # building with the collector off
-    assert collector.collecting() and window.scene.counts()[0] == len(window.session.doc.nodes)
+    assert gc.isenabled() and window.scene.counts()[0] == len(window.session.doc.nodes)
 
 
 def test_replacing_a_large_graph_leaves_no_cyclic_garbage(window, qtbot):
@@ -85,7 +85,7 @@ def test_closing_the_window_mid_open_resumes_collecting(qtbot, monkeypatch):
     assert collector.held()
     w.files.prompt_on_close = False
     w.close()
-    assert not collector.held() and collector.collecting()
+    assert not collector.held() and gc.isenabled()
 
 
 def test_a_release_due_after_one_open_waits_for_the_next_open_to_end(window, qtbot):
@@ -95,7 +95,7 @@ def test_a_release_due_after_one_open_waits_for_the_next_open_to_end(window, qtb
     window._release_collector()  # the turn the first open's end scheduled, come mid-way through
     assert collector.held() and not gc.isenabled()
     qtbot.waitUntil(lambda: not window.layout_pending and not collector.held(), timeout=60000)
-    assert collector.collecting()
+    assert gc.isenabled()
 
 
 def test_a_hold_tidies_up_the_young_objects_so_the_release_walks_few(qapp, monkeypatch):
@@ -139,40 +139,3 @@ def test_a_hold_without_tidying_leaves_the_young_objects_to_the_worker_that_free
         assert collector._tidy_timer.isActive()  # the usual hold tidies
     finally:
         collector.release()
-
-
-def test_pinned_collections_run_on_the_gui_thread_only(qtbot):
-    """A worker that allocates past the threshold never runs a collection while pinned (one
-    there once freed a cycle holding GUI objects: a segfault in a worker's comprehension);
-    the GUI thread's timer collects what is due."""
-    import threading
-
-    assert collector.collecting() and not gc.isenabled()  # the app tests run pinned (tests/app/conftest.py)
-    threads = []
-
-    def seen(phase, info):
-        if phase == "start":
-            threads.append(threading.get_ident())
-
-    gc.callbacks.append(seen)
-    try:
-        made = []
-        worker = threading.Thread(target=lambda: made.append([[i] for i in range(20 * gc.get_threshold()[0])]))
-        worker.start()
-        worker.join()
-        assert worker.ident not in threads  # 14,000 live objects made there: no collection ran there
-        qtbot.waitUntil(lambda: threading.get_ident() in threads, timeout=10_000)  # the GUI thread's timer did
-    finally:
-        gc.callbacks.remove(seen)
-
-
-def test_unpin_gives_collection_back_and_collect_due_follows_the_thresholds():
-    collector.pin()
-    try:
-        assert not gc.isenabled()
-        junk = [[i] for i in range(3 * gc.get_threshold()[0])]  # gen 0 well past its threshold
-        assert collector.collect_due() >= 0 and gc.get_count()[0] < gc.get_threshold()[0]
-        del junk
-    finally:
-        collector.unpin()
-    assert collector.collecting()
