@@ -87,12 +87,16 @@ class CodeAndGraphExports:
         palette = self.window.theme.palette
         title = os.path.splitext(self.name)[0] if self.path else "graph"
 
+        return self._write_page(path, lambda: Stepper.from_document(doc, palette, title).page(), "export-page")
+
+    def _write_page(self, path: str, make: Callable[[], str], name: str) -> Job:
+        """Make a page with `make()` on a worker, write it atomically at `path`, say the outcome."""
+
         def work() -> str:
-            page = Stepper.from_document(doc, palette, title).page()
-            write_atomically(str(path), page.encode("utf-8"))
+            write_atomically(str(path), make().encode("utf-8"))
             return str(path)
 
-        job = Job(0, work, self.window, name="export-page")
+        job = Job(0, work, self.window, name=name)
         job.done.connect(self._page_written)
         self._page_job = job  # kept until it is done
         self.window.show_message(f"Writing the interactive page {os.path.basename(path)}…", timeout=0)
@@ -116,18 +120,9 @@ class CodeAndGraphExports:
         from core.notebook.block_page import BlockStepper
 
         palette = self.window.theme.palette
-
-        def work() -> str:
-            page = BlockStepper.of_graph(graph, palette, title).page(title)
-            write_atomically(str(path), page.encode("utf-8"))
-            return str(path)
-
-        job = Job(0, work, self.window, name="export-block-page")
-        job.done.connect(self._page_written)
-        self._page_job = job  # kept until it is done
-        self.window.show_message(f"Writing the interactive page {os.path.basename(path)}…", timeout=0)
-        job.start()
-        return job
+        return self._write_page(
+            path, lambda: BlockStepper.of_graph(graph, palette, title).page(title), "export-block-page"
+        )
 
     def export_block_page_dialog(self, graph: Any, title: str) -> bool:
         stem = "".join(c if c.isalnum() or c in "-_" else "_" for c in title) or "graph"
