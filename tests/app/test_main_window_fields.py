@@ -136,3 +136,94 @@ def test_the_scan_sees_what_it_must(tmp_path):
         "    alias = relayout\n"
     )
     assert forwarders(shell) == ["relayout", "focus", "alias"]
+
+
+# -- panels are handed what they use, not the window (issue 41 item 1) --------------------
+
+# Modules that ARE part of the window: they arrange the window itself (its menus, docks,
+# geometry, presenter mode) or drive a whole window from a command line. Each takes the
+# MainWindow by design, for the reason given.
+WINDOW_PARTS = {
+    "app/startup.py": "builds the window and runs its command lines",
+    "app/show.py": "show(value) opens a window on a graph: it makes one",
+    "app/window_actions.py": "the window's own menus, toolbar and status bar",
+    "app/window_layout.py": "the window's first arrangement of its docks",
+    "app/files/window_state.py": "saves and restores the window's geometry and dock state",
+    "app/look/presenter.py": "presenter mode sizes the whole window (full screen, its docks)",
+    "app/lessons/presenter_layout.py": "presenter mode's arrangement of the window's docks",
+    "app/lessons/presenter_chrome.py": "presenter mode hides and restores the window's bars",
+    "app/lessons/side_fit.py": "the laptop layout sizes the window's side docks",
+    "app/lessons/slides.py": "--export-slides drives a whole window through a lesson",
+    "app/lessons/tour.py": "--tour drives a whole window through every lesson and condition",
+}
+
+# Panels not yet handed Services: this set may only shrink (issue 41).
+NOT_YET = {
+    "app/editor/code_runner.py",
+    "app/files/actions.py",
+    "app/files/exports.py",
+    "app/files/recent.py",
+    "app/files/recovery.py",
+    "app/foreign/class_view.py",
+    "app/foreign/engine_dialog.py",
+    "app/graph/scope_page.py",
+    "app/help/dialogs.py",
+    "app/help/welcome.py",
+    "app/lessons/graph_bridge.py",
+    "app/lessons/install.py",
+    "app/lessons/lesson_file.py",
+    "app/lessons/opening.py",
+    "app/lessons/panel.py",
+    "app/training/workspace.py",
+}
+
+
+def window_uses(path):
+    """Lines where a module takes or keeps the MainWindow: a parameter named window/win/
+    main_window, or `self.window`/`self._window`/`self.window_` (not Qt's `self.window()`)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    lines = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg) and node.arg in WINDOW_NAMES:
+            lines.add(node.lineno)
+        elif (
+            isinstance(node, ast.Attribute)
+            and node.attr.strip("_") in WINDOW_NAMES
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "self"
+            and id(node) not in called
+        ):
+            lines.add(node.lineno)
+    return sorted(lines)
+
+
+def test_panels_are_handed_services_not_the_window():
+    taking = {}
+    for path in sorted((ROOT / "app").rglob("*.py")):
+        name = path.relative_to(ROOT).as_posix()
+        if name != "app/main_window.py":
+            lines = window_uses(path)
+            if lines:
+                taking[name] = lines
+    bad = {n: lines for n, lines in taking.items() if n not in WINDOW_PARTS and n not in NOT_YET}
+    assert not bad, (
+        "a panel takes the MainWindow: hand it Services (app/services.py) and the collaborators it "
+        "uses, by name in its constructor; or, if it arranges the window itself, name it in "
+        f"WINDOW_PARTS with why: {bad}"
+    )
+    stale = sorted(n for n in WINDOW_PARTS.keys() | NOT_YET if n not in taking)
+    assert not stale, f"these no longer take the window: take them off WINDOW_PARTS / NOT_YET: {stale}"
+
+
+def test_the_window_scan_tells_the_window_from_qts_window(tmp_path):
+    source = tmp_path / "panel.py"
+    source.write_text(
+        "class P:\n"
+        "    def __init__(self, services, window=None):\n"  # 2: a parameter
+        "        self._window = services\n"  # 3: kept
+        "    def fit(self):\n"
+        "        top = self.window()\n"  # 5: Qt's QWidget.window(): not ours
+        "        return top.height()\n"
+    )
+    assert window_uses(source) == [2, 3]
