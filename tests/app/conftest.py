@@ -2,6 +2,8 @@
 no QThread still running, no top-level widget still open, no active QTimer owned by a widget,
 and the application's font and palette as it found them."""
 
+import gc
+
 import pytest
 
 
@@ -15,7 +17,7 @@ def qt_hygiene(request):
     if "qapp" not in request.fixturenames and "qtbot" not in request.fixturenames:
         yield
         return
-    from PySide6.QtCore import QThread, QTimer
+    from PySide6.QtCore import QCoreApplication, QEvent, QThread, QTimer
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance()
@@ -33,6 +35,16 @@ def qt_hygiene(request):
     for thread in running:
         thread.quit()
         thread.wait(2000)
+    # The test's cyclic garbage (a closed window and its panels keep each other alive) is
+    # freed here, on the GUI thread with no job running -- not at whatever allocation of a
+    # later test, or of a later test's worker thread, crosses the collector's threshold.
+    # Qt deletes what it was asked to (deleteLater) first, so the collector frees only
+    # Python shells (a wrapper freed with its widget still alive deletes the widget).
+    # What survives is frozen, as app/collector.py freezes an opened graph: the next
+    # test's collection walks only what that test made.
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    gc.collect()
+    gc.freeze()
     problems = []
     if running:
         problems.append(f"{len(running)} QThread(s) still running")
