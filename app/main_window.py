@@ -60,6 +60,7 @@ from app.editor.code_runner import CodeRunner
 from app.editor.expression_bar import TUTORIAL, ExpressionBar
 from app.editor.inspector import InspectorPanel
 from app.files.actions import FileActions
+from app.files.window_state import WindowLayoutMemory
 from app.foreign.engine_dialog import open_engine_check
 from app.graph.install import install_builder
 from app.graph.layout_runner import LayoutRunner, place_nodes
@@ -121,8 +122,9 @@ class MainWindow(QMainWindow):
         self.microgpt_panel: LazyPage[MicroGPTPanel] = LazyPage(lambda: MicroGPTPanel(self))
         self.frame_note: LazyPage[QLabel] = LazyPage(lambda: make_frame_note(self.view))  # presenter mode
 
-        # File menu: new/open/save/recent/examples/revert, code in and out, autosave (app/files/actions.py)
-        self.files = FileActions(self)
+        # File menu: new/open/save/recent/examples/revert, code in and out, autosave (app/files/actions.py);
+        # a .py picked in File → Open runs as Python (the code runner, made below)
+        self.files = FileActions(self.services(), self.editor, lambda path: self.code_runner.open_script(path))
         self.reach, self.find_box = window_actions.build_actions(self)  # the basic menus and the toolbar
         self.output_label, self.zoom_label, self.counts_label = window_actions.build_status_bar(
             self.statusBar(), self.view
@@ -149,6 +151,7 @@ class MainWindow(QMainWindow):
         self.arranger = LayoutRunner(self.scene, self.statusBar, self._opening_changed, self)  # the layout job
         self.scene.buildingChanged.connect(self._opening_changed)
         self.dock_layout = DockLayout(self)  # the docks' first arrangement (app/window_layout.py)
+        self.window_state = WindowLayoutMemory(self)  # geometry and docks in QSettings (app/files/window_state.py)
 
         self.editor.runRequested.connect(self.run_expression)
         self.code_runner = CodeRunner(self)  # Run as Python: lecture code, in a child process
@@ -185,6 +188,12 @@ class MainWindow(QMainWindow):
             add_action=self.add_action,
             actions=self.actions,
             say=self.show_message,
+            # files & editor
+            show_document=self.show_document,
+            run_in_worker=lambda *args, **kwargs: self.arranger.run_in_worker(*args, **kwargs),
+            layout_pending=lambda: self.layout_pending,
+            layout_finished=self.layoutFinished,
+            wait_for_layout=self.wait_for_layout,
         )
 
     def _welcome_page(self) -> WelcomeDialog:
@@ -275,6 +284,7 @@ class MainWindow(QMainWindow):
             if training:
                 self.training.show("training")
             return  # the user chose Cancel: unsaved work stays open
+        self.window_state.save_ui_state()  # the geometry and the Graph workspace's docks
         self.training.shutdown()  # stop the run and join its thread
         self.code_runner.shutdown()
         if self.scope_page.current is not None:

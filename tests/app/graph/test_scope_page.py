@@ -271,7 +271,7 @@ def test_the_example_opens_in_a_clean_layout_whatever_the_last_run_left(qtbot, m
     window.close()  # closed on the page: the docks the page set aside are what the next run restores
     again = MainWindow()
     qtbot.addWidget(again)
-    again.files.restore_ui_state()
+    again.window_state.restore_ui_state()
     again.show()
     assert again.docks["editor"].isVisible() and again.docks["debugger"].isVisible()
     again.close()
