@@ -154,7 +154,10 @@ class MainWindow(QMainWindow):
         self.window_state = WindowLayoutMemory(self)  # geometry and docks in QSettings (app/files/window_state.py)
 
         self.editor.runRequested.connect(self.run_expression)
-        self.code_runner = CodeRunner(self)  # Run as Python: lecture code, in a child process
+        # Run as Python: lecture code, in a child process (app/editor/code_runner.py)
+        self.code_runner = CodeRunner(
+            self.services(), self.editor, self.docks, self.open_scoped, self.may_run_script, self._leave_scope_page
+        )
         self.inspector.navigate.connect(self.view.center_on_node)
         self.session.message.connect(self.show_message)
         for changed in (
@@ -424,6 +427,12 @@ class MainWindow(QMainWindow):
         from app.graph.scope_page import open_scoped
 
         return open_scoped(self, graph, title)
+
+    def _leave_scope_page(self):
+        """The canvas again if the big-graph page is in front (a small graph shown after a big one)."""
+        page = self.scope_page.current
+        if page is not None and self.training.stack.currentWidget() is page:
+            page.back()
 
     def may_run_script(self, path):
         """A .py the studio does not ship runs only if the user agrees (issue 37), as Debug my engine asks."""

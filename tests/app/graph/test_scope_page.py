@@ -170,7 +170,7 @@ def test_a_script_not_shipped_is_run_only_when_the_user_agrees(window, qtbot, tm
     asked = []
     monkeypatch.setattr(scope_page, "confirm_script", lambda w, path: asked.append(path) or False)
     messages = []
-    window.show_message = messages.append
+    window.statusBar().messageChanged.connect(messages.append)  # what the status bar says, from any part
     assert window.open_file(str(script)) is False  # the command line opens files this way
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(script))])
