@@ -61,7 +61,7 @@ from app.editor.expression_bar import TUTORIAL, ExpressionBar
 from app.editor.inspector import InspectorPanel
 from app.files.actions import FileActions
 from app.files.window_state import WindowLayoutMemory
-from app.foreign.engine_dialog import open_engine_check
+from app.foreign.engine_dialog import EngineChecks, open_engine_check
 from app.graph.install import install_builder
 from app.graph.layout_runner import LayoutRunner, place_nodes
 from app.graph.scene import GraphScene
@@ -140,8 +140,12 @@ class MainWindow(QMainWindow):
         self.appearance, self.lessons, self.presenter_fit, self.scale_box, self.side_fit = classroom.install_classroom(
             self
         )
-        # a lesson's "check this class" link does what File → Debug my engine… does
-        self.lessons.engineCheckAsked.connect(lambda path: open_engine_check(self, path))
+        # File → Debug my engine…, Check a class… and a lesson's "check this class" link check a learner's
+        # engine: the finding goes to the canvas, the editor and the debugger (app/foreign/engine_dialog.py)
+        self.engine_checks = EngineChecks(
+            self.services(), self.debugger.controller, self.editor, self.files.detach, self.open_scoped
+        )
+        self.lessons.engineCheckAsked.connect(lambda path: open_engine_check(self.engine_checks, path))
         # the Training workspace (app/training/workspace.py): the Training panel in the canvas's
         # place, a Graph | Training switch, File → Open/Save Training Session; its panel is
         # built on first use

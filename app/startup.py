@@ -156,7 +156,7 @@ def _start_debugger(window, args):
     if args.debug_engine:
         from app.foreign.engine_dialog import open_engine_check
 
-        engine_check = open_engine_check(window, args.debug_engine, args.expr, wait=True)
+        engine_check = open_engine_check(window.engine_checks, args.debug_engine, args.expr, wait=True)
         if args.screenshot:
             engine_check.hide()  # the picture is the window: the canvas and the stopped debugger
     if args.forward_steps is not None:
