@@ -32,6 +32,11 @@ Extension points for later panels (debugger, builder, training):
                                        'training'), panel (the TrainingPanel, built on first use)
     window.files                       FileActions (app/files/actions.py): path, open, save_to,
                                        recent files, examples, autosave and recovery, exports
+    window.window_state                WindowLayoutMemory (app/files/window_state.py): geometry and
+                                       docks in QSettings (save_ui_state on close, restore_ui_state)
+    window.code_runner                 CodeRunner (app/editor/code_runner.py): Run as Python, open_script
+    window.engine_checks               EngineChecks (app/foreign/engine_dialog.py): what Debug my engine…
+                                       and Check a class… use: open_engine_check(window.engine_checks, path)
     window.builder                     GraphBuilder (app/graph/builder.py): palette drops,
                                        quick add, clipboard, delete, edit, groups
 

@@ -2,7 +2,9 @@
 
 `Services` is the small set of things a panel needs from the main window: the
 document's session, the canvas (scene and view), the undo stack, the theme, a way to
-add a dock, a menu action or to say something in the status bar. A panel handed
+add a dock, a menu action or to say something in the status bar, to show a graph
+document and to wait until it is laid out and drawn. `Editor` is the editor dock as
+the panels that show a graph in its place use it. A panel handed
 `Services` cannot reach into the window's other fields, so what it depends on is
 written in its constructor. `MainWindow.services()` makes one.
 
