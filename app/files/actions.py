@@ -27,10 +27,11 @@ import and exports (exports.py), crash recovery (recovery.py). This module keeps
 new, open, save and revert. (The window's geometry, also in QSettings, is the
 window's own: window_state.py.)
 
-FileActions is handed the window's `Services` (app/services.py) and, by name, what
-else it uses: the editor (the note naming the open file, an imported snippet's
-text) and `run_script`, which runs a .py picked in File → Open as Python (the code
-runner, app/editor/code_runner.py). It never holds the window.
+FileActions is handed the window's `Services` (app/services.py: its `parent` is the
+window, whose title bar names the file) and, by name, what else it uses: the editor
+(the note naming the open file, an imported snippet's text) and `run_script`, which
+runs a .py picked in File → Open as Python (the code runner, app/editor/code_runner.py).
+It never holds the window.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, QSettings
 from PySide6.QtGui import QKeySequence
 
 from app.files import dialogs
@@ -83,8 +84,8 @@ class FileActions(RecentFiles, CodeAndGraphExports, Recovery, QObject):
         services: Services,
         editor: Editor,
         run_script: Callable[[str], bool],
-        settings_store=None,
-        autosave_dir=None,
+        settings_store: QSettings | None = None,
+        autosave_dir: str | None = None,
     ) -> None:
         super().__init__(services.parent)
         self.services = services
@@ -206,6 +207,7 @@ class FileActions(RecentFiles, CodeAndGraphExports, Recovery, QObject):
         return not self.stack.isClean()
 
     def update_title(self):
+        """The window's title bar names the file; its `*` marks unsaved changes."""
         self.services.parent.setWindowTitle(f"{self.name}[*] — Backprop Studio")
         self.services.parent.setWindowModified(self.modified)
 

@@ -71,7 +71,7 @@ class EngineChecks:
     debugger: Debugger  # steps THEIR recorded pass on the failing expression
     editor: Editor  # says what the canvas shows: their engine, not the editor's text
     detach: Callable[[], None]  # FileActions.detach: the graph shown is no longer the open file's
-    open_scoped: Callable[[Any, str], Any]  # (graph, title): a big graph, collapsed on the big-graph page
+    open_scoped: Callable[[Any, str], bool]  # (graph, title): a big graph, collapsed on the big-graph page
 
 
 def choose_engine_file(parent):
