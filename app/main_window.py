@@ -32,6 +32,11 @@ Extension points for later panels (debugger, builder, training):
                                        'training'), panel (the TrainingPanel, built on first use)
     window.files                       FileActions (app/files/actions.py): path, open, save_to,
                                        recent files, examples, autosave and recovery, exports
+    window.window_state                WindowLayoutMemory (app/files/window_state.py): geometry and
+                                       docks in QSettings (save_ui_state on close, restore_ui_state)
+    window.code_runner                 CodeRunner (app/editor/code_runner.py): Run as Python, open_script
+    window.engine_checks               EngineChecks (app/foreign/engine_dialog.py): what Debug my engine…
+                                       and Check a class… use: open_engine_check(window.engine_checks, path)
     window.builder                     GraphBuilder (app/graph/builder.py): palette drops,
                                        quick add, clipboard, delete, edit, groups
 
@@ -60,7 +65,8 @@ from app.editor.code_runner import CodeRunner
 from app.editor.expression_bar import TUTORIAL, ExpressionBar
 from app.editor.inspector import InspectorPanel
 from app.files.actions import FileActions
-from app.foreign.engine_dialog import open_engine_check
+from app.files.window_state import WindowLayoutMemory
+from app.foreign.engine_dialog import EngineChecks, open_engine_check
 from app.graph.install import install_builder
 from app.graph.layout_runner import LayoutRunner, place_nodes
 from app.graph.scene import GraphScene
@@ -121,8 +127,9 @@ class MainWindow(QMainWindow):
         self.microgpt_panel: LazyPage[MicroGPTPanel] = LazyPage(lambda: MicroGPTPanel(self))
         self.frame_note: LazyPage[QLabel] = LazyPage(lambda: make_frame_note(self.view))  # presenter mode
 
-        # File menu: new/open/save/recent/examples/revert, code in and out, autosave (app/files/actions.py)
-        self.files = FileActions(self)
+        # File menu: new/open/save/recent/examples/revert, code in and out, autosave (app/files/actions.py);
+        # a .py picked in File → Open runs as Python (the code runner, made below)
+        self.files = FileActions(self.services(), self.editor, lambda path: self.code_runner.open_script(path))
         self.reach, self.find_box = window_actions.build_actions(self)  # the basic menus and the toolbar
         self.output_label, self.zoom_label, self.counts_label = window_actions.build_status_bar(
             self.statusBar(), self.view
@@ -138,8 +145,12 @@ class MainWindow(QMainWindow):
         self.appearance, self.lessons, self.presenter_fit, self.scale_box, self.side_fit = classroom.install_classroom(
             self
         )
-        # a lesson's "check this class" link does what File → Debug my engine… does
-        self.lessons.engineCheckAsked.connect(lambda path: open_engine_check(self, path))
+        # File → Debug my engine…, Check a class… and a lesson's "check this class" link check a learner's
+        # engine: the finding goes to the canvas, the editor and the debugger (app/foreign/engine_dialog.py)
+        self.engine_checks = EngineChecks(
+            self.services(), self.debugger.controller, self.editor, self.files.detach, self.open_scoped
+        )
+        self.lessons.engineCheckAsked.connect(lambda path: open_engine_check(self.engine_checks, path))
         # the Training workspace (app/training/workspace.py): the Training panel in the canvas's
         # place, a Graph | Training switch, File → Open/Save Training Session; its panel is
         # built on first use
@@ -149,9 +160,13 @@ class MainWindow(QMainWindow):
         self.arranger = LayoutRunner(self.scene, self.statusBar, self._opening_changed, self)  # the layout job
         self.scene.buildingChanged.connect(self._opening_changed)
         self.dock_layout = DockLayout(self)  # the docks' first arrangement (app/window_layout.py)
+        self.window_state = WindowLayoutMemory(self)  # geometry and docks in QSettings (app/files/window_state.py)
 
         self.editor.runRequested.connect(self.run_expression)
-        self.code_runner = CodeRunner(self)  # Run as Python: lecture code, in a child process
+        # Run as Python: lecture code, in a child process (app/editor/code_runner.py)
+        self.code_runner = CodeRunner(
+            self.services(), self.editor, self.docks, self.open_scoped, self.may_run_script, self._leave_scope_page
+        )
         self.inspector.navigate.connect(self.view.center_on_node)
         self.session.message.connect(self.show_message)
         for changed in (
@@ -185,6 +200,12 @@ class MainWindow(QMainWindow):
             add_action=self.add_action,
             actions=self.actions,
             say=self.show_message,
+            # files & editor
+            show_document=self.show_document,
+            run_in_worker=lambda *args, **kwargs: self.arranger.run_in_worker(*args, **kwargs),
+            layout_pending=lambda: self.layout_pending,
+            layout_finished=self.layoutFinished,
+            wait_for_layout=self.wait_for_layout,
         )
 
     def _welcome_page(self) -> WelcomeDialog:
@@ -275,6 +296,7 @@ class MainWindow(QMainWindow):
             if training:
                 self.training.show("training")
             return  # the user chose Cancel: unsaved work stays open
+        self.window_state.save_ui_state()  # the geometry and the Graph workspace's docks
         self.training.shutdown()  # stop the run and join its thread
         self.code_runner.shutdown()
         if self.scope_page.current is not None:
@@ -414,6 +436,12 @@ class MainWindow(QMainWindow):
         from app.graph.scope_page import open_scoped
 
         return open_scoped(self, graph, title)
+
+    def _leave_scope_page(self):
+        """The canvas again if the big-graph page is in front (a small graph shown after a big one)."""
+        page = self.scope_page.current
+        if page is not None and self.training.stack.currentWidget() is page:
+            page.back()
 
     def may_run_script(self, path):
         """A .py the studio does not ship runs only if the user agrees (issue 37), as Debug my engine asks."""

@@ -2,7 +2,9 @@
 
 `Services` is the small set of things a panel needs from the main window: the
 document's session, the canvas (scene and view), the undo stack, the theme, a way to
-add a dock, a menu action or to say something in the status bar. A panel handed
+add a dock, a menu action or to say something in the status bar, to show a graph
+document and to wait until it is laid out and drawn. `Editor` is the editor dock as
+the panels that show a graph in its place use it. A panel handed
 `Services` cannot reach into the window's other fields, so what it depends on is
 written in its constructor. `MainWindow.services()` makes one.
 
@@ -16,9 +18,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 if TYPE_CHECKING:  # type hints only: this module sits below the canvas and the session
+    from PySide6.QtCore import SignalInstance
     from PySide6.QtGui import QAction, QUndoStack
     from PySide6.QtWidgets import QDockWidget, QMenu, QWidget
 
@@ -62,3 +65,20 @@ class Services:
     add_action: Callable[..., QAction]  # (menu, text, slot, shortcut=None, toolbar=False, key=None, tip=None)
     actions: dict[str, QAction]  # every menu action by its key (add_action's `key`): a panel may file its own
     say: Callable[..., Any]  # (text, timeout_ms=8000): a line in the status bar
+    # files & editor
+    show_document: Callable[..., bool]  # (doc, text, layout=True, undoable=True, groups=(), replacement=None,
+    #                                      keep_positions=False): lay out and show a GraphDocument (undoable)
+    run_in_worker: Callable[..., None]  # (job, then, message): the layout runner's worker (LayoutRunner)
+    layout_pending: Callable[[], bool]  # True until an open is laid out and its canvas items are drawn
+    layout_finished: SignalInstance  # emitted when a pending open is laid out and drawn
+    wait_for_layout: Callable[..., bool]  # (timeout_s=60.0): run the event loop until it is; True if it was
+
+
+class Editor(Protocol):
+    """The editor dock as the panels that show a graph in its place use it (the
+    ExpressionBar, app/editor/expression_bar.py): its text, and the note under it that
+    says where the canvas's graph came from when it is not that text."""
+
+    def set_text(self, text: str) -> None: ...
+
+    def set_source_note(self, note: str | None = None) -> None: ...

@@ -101,7 +101,7 @@ def main(argv=None):
     if args.screenshot:  # the picture's size first: a file then opens into it (a big graph's page
         window.resize(*args.size)  # lays out its first picture for the window's size)
     else:  # the last run's size and docks first, for the same reason
-        window.files.restore_ui_state()
+        window.window_state.restore_ui_state()
     if args.file:
         window.open_file(args.file)
         window.code_runner.wait()  # a .py runs as Python: its graph comes when the run ends
@@ -156,7 +156,7 @@ def _start_debugger(window, args):
     if args.debug_engine:
         from app.foreign.engine_dialog import open_engine_check
 
-        engine_check = open_engine_check(window, args.debug_engine, args.expr, wait=True)
+        engine_check = open_engine_check(window.engine_checks, args.debug_engine, args.expr, wait=True)
         if args.screenshot:
             engine_check.hide()  # the picture is the window: the canvas and the stopped debugger
     if args.forward_steps is not None:

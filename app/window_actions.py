@@ -69,21 +69,21 @@ def build_actions(window: Any) -> Shell:
     a(
         "File",
         "Debug my engine…",
-        lambda: debug_my_engine(window),
+        lambda: debug_my_engine(window.engine_checks),
         key="debug engine",
         tip="Check your own Value class's gradients (runs your file in a separate process)",
     )
     a(
         "File",
         "Debug my engine package…",
-        lambda: debug_my_engine(window, folder=True),
+        lambda: debug_my_engine(window.engine_checks, folder=True),
         key="debug engine package",
         tip="Check a package folder, as MiniTorch's course hands it in (minitorch/ with its modules)",
     )
     a(
         "File",
         "Check a class…",
-        lambda: check_a_class(window),
+        lambda: check_a_class(window.engine_checks),
         key="check class",
         tip="Check every Value class in a folder of submissions: a table and the class's most common mistakes",
     )

@@ -1,6 +1,11 @@
 """Run as Python: the editor's text runs as Python in a child process, its graph opens.
 
-The window holds one `CodeRunner`. It keeps a `core.lecture.run.Notebook` (the
+The window holds one `CodeRunner`, handed the window's `Services` and, by name,
+what else it uses: the editor, the window's docks (an opened script's big graph gets
+the page alone), `open_scoped` (the big-graph page, app/graph/scope_page.py),
+`may_run_script` (issue 37: a script the studio does not ship runs only if the user
+agrees) and `leave_big_graph` (the canvas again when a small graph follows a big one).
+It keeps a `core.lecture.run.Notebook` (the
 cells that ran, run again before the next one, as a notebook kernel would
 remember them), runs the text on a `Job` (app/jobs.py) -- the child process may
 take minutes, the window keeps answering -- and shows what came back:
@@ -22,11 +27,15 @@ The code never runs in the studio's process.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QDockWidget
 
+from app.editor.expression_bar import ExpressionBar
 from app.jobs import Job
+from app.services import Services
 from core.lecture.run import MAX_TEXT, MEMORY, TIMEOUT, Notebook, Progress
 
 TICK_MS = 500
@@ -34,8 +43,21 @@ REFERENCE = "reference"  # the notes' link that swaps their grads and the chain 
 
 
 class CodeRunner:
-    def __init__(self, window: Any) -> None:
-        self.window = window
+    def __init__(
+        self,
+        services: Services,
+        editor: ExpressionBar,
+        docks: dict[str, QDockWidget],
+        open_scoped: Callable[[Any, str], bool],
+        may_run_script: Callable[[str], bool],
+        leave_big_graph: Callable[[], None],
+    ) -> None:
+        self.services = services
+        self.editor = editor
+        self.docks = docks  # the window's, by key
+        self.open_scoped = open_scoped  # (ScopedGraph, title): the big-graph page, collapsed by scope
+        self.may_run_script = may_run_script  # (path): True if the script may run (shipped, or the user agreed)
+        self.leave_big_graph = leave_big_graph  # the canvas again if the big-graph page is in front
         self.notebook = Notebook()
         self.job: Job | None = None
         self.progress: Progress | None = None
@@ -46,10 +68,9 @@ class CodeRunner:
         self.title = ""  # the script's file name, when a .py was opened
         self.folder: str | None = None  # its folder: on the path of the code's imports
         self.from_file = False  # the run is an opened script's: a big graph gets the page's whole width
-        self.timer = QTimer(window)
+        self.timer = QTimer(services.parent)
         self.timer.setInterval(TICK_MS)
         self.timer.timeout.connect(self._tick)
-        editor = window.editor
         editor.runCodeRequested.connect(self.run)
         editor.forgetCellsRequested.connect(self.forget)
         editor.stopCodeRequested.connect(self.stop)
@@ -61,18 +82,19 @@ class CodeRunner:
 
     def run(self, text: str | None = None) -> bool:
         """Run the text (default: the editor's) as Python; the result shows when it comes."""
-        window = self.window
         if self.running:
-            window.show_message("Your code is still running… (Stop ends it)")
+            self.services.say("Your code is still running… (Stop ends it)")
             return False
-        text = window.editor.text() if text is None else text
-        window.editor.set_running(True)
-        window.editor.clear_error()
+        text = self.editor.text() if text is None else text
+        self.editor.set_running(True)
+        self.editor.clear_error()
         self.progress = progress = Progress()
         self.started = time.monotonic()
         self._tick()
         folder = self.folder
-        self.job = Job(0, lambda: self.notebook.run(text, progress=progress, folder=folder), window, name="run-code")
+        self.job = Job(
+            0, lambda: self.notebook.run(text, progress=progress, folder=folder), self.services.parent, name="run-code"
+        )
         self.job.done.connect(self._ran)
         self.job.start()
         self.timer.start()
@@ -83,24 +105,24 @@ class CodeRunner:
         editor and runs as Python on a fresh notebook, by the same rules as a pasted cell."""
         import os
 
-        window = self.window
+        say = self.services.say
         if self.running:
-            window.show_message("Your code is still running: Stop it first, then open the script.")
+            say("Your code is still running: Stop it first, then open the script.")
             return False
-        if not window.may_run_script(path):  # issue 37: never run unasked (the window asks)
-            window.show_message(f"{os.path.basename(path)} was not run.")
+        if not self.may_run_script(path):  # issue 37: never run unasked (the window asks)
+            say(f"{os.path.basename(path)} was not run.")
             return False
         try:
             with open(path, encoding="utf-8") as f:
                 text = f.read(MAX_TEXT + 1)
         except (OSError, UnicodeDecodeError) as e:
-            window.show_message(f"Could not read {path}: {e}")
+            say(f"Could not read {path}: {e}")
             return False
         if len(text) > MAX_TEXT:
-            window.show_message(f"{os.path.basename(path)} is too long to run: at most {MAX_TEXT:,} characters")
+            say(f"{os.path.basename(path)} is too long to run: at most {MAX_TEXT:,} characters")
             return False
         self.notebook.forget()
-        window.editor.set_text(text)
+        self.editor.set_text(text)
         self.title, self.from_file = os.path.basename(path), True
         self.folder = os.path.dirname(os.path.abspath(path))  # its own modules import, as `python script.py`
         return self.run(text)
@@ -109,7 +131,7 @@ class CodeRunner:
         """The Stop button: the child ends the cell where it is and says on which line."""
         if self.progress is not None and self.running:
             self.progress.stop()
-            self.window.show_message("Stopping your code…", 0)
+            self.services.say("Stopping your code…", 0)
 
     def progress_text(self) -> str:
         """The progress line: time run, of at most TIMEOUT, the line running, the last line printed."""
@@ -128,7 +150,7 @@ class CodeRunner:
 
     def _tick(self) -> None:
         if self.progress is not None and not self.progress.stopped:
-            self.window.show_message(self.progress_text(), 0)
+            self.services.say(self.progress_text(), 0)
 
     def wait(self, timeout_s: float = TIMEOUT + 60.0) -> bool:
         """For scripts and tests: wait until the run's result is shown. True if it was."""
@@ -151,64 +173,61 @@ class CodeRunner:
     def forget(self) -> None:
         self.notebook.forget()
         self.folder = None
-        self.window.editor.show_notes([])
-        self.window.show_message("The earlier cells are forgotten: the next run starts afresh.")
+        self.editor.show_notes([])
+        self.services.say("The earlier cells are forgotten: the next run starts afresh.")
 
     def _ran(self, _token: int, result: Any) -> bool:
-        window = self.window
+        editor, say = self.editor, self.services.say
         job, self.job = self.job, None
         self.timer.stop()
         if job is not None:
             job.wait()
             job.deleteLater()
-        window.editor.set_running(False)
+        editor.set_running(False)
         kept = len(self.notebook.cells)
         if isinstance(result, Exception):  # a bug of ours, said, never a lost window
-            window.editor.show_error(f"Could not run the code: {result}")
-            window.show_message(f"Not run: {result}")
+            editor.show_error(f"Could not run the code: {result}")
+            say(f"Not run: {result}")
             return False
         if result.figures:
             self.show_figures(result.figures)
         if result.error is not None:
             return self._refused(result, kept)
-        window.editor.clear_error()
-        window.editor.set_source_note(None)
-        window.statusBar().clearMessage()
+        editor.clear_error()
+        editor.set_source_note(None)
+        say("", 0)  # the status bar's message cleared
         if result.big is not None:
             return self._open_big(result, kept)
-        page = window.scope_page.current
-        if page is not None and window.training.stack.currentWidget() is page:
-            page.back()  # a small graph after a big one: the canvas again
-        if not window.show_document(result.doc, "Run as Python"):
+        self.leave_big_graph()  # a small graph after a big one: the canvas again
+        if not self.services.show_document(result.doc, "Run as Python"):
             return False
         # the open file keeps the graph, as after a Run: Save writes it there
         self.result, self.showing_reference = result, False
         self._when_shown(lambda: self._show_state(result))
-        window.editor.show_notes(result.notes, result.printed, kept, result.out, self._links(result))
+        editor.show_notes(result.notes, result.printed, kept, result.out, self._links(result))
         if self.title:
-            window.editor.set_source_note(f"{self.title}, run as Python")
+            editor.set_source_note(f"{self.title}, run as Python")
             self.title, self.from_file = "", False
         graphs = f" in {result.roots} graphs" if result.roots > 1 else ""
         lit = f", {len(result.touched):,} touched by this cell (lit)" if result.touched else ""
-        window.show_message(f"Ran as Python: {len(result.doc.nodes):,} nodes{graphs}{lit}")
+        say(f"Ran as Python: {len(result.doc.nodes):,} nodes{graphs}{lit}")
         return True
 
     def _open_big(self, result: Any, kept: int) -> bool:
-        window = self.window
         self.result = None
-        window.editor.show_notes(result.notes, result.printed, kept, result.out)
+        self.editor.show_notes(result.notes, result.printed, kept, result.out)
         title, self.title = self.title or result.title, ""
-        opened = window.open_scoped(result.big, f"{title}, by scope")
+        opened = self.open_scoped(result.big, f"{title}, by scope")
 
         from_file, self.from_file = self.from_file, False
 
         def keep_editor():  # the page sets the docks aside; the editor stays for the next cell (a pasted one)
             if from_file:  # an opened script gets the page alone, whatever an earlier run left floating
-                for dock in window.docks.values():
+                for dock in self.docks.values():
                     if dock.isFloating():
                         dock.hide()
                 return
-            dock = window.docks.get("editor")
+            dock = self.docks.get("editor")
             if dock is not None:
                 dock.show()
                 dock.raise_()
@@ -218,24 +237,24 @@ class CodeRunner:
 
     def _when_shown(self, then, always: bool = False) -> None:
         """then() once the graph just handed to show_document (or the scope page) is shown."""
-        window = self.window
-        if not window.layout_pending:
+        finished = self.services.layout_finished
+        if not self.services.layout_pending():
             then()
             return
 
         def once():
-            window.layoutFinished.disconnect(once)
+            finished.disconnect(once)
             if always or self.result is not None:
                 then()
 
-        window.layoutFinished.connect(once)
+        finished.connect(once)
 
     def _show_state(self, result: Any) -> None:
         """The canvas shows the learner's numbers: their data and grads, the nodes the cell
         touched lit, a ✗ where a grad is not the chain rule's (with the chain rule's number)."""
         if result is not self.result:
             return
-        session, marks = self.window.session, self.window.scene.marks
+        session, marks = self.services.session, self.services.scene.marks
         session.flush()
         values = session.values
         for nid, (data, grad) in result.state.items():
@@ -259,35 +278,35 @@ class CodeRunner:
 
     def _link(self, link: str) -> None:
         result = self.result
-        if link != REFERENCE or result is None or self.window.session.doc.nodes.keys() != result.doc.nodes.keys():
+        if link != REFERENCE or result is None or self.services.session.doc.nodes.keys() != result.doc.nodes.keys():
             return
         self.showing_reference = not self.showing_reference
         self._show_state(result)
         kept = len(self.notebook.cells)
-        self.window.editor.show_notes(result.notes, result.printed, kept, result.out, self._links(result))
+        self.editor.show_notes(result.notes, result.printed, kept, result.out, self._links(result))
         which = "the chain rule's grads" if self.showing_reference else "your code's grads"
-        self.window.show_message(f"The canvas shows {which}.")
+        self.services.say(f"The canvas shows {which}.")
 
     def show_figures(self, figures: list) -> None:
         from app.editor.plots import PlotsWindow
 
         if self.plots is None:
-            self.plots = PlotsWindow(self.window)
+            self.plots = PlotsWindow(self.services.parent)
         if self.plots.show_figures(figures):
             self.plots.show()
             self.plots.raise_()
 
     def _refused(self, result: Any, kept: int) -> bool:
-        window, error = self.window, self.result_error(result)
+        editor, error = self.editor, self.result_error(result)
         if result.ran:  # it ran to its end: nothing to draw is news, not a fault
-            window.editor.clear_error()
-            window.editor.show_notes([error], result.printed, kept, result.out)
+            editor.clear_error()
+            editor.show_notes([error], result.printed, kept, result.out)
         else:
-            window.editor.show_error(result.error.message, result.error.line, result.error.col)
+            editor.show_error(result.error.message, result.error.line, result.error.col)
             if result.printed.strip():
-                window.editor.show_notes([], result.printed, kept)
+                editor.show_notes([], result.printed, kept)
         where = f"line {result.error.line}: " if result.error.line else ""
-        window.show_message(f"Ran as Python: {where}{result.error.message}")
+        self.services.say(f"Ran as Python: {where}{result.error.message}")
         return False
 
     @staticmethod

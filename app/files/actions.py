@@ -23,13 +23,23 @@ and never meet a modal window; `show_error` is not modal anyway.
 
 The parts of the menu live in one module each, mixed into FileActions: the
 dialogs (dialogs.py), the examples (examples.py), Open Recent (recent.py),
-import and exports (exports.py), crash recovery (recovery.py), the window's
-geometry (window_state.py). This module keeps new, open, save and revert.
+import and exports (exports.py), crash recovery (recovery.py). This module keeps
+new, open, save and revert. (The window's geometry, also in QSettings, is the
+window's own: window_state.py.)
+
+FileActions is handed the window's `Services` (app/services.py: its `parent` is the
+window, whose title bar names the file) and, by name, what else it uses: the editor
+(the note naming the open file, an imported snippet's text) and `run_script`, which
+runs a .py picked in File → Open as Python (the code runner, app/editor/code_runner.py).
+It never holds the window.
 """
 
-import os
+from __future__ import annotations
 
-from PySide6.QtCore import QObject
+import os
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, QSettings
 from PySide6.QtGui import QKeySequence
 
 from app.files import dialogs
@@ -39,8 +49,8 @@ from app.files.examples import EXAMPLES_DIR, examples  # noqa: F401 (EXAMPLES_DI
 from app.files.exports import CodeAndGraphExports
 from app.files.recent import MAX_RECENT, RecentFiles  # noqa: F401 (MAX_RECENT: where it was)
 from app.files.recovery import Recovery
-from app.files.window_state import WindowLayoutMemory
 from app.graph.node_geometry import CANVAS_VERSION
+from app.services import Editor, Services
 from app.settings import settings
 from core.document.commands import ReplaceDocument
 from core.document.graph import GraphDocument
@@ -68,12 +78,21 @@ def _needs_layout(doc):
 # The file of one window
 
 
-class FileActions(RecentFiles, CodeAndGraphExports, Recovery, WindowLayoutMemory, QObject):
-    def __init__(self, window, settings_store=None, autosave_dir=None):
-        super().__init__(window)
-        self.window = window
-        self.session = window.session
-        self.stack = window.undo_stack
+class FileActions(RecentFiles, CodeAndGraphExports, Recovery, QObject):
+    def __init__(
+        self,
+        services: Services,
+        editor: Editor,
+        run_script: Callable[[str], bool],
+        settings_store: QSettings | None = None,
+        autosave_dir: str | None = None,
+    ) -> None:
+        super().__init__(services.parent)
+        self.services = services
+        self.session = services.session
+        self.stack = services.undo_stack
+        self.editor = editor  # the note naming the open file; an imported snippet's text
+        self.run_script = run_script  # a .py picked in File → Open runs as Python (app/editor/code_runner.py)
         self.settings = settings_store if settings_store is not None else settings()
         self.path = None  # the file the document belongs to (None: untitled)
         self.folder = None  # the folder of the last file opened or saved
@@ -85,7 +104,7 @@ class FileActions(RecentFiles, CodeAndGraphExports, Recovery, WindowLayoutMemory
         self.session.groups.changed.connect(self.autosave.changed)
         self.stack.cleanChanged.connect(self._clean_changed)
         self._alive = True  # the undo stack's last signals arrive while the window is destroyed
-        window.destroyed.connect(self._window_destroyed)
+        services.parent.destroyed.connect(self._window_destroyed)
         self.recent_menu = None
         self.examples_menu = None
         self.swept = self.sweep_stale_saves()
@@ -102,10 +121,10 @@ class FileActions(RecentFiles, CodeAndGraphExports, Recovery, WindowLayoutMemory
 
     def install(self):
         """Add the File menu's entries (before whatever the window adds after)."""
-        a = self.window.add_action
+        a = self.services.add_action
         a("File", "&New", self.new, QKeySequence.New, key="new", tip="Start an empty graph")
         a("File", "&Open…", self.open_dialog, QKeySequence.Open, key="open", tip="Open a saved graph (.json)")
-        menu = self.window.menu("File")
+        menu = self.services.menu("File")
         self.recent_menu = menu.addMenu("Open &Recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent)
         self.examples_menu = menu.addMenu("&Examples")
@@ -188,8 +207,9 @@ class FileActions(RecentFiles, CodeAndGraphExports, Recovery, WindowLayoutMemory
         return not self.stack.isClean()
 
     def update_title(self):
-        self.window.setWindowTitle(f"{self.name}[*] — Backprop Studio")
-        self.window.setWindowModified(self.modified)
+        """The window's title bar names the file; its `*` marks unsaved changes."""
+        self.services.parent.setWindowTitle(f"{self.name}[*] — Backprop Studio")
+        self.services.parent.setWindowModified(self.modified)
 
     def _window_destroyed(self, *_):
         self._alive = False
@@ -197,7 +217,7 @@ class FileActions(RecentFiles, CodeAndGraphExports, Recovery, WindowLayoutMemory
     def _clean_changed(self, clean):
         if not self._alive:
             return
-        self.window.setWindowModified(not clean)
+        self.services.parent.setWindowModified(not clean)
         if clean:
             self.autosave.remove()
 
@@ -222,7 +242,7 @@ class FileActions(RecentFiles, CodeAndGraphExports, Recovery, WindowLayoutMemory
         """True if the current work may be replaced: saved, or the user said so."""
         if not self.modified:
             return True
-        answer = dialogs.ask_save_changes(self.window, self.name)
+        answer = dialogs.ask_save_changes(self.services.parent, self.name)
         if answer == "save":
             return self.save()
         return answer == "discard"
@@ -233,8 +253,7 @@ class FileActions(RecentFiles, CodeAndGraphExports, Recovery, WindowLayoutMemory
             event.ignore()
             return False
         self.autosave.close()
-        dialogs.close_message_boxes(self.window)
-        self.save_ui_state()
+        dialogs.close_message_boxes(self.services.parent)
         return True
 
     # -- new / open / revert -----------------------------------------------------------------
@@ -242,8 +261,8 @@ class FileActions(RecentFiles, CodeAndGraphExports, Recovery, WindowLayoutMemory
     def new(self):
         if not self.maybe_save():
             return False
-        self.window.show_document(GraphDocument(), "New graph", layout=False, undoable=False)
-        self.window.view.reset_zoom()  # nothing to fit: a new graph starts at 100 %, not at the last zoom
+        self.services.show_document(GraphDocument(), "New graph", layout=False, undoable=False)
+        self.services.view.reset_zoom()  # nothing to fit: a new graph starts at 100 %, not at the last zoom
         self._set_file(None, {})
         return True
 
@@ -251,9 +270,9 @@ class FileActions(RecentFiles, CodeAndGraphExports, Recovery, WindowLayoutMemory
         if not self.maybe_save():
             return False
         start = os.path.dirname(self.path) if self.path else ""
-        path = dialogs.ask_open_path(self.window, "Open graph", start)
+        path = dialogs.ask_open_path(self.services.parent, "Open graph", start)
         if path and path.lower().endswith(".py"):  # a script: run as Python, as if pasted (app/editor/code_runner.py)
-            return self.window.code_runner.open_script(path)
+            return self.run_script(path)
         return self.open(path, ask=False) if path else False
 
     def read(self, path):
@@ -273,7 +292,7 @@ class FileActions(RecentFiles, CodeAndGraphExports, Recovery, WindowLayoutMemory
             return False
         text = f"Open {os.path.basename(str(path))}"
         if ASYNC_OPEN_BYTES <= _file_size(path) <= graph_file.MAX_BYTES:  # larger: refused at once
-            self.window.arranger.run_in_worker(
+            self.services.run_in_worker(
                 lambda: self._read_for_showing(path, text),
                 lambda outcome: self._opened(path, text, outcome),
                 f"Opening {os.path.basename(str(path))}…",
@@ -302,8 +321,8 @@ class FileActions(RecentFiles, CodeAndGraphExports, Recovery, WindowLayoutMemory
             return False
         self._set_file(path, meta)
         self._remember(path)
-        self.window.editor.set_source_note(os.path.basename(str(path)))
-        self.window.show_message(f"Opened {path}")
+        self.editor.set_source_note(os.path.basename(str(path)))
+        self.services.say(f"Opened {path}")
         return True
 
     def _open_failed(self, path, error):
@@ -315,16 +334,18 @@ class FileActions(RecentFiles, CodeAndGraphExports, Recovery, WindowLayoutMemory
         else:
             text = str(error)
         message = f"Could not open {name}: {text}"
-        self.window.show_message(message)  # not in the editor's box: that speaks of the editor's text
+        self.services.say(message)  # not in the editor's box: that speaks of the editor's text
         dialogs.show_error(
-            self.window, "Could not open the file", f"{name} was not opened.\n\n{text}\n\nThe graph shown is unchanged."
+            self.services.parent,
+            "Could not open the file",
+            f"{name} was not opened.\n\n{text}\n\nThe graph shown is unchanged.",
         )
 
     def _show(self, doc, groups, text, replacement=None, meta=None):
         """Show a file's graph; its positions are kept as saved if it was saved for
         today's node boxes (meta "canvas"), else re-checked for overlaps."""
         current = meta is not None and meta.get("canvas") == CANVAS_VERSION
-        return self.window.show_document(
+        return self.services.show_document(
             doc,
             text,
             layout=_needs_layout(doc),
@@ -350,10 +371,10 @@ class FileActions(RecentFiles, CodeAndGraphExports, Recovery, WindowLayoutMemory
 
     def revert(self):
         if self.path is None:
-            self.window.show_message("This graph was never saved: there is no file to go back to.")
+            self.services.say("This graph was never saved: there is no file to go back to.")
             return False
         if self.modified and not dialogs.ask_confirm(
-            self.window, "Revert", f"Discard your changes and go back to {self.name} as saved?"
+            self.services.parent, "Revert", f"Discard your changes and go back to {self.name} as saved?"
         ):
             return False
         return self.open(self.path, ask=False)
@@ -368,7 +389,7 @@ class FileActions(RecentFiles, CodeAndGraphExports, Recovery, WindowLayoutMemory
     def save_as(self, path=None):
         if path is None:
             suggested = self.path or os.path.join(self.folder or os.path.expanduser("~"), "graph.json")
-            path = dialogs.ask_save_path(self.window, "Save graph as", suggested)
+            path = dialogs.ask_save_path(self.services.parent, "Save graph as", suggested)
             if not path:
                 return False
             if not os.path.splitext(path)[1]:
@@ -384,17 +405,17 @@ class FileActions(RecentFiles, CodeAndGraphExports, Recovery, WindowLayoutMemory
         except (OSError, ValueError) as e:
             text = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
             dialogs.show_error(
-                self.window,
+                self.services.parent,
                 "Could not save",
                 f"{path} was not written: {text}.\n\nYour graph is still open; try another folder or name.",
             )
-            self.window.show_message(f"Could not save {path}: {text}")
+            self.services.say(f"Could not save {path}: {text}")
             return False
         self.stack.setClean()
         self._set_file(path, meta)
         self._remember(path)
         self.autosave.remove()
-        self.window.show_message(f"Saved {path}")
+        self.services.say(f"Saved {path}")
         return True
 
     # -- drop a file on the window -------------------------------------------------------------

@@ -1,5 +1,6 @@
 """File → Open Recent: the recent files, kept in QSettings (never in a graph file).
-A part of FileActions (app/files/actions.py), which has `settings`, `window`, `open`."""
+A part of FileActions (app/files/actions.py), which has `settings`, `services` (the
+window's: the parent of its dialogs), `open`."""
 
 from __future__ import annotations
 
@@ -8,12 +9,13 @@ from collections.abc import Callable
 from typing import Any
 
 from app.files import dialogs
+from app.services import Services
 
 MAX_RECENT = 10
 
 
 class RecentFiles:
-    window: Any  # the MainWindow (FileActions sets these)
+    services: Services  # the window's (FileActions sets these)
     settings: Any  # QSettings
     recent_menu: Any  # QMenu, once the menu is installed
     open: Callable[..., bool]
@@ -58,7 +60,7 @@ class RecentFiles:
     def open_recent(self, path: str) -> bool:
         if not os.path.exists(path):
             dialogs.show_error(
-                self.window, "File not found", f"{path} is no longer there; it is taken off the recent files."
+                self.services.parent, "File not found", f"{path} is no longer there; it is taken off the recent files."
             )
             self._forget(path)
             return False

@@ -1,6 +1,7 @@
 """Crash recovery: the autosave's snapshot of the work, and the offer to restore
 what a crash left behind. A part of FileActions (app/files/actions.py), which has
-`autosave`, `session`, `window`, `maybe_save`, `_set_file`."""
+`autosave`, `session`, `services` (the window's: show_document, wait_for_layout, the
+status bar, its dialogs' parent), `maybe_save`, `_set_file`."""
 
 from __future__ import annotations
 
@@ -8,10 +9,11 @@ from collections.abc import Callable
 from typing import Any
 
 from app.files import dialogs
+from app.services import Services
 
 
 class Recovery:
-    window: Any  # the MainWindow (FileActions sets these)
+    services: Services  # the window's (FileActions sets these)
     session: Any  # GraphSession
     autosave: Any  # AutosaveManager
     meta: dict[str, Any]
@@ -38,20 +40,20 @@ class Recovery:
             recovered = orphan.read()
             if recovered is None:
                 dialogs.show_error(
-                    self.window,
+                    self.services.parent,
                     "Autosave unreadable",
                     f"Autosaved work was found but could not be read:\n{orphan.error}\n\nIt is kept at {orphan.path}.",
                 )
                 orphan.release()
                 continue
-            answer = dialogs.ask_recover(self.window, recovered, recovered.saved_at)
+            answer = dialogs.ask_recover(self.services.parent, recovered, recovered.saved_at)
             if answer == "discard":
                 orphan.discard()
                 continue
             if answer != "restore" or not self.maybe_save():
                 orphan.release()
                 continue
-            ok = self.window.show_document(
+            ok = self.services.show_document(
                 recovered.doc,
                 "Recover autosaved work",
                 layout=False,
@@ -59,8 +61,8 @@ class Recovery:
                 groups=recovered.groups,
                 keep_positions=True,
             )
-            if ok and self.window.layout_pending:
-                ok = self.window.wait_for_layout()  # shown before the copy it came from goes
+            if ok and self.services.layout_pending():
+                ok = self.services.wait_for_layout()  # shown before the copy it came from goes
             if not ok:
                 orphan.release()
                 continue
@@ -68,6 +70,6 @@ class Recovery:
             self.autosave.changed()
             self.autosave.tick(wait=True)  # written before the old copy goes: never no copy
             orphan.discard()
-            self.window.show_message("Restored the autosaved work. Save it to keep it.")
+            self.services.say("Restored the autosaved work. Save it to keep it.")
             restored = True
         return restored

@@ -1,12 +1,26 @@
 """The window's geometry and dock layout, kept in QSettings (never in a graph file).
-A part of FileActions (app/files/actions.py), which has `settings` and `window`."""
 
-from typing import Any
+The window holds one `WindowLayoutMemory` (`window.window_state`): it saves the
+geometry and docks when the window closes (after File's unsaved-changes question
+let it) and the command line restores them at start (app/startup.py). It arranges
+the window itself, so it is handed the window (tests/app/test_main_window_fields.py:
+WINDOW_PARTS)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from app.settings import settings
+
+if TYPE_CHECKING:  # a type hint only: the window imports this module
+    from app.main_window import MainWindow
 
 
 class WindowLayoutMemory:
-    window: Any  # the MainWindow (FileActions sets these)
-    settings: Any  # QSettings
+    def __init__(self, window: MainWindow, settings_store: Any = None) -> None:
+        self.window = window
+        self.settings = settings_store if settings_store is not None else settings()  # QSettings
+
     # -- UI state (QSettings, never graph files) -------------------------------------------------
 
     def save_ui_state(self) -> None:

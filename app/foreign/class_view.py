@@ -11,6 +11,9 @@ Closing the dialog cancels: the checks still running are ended at once
 (`batch.check_many`'s stop), without waiting on the GUI thread; the rows done
 stay savable. A submission that kills what it can see ends only itself: each
 runs in its own box (core/sandbox/).
+
+The dialog is handed the window's `EngineChecks` (app/foreign/engine_dialog.py), what
+opening a row as Debug my engine… uses; never the window.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.foreign.engine_dialog import EngineChecks, open_engine_check
 from app.jobs import Job
 from core import sandbox
 from core.foreign import batch
@@ -89,9 +93,9 @@ class HistogramChart(QWidget):
 class ClassCheckDialog(QDialog):
     """The class's table, filled as checks end; double-click a row to debug it."""
 
-    def __init__(self, window: Any, files: list[str], folder: str) -> None:
-        super().__init__(window)
-        self.window_ = window
+    def __init__(self, checks: EngineChecks, files: list[str], folder: str) -> None:
+        super().__init__(checks.services.parent)
+        self.checks = checks  # a row opens as File → Debug my engine… does
         self.files = files
         self.rows: dict[str, dict[str, Any]] = {}
         self.setWindowTitle(f"Check a class — {folder}")
@@ -183,13 +187,11 @@ class ClassCheckDialog(QDialog):
         self.save_button.setEnabled(True)
 
     def open_row(self, row: int, _column: int) -> None:
-        from app.foreign.engine_dialog import open_engine_check
-
         item = self.table.item(row, 0)
         if item is None:
             return
         path = item.data(Qt.UserRole)
-        self.opened = open_engine_check(self.window_, path)
+        self.opened = open_engine_check(self.checks, path)
 
     def save_csv(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Save the class's table", "class.csv", "CSV (*.csv)")
@@ -209,26 +211,27 @@ class ClassCheckDialog(QDialog):
         super().closeEvent(event)
 
 
-def check_a_class(window: Any, folder: str | None = None) -> ClassCheckDialog | None:
+def check_a_class(checks: EngineChecks, folder: str | None = None) -> ClassCheckDialog | None:
     """File → Check a class…: pick a folder, confirm, check every .py off the GUI thread."""
+    parent = checks.services.parent
     asked = folder is None
     if folder is None:
-        folder = QFileDialog.getExistingDirectory(window, "Check a class: the folder of submissions")
+        folder = QFileDialog.getExistingDirectory(parent, "Check a class: the folder of submissions")
         if not folder:
             return None
     try:
         files = batch.files_of([folder])
     except batch.FolderError as e:
-        QMessageBox.warning(window, "Check a class", str(e))
+        QMessageBox.warning(parent, "Check a class", str(e))
         return None
     question = (
         f"Run the {len(files)} .py files of {folder}? Each runs in its own separate process, "
         "with time and memory limits, and everything it starts is stopped when its check ends."
         + (f"\n\nNote: {sandbox.box_problem()}" if sandbox.box_problem() else "")
     )
-    if asked and QMessageBox.question(window, "Check a class", question) != QMessageBox.Yes:
+    if asked and QMessageBox.question(parent, "Check a class", question) != QMessageBox.Yes:
         return None
-    dialog = ClassCheckDialog(window, files, folder)
+    dialog = ClassCheckDialog(checks, files, folder)
     dialog.show()
     dialog.start()
     return dialog

@@ -14,9 +14,19 @@ that record (core/debugger/foreign_replay.py), stopped after the first wrong
 step. The learner may type an expression of their own (the studio's
 expression syntax, parsed and never run here); it is built with their class
 in the child, checked first, and is the one shown and stepped.
+
+A check is handed `EngineChecks`, which the window makes once (`window.engine_checks`):
+the window's `Services` (app/services.py) and, by name, the parts a finding goes to --
+the Debugger's controller, the editor, the open file's `detach` and `open_scoped` (the
+big-graph page). It never holds the window.
 """
 
+from __future__ import annotations
+
 import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from PySide6.QtCore import QCoreApplication, QEventLoop, Qt
 from PySide6.QtWidgets import (
@@ -34,11 +44,34 @@ from PySide6.QtWidgets import (
 )
 
 from app.jobs import Job
+from app.services import Editor, Services
 from core.debugger.foreign_replay import ForeignReplay
 from core.foreign.document import to_document
 from core.foreign.expression import ExprError, program_of
 from core.foreign.report import fault_lines
 from core.foreign.runner import TIMEOUT, check_file
+
+
+class Debugger(Protocol):
+    """The Debugger's controller (app/debugger/controller.py) as a check uses it: it steps
+    THEIR recorded backward pass on the graph shown."""
+
+    def load_replay(self, replay: ForeignReplay) -> bool: ...
+
+    def reset(self) -> bool: ...
+
+    def run_to_end(self) -> Any: ...
+
+
+@dataclass(frozen=True)
+class EngineChecks:
+    """What a check of a learner's engine uses (the window makes one: `window.engine_checks`)."""
+
+    services: Services  # the window's: dialogs' parent, the canvas, show_document, the status bar
+    debugger: Debugger  # steps THEIR recorded pass on the failing expression
+    editor: Editor  # says what the canvas shows: their engine, not the editor's text
+    detach: Callable[[], None]  # FileActions.detach: the graph shown is no longer the open file's
+    open_scoped: Callable[[Any, str], bool]  # (graph, title): a big graph, collapsed on the big-graph page
 
 
 def choose_engine_file(parent):
@@ -92,12 +125,12 @@ def unusable_report(path, error):
 class EngineCheckDialog(QDialog):
     """The tests and the first wrong gradient of one learner's file."""
 
-    def __init__(self, window, path, timeout=TIMEOUT, expression=None):
-        super().__init__(window)
+    def __init__(self, checks: EngineChecks, path: str, timeout: float = TIMEOUT, expression: str | None = None):
+        super().__init__(checks.services.parent)
         self.setObjectName("engine-check")
-        self.setAttribute(Qt.WA_DeleteOnClose)
+        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.setWindowTitle("Debug my engine")
-        self.window_ = window
+        self.checks = checks
         self.path = path
         self.report = None
         self.status = QLabel(f"Running {path} in a separate process…")
@@ -117,7 +150,7 @@ class EngineCheckDialog(QDialog):
         own = QHBoxLayout()
         own.addWidget(self.expression, 1)
         own.addWidget(self.check_own)
-        buttons = QDialogButtonBox(QDialogButtonBox.Close)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.close)
         layout = QVBoxLayout(self)
         layout.addWidget(self.status)
@@ -232,7 +265,7 @@ class EngineCheckDialog(QDialog):
             f"\nYour file builds {name}: {graph.n:,} nodes, too many for one picture -- opened collapsed by "
             "its structure (double-click a block to open it; Step runs its backward pass block by block)."
         )
-        return self.window_.open_scoped(graph, f"{name} ({os.path.basename(report['file'])}), collapsed")
+        return self.checks.open_scoped(graph, f"{name} ({os.path.basename(report['file'])}), collapsed")
 
     def case_to_show(self, report):
         """Their own expression when it could be built, else the failing case."""
@@ -255,14 +288,15 @@ class EngineCheckDialog(QDialog):
             self.finding.appendPlainText(f"\n(Not drawn: {problem}.)")
             return False
         replay = ForeignReplay(case)
-        debugger = self.window_.debugger.controller
+        checks, services = self.checks, self.checks.services
+        debugger = checks.debugger
         text = "Show my expression" if case.get("own") else "Show my engine's failing expression"
-        if not self.window_.show_document(doc, text=text, layout=True):
+        if not services.show_document(doc, text=text, layout=True):
             return False
-        self.window_.files.detach()  # not the file's graph: Save must ask where
-        self.window_.editor.set_source_note(f"your engine on {case['name']!r}, stepped with YOUR grads")
-        self.window_.editor.set_text(engine_note(report["file"], case["name"], replay.their_code))
-        self.window_.wait_for_layout()
+        checks.detach()  # not the file's graph: Save must ask where
+        checks.editor.set_source_note(f"your engine on {case['name']!r}, stepped with YOUR grads")
+        checks.editor.set_text(engine_note(report["file"], case["name"], replay.their_code))
+        services.wait_for_layout()
         self.shown_case = case
         if not debugger.load_replay(replay):  # the debugger steps THEIR recorded pass on this graph
             return False
@@ -271,13 +305,13 @@ class EngineCheckDialog(QDialog):
         if fault and replay.steps:
             debugger.run_to_end()  # stops after the wrong step (or their last one): the panel says why
         elif fault:  # their very first _backward raised: nothing of theirs to step
-            self.window_.show_message(f"Stopped before any step: {replay.stop_reason()}")
+            services.say(f"Stopped before any step: {replay.stop_reason()}")
         else:
-            self.window_.show_message(
+            services.say(
                 f"Your engine's backward pass on {case['name']!r}: press F10 to step it, one _backward at a time."
             )
         if fault.get("node_id") in doc.nodes:
-            self.window_.scene.marks.set_highlight(nodes=[fault["node_id"]])
+            services.scene.marks.set_highlight(nodes=[fault["node_id"]])
         return True
 
     def closeEvent(self, event):
@@ -298,10 +332,13 @@ def engine_note(path, case, their_code):
     )
 
 
-def open_engine_check(window, path, expression=None, wait=False):
-    """Check `path` without asking (the user named it on the command line: --debug-engine);
-    with `wait`, return once the report is shown and the debugger stopped. The dialog."""
-    dialog = EngineCheckDialog(window, path, expression=expression)
+def open_engine_check(
+    checks: EngineChecks, path: str, expression: str | None = None, wait: bool = False
+) -> EngineCheckDialog:
+    """Check `path` without asking (the user named it on the command line: --debug-engine;
+    a lesson's link; a row of Check a class); with `wait`, return once the report is shown
+    and the debugger stopped. The dialog."""
+    dialog = EngineCheckDialog(checks, path, expression=expression)
     dialog.show()
     dialog.start()
     if wait:
@@ -313,13 +350,16 @@ def open_engine_check(window, path, expression=None, wait=False):
     return dialog
 
 
-def debug_my_engine(window, expression=None, folder=False):
+def debug_my_engine(
+    checks: EngineChecks, expression: str | None = None, folder: bool = False
+) -> EngineCheckDialog | None:
     """File → Debug my engine… (a .py file) or Debug my engine package… (a folder, as
     MiniTorch's course hands it in): pick, confirm, check off the GUI thread. Returns the dialog."""
-    path = choose_engine_folder(window) if folder else choose_engine_file(window)
-    if not path or not confirm_run(window, path):
+    parent = checks.services.parent
+    path = choose_engine_folder(parent) if folder else choose_engine_file(parent)
+    if not path or not confirm_run(parent, path):
         return None
-    dialog = EngineCheckDialog(window, path, expression=expression)
+    dialog = EngineCheckDialog(checks, path, expression=expression)
     dialog.show()
     dialog.start()
     return dialog

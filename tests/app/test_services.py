@@ -32,3 +32,25 @@ def test_the_windows_services_are_its_own(qtbot):
     assert services.theme() is window.theme  # the theme now, not the one when Services was made
     window.apply_theme(window.theme.with_(scale=1.0))
     window.close()
+
+
+def test_the_windows_services_show_a_document_and_run_work_off_the_gui_thread(qtbot):
+    """files & editor: show_document, the layout's state and run_in_worker are the window's own."""
+    from app.main_window import MainWindow
+    from core.document.expr import read
+
+    window = MainWindow(load_example=False)
+    window.files.prompt_on_close = False
+    qtbot.addWidget(window)
+    services = window.services()
+    doc, _notes = read("a*b + b", {})
+    assert services.show_document(doc, "Show")
+    assert services.wait_for_layout() and not services.layout_pending()
+    assert sorted(n.label for n in window.session.doc.nodes.values() if n.label) == ["a", "b"]
+    assert window.undo_stack.undoText() == "Show"
+    outcomes = []
+    services.run_in_worker(lambda: 6 * 7, outcomes.append, "Working…")
+    assert services.layout_pending()  # pending like a layout until its outcome is handed over
+    qtbot.waitUntil(lambda: outcomes == [42], timeout=30_000)
+    assert not services.layout_pending()
+    window.close()

@@ -395,11 +395,11 @@ def test_pytorch_export_without_an_output_is_refused(window, isolated_files, tmp
 def test_window_geometry_and_docks_go_to_qsettings(window, qtbot):
     window.docks["history"].raise_()
     window.resize(1100, 700)
-    window.files.save_ui_state()
+    window.window_state.save_ui_state()
     other = MainWindow(load_example=False)
     qtbot.addWidget(other)
     try:
-        assert other.files.restore_ui_state()
+        assert other.window_state.restore_ui_state()
     finally:
         other.close()
 

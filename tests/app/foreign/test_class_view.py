@@ -13,7 +13,7 @@ ENGINES = os.path.join(os.path.dirname(__file__), "..", "..", "data", "engines")
 def test_a_class_is_checked_and_a_row_opens_in_the_debugger(qtbot, window, tmp_path):
     for name in ("tutorial", "bug_assign", "bug_swapped_mul", "bug_tanh", "hostile_no_class"):
         shutil.copy(os.path.join(ENGINES, f"{name}.py"), tmp_path / f"{name}.py")
-    dialog = check_a_class(window, str(tmp_path))
+    dialog = check_a_class(window.engine_checks, str(tmp_path))
     qtbot.addWidget(dialog)
     qtbot.waitUntil(lambda: dialog.save_button.isEnabled(), timeout=300_000)
     table = dialog.table
@@ -50,7 +50,7 @@ def test_closing_the_dialog_cancels_the_checks_without_waiting(qtbot, window, tm
     shutil.copy(os.path.join(ENGINES, "tutorial.py"), tmp_path / "a_right.py")
     for i in range(4):
         (tmp_path / f"loop{i}.py").write_text("while True:\n    pass\n")  # 20 s each, if nothing stopped them
-    dialog = check_a_class(window, str(tmp_path))
+    dialog = check_a_class(window.engine_checks, str(tmp_path))
     qtbot.addWidget(dialog)
     qtbot.waitUntil(lambda: dialog.table.rowCount() == 1, timeout=300_000)
     dialog.close()
@@ -72,7 +72,7 @@ def test_a_submission_that_kills_what_it_sees_leaves_the_window_and_the_run(qtbo
         "    try:\n        os.kill(pid, signal.SIGKILL)\n    except OSError:\n        pass\n"
     )
     shutil.copy(os.path.join(ENGINES, "tutorial.py"), tmp_path / "tutorial.py")
-    dialog = check_a_class(window, str(tmp_path))
+    dialog = check_a_class(window.engine_checks, str(tmp_path))
     qtbot.addWidget(dialog)
     qtbot.waitUntil(lambda: dialog.save_button.isEnabled(), timeout=300_000)
     assert dialog.table.rowCount() == 2 and window.isVisible() is not None
@@ -82,7 +82,7 @@ def test_a_hostile_name_and_message_are_shown_escaped(qtbot, window, tmp_path):
     from app.foreign.class_view import ClassCheckDialog
     from core.foreign import batch
 
-    dialog = ClassCheckDialog(window, ["/c/=x\x1b.py"], str(tmp_path))
+    dialog = ClassCheckDialog(window.engine_checks, ["/c/=x\x1b.py"], str(tmp_path))
     qtbot.addWidget(dialog)
     row = batch.row_of({"file": "/c/=x\x1b.py", "status": "unusable", "message": "boom \x1b[2J\r"}, 0.1)
     dialog.add_row(row)

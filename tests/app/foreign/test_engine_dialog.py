@@ -77,14 +77,14 @@ def test_hostile_files_leave_the_document_untouched(window, qtbot, pick, name, w
 
 def test_cancelling_runs_nothing(window, qtbot, pick):
     pick(None)
-    assert engine_dialog.debug_my_engine(window) is None
+    assert engine_dialog.debug_my_engine(window.engine_checks) is None
     asked = pick("tutorial", agree=False)
-    assert engine_dialog.debug_my_engine(window) is None and asked == [engine("tutorial")]
+    assert engine_dialog.debug_my_engine(window.engine_checks) is None and asked == [engine("tutorial")]
 
 
 def test_the_gui_stays_responsive_while_the_file_loops(window, qtbot, pick):
     pick("hostile_loop")
-    dialog = engine_dialog.EngineCheckDialog(window, engine("hostile_loop"), timeout=3.0)
+    dialog = engine_dialog.EngineCheckDialog(window.engine_checks, engine("hostile_loop"), timeout=3.0)
     dialog.show()
     dialog.start()
     ticks = []

@@ -25,7 +25,7 @@ def check(monkeypatch, window, qtbot):
     def run(name, expression=None):
         monkeypatch.setattr(engine_dialog, "choose_engine_file", lambda parent: engine(name))
         monkeypatch.setattr(engine_dialog, "confirm_run", lambda parent, path: True)
-        dialog = engine_dialog.debug_my_engine(window, expression)
+        dialog = engine_dialog.debug_my_engine(window.engine_checks, expression)
         qtbot.waitUntil(lambda: dialog.report is not None, timeout=300_000)
         return dialog
 
@@ -167,7 +167,7 @@ def test_the_lessons_bundled_engine_stops_on_screen_at_the_power_rule(window, ch
     bundled = os.path.join(os.path.dirname(__file__), "..", "..", "..", "resources", "engines", "tutorial_value.py")
     monkeypatch.setattr(engine_dialog, "choose_engine_file", lambda parent: os.path.abspath(bundled))
     monkeypatch.setattr(engine_dialog, "confirm_run", lambda parent, path: True)
-    dialog = engine_dialog.debug_my_engine(window)
+    dialog = engine_dialog.debug_my_engine(window.engine_checks)
     qtbot.waitUntil(lambda: dialog.report is not None, timeout=300_000)
     dbg = window.debugger.controller
     assert isinstance(dbg.stepper, ReplayStepper)
@@ -192,7 +192,7 @@ def test_an_order_bug_steps_their_backward_calls(window, check):
 
 
 def test_debug_engine_on_the_command_line_opens_the_stopped_debugger(window, qtbot, tmp_path):
-    dialog = engine_dialog.open_engine_check(window, engine("bug_swapped_mul"), wait=True)
+    dialog = engine_dialog.open_engine_check(window.engine_checks, engine("bug_swapped_mul"), wait=True)
     assert dialog.report["status"] == "wrong"
     assert "operands swapped" in window.debugger.controller.stop_reason
     dialog.close()
@@ -202,7 +202,7 @@ def test_debug_engine_on_the_command_line_opens_the_stopped_debugger(window, qtb
 
 
 def test_debug_engine_with_a_bad_expression_runs_nothing(window):
-    dialog = engine_dialog.open_engine_check(window, engine("tutorial"), "x*(y", wait=True)
+    dialog = engine_dialog.open_engine_check(window.engine_checks, engine("tutorial"), "x*(y", wait=True)
     assert dialog.report["status"] == "unusable" and "your expression 'x*(y'" in dialog.status.text()
     assert not isinstance(window.debugger.controller.stepper, ReplayStepper)
     dialog.close()
@@ -243,7 +243,7 @@ def test_a_learners_big_graph_opens_collapsed_from_the_command_line_and_the_menu
     from tests.core.foreign.learner_values import big_mlp_file
 
     path = str(big_mlp_file(tmp_path, 70))
-    dialog = engine_dialog.open_engine_check(window, path, wait=True)
+    dialog = engine_dialog.open_engine_check(window.engine_checks, path, wait=True)
     assert dialog.report["status"] == "ok"
     qtbot.waitUntil(lambda: bool(window.scope_page.current and window.scope_page.current.items), timeout=120_000)
     page = window.scope_page.current
@@ -258,7 +258,7 @@ def test_a_learners_big_graph_opens_collapsed_from_the_command_line_and_the_menu
     monkeypatch.setattr(engine_dialog, "choose_engine_file", lambda parent: path)
     monkeypatch.setattr(engine_dialog, "confirm_run", lambda parent, p: True)
     page.back()
-    dialog = engine_dialog.debug_my_engine(window)  # the menu's way
+    dialog = engine_dialog.debug_my_engine(window.engine_checks)  # the menu's way
     qtbot.waitUntil(lambda: dialog.report is not None, timeout=300_000)
     qtbot.waitUntil(lambda: window.training.stack.currentWidget() is window.scope_page.current, timeout=120_000)
     window.wait_for_layout()

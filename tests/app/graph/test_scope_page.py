@@ -170,7 +170,7 @@ def test_a_script_not_shipped_is_run_only_when_the_user_agrees(window, qtbot, tm
     asked = []
     monkeypatch.setattr(scope_page, "confirm_script", lambda w, path: asked.append(path) or False)
     messages = []
-    window.show_message = messages.append
+    window.statusBar().messageChanged.connect(messages.append)  # what the status bar says, from any part
     assert window.open_file(str(script)) is False  # the command line opens files this way
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(script))])
@@ -271,7 +271,7 @@ def test_the_example_opens_in_a_clean_layout_whatever_the_last_run_left(qtbot, m
     window.close()  # closed on the page: the docks the page set aside are what the next run restores
     again = MainWindow()
     qtbot.addWidget(again)
-    again.files.restore_ui_state()
+    again.window_state.restore_ui_state()
     again.show()
     assert again.docks["editor"].isVisible() and again.docks["debugger"].isVisible()
     again.close()

@@ -177,7 +177,7 @@ def test_closing_the_window_mid_run_leaves_no_thread_and_is_quick(qtbot):
 def test_closing_in_the_training_workspace_saves_the_graph_workspace_layout(window, qtbot):
     training(window, qtbot)
     saved = []
-    window.files.save_ui_state = lambda: saved.append({k: d.isHidden() for k, d in window.docks.items()})
+    window.window_state.save_ui_state = lambda: saved.append({k: d.isHidden() for k, d in window.docks.items()})
     window.close()
     assert saved and not all(saved[0].values())  # the docks were back when the layout was saved
 
