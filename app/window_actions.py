@@ -187,8 +187,8 @@ def build_actions(window: Any) -> Shell:
     legend.setCheckable(True)
     legend.setChecked(True)
 
-    a("Help", "&Keyboard Shortcuts", lambda: dialogs.show_shortcuts(window), key="shortcuts")
-    a("Help", "&About Backprop Studio", lambda: dialogs.show_about(window), key="about")
+    a("Help", "&Keyboard Shortcuts", lambda: dialogs.show_shortcuts(window, window.dialogs), key="shortcuts")
+    a("Help", "&About Backprop Studio", lambda: dialogs.show_about(window, window.dialogs), key="about")
 
     window.toolbar.addSeparator()
     find_box.setPlaceholderText("Find node by label or formula…  (Ctrl+F)")

@@ -167,7 +167,6 @@ NOT_YET = {
     "app/foreign/class_view.py",
     "app/foreign/engine_dialog.py",
     "app/graph/scope_page.py",
-    "app/help/dialogs.py",
     "app/help/welcome.py",
     "app/lessons/graph_bridge.py",
     "app/lessons/install.py",

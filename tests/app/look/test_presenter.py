@@ -237,7 +237,7 @@ def test_no_two_actions_share_a_shortcut(window):
 
 
 def test_shortcuts_dialog_is_made_from_the_actions(window, qtbot):
-    dialog = dialogs.show_shortcuts(window)
+    dialog = dialogs.show_shortcuts(window, window.dialogs)
     rows = {(text, keys) for _where, text, keys in dialog.rows}
     assert ("Presenter Mode", "F11") in rows
     assert any(text == "Backward" and "Ctrl+B" in keys for text, keys in rows)
@@ -254,7 +254,7 @@ def test_shortcuts_dialog_is_made_from_the_actions(window, qtbot):
 def test_about_shows_the_version(window):
     from app import __version__
 
-    dialog = dialogs.show_about(window)
+    dialog = dialogs.show_about(window, window.dialogs)
     assert __version__ in dialog.text.text()
     dialog.close()
 
