@@ -2,7 +2,8 @@
 
 `Services` is the small set of things a panel needs from the main window: the
 document's session, the canvas (scene and view), the undo stack, the theme, a way to
-add a dock, a menu action or to say something in the status bar. A panel handed
+add a dock, a menu action or to say something in the status bar; to show a document
+(laid out, as one undo step) and know when its layout is done. A panel handed
 `Services` cannot reach into the window's other fields, so what it depends on is
 written in its constructor. `MainWindow.services()` makes one.
 
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 if TYPE_CHECKING:  # type hints only: this module sits below the canvas and the session
+    from PySide6.QtCore import SignalInstance
     from PySide6.QtGui import QAction, QUndoStack
     from PySide6.QtWidgets import QDockWidget, QMenu, QWidget
 
@@ -62,3 +64,7 @@ class Services:
     add_action: Callable[..., QAction]  # (menu, text, slot, shortcut=None, toolbar=False, key=None, tip=None)
     actions: dict[str, QAction]  # every menu action by its key (add_action's `key`): a panel may file its own
     say: Callable[..., Any]  # (text, timeout_ms=8000): a line in the status bar
+    # lessons & help
+    show_document: Callable[..., bool]  # (doc, text, layout=True, ...): lay out and show a GraphDocument, undoable
+    layout_pending: Callable[[], bool]  # is a graph being arranged or drawn still (after show_document)?
+    layout_finished: SignalInstance  # the window's layoutFinished: the pending graph is laid out and drawn

@@ -32,3 +32,25 @@ def test_the_windows_services_are_its_own(qtbot):
     assert services.theme() is window.theme  # the theme now, not the one when Services was made
     window.apply_theme(window.theme.with_(scale=1.0))
     window.close()
+
+
+def test_the_services_show_a_document_and_tell_when_its_layout_is_done(qtbot):
+    """lessons & help: show_document, layout_pending and layout_finished are the window's own."""
+    from app.main_window import MainWindow
+    from core.document.expr import read
+
+    window = MainWindow(load_example=False)
+    window.files.prompt_on_close = False
+    qtbot.addWidget(window)
+    services = window.services()
+    finished = []
+    services.layout_finished.connect(lambda: finished.append(True))
+    doc, _notes = read("a*b + b", {})
+    assert services.show_document(doc, "from a panel")
+    qtbot.waitUntil(lambda: not services.layout_pending(), timeout=60000)
+    assert services.layout_pending() is window.layout_pending is False
+    assert sorted(n.label for n in window.session.doc.nodes.values() if n.kind != "op") == ["a", "b"]
+    assert window.undo_stack.undoText() == "from a panel"
+    window.layoutFinished.emit()
+    assert finished  # a panel's slot hears the window's signal
+    window.close()
