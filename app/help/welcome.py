@@ -126,9 +126,7 @@ class WelcomeDialog(QDialog):
 
         self.lesson_list.itemActivated.connect(lambda item: self._choose_lesson(item.data(Qt.ItemDataRole.UserRole)))
         self.example_list.itemActivated.connect(lambda item: self._choose_file(item.data(Qt.ItemDataRole.UserRole)))
-        self.recent_list.itemActivated.connect(
-            lambda item: item.data(Qt.ItemDataRole.UserRole) and self._choose_file(item.data(Qt.ItemDataRole.UserRole))
-        )
+        self.recent_list.itemActivated.connect(self._recent_activated)
 
         bottom = QHBoxLayout()
         self.dont_show = QCheckBox("Don't show this at start")
@@ -140,12 +138,7 @@ class WelcomeDialog(QDialog):
         self.first_lesson = QPushButton("Start the first lesson")
         self.first_lesson.setToolTip("Begin the track at lesson 1")
         self.first_lesson.setEnabled(self.lesson_list.count() > 0)
-        self.first_lesson.clicked.connect(
-            lambda: (
-                self.lesson_list.count()
-                and self._choose_lesson(self.lesson_list.item(0).data(Qt.ItemDataRole.UserRole))
-            )
-        )
+        self.first_lesson.clicked.connect(self._start_first_lesson)
         self.close_button = QPushButton("Close")
         self.close_button.setToolTip("Keep the tutorial graph and look around")
         self.close_button.setDefault(True)
@@ -156,7 +149,7 @@ class WelcomeDialog(QDialog):
         settings().setValue(KEY_SHOWN, True)
         self.resize(900, 520)
 
-    def _column(self, row, heading, tip):
+    def _column(self, row: QHBoxLayout, heading: str, tip: str) -> QListWidget:
         col = QVBoxLayout()
         label = QLabel(heading)
         set_base_font(label, 15, bold=True)
@@ -168,10 +161,19 @@ class WelcomeDialog(QDialog):
         row.addLayout(col, 1)
         return lst
 
-    def _choose_lesson(self, lesson_id):
+    def _recent_activated(self, item: QListWidgetItem) -> None:
+        path = item.data(Qt.ItemDataRole.UserRole)
+        if path:  # not the "Nothing yet" line
+            self._choose_file(path)
+
+    def _start_first_lesson(self) -> None:
+        if self.lesson_list.count():
+            self._choose_lesson(self.lesson_list.item(0).data(Qt.ItemDataRole.UserRole))
+
+    def _choose_lesson(self, lesson_id: str) -> None:
         self.lessonChosen.emit(lesson_id)
         self.close()
 
-    def _choose_file(self, path):
+    def _choose_file(self, path: str) -> None:
         self.fileChosen.emit(path)
         self.close()

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDialog, QDockWidget, QMenu
 
 from app.lessons.graph_bridge import GraphBridge
@@ -126,7 +127,7 @@ def install_classroom(
     return Classroom(lessons, opening)
 
 
-def lesson_controls(actions, panel):
+def lesson_controls(actions: dict[str, QAction], panel: LessonsPanel) -> None:
     """Next / Back in the menu and the toolbar as the panel's own buttons are."""
     actions["lesson next"].setEnabled(panel.next_button.isEnabled())
     actions["lesson back"].setEnabled(panel.back_button.isEnabled())

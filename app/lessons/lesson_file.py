@@ -21,8 +21,8 @@ import os
 from typing import TYPE_CHECKING
 
 from app.files import dialogs
-from core.lessons.check import check_lesson
-from core.lessons.format import LessonError, load_lesson
+from core.lessons.check import Problem, check_lesson
+from core.lessons.format import Lesson, LessonError, load_lesson
 
 if TYPE_CHECKING:
     from app.lessons.opening import Opening
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 LESSON_FILTER = "Lesson (*.json);;All files (*)"
 
 
-def open_lesson_file(services: Services, opening: Opening, path=None):
+def open_lesson_file(services: Services, opening: Opening, path: str | None = None) -> Lesson | None:
     """Ask for a lesson file (or take `path`), check it and open it; the Lesson, or None
     when it was refused (the reason shown, with its line)."""
     parent = services.parent  # the dialogs' parent
@@ -77,10 +77,10 @@ def open_lesson_file(services: Services, opening: Opening, path=None):
     return lesson
 
 
-def _trains(lesson):
+def _trains(lesson: Lesson) -> bool:
     return any(step.setup is not None and step.setup.kind == "network" for step in lesson.steps)
 
 
-def _short(problem):
+def _short(problem: Problem) -> str:
     line = f"line {problem.line}, " if problem.line is not None else ""
     return f"{line}step {problem.step + 1}: {problem.message}"
