@@ -55,7 +55,7 @@ GESTURES = (
 )
 
 
-def _clean(text):
+def _clean(text: str) -> str:
     return text.replace("&&", "\0").replace("&", "").replace("\0", "&").replace("…", "").strip()
 
 
@@ -65,15 +65,16 @@ def shortcut_rows(menu_bar: QMenuBar, owner: QObject) -> list[tuple[str, str, st
     on panels. Keys are in the platform's own spelling (Ctrl+B, F11...)."""
     rows, seen = [], set()
 
-    def keys(action):
-        return " or ".join(s.toString(QKeySequence.NativeText) for s in action.shortcuts() if not s.isEmpty())
+    def keys(action: QAction) -> str:
+        native = QKeySequence.SequenceFormat.NativeText
+        return " or ".join(s.toString(native) for s in action.shortcuts() if not s.isEmpty())
 
-    def walk(menu, path):
+    def walk(menu: QMenu, path: list[str]) -> None:
         for action in menu.actions():
             if action.isSeparator():
                 continue
             sub = action.menu()
-            if sub is not None:
+            if isinstance(sub, QMenu):
                 walk(sub, path + [_clean(sub.title())])
                 continue
             if id(action) in seen:
@@ -147,7 +148,7 @@ class ShortcutsDialog(QDialog):
         layout.addWidget(buttons)
         self.resize(640, 560)
 
-    def _filter(self, text):
+    def _filter(self, text: str) -> None:
         needle = text.strip().lower()
         for r, row in enumerate(self.rows):
             self.table.setRowHidden(r, bool(needle) and not any(needle in v.lower() for v in row))
