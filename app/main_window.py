@@ -39,6 +39,8 @@ Extension points for later panels (debugger, builder, training):
                                        and Check a class… use: open_engine_check(window.engine_checks, path)
     window.builder                     GraphBuilder (app/graph/builder.py): palette drops,
                                        quick add, clipboard, delete, edit, groups
+    window.opening                     Opening (app/lessons/opening.py): show_lessons(id, step)
+                                       opens a lesson in its dock; show_welcome() the welcome page
 
 `main(argv)`, the `backprop-studio` entry point, lives in app/startup.py (the
 console script is `app.startup:main`; it imports this module, never the reverse),
@@ -51,7 +53,9 @@ The window's pieces; each installer returns what it builds:
     app/graph/scene_build.py   the canvas items of a large graph, built in slices
     app/debugger/install.py    the Debugger dock and Debug menu
     app/graph/install.py       the builder: palette, history, edit actions
-    app/lessons/install.py     lessons, themes, presenter mode's actions, welcome
+    app/lessons/install.py     the Lessons dock and menus, Open Lesson, Welcome (on Services)
+    app/lessons/presenter_install.py  View → Theme / Scale / Presenter Mode, the toolbar's
+                               lesson and presenter controls, the lesson's dock as steps show
     app/lessons/presenter_layout.py  presenter mode's docks and readable zoom
 """
 
@@ -65,6 +69,7 @@ from app.editor.code_runner import CodeRunner
 from app.editor.expression_bar import TUTORIAL, ExpressionBar
 from app.editor.inspector import InspectorPanel
 from app.files.actions import FileActions
+from app.files.desktop_entry import app_icon
 from app.files.window_state import WindowLayoutMemory
 from app.foreign.engine_dialog import EngineChecks, open_engine_check
 from app.graph.install import install_builder
@@ -73,9 +78,10 @@ from app.graph.scene import GraphScene
 from app.graph.scope_page import ScopePage, install_scopes, make_page
 from app.graph.view import GraphView
 from app.help.welcome import WelcomeDialog
-from app.lessons import install as classroom
-from app.lessons.opening import show_lessons
-from app.lessons.presenter_layout import make_frame_note
+from app.lessons.install import install_classroom
+from app.lessons.presenter_install import install_presenter
+from app.lessons.presenter_layout import PresenterFit, make_frame_note, presenter_layout
+from app.look.presenter import Appearance
 from app.look.theme import DEFAULT, Theme
 from app.services import LazyPage, Services
 from app.session import GraphSession
@@ -141,10 +147,26 @@ class MainWindow(QMainWindow):
         self.builder, self.palette, self.history = install_builder(self.services())  # type: ignore[method-assign]
         self.docks["inspector"].raise_()  # in front of the history, its tab
         self.setAcceptDrops(True)  # a graph file or a .py dropped on the window opens (dropEvent)
-        # lessons, themes, presenter mode's actions, welcome (app/lessons/install.py)
-        self.appearance, self.lessons, self.presenter_fit, self.scale_box, self.side_fit = classroom.install_classroom(
-            self
+        self.setWindowIcon(app_icon())
+        # the look: theme, scale, presenter mode (app/look/presenter.py); presenter mode's
+        # docks arranged on entering it, the lesson's dock fitted to the step there
+        self.appearance = Appearance(self, arrange=lambda: presenter_layout(self))
+        self.presenter_fit = PresenterFit(self)
+        # the Lessons dock, Help → Lessons, File → Open Lesson…, Help → Welcome (app/lessons/install.py)
+        self.lessons, self.opening = install_classroom(
+            self.services(),
+            self.editor,
+            self.docks["editor"],
+            self.debugger.set_quiz_mode,
+            self.files,
+            self.appearance,
+            self.presenter_fit,
+            self.welcome.get,
         )
+        # the window's part: View → Theme / Scale / Presenter Mode, the toolbar's lesson and
+        # presenter controls, the lesson's dock as steps show (app/lessons/presenter_install.py)
+        self.scale_box, self.side_fit = install_presenter(self)
+        window_actions.tip_the_shell(self)  # tool tips on the shell's own actions, docks and find box
         # File → Debug my engine…, Check a class… and a lesson's "check this class" link check a learner's
         # engine: the finding goes to the canvas, the editor and the debugger (app/foreign/engine_dialog.py)
         self.engine_checks = EngineChecks(
@@ -210,10 +232,10 @@ class MainWindow(QMainWindow):
 
     def _welcome_page(self) -> WelcomeDialog:
         """The welcome page, made when `welcome` is first asked for; forgotten on close."""
-        dialog = WelcomeDialog(self, self.lessons.lessons)
+        dialog = WelcomeDialog(self, self.lessons.lessons, self.files.recent_files)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.finished.connect(lambda *_: self.welcome.clear())
-        dialog.lessonChosen.connect(lambda lesson_id: show_lessons(self, lesson_id))
+        dialog.lessonChosen.connect(lambda lesson_id: self.opening.show_lessons(lesson_id))
         dialog.fileChosen.connect(self.open_file)
         return dialog
 

@@ -125,9 +125,7 @@ def main(argv=None):
 
     asked = args.no_welcome or args.lesson or args.file or args.workspace == "training"
     if not (asked or recovered) and should_show_at_start():
-        from app.lessons.opening import show_welcome
-
-        show_welcome(window)
+        window.opening.show_welcome()
     return app.exec()
 
 
@@ -233,7 +231,6 @@ def _start_training(window, args, wait=False):
 def _start_classroom(window, args):
     """--theme/--dark, the last appearance from QSettings, --lesson/--step; and for a
     --screenshot with --presenter, the presenter look without going full screen."""
-    from app.lessons.opening import show_lessons
 
     look = window.appearance
     look.restore()
@@ -246,7 +243,7 @@ def _start_classroom(window, args):
         look.set_presenter(True, args.presenter, full_screen=False)
     if args.lesson:
         try:
-            show_lessons(window, args.lesson, max(0, args.step - 1))
+            window.opening.show_lessons(args.lesson, max(0, args.step - 1))
         except KeyError as e:
             window.show_message(str(e).strip("'\""))
         window.lessons.wait_idle()
@@ -305,7 +302,6 @@ def tour_main(argv=None):
 def slides_main(argv=None):
     """`--export-slides [GRAPH.json] OUT.pdf [--lesson ID] [--quiz] [--presenter 2] [--size WxH]`: a lesson's
     deck, or a graph's backward pass, as slides (app/lessons/slides.py): a PNG each, one PDF and a GIF."""
-    from app.lessons.opening import show_lessons
     from app.lessons.slides import SlideExport
 
     parser = argparse.ArgumentParser(
@@ -339,7 +335,7 @@ def slides_main(argv=None):
         window.appearance.set_presenter(True, args.presenter, full_screen=False)
     if args.lesson:
         window.lessons.quiz_check.setChecked(args.quiz)
-        show_lessons(window, args.lesson, 0)
+        window.opening.show_lessons(args.lesson, 0)
         window.lessons.wait_idle()
     paths = SlideExport(window, args.pdf, backward=not args.lesson).run()
     if args.presenter:

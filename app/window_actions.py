@@ -187,8 +187,8 @@ def build_actions(window: Any) -> Shell:
     legend.setCheckable(True)
     legend.setChecked(True)
 
-    a("Help", "&Keyboard Shortcuts", lambda: dialogs.show_shortcuts(window), key="shortcuts")
-    a("Help", "&About Backprop Studio", lambda: dialogs.show_about(window), key="about")
+    a("Help", "&Keyboard Shortcuts", lambda: dialogs.show_shortcuts(window, window.dialogs), key="shortcuts")
+    a("Help", "&About Backprop Studio", lambda: dialogs.show_about(window, window.dialogs), key="about")
 
     window.toolbar.addSeparator()
     find_box.setPlaceholderText("Find node by label or formula…  (Ctrl+F)")
@@ -356,3 +356,43 @@ def find_node(window: Any, text: str) -> str | None:
     more = f" ({index + 1} of {len(matches)}; Enter for the next)" if len(matches) > 1 else ""
     window.show_message(f"Found {window.scene.node_item(nid).name}{more}")  # its canvas name, never an id
     return nid
+
+
+# -----------------------------------------------------------------------------
+# Tool tips
+
+SHELL_TIPS = {
+    "quit": "Close the window (unsaved work is asked about first)",
+    "undo": "Undo the last edit (Ctrl+Z)",
+    "redo": "Redo the edit just undone (Ctrl+Shift+Z)",
+    "actual size": "Zoom to 100% (Ctrl+0)",
+    "auto backward": "Run backward after every edit, so the grads are always current",
+    "legend": "Show what the grad colours and marks mean",
+    "shortcuts": "Every keyboard shortcut, read from the menus",
+    "about": "Version and what this program is",
+}
+
+
+def tip_the_shell(window: Any) -> None:
+    """Tool tips on the shell's own actions that have none of their own, on every dock's
+    show/hide toggle and on the find box; every menu shows its actions' tips."""
+    for key, tip in SHELL_TIPS.items():
+        action = window.actions.get(key)
+        if action is not None and not has_tip(action):
+            action.setToolTip(tip)
+            action.setStatusTip(tip)
+    for dock_widget in window.docks.values():
+        toggle = dock_widget.toggleViewAction()
+        if not has_tip(toggle):
+            toggle.setToolTip(f"Show or hide the {dock_widget.windowTitle()} panel")
+    for menu in window.menus.values():
+        menu.setToolTipsVisible(True)
+    if not window.find_box.toolTip():
+        window.find_box.setToolTip("Type a node's label and press Enter; Enter again finds the next (Ctrl+F)")
+
+
+def has_tip(action: Any) -> bool:
+    """Has the action a tool tip of its own? (Qt falls back to the text.)"""
+    tip = action.toolTip().strip()
+    plain = action.text().replace("&&", "\0").replace("&", "").replace("\0", "&").replace("…", "")
+    return bool(tip) and tip.rstrip(".").strip() != plain.rstrip(".").strip()

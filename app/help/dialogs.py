@@ -6,13 +6,17 @@ that does nothing or miss one that a panel added later. Canvas gestures are
 not actions; they get a short second table.
 
 Both dialogs are non-modal: they can stay open beside the window (a teacher
-can leave the shortcuts up) and never block a test.
+can leave the shortcuts up) and never block a test. They read only Qt's side of
+the window they open over (its menu bar, its actions, its icon); the window keeps
+them, while open, in the `open_dialogs` it hands over (its `dialogs`).
 """
 
 import platform
+from collections.abc import Callable
+from typing import TypeVar, cast
 
 from PySide6 import __version__ as PYSIDE_VERSION
-from PySide6.QtCore import Qt, qVersion
+from PySide6.QtCore import QObject, Qt, qVersion
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -22,10 +26,13 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
+    QMainWindow,
     QMenu,
+    QMenuBar,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
+    QWidget,
 )
 
 from app import __version__
@@ -48,25 +55,26 @@ GESTURES = (
 )
 
 
-def _clean(text):
+def _clean(text: str) -> str:
     return text.replace("&&", "\0").replace("&", "").replace("\0", "&").replace("…", "").strip()
 
 
-def shortcut_rows(window):
-    """[(where, action text, keys)] for every action of the window that has a
-    shortcut: menu order first (with the menu path), then actions found only on
-    panels. Keys are in the platform's own spelling (Ctrl+B, F11...)."""
+def shortcut_rows(menu_bar: QMenuBar, owner: QObject) -> list[tuple[str, str, str]]:
+    """[(where, action text, keys)] for every action of `owner` (the window) that has a
+    shortcut: the menu bar's order first (with the menu path), then actions found only
+    on panels. Keys are in the platform's own spelling (Ctrl+B, F11...)."""
     rows, seen = [], set()
 
-    def keys(action):
-        return " or ".join(s.toString(QKeySequence.NativeText) for s in action.shortcuts() if not s.isEmpty())
+    def keys(action: QAction) -> str:
+        native = QKeySequence.SequenceFormat.NativeText
+        return " or ".join(s.toString(native) for s in action.shortcuts() if not s.isEmpty())
 
-    def walk(menu, path):
+    def walk(menu: QMenu, path: list[str]) -> None:
         for action in menu.actions():
             if action.isSeparator():
                 continue
             sub = action.menu()
-            if sub is not None:
+            if isinstance(sub, QMenu):
                 walk(sub, path + [_clean(sub.title())])
                 continue
             if id(action) in seen:
@@ -76,26 +84,27 @@ def shortcut_rows(window):
             if k:
                 rows.append((" → ".join(path), _clean(action.text()), k))
 
-    for top in window.menuBar().actions():
-        if top.menu() is not None:
-            walk(top.menu(), [_clean(top.menu().title())])
-    for action in window.findChildren(QAction):
+    for top in menu_bar.actions():
+        menu = top.menu()
+        if isinstance(menu, QMenu):
+            walk(menu, [_clean(menu.title())])
+    for action in owner.findChildren(QAction):
         if id(action) in seen or isinstance(action.parent(), QMenu) and action.menu() is not None:
             continue
         seen.add(id(action))
         k = keys(action)
         if k and action.text():
-            owner = action.parent()
-            where = owner.objectName() or type(owner).__name__ if owner is not None else ""
+            held_by = action.parent()
+            where = held_by.objectName() or type(held_by).__name__ if held_by is not None else ""
             rows.append((where or "panel", _clean(action.text()), k))
     return rows
 
 
 class ShortcutsDialog(QDialog):
-    """Every keyboard shortcut of the window, searchable."""
+    """Every keyboard shortcut of the window `parent`, searchable."""
 
-    def __init__(self, window):
-        super().__init__(window)
+    def __init__(self, parent: QMainWindow) -> None:
+        super().__init__(parent)
         self.setWindowTitle("Keyboard Shortcuts — Backprop Studio")
         self.setObjectName("ShortcutsDialog")
         layout = QVBoxLayout(self)
@@ -105,13 +114,13 @@ class ShortcutsDialog(QDialog):
         self.filter.setClearButtonEnabled(True)
         self.filter.textChanged.connect(self._filter)
         layout.addWidget(self.filter)
-        self.rows = shortcut_rows(window)
+        self.rows = shortcut_rows(parent.menuBar(), parent)
         self.table = QTableWidget(len(self.rows), 3)
         self.table.setHorizontalHeaderLabels(["Keys", "Action", "Menu"])
         self.table.setToolTip("Every key the window answers to, read from its menus and panels")
         self.table.verticalHeader().hide()
-        self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setAlternatingRowColors(True)
         for r, (where, text, keys) in enumerate(self.rows):
             for c, value in enumerate((keys, text, where)):
@@ -122,9 +131,9 @@ class ShortcutsDialog(QDialog):
                     item.setFont(font)
                 self.table.setItem(r, c, item)
         header = self.table.horizontalHeader()
-        header.setSectionResizeMode(0, QHeaderView.ResizeToContents)
-        header.setSectionResizeMode(1, QHeaderView.Stretch)
-        header.setSectionResizeMode(2, QHeaderView.ResizeToContents)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
         layout.addWidget(self.table, 1)
         mouse = QLabel(
             "<b>On the canvas</b><table>"
@@ -133,29 +142,31 @@ class ShortcutsDialog(QDialog):
         )
         mouse.setToolTip("Mouse gestures on the graph")
         layout.addWidget(mouse)
-        buttons = QDialogButtonBox(QDialogButtonBox.Close)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.close)
-        buttons.button(QDialogButtonBox.Close).setToolTip("Close this list")
+        buttons.button(QDialogButtonBox.StandardButton.Close).setToolTip("Close this list")
         layout.addWidget(buttons)
         self.resize(640, 560)
 
-    def _filter(self, text):
+    def _filter(self, text: str) -> None:
         needle = text.strip().lower()
         for r, row in enumerate(self.rows):
             self.table.setRowHidden(r, bool(needle) and not any(needle in v.lower() for v in row))
 
 
 class AboutDialog(QDialog):
-    def __init__(self, window):
-        super().__init__(window)
+    """The version, what the program is, and what it runs on; `parent`'s icon."""
+
+    def __init__(self, parent: QWidget) -> None:
+        super().__init__(parent)
         self.setWindowTitle("About Backprop Studio")
         self.setObjectName("AboutDialog")
         layout = QHBoxLayout(self)
         icon = QLabel()
-        app_icon = window.windowIcon()
+        app_icon = parent.windowIcon()
         if not app_icon.isNull():
             icon.setPixmap(app_icon.pixmap(96, 96))
-        icon.setAlignment(Qt.AlignTop)
+        icon.setAlignment(Qt.AlignmentFlag.AlignTop)
         layout.addWidget(icon)
         col = QVBoxLayout()
         self.text = QLabel(
@@ -167,33 +178,38 @@ class AboutDialog(QDialog):
             f"PySide6 {PYSIDE_VERSION}</p>"
         )
         self.text.setWordWrap(True)
-        self.text.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         col.addWidget(self.text, 1)
-        buttons = QDialogButtonBox(QDialogButtonBox.Close)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.close)
-        buttons.button(QDialogButtonBox.Close).setToolTip("Close")
+        buttons.button(QDialogButtonBox.StandardButton.Close).setToolTip("Close")
         col.addWidget(buttons)
         layout.addLayout(col, 1)
         self.resize(520, 260)
 
 
-def _show(window, attr, cls):
-    """The window's one dialog of `cls` (kept in window.dialogs[attr] while open), raised."""
-    dialog = window.dialogs.get(attr)
+Shown = TypeVar("Shown", bound=QDialog)
+
+
+def _show(open_dialogs: dict[str, QWidget], key: str, make: Callable[[], Shown]) -> Shown:
+    """The one dialog `make` makes (kept in open_dialogs[key] while open), raised."""
+    dialog = open_dialogs.get(key)
     if dialog is None:
-        dialog = cls(window)
-        dialog.setAttribute(Qt.WA_DeleteOnClose)
-        dialog.finished.connect(lambda *_: window.dialogs.pop(attr, None))
-        window.dialogs[attr] = dialog
+        made = make()
+        made.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        made.finished.connect(lambda *_: open_dialogs.pop(key, None))
+        open_dialogs[key] = dialog = made
     dialog.show()
     dialog.raise_()
     dialog.activateWindow()
-    return dialog
+    return cast(Shown, dialog)
 
 
-def show_shortcuts(window):
-    return _show(window, "_shortcuts_dialog", ShortcutsDialog)
+def show_shortcuts(parent: QMainWindow, open_dialogs: dict[str, QWidget]) -> ShortcutsDialog:
+    """Help → Keyboard Shortcuts: every key of `parent` (the window)."""
+    return _show(open_dialogs, "_shortcuts_dialog", lambda: ShortcutsDialog(parent))
 
 
-def show_about(window):
-    return _show(window, "_about_dialog", AboutDialog)
+def show_about(parent: QWidget, open_dialogs: dict[str, QWidget]) -> AboutDialog:
+    """Help → About Backprop Studio."""
+    return _show(open_dialogs, "_about_dialog", lambda: AboutDialog(parent))

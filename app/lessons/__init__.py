@@ -8,6 +8,9 @@
     question_box.py  QuestionBox: prompt, answer, Check and the verdict
     lesson_network.py LessonNetworkView, BoundaryView: a network lesson's numbers and decision boundary
     reading.py       text sizes and set_markdown, readable from the back of a room
+    install.py       install_classroom: the dock, Help → Lessons, Open Lesson, Welcome (on Services)
+    opening.py       Opening (window.opening): the dock shown, a lesson opened; the welcome page
+    presenter_install.py  the window's own part: View → Theme / Scale / Presenter Mode, the toolbar
 
 Import the panel from `app.lessons.panel`.
 """

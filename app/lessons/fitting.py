@@ -1,4 +1,4 @@
-"""How much room a lesson step needs, for presenter mode's layout (app/lessons/install.py).
+"""How much room a lesson step needs, for presenter mode's layout (app/lessons/presenter_layout.py).
 
 `StepFit` is mixed into `LessonsPanel`: it reads the panel's widgets (`title`,
 `where`, `step_bar`, `text`, `network_view`, `body`, `bottom`, `scroller`, `list`)

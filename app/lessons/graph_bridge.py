@@ -3,42 +3,96 @@
 For a graph lesson the canvas shows the runner's own Values: the data and grads
 on screen ARE the runner's, so a partial backward pass, a nudge or the
 zero-grad bug shows exactly as the lesson text describes it.
+
+The bridge is handed the window's Services (app/services.py: the session, the canvas,
+show_document and the layout's progress), the window's file (to keep the user's
+document saved and untitled while a lesson has the canvas), presenter mode (which
+frames the step for the room) and the editor's source note: never the window.
 """
 
+from __future__ import annotations
+
 import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from core.document.compile import Compiled
 from core.document.graph import GraphDocument
 from core.engine import topological_order
 
+if TYPE_CHECKING:
+    from app.lessons.presenter_layout import PresenterFit
+    from app.look.presenter import Appearance
+    from app.services import Services
+
 READABLE_ZOOM = 0.5  # below this the canvas zooms in on the step's nodes
 
 
-class GraphBridge:
-    """Shows a runner's graph in a MainWindow so the canvas reads the runner's Values.
+class DocumentFile(Protocol):
+    """What the bridge reads and sets of the window's file (app/files/actions.py's
+    FileActions; a lesson does not import the files panel)."""
 
-    The document goes in as one undoable step (`window.show_document`), then the
+    @property
+    def modified(self) -> bool: ...
+
+    @property
+    def path(self) -> str | None: ...
+
+    @property
+    def name(self) -> str: ...
+
+    def _set_file(self, path: str | None, meta: dict[str, Any], name: str | None = None) -> None: ...
+
+
+class GraphBridge:
+    """Shows a runner's graph on the window's canvas so the canvas reads the runner's Values.
+
+    The document goes in as one undoable step (`services.show_document`), then the
     session's compiled Values are swapped for the runner's (`adopt`). An edit on
     the canvas recompiles from the document, which simply detaches the canvas
     from the lesson; the next lesson move shows the lesson's graph again.
+    `files`: the user's document, kept saved; `appearance` and `presenter_fit`:
+    presenter mode frames the step for the room; `source_note`: the editor's note
+    on where the canvas's graph comes from.
     """
 
-    def __init__(self, window):
-        self.window = window
-        self.session = window.session
+    def __init__(
+        self,
+        services: Services,
+        files: DocumentFile | None = None,
+        appearance: Appearance | None = None,
+        presenter_fit: PresenterFit | None = None,
+        source_note: Callable[[str | None], None] | None = None,
+    ) -> None:
+        self.services = services
+        self.session = services.session
+        self.files = files
+        self.appearance = appearance
+        self.presenter_fit = presenter_fit
+        self.source_note = source_note
         self.adopted = None  # the Compiled we put into the session
         self._adopting = False
         self._pending = None  # a (doc, by_id, root, highlight, statuses) waiting for a layout
         self.touched = False  # the runner's Values were changed from outside the lesson
-        self._masks = {}
+        self._masks: dict[str, Any] = {}
         self._keep_clean = False  # the user's document was saved when the lesson took the canvas
         self._title = ""
         self.session.gradsChanged.connect(self._grads_changed)
-        window.layoutFinished.connect(self._layout_finished)
+        services.layout_finished.connect(self._layout_finished)
 
     @property
     def showing_runner(self):
         return self.adopted is not None and self.session.compiled is self.adopted
+
+    @property
+    def presenting(self) -> bool:
+        """In presenter mode the step is framed for the room (app/lessons/presenter_layout.py)."""
+        return self.appearance is not None and self.appearance.presenting
+
+    def set_note(self, note: str | None) -> None:
+        """The editor's note on where the canvas's graph comes from (the lesson's step)."""
+        if self.source_note is not None:
+            self.source_note(note)
 
     def _grads_changed(self, _ids):
         if not self._adopting and self.showing_runner:
@@ -61,7 +115,7 @@ class GraphBridge:
         modified: if it was saved (or empty) before, it still counts as saved, and as
         untitled, so Save never writes the lesson's graph over the user's file."""
         self._masks = masks or {}
-        files = getattr(self.window, "files", None)
+        files = self.files
         self._keep_clean = files is not None and not files.modified
         self._title = label.split(",")[0]
         doc = _with_leaf_values(runner.document, runner.by_id)
@@ -75,10 +129,10 @@ class GraphBridge:
         if _signature(current) == _signature(doc):  # same graph, a leaf changed: keep the places
             for nid, node in doc.nodes.items():
                 node.pos = current.nodes[nid].pos
-            self.window.show_document(doc, f"Lesson: {label}", layout=False)
+            self.services.show_document(doc, f"Lesson: {label}", layout=False)
         else:
-            self.window.show_document(doc, f"Lesson: {label}")
-        if getattr(self.window, "layout_pending", False):
+            self.services.show_document(doc, f"Lesson: {label}")
+        if self.services.layout_pending():
             self._pending = (by_id, root, highlight, statuses)
             return
         self._adopt(by_id, root, highlight, statuses)
@@ -102,7 +156,7 @@ class GraphBridge:
         finally:
             self._adopting = False
         self.touched = False
-        scene = self.window.scene
+        scene = self.services.scene
         scene.marks.set_highlight(highlight)
         if statuses:
             scene.marks.set_node_status(statuses)
@@ -110,8 +164,8 @@ class GraphBridge:
             scene.marks.clear_node_status()
         self.set_masks(self._masks)
         self._keep_saved()
-        fit = getattr(self.window, "presenter_fit", None)
-        if fit is not None and self.window.appearance.presenting:
+        fit = self.presenter_fit
+        if fit is not None and self.presenting:
             fit.request()  # presenter mode frames the step for the room (a graph laid out late, too)
         else:
             self._follow(highlight)
@@ -120,23 +174,23 @@ class GraphBridge:
         """{node id: (data text, grad text, dimmed) or None}; every other node of the
         lesson's graph shows its real numbers."""
         self._masks = dict(masks)
-        scene = self.window.scene
+        scene = self.services.scene
         ids = scene.node_items().keys()
         scene.marks.update_masks({nid: self._masks.get(nid) for nid in ids})
 
     def _keep_saved(self):
-        files = getattr(self.window, "files", None)
+        files = self.files
         if not self._keep_clean or files is None:
             return
         if files.modified:
-            self.window.undo_stack.setClean()
+            self.services.undo_stack.setClean()
         if files.path is not None or not files.name.startswith("Lesson"):
             files._set_file(None, {}, name=f"Lesson: {self._title}")
 
     def _follow(self, highlight):
         """Bring the step's nodes into view when the graph is too big to read whole
         (a network's loss graph): the camera follows the lesson."""
-        view, scene = self.window.view, self.window.scene
+        view, scene = self.services.view, self.services.scene
         items = [scene.node_item(nid) for nid in highlight if scene.node_item(nid) is not None]
         if not items:
             return
@@ -147,7 +201,7 @@ class GraphBridge:
         view.center_on_node(items[0].nid, min_zoom=0.65)
 
     def clear_highlight(self):
-        self.window.scene.marks.set_highlight(())
+        self.services.scene.marks.set_highlight(())
 
 
 def _signature(doc):

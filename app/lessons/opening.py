@@ -1,45 +1,58 @@
-"""Opening a lesson and the welcome page in the main window: Help → Lessons, Help →
-Welcome, a lesson file, the tour, the slide deck and `--lesson` all come here.
+"""Opening a lesson and the welcome page: Help → Lessons, Help → Welcome, a lesson
+file, the tour, the slide deck and `--lesson` all come here (`window.opening`).
 
-Plain functions taking the `MainWindow`; the welcome page is the window's
-`window.welcome` (a LazyPage: made by the window on first use, forgotten on close).
+`Opening` is handed the Lessons dock and panel, the welcome page's maker (the
+window's `welcome.get`: made on first use, forgotten on close) and the widget the page
+opens over; never the window. Where the dock then sits is the window's business:
+`shown` tells it (app/lessons/presenter_install.py: a side column down to the
+window's bottom, or under the canvas in presenter mode).
 """
 
-from typing import Any
+from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from app.lessons.presenter_layout import presenter_canvas, presenter_layout, size_presenter_docks
-from app.lessons.side_fit import in_side_dock, reach_bottom
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QDialog, QDockWidget, QWidget
 
-
-def show_lessons(window: Any, lesson_id: str | None = None, step: int = 0) -> bool:
-    """Show the Lessons dock; with an id, open that lesson at `step` (0-based)."""
-    dock = window.docks["lessons"]
-    dock.show()
-    dock.raise_()
-    opened = True
-    if lesson_id is not None:
-        opened = window.lessons.open_lesson(lesson_id, step)
-    elif window.lessons.runner is None and window.lessons.lessons:
-        opened = window.lessons.open_lesson(window.lessons.lessons[0].id)
-    if in_side_dock(window):  # the lesson's column to the window's bottom now, not a turn later
-        reach_bottom(window)
-    if window.appearance.presenting and window.dockWidgetArea(dock) != Qt.DockWidgetArea.BottomDockWidgetArea:
-        # opened during presenter mode: the lesson goes under the canvas, as presenter mode
-        # arranges it, not into the side column (where 2x text is cut to a few letters a line)
-        presenter_layout(window)
-        presenter_canvas(window)
-        QTimer.singleShot(0, window, lambda: size_presenter_docks(window))
-    return opened
+if TYPE_CHECKING:
+    from app.lessons.panel import LessonsPanel
 
 
-def show_welcome(window: Any) -> Any:
-    """The welcome page (Help → Welcome; also at start unless turned off)."""
-    dialog = window.welcome.get()
-    dialog.show()
-    # over the lower part of the window, so the graph it introduces stays in sight
-    frame = window.frameGeometry()
-    dialog.move(frame.center().x() - dialog.width() // 2, max(frame.top(), frame.bottom() - dialog.height() - 24))
-    dialog.raise_()
-    return dialog
+class Opening(QObject):
+    """Shows the Lessons dock (opening a lesson in it) and the welcome page."""
+
+    shown = Signal()  # the Lessons dock was shown: the window arranges it for its mode
+
+    def __init__(
+        self, dock: QDockWidget, panel: LessonsPanel, welcome_page: Callable[[], QDialog], over: QWidget
+    ) -> None:
+        super().__init__(dock)
+        self.dock = dock
+        self.panel = panel
+        self.welcome_page = welcome_page
+        self.over = over
+
+    def show_lessons(self, lesson_id: str | None = None, step: int = 0) -> bool:
+        """Show the Lessons dock; with an id, open that lesson at `step` (0-based)."""
+        dock, panel = self.dock, self.panel
+        dock.show()
+        dock.raise_()
+        opened = True
+        if lesson_id is not None:
+            opened = panel.open_lesson(lesson_id, step)
+        elif panel.runner is None and panel.lessons:
+            opened = panel.open_lesson(panel.lessons[0].id)
+        self.shown.emit()  # the lesson's column to the window's bottom now, not a turn later
+        return opened
+
+    def show_welcome(self) -> QDialog:
+        """The welcome page (Help → Welcome; also at start unless turned off)."""
+        dialog = self.welcome_page()
+        dialog.show()
+        # over the lower part of the window, so the graph it introduces stays in sight
+        frame = self.over.frameGeometry()
+        dialog.move(frame.center().x() - dialog.width() // 2, max(frame.top(), frame.bottom() - dialog.height() - 24))
+        dialog.raise_()
+        return dialog

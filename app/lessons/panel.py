@@ -27,11 +27,16 @@ Back/Next/Check are disabled meanwhile and Stop abandons the move. A graph
 lesson's move takes milliseconds and runs in place. That half of the panel is
 `app.lessons.moves.LessonMoves`; this module builds the panel and shows a step.
 
+The panel is handed what it uses, never the window: the `GraphBridge` to the canvas
+(None: a panel without a canvas, as in tests) and the debugger's quiz switch
+(`debugger_quiz`); app/lessons/install.py makes both from the window's Services.
+
 Hooks: `open_lesson(id, step)`, `next()`, `back()`, `goto(i)`, `busy`,
 `wait_idle()`, `shutdown()`; signals `stepShown(int)` and `busyChanged(bool)`.
 """
 
 import os
+from collections.abc import Callable
 
 from PySide6.QtCore import QSize, Qt, QTimer, QUrlQuery, Signal
 from PySide6.QtGui import QDesktopServices
@@ -114,11 +119,18 @@ class LessonsPanel(LessonMoves, StepFit, StepPages, QWidget):
     busyChanged = Signal(bool)  # a move started / ended
     engineCheckAsked = Signal(str)  # a lesson's "check this engine" link: a bundled engine's path
 
-    def __init__(self, window=None, lessons=None, train_limit=None, parent=None):
+    def __init__(
+        self,
+        bridge: GraphBridge | None = None,
+        lessons=None,
+        train_limit=None,
+        parent=None,
+        debugger_quiz: Callable[[bool], None] | None = None,
+    ):
         super().__init__(parent)
         self.setObjectName("LessonsPanel")
-        self.window = window
-        self.bridge = GraphBridge(window) if window is not None else None
+        self.bridge = bridge  # the step's graph on the window's canvas (None: no canvas)
+        self.debugger_quiz = debugger_quiz  # the debugger's quiz mode, which follows the lesson's
         self.train_limit = train_limit
         self.load_error = None
         if lessons is None:
@@ -132,14 +144,15 @@ class LessonsPanel(LessonMoves, StepFit, StepPages, QWidget):
         self.snapshot = None
         self._token = 0
         self._worker = None
-        self._workers = []
+        self._workers: list = []
         self._last_answer = None
         self._asked = None  # the QuizItem the question box shows (None: the step's own question)
         self._needs_replay = False
         self._previous = (None, -1)
         self.quiz = LessonQuiz()
         self.side_sized = False  # in a side dock, sized to its room (app/lessons/side_fit.py)
-        self.flags = {}  # lesson id -> {step index: [problem text]} (a teacher's lesson, core/lessons/check.py)
+        # lesson id -> {step index: [problem text]} (a teacher's lesson, core/lessons/check.py)
+        self.flags: dict[str, dict[int, list[str]]] = {}
         self._build()
         self._init_pages()
         self._fill_list()
@@ -351,7 +364,7 @@ class LessonsPanel(LessonMoves, StepFit, StepPages, QWidget):
                     runner, snapshot.highlight, snapshot.statuses, f"{lesson.title}, step {k}", self.masks()
                 )
                 note = f"lesson “{lesson.title}”, step {k} of {n}"
-                self.window.editor.set_source_note(note + (f". {snapshot.canvas_note}" if snapshot.canvas_note else ""))
+                self.bridge.set_note(note + (f". {snapshot.canvas_note}" if snapshot.canvas_note else ""))
             else:
                 self.bridge.detach()
                 self.bridge.clear_highlight()
@@ -448,7 +461,7 @@ class LessonsPanel(LessonMoves, StepFit, StepPages, QWidget):
             and self.snapshot is not None
             and self.snapshot.show_graph
             and self.bridge.showing_runner
-            and not self.window.appearance.presenting  # there the step is framed for the room (frame_step)
+            and not self.bridge.presenting  # there the step is framed for the room (frame_step)
         ):
             self.bridge._follow(self.snapshot.highlight)
 
@@ -608,19 +621,18 @@ class LessonsPanel(LessonMoves, StepFit, StepPages, QWidget):
     def set_quiz_mode(self, on):
         """Quiz mode: the step's values stay hidden until predicted (the lesson's quiz),
         and so do the debugger's new grads when stepping by hand."""
-        debugger = getattr(self.window, "debugger", None) if self.window is not None else None
         if self.quiz_check.isChecked() != bool(on):
             self.quiz_check.setChecked(bool(on))  # re-enters through toggled
             return
         self.quiz.on = bool(on)
         if self.runner is not None and self.snapshot is not None and not self.busy:
             self._show(self.snapshot)  # the step again, with its values hidden or shown
-        if debugger is None or not hasattr(debugger, "set_quiz_mode"):
+        if self.debugger_quiz is None:
             self._show_error("Quiz mode needs the debugger panel, which is not available.")
             return
         # the lesson's feature: the debugger follows along for stepping by hand, but its
         # dock is not opened (an idle debugger over half the screen took the lesson's room)
-        debugger.set_quiz_mode(bool(on))
+        self.debugger_quiz(bool(on))
 
     def show_quiz_state(self, on):
         """The debugger's quiz mode changed (from its own button or menu)."""

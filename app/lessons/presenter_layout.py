@@ -1,8 +1,8 @@
 """Presenter mode's layout: which docks stay, how tall the lesson's dock is, the zoom at
 which a graph's digits read from the back of the room, and the view put back on leaving.
 
-Plain functions taking the `MainWindow`; the classroom's menus and actions are installed
-by app/lessons/install.py, which calls them.
+Plain functions taking the `MainWindow`; presenter mode's menus and actions are installed
+by app/lessons/presenter_install.py, which calls them.
 """
 
 from __future__ import annotations

@@ -15,7 +15,6 @@ boundary. tests/app/lessons/test_tour.py runs the same flow and asserts the same
 
 from PySide6.QtCore import QRect
 
-from app.lessons.opening import show_lessons, show_welcome
 from app.lessons.presenter_layout import size_presenter_docks
 
 
@@ -121,7 +120,7 @@ def walk(window, lessons=None):
 
     panel = window.lessons
     for lesson in lessons if lessons is not None else panel.lessons:
-        show_lessons(window, lesson.id, 0)
+        window.opening.show_lessons(lesson.id, 0)
         for index in range(len(lesson.steps)):
             if index:
                 panel.goto(index)
@@ -153,7 +152,7 @@ def settle(window):
 
 def from_welcome(window):
     """Start the course as a teacher does: the Welcome page, "Start the first lesson"."""
-    dialog = show_welcome(window)
+    dialog = window.opening.show_welcome()
     dialog.first_lesson.click()
     dialog.close()
     window.lessons.wait_idle()

@@ -24,6 +24,8 @@ ANNOTATED = [
     "app/errors.py",
     "app/fields.py",
     "app/jobs.py",
+    "app/lessons/opening.py",
+    "app/lessons/presenter_install.py",
     "app/lessons/presenter_layout.py",
     "app/graph/layout_runner.py",
     "app/files/dialogs.py",

@@ -53,7 +53,7 @@ def test_f6_puts_the_keyboard_on_the_canvas_and_arrows_walk_the_wires(window, qt
 
 
 def test_quiz_and_gradient_check_have_shortcuts_listed_in_help(window):
-    rows = {(text, keys) for _where, text, keys in shortcut_rows(window)}
+    rows = {(text, keys) for _where, text, keys in shortcut_rows(window.menuBar(), window)}
     assert ("Quiz Mode", "Ctrl+Shift+Q") in rows and ("Gradient Check", "Ctrl+Shift+K") in rows
     assert ("Go to Canvas", "F6") in rows and ("Find Node", "Ctrl+F") in rows
     assert "Ctrl+Shift+Q" in window.debugger.actions["quiz"].toolTip()

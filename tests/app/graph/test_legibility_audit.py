@@ -20,7 +20,6 @@ import pytest
 from PySide6.QtCore import QRectF
 
 from app.graph.node_paint import number_screen_px
-from app.lessons.opening import show_lessons
 from app.lessons.panel import LESSONS_DIR
 from core.document.layout import boxes_overlap
 from core.lessons.format import load_lesson
@@ -134,7 +133,7 @@ def test_every_lesson_step_is_legible_in_its_first_view(window, qtbot, path, siz
     def settled():
         return not panel.busy and not window.layout_pending
 
-    show_lessons(window, lesson.id)
+    window.opening.show_lessons(lesson.id)
     problems = []
     while True:
         qtbot.waitUntil(settled, timeout=60000)

@@ -9,9 +9,8 @@ from PySide6.QtWidgets import QAbstractButton, QMenu, QTabBar, QWidget
 
 from app.files.examples import EXAMPLES_DIR, examples
 from app.help.welcome import KEY_DONT_SHOW, WelcomeDialog, settings, should_show_at_start
-from app.lessons.install import _has_tip
-from app.lessons.opening import show_welcome
 from app.main_window import MainWindow
+from app.window_actions import has_tip
 
 
 @pytest.fixture
@@ -30,7 +29,7 @@ def test_welcome_lists_lessons_examples_and_recent_files(window, qtbot, tmp_path
     window.files.add_recent(recent) if hasattr(window.files, "add_recent") else window.files.settings.setValue(
         "recentFiles", [recent]
     )
-    dialog = show_welcome(window)
+    dialog = window.opening.show_welcome()
     assert isinstance(dialog, WelcomeDialog) and dialog.isVisible()
     assert dialog.lesson_list.count() == len(window.lessons.lessons)
     assert (
@@ -40,12 +39,12 @@ def test_welcome_lists_lessons_examples_and_recent_files(window, qtbot, tmp_path
     )
     paths = [dialog.recent_list.item(i).data(Qt.UserRole) for i in range(dialog.recent_list.count())]
     assert recent in paths
-    assert show_welcome(window) is dialog  # one page, raised again
+    assert window.opening.show_welcome() is dialog  # one page, raised again
     dialog.close()
 
 
 def test_choosing_a_lesson_opens_it(window, qtbot):
-    dialog = show_welcome(window)
+    dialog = window.opening.show_welcome()
     item = dialog.lesson_list.item(2)
     dialog.lesson_list.itemActivated.emit(item)
     qtbot.waitUntil(lambda: window.lessons.runner is not None and not window.lessons.busy)
@@ -55,7 +54,7 @@ def test_choosing_a_lesson_opens_it(window, qtbot):
 
 
 def test_choosing_an_example_opens_it(window, qtbot):
-    dialog = show_welcome(window)
+    dialog = window.opening.show_welcome()
     row = [dialog.example_list.item(i).data(Qt.UserRole) for i in range(dialog.example_list.count())]
     path = next(p for p in row if p.endswith("node_used_twice.json"))
     dialog.example_list.itemActivated.emit(dialog.example_list.item(row.index(path)))
@@ -66,12 +65,12 @@ def test_choosing_an_example_opens_it(window, qtbot):
 
 def test_dont_show_again_is_remembered(window):
     assert should_show_at_start()
-    dialog = show_welcome(window)
+    dialog = window.opening.show_welcome()
     dialog.dont_show.setChecked(True)
     assert not should_show_at_start()
     assert settings().value(KEY_DONT_SHOW) in (True, "true")
     dialog.close()
-    again = show_welcome(window)
+    again = window.opening.show_welcome()
     assert again.dont_show.isChecked()
     again.dont_show.setChecked(False)
     assert should_show_at_start()
@@ -134,7 +133,7 @@ def _missing(control):
             and control.parent().title() == "Open &Recent"
         ):
             return False  # a recent file's path is its own explanation
-        return not _has_tip(control)
+        return not has_tip(control)
     return not control.toolTip().strip()
 
 

@@ -3,7 +3,6 @@ debugger, asks in the backward pass's order and grades the question the box show
 
 import pytest
 
-from app.lessons.opening import show_lessons
 from app.lessons.tour import settle
 from app.main_window import MainWindow
 
@@ -24,7 +23,7 @@ def window(qtbot):
 def test_ticking_quiz_in_presenter_mode_leaves_the_debugger_closed(window, qtbot):
     # repro: an idle debugger ("Debugger ready", "Quiz: 0 of 0 right") took half the width
     window.appearance.set_presenter(True, 2, full_screen=False)
-    show_lessons(window, "chain-rule", 3)
+    window.opening.show_lessons("chain-rule", 3)
     qtbot.waitUntil(lambda: window.lessons.snapshot is not None, timeout=30000)
     settle(window)
     window.lessons.quiz_check.setChecked(True)
@@ -37,7 +36,7 @@ def test_check_grades_the_question_the_box_shows(window, qtbot):
     # repro: after every item of chain-rule step 4 the box said "what is e.grad now?" and
     # Check graded the typed -2 against a.grad: "Not quite"
     panel = window.lessons
-    show_lessons(window, "chain-rule", 3)
+    window.opening.show_lessons("chain-rule", 3)
     qtbot.waitUntil(lambda: panel.snapshot is not None, timeout=30000)
     panel.quiz_check.setChecked(True)
     asked = []
@@ -67,7 +66,7 @@ def test_answering_keeps_the_text_and_shows_the_verdict(window, qtbot, size, pre
     if presenter:
         window.appearance.set_presenter(True, presenter, full_screen=False)
     panel = window.lessons
-    show_lessons(window, "chain-rule", 3)
+    window.opening.show_lessons("chain-rule", 3)
     qtbot.waitUntil(lambda: panel.snapshot is not None, timeout=30000)
     settle(window)
     panel.answer.setText("6")

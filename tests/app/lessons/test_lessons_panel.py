@@ -6,7 +6,6 @@ import pytest
 from PySide6.QtCore import Qt
 
 from app import window_actions
-from app.lessons.opening import show_lessons
 from app.lessons.panel import LESSONS_DIR, LessonsPanel
 from app.lessons.presenter_layout import size_presenter_docks
 from app.lessons.reading import set_markdown
@@ -85,7 +84,7 @@ def _numbers(text):
 @pytest.mark.parametrize("lesson", LESSONS, ids=[lesson.id for lesson in LESSONS])
 def test_every_lesson_and_every_step_runs_through_the_panel(window, qtbot, lesson):
     panel = window.lessons
-    show_lessons(window, lesson.id)
+    window.opening.show_lessons(lesson.id)
     wait(qtbot, panel)
     seen = []
     while True:
@@ -115,7 +114,7 @@ def test_every_lesson_and_every_step_runs_through_the_panel(window, qtbot, lesso
 
 def test_back_replays_to_the_same_numbers(window, qtbot):
     panel = window.lessons
-    show_lessons(window, "chain-rule", 3)
+    window.opening.show_lessons("chain-rule", 3)
     wait(qtbot, panel)
     before = {nid: (v.data, v.grad) for nid, v in panel.runner.by_id.items()}
     assert panel.back()
@@ -130,7 +129,7 @@ def test_back_replays_to_the_same_numbers(window, qtbot):
 
 def test_keys_and_toolbar_move_the_lesson(window, qtbot):
     panel = window.lessons
-    show_lessons(window, "value-and-graph")
+    window.opening.show_lessons("value-and-graph")
     wait(qtbot, panel)
     window.actions["lesson next"].trigger()
     wait(qtbot, panel)
@@ -144,7 +143,7 @@ def test_keys_and_toolbar_move_the_lesson(window, qtbot):
 def test_next_at_the_end_starts_the_next_lesson(window, qtbot):
     panel = window.lessons
     first, second = LESSONS[0], LESSONS[1]
-    show_lessons(window, first.id, -1)
+    window.opening.show_lessons(first.id, -1)
     wait(qtbot, panel)
     assert panel.runner.at_end and panel.next_button.text().startswith("Next lesson")
     panel.next()
@@ -157,7 +156,7 @@ def test_grads_changed_outside_the_lesson_are_replayed(window, qtbot):
     """Backward on the lesson's graph changes the runner's Values; the next move
     replays the lesson so what it says is still true."""
     panel = window.lessons
-    show_lessons(window, "zero-grad-bug", 0)
+    window.opening.show_lessons("zero-grad-bug", 0)
     wait(qtbot, panel)
     window_actions.backward(window)
     window_actions.backward(window)
@@ -171,7 +170,7 @@ def test_grads_changed_outside_the_lesson_are_replayed(window, qtbot):
 
 def test_an_edit_detaches_the_canvas_and_the_next_step_brings_the_lesson_back(window, qtbot):
     panel = window.lessons
-    show_lessons(window, "chain-rule", 0)
+    window.opening.show_lessons("chain-rule", 0)
     wait(qtbot, panel)
     window.run_expression("x = Value(1.0, label='x')\ny = x * x\n")
     assert not panel.bridge.showing_runner
@@ -185,7 +184,7 @@ def test_a_long_step_runs_in_a_worker_and_can_be_stopped(window, qtbot, monkeypa
 
     panel = window.lessons
     panel.train_limit = None  # train as written: the 80-step move
-    show_lessons(window, "training-moons", 2)
+    window.opening.show_lessons("training-moons", 2)
     wait(qtbot, panel)
     steps_before = panel.runner.trainer.steps_done
     # the move's second training step waits until Stop was pressed: the move cannot end first,
@@ -218,7 +217,7 @@ def test_a_long_step_runs_in_a_worker_and_can_be_stopped(window, qtbot, monkeypa
 
 def test_the_network_view_shows_the_boundary(window, qtbot):
     panel = window.lessons
-    show_lessons(window, "training-moons", 1)
+    window.opening.show_lessons("training-moons", 1)
     wait(qtbot, panel)
     assert panel.boundary_view._image is not None
     # tens of thousands of Values: the numbers and the boundary here, and on the canvas one of
@@ -231,7 +230,7 @@ def test_the_network_view_shows_the_boundary(window, qtbot):
 
 def test_small_network_graph_goes_on_the_canvas(window, qtbot):
     panel = window.lessons
-    show_lessons(window, "mlp-loss-graph", 1)
+    window.opening.show_lessons("mlp-loss-graph", 1)
     wait(qtbot, panel)
     assert panel.snapshot.show_graph and panel.snapshot.nodes <= 600
     check_screen(window, panel)
@@ -246,7 +245,7 @@ def test_quiz_mode_drives_the_debuggers_quiz(window, qtbot):
     assert quiz.isChecked() and window.docks["debugger"].isVisible() == shown
     quiz.setChecked(False)
     assert not panel.quiz_check.isChecked()
-    show_lessons(window, "chain-rule", 0)
+    window.opening.show_lessons("chain-rule", 0)
     wait(qtbot, panel)
     panel.set_quiz_mode(True)
     record = window.debugger.controller.step()
@@ -258,7 +257,7 @@ def test_quiz_mode_drives_the_debuggers_quiz(window, qtbot):
 
 def test_progress_is_remembered(window, qtbot):
     panel = window.lessons
-    show_lessons(window, "value-and-graph", 2)
+    window.opening.show_lessons("value-and-graph", 2)
     wait(qtbot, panel)
     row = [lesson.id for lesson in LESSONS].index("value-and-graph")
     assert "3/4" in panel.list.item(row).text()
@@ -307,7 +306,7 @@ def canvas_matches_runner(window, panel):
 @pytest.mark.parametrize("lesson", LESSONS, ids=[lesson.id for lesson in LESSONS])
 def test_every_step_shows_the_runners_graph_never_stale_never_empty(window, qtbot, lesson):
     panel = window.lessons
-    show_lessons(window, lesson.id)
+    window.opening.show_lessons(lesson.id)
     wait(qtbot, panel)
     while True:
         qtbot.waitUntil(lambda: panel.bridge.showing_runner, timeout=30000)  # a layout may be pending
@@ -321,11 +320,11 @@ def test_every_step_shows_the_runners_graph_never_stale_never_empty(window, qtbo
 def test_a_lesson_never_marks_the_document_modified(window, qtbot):
     panel = window.lessons
     assert not window.files.modified
-    show_lessons(window, "chain-rule", 0)
+    window.opening.show_lessons("chain-rule", 0)
     wait(qtbot, panel)
     panel.next()
     wait(qtbot, panel)
-    show_lessons(window, "training-moons", 0)
+    window.opening.show_lessons("training-moons", 0)
     wait(qtbot, panel)
     qtbot.waitUntil(lambda: panel.bridge.showing_runner, timeout=30000)
     assert not window.files.modified  # was: quitting asked to save the lesson's graph
@@ -334,7 +333,7 @@ def test_a_lesson_never_marks_the_document_modified(window, qtbot):
 
 def test_the_debugger_never_claims_a_full_pass_while_a_lesson_shows_a_partial_one(window, qtbot):
     panel = window.lessons
-    show_lessons(window, "chain-rule", 2)  # two backward steps done: e.grad is still 0 on the canvas
+    window.opening.show_lessons("chain-rule", 2)  # two backward steps done: e.grad is still 0 on the canvas
     wait(qtbot, panel)
     qtbot.waitUntil(lambda: panel.bridge.showing_runner, timeout=30000)
     text = window.debugger.explanation_text()
@@ -345,7 +344,7 @@ def test_the_debugger_never_claims_a_full_pass_while_a_lesson_shows_a_partial_on
 def test_quiz_hides_values_until_answered_and_keeps_score(window, qtbot, tmp_path):
     panel = window.lessons
     panel.quiz_check.setChecked(True)
-    show_lessons(window, "chain-rule", 1)  # one backward step: d.grad and f.grad are new
+    window.opening.show_lessons("chain-rule", 1)  # one backward step: d.grad and f.grad are new
     wait(qtbot, panel)
     runner = panel.runner
     d = runner.nid_of_label("d")
@@ -383,7 +382,7 @@ def test_quiz_hides_values_until_answered_and_keeps_score(window, qtbot, tmp_pat
 
 def test_a_long_answer_scrolls_instead_of_being_cut_off(window, qtbot):
     panel = window.lessons
-    show_lessons(window, "derivatives-as-nudges", 3)
+    window.opening.show_lessons("derivatives-as-nudges", 3)
     wait(qtbot, panel)
     panel.answer.setText("14")
     ok, explanation = panel.check()
@@ -393,7 +392,7 @@ def test_a_long_answer_scrolls_instead_of_being_cut_off(window, qtbot):
 
 def test_a_big_networks_canvas_output_is_the_neuron_shown(window, qtbot):
     panel = window.lessons
-    show_lessons(window, "training-moons", 0)
+    window.opening.show_lessons("training-moons", 0)
     wait(qtbot, panel)
     qtbot.waitUntil(lambda: panel.bridge.showing_runner, timeout=30000)
     shown_out = panel.runner.by_id[panel.runner.document.output]
@@ -405,7 +404,7 @@ def test_opening_any_lesson_never_widens_or_heightens_the_window(window, qtbot):
     window.resize(1280, 720)
     qtbot.waitUntil(lambda: window.width() == 1280)
     for lesson_id in ("training-moons", "mlp-loss-graph", "chain-rule"):
-        show_lessons(window, lesson_id, 1)
+        window.opening.show_lessons(lesson_id, 1)
         window.lessons.wait_idle()
         assert window.wait_for_layout()
         assert (window.width(), window.height()) == (1280, 720), lesson_id
@@ -416,7 +415,7 @@ def test_a_lesson_opened_in_presenter_mode_goes_under_the_canvas_with_its_questi
     window.appearance.set_presenter(True, 2, full_screen=False)
     try:
         panel = window.lessons
-        show_lessons(window, "zero-grad-bug", 1)  # a step that asks a question
+        window.opening.show_lessons("zero-grad-bug", 1)  # a step that asks a question
         wait(qtbot, panel)
         qtbot.waitUntil(lambda: panel.bridge.showing_runner, timeout=30000)
         dock = window.docks["lessons"]
@@ -441,7 +440,7 @@ def test_the_last_step_of_write_your_own_value_checks_the_bundled_class_from_its
 
     panel = window.lessons
     lesson = next(lesson for lesson in LESSONS if lesson.id == "write-your-own-value")
-    show_lessons(window, lesson.id, len(lesson.steps) - 1)
+    window.opening.show_lessons(lesson.id, len(lesson.steps) - 1)
     wait(qtbot, panel)
     assert "studio:check-engine?file=tutorial_value.py" in panel.text.toHtml()
     with qtbot.waitSignal(panel.engineCheckAsked, timeout=30_000) as asked:

@@ -4,7 +4,6 @@ now each page is whole, says which it is, Next reads "More" and shows the next o
 
 import pytest
 
-from app.lessons.opening import show_lessons
 from app.lessons.tour import facts, settle
 from app.main_window import MainWindow
 
@@ -25,7 +24,7 @@ def window(qtbot):
 
 
 def show(window, lesson, index):
-    show_lessons(window, lesson, index)
+    window.opening.show_lessons(lesson, index)
     window.lessons.wait_idle()
     settle(window)
 

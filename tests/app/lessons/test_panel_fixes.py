@@ -1,7 +1,6 @@
 """Small fixes of issue 28: the divergence message said once; the lesson panel refits
 when the presenter scale changes."""
 
-from app.lessons.opening import show_lessons
 from app.lessons.panel import diverged_message
 from app.lessons.tour import in_view, settle
 from app.main_window import MainWindow
@@ -22,7 +21,7 @@ def test_the_lesson_panel_follows_a_change_of_presenter_scale(qtbot):
     window.show()
     qtbot.waitExposed(window)
     window.appearance.set_presenter(True, 2, full_screen=False)
-    show_lessons(window, "chain-rule", 2)
+    window.opening.show_lessons("chain-rule", 2)
     qtbot.waitUntil(lambda: window.lessons.snapshot is not None, timeout=30000)
     settle(window)
     before = window.docks["lessons"].height()

@@ -7,7 +7,6 @@ import pytest
 from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtWidgets import QTabBar, QToolButton
 
-from app.lessons.opening import show_lessons
 from app.lessons.presenter_chrome import MENU_KEY, menu_actions, stray_tabs
 from app.lessons.tour import settle, visible_rect
 from app.main_window import MainWindow
@@ -28,7 +27,7 @@ def window(qtbot):
 
 
 def open_step(window, qtbot, lesson, step):
-    show_lessons(window, lesson, step)
+    window.opening.show_lessons(lesson, step)
     qtbot.waitUntil(lambda: not window.lessons.busy and window.lessons.snapshot is not None, timeout=30000)
     settle(window)
 

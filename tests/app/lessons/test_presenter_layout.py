@@ -6,7 +6,6 @@ import re
 
 import pytest
 
-from app.lessons.opening import show_lessons
 from app.lessons.presenter_layout import _frame_note, covered_nodes, cut_nodes, readable_px
 from app.lessons.tour import digit_ink, named_focus, settle
 from app.main_window import MainWindow
@@ -30,7 +29,7 @@ def present(window, qtbot, size, lesson, step, quiz=False):
     window.wait_for_layout()
     window.appearance.set_presenter(True, 2, full_screen=False)
     window.lessons.quiz_check.setChecked(quiz)
-    show_lessons(window, lesson, step)
+    window.opening.show_lessons(lesson, step)
     qtbot.waitUntil(lambda: not window.lessons.busy and window.lessons.snapshot is not None, timeout=30000)
     settle(window)
 

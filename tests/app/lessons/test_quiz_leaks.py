@@ -5,7 +5,6 @@ it shows again; and the feedback reads once and right."""
 import pytest
 
 from app.files import image_export
-from app.lessons.opening import show_lessons
 from app.main_window import MainWindow
 from core.format import format_number
 
@@ -23,7 +22,7 @@ def window(qtbot):
 
 
 def open_step(window, qtbot, lesson_id, index):
-    show_lessons(window, lesson_id, index)
+    window.opening.show_lessons(lesson_id, index)
     qtbot.waitUntil(lambda: not window.lessons.busy and window.lessons.snapshot is not None, timeout=30000)
     return window.lessons
 

@@ -6,7 +6,6 @@ a step longer than it in pages at the text's own size, Next reading "More"."""
 import pytest
 from PySide6.QtCore import Qt
 
-from app.lessons.opening import show_lessons
 from app.lessons.side_fit import fit_side, in_side_dock, side_cut
 from app.lessons.tour import facts, problems, settle, visible_rect
 from app.main_window import MainWindow
@@ -29,7 +28,7 @@ def window(qtbot):
 
 def open_step(window, qtbot, lesson, step, quiz=False):
     window.lessons.quiz_check.setChecked(quiz)
-    show_lessons(window, lesson, step)
+    window.opening.show_lessons(lesson, step)
     qtbot.waitUntil(lambda: not window.lessons.busy and window.lessons.snapshot is not None, timeout=30000)
     settle(window)
 

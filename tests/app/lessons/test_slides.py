@@ -10,7 +10,6 @@ import pytest
 from PySide6.QtGui import QImage, QImageReader
 
 from app.lessons.lesson_file import open_lesson_file
-from app.lessons.opening import show_lessons
 from app.lessons.slides import SlideExport
 from app.main_window import MainWindow
 from core.files.gif import write_gif
@@ -63,7 +62,7 @@ def test_the_tutorials_backward_pass_as_pngs_a_pdf_and_a_gif(window, tmp_path):
 def test_a_lesson_exports_its_whole_deck(window, qtbot, tmp_path):
     # repro (issue 38): six exports of a lesson gave six one-page decks
     panel = window.lessons
-    show_lessons(window, "chain-rule", 2)
+    window.opening.show_lessons("chain-rule", 2)
     qtbot.waitUntil(lambda: not panel.busy and panel.snapshot is not None, timeout=30000)
     panel.answer.setText("-2")  # the class's own answer: its score stays as it is
     panel.check()
@@ -129,7 +128,7 @@ BAD_LESSON = """{"format": "backprop-studio.lesson", "schema_version": 1,
 def test_open_lesson_names_the_line_of_a_fault(window, tmp_path, isolated_files):
     path = tmp_path / "mine.json"
     path.write_text(BAD_LESSON, encoding="utf-8")
-    assert open_lesson_file(window, str(path)) is None
+    assert open_lesson_file(window.services(), window.opening, str(path)) is None
     title, text = isolated_files[-1]
     assert "line 9" in text and "steps[1].actions[1].do" in text and "unknown action 'zap'" in text
     assert window.lessons.runner is None
@@ -138,12 +137,12 @@ def test_open_lesson_names_the_line_of_a_fault(window, tmp_path, isolated_files)
 def test_open_lesson_opens_a_teachers_own_lesson_and_reopens_it_edited(window, qtbot, tmp_path, isolated_files):
     path = tmp_path / "mine.json"
     path.write_text(BAD_LESSON.replace('{"do": "zap"}', '"zero_grad"'), encoding="utf-8")
-    lesson = open_lesson_file(window, str(path))
+    lesson = open_lesson_file(window.services(), window.opening, str(path))
     assert lesson is not None and window.lessons.runner.lesson is lesson
     assert "2.0000" in window.lessons.text.toPlainText()
     assert window.docks["lessons"].isVisible()
     path.write_text(BAD_LESSON.replace('{"do": "zap"}', '"zero_grad"').replace("2.0", "3.0"), encoding="utf-8")
-    again = open_lesson_file(window, str(path))
+    again = open_lesson_file(window.services(), window.opening, str(path))
     assert again is not None and [x.id for x in window.lessons.lessons].count("mine") == 1
     assert "3.0000" in window.lessons.text.toPlainText()
     assert not isolated_files
@@ -152,7 +151,7 @@ def test_open_lesson_opens_a_teachers_own_lesson_and_reopens_it_edited(window, q
 def test_open_lesson_refuses_the_id_of_a_course_lesson(window, tmp_path, isolated_files):
     path = tmp_path / "copy.json"
     path.write_text(BAD_LESSON.replace('"mine"', '"chain-rule"').replace('{"do": "zap"}', '"zero_grad"'))
-    assert open_lesson_file(window, str(path)) is None
+    assert open_lesson_file(window.services(), window.opening, str(path)) is None
     assert "already the lesson" in isolated_files[-1][1]
 
 
@@ -162,7 +161,7 @@ def test_open_lesson_reports_a_claim_the_engine_contradicts(window, qtbot, tmp_p
         '"text": "next",', '"text": "next", "claims": [{"node": "y", "quantity": "data", "value": 5.0}],'
     )
     path.write_text(text, encoding="utf-8")
-    assert open_lesson_file(window, str(path)) is not None
+    assert open_lesson_file(window.services(), window.opening, str(path)) is not None
     assert window.lessons.error.isVisibleTo(window.lessons)
     assert "y.data" in window.lessons.error.text() or "y" in window.lessons.error.text()
 
@@ -170,7 +169,7 @@ def test_open_lesson_reports_a_claim_the_engine_contradicts(window, qtbot, tmp_p
 def test_open_lesson_refuses_a_fifo_without_hanging(window, tmp_path, isolated_files):
     fifo = tmp_path / "lesson.json"
     os.mkfifo(fifo)
-    assert open_lesson_file(window, str(fifo)) is None
+    assert open_lesson_file(window.services(), window.opening, str(fifo)) is None
     assert "cannot be opened" in isolated_files[-1][1]
 
 
@@ -197,7 +196,7 @@ def test_a_contradicted_claim_is_flagged_at_its_step_with_its_line(window, qtbot
     path.write_text(text, encoding="utf-8")
     line = next(k for k, row in enumerate(text.splitlines(), 1) if '"claims"' in row)
     panel = window.lessons
-    assert open_lesson_file(window, str(path)) is not None
+    assert open_lesson_file(window.services(), window.opening, str(path)) is not None
     assert f"line {line}, step 2" in panel.error.text()
     panel.next()
     qtbot.waitUntil(lambda: panel.runner.index == 1, timeout=10000)

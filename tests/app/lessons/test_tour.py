@@ -18,7 +18,6 @@ pages at the text's own size (app/lessons/side_fit.py)."""
 
 import pytest
 
-from app.lessons.opening import show_lessons, show_welcome
 from app.lessons.tour import INK_PER_EM, facts, problems, teach, walk
 from app.main_window import MainWindow
 
@@ -133,7 +132,7 @@ def test_the_teachers_tour(window, qtbot, size, presenter, quiz, lessons):
 def test_the_digit_measure_reads_the_picture(window, qtbot):
     # the tour's digit height is measured from pixels: zooming the canvas changes it
     start(window, qtbot, (1920, 1080), 2)
-    show_lessons(window, "chain-rule", 2)
+    window.opening.show_lessons("chain-rule", 2)
     qtbot.waitUntil(lambda: window.lessons.snapshot is not None, timeout=30000)
     before = facts(window)
     assert before["ink"] > 0 and before["in_view"] == before["focus"]
@@ -157,7 +156,7 @@ def test_a_network_lesson_opened_in_presenter_mode_keeps_its_panel(window, qtbot
     # repro: opened from Welcome in presenter mode, the panel vanished (the class saw one
     # neuron's graph and no text), as in every network step of --presenter 2 --screenshot
     start(window, qtbot, (1920, 1080), 2)
-    show_lessons(window, "training-moons", 1)  # what Welcome's lessonChosen calls
+    window.opening.show_lessons("training-moons", 1)  # what Welcome's lessonChosen calls
     assert window.docks["lessons"].isVisible()  # while the step trains, too
     qtbot.waitUntil(lambda: not window.lessons.busy, timeout=60000)
     for _lesson, index in walk(window, [window.lessons.lesson("training-moons")]):
@@ -167,7 +166,7 @@ def test_a_network_lesson_opened_in_presenter_mode_keeps_its_panel(window, qtbot
 
 def test_a_network_lesson_chosen_on_the_welcome_page_in_presenter_mode_keeps_its_panel(window, qtbot):
     start(window, qtbot, (1920, 1080), 2)
-    dialog = show_welcome(window)
+    dialog = window.opening.show_welcome()
     dialog.lessonChosen.emit("training-moons")
     dialog.close()
     qtbot.waitUntil(lambda: not window.lessons.busy and window.lessons.snapshot is not None, timeout=60000)

@@ -6,7 +6,6 @@ from PySide6.QtGui import QColor, QFont, QFontInfo, QKeySequence, QPalette
 from PySide6.QtWidgets import QAbstractButton, QApplication, QLabel, QWidget
 
 from app.help import dialogs
-from app.lessons.opening import show_lessons
 from app.lessons.presenter_layout import presenter_keeps_dock
 from app.look.presenter import KEY_SCALE, KEY_THEME, Appearance, settings
 from app.look.theme import DARK, HIGH_CONTRAST, LIGHT, PALETTES, Theme
@@ -51,7 +50,7 @@ def sample_widgets(window):
 
 
 def test_presenter_scale_doubles_every_font_of_every_pane(window, qtbot):
-    show_lessons(window, "chain-rule", 1)
+    window.opening.show_lessons("chain-rule", 1)
     qtbot.waitUntil(lambda: not window.lessons.busy)
     samples = sample_widgets(window)
     before = {name: pixel_size(w) for name, w in samples.items()}
@@ -237,7 +236,7 @@ def test_no_two_actions_share_a_shortcut(window):
 
 
 def test_shortcuts_dialog_is_made_from_the_actions(window, qtbot):
-    dialog = dialogs.show_shortcuts(window)
+    dialog = dialogs.show_shortcuts(window, window.dialogs)
     rows = {(text, keys) for _where, text, keys in dialog.rows}
     assert ("Presenter Mode", "F11") in rows
     assert any(text == "Backward" and "Ctrl+B" in keys for text, keys in rows)
@@ -254,7 +253,7 @@ def test_shortcuts_dialog_is_made_from_the_actions(window, qtbot):
 def test_about_shows_the_version(window):
     from app import __version__
 
-    dialog = dialogs.show_about(window)
+    dialog = dialogs.show_about(window, window.dialogs)
     assert __version__ in dialog.text.text()
     dialog.close()
 
@@ -340,7 +339,7 @@ def test_leaving_presenter_mode_with_a_lesson_open_restores_the_docks_widths(win
     # repro (issue 16): after presenter mode with a lesson open, the lessons column kept the
     # wider minimum it had at 2x (399 px instead of 350), and the canvas lost that room
     window.resize(1440, 880)
-    show_lessons(window, "chain-rule")
+    window.opening.show_lessons("chain-rule")
     qtbot.waitUntil(lambda: not window.lessons.busy and not window.layout_pending, timeout=30000)
     qtbot.wait(50)  # let the docks take the sizes they are given
     docks = {key: dock.width() for key, dock in window.docks.items() if dock.isVisible()}
