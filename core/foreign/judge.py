@@ -129,6 +129,7 @@ def _judge(case: battery.Case, got: dict[str, Any], eps: float, keep: bool = Fal
     prog = case.program
     forward = {k: as_number(v) for k, v in got["forward"].items()}
     tr = interpret(got["graph"], got.get("style", "closures"))
+    result["ops_inferred"] = any(n.children and not n.raw_op.strip() for n in tr.nodes)  # no _op: read from data
     _name_nodes(tr, prog, got.get("made", {}))
     result["notes"] = list(tr.notes)
     result["style"] = tr.style
@@ -233,9 +234,8 @@ def _name_nodes(tr: Trace, prog: dict[str, Any], made: dict[str, str]) -> None:
         if nid in tr.by_id and "method" in step and not tr.by_id[nid].raw_op and tr.by_id[nid].op is None:
             tr.by_id[nid].raw_op = step["method"]  # no _op of theirs: the op is the method the test called
         name = step["id"] if "leaf" in step else step.get("name")
-        if nid in tr.by_id and name and not tr.by_id[nid].name == name:
-            if "leaf" in step or tr.by_id[nid].name.startswith(("(", "?")) or True:
-                tr.by_id[nid].name = name
+        if nid in tr.by_id and name:
+            tr.by_id[nid].name = name
 
 
 # -----------------------------------------------------------------------------

@@ -87,7 +87,7 @@ def to_text(report: dict[str, Any]) -> str:
             lines.append(f"         {case['error']}")
         if case.get("why"):
             lines.append(f"         could not check: {case['why']}")
-        for note in case.get("notes", [])[:3]:
+        for note in case.get("notes", [])[:3] if case["status"] != "pass" else ():  # a passing test's are noise
             lines.append(f"         note: {note}")
     for skipped in report.get("skipped", []):
         lines.append(f"  skip {skipped['name']}  (needs {', '.join(skipped['missing'])})")

@@ -242,6 +242,11 @@ def _report(path, lines, run, timeout, memory, output, known, templates, own=())
             elif extra_item:
                 cases.append(extra_item)
     _outside_domains(cases, (start or {}).get("unknown_methods", []), notes)
+    if any(c.get("ops_inferred") for c in cases):  # said once, not as a note on every node of every test
+        notes.append(
+            "your nodes carry no op name (no `_op`): the studio recognised each op from its numbers "
+            "(x·y as mul, ...); a failing test's notes say where that reading was unsure"
+        )
     if start and start.get("stand_ins"):
         names = ", ".join(start["stand_ins"])
         notes.append(f"not installed here, replaced by an inert stand-in while your code loaded: {names}")
