@@ -88,6 +88,8 @@ DIAGNOSES = (
               "its children), then call `_backward` on `reversed(topo)`, each node once"),
     Diagnosis("set-order", "order depends on a set", "a set's order is arbitrary: build `topo` by visiting every "
               "child before the node itself (depth first), so the order is right whatever order the set gives"),
+    Diagnosis("cut-graph", "result not connected", "make each op's result with its operands as children -- "
+              "`Value(data, (self, other))` -- so backward() can walk from the output back to every input"),
     Diagnosis("pass-shadowed", "closure hides backward()", "store each op's closure as `out._backward`: an "
               "attribute `backward` on a node hides the class's backward() method, so `loss.backward()` runs only "
               "the output's closure"),

@@ -762,3 +762,24 @@ class MisspeltClosures:
 
         out._backwards = _backwards
         return out
+
+
+class CutDivide(Base):
+    """Held-out batch 4's shape: / returns a new leaf made from the number (`Value(self.data *
+    other.data**-1)`), with no children -- the graph is cut, no gradient code runs."""
+
+    def __truediv__(self, other):
+        other = self.wrap(other)
+        return type(self)(self.data * other.data**-1)
+
+
+class CutHalf(Base):
+    """/ keeps only its left operand as a child: the graph reaches x but never y."""
+
+    def __truediv__(self, other):
+        other = self.wrap(other)
+
+        def back(out):
+            self.grad += out.grad / other.data
+
+        return self._out(self.data / other.data, (self,), "/", back)
