@@ -133,6 +133,7 @@ def step_records(
                     "diagnosis": code,
                     "cause": cause,
                     "line": line_text(lines.get(nid)),
+                    "style": tr.style,  # the words its report uses (diagnosis.their_words)
                 }
                 record["fault"] = fault
         records.append(record)

@@ -100,3 +100,11 @@ def test_a_failing_tests_notes_still_say_how_its_ops_were_read():
     text = to_text(report)
     assert report["status"] == "wrong" and "no op name" in text
     assert "taken as add from the data" in text, text  # the failing test's own reading is kept
+
+
+def test_a_minitorch_package_is_told_in_minitorchs_words():
+    report = check_file(world("minitorch_bug_mul"), timeout=SLOW_OK)
+    text = to_text(report)
+    assert report["fault"]["style"] == "minitorch"
+    assert "d_output" in report["fault"]["cause"] and "out.grad" not in report["fault"]["cause"], text
+    assert "(d_output = " in text and "out.grad" not in text, text
