@@ -38,6 +38,8 @@ class SideFit(QObject):
         panel.roomChanged.connect(self.request)
         panel.busyChanged.connect(lambda _b: self.request())
         panel.installEventFilter(self)
+        # closing the lesson gives the docks across the bottom their corners back (fit_side)
+        window.docks["lessons"].visibilityChanged.connect(lambda _shown: self.timer.start())
         # entering presenter mode undoes the side dock's sizes at once (its fit is the room's)
         appearance.presenterChanged.connect(lambda _on: fit_side(self.window))
 
@@ -76,6 +78,7 @@ def fit_side(window: Any) -> None:
         network.setMaximumHeight(WHOLE)
         if not side:
             panel.text.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+            give_back_corners(window)
         return
     reach_bottom(window)
     lesson_room(window)
@@ -114,6 +117,15 @@ def reach_bottom(window: Any) -> None:
     corner = Qt.Corner.BottomLeftCorner if area == Qt.DockWidgetArea.LeftDockWidgetArea else Qt.Corner.BottomRightCorner
     if window.corner(corner) != area:
         window.setCorner(corner, area)
+
+
+def give_back_corners(window: Any) -> None:
+    """The bottom corners to the docks across the bottom again, Qt's arrangement and the
+    window's own (`reach_bottom` lent one to the lesson's column): with the lesson closed
+    or out of the side, the debugger spans the window's width again, not the canvas's."""
+    for corner in (Qt.Corner.BottomLeftCorner, Qt.Corner.BottomRightCorner):
+        if window.corner(corner) != Qt.DockWidgetArea.BottomDockWidgetArea:
+            window.setCorner(corner, Qt.DockWidgetArea.BottomDockWidgetArea)
 
 
 def lesson_room(window: Any) -> None:

@@ -47,6 +47,7 @@ learner that names their node, their op as they spelled it, and the numbers.
 from __future__ import annotations
 
 import math
+import re
 from typing import Any, NamedTuple
 
 from core import ops
@@ -88,6 +89,8 @@ DIAGNOSES = (
               "its children), then call `_backward` on `reversed(topo)`, each node once"),
     Diagnosis("set-order", "order depends on a set", "a set's order is arbitrary: build `topo` by visiting every "
               "child before the node itself (depth first), so the order is right whatever order the set gives"),
+    Diagnosis("cut-graph", "result not connected", "make each op's result with its operands as children -- "
+              "`Value(data, (self, other))` -- so backward() can walk from the output back to every input"),
     Diagnosis("pass-shadowed", "closure hides backward()", "store each op's closure as `out._backward`: an "
               "attribute `backward` on a node hides the class's backward() method, so `loss.backward()` runs only "
               "the output's closure"),
@@ -131,6 +134,48 @@ def fmt(x: float) -> str:
 
 
 def diagnose(
+    tr: Trace,
+    node: TracedNode,
+    child: str,
+    ports: list[int],
+    local: list[float],
+    out_grad: float,
+    before: float,
+    after: float,
+    got: float,
+    expected: float,
+    tol: Tolerance = FLOAT64,
+    others_moved: bool | None = None,
+    attached: bool | None = None,
+) -> tuple[str, str]:
+    """(code, sentence) naming the likely bug behind one wrong gradient change (see
+    `_diagnose`), the sentence in the words of their engine's style (`their_words`)."""
+    code, sentence = _diagnose(
+        tr, node, child, ports, local, out_grad, before, after, got, expected, tol, others_moved, attached
+    )
+    return code, their_words(sentence, tr.style)
+
+
+# MiniTorch's names for micrograd's: a Scalar's gradient is `.derivative`, the gradient arriving at
+# an op is `d_output` (its Function's backward(ctx, d_output)), and that backward is the op's code
+MINITORCH_WORDS = (
+    (re.compile(r"\bout\.grad\b"), "d_output"),
+    (re.compile(r"\.grad\b"), ".derivative"),
+    (re.compile(r"\b_backward\b"), "backward"),
+)
+
+
+def their_words(sentence: str, style: str) -> str:
+    """`sentence` as a learner of that style writes it: MiniTorch's `d_output` and
+    `x.derivative` for micrograd's `out.grad` and `x.grad`."""
+    if style != "minitorch":
+        return sentence
+    for pattern, word in MINITORCH_WORDS:
+        sentence = pattern.sub(word, sentence)
+    return sentence
+
+
+def _diagnose(
     tr: Trace,
     node: TracedNode,
     child: str,

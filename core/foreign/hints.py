@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from core import ops
-from core.foreign.diagnosis import DIAGNOSES
+from core.foreign.diagnosis import DIAGNOSES, their_words
 
 RUNGS = 4
 
@@ -122,5 +122,7 @@ def ladder(fault: dict[str, Any]) -> list[str]:
 
 
 def climb(fault: dict[str, Any], n: int) -> list[str]:
-    """The first `n` rungs (0 to 4)."""
-    return ladder(fault)[: max(0, min(RUNGS, n))]
+    """The first `n` rungs (0 to 4), in the words of their engine's style (MiniTorch's
+    `d_output` and `.derivative`: diagnosis.their_words)."""
+    style = fault.get("style", "closures")
+    return [their_words(rung, style) for rung in ladder(fault)[: max(0, min(RUNGS, n))]]

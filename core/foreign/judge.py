@@ -129,6 +129,7 @@ def _judge(case: battery.Case, got: dict[str, Any], eps: float, keep: bool = Fal
     prog = case.program
     forward = {k: as_number(v) for k, v in got["forward"].items()}
     tr = interpret(got["graph"], got.get("style", "closures"))
+    result["ops_inferred"] = any(n.children and not n.raw_op.strip() for n in tr.nodes)  # no _op: read from data
     _name_nodes(tr, prog, got.get("made", {}))
     result["notes"] = list(tr.notes)
     result["style"] = tr.style
@@ -160,7 +161,7 @@ def _judge(case: battery.Case, got: dict[str, Any], eps: float, keep: bool = Fal
         final = final_grads(records, tr)
         wrong = _wrong(truth, {k: final.get(got["made"].get(k)) for k in truth}, tol, reference)
         if wrong:
-            result.update(status="fail", fault=_wrong_result(wrong, prog), records=records)
+            result.update(status="fail", fault=_wrong_result(wrong, prog, tr, got.get("made")), records=records)
         elif not checked and not truth:
             result.update(status="unchecked", why="no step could be checked and no grad compared")
         if keep:
@@ -204,7 +205,7 @@ def _judge(case: battery.Case, got: dict[str, Any], eps: float, keep: bool = Fal
         watched = got.get("watched") or {}
         fault, their_records = pass_fault(tr, watched, records, lines)
         if fault is None:
-            fault = _wrong_result(verdict["wrong"], prog)
+            fault = _wrong_result(verdict["wrong"], prog, tr, got.get("made"))
         result.update(fault=fault, records=their_records or records)
         if their_records:
             result["replay"] = "backward()"
@@ -233,9 +234,59 @@ def _name_nodes(tr: Trace, prog: dict[str, Any], made: dict[str, str]) -> None:
         if nid in tr.by_id and "method" in step and not tr.by_id[nid].raw_op and tr.by_id[nid].op is None:
             tr.by_id[nid].raw_op = step["method"]  # no _op of theirs: the op is the method the test called
         name = step["id"] if "leaf" in step else step.get("name")
-        if nid in tr.by_id and name and not tr.by_id[nid].name == name:
-            if "leaf" in step or tr.by_id[nid].name.startswith(("(", "?")) or True:
-                tr.by_id[nid].name = name
+        if nid in tr.by_id and name:
+            tr.by_id[nid].name = name
+
+
+def _reached(tr: Trace, start: str) -> set[str]:
+    """The ids their graph reaches from `start` through children (start included)."""
+    seen: set[str] = set()
+    todo = [start]
+    while todo:
+        nid = todo.pop()
+        if nid not in seen and nid in tr.by_id:
+            seen.add(nid)
+            todo.extend(tr.by_id[nid].children)
+    return seen
+
+
+def cut_fault(
+    wrong: list[dict[str, Any]], prog: dict[str, Any], tr: Trace, made: dict[str, str]
+) -> dict[str, Any] | None:
+    """A leaf with a wrong grad that their graph never reaches from the output: the
+    graph is cut, and the first step whose Value does not lead back to an operand of its
+    own is where (`Value(self.data / other.data)` with no children). No gradient code
+    of theirs is wrong there -- none runs. None when every wrong leaf is reached."""
+    whole = _reached(tr, tr.root)  # their graph, read from the output (an unreached leaf is not in it)
+    unreached = [w for w in wrong if w["name"] in made and made[w["name"]] not in whole]
+    if not unreached:
+        return None
+    written = battery.step_texts(prog)
+    for step in prog["steps"]:
+        node_id = made.get(step["id"])
+        if "leaf" in step or node_id not in tr.by_id:
+            continue
+        reach = _reached(tr, node_id)
+        lost = [a for a in step.get("args", []) if isinstance(a, str) and a in made and made[a] not in reach]
+        if not lost:
+            continue
+        op = step.get("method") or step.get("call")
+        names = " and ".join(written.get(a, a) for a in lost)
+        keeps = "keeps no children" if not tr.by_id[node_id].children else f"does not lead back to {names}"
+        return {
+            "node": written.get(step["id"], step["id"]),
+            "op": op,
+            "studio_op": battery.studio_op(step)[0],
+            "diagnosis": "cut-graph",
+            "expected": unreached[0]["expected"],
+            "got": unreached[0]["got"],
+            "cause": (
+                f"your {op} returns a Value that {keeps}, so backward() never reaches {names}: "
+                f"{wrong_text(unreached)} -- make the result with its operands as children, "
+                "as in Value(data, (self, other))"
+            ),
+        }
+    return None
 
 
 # -----------------------------------------------------------------------------
@@ -400,8 +451,17 @@ def _wrong(
     return wrong
 
 
-def _wrong_result(wrong: list[dict[str, Any]], prog: dict[str, Any] | None = None) -> dict[str, Any]:
-    """A wrong result no step of theirs could be pinned on; in a test of one op, that op."""
+def _wrong_result(
+    wrong: list[dict[str, Any]],
+    prog: dict[str, Any] | None = None,
+    tr: Trace | None = None,
+    made: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """A wrong result no step of theirs could be pinned on: where their graph is cut, the
+    step that cut it; in a test of one op, that op."""
+    cut = cut_fault(wrong, prog, tr, made) if prog and tr and made else None
+    if cut is not None:
+        return cut
     first = wrong[0]
     ops_of = [s for s in (prog or {}).get("steps", []) if "leaf" not in s]
     if len(ops_of) == 1:

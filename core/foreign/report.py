@@ -13,6 +13,7 @@ import json
 from typing import Any, NamedTuple
 
 from core.foreign.agree import pair
+from core.foreign.diagnosis import their_words
 from core.sandbox import plain
 
 
@@ -60,7 +61,8 @@ def fault_lines(fault: dict[str, Any]) -> list[str]:
         lines.append(f"  node:      {fault['node']}")
     lines.append(f"  op:        {fault.get('op') or '?'}")
     if fault.get("operand"):
-        lines.append(f"  operand:   {fault['operand']}  (out.grad = {number(fault['out_grad'])})")
+        arriving = their_words("out.grad", fault.get("style", "closures"))
+        lines.append(f"  operand:   {fault['operand']}  ({arriving} = {number(fault['out_grad'])})")
     if isinstance(fault.get("expected"), float) and isinstance(fault.get("got"), float):
         got, want = pair(fault["got"], fault["expected"])  # never two equal-looking numbers
         lines.append(f"  expected:  {want}")
@@ -87,7 +89,7 @@ def to_text(report: dict[str, Any]) -> str:
             lines.append(f"         {case['error']}")
         if case.get("why"):
             lines.append(f"         could not check: {case['why']}")
-        for note in case.get("notes", [])[:3]:
+        for note in case.get("notes", [])[:3] if case["status"] != "pass" else ():  # a passing test's are noise
             lines.append(f"         note: {note}")
     for skipped in report.get("skipped", []):
         lines.append(f"  skip {skipped['name']}  (needs {', '.join(skipped['missing'])})")

@@ -175,6 +175,33 @@ def _specificity(case):
     return 1 if fault.get("op") in ("order", "backward()", "zero_grad") else 0
 
 
+def _expression(case):
+    """'x * y' of 'x * y at x=0.0, y=3.0': the test's expression without its point."""
+    return case["name"].split(" at ")[0]
+
+
+def _telling_error(cases):
+    """The test that raised to lead the report with: one whose expression raised at every
+    point it was tried (a fault of the op itself) before one that raised at one point only
+    (a symptom there: a zero derivative dropped at x = 0 says less than every one-input
+    function failing); else the first. None when nothing raised."""
+    errors = [c for c in cases if c["status"] == "error"]
+    everywhere = []
+    for c in errors:
+        tried = [o for o in cases if _expression(o) == _expression(c)]
+        if len(tried) > 1 and all(o["status"] == "error" for o in tried):  # one point says nothing of the others
+            everywhere.append(c)
+    return (everywhere or errors or [None])[0]
+
+
+def _only_here(error, cases):
+    """' -- only at this point: x * y passed at its 2 other point(s)' when it raised at its point only."""
+    passed = [c for c in cases if _expression(c) == _expression(error) and c["status"] == "pass"]
+    if not passed:
+        return ""
+    return f" -- only at this point: {_expression(error)} passed at its {len(passed)} other point(s)"
+
+
 def _report(path, lines, run, timeout, memory, output, known, templates, own=()):
     """The report from the child's lines: each test judged here (core/foreign/judge.py).
     `run`: the run's core.sandbox.BoxResult (how it ended)."""
@@ -242,6 +269,11 @@ def _report(path, lines, run, timeout, memory, output, known, templates, own=())
             elif extra_item:
                 cases.append(extra_item)
     _outside_domains(cases, (start or {}).get("unknown_methods", []), notes)
+    if any(c.get("ops_inferred") for c in cases):  # said once, not as a note on every node of every test
+        notes.append(
+            "your nodes carry no op name (no `_op`): the studio recognised each op from its numbers "
+            "(x·y as mul, ...); a failing test's notes say where that reading was unsure"
+        )
     if start and start.get("stand_ins"):
         names = ", ".join(start["stand_ins"])
         notes.append(f"not installed here, replaced by an inert stand-in while your code loaded: {names}")
@@ -318,7 +350,7 @@ def _report(path, lines, run, timeout, memory, output, known, templates, own=())
     failing = [c for c in cases if c["status"] == "fail" and c.get("fault")]
     first = min(failing, key=_specificity, default=None)
     fault = {"case": first["name"], "expr": first.get("text", ""), **first["fault"]} if first else None
-    error = next((c for c in cases if c["status"] == "error"), None)
+    error = _telling_error(cases)
     checked = [c for c in cases if c["status"] in ("pass", "fail")]
     own_unchecked = next((c for c in cases if c.get("own") and c["status"] == "unchecked"), None)
     message = ""
@@ -329,7 +361,7 @@ def _report(path, lines, run, timeout, memory, output, known, templates, own=())
         fault = {"case": error["name"], "expr": error.get("text", ""), **(error.get("fault") or {})}
         fault.setdefault("diagnosis", "raised")
         fault.setdefault("cause", error["error"])
-        message = f"your code raised in test {error['name']!r}: {error['error']}"
+        message = f"your code raised in test {error['name']!r}: {error['error']}{_only_here(error, cases)}"
     elif own_unchecked is not None:
         status = "unchecked"
         message = f"could not check {own_unchecked['name']!r}: {own_unchecked['why']}"

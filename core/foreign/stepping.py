@@ -41,7 +41,10 @@ def step_records(
         nid = raw["node_id"]
         node = tr.by_id[nid]
         if "error" in raw:
-            text = error_text(raw["error"])
+            # the child names the node by its id ('n3'); the learner knows it by its name ('x - y', '-y')
+            op = node.raw_op or node.op
+            where = f"the gradient code of {node.name}" + (f" ({op})" if op else "")
+            text = error_text({**raw["error"], "where": where})
             fault = {
                 "node": node.name,
                 "node_id": nid,
@@ -133,6 +136,7 @@ def step_records(
                     "diagnosis": code,
                     "cause": cause,
                     "line": line_text(lines.get(nid)),
+                    "style": tr.style,  # the words its report uses (diagnosis.their_words)
                 }
                 record["fault"] = fault
         records.append(record)

@@ -263,7 +263,7 @@ def _raw_name(item, op, param, raw, args):
         short = [f"({a})" if " " in a else a for a in short]
     if op is not None:
         return ops.formula(op, short, param)
-    return f"{raw or '?'}({', '.join(short)})"
+    return f"{raw or 'unknown'}({', '.join(short)})"
 
 
 # -----------------------------------------------------------------------------
@@ -346,7 +346,7 @@ def _infer(child_data, out, local):
     if local is not None:
         found.sort(key=lambda f: not _locals_match(f, child_data, out, local))
     if not found:
-        return None, None, "no _op, and no op the studio knows fits the data"
+        return None, None, "no _op, and none of the studio's ops gives its value from its operands (an op of your own?)"
     note = f"no _op: taken as {found[0][0]} from the data"
     if len(found) > 1 and not (local is not None and _locals_match(found[0], child_data, out, local)):
         note += f" (also fits: {', '.join(f[0] for f in found[1:])})"

@@ -127,7 +127,7 @@ def _load(
     except EngineError as e:
         message, error = str(e), None
     except SyntaxError as e:
-        message, error = f"{e.filename or path}, line {e.lineno}: syntax error: {e.msg}", None
+        message, error = _syntax_message(e, path), None
     except MemoryError:
         limit = f" (limit {request['memory'] >> 20} MB)" if request.get("memory") else ""
         message, error = f"loading {path} ran out of memory{limit}: a huge allocation?", None
@@ -140,6 +140,15 @@ def _load(
         message = f"loading {path} raised {error['type']}: {error['message']}{where}"
     report({"kind": "unusable", "message": message, **({"error": error} if error else {})})
     return None
+
+
+def _syntax_message(e: SyntaxError, path: str) -> str:
+    """'engine.py, line 44: syntax error: invalid syntax: `self.grad += #`' -- the file named
+    from where theirs starts (`engine.py`, or `minitorch/scalar.py` in a package), not by the
+    whole path of the folder it was copied to, and the line quoted."""
+    where = os.path.relpath(e.filename or path, os.path.dirname(os.path.abspath(path)))
+    quoted = f": `{e.text.strip()[:120]}`" if e.text and e.text.strip() else ""
+    return f"{where}, line {e.lineno}: syntax error: {e.msg}{quoted}"
 
 
 def _habits(

@@ -95,3 +95,15 @@ def test_the_side_fit_follows_the_dock_out_of_presenter_mode_and_back(window, qt
     settle(window)
     assert in_side_dock(window) and panel.side_sized
     assert side_cut(window) == 0
+
+
+def test_closing_the_lesson_gives_the_debugger_the_windows_width_again(window, qtbot):
+    """Repro (noticed in session 11): after the lesson closed, the debugger's dock kept the
+    canvas's width -- the corner lent to the lesson's column stayed lent."""
+    debugger = window.docks["debugger"]
+    before = debugger.width()
+    open_step(window, qtbot, "chain-rule", 3)
+    qtbot.waitUntil(lambda: debugger.width() < before, timeout=30000)  # the column reaches the bottom
+    window.docks["lessons"].close()
+    qtbot.waitUntil(lambda: debugger.width() == before, timeout=30000)
+    assert window.corner(Qt.Corner.BottomLeftCorner) == Qt.DockWidgetArea.BottomDockWidgetArea

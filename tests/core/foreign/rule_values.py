@@ -762,3 +762,49 @@ class MisspeltClosures:
 
         out._backwards = _backwards
         return out
+
+
+class CutDivide(Base):
+    """Held-out batch 4's shape: / returns a new leaf made from the number (`Value(self.data *
+    other.data**-1)`), with no children -- the graph is cut, no gradient code runs."""
+
+    def __truediv__(self, other):
+        other = self.wrap(other)
+        return type(self)(self.data * other.data**-1)
+
+
+class CutHalf(Base):
+    """/ keeps only its left operand as a child: the graph reaches x but never y."""
+
+    def __truediv__(self, other):
+        other = self.wrap(other)
+
+        def back(out):
+            self.grad += out.grad / other.data
+
+        return self._out(self.data / other.data, (self,), "/", back)
+
+
+class MulRaisesAtZero(Base):
+    """* divides by an operand in its backward: right everywhere but at 0, where it raises."""
+
+    def __mul__(self, other):
+        other = self.wrap(other)
+
+        def back(out):
+            self.grad += out.grad * out.data / self.data
+            other.grad += out.grad * out.data / other.data
+
+        return self._out(self.data * other.data, (self, other), "*", back)
+
+
+class TanhAlwaysRaises(MulRaisesAtZero):
+    """...and tanh's backward raises at every point (a name it never defined)."""
+
+    def tanh(self):
+        t = math.tanh(self.data)
+
+        def back(out):
+            self.grad += (1 - t2) * out.grad  # noqa: F821 -- the learner's slip
+
+        return self._out(t, (self,), "tanh", back)

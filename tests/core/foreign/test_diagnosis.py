@@ -284,3 +284,16 @@ def test_close_treats_nan_and_infinities_exactly():
 
 def test_ref_brackets_a_name_with_spaces():
     assert ref("x + y") == "(x + y)" and ref("x·y") == "x·y"
+
+
+def test_a_minitorch_learner_reads_their_own_names():
+    """Repro (held-out batch 4, MiniTorch packages): "missing `* out.grad` in the Exp op ... to
+    x.grad" -- a MiniTorch learner has `d_output` and `x.derivative`, not out.grad and x.grad."""
+    from core.foreign.diagnosis import their_words
+
+    sentence = "missing `* out.grad` in the Exp op: it added 1.5 to x.grad; the _backward of (x + y).grad"
+    assert their_words(sentence, "minitorch") == (
+        "missing `* d_output` in the Exp op: it added 1.5 to x.derivative; the backward of (x + y).derivative"
+    )
+    assert their_words(sentence, "closures") == sentence  # micrograd's words for micrograd's style
+    assert their_words("x.gradient and out.grads", "minitorch") == "x.gradient and out.grads"  # whole names only

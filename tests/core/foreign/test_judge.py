@@ -80,3 +80,25 @@ def test_the_reference_grads_are_the_studio_engines():
     prog = battery.program("x = 2.0; y = -3.0; x*y + y**2")
     grads = judge.reference_grads(prog)
     assert grads["x"] == -3.0 and grads["y"] == 2.0 + 2 * -3.0
+
+
+def test_a_result_with_no_children_is_named_as_cutting_the_graph():
+    """Repro (held-out batch 4, AryannSharmaa): "x.grad is 0, should be 0.25 -- in a test of
+    truediv alone, so your truediv computes the wrong gradient", of a / that returns a Value
+    with no children: no gradient code of theirs is wrong; the graph is cut there."""
+    result = check_case(rv.CutDivide, "x = 1.5; y = 4.0; x / y")
+    fault = result["fault"]
+    assert result["status"] == "fail" and fault["diagnosis"] == "cut-graph", fault
+    assert fault["op"] == "truediv" and "keeps no children" in fault["cause"]
+    assert "never reaches x and y" in fault["cause"] and "x.grad is 0, should be 0.25" in fault["cause"]
+
+
+def test_a_step_that_drops_one_operand_is_named_with_that_operand():
+    fault = check_case(rv.CutHalf, "x = 1.5; y = 4.0; (x / y) * x")["fault"]
+    assert fault["diagnosis"] == "cut-graph" and fault["node"] == "x / y", fault
+    assert "does not lead back to y" in fault["cause"] and "never reaches y" in fault["cause"]
+
+
+def test_a_connected_graph_with_a_wrong_derivative_is_not_called_cut():
+    fault = check_case(rv.PowerBug, "x = 1.5; x**3")["fault"]
+    assert fault is not None and fault["diagnosis"] != "cut-graph"

@@ -31,3 +31,18 @@ def test_a_wrong_class_fails_at_its_first_wrong_gradient():
 def test_the_same_seed_draws_the_same_points(seed):
     names = [c["name"] for c in check_class(rv.Base, seed=seed)["cases"]]
     assert names == [c["name"] for c in check_class(rv.Base, seed=seed)["cases"]]
+
+
+def test_a_raise_at_one_point_says_so_and_yields_to_one_at_every_point():
+    """Repro (held-out batch 4, a MiniTorch package): the report led with "your backward()
+    raised KeyError" on x * y at x = 0.0 -- a symptom there -- while every one-input function
+    raised at every x. An op that raises everywhere leads; a raise at one point says so."""
+    only_mul = check_class(rv.MulRaisesAtZero)
+    assert only_mul["status"] == "raised", only_mul["message"]
+    assert only_mul["fault"]["case"].startswith("x * y at x=0.0"), only_mul["message"]
+    assert "only at this point: x * y passed at its 2 other point(s)" in only_mul["message"]
+    assert "the gradient code of x·y (*) raised ZeroDivisionError" in only_mul["message"]  # its name, never n3
+
+    both = check_class(rv.TanhAlwaysRaises)
+    assert both["status"] == "raised" and "tanh" in both["fault"]["case"], both["message"]
+    assert "NameError" in both["message"] and "only at this point" not in both["message"]

@@ -93,6 +93,23 @@ def test_a_syntax_error_names_the_line(tmp_path):
     assert exit_code(report) == 2 and "line 1: syntax error" in report["message"]
 
 
+def test_a_syntax_error_names_the_file_as_the_report_does_and_quotes_the_line(tmp_path):
+    """Repro (held-out batch 4): "/work/.../engines4/micrograd/x.py, line 44: syntax error:
+    invalid syntax" -- the whole host path, where every other message names the file short,
+    and not the line the learner has to fix."""
+    path = tmp_path / "engine.py"
+    path.write_text("class Value:\n    def backward(self):\n        self.grad += #\n")
+    message = check_file(str(path), timeout=SLOW_OK)["message"]
+    assert message.startswith("engine.py, line 3: syntax error: invalid syntax: `self.grad += #`"), message
+    package = tmp_path / "minitorch"
+    package.mkdir()
+    (package / "__init__.py").write_text("from .scalar import Scalar\n")
+    (package / "scalar.py").write_text("class Scalar:\n    def backward(self)\n        pass\n")
+    message = check_file(str(package), timeout=SLOW_OK)["message"]
+    assert message.startswith("minitorch/scalar.py, line 2: syntax error: "), message
+    assert message.endswith("`def backward(self)`"), message
+
+
 def test_a_missing_file_is_unusable(tmp_path):
     report = check_file(str(tmp_path / "nope.py"))
     assert exit_code(report) == 2 and "no such file" in report["message"]

@@ -81,3 +81,30 @@ def test_a_set_order_walk_is_wrong_in_every_run():
         report = check_file(world("bug_set_topo"), timeout=SLOW_OK)
         assert exit_code(report) == 1
         assert "set" in report["fault"]["cause"] or any("set" in n for c in report["cases"] for n in c["notes"])
+
+
+def test_a_class_without_op_names_is_told_so_once_not_on_every_node_of_every_test():
+    """Repro (held-out batch 4, vicdragos): about 70 notes such as "x·y: no _op: taken as mul
+    from the data" and "?(y): no _op, and no op the studio knows fits the data" on a right
+    engine whose nodes carry no op name -- legitimate, and worth one line."""
+    report = check_file(world("no_op"), timeout=SLOW_OK)
+    text = to_text(report)
+    assert report["status"] == "ok", text
+    assert any(c.get("ops_inferred") for c in report["cases"])
+    assert text.count("no op name") == 1, text
+    assert "no _op: taken as" not in text and "?(" not in text, text  # a passing test's guesses are not shown
+
+
+def test_a_failing_tests_notes_still_say_how_its_ops_were_read():
+    report = check_file(world("kids_bug"), timeout=SLOW_OK)
+    text = to_text(report)
+    assert report["status"] == "wrong" and "no op name" in text
+    assert "taken as add from the data" in text, text  # the failing test's own reading is kept
+
+
+def test_a_minitorch_package_is_told_in_minitorchs_words():
+    report = check_file(world("minitorch_bug_mul"), timeout=SLOW_OK)
+    text = to_text(report)
+    assert report["fault"]["style"] == "minitorch"
+    assert "d_output" in report["fault"]["cause"] and "out.grad" not in report["fault"]["cause"], text
+    assert "(d_output = " in text and "out.grad" not in text, text
