@@ -55,7 +55,6 @@ UNANNOTATED = [
     "app.graph.scene_build",
     "app.graph.scope_items",
     "app.graph.scope_minimap",
-    "app.graph.scope_page",
     "app.graph.selection",
     "app.graph.view",
     "app.graph.wires",

@@ -21,8 +21,8 @@ is on, and how to export the graph as an interactive page (app/files/exports.py)
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 from PySide6.QtCore import QByteArray, QPointF, QRectF, Qt, QTimer
@@ -47,10 +47,11 @@ from app.jobs import Job
 from app.slices import SlicedJob
 from core.scopes.graph import ScopedGraph
 from core.scopes.layout import drawn_wires, picture, route
-from core.scopes.view import ScopeView
+from core.scopes.view import ScopeView, Summary, Units
 
 if TYPE_CHECKING:
     from app.graph.layout_runner import LayoutRunner
+    from app.look.theme import Theme
     from app.services import Services
 
 __all__ = ["LEGIBLE_PX", "MAX_FIT_ZOOM", "READABLE_PX", "PageHost", "ScopePage"]
@@ -58,6 +59,10 @@ __all__ = ["LEGIBLE_PX", "MAX_FIT_ZOOM", "READABLE_PX", "PageHost", "ScopePage"]
 SLICE_UNITS = 250  # a picture of more units is built in slices
 MAX_FRAMES = 40
 REFIT_MS = 150  # a resized page chooses its first picture again once the size has held this long
+
+# what core/scopes/layout.py `picture` makes on the worker: the units, their positions, the blocks'
+# summaries by scope, the opened blocks' frames (x0, y0, x1, y1) by scope
+Picture = tuple[Units, np.ndarray, dict[int, Summary], dict[int, tuple[float, float, float, float]]]
 
 
 class PageHost(Protocol):
@@ -101,15 +106,16 @@ class ScopePage(PageStepping):
         self._synced = False  # the canvas shows the script's grads until the first move
         self.items = {}  # unit -> UnitItem
         self._units = None
-        self._after = None  # what to do once the next picture is on screen
+        self._after: Callable[[], Any] | None = None  # what to do once the next picture is on screen
         self._found = -1
-        self._building = None  # the SlicedJob building a large picture's items
+        self._building: SlicedJob | None = None  # the SlicedJob building a large picture's items
         self.user_zoomed = False
         self.moves = 0  # the units stepped (minus those stepped back)
-        self._dock_state = None  # the docks as they were before this page hid them
+        self._dock_state: QByteArray | None = None  # the docks as they were before this page hid them
         self._closed = False  # the window closed: nothing more is started
         self._moving = None  # the Job running a long move of the debugger
-        self._made_for = None  # (budget, columns) the first picture was chosen for
+        self._made_for: tuple[int, int] | None = None  # (budget, columns) the first picture was chosen for
+        self._first_expanded: set[int] | None = None  # the first picture's opened blocks
         self._refit = QTimer(self)  # the window's size settled: the first picture chosen again for it
         self._refit.setSingleShot(True)
         self._refit.setInterval(REFIT_MS)
@@ -143,7 +149,6 @@ class ScopePage(PageStepping):
             "One web page that steps this graph's backward pass a block per click in any browser, offline "
             "(as File → Export as Interactive Page does for a small graph)"
         )
-        self._page_job = None  # the interactive page being written
         self.quiz = QCheckBox("Quiz")
         self.quiz.setObjectName("scope-quiz")
         self.quiz.setToolTip("Stepping single ops: predict each operand's new grad before it shows")
@@ -185,7 +190,14 @@ class ScopePage(PageStepping):
 
     # -- showing -------------------------------------------------------------------
 
-    def show_graph(self, graph, first_view, made, title, made_for=None):
+    def show_graph(
+        self,
+        graph: ScopedGraph,
+        first_view: ScopeView,
+        made: Picture,
+        title: str,
+        made_for: tuple[int, int] | None = None,
+    ) -> None:
         """A traced graph and its first picture (made on the worker: picture(first_view)),
         chosen for `made_for`, the window's (budget, columns) then: if the window has another
         size now (it was opened before the window took its saved or final size), the first
@@ -206,19 +218,24 @@ class ScopePage(PageStepping):
         self._synced = False  # the canvas shows the script's grads until the first move
         self._show(first_view, made)
         self.canvas.fit()
-        QTimer.singleShot(0, lambda: self.user_zoomed or self.canvas.fit())  # at the page's final size
+        QTimer.singleShot(0, self._fit_unless_zoomed)  # at the page's final size
         self.fit_to_size()
         if self._building is not None:
             self._building.finished.connect(self._after_first_paint)
         else:
             self._after_first_paint()
 
-    def _after_first_paint(self):
+    def _fit_unless_zoomed(self) -> None:
+        if not self.user_zoomed:
+            self.canvas.fit()
+
+    def _after_first_paint(self) -> None:
         """Start making the Values once the viewport has painted the first picture."""
         job = self._values_job
+        assert job is not None  # show_graph made it
         viewport = self.canvas.viewport()
 
-        def start(_event=None):
+        def start(_event: object = None) -> None:
             if not self._closed and not job.isRunning() and not job.isFinished():
                 self._collector_held_for(job, tidying=False)  # made_debugger freezes what it made
                 job.start()
@@ -228,10 +245,10 @@ class ScopePage(PageStepping):
             start()
         viewport.update()
 
-    def restyle(self):
+    def restyle(self) -> None:
         """The theme or presenter scale changed: the picture again, at the new size (the
         first picture is chosen again for it, if nothing was opened since)."""
-        if self.graph is None:
+        if self.graph is None or self.view is None:
             return
         self._refit.stop()
         first = self._showing_first()
@@ -245,18 +262,18 @@ class ScopePage(PageStepping):
         self.user_zoomed = False
         self._request(view, then=self.canvas.fit)
 
-    def _showing_first(self):
-        return self.view is not None and getattr(self, "_first_expanded", None) == self.view.expanded
+    def _showing_first(self) -> bool:
+        return self.view is not None and self._first_expanded == self.view.expanded
 
-    def _fitting(self):
+    def _fitting(self) -> tuple[int, int]:
         """(budget, columns): what the first picture is chosen for in the window as it is now."""
         return first_budget(self.services.parent, self.services.scene.theme)[0], self._columns()
 
-    def _columns(self):
+    def _columns(self) -> int:
         """How many columns of blocks a picture may have: as many as the canvas shows legibly."""
         return legible_columns(self.services.parent, self.services.scene.theme, self.presenting(), self)
 
-    def fit_to_size(self):
+    def fit_to_size(self) -> None:
         """The page's size changed: if the first picture (nothing opened, nothing zoomed) was
         chosen for another size, choose it again once the size has settled (REFIT_MS)."""
         if self.graph is None or self.user_zoomed or not self._showing_first():
@@ -264,7 +281,7 @@ class ScopePage(PageStepping):
         if self._made_for is not None and self._made_for != self._fitting():
             self._refit.start()
 
-    def settle(self, timeout_s=60.0):
+    def settle(self, timeout_s: float = 60.0) -> bool:
         """For scripts and tests: a first picture waiting for the size to hold is chosen now, and
         this returns once it (and any picture being built in slices) is on the canvas."""
         from PySide6.QtCore import QDeadlineTimer, QEventLoop
@@ -275,14 +292,14 @@ class ScopePage(PageStepping):
             self._refit_now()
         deadline = QDeadlineTimer(int(timeout_s * 1000))
         while (self.arranger.pending or self.building) and not deadline.hasExpired():
-            QApplication.processEvents(QEventLoop.AllEvents, 50)
+            QApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
         return not (self.arranger.pending or self.building)
 
-    def _refit_now(self):
+    def _refit_now(self) -> None:
         if not self.user_zoomed and self._showing_first() and self._made_for != self._fitting():
             self.restyle()
 
-    def output_item(self):
+    def output_item(self) -> UnitItem | None:
         """The unit on the canvas that holds the graph's output (the loss): a node, or the block
         that hands it on. The backward pass, and the debugger's first step, start there."""
         root = self.graph.root if self.graph is not None else -1
@@ -291,7 +308,7 @@ class ScopePage(PageStepping):
                 return item
         return None
 
-    def _request(self, view, then=None, focus=None):
+    def _request(self, view: ScopeView, then: Callable[[], Any] | None = None, focus: int | None = None) -> None:
         """Lay out `view` on the worker, then show it (and run `then`); `focus`: a scope
         whose units the canvas then frames (a block just opened)."""
         aspect = max(0.5, self.canvas.width() / max(1, self.canvas.height()))
@@ -303,7 +320,7 @@ class ScopePage(PageStepping):
             "Laying out the opened block…",
         )
 
-    def _arrived(self, view, made, focus=None):
+    def _arrived(self, view: ScopeView, made: Picture | Exception, focus: int | None = None) -> None:
         if isinstance(made, Exception):
             self.services.say(f"Could not lay out the graph: {made}")
             return
@@ -313,7 +330,7 @@ class ScopePage(PageStepping):
             self.stepper.view = view
         then, self._after = self._after, None
 
-        def finish():
+        def finish() -> None:
             self.canvas.centerOn(centre)
             if focus is not None:
                 self._frame_scope(focus)
@@ -326,7 +343,7 @@ class ScopePage(PageStepping):
         else:
             finish()
 
-    def _show(self, view, made):
+    def _show(self, view: ScopeView, made: Picture) -> None:
         """Put the picture on the canvas: at once when small, else in slices (app/slices.py)
         so that no turn of the event loop builds more than ~8 ms of items."""
         if self._building is not None:
@@ -341,19 +358,20 @@ class ScopePage(PageStepping):
             for _ in steps:
                 pass
             return
-        self._building = SlicedJob(steps, self)
-        self._building.finished.connect(lambda: setattr(self, "_building", None))
-        self._building.start()
+        building = self._building = SlicedJob(steps, self)
+        building.finished.connect(lambda: setattr(self, "_building", None))
+        building.start()
 
     @property
-    def building(self):
+    def building(self) -> bool:
         return self._building is not None
 
-    def _build(self, made):
+    def _build(self, made: Picture) -> Iterator[None]:
         units, pos, summaries, frames = made
         theme = self.services.scene.theme
         s = theme.scale
         g = self.graph
+        assert g is not None
         for u in range(len(units)):
             if units.is_block(u):
                 scope = int(units.scope[u])
@@ -376,7 +394,7 @@ class ScopePage(PageStepping):
         for e in innermost[:MAX_FRAMES]:
             x0, y0, x1, y1 = frames[e]
             inside = (pos[:, 0] >= x0) & (pos[:, 0] <= x1) & (pos[:, 1] >= y0) & (pos[:, 1] <= y1)
-            ours = np.array([e in g.path(int(units.scope[u])) for u in np.nonzero(inside)[0]], dtype=bool)
+            ours = np.array([e in g.path(int(units.scope[u])) for u in np.nonzero(inside)[0]], dtype=np.bool_)
             if not ours.all():
                 continue  # split over bands of the layout: a frame would hold others' units
             self.scene.addItem(FrameItem(theme, e, " › ".join(g.title(p) for p in g.path(e)[1:]),
@@ -386,13 +404,14 @@ class ScopePage(PageStepping):
         self._mark()
         self.minimap.refresh(self.items)
 
-    def _wires(self, units, pos, s, theme):
+    def _wires(self, units: Units, pos: np.ndarray, s: float, theme: Theme) -> Iterator[None]:
         """The drawn wires' paths (a generator; core/scopes/layout.py says which wires and where
         they run), handed to the canvas's background at the end (ScopeCanvas.drawBackground)."""
         color = theme.color("edge")
         color.setAlpha(150)
         pen = QPen(color, 1.3 * s)
         g = self.graph
+        assert g is not None
         kinds = {k: g.scopes[k].kind for k in range(len(g.scopes))}
         wires = []
         for w in drawn_wires(units, kinds).tolist():
@@ -413,17 +432,19 @@ class ScopePage(PageStepping):
 
     # -- opening and closing ---------------------------------------------------------
 
-    def open_block(self, scope, then=None):
+    def open_block(self, scope: int, then: Callable[[], Any] | None = None) -> None:
+        assert self.graph is not None and self.view is not None  # a block of the picture shown
         view = ScopeView(self.graph, self.view.expanded)
         view.expand(scope)
         self._request(view, then, focus=scope)
 
-    def _frame_scope(self, scope):
+    def _frame_scope(self, scope: int) -> None:
         """Show the units inside scope: all of them if they fit at a legible zoom, else
         the first of them at that zoom."""
         g, units = self.graph, self._units
+        assert g is not None and units is not None
         rect = QRectF()
-        first = None
+        first: UnitItem | None = None
         for u, item in self.items.items():
             s = int(units.scope[u])
             if scope in g.path(s):
@@ -431,7 +452,7 @@ class ScopePage(PageStepping):
                 first = first or item
         if rect.isEmpty():
             return
-        self.canvas.fitInView(rect.adjusted(-30, -30, 30, 30), Qt.KeepAspectRatio)
+        self.canvas.fitInView(rect.adjusted(-30, -30, 30, 30), Qt.AspectRatioMode.KeepAspectRatio)
         theme = self.services.scene.theme
         legible = LEGIBLE_PX / max(1, theme.font("label").pixelSize())
         zoom = self.canvas.transform().m11()
@@ -439,18 +460,21 @@ class ScopePage(PageStepping):
             target = max(legible, min(zoom, MAX_FIT_ZOOM))
             self.canvas.resetTransform()
             self.canvas.scale(target, target)
-            self.canvas.centerOn(rect.center() if zoom > MAX_FIT_ZOOM else first.sceneBoundingRect().center())
+            self.canvas.centerOn(
+                rect.center() if zoom > MAX_FIT_ZOOM or first is None else first.sceneBoundingRect().center()
+            )
         self.user_zoomed = True
 
-    def close_block(self, scope):
+    def close_block(self, scope: int) -> None:
+        assert self.graph is not None and self.view is not None  # a frame of the picture shown
         view = ScopeView(self.graph, self.view.expanded)
         view.collapse(scope)
         self._request(view)
 
-    def find_text(self, text):
+    def find_text(self, text: str) -> bool:
         """Open the way to the next block (or labelled input) whose name holds text; centre it."""
         g, text = self.graph, text.strip().lower()
-        if g is None or not text:
+        if g is None or self.view is None or not text:
             return False
         hits = [s for s in range(1, len(g.scopes)) if text in g.title(s).lower()]
         if not hits:
@@ -470,14 +494,14 @@ class ScopePage(PageStepping):
         self._request(view, lambda: self._centre_on_scope(target))
         return True
 
-    def _centre_on_scope(self, scope):
+    def _centre_on_scope(self, scope: int) -> None:
         for item in self.items.values():
             if getattr(item, "unit_scope", None) == scope:
                 item.set_marks(item.stepped, True)
                 self.canvas.centerOn(item)
                 return
 
-    def shutdown(self):
+    def shutdown(self) -> None:
         """The window closes: no more slices; the worker making the Values ends before the page
         goes (a QThread destroyed while it runs aborts the process)."""
         if self._building is not None:
@@ -489,7 +513,7 @@ class ScopePage(PageStepping):
         if self._moving is not None:
             self._moving.wait()
 
-    def enter(self):
+    def enter(self) -> None:
         """Show this page in the canvas's place, the docks set aside for room (and the
         canvas's tools and numbers: not this page's)."""
         self.host.show("graph")
@@ -497,7 +521,7 @@ class ScopePage(PageStepping):
             self._dock_state = self.host.set_docks_aside()
         self.host.put(self)
 
-    def back(self):
+    def back(self) -> None:
         """The Graph workspace again, its docks as they were."""
         self.host.put(None)
         if self._dock_state is not None:
