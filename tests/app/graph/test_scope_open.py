@@ -1,7 +1,8 @@
-"""Opening a big graph: a script runs only when the user agrees, a script that cannot run says why."""
+"""Opening a big graph: a shipped script traced, another run only when the user agrees, one that cannot run says why."""
 
 import os
 
+import pytest
 from PySide6.QtCore import Qt
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..", "..")
@@ -72,3 +73,16 @@ def test_the_opener_says_a_script_was_not_run_and_fits_the_first_picture_to_the_
     assert large > small >= 8 and scope_open.legible_columns(window, theme, False, None) > narrow >= 1
     presenting = scope_open.legible_columns(window, theme, True, None)
     assert presenting <= scope_open.legible_columns(window, theme, False, None)
+
+
+def test_a_shipped_script_is_traced_to_its_first_backward_without_asking(window, qtbot, monkeypatch):
+    # what bench/bench_scopes.py measures: the script traced in a box (core/scopes/script.py), not run whole
+    from app.graph import scope_open
+
+    monkeypatch.setattr(scope_open, "confirm_script", lambda *args: pytest.fail("a shipped script is not asked about"))
+    assert window.scopes.open_script(EXAMPLE)
+    qtbot.waitUntil(lambda: bool(window.scope_page.current and window.scope_page.current.items), timeout=120_000)
+    page = window.scope_page.current
+    assert window.training.stack.currentWidget() is page and "microgpt_step.py" in page.title.text()
+    assert window.statusBar().currentMessage().startswith("microgpt_step.py: ")  # the trace's own message
+    qtbot.waitUntil(lambda: page._values_job.isFinished(), timeout=120_000)
