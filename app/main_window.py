@@ -30,6 +30,9 @@ Extension points for later panels (debugger, builder, training):
                                        reads on a worker (run_in_worker), what to arrange (place)
     window.training                    TrainingWorkspace (app/training/workspace.py): show('graph' |
                                        'training'), panel (the TrainingPanel, built on first use)
+    window.scopes                      ScopeOpener (app/graph/scope_open.py): a big graph collapsed
+                                       by scope on the big-graph page (window.scope_page):
+                                       open_script, open_scoped, open_collapsed
     window.files                       FileActions (app/files/actions.py): path, open, save_to,
                                        recent files, examples, autosave and recovery, exports
     window.window_state                WindowLayoutMemory (app/files/window_state.py): geometry and
@@ -53,6 +56,7 @@ The window's pieces; each installer returns what it builds:
     app/graph/scene_build.py   the canvas items of a large graph, built in slices
     app/debugger/install.py    the Debugger dock and Debug menu
     app/graph/install.py       the builder: palette, history, edit actions
+    app/graph/scope_install.py the big-graph page (made on first use) and File → Open microgpt Step
     app/lessons/install.py     the Lessons dock and menus, Open Lesson, Welcome (on Services)
     app/lessons/presenter_install.py  View → Theme / Scale / Presenter Mode, the toolbar's
                                lesson and presenter controls, the lesson's dock as steps show
@@ -75,7 +79,9 @@ from app.foreign.engine_dialog import EngineChecks, open_engine_check
 from app.graph.install import install_builder
 from app.graph.layout_runner import LayoutRunner, place_nodes
 from app.graph.scene import GraphScene
-from app.graph.scope_page import ScopePage, install_scopes, make_page
+from app.graph.scope_install import install_scopes, make_page
+from app.graph.scope_open import ScopeOpener
+from app.graph.scope_page import ScopePage
 from app.graph.view import GraphView
 from app.help.welcome import WelcomeDialog
 from app.lessons.install import install_classroom
@@ -129,7 +135,17 @@ class MainWindow(QMainWindow):
 
         # made on first use; each holder's get() makes it
         self.welcome: LazyPage[WelcomeDialog] = LazyPage(self._welcome_page)
-        self.scope_page: LazyPage[ScopePage] = LazyPage(lambda: make_page(self))  # a big graph, by scope
+        self.scope_page: LazyPage[ScopePage] = LazyPage(  # a big graph, by scope (app/graph/scope_install.py)
+            lambda: make_page(
+                self.services(),
+                self.arranger,
+                self.training,
+                self.training.stack,
+                self.appearance.changed,
+                presenting=lambda: self.appearance.presenting,
+                export_page=lambda graph, title: self.files.export_block_page_dialog(graph, title),
+            )
+        )
         self.microgpt_panel: LazyPage[MicroGPTPanel] = LazyPage(lambda: MicroGPTPanel(self))
         self.frame_note: LazyPage[QLabel] = LazyPage(lambda: make_frame_note(self.view))  # presenter mode
 
@@ -177,9 +193,11 @@ class MainWindow(QMainWindow):
         # place, a Graph | Training switch, File → Open/Save Training Session; its panel is
         # built on first use
         self.training = TrainingWorkspace(self)
-        install_scopes(self)  # File → Open microgpt Step (app/graph/scope_page.py)
+        install_scopes(self.services(), self.open_file)  # File → Open microgpt Step (app/graph/scope_install.py)
         install_microgpt_training(self.services(), self.microgpt_panel)  # File → Train microgpt…
         self.arranger = LayoutRunner(self.scene, self.statusBar, self._opening_changed, self)  # the layout job
+        # opens a big graph collapsed by scope on the big-graph page (app/graph/scope_open.py)
+        self.scopes = ScopeOpener(self.services(), self.arranger, self.scope_page, lambda: self.appearance.presenting)
         self.scene.buildingChanged.connect(self._opening_changed)
         self.dock_layout = DockLayout(self)  # the docks' first arrangement (app/window_layout.py)
         self.window_state = WindowLayoutMemory(self)  # geometry and docks in QSettings (app/files/window_state.py)
@@ -454,10 +472,8 @@ class MainWindow(QMainWindow):
         return True
 
     def open_scoped(self, graph, title):
-        """Show a ScopedGraph collapsed by scope on the big-graph page (app/graph/scope_page.py)."""
-        from app.graph.scope_page import open_scoped
-
-        return open_scoped(self, graph, title)
+        """Show a ScopedGraph collapsed by scope on the big-graph page (app/graph/scope_open.py)."""
+        return self.scopes.open_scoped(graph, title)
 
     def _leave_scope_page(self):
         """The canvas again if the big-graph page is in front (a small graph shown after a big one)."""
@@ -467,9 +483,9 @@ class MainWindow(QMainWindow):
 
     def may_run_script(self, path):
         """A .py the studio does not ship runs only if the user agrees (issue 37), as Debug my engine asks."""
-        from app.graph.scope_page import confirm_script, shipped_script
+        from app.graph.scope_open import confirm_script, shipped_script
 
-        return shipped_script(path) or confirm_script(self, path)
+        return shipped_script(path) or confirm_script(self.services(), path)
 
     def open_file(self, path):
         """Open a saved graph (app/files/actions.py); on any fault the graph shown stays.

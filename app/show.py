@@ -80,15 +80,11 @@ def show(value, block=None, scopes=None):
         loop = QEventLoop()
         window.destroyed.connect(loop.quit)
     if big is not None:
-        from app.graph.scope_page import open_collapsed
-
-        opened = open_collapsed(window, value, big)
+        opened = window.scopes.open_collapsed(value, big)
     elif scoped is not None:
-        from app.graph.scope_page import open_scoped
-
         label = getattr(value, "label", "")
         title = label if isinstance(label, str) and label else "your graph"
-        opened = open_scoped(window, scoped, f"{title}, by scope")
+        opened = window.scopes.open_scoped(scoped, f"{title}, by scope")
     else:
         opened = window.open_value(value) if doc is None else open_foreign(window, doc)
     if not opened:

@@ -153,9 +153,7 @@ def window_open(path):
     probe = LatencyProbe()
     probe.start()
     started = time.perf_counter()
-    from app.graph.scope_page import open_script
-
-    open_script(window, path)  # traced to its first backward(); File › Open of a .py runs it whole (issue 42)
+    window.scopes.open_script(path)  # traced to its first backward(); File › Open of a .py runs it whole (issue 42)
     while not (window.scope_page.current and window.scope_page.current.items):
         app.processEvents()
         time.sleep(0.001)

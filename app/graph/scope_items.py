@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QGraphicsItem
 
 from app.look.theme import format_number
 from core.scopes import layout as sizes
+from core.scopes.view import Summary
 
 KIND_TINT = {
     "block": "#e3ecf7",
@@ -49,6 +50,10 @@ def _elide(theme, role, text, width):
 
 class UnitItem(QGraphicsItem):
     """One unit: a block (summary given) or a single node."""
+
+    unit_scope: int  # a block's scope (the page sets it)
+    summary: Summary  # a block's summary (core/scopes/view.py)
+    node: int  # a single node's index
 
     def __init__(self, theme, unit, lines, kind, block):
         super().__init__()

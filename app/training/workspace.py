@@ -27,13 +27,32 @@ From training to the graph:
   the new graph is opened; any other graph on the canvas is left alone.
 
 `shutdown()` stops the run and joins its thread; the window calls it on close.
+
+The workspaces are a part of the window, not a panel (tests/app/test_main_window_fields.py,
+WINDOW_PARTS): they take the window's central widget for their stack of pages, set the
+window's docks aside and give them back, head its View menu and toolbar with the switch,
+and grey the canvas's toolbar actions and status-bar numbers while the canvas is away.
+Another page that takes the canvas's place -- the big-graph page -- is shown through the
+same three moves, `put`, `set_docks_aside` and `give_docks_back` (its `PageHost`,
+app/graph/scope_page.py), so it needs nothing of the window itself.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QDeadlineTimer, QEvent, QEventLoop, QObject, Qt, QThread, QTimer, Signal
 from PySide6.QtGui import QActionGroup
 from PySide6.QtWidgets import QApplication, QFrame, QLayout, QScrollArea, QStackedWidget, QStyle, QVBoxLayout, QWidget
 
 from core.document.compile import trace
+
+if TYPE_CHECKING:  # a hint only: the window makes its workspaces
+    from PySide6.QtCore import QByteArray
+    from PySide6.QtGui import QAction
+
+    from app.main_window import MainWindow
+    from app.training.panel import TrainingPanel
 
 GRAPH, TRAINING = "graph", "training"
 # toolbar actions that work on the canvas: greyed out while it is not shown
@@ -103,15 +122,15 @@ class TrainingWorkspace(QObject):
 
     workspaceChanged = Signal(str)  # GRAPH or TRAINING
 
-    def __init__(self, window):
+    def __init__(self, window: MainWindow) -> None:
         super().__init__(window)
         self.window = window
         self.current = GRAPH
-        self._panel = None
-        self.training_page = None  # the scroll area holding the panel, built with it
-        self._dock_state = None  # the Graph workspace's docks while the Training workspace is shown
-        self._set_aside = []  # what the Training workspace disabled or hid, to give back
-        self._following = None  # structure() of the graph the canvas shows for training
+        self._panel: TrainingPanel | None = None
+        self.training_page: PanelScroller | None = None  # the scroll area holding the panel, built with it
+        self._dock_state: QByteArray | None = None  # the Graph workspace's docks while the Training one is shown
+        self._set_aside: list[tuple[str, QWidget | QAction]] = []  # what a page disabled or hid, to give back
+        self._following: Any = None  # structure() of the graph the canvas shows for training
         self._build_stack()
         self._build_actions()
 
@@ -228,11 +247,7 @@ class TrainingWorkspace(QObject):
             return
         if name == TRAINING:
             panel = self.panel
-            self._dock_state = window.saveState()
-            for dock in window.docks.values():
-                if not dock.isHidden() and not dock.isFloating():
-                    dock.hide()
-            self._set_graph_chrome(False)
+            self._dock_state = self.set_docks_aside()
             self.stack.setCurrentWidget(self.training_page)
             self.training_page.fit()
             panel.setFocus(Qt.OtherFocusReason)
@@ -245,6 +260,28 @@ class TrainingWorkspace(QObject):
             window.view.setFocus(Qt.OtherFocusReason)
         self.current = name
         self.workspaceChanged.emit(name)
+
+    # -- a page in the canvas's place (the big-graph page's PageHost: app/graph/scope_page.py) --
+
+    def put(self, page: QWidget | None) -> None:
+        """Show `page` (one of the stack's) in the canvas's place; None: the graph canvas."""
+        self.stack.setCurrentWidget(self.graph_page if page is None else page)
+
+    def set_docks_aside(self) -> QByteArray:
+        """Hide the docked docks (floating ones stay) and the canvas's tools and numbers, for a
+        page that takes the whole window; returns the docks' state, for `give_docks_back`."""
+        window = self.window
+        state = window.saveState()
+        for dock in window.docks.values():
+            if not dock.isHidden() and not dock.isFloating():
+                dock.hide()
+        self._set_graph_chrome(False)
+        return state
+
+    def give_docks_back(self, state: QByteArray) -> None:
+        """The docks as `state` (from `set_docks_aside`) has them, the canvas's tools back."""
+        self.window.restoreState(state)
+        self._set_graph_chrome(True)
 
     def _set_graph_chrome(self, on):
         """The canvas's toolbar actions and find box (greyed) and its status-bar numbers (hidden):

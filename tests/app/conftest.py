@@ -102,6 +102,6 @@ def window(qtbot):
 def scripts_run_when_opened(monkeypatch):
     """Opening a .py asks first (issue 37): tests that open one answer yes, unless a test
     answers for itself (its own monkeypatch comes later and wins); never a modal dialog."""
-    from app.graph import scope_page
+    from app.graph import scope_open
 
-    monkeypatch.setattr(scope_page, "confirm_script", lambda window, path: True)
+    monkeypatch.setattr(scope_open, "confirm_script", lambda services, path: True)

@@ -1,4 +1,7 @@
-"""The canvas on its own: a GraphSession, its GraphScene and a shown GraphView."""
+"""The canvas on its own: a GraphSession, its GraphScene and a shown GraphView; the big-graph
+page with the microgpt example open on it."""
+
+import os
 
 import pytest
 
@@ -20,3 +23,15 @@ def canvas(qtbot):
     qtbot.waitExposed(view)
     yield session, scene, view
     view.close()
+
+
+EXAMPLE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "resources", "examples", "microgpt_step.py")
+
+
+@pytest.fixture
+def example_page(window, qtbot):
+    """The window's big-graph page with the microgpt example open, its Values made (to step)."""
+    assert window.open_file(EXAMPLE)
+    qtbot.waitUntil(lambda: bool(window.scope_page.current and window.scope_page.current.items), timeout=120_000)
+    qtbot.waitUntil(lambda: window.scope_page.current._values_job.isFinished(), timeout=120_000)
+    return window.scope_page.current
