@@ -128,6 +128,12 @@ def _step(steps: list[dict[str, Any]], step: dict[str, Any]) -> str:
     return step["id"]
 
 
+# a method named as the op table spells the op otherwise -- a learner's x.ln() is the studio's log
+SPELLED_METHODS = {
+    spelling: op.name for op in ops.TABLE if op.method for spelling in op.spellings if spelling.isidentifier()
+}
+
+
 def studio_op(step: dict[str, Any]) -> tuple[str | None, float | None, list[int]]:
     """(the studio's op name, its param, which args are operands) of a program step:
     `x ** 2` is pow with k = 2 on operand 0; `1 - x` is sub on (1, x), both operands,
@@ -135,7 +141,7 @@ def studio_op(step: dict[str, Any]) -> tuple[str | None, float | None, list[int]
     args = step.get("args", [])
     if "method" in step:
         name = step["method"]
-        return (name if name in ops.METHODS else None), None, [0]
+        return (name if name in ops.METHODS else SPELLED_METHODS.get(name)), None, [0]
     call = step["call"]
     if call == "pow":
         if isinstance(args[1], dict):

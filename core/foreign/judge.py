@@ -381,8 +381,14 @@ def reference_grads(prog: dict[str, Any]) -> dict[str, float]:
 
     if any(battery.studio_op(s)[0] is None for s in prog["steps"] if "leaf" not in s):
         return {}
+    steps = [  # their x.ln() is the studio's x.log()
+        {**s, "method": ops.BY_NAME[battery.SPELLED_METHODS[s["method"]]].method}
+        if s.get("method") in battery.SPELLED_METHODS
+        else s
+        for s in prog["steps"]
+    ]
     try:
-        made = build(prog, lambda x, name: Value(float(x)))
+        made = build({**prog, "steps": steps}, lambda x, name: Value(float(x)))
         made[prog["output"]].backward()
     except (ArithmeticError, ValueError, TypeError, AttributeError):
         return {}

@@ -808,3 +808,29 @@ class TanhAlwaysRaises(MulRaisesAtZero):
             self.grad += (1 - t2) * out.grad  # noqa: F821 -- the learner's slip
 
         return self._out(t, (self,), "tanh", back)
+
+
+class LnStaircase(Base):
+    """Held-out batch 4's shape: `ln` (not `log`) computed as N·(x^(1/N) − 1), N = 99999999 --
+    ln to 7 digits but a staircase to a central difference (steps of N·2⁻⁵² in the value) --
+    with the exact derivative 1/x. Correct: their ln is the studio's log."""
+
+    def ln(self):
+        n = 99999999
+
+        def back(out):
+            self.grad += out.grad / self.data
+
+        return self._out(n * (self.data ** (1 / n) - 1), (self,), "ln", back)
+
+
+class LnStaircaseBug(LnStaircase):
+    """...with the derivative of ln written as 1/x²: wrong, whatever the staircase."""
+
+    def ln(self):
+        n = 99999999
+
+        def back(out):
+            self.grad += out.grad / self.data**2
+
+        return self._out(n * (self.data ** (1 / n) - 1), (self,), "ln", back)
