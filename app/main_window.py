@@ -186,7 +186,11 @@ class MainWindow(QMainWindow):
         # File → Debug my engine…, Check a class… and a lesson's "check this class" link check a learner's
         # engine: the finding goes to the canvas, the editor and the debugger (app/foreign/engine_dialog.py)
         self.engine_checks = EngineChecks(
-            self.services(), self.debugger.controller, self.editor, self.files.detach, self.open_scoped
+            self.services(),
+            self.debugger.controller,
+            self.editor,
+            self.files.detach,
+            lambda graph, title: self.scopes.open_scoped(graph, title),  # made below
         )
         self.lessons.engineCheckAsked.connect(lambda path: open_engine_check(self.engine_checks, path))
         # the Training workspace (app/training/workspace.py): the Training panel in the canvas's
@@ -205,7 +209,12 @@ class MainWindow(QMainWindow):
         self.editor.runRequested.connect(self.run_expression)
         # Run as Python: lecture code, in a child process (app/editor/code_runner.py)
         self.code_runner = CodeRunner(
-            self.services(), self.editor, self.docks, self.open_scoped, self.may_run_script, self._leave_scope_page
+            self.services(),
+            self.editor,
+            self.docks,
+            self.scopes.open_scoped,
+            self.may_run_script,
+            self._leave_scope_page,
         )
         self.inspector.navigate.connect(self.view.center_on_node)
         self.session.message.connect(self.show_message)
@@ -470,10 +479,6 @@ class MainWindow(QMainWindow):
             return False
         self.files.detach()  # a trace, not the file's graph: Save must ask where
         return True
-
-    def open_scoped(self, graph, title):
-        """Show a ScopedGraph collapsed by scope on the big-graph page (app/graph/scope_open.py)."""
-        return self.scopes.open_scoped(graph, title)
 
     def _leave_scope_page(self):
         """The canvas again if the big-graph page is in front (a small graph shown after a big one)."""

@@ -22,7 +22,6 @@ FORWARDERS = {
     "show_message": "adds the window's 8 s default to QStatusBar.showMessage: what Services.say hands to panels",
     "show_document": "gives the arranger's decision (LayoutRunner.place) the window's own _show_laid_out",
     "open_value": "gives the arranger's trace the window's own _show_traced",
-    "open_scoped": "the code runner (app/editor) reaches the scope page (app/graph): panels don't import each other",
 }
 
 
