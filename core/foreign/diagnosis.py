@@ -371,7 +371,7 @@ def backward_fault(tr: Trace, want: dict[str, float], got: dict[str, float]) -> 
             "diagnosis": "no-seed",
             "cause": "your backward() left every grad at 0: does it start with self.grad = 1?",
         }
-    if tr.style == "local-grads" and _simulate(tr, list(tr.nodes)) == got:
+    if tr.style in ("local-grads", "local-fn") and _simulate(tr, list(tr.nodes)) == got:
         return {
             **base,
             "op": "order",
@@ -381,7 +381,7 @@ def backward_fault(tr: Trace, want: dict[str, float], got: dict[str, float]) -> 
         }
     return {
         **base,
-        "op": "order" if tr.style == "local-grads" else "backward()",
+        "op": "order" if tr.style in ("local-grads", "local-fn") else "backward()",
         "diagnosis": "order",
         "cause": f"every node's own step is right, but your backward() gives {ref(first.name)}.grad = "
         f"{fmt(got[first.id])} instead of {fmt(want[first.id])}: check the order it visits "

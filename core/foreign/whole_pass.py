@@ -39,7 +39,7 @@ def pass_fault(
     their_records = None
     fault = None
     stepped = any(r.get("operands") for r in records)  # their per-node code ran, so their pass could call it
-    if (calls or (stepped and watched.get("watched_all"))) and tr.style != "local-grads":
+    if (calls or (stepped and watched.get("watched_all"))) and tr.style not in ("local-grads", "local-fn"):
         fault = order_fault(tr, calls)
         if fault is not None and watched.get("watched_all"):
             their_records = []

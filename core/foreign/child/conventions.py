@@ -177,12 +177,56 @@ def code_of(fn: Any) -> Any:
 
 
 def style_of(root: Any) -> str:
-    """How their nodes carry gradient code: 'closures' (micrograd), 'local-grads', 'minitorch'."""
+    """How their nodes carry gradient code: 'closures' (micrograd), 'local-grads',
+    'local-fn' (a node's code takes its operands and returns their local derivatives:
+    `_backward(x, y) -> (1.0, 1.0)`, their pass multiplies), 'minitorch'."""
     if getattr(root, "_local_grads", None) is not None and getattr(root, "_children", None) is not None:
         return "local-grads"
     if callable(getattr(root, "chain_rule", None)) and getattr(root, "history", None) is not None:
         return "minitorch"
+    if local_function(root) is not None:
+        return "local-fn"
     return "closures"
+
+
+def local_function(value: Any) -> list[float] | None:
+    """The local derivatives of `value`'s operands when its per-node code takes the
+    operands and returns them (`Add.backward(x, y) -> (1.0, 1.0)`, kept as `_backward`):
+    a function whose required positional parameters are as many as the operands (two
+    or more: a one-parameter closure may be micrograd's `_backward(out)`), called on
+    them, returning that many numbers. None for any other kind of code."""
+    fn = getattr(value, closure_name(value) or "_backward", None)
+    kids = children(value)[0]
+    if not callable(fn) or len(kids) < 2:
+        return None
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    required = [p for p in params if p.kind in positional and p.default is p.empty]
+    spread = any(p.kind == inspect.Parameter.VAR_POSITIONAL for p in params)
+    if len(required) != len(kids) and not (spread and not required):
+        return None
+    return _numbers(fn, kids)
+
+
+def _numbers(fn: Callable[..., Any], kids: list[Any]) -> list[float] | None:
+    try:
+        got = fn(*kids)
+        if isinstance(got, (tuple, list)) and len(got) == len(kids):
+            return [number(g) for g in got]
+    except Exception:  # noqa: BLE001 -- their code: not this kind, or it raises (stepped later, and named)
+        return None
+    return None
+
+
+def operand_locals(value: Any) -> list[float] | None:
+    """`value`'s local derivatives from code that takes its operands (any count, one
+    included), once the class is known to be of that kind ('local-fn')."""
+    fn = getattr(value, closure_name(value) or "_backward", None)
+    kids = children(value)[0]
+    return _numbers(fn, kids) if callable(fn) and kids else None
 
 
 def has_gradient_code(make: Callable[[float], Any], methods: tuple[str, ...] = ()) -> bool:

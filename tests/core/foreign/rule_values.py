@@ -834,3 +834,70 @@ class LnStaircaseBug(LnStaircase):
             self.grad += out.grad / self.data**2
 
         return self._out(n * (self.data ** (1 / n) - 1), (self,), "ln", back)
+
+
+def _made(cls, data, parents, local):
+    out = cls(data, parents)
+    out._backward = local
+    return out
+
+
+class OperandCode:
+    """Held-out batch 5's shape (Function objects): a node's `_backward` takes its operands
+    and RETURNS their local derivatives, `Add.backward(x, y) -> (1.0, 1.0)`; backward()
+    multiplies each by the node's grad and adds it. Correct."""
+
+    def __init__(self, value, _parents=()):
+        self.value = value
+        self.grad = 0.0
+        self._parents = tuple(_parents)
+        self._backward = lambda *parents: tuple(0.0 for _ in parents)
+
+    def _wrap(self, other):
+        return other if isinstance(other, OperandCode) else type(self)(other)
+
+    def __add__(self, other):
+        other = self._wrap(other)
+        return _made(type(self), self.value + other.value, (self, other), lambda x, y: (1.0, 1.0))
+
+    def __mul__(self, other):
+        other = self._wrap(other)
+        return _made(type(self), self.value * other.value, (self, other), self._mul_locals)
+
+    @staticmethod
+    def _mul_locals(x, y):
+        return (y.value, x.value)
+
+    def __neg__(self):
+        return _made(type(self), -self.value, (self,), lambda x: (-1.0,))
+
+    def __sub__(self, other):
+        return self + (-self._wrap(other))
+
+    def tanh(self):
+        t = math.tanh(self.value)
+        return _made(type(self), t, (self,), lambda x: (1 - t * t,))
+
+    def backward(self):
+        topo, seen = [], set()
+
+        def visit(v):
+            if id(v) not in seen:
+                seen.add(id(v))
+                for p in v._parents:
+                    visit(p)
+                topo.append(v)
+
+        visit(self)
+        self.grad = 1.0
+        for u in reversed(topo):
+            for v, g in zip(u._parents, u._backward(*u._parents)):
+                v.grad += u.grad * g
+
+
+class OperandCodeBug(OperandCode):
+    """...with *'s local derivatives swapped: x gets x's own value."""
+
+    @staticmethod
+    def _mul_locals(x, y):
+        return (x.value, y.value)

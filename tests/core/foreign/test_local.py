@@ -59,3 +59,16 @@ def test_a_method_spelt_as_the_op_table_spells_an_op_has_the_studios_derivative_
     assert any(c["name"].startswith("ln(x)") and c["status"] == "pass" for c in report["cases"])
     wrong = check_class(rv.LnStaircaseBug, seed=seed)
     assert wrong["status"] == "wrong" and wrong["fault"]["case"].startswith("ln(x)"), wrong["fault"]
+
+
+def test_per_node_code_that_takes_the_operands_and_returns_local_derivatives_is_stepped():
+    """Repro (held-out batch 5, jack-norrie): `_backward(*parents)` returning local derivatives
+    was called with the node alone -- "the gradient code ... raised TypeError: backward()
+    missing 1 required positional argument: 'y'" on a correct engine."""
+    report = check_class(rv.OperandCode)
+    assert report["status"] == "ok", report["message"] or report["fault"]
+    stepped = [c for c in report["cases"] if c["status"] == "pass" and c["steps"]]
+    assert stepped and all(c["style"] == "local-fn" for c in stepped)
+    wrong = check_class(rv.OperandCodeBug)
+    assert wrong["status"] == "wrong" and wrong["fault"]["diagnosis"] == "swapped-operands", wrong["fault"]
+    assert wrong["fault"]["node"] and wrong["fault"]["op"] in ("mul", "*"), wrong["fault"]
