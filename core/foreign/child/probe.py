@@ -193,21 +193,7 @@ class Probe:
             try:
                 out_grad = read_g(node["id"])
                 before = {c: read_g(c) for c in unique}
-                if self.style == "minitorch":
-                    ids = {id(by_id[c]): c for c in unique}
-                    for var, d in obj.chain_rule(out_grad):
-                        if id(var) in ids:
-                            mine[ids[id(var)]] += number(d)
-                elif self.style == "local-grads":
-                    for child, g in zip(obj._children, obj._local_grads):
-                        child.grad += g * obj.grad
-                elif self.style == "local-fn":  # their code gives the local derivatives; the chain rule is applied here
-                    kids = children(obj)[0]
-                    grad = self.shape.grad
-                    for child, g in zip(kids, getattr(obj, closure_name(obj) or "_backward")(*kids)):
-                        setattr(child, grad, getattr(child, grad) + number(g) * number(getattr(obj, grad)))
-                else:
-                    call_backward(getattr(obj, closure_name(obj) or "_backward"), obj)
+                self._node_code(obj, out_grad, {id(by_id[c]): c for c in unique}, mine)
                 after = {c: read_g(c) for c in unique}
             except Exception as e:  # noqa: BLE001 -- their closure
                 records.append(
@@ -222,6 +208,23 @@ class Probe:
                 }
             )
         return records
+
+    def _node_code(self, obj: Any, out_grad: float, ids: dict[int, str], mine: dict[str, float]) -> None:
+        """Run one node's own gradient code, as their style keeps it (`ids`: their operands'
+        ids by object, for MiniTorch, whose derivatives the studio holds in `mine`)."""
+        if self.style == "minitorch":
+            for var, d in obj.chain_rule(out_grad):
+                if id(var) in ids:
+                    mine[ids[id(var)]] += number(d)
+        elif self.style == "local-grads":
+            for child, g in zip(obj._children, obj._local_grads):
+                child.grad += g * obj.grad
+        elif self.style == "local-fn":  # their code gives the local derivatives; the chain rule is applied here
+            kids, grad = children(obj)[0], self.shape.grad
+            for child, g in zip(kids, getattr(obj, closure_name(obj) or "_backward")(*kids)):
+                setattr(child, grad, getattr(child, grad) + number(g) * number(getattr(obj, grad)))
+        else:
+            call_backward(getattr(obj, closure_name(obj) or "_backward"), obj)
 
     # -- their backward() --------------------------------------------------------
 
