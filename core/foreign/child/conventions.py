@@ -53,6 +53,9 @@ def opt_in_flag(V: type, grad: str = "grad") -> str | None:
     leaf = V(1.0)
     if getattr(leaf, PYTORCH_FLAG, None) is False:  # an attribute, a property or a slot
         return PYTORCH_FLAG
+    switch = PYTORCH_FLAG + "_"  # PyTorch's method alone, no attribute: `x.requires_grad_()` (a MiniTorch variant)
+    if callable(getattr(leaf, switch, None)) and _only_with(V, switch, grad):
+        return switch
     names = vars(leaf) if hasattr(leaf, "__dict__") else {}
     for name in sorted(names):
         words = name.lower().strip("_").split("_")
@@ -69,7 +72,7 @@ def _only_with(V: type, flag: str, grad: str) -> bool:
     def grad_of_square(on: bool) -> float:
         x = V(2.0)
         if on:
-            setattr(x, flag, True)
+            _switch_on(x, flag)
         out = x * x
         backward = backward_of(out)
         if backward is None:
@@ -84,6 +87,14 @@ def _only_with(V: type, flag: str, grad: str) -> bool:
         return False
 
 
+def _switch_on(value: Any, flag: str) -> None:
+    """Set their opt-in switch on a leaf: call it (`requires_grad_(True)`) or set it True."""
+    if flag.endswith("_") and callable(getattr(value, flag, None)):
+        getattr(value, flag)(True)
+    else:
+        setattr(value, flag, True)
+
+
 def leaf_maker(V: type, grad: str = "grad") -> tuple[Callable[[float], Any], str]:
     """(make(x) -> a leaf that takes gradients, a note). A class whose leaves need an
     opt-in flag (`requires_grad=True`, as PyTorch's; see `opt_in_flag`) gets it -- by
@@ -92,6 +103,14 @@ def leaf_maker(V: type, grad: str = "grad") -> tuple[Callable[[float], Any], str
     flag = opt_in_flag(V, grad)
     if flag is None:
         return V, ""
+    if flag.endswith("_"):
+
+        def switched(x: float) -> Any:
+            value = V(x)
+            _switch_on(value, flag)
+            return value
+
+        return switched, f"leaves switched on with {flag}(True)"
     try:
         if getattr(V(1.0, **{flag: True}), flag) is True:
             return (lambda x: V(x, **{flag: True})), f"leaves made with {flag}=True"

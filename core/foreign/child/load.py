@@ -36,6 +36,10 @@ class _Inert:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if len(args) == 1 and callable(args[0]) and not kwargs:
+            try:  # what a compiling decorator's wrapper offers of the function: numba's `f.py_func`
+                args[0].py_func = args[0]
+            except (AttributeError, TypeError):
+                pass
             return args[0]
         return _Inert(f"{self._path}(...)")
 

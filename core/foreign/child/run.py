@@ -136,17 +136,23 @@ def _load(
         error = None
     except BaseException as e:  # noqa: BLE001 -- anything their file raises
         error = their_error(f"loading {path}", e, (os.path.abspath(path),))
-        where = f" (line {error['at'][1]})" if error["at"] else ""
+        at = error["at"]
+        where = f" ({_from_theirs(at[0], path)}, line {at[1]}: `{at[2]}`)" if at else ""
         message = f"loading {path} raised {error['type']}: {error['message']}{where}"
     report({"kind": "unusable", "message": message, **({"error": error} if error else {})})
     return None
+
+
+def _from_theirs(filename: str, path: str) -> str:
+    """`filename` from where their engine starts: `engine.py`, `minitorch/fast_conv.py`."""
+    return os.path.relpath(filename, os.path.dirname(os.path.abspath(path)))
 
 
 def _syntax_message(e: SyntaxError, path: str) -> str:
     """'engine.py, line 44: syntax error: invalid syntax: `self.grad += #`' -- the file named
     from where theirs starts (`engine.py`, or `minitorch/scalar.py` in a package), not by the
     whole path of the folder it was copied to, and the line quoted."""
-    where = os.path.relpath(e.filename or path, os.path.dirname(os.path.abspath(path)))
+    where = _from_theirs(e.filename or path, path)
     quoted = f": `{e.text.strip()[:120]}`" if e.text and e.text.strip() else ""
     return f"{where}, line {e.lineno}: syntax error: {e.msg}{quoted}"
 

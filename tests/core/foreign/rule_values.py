@@ -352,6 +352,19 @@ class OptInAttribute(OptInOtherName):
         super().__init__(data, _children, _op)
 
 
+class OptInMethod(OptInOtherName):
+    """Held-out batch 5's shape (a MiniTorch variant): the switch is PyTorch's method alone,
+    `x.requires_grad_(True)` -- no attribute a fresh leaf shows False. Correct."""
+
+    def __init__(self, data, _children=(), _op=""):
+        super().__init__(data, _children, _op)
+        del self.require_grad  # nothing to read on a fresh leaf: only the method says it
+
+    def requires_grad_(self, on=True):
+        self.require_grad = on
+        return self
+
+
 class SwitchedOff(Base):
     """A False attribute that names gradients but switches them OFF (`no_grad`): never
     to be set by the checker. Correct as it is."""

@@ -39,6 +39,42 @@ def test_a_missing_library_is_a_stand_in_that_offers_nothing(tmp_path, forget_mo
     assert "bps_not_installed_numba" in load.STAND_INS
 
 
+def test_a_stand_in_decorator_gives_the_function_back_as_numba_would(tmp_path, forget_modules):
+    # repro (held-out batch 5): MiniTorch's fast_conv.py reads `njit(inline="always")(f.py_func)` at import:
+    # "loading minitorch raised AttributeError ... (line 16)" on a correct package
+    path = tmp_path / "engine.py"
+    path.write_text(
+        textwrap.dedent(
+            """
+            from bps_not_installed_numba import njit
+
+            @njit
+            def double(x):
+                return 2 * x
+
+            fast = njit(inline="always")(double.py_func)
+            """
+        )
+    )
+    namespace, _ = load.load(str(path))
+    assert namespace["fast"](3) == 6 and namespace["double"].py_func is namespace["double"]
+
+
+def test_a_file_that_raises_while_loading_is_named_with_its_line(tmp_path):
+    """Repro (held-out batch 5): "loading .../minitorch raised AttributeError: ... (line 16)"
+    said the line but not which of the package's files."""
+    from core.foreign.runner import check_file
+
+    package = tmp_path / "minitorch"
+    package.mkdir()
+    (package / "__init__.py").write_text("from .scalar import Scalar\nfrom .fast_ops import fast\n")
+    (package / "scalar.py").write_text("class Scalar:\n    pass\n")
+    (package / "fast_ops.py").write_text("import math\n\nfast = math.no_such_function\n")
+    message = check_file(str(package), timeout=300.0)["message"]
+    assert "raised AttributeError" in message, message
+    assert "(minitorch/fast_ops.py, line 3: `fast = math.no_such_function`)" in message, message
+
+
 def test_a_scalar_in_a_subpackage_is_found(tmp_path, forget_modules, monkeypatch):
     package = tmp_path / "hw" / "bps_minitorch_sub"
     (package / "scalar").mkdir(parents=True)

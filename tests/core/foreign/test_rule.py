@@ -212,6 +212,15 @@ def test_an_opt_in_switch_under_another_name_is_found_by_what_it_does(V, flag):
     assert any(flag in note for note in report["notes"]), report["notes"]
 
 
+def test_pytorchs_switch_as_a_method_alone_is_found_by_what_it_does():
+    """Repro (held-out batch 5, a MiniTorch package): leaves are constants until
+    `requires_grad_(True)`, with no attribute to read -- called wrong ("your add returns a
+    Value that keeps no children")."""
+    report, text = verdict(rv.OptInMethod)
+    assert report["status"] == "ok", text
+    assert any("requires_grad_(True)" in note for note in report["notes"]), report["notes"]
+
+
 def test_a_switch_that_turns_gradients_off_is_never_set():
     report, text = verdict(rv.SwitchedOff)
     assert report["status"] == "ok", text
