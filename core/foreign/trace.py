@@ -221,7 +221,7 @@ def trace(root: Any, names: dict[int, str] | None = None) -> Trace:
         raise TraceError(str(e)) from None
     tr = interpret(raw)
     tr.objects = {node.id: obj for node, obj in zip(tr.nodes, objects)}
-    tr.style = "local-grads" if getattr(root, "_local_grads", None) is not None else "closures"
+    tr.style = "local-grads" if any(n.local_grads is not None for n in tr.nodes) else "closures"
     return tr
 
 

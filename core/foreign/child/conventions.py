@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .graph import CLOSURES, backward_code, closure_name
-from .shapes import BACKWARD, Shape, backward_of, children, number
+from .shapes import BACKWARD, Shape, backward_of, children, local_grads, number
 
 DUNDERS = (
     "__add__",
@@ -199,7 +199,7 @@ def style_of(root: Any) -> str:
     """How their nodes carry gradient code: 'closures' (micrograd), 'local-grads',
     'local-fn' (a node's code takes its operands and returns their local derivatives:
     `_backward(x, y) -> (1.0, 1.0)`, their pass multiplies), 'minitorch'."""
-    if getattr(root, "_local_grads", None) is not None and getattr(root, "_children", None) is not None:
+    if children(root)[0] and local_grads(root) is not None:
         return "local-grads"
     if callable(getattr(root, "chain_rule", None)) and getattr(root, "history", None) is not None:
         return "minitorch"
@@ -277,7 +277,7 @@ def has_gradient_code(make: Callable[[float], Any], methods: tuple[str, ...] = (
             backward_of(out) is not None
             or (closure_name(out) is not None and own)
             or (callable(getattr(out, "_backward", None)) and own)
-            or getattr(out, "_local_grads", None) is not None
+            or (children(out)[0] and local_grads(out) is not None)
             or callable(getattr(out, "chain_rule", None))
         ):
             return True

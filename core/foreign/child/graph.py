@@ -26,7 +26,7 @@ from __future__ import annotations
 import linecache
 from typing import Any
 
-from .shapes import alias_of, number
+from .shapes import alias_of, local_grads, mangled, number
 from .shapes import children as shape_children
 
 
@@ -36,7 +36,7 @@ def read_children(value: Any) -> tuple[list[Any], bool]:
 
 
 def raw_op_of(value: Any) -> str:
-    raw = getattr(value, "_op", None)
+    raw = next((getattr(value, n) for n in mangled(value, "_op") if isinstance(getattr(value, n, None), str)), None)
     if raw is None and isinstance(getattr(value, "op", None), str):
         raw = value.op
     if raw is None:
@@ -51,7 +51,8 @@ CLOSURES = ("_backward", "_back", "back", "backward_fn", "_backward_fn")  # a no
 
 def closure_name(value: Any) -> str | None:
     """The attribute holding `value`'s gradient closure (micrograd's `_backward`), or None."""
-    for name in (alias_of(value, "closure"), *CLOSURES):  # their own spelling first, over a default `_backward`
+    names = [alias_of(value, "closure")] + [m for name in CLOSURES for m in mangled(value, name)]
+    for name in names:  # their own spelling first, over a default `_backward`; `__backward` as Python keeps it
         if name and callable(getattr(value, name, None)) and name in getattr(value, "__dict__", {name: 1}):
             return name
     return None
@@ -179,7 +180,7 @@ def read(
     for value in order:
         kids = stable_children(value, names)
         _, ordered = read_children(value)
-        local = getattr(value, "_local_grads", None)
+        local = local_grads(value) if kids else None
         label = getattr(value, "label", None)
         nodes.append(
             {

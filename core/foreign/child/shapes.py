@@ -235,6 +235,29 @@ def names_of(cls: type) -> dict[str, str]:
     return dict(_ALIASES.get(cls, {}))
 
 
+LOCAL_GRADS = ("_local_grads", "local_grads", "_local_grad", "local_grad")  # microgpt's, and as learners spell it
+
+
+def local_grads(value: Any) -> list[Any] | None:
+    """The local derivatives a node keeps beside its children (microgpt's `_local_grads`,
+    `_local_grad`, `__local_grads` as Python keeps it): a tuple or list as long as its
+    children, or None for a node that keeps none."""
+    kids = children(value)[0]
+    for name in (m for n in LOCAL_GRADS for m in mangled(value, n)):
+        found = getattr(value, name, None)
+        if isinstance(found, (tuple, list)) and len(found) == len(kids):
+            return list(found)
+    return None
+
+
+def mangled(value: Any, name: str) -> list[str]:
+    """`name` and the names Python gives it when a class writes it with two underscores:
+    `self.__backward` in class Value is kept as `_Value__backward` (any class of the
+    value's, its bases included)."""
+    bare = name.lstrip("_")
+    return [name] + [f"_{cls.__name__.lstrip('_')}__{bare}" for cls in type(value).__mro__ if cls is not object]
+
+
 def alias_of(value: Any, kind: str) -> str | None:
     """The name their class spells the pass or the closure with (see use_names), or None."""
     for cls in type(value).__mro__:

@@ -72,3 +72,21 @@ def test_per_node_code_that_takes_the_operands_and_returns_local_derivatives_is_
     wrong = check_class(rv.OperandCodeBug)
     assert wrong["status"] == "wrong" and wrong["fault"]["diagnosis"] == "swapped-operands", wrong["fault"]
     assert wrong["fault"]["node"] and wrong["fault"]["op"] in ("mul", "*"), wrong["fault"]
+
+
+def test_local_derivatives_kept_under_a_singular_name_are_stepped():
+    """Repro (held-out batch 5, Hrithik-12): `_local_grad` beside `_children` -- "your nodes
+    carry no gradient code of their own" on a correct microgpt-style engine."""
+    report = check_class(rv.LocalGradSingular)
+    assert report["status"] == "ok", report["message"] or report["fault"]
+    assert not any("could not be stepped" in n for n in report["notes"]), report["notes"]
+    assert any(c["steps"] and c.get("style") == "local-grads" for c in report["cases"])
+
+
+def test_name_mangled_closures_and_op_names_are_read():
+    """Repro (held-out batch 5, cbasitodx): `self.__backward`, kept as `_Value__backward`, was
+    not read -- "could not be stepped", and 249 "no _op" notes."""
+    report = check_class(rv.MangledClosures)
+    assert report["status"] == "ok", report["message"] or report["fault"]
+    assert not any("could not be stepped" in n or "no op name" in n for n in report["notes"]), report["notes"]
+    assert all(c["steps"] for c in report["cases"] if c["status"] == "pass" and "leaf" not in c["name"])
