@@ -101,6 +101,8 @@ def load(path: str) -> tuple[dict[str, Any], tuple[str, ...]]:
         except ModuleNotFoundError as e:
             missing = e.name or ""
             top = missing.split(".")[0]
+            if top and top == _package_name(path):  # a file of their own package is missing: never a stand-in
+                raise EngineError(_missing_own(e, path)) from None
             if top in STAND_INS and missing not in STAND_INS:
                 missing = missing  # `numba.cuda` under a stand-in numba: a stand-in too
             elif (
@@ -118,6 +120,25 @@ def load(path: str) -> tuple[dict[str, Any], tuple[str, ...]]:
                     del sys.modules[name]
             _stand_in(missing)
     return _load(path)
+
+
+def _missing_own(e: ModuleNotFoundError, path: str) -> str:
+    """'your minitorch/__init__.py imports minitorch.cuda_ops (line 19: `from .cuda_ops import *`),
+    which is not in your package' -- a file their package names but does not have."""
+    root = (
+        os.path.dirname(_package_root(path))
+        if os.path.isfile(os.path.join(_package_root(path), "__init__.py"))
+        else _package_root(path)
+    )
+    frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename.startswith(root + os.sep)]
+    if not frames:
+        return f"your package imports {e.name}, which is not in it: a file missing from your package?"
+    last = frames[-1]
+    where = os.path.relpath(last.filename, root)
+    return (
+        f"your {where} imports {e.name} (line {last.lineno}: `{(last.line or '').strip()}`), which is not in your "
+        "package: a file missing from your package (not committed?), or an import to remove"
+    )
 
 
 def _package_name(path: str) -> str:

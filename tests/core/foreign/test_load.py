@@ -75,6 +75,23 @@ def test_a_file_that_raises_while_loading_is_named_with_its_line(tmp_path):
     assert "(minitorch/fast_ops.py, line 3: `fast = math.no_such_function`)" in message, message
 
 
+def test_a_file_missing_from_their_own_package_is_named_never_stood_in_for(tmp_path):
+    """Repro (held-out batch 5, Wstoloah): `from .cuda_ops import *` with cuda_ops.py not in the
+    commit stood the whole package in for a missing library: "no Scalar class"."""
+    from core.foreign.runner import check_file
+
+    package = tmp_path / "minitorch"
+    package.mkdir()
+    (package / "__init__.py").write_text("from .scalar import Scalar\nfrom .cuda_ops import *\n")
+    (package / "scalar.py").write_text("class Scalar:\n    pass\n")
+    for given in (package, tmp_path):  # the package, or the repository that holds it
+        message = check_file(str(given), timeout=300.0)["message"]
+        assert message.startswith(
+            "your minitorch/__init__.py imports minitorch.cuda_ops (line 2: `from .cuda_ops import *`), "
+            "which is not in your package"
+        ), message
+
+
 def test_a_scalar_in_a_subpackage_is_found(tmp_path, forget_modules, monkeypatch):
     package = tmp_path / "hw" / "bps_minitorch_sub"
     (package / "scalar").mkdir(parents=True)
