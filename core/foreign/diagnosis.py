@@ -162,6 +162,8 @@ MINITORCH_WORDS = (
     (re.compile(r"\bout\.grad\b"), "d_output"),
     (re.compile(r"\.grad\b"), ".derivative"),
     (re.compile(r"\b_backward\b"), "backward"),
+    (re.compile(r"(?<![.\w])grads\b"), "derivatives"),  # the word: "the grads already there", not `out.grads`
+    (re.compile(r"(?<![.\w])grad\b"), "derivative"),
 )
 
 

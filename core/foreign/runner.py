@@ -206,6 +206,7 @@ def _report(path, lines, run, timeout, memory, output, known, templates, own=())
     """The report from the child's lines: each test judged here (core/foreign/judge.py).
     `run`: the run's core.sandbox.BoxResult (how it ended)."""
     from core.foreign import judge, quoting, whole_pass
+    from core.foreign.diagnosis import their_words
 
     code, timed_out = run.code, run.timed_out
     start = next((x for x in lines if x.get("kind") == "start"), None)
@@ -371,6 +372,8 @@ def _report(path, lines, run, timeout, memory, output, known, templates, own=())
         message = "could not check: " + (why or "your class offers none of the ops the tests use (+, *, ...)")
     else:
         status = "ok"
+    style = next((c["style"] for c in cases if c.get("style")), "closures")
+    notes = [their_words(note, style) for note in notes]  # MiniTorch's derivatives, not micrograd's grads
     return {
         "file": path,
         "status": status,

@@ -297,3 +297,13 @@ def test_a_minitorch_learner_reads_their_own_names():
     )
     assert their_words(sentence, "closures") == sentence  # micrograd's words for micrograd's style
     assert their_words("x.gradient and out.grads", "minitorch") == "x.gradient and out.grads"  # whole names only
+
+
+def test_a_minitorch_report_notes_speak_of_derivatives():
+    """Repro (held-out batch 5): every MiniTorch package got "backward() adds to the grads
+    already there (as micrograd's does): zero every grad before each pass"."""
+    from core.foreign.diagnosis import ACCUMULATES, their_words
+
+    said = their_words(ACCUMULATES, "minitorch")
+    assert "grad " not in said and "grads" not in said and "derivatives already there" in said
+    assert their_words("call zero_grad()", "minitorch") == "call zero_grad()"  # a name of theirs stays
