@@ -275,12 +275,19 @@ _FIRST = ("add", "mul", "sub", "div", "tanh", "exp", "relu", "log", "sigmoid")
 INFER: tuple[str, ...] = _FIRST + tuple(op.name for op in ops.TABLE if op.method and op.name not in _FIRST)
 
 
+POW_SYMBOLS = ("^", "**", "pow", "__pow__")  # a power's bare symbol, its exponent then a child of the node
+
+
 def _recover(raw, children, child_data, ordered, out, local):
     """(op, param, operand order as indices into children, ambiguous, note)."""
     n = len(children)
     if n == 0:
         return None, None, [], False, ""
     identity = list(range(n))
+    if n == 2 and raw.strip().lower() in POW_SYMBOLS:  # x ** Value(k): the exponent kept as a child
+        for base, k in ((0, 1), (1, 0)):
+            if fits("pow", child_data[k], [child_data[base]], out):
+                return "pow", child_data[k], [base], False, ""
     if raw.strip():
         op, param = normalize_op(raw, n)
         note = ""

@@ -987,3 +987,32 @@ class MangledClosures(Base):
         self.grad = 1.0
         for v in reversed(topo):
             v.__backward()
+
+
+class PowExponentChild(Base):
+    """Held-out batch 5's shape: `x ** k` keeps k as a Value among its children, labelled '^',
+    in a set (order lost). Correct."""
+
+    def __init__(self, data, _children=(), _op=""):
+        super().__init__(data, _children, _op)
+        self._prev = set(_children)
+
+    def __pow__(self, k):
+        k = self.wrap(k)
+
+        def back(out):
+            self.grad += k.data * self.data ** (k.data - 1) * self._scale(out)
+
+        return self._out(self.data**k.data, (self, k), "^", back)
+
+    @staticmethod
+    def _scale(out):
+        return out.grad
+
+
+class PowExponentChildBug(PowExponentChild):
+    """...with `* out.grad` missing in its backward."""
+
+    @staticmethod
+    def _scale(out):
+        return 1.0

@@ -90,3 +90,12 @@ def test_name_mangled_closures_and_op_names_are_read():
     assert report["status"] == "ok", report["message"] or report["fault"]
     assert not any("could not be stepped" in n or "no op name" in n for n in report["notes"]), report["notes"]
     assert all(c["steps"] for c in report["cases"] if c["status"] == "pass" and "leaf" not in c["name"])
+
+
+def test_a_power_that_keeps_its_exponent_as_a_child_is_read_as_pow():
+    """Repro (held-out batch 5, Alizerin-Jeff): '^' with the exponent a Value in the `_prev`
+    set was "unknown op '^' with a set of operands", so a missing `* out.grad` in it was
+    "stepping your code node by node could not say which op"."""
+    assert check_class(rv.PowExponentChild)["status"] == "ok"
+    fault = check_class(rv.PowExponentChildBug)["fault"]
+    assert fault["diagnosis"] == "missing-out-grad" and fault["op"] == "^", fault
