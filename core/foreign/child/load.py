@@ -191,23 +191,32 @@ def find_value_class(namespace: dict[str, Any], path: str = "") -> type:
     one class that has a number and a gradient on an instance and `__add__`/`__mul__`."""
     classes = [obj for name, obj in namespace.items() if isinstance(obj, type) and not name.startswith("_")]
     classes.sort(key=lambda cls: cls.__name__ not in ("Value", "Scalar"))
+    why = ""  # what ruled out the first class that adds or multiplies: said in the message
     for cls in classes:
         if not any(op in base.__dict__ for base in cls.__mro__[:-1] for op in ("__add__", "__mul__")):
             continue
         try:
             Shape.of(cls)
-        except Exception:  # noqa: BLE001 -- their constructor: any failure rules it out
+        except Exception as e:  # noqa: BLE001 -- their constructor: any failure rules it out
+            if not why:
+                if isinstance(e, ValueError) and str(e).startswith("its "):
+                    said = str(e).replace("its Value(2.0)", f"{cls.__name__}(2.0)")
+                    if "no gradient" in said:
+                        said += ": forward only so far? A backward() needs a grad on every node"
+                else:
+                    said = f"{cls.__name__}(2.0) raised {type(e).__name__}: {e}"
+                why = f" (your {cls.__name__}: {said})"
             continue
         return cls
     if path and os.path.isdir(path):  # a MiniTorch package
         raise EngineError(
             f"no Scalar class: the package in {os.path.basename(os.path.normpath(path))} gives no class whose "
             "instances hold a number and a derivative and that can be added or multiplied -- is your Scalar "
-            "importable as minitorch.Scalar, or from minitorch/scalar.py?"
+            f"importable as minitorch.Scalar, or from minitorch/scalar.py?{why}"
         )
     raise EngineError(
         "no Value class: the file defines no class whose instances have .data and "
-        ".grad and that can be added or multiplied (micrograd's Value(2.0) must work)"
+        f".grad and that can be added or multiplied (micrograd's Value(2.0) must work){why}"
     )
 
 

@@ -92,6 +92,32 @@ def test_a_file_missing_from_their_own_package_is_named_never_stood_in_for(tmp_p
         ), message
 
 
+@pytest.mark.parametrize(
+    "source, said",
+    [
+        (  # a DeZero-style Variable that refuses floats
+            "class Variable:\n    def __init__(self, data):\n        if isinstance(data, float):\n"
+            "            raise TypeError('float is not supported!')\n        self.data, self.grad = data, None\n"
+            "    def __add__(self, o):\n        return Variable(self.data + o.data)\n",
+            "(your Variable: Variable(2.0) raised TypeError: float is not supported!)",
+        ),
+        (  # a lecture's forward-only stage
+            "class Value:\n    def __init__(self, data):\n        self.data = data\n"
+            "    def __add__(self, o):\n        return Value(self.data + o.data)\n",
+            "(your Value: Value(2.0) has no gradient in .grad (or .derivative, .d): forward only so far?",
+        ),
+    ],
+)
+def test_no_value_class_says_what_ruled_theirs_out(source, said):
+    """Repro (held-out batch 5): "no Value class: the file defines no class whose instances have
+    .data and .grad ..." for a class that has both but refuses floats, and for forward-only stages."""
+    with pytest.raises(load.EngineError) as raised:
+        namespace: dict = {}
+        exec(compile(source, "engine.py", "exec"), namespace)
+        load.find_value_class({k: v for k, v in namespace.items() if k != "__builtins__"})
+    assert said in str(raised.value), str(raised.value)
+
+
 def test_a_scalar_in_a_subpackage_is_found(tmp_path, forget_modules, monkeypatch):
     package = tmp_path / "hw" / "bps_minitorch_sub"
     (package / "scalar").mkdir(parents=True)
