@@ -171,9 +171,12 @@ def read(
         if not isinstance(value, type(root)) and not _holds_number(value, data):
             users = [raw_op_of(v) for v in order if any(k is value for k in read_children(v)[0])]
             whose = f"your {users[0]} node" if users and users[0] else "your node"
+            kind = type(value).__name__
+            article = "an" if kind[:1].lower() in "aeiou" else "a"
             raise ReadError(
-                f"{whose} keeps {value!r} (a {type(value).__name__}) among its children: the studio reads only "
-                f"Values of your class there"
+                f"{whose} keeps {value!r} ({article} {kind}) among its children, where a backward pass expects "
+                f"Values of your class (yours walks into it too): keep the operand as a Value there -- "
+                f"{type(root).__name__}({value!r}) -- or keep the number out of the children"
             )
     ids = {id(v): f"n{i}" for i, v in enumerate(order, start=1)}
     nodes = []

@@ -195,7 +195,9 @@ def test_a_grad_kept_as_a_method_is_read_by_calling_it():
 def test_a_number_among_the_children_is_named_not_an_internal_error():
     report, text = verdict(rv.ExponentChild)
     assert report["status"] == "raised", text
-    assert "node keeps -1 (a int) among its children" in report["message"] and "data is None" not in text
+    assert "node keeps -1 (an int) among its children" in report["message"] and "data is None" not in text
+    # theirs, not the studio's limit (held-out batch 5, Finix-07): their own backward() walks into it too
+    assert "yours walks into it too" in report["message"] and "ExponentChild(-1)" in report["message"]
 
 
 def test_an_op_without_return_out_names_its_method():
