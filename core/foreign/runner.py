@@ -291,6 +291,15 @@ def _report(path, lines, run, timeout, memory, output, known, templates, own=())
     read_as = (start or {}).get("read_as") or {}
     near = [(theirs, meant) for theirs, meant in (start or {}).get("near_misses", []) if theirs not in read_as.values()]
     misspelt = [f"`{theirs}` (the studio looks for `{meant}`)" for theirs, meant in near]
+    if start and start.get("gradient_code") is False and (start.get("shape") or {}).get("method"):
+        grad = start["shape"]["grad"]
+        return _unusable(
+            path,
+            f"your {start['class']} computes a gradient by calling `{grad}()` on a node, which pulls it from the "
+            f"nodes that use it (reverse mode, pull style): the studio checks a backward() pass that fills a number "
+            f"`.{grad}` on every node, so it cannot check this design -- add such a backward() to have it checked",
+            **extra,
+        )
     if start and start.get("gradient_code") is False:
         found = f"Your class has {', '.join(misspelt)}: misspelt? " if misspelt else ""
         return _unusable(

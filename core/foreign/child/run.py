@@ -92,7 +92,7 @@ def run(
             "class": V.__name__,
             "offered": found,
             "unknown_methods": unknown,
-            "shape": {"data": probe.shape.data, "grad": probe.shape.grad},
+            "shape": {"data": probe.shape.data, "grad": probe.shape.grad, "method": probe.shape.grad_is_method},
             "leaf_note": probe.leaf_note,
             "eps": probe.eps,
             "style": _guarded(lambda: style_of(probe.make(1.0) * probe.make(2.0)), "closures"),

@@ -1016,3 +1016,31 @@ class PowExponentChildBug(PowExponentChild):
     @staticmethod
     def _scale(out):
         return 1.0
+
+
+class PullGrad:
+    """Held-out batch 5's shape (CS207's reverse mode): each node keeps its users as
+    `children = [(weight, user)]`, and `x.grad()` pulls d(out)/dx from them. Right, but
+    there is no backward() to check."""
+
+    def __init__(self, val):
+        self.val = val
+        self.children = []
+        self.der = None
+
+    def grad(self):
+        if self.der is None:
+            self.der = sum(w * node.grad() for w, node in self.children) if self.children else 1.0
+        return self.der
+
+    def __add__(self, other):
+        out = PullGrad(self.val + other.val)
+        self.children.append((1.0, out))
+        other.children.append((1.0, out))
+        return out
+
+    def __mul__(self, other):
+        out = PullGrad(self.val * other.val)
+        self.children.append((other.val, out))
+        other.children.append((self.val, out))
+        return out

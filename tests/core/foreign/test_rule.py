@@ -192,6 +192,14 @@ def test_a_grad_kept_as_a_method_is_read_by_calling_it():
     assert any("could not be stepped" in n for n in report["notes"])  # said once, for the report
 
 
+def test_a_pull_style_grad_method_is_named_as_a_design_the_check_cannot_step():
+    """Repro (held-out batch 5, kamodulin): a right engine whose `x.grad()` pulls the gradient
+    was told "nothing computes a gradient yet -- write them"."""
+    report, text = verdict(rv.PullGrad)
+    assert report["status"] == "unusable", text
+    assert "by calling `grad()` on a node" in report["message"] and "nothing computes" not in report["message"]
+
+
 def test_a_number_among_the_children_is_named_not_an_internal_error():
     report, text = verdict(rv.ExponentChild)
     assert report["status"] == "raised", text
