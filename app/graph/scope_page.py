@@ -123,7 +123,7 @@ class ScopePage(PageStepping):
         self.scene = QGraphicsScene(self)
         self.canvas = ScopeCanvas(self)
         self.canvas.setScene(self.scene)
-        self.minimap = ScopeMinimap(self.canvas, self)
+        self.minimap = ScopeMinimap(self.canvas, lambda: self.services.scene.theme, self)
         self.title = QLabel("")
         self.title.setObjectName("scope-title")
         self.said = QLabel("Double-click a block to open it; Step runs the backward pass block by block.")
