@@ -29,11 +29,11 @@ class ScopeMinimap(QWidget):
         self.setObjectName("scope-minimap")
         # its size from the hint, not fixed limits: presenter mode scales fixed sizes (app/look/ui_scale.py),
         # and a 3x overview took a third of the canvas's width
-        self.setSizePolicy(QSizePolicy.Fixed, QSizePolicy.Fixed)
+        self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
         self._pixmap = None
         self._bounds = QRectF()
         self._scale = 1.0
-        self.setCursor(Qt.PointingHandCursor)
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
         canvas.horizontalScrollBar().valueChanged.connect(self.follow)
         canvas.verticalScrollBar().valueChanged.connect(self.follow)
 
