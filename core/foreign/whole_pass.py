@@ -73,6 +73,12 @@ def pass_fault(
 # zero_grad and their topological sort
 
 
+PER_NODE = (
+    "your zero_grad() zeroes only the node it is called on: the studio called it on every node, as a loop over "
+    "your parameters does -- call it on each parameter before each pass (or have it walk the graph)"
+)
+
+
 def zeroing_item(result: dict[str, Any] | None) -> dict[str, Any] | None:
     """A failing test item or a note from the child's zero_grad observations."""
     from core.foreign.diagnosis import ACCUMULATES, zeroing_fault
@@ -87,6 +93,8 @@ def zeroing_item(result: dict[str, Any] | None) -> dict[str, Any] | None:
         return None
     fault = zeroing_fault(first, second, result["left"])
     if fault is None:
+        if result.get("per_node"):
+            return {"kind": "note", "text": PER_NODE}
         return None
     return {"kind": "case", "name": battery.ZERO_GRAD_CASE, "status": "fail", "steps": 0, "notes": [], "fault": fault}
 

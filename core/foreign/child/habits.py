@@ -34,15 +34,26 @@ def zeroing(probe: Probe) -> dict[str, Any] | None:
     backward_of(root)()
     first = {"x": probe.grad(x), "y": probe.grad(y)}
     left: list[str] = []
+    named = (("x", x), ("y", y), ("x*y", h))
+    per_node = False
     if callable(zero):
         zero()
-        left = [n for n, v in (("x", x), ("y", y), ("x*y", h)) if (probe.grad(v) or 0.0) != 0.0]
+        if (probe.grad(root) or 0.0) == 0.0 and all((probe.grad(v) or 0.0) != 0.0 for _n, v in named):
+            # a zero_grad() of one node (it zeroed the output alone): called on every node, as a training
+            # loop calls it on each parameter
+            per_node = True
+            for v in topological(root, {}):
+                own = getattr(v, "zero_grad", None)
+                if callable(own):
+                    own()
+        left = [n for n, v in named if (probe.grad(v) or 0.0) != 0.0]
     backward_of(root)()
     return {
         "zero_grad": callable(zero),
         "first": first,
         "second": {"x": probe.grad(x), "y": probe.grad(y)},
         "left": left,
+        "per_node": per_node,
     }
 
 

@@ -1044,3 +1044,18 @@ class PullGrad:
         self.children.append((other.val, out))
         other.children.append((self.val, out))
         return out
+
+
+class NodeZeroGrad(Base):
+    """Held-out batch 6's shape (four engines): `zero_grad()` zeroes the node it is called on, as
+    PyTorch's parameters do; a training loop calls it on each parameter. Correct."""
+
+    def zero_grad(self):
+        self.grad = 0.0
+
+
+class NodeZeroGradBug(Base):
+    """...a zero_grad() that zeroes nothing at all: the second pass adds to the first."""
+
+    def zero_grad(self):
+        pass

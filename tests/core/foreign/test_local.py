@@ -99,3 +99,13 @@ def test_a_power_that_keeps_its_exponent_as_a_child_is_read_as_pow():
     assert check_class(rv.PowExponentChild)["status"] == "ok"
     fault = check_class(rv.PowExponentChildBug)["fault"]
     assert fault["diagnosis"] == "missing-out-grad" and fault["op"] == "^", fault
+
+
+def test_a_zero_grad_of_one_node_is_called_on_every_node_and_said_once():
+    """Repro (held-out batch 6, four correct engines): zero_grad() resets only the node it is called
+    on; called on the output alone, "grads not zeroed between passes" -- on engines right at every test."""
+    report = check_class(rv.NodeZeroGrad)
+    assert report["status"] == "ok", report["fault"]
+    assert any("zeroes only the node it is called on" in n for n in report["notes"]), report["notes"]
+    wrong = check_class(rv.NodeZeroGradBug)
+    assert wrong["status"] == "wrong" and wrong["fault"]["diagnosis"] == "not-zeroed", wrong["fault"]
