@@ -82,7 +82,11 @@ def _only_with(V: type, flag: str, grad: str) -> bool:
         return 0.0 if g is None else number(g)
 
     try:
-        return grad_of_square(False) == 0.0 and grad_of_square(True) != 0.0
+        off = grad_of_square(False)
+    except Exception:  # noqa: BLE001 -- their pass refuses a leaf without it ("require_grad is False"): no gradient
+        off = 0.0
+    try:
+        return off == 0.0 and grad_of_square(True) != 0.0
     except Exception:  # noqa: BLE001 -- their pass cannot tell: not taken
         return False
 

@@ -46,7 +46,7 @@ def raw_op_of(value: Any) -> str:
     return "" if raw is None else str(raw)
 
 
-CLOSURES = ("_backward", "_back", "back", "backward_fn", "_backward_fn")  # a node's own gradient code
+CLOSURES = ("_backward", "_back", "back", "backward_fn", "_backward_fn", "back_prop", "_back_prop", "_backprop")  # a node's own gradient code
 
 
 def closure_name(value: Any) -> str | None:

@@ -140,6 +140,8 @@ def _grad_by_behaviour(V: type, data: str) -> str | None:
     names = [a for a, v in fields.items() if a != data and "grad" in a.lower() and _grad_like(v)]
     if not names:
         return None
+    if len(names) == 1 and _is_number(fields[names[0]]):  # one, holding a number: theirs, whatever their pass does
+        return names[0]
     try:
         x = V(2.0)
         out = x * x

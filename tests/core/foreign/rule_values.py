@@ -1059,3 +1059,78 @@ class NodeZeroGradBug(Base):
 
     def zero_grad(self):
         pass
+
+
+class GradientNamed:
+    """Held-out batch 6's shape: the gradient kept as `.gradient` and each node's closure as
+    `back_prop`. Correct."""
+
+    def __init__(self, data, children=()):
+        self.data = data
+        self.gradient = 0.0
+        self.children = tuple(children)
+        self.back_prop = lambda: None
+
+    def _wrap(self, other):
+        return other if isinstance(other, GradientNamed) else GradientNamed(other)
+
+    def __add__(self, other):
+        other = self._wrap(other)
+        out = GradientNamed(self.data + other.data, (self, other))
+
+        def back():
+            self.gradient += out.gradient
+            other.gradient += out.gradient
+
+        out.back_prop = back
+        return out
+
+    def __mul__(self, other):
+        other = self._wrap(other)
+        out = GradientNamed(self.data * other.data, (self, other))
+
+        def back():
+            self.gradient += other.data * out.gradient
+            other.gradient += self.data * out.gradient
+
+        out.back_prop = back
+        return out
+
+    def tanh(self):
+        t = math.tanh(self.data)
+        out = GradientNamed(t, (self,))
+
+        def back():
+            self.gradient += (1 - t * t) * out.gradient
+
+        out.back_prop = back
+        return out
+
+    def backward(self):
+        topo, seen = [], set()
+
+        def build(v):
+            if id(v) not in seen:
+                seen.add(id(v))
+                for child in v.children:
+                    build(child)
+                topo.append(v)
+
+        build(self)
+        self.gradient = 1.0
+        for v in reversed(topo):
+            v.back_prop()
+
+
+class RequireGradRefuses(Base):
+    """Held-out batch 6's shape: leaves opt in with `require_grad` (no s), and backward()
+    REFUSES a graph without it ("require_grad is False"). Correct."""
+
+    def __init__(self, data, _children=(), _op="", require_grad=False):
+        super().__init__(data, _children, _op)
+        self.require_grad = require_grad or any(getattr(c, "require_grad", False) for c in _children)
+
+    def backward(self):
+        if not self.require_grad:
+            raise ValueError("require_grad is False, cannot call backward")
+        super().backward()

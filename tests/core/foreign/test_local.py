@@ -109,3 +109,13 @@ def test_a_zero_grad_of_one_node_is_called_on_every_node_and_said_once():
     assert any("zeroes only the node it is called on" in n for n in report["notes"]), report["notes"]
     wrong = check_class(rv.NodeZeroGradBug)
     assert wrong["status"] == "wrong" and wrong["fault"]["diagnosis"] == "not-zeroed", wrong["fault"]
+
+
+@pytest.mark.parametrize("V", [rv.GradientNamed, rv.RequireGradRefuses])
+def test_a_gradient_and_a_switch_under_names_of_their_own_are_found(V):
+    """Repros (held-out batch 6): `.gradient` with a `back_prop` closure -- "forward only so far?"
+    when their backward() raised; `require_grad` whose backward() refuses a leaf without it --
+    their guard reported as their code raising."""
+    report = check_class(V)
+    assert report["status"] == "ok", report["message"] or report["fault"]
+    assert not any("could not be stepped" in n for n in report["notes"]), report["notes"]
