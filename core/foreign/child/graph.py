@@ -46,7 +46,8 @@ def raw_op_of(value: Any) -> str:
     return "" if raw is None else str(raw)
 
 
-CLOSURES = ("_backward", "_back", "back", "backward_fn", "_backward_fn", "back_prop", "_back_prop", "_backprop")  # a node's own gradient code
+# a node's own gradient code, as learners name it
+CLOSURES = ("_backward", "_back", "back", "backward_fn", "_backward_fn", "back_prop", "_back_prop", "_backprop")
 
 
 def closure_name(value: Any) -> str | None:
