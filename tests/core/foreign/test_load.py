@@ -118,6 +118,24 @@ def test_no_value_class_says_what_ruled_theirs_out(source, said):
     assert said in str(raised.value), str(raised.value)
 
 
+def test_a_scalar_in_a_subpackage_that_imports_a_missing_library_is_found(tmp_path, forget_modules, monkeypatch):
+    """Repro (held-out batch 6, lmalms): Scalar exported by minitorch/autodiff/__init__.py, whose
+    tensor code imports numba (not here): "no Scalar class" -- the subpackage's ImportError was
+    swallowed, so no stand-in was made and the package's Scalar never read."""
+    package = tmp_path / "bps_mt_subpkg"
+    (package / "autodiff").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "autodiff" / "__init__.py").write_text(
+        "from bps_mt_subpkg.autodiff.scalar import Scalar\nfrom bps_mt_subpkg.autodiff.fast import fast\n"
+    )
+    (package / "autodiff" / "scalar.py").write_text("class Scalar:\n    pass\n")
+    (package / "autodiff" / "fast.py").write_text("import bps_not_installed_numba as numba\nfast = numba.njit\n")
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    namespace, _ = load.load(str(package))
+    assert namespace["Scalar"].__module__ == "bps_mt_subpkg.autodiff.scalar"
+    assert "bps_not_installed_numba" in load.STAND_INS
+
+
 def test_a_scalar_in_a_subpackage_is_found(tmp_path, forget_modules, monkeypatch):
     package = tmp_path / "hw" / "bps_minitorch_sub"
     (package / "scalar").mkdir(parents=True)
