@@ -38,7 +38,7 @@ def check_case(V: type, case: battery.Case | str, keep: bool = False) -> dict[st
         case = battery.case(case, case)
     probe = Probe(V, _roots(V))
     got = _round_trip(probe.run({"name": case.name, "program": case.program}))
-    return judge.judge(case, got, probe.eps, keep)
+    return judge.judge(case, got, max(probe.eps, got.get("eps", probe.eps)), keep)
 
 
 def check_class(V: type, namespace: dict[str, Any] | None = None, seed: int | None = None) -> dict[str, Any]:

@@ -246,7 +246,7 @@ def _report(path, lines, run, timeout, memory, output, known, templates, own=())
             case = by_name.get(item.get("name"))
             if case is None:
                 return _unusable(path, "the check's report names a test the studio never asked for: refused", **extra)
-            result = judge.judge(case, item, eps, keep=case.name in own_names)
+            result = judge.judge(case, item, max(eps, item.get("eps", eps)), keep=case.name in own_names)
             fault = result.get("fault") or {}
             if fault.get("op") in ("order", "backward()") and start and start.get("backward_line"):
                 fault["line"] = quoting.line_text(start["backward_line"])

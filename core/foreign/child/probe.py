@@ -152,8 +152,18 @@ class Probe:
         if backward_of(root) is not None:
             out["watched"] = self.watch(nodes, objects)
             out["runs"] = self.their_runs(program, repeats)
-        out["fd"] = self.fd(program, out["forward"])
-        out["local_fd"] = self.local_fd(program, out["forward"])
+        # the differences are taken, and judged, at the coarsest number type along the expression: a float32
+        # sum of float64 leaves is flat to a float64-sized step (its "1" read as 1.004)
+        coarsest = max((eps_of(getattr(v, self.shape.data, None)) for v in made.values()), default=self.eps)
+        own = self.eps
+        if coarsest > own:
+            out["eps"] = coarsest
+            self.eps = coarsest
+        try:
+            out["fd"] = self.fd(program, out["forward"])
+            out["local_fd"] = self.local_fd(program, out["forward"])
+        finally:
+            self.eps = own
 
     # -- their gradient code, one node at a time --------------------------------
 

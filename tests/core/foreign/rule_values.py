@@ -1134,3 +1134,15 @@ class RequireGradRefuses(Base):
         if not self.require_grad:
             raise ValueError("require_grad is False, cannot call backward")
         super().backward()
+
+
+class Float32Copy(Base):
+    """Held-out batch 6's shape: an op whose output is float32 on float64 leaves (`sum()` as
+    np.float32), with the derivative 1. Correct: a difference quotient at a float64-sized step
+    reads its staircase as 1.004."""
+
+    def f32(self):
+        def back(out):
+            self.grad += out.grad
+
+        return self._out(np.float32(self.data), (self,), "f32", back)

@@ -119,3 +119,12 @@ def test_a_gradient_and_a_switch_under_names_of_their_own_are_found(V):
     report = check_class(V)
     assert report["status"] == "ok", report["message"] or report["fault"]
     assert not any("could not be stepped" in n for n in report["notes"]), report["notes"]
+
+
+@pytest.mark.parametrize("seed", [1, 7])
+def test_differences_are_taken_at_the_coarsest_number_type_along_the_expression(seed):
+    """Repro (held-out batch 6, ststevanovic): "x.grad is 1, should be 1.004 -- in a test of sum
+    alone" of a float32 sum of float64 leaves: float32 rounding, not a wrong derivative."""
+    report = check_class(rv.Float32Copy, seed=seed)
+    assert report["status"] == "ok", report["fault"]
+    assert any(c["name"].startswith("f32(x)") and c["status"] == "pass" for c in report["cases"])
