@@ -1,5 +1,6 @@
 """The lecture's Value (tests/data/engines/tutorial.py) with one classic bug:
-zero_grad() zeroes only the output, so grads are not zeroed between passes."""
+zero_grad() zeroes the output and its own operands, not the nodes below them, so grads are not
+zeroed between passes (a zero_grad() of one node, as PyTorch's parameters have, is right)."""
 
 import math
 
@@ -85,8 +86,11 @@ class Value:
         return out
 
     def zero_grad(self):
-        """Meant to zero the whole graph before the next pass; zeroes only this node."""
+        """Meant to zero the whole graph before the next pass; zeroes this node and its own
+        operands, never deeper (it does not recurse)."""
         self.grad = 0.0
+        for child in self._prev:
+            child.grad = 0.0
 
     def backward(self):
         topo = []
