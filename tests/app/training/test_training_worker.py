@@ -27,7 +27,7 @@ FAST = TrainConfig(
 )
 
 
-def wait_for(predicate, timeout=10.0):
+def wait_for(predicate, timeout=60.0):  # generous: an event awaited, not a time measured
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         if predicate():
@@ -145,27 +145,31 @@ def test_steps_match_a_trainer_run_number_for_number(run):
     assert [p for p, _ in r.kinds("progress")] == [trainer.step() for _ in range(3)]
 
 
-def test_stop_while_playing_ends_the_thread_quickly(run):
+def test_stop_while_playing_ends_the_thread_mid_run(run):
     r = run()
     r.worker.play()
     assert wait_for(lambda: r.kinds("progress"))
-    t0 = time.perf_counter()
     r.worker.stop()
-    r.thread.join(5)
+    r.thread.join(120)  # a guard against a hang, not a measure: the machine may be loaded
     assert not r.thread.is_alive()
-    assert time.perf_counter() - t0 < 2.0
     assert r.take()[-1][1] == "exited"
+    assert r.kinds("progress")[-1][0].step < FAST.steps  # it ended at the stop, not by running its steps out
 
 
 def test_speed_limit_holds_the_step_rate(run):
+    # the limit is a ceiling: a loaded machine may step slower, never faster (was: 4 to 14 steps in
+    # a 0.5 s sleep, which a slow machine could miss)
     r = run()
     r.wait_idle()
     r.worker.min_interval = 1 / 20
+    started = time.monotonic()
     r.worker.play()
-    time.sleep(0.5)
+    assert wait_for(lambda: len(r.kinds("progress")) >= 4, timeout=120)
     r.worker.pause()
+    r.wait_idle(2)
+    elapsed = time.monotonic() - started
     n = len(r.kinds("progress"))
-    assert 4 <= n <= 14, n
+    assert n <= elapsed * 20 + 2, (n, elapsed)
 
 
 def test_set_weight_command_changes_that_weight_only(run):
@@ -218,20 +222,6 @@ def test_a_bad_command_reports_an_error_and_ends(run):
     assert not r.thread.is_alive()
 
 
-def test_single_step_time_of_the_demo_is_measured():
-    # decides where Step runs: above ~50 ms it must not run on the GUI thread
-    from core.training.config import MICROGRAD_DEMO
-
-    trainer = Trainer(MICROGRAD_DEMO)
-    trainer.step()
-    t0 = time.perf_counter()
-    for _ in range(3):
-        trainer.step()
-    ms = (time.perf_counter() - t0) / 3 * 1000
-    print(f"\nmicrograd demo: one full-batch step takes {ms:.0f} ms")
-    assert ms > 0
-
-
 def test_a_job_runs_the_workers_loop_on_a_qthread(qtbot):
     outbox = collections.deque()
     worker = TrainingWorker(FAST, 5, outbox)
@@ -268,9 +258,10 @@ def test_controller_reset_replaces_the_run_without_waiting(controller, qtbot):
     controller.play()
     qtbot.waitUntil(lambda: controller.steps > 3, timeout=10000)
     token = controller.token
-    t0 = time.perf_counter()
+    old = controller.threads()
+    for thread in old:  # no join on the GUI thread: a wait on the old run's thread here fails the test
+        thread.wait = lambda *a, **k: pytest.fail("reset() waited for the old run's thread")
     controller.reset()
-    assert time.perf_counter() - t0 < 0.05  # no join on the GUI thread
     assert controller.token == token + 1
     assert len(controller.history) == 0
     qtbot.waitUntil(lambda: controller.idle, timeout=10000)
