@@ -177,6 +177,17 @@ def their_words(sentence: str, style: str) -> str:
     return sentence
 
 
+def their_names(sentence: str, names: dict[str, str]) -> str:
+    """`sentence` with their pass's and closures' names for micrograd's `backward()` and
+    `_backward` (`backprop()`, `.back`), where theirs differ."""
+    passed, closure = names.get("pass") or "backward", names.get("closure") or "_backward"
+    if passed != "backward":
+        sentence = re.sub(r"(?<![\w.])backward\(\)", f"{passed}()", sentence)
+    if closure != "_backward":
+        sentence = re.sub(r"(?<![\w])_backward\b", closure, sentence)
+    return sentence
+
+
 def _diagnose(
     tr: Trace,
     node: TracedNode,

@@ -206,7 +206,7 @@ def _report(path, lines, run, timeout, memory, output, known, templates, own=())
     """The report from the child's lines: each test judged here (core/foreign/judge.py).
     `run`: the run's core.sandbox.BoxResult (how it ended)."""
     from core.foreign import judge, quoting, whole_pass
-    from core.foreign.diagnosis import their_words
+    from core.foreign.diagnosis import their_names, their_words
 
     code, timed_out = run.code, run.timed_out
     start = next((x for x in lines if x.get("kind") == "start"), None)
@@ -383,6 +383,12 @@ def _report(path, lines, run, timeout, memory, output, known, templates, own=())
         status = "ok"
     style = next((c["style"] for c in cases if c.get("style")), "closures")
     notes = [their_words(note, style) for note in notes]  # MiniTorch's derivatives, not micrograd's grads
+    names = (start or {}).get("names") or {}
+    if style != "minitorch" and names:  # their backprop() and .back for micrograd's backward() and _backward
+        notes = [their_names(note, names) for note in notes]
+        message = their_names(message, names)
+        if fault and isinstance(fault.get("cause"), str):
+            fault["cause"] = their_names(fault["cause"], names)
     return {
         "file": path,
         "status": status,

@@ -35,10 +35,11 @@ from collections.abc import Callable
 from typing import Any
 
 from .conventions import has_gradient_code, misspelt_names, near_misses, offered, style_of
+from .graph import closure_name
 from .habits import big_graph, their_topo, zeroing
 from .load import STAND_INS, EngineError, find_value_class, load, their_error
 from .probe import REPEATS, Probe
-from .shapes import backward_of, names_of, pass_function, use_names, use_pass_function
+from .shapes import backward_of, names_of, pass_function, pass_name, use_names, use_pass_function
 
 
 def needs_of(program: dict[str, Any]) -> list[str]:
@@ -101,6 +102,7 @@ def run(
             "gradient_code": _guarded(lambda: has_gradient_code(probe.make, tuple(request.get("methods", ()))), True),
             "near_misses": _guarded(lambda: near_misses(V, probe.make), []),
             "read_as": names_of(V),
+            "names": _guarded(lambda: _their_names(probe), {}),  # their pass's and closures' names, for the report
         }
     )
     cases = list(request["cases"])
@@ -141,6 +143,12 @@ def _load(
         message = f"loading {path} raised {error['type']}: {error['message']}{where}"
     report({"kind": "unusable", "message": message, **({"error": error} if error else {})})
     return None
+
+
+def _their_names(probe: Probe) -> dict[str, str]:
+    """{'pass': their backward pass's name, 'closure': their node code's}, as on x * y."""
+    out = probe.make(1.0) * probe.make(2.0)
+    return {"pass": pass_name(out), "closure": closure_name(out) or ""}
 
 
 def _from_theirs(filename: str, path: str) -> str:

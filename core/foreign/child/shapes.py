@@ -232,6 +232,18 @@ def use_names(cls: type, names: dict[str, str]) -> None:
     _ALIASES[cls] = dict(names)
 
 
+def pass_name(value: Any) -> str:
+    """The name of their backward pass on `value` (`backward`, `backprop`, a module function's), or ''."""
+    for name in (*BACKWARD, alias_of(value, "pass")):
+        if name and callable(getattr(value, name, None)):
+            return name
+    for cls in type(value).__mro__:
+        fn = _PASS.get(cls)
+        if fn is not None:
+            return getattr(fn, "__name__", "")
+    return ""
+
+
 def names_of(cls: type) -> dict[str, str]:
     """The names `use_names` took for `cls` ({} when it spells them as micrograd does)."""
     return dict(_ALIASES.get(cls, {}))

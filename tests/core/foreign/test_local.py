@@ -128,3 +128,18 @@ def test_differences_are_taken_at_the_coarsest_number_type_along_the_expression(
     report = check_class(rv.Float32Copy, seed=seed)
     assert report["status"] == "ok", report["fault"]
     assert any(c["name"].startswith("f32(x)") and c["status"] == "pass" for c in report["cases"])
+
+
+def test_a_report_names_their_pass_and_closures_as_they_do():
+    """Repro (held-out batch 6, GlaIZier): "your backward() ran h's _backward more than once" to
+    a learner whose pass is backprop() and whose closures are `.back`."""
+    from core.foreign.diagnosis import their_names
+
+    names = {"pass": "backprop", "closure": "back"}
+    assert their_names("your backward() ran h's _backward: `out._backward = _backward`", names) == (
+        "your backprop() ran h's back: `out.back = back`"
+    )
+    assert their_names("x.backward() and loss.backward()", {}) == "x.backward() and loss.backward()"
+    report = check_class(rv.BackpropNames)
+    cause = report["fault"]["cause"]
+    assert report["status"] == "wrong" and "_backward" not in cause and "op's back must add" in cause, cause
