@@ -146,9 +146,13 @@ def _load(
 
 
 def _their_names(probe: Probe) -> dict[str, str]:
-    """{'pass': their backward pass's name, 'closure': their node code's}, as on x * y."""
+    """{'pass': their backward pass's name, 'closure': their node code's}, as on x * y -- names
+    of their own (`backprop`, `back`), not misspellings the studio read as micrograd's (those the
+    report names once, and keeps micrograd's words for)."""
     out = probe.make(1.0) * probe.make(2.0)
-    return {"pass": pass_name(out), "closure": closure_name(out) or ""}
+    misspelt = set(names_of(probe.V).values())
+    names = {"pass": pass_name(out), "closure": closure_name(out) or ""}
+    return {kind: name for kind, name in names.items() if name and name not in misspelt}
 
 
 def _from_theirs(filename: str, path: str) -> str:
