@@ -133,29 +133,6 @@ def fmt(x: float) -> str:
 # One wrong step
 
 
-def diagnose(
-    tr: Trace,
-    node: TracedNode,
-    child: str,
-    ports: list[int],
-    local: list[float],
-    out_grad: float,
-    before: float,
-    after: float,
-    got: float,
-    expected: float,
-    tol: Tolerance = FLOAT64,
-    others_moved: bool | None = None,
-    attached: bool | None = None,
-) -> tuple[str, str]:
-    """(code, sentence) naming the likely bug behind one wrong gradient change (see
-    `_diagnose`), the sentence in the words of their engine's style (`their_words`)."""
-    code, sentence = _diagnose(
-        tr, node, child, ports, local, out_grad, before, after, got, expected, tol, others_moved, attached
-    )
-    return code, their_words(sentence, tr.style)
-
-
 # MiniTorch's names for micrograd's: a Scalar's gradient is `.derivative`, the gradient arriving at
 # an op is `d_output` (its Function's backward(ctx, d_output)), and that backward is the op's code
 MINITORCH_WORDS = (
@@ -188,7 +165,7 @@ def their_names(sentence: str, names: dict[str, str]) -> str:
     return sentence
 
 
-def _diagnose(
+def diagnose(
     tr: Trace,
     node: TracedNode,
     child: str,

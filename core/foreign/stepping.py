@@ -17,7 +17,7 @@ from typing import Any
 from core import ops
 from core.foreign import battery
 from core.foreign.agree import Derivative, Tolerance, agree, central
-from core.foreign.diagnosis import diagnose
+from core.foreign.diagnosis import diagnose, their_words
 from core.foreign.quoting import arg_value, as_number, error_text, line_text
 from core.foreign.trace import Trace
 
@@ -120,6 +120,7 @@ def step_records(
                     others_moved,
                     attached.get(nid),
                 )
+                cause = their_words(cause, tr.style)  # MiniTorch's d_output and .derivative, in its style
                 fault = {
                     "node": node.name,
                     "node_id": nid,
