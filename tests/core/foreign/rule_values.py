@@ -9,6 +9,22 @@ import math
 import numpy as np
 
 
+def topological(root, children=lambda v: v._prev):
+    """The nodes below `root` (itself last), each after its children: the order these
+    engines' passes walk in reverse."""
+    topo, seen = [], set()
+
+    def build(v):
+        if id(v) not in seen:
+            seen.add(id(v))
+            for child in children(v):
+                build(child)
+            topo.append(v)
+
+    build(root)
+    return topo
+
+
 class Base:
     def __init__(self, data, _children=(), _op=""):
         self.data = data
@@ -102,16 +118,7 @@ class Base:
         return self._out(1 / (1 + math.exp(-self.data)), (self,), "sigmoid", back)
 
     def backward(self):
-        topo, seen = [], set()
-
-        def build(v):
-            if id(v) not in seen:
-                seen.add(id(v))
-                for child in v._prev:
-                    build(child)
-                topo.append(v)
-
-        build(self)
+        topo = topological(self)
         self.grad = 1.0
         for v in reversed(topo):
             v._backward()
@@ -294,16 +301,7 @@ class GradMethod:
         return out
 
     def backward(self):
-        topo, seen = [], set()
-
-        def build(v):
-            if id(v) not in seen:
-                seen.add(id(v))
-                for child in v._prev:
-                    build(child)
-                topo.append(v)
-
-        build(self)
+        topo = topological(self)
         for v in topo:
             v._grad = []
         self._grad = [1.0]
@@ -412,16 +410,7 @@ class PrivateGrad:
         return out
 
     def backward(self):
-        topo, seen = [], set()
-
-        def build(v):
-            if id(v) not in seen:
-                seen.add(id(v))
-                for child in v._prev:
-                    build(child)
-                topo.append(v)
-
-        build(self)
+        topo = topological(self)
         self._grad = 1.0
         for v in reversed(topo):
             v._backward()
@@ -733,16 +722,7 @@ class PrivateData:
         return self * other
 
     def backward(self):
-        topo, seen = [], set()
-
-        def build(v):
-            if id(v) not in seen:
-                seen.add(id(v))
-                for child in v._prev:
-                    build(child)
-                topo.append(v)
-
-        build(self)
+        topo = topological(self)
         self._grad = 1.0
         for v in reversed(topo):
             v._backward()
@@ -892,16 +872,7 @@ class OperandCode:
         return _made(type(self), t, (self,), lambda x: (1 - t * t,))
 
     def backward(self):
-        topo, seen = [], set()
-
-        def visit(v):
-            if id(v) not in seen:
-                seen.add(id(v))
-                for p in v._parents:
-                    visit(p)
-                topo.append(v)
-
-        visit(self)
+        topo = topological(self, lambda v: v._parents)
         self.grad = 1.0
         for u in reversed(topo):
             for v, g in zip(u._parents, u._backward(*u._parents)):
@@ -942,16 +913,7 @@ class LocalGradSingular:
         return LocalGradSingular(t, (self,), (1 - t * t,))
 
     def backward(self):
-        topo, seen = [], set()
-
-        def visit(v):
-            if id(v) not in seen:
-                seen.add(id(v))
-                for c in v._children:
-                    visit(c)
-                topo.append(v)
-
-        visit(self)
+        topo = topological(self, lambda v: v._children)
         self.grad = 1.0
         for v in reversed(topo):
             for c, g in zip(v._children, v._local_grad):
@@ -974,16 +936,7 @@ class MangledClosures(Base):
         return out
 
     def backward(self):
-        topo, seen = [], set()
-
-        def visit(v):
-            if id(v) not in seen:
-                seen.add(id(v))
-                for c in v._prev:
-                    visit(c)
-                topo.append(v)
-
-        visit(self)
+        topo = topological(self)
         self.grad = 1.0
         for v in reversed(topo):
             v.__backward()
@@ -1107,16 +1060,7 @@ class GradientNamed:
         return out
 
     def backward(self):
-        topo, seen = [], set()
-
-        def build(v):
-            if id(v) not in seen:
-                seen.add(id(v))
-                for child in v.children:
-                    build(child)
-                topo.append(v)
-
-        build(self)
+        topo = topological(self, lambda v: v.children)
         self.gradient = 1.0
         for v in reversed(topo):
             v.back_prop()
@@ -1184,16 +1128,7 @@ class BackpropNames:
         return out
 
     def backprop(self):
-        topo, seen = [], set()
-
-        def build(v):
-            if id(v) not in seen:
-                seen.add(id(v))
-                for child in v._prev:
-                    build(child)
-                topo.append(v)
-
-        build(self)
+        topo = topological(self)
         self.grad = 1.0
         for v in reversed(topo):
             v.back()
